@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CloudFormationTemplate, packageService, resourcesOfType } from '../helpers/serverless.ts';
+
+describe('serverless.yml packaged offline by osls', () => {
+  let template: CloudFormationTemplate;
+
+  beforeAll(async () => {
+    template = await packageService(['--stage', 'ci', '--region', 'eu-west-1']);
+  }, 120_000);
+
+  it('declares a private, encrypted, versioned state bucket', () => {
+    const [stateBucket] = resourcesOfType(template, 'AWS::S3::Bucket').filter((id) => id === 'StateBucket');
+    expect(stateBucket).toBe('StateBucket');
+    const properties = template.Resources.StateBucket?.Properties ?? {};
+    expect(properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(JSON.stringify(properties.BucketName)).toContain('-ci');
+  });
+
+  it('exports the state bucket name', () => {
+    expect(template.Outputs?.StateBucketName?.Value).toEqual({ Ref: 'StateBucket' });
+  });
+
+  it('uses no variables that need AWS credentials to resolve', async () => {
+    const source = await readFile(path.resolve(import.meta.dirname, '../../serverless.yml'), 'utf8');
+    expect(source).not.toMatch(/\$\{(aws|ssm|cf|s3):/);
+  });
+});
