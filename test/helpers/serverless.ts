@@ -19,8 +19,9 @@ export interface CloudFormationTemplate {
 export async function packageService(args: string[] = []): Promise<CloudFormationTemplate> {
   const outDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-package-'));
   try {
-    const env = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
-    delete env.AWS_PROFILE;
+    // No profile or credentials: packaging must never need an AWS account.
+    const { AWS_PROFILE: _profile, ...inherited } = process.env;
+    const env = { ...inherited, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
     await run(process.execPath, ['scripts/build.ts'], { cwd: root, env });
     await run(process.execPath, [path.join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', outDir, ...args], {
       cwd: root,

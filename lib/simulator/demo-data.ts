@@ -1,0 +1,121 @@
+/**
+ * Demo records: two GDSN channels (always present), five items and a backlog of reviews with their
+ * messaging assets (one SYNCHRONISED, one REVIEW, one more SYNCHRONISED) so that a poller has work at
+ * once. Contents and timestamps are fixed; ids come from the state's seeded generator.
+ */
+import type { Item } from '../pds/types.ts';
+import { withCheckDigit } from './datamodel.ts';
+import { recordReview } from './reviews.ts';
+import type { SimulatorChannel, SimulatorState } from './state.ts';
+
+const SUPPLIER_GLN = withCheckDigit('061414100001');
+
+/** The two demo channels' ids. */
+export const DEMO_CHANNEL_IDS = { germany: 'gdsn-de', netherlands: 'gdsn-nl' } as const;
+
+/** Primary keys of the demo items (13-digit GTINs with valid check digits). */
+export const DEMO_PRIMARY_KEYS = {
+  /** Valid in every respect. */
+  water: withCheckDigit('061414112345'),
+  /** `simple_date` 2013-07-26 is a Friday: one Warning. */
+  fridayOats: withCheckDigit('061414112346'),
+  /** No `name`: one Error. */
+  unnamed: withCheckDigit('061414112347'),
+  /** Valid. */
+  dishSoap: withCheckDigit('061414112348'),
+  /** Valid; its name needs XML escaping. */
+  chocolate: withCheckDigit('061414112349'),
+} as const;
+
+/** First demo timestamp: 2026-01-05T09:00:00Z. */
+const DEMO_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+/** The channels every simulator has, with or without demo data. */
+export function demoChannels(): SimulatorChannel[] {
+  const supplier = { supplierId: SUPPLIER_GLN, supplierName: 'Demo Supplier GmbH' };
+  return [
+    {
+      id: DEMO_CHANNEL_IDS.germany,
+      name: 'GDSN Germany (demo)',
+      type: 'GDSN',
+      dataPoolGln: withCheckDigit('061414100020'),
+      dataPoolName: 'Demo Data Pool DE',
+      ...supplier,
+      recipientGln: withCheckDigit('061414100010'),
+      reviewerName: 'Demo Retail DE',
+      targetMarketCountryCode: '276',
+    },
+    {
+      id: DEMO_CHANNEL_IDS.netherlands,
+      name: 'GDSN Netherlands (demo)',
+      type: 'GDSN',
+      dataPoolGln: withCheckDigit('061414100040'),
+      dataPoolName: 'Demo Data Pool NL',
+      ...supplier,
+      recipientGln: withCheckDigit('061414100030'),
+      reviewerName: 'Demo Retail NL',
+      targetMarketCountryCode: '528',
+    },
+  ];
+}
+
+/** The demo items, in a fixed order. */
+export function demoItems(): Item[] {
+  return [
+    {
+      primaryKey__: DEMO_PRIMARY_KEYS.water,
+      name: 'Sparkling Water 0,5 l',
+      category: 'BEVERAGE',
+      netContent: 500,
+      netContentUnit: 'MLT',
+      simple_date: '2026-03-02',
+    },
+    {
+      primaryKey__: DEMO_PRIMARY_KEYS.fridayOats,
+      name: 'Whole Grain Oats',
+      category: 'FOOD',
+      netContent: 1,
+      netContentUnit: 'KGM',
+      simple_date: '2013-07-26',
+    },
+    { primaryKey__: DEMO_PRIMARY_KEYS.unnamed, category: 'NON_FOOD', netContent: 12, netContentUnit: 'EA' },
+    {
+      primaryKey__: DEMO_PRIMARY_KEYS.dishSoap,
+      name: 'Dish Soap Lemon',
+      category: 'NON_FOOD',
+      netContent: 750,
+      netContentUnit: 'MLT',
+      simple_date: '2026-02-10',
+    },
+    {
+      primaryKey__: DEMO_PRIMARY_KEYS.chocolate,
+      name: 'Dark Chocolate 70 % "Noir" & <Sea Salt>',
+      category: 'FOOD',
+      netContent: 100,
+      netContentUnit: 'GRM',
+      simple_date: '2026-01-13',
+    },
+  ];
+}
+
+/**
+ * Fills `state` with the channels and, unless `withDemoRecords` is false, the demo items and review backlog.
+ *
+ * @example
+ * seedDemoData(new SimulatorState(1), true);
+ */
+export function seedDemoData(state: SimulatorState, withDemoRecords: boolean): void {
+  state.channels.push(...demoChannels());
+  if (!withDemoRecords) return;
+  for (const item of demoItems()) state.addItem(item);
+  const [germany, netherlands] = state.channels as [SimulatorChannel, SimulatorChannel];
+  const backlog: Array<[SimulatorChannel, string]> = [
+    [germany, DEMO_PRIMARY_KEYS.water],
+    [netherlands, DEMO_PRIMARY_KEYS.fridayOats],
+    [netherlands, DEMO_PRIMARY_KEYS.dishSoap],
+  ];
+  backlog.forEach(([channel, key], index) => {
+    const item = state.items.get(key) ?? { primaryKey__: key };
+    recordReview(state, channel, item, DEMO_EPOCH + index * 60_000);
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * GDSN 3.1 CatalogueItemConfirmation messages, in the exact shape of the fixtures in
+ * shared/fixtures/gdsn/cic-3.1-*.xml: SBDH, transaction, documentCommand ADD, one confirmation.
+ * The state is SYNCHRONISED for an item without problems, REVIEW otherwise with one status detail
+ * per problem (CIC999, an English description, corrective action ACTION_NEEDED).
+ */
+
+/** One problem the recipient reports back, usually a validation result. */
+export interface ConfirmationProblem {
+  message: string;
+  /** The attribute concerned, named in the expected corrective information. */
+  attribute?: string;
+}
+
+export interface ConfirmationInput {
+  /** Number used in the message's identifiers (instance, transaction, command, confirmation). */
+  messageNumber: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  primaryKey: string;
+  /** GLN of the recipient that confirms (the SBDH sender and `recipientGLN`). */
+  recipientGln: string;
+  /** GLN of the data source, i.e. the supplier (the SBDH receiver and `dataSource`). */
+  dataSourceGln: string;
+  /** GLN of the recipient's data pool; left out when absent. */
+  recipientDataPoolGln?: string;
+  /** ISO 3166 numeric, for example '276'. */
+  targetMarketCountryCode: string;
+  problems: ConfirmationProblem[];
+}
+
+/**
+ * The GTIN of a primary key: left-padded to 14 digits when numeric, otherwise the key unchanged.
+ *
+ * @example
+ * gtin14Of('614141123452'); // '00614141123452'
+ */
+export function gtin14Of(primaryKey: string): string {
+  return /^\d{1,14}$/.test(primaryKey) ? primaryKey.padStart(14, '0') : primaryKey;
+}
+
+/** Control characters XML 1.0 does not allow at all, not even escaped; they are dropped. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching exactly these characters is the point.
+const XML_FORBIDDEN_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/**
+ * Escapes a value for XML text and for the double-quoted attributes this module writes.
+ *
+ * @example
+ * escapeXml('0,5 l "Pfand" & <more>'); // '0,5 l &quot;Pfand&quot; &amp; &lt;more&gt;'
+ */
+export function escapeXml(value: string): string {
+  return value
+    .replace(XML_FORBIDDEN_CHARACTERS, '')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
+}
+
+/** The confirmation state a message with these problems carries. */
+export function confirmationStateOf(problems: readonly ConfirmationProblem[]): 'SYNCHRONISED' | 'REVIEW' {
+  return problems.length === 0 ? 'SYNCHRONISED' : 'REVIEW';
+}
+
+/**
+ * Builds the XML text of one CatalogueItemConfirmation message; every value is escaped.
+ *
+ * @example
+ * buildCatalogueItemConfirmation({ messageNumber: 1, createdAt: Date.now(), primaryKey: '614141123452',
+ *   recipientGln: '0614141000005', dataSourceGln: '0614141000012', targetMarketCountryCode: '276', problems: [] });
+ */
+export function buildCatalogueItemConfirmation(input: ConfirmationInput): string {
+  const created = new Date(input.createdAt).toISOString();
+  const number = String(input.messageNumber).padStart(6, '0');
+  const recipient = escapeXml(input.recipientGln);
+  const dataSource = escapeXml(input.dataSourceGln);
+  const gtin = escapeXml(gtin14Of(input.primaryKey));
+  const market = escapeXml(input.targetMarketCountryCode);
+  const state = confirmationStateOf(input.problems);
+  const dataPool =
+    input.recipientDataPoolGln === undefined
+      ? ''
+      : `\n          <recipientDataPool>${escapeXml(input.recipientDataPoolGln)}</recipientDataPool>`;
+  const details = input.problems.map((problem) => statusDetail(problem, dataSource, gtin, market)).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<catalogue_item_confirmation:catalogueItemConfirmationMessage
+    xmlns:catalogue_item_confirmation="urn:gs1:gdsn:catalogue_item_confirmation:xsd:3"
+    xmlns:sh="http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader">
+  <sh:StandardBusinessDocumentHeader>
+    <sh:HeaderVersion>1.0</sh:HeaderVersion>
+    <sh:Sender><sh:Identifier Authority="GS1">${recipient}</sh:Identifier></sh:Sender>
+    <sh:Receiver><sh:Identifier Authority="GS1">${dataSource}</sh:Identifier></sh:Receiver>
+    <sh:DocumentIdentification>
+      <sh:Standard>GS1</sh:Standard>
+      <sh:TypeVersion>3.1</sh:TypeVersion>
+      <sh:InstanceIdentifier>CIC-${created.slice(0, 4)}-${number}</sh:InstanceIdentifier>
+      <sh:Type>catalogueItemConfirmation</sh:Type>
+      <sh:MultipleType>false</sh:MultipleType>
+      <sh:CreationDateAndTime>${created}</sh:CreationDateAndTime>
+    </sh:DocumentIdentification>
+  </sh:StandardBusinessDocumentHeader>
+  <transaction>
+    <transactionIdentification>
+      <entityIdentification>TX-${number}</entityIdentification>
+      <contentOwner><gln>${recipient}</gln></contentOwner>
+    </transactionIdentification>
+    <documentCommand>
+      <documentCommandHeader type="ADD">
+        <documentCommandIdentification>
+          <entityIdentification>DC-${number}</entityIdentification>
+          <contentOwner><gln>${recipient}</gln></contentOwner>
+        </documentCommandIdentification>
+      </documentCommandHeader>
+      <catalogue_item_confirmation:catalogueItemConfirmation>
+        <creationDateTime>${created}</creationDateTime>
+        <documentStatusCode>ORIGINAL</documentStatusCode>
+        <catalogueItemConfirmationIdentification>
+          <entityIdentification>CICID-${number}</entityIdentification>
+          <contentOwner><gln>${recipient}</gln></contentOwner>
+        </catalogueItemConfirmationIdentification>
+        <catalogueItemConfirmationState>
+          <catalogueItemConfirmationStateCode>${state}</catalogueItemConfirmationStateCode>
+          <recipientGLN>${recipient}</recipientGLN>${dataPool}
+        </catalogueItemConfirmationState>
+        <catalogueItemReference>
+          <dataSource>${dataSource}</dataSource>
+          <gtin>${gtin}</gtin>
+          <targetMarketCountryCode>${market}</targetMarketCountryCode>
+        </catalogueItemReference>${details}
+      </catalogue_item_confirmation:catalogueItemConfirmation>
+    </documentCommand>
+  </transaction>
+</catalogue_item_confirmation:catalogueItemConfirmationMessage>
+`;
+}
+
+function statusDetail(
+  problem: ConfirmationProblem,
+  dataSource: string,
+  gtin: string,
+  market: string,
+): string {
+  const fix =
+    problem.attribute === undefined
+      ? ''
+      : `\n              <expectedCorrectiveInformation>Correct the attribute ${escapeXml(problem.attribute)} and publish again.</expectedCorrectiveInformation>`;
+  return `
+        <catalogueItemConfirmationStatusDetail>
+          <confirmationStatusCatalogueItem>
+            <dataSource>${dataSource}</dataSource>
+            <gtin>${gtin}</gtin>
+            <targetMarketCountryCode>${market}</targetMarketCountryCode>
+          </confirmationStatusCatalogueItem>
+          <catalogueItemConfirmationStatus>
+            <confirmationStatusCode>CIC999</confirmationStatusCode>
+            <confirmationStatusCodeDescription languageCode="en">${escapeXml(problem.message)}</confirmationStatusCodeDescription>
+            <correctiveAction>
+              <correctiveActionCode>ACTION_NEEDED</correctiveActionCode>${fix}
+            </correctiveAction>
+          </catalogueItemConfirmationStatus>
+        </catalogueItemConfirmationStatusDetail>`;
+}

@@ -1,0 +1,158 @@
+/**
+ * The PDS simulator: a real HTTP server with the `/api/v1` workflow family, in-memory state, seeded
+ * demo data and fault injection. Used by tests, the local stack and benchmarks.
+ *
+ * @example
+ * const sim = await startSimulator({ reviewDelayMs: 50 });
+ * await fetch(`${sim.url}/api/v1/communicationchannels`, { headers: { authorization: 'Basic ZGVtbzpkZW1v' } });
+ * await sim.close();
+ */
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedDemoData } from './demo-data.ts';
+import { SimulatorOptionsError } from './errors.ts';
+import { FaultInjector, type FaultOptions, type ScriptedFault } from './faults.ts';
+import { ReviewScheduler } from './reviews.ts';
+import { Router } from './router.ts';
+import { workflowRoutes } from './routes/workflow.ts';
+import { createSimulatorServer, type RequestLogEntry } from './server.ts';
+import { SimulatorState } from './state.ts';
+
+export { DEMO_CHANNEL_IDS, DEMO_PRIMARY_KEYS } from './demo-data.ts';
+export { SimulatorOptionsError } from './errors.ts';
+export type { FaultOptions, ScriptedFault } from './faults.ts';
+export type { RequestLogEntry } from './server.ts';
+export type {
+  Gathering,
+  ImportRecord,
+  MessagingAssetRecord,
+  NewSupplierReview,
+  PublicationRecord,
+  SelectionRecord,
+  SimulatorChannel,
+  StoredGatheringEntry,
+} from './state.ts';
+export { SimulatorState } from './state.ts';
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 = any free port. */
+  port?: number;
+  /** Default 'demo'. */
+  username?: string;
+  /** Default 'demo'. */
+  password?: string;
+  /** Demo data and generated ids are deterministic with a seed; default 1. */
+  seed?: number;
+  /** Seed demo items, reviews and messaging assets (channels are always there); default true. */
+  demoData?: boolean;
+  /** Delay before reviews of a COMMUNICATION_CHANNEL publication appear; default 3000. */
+  reviewDelayMs?: number;
+  faults?: FaultOptions;
+  /** Where uploaded files are stored; default a fresh directory under os.tmpdir(), removed on close. */
+  uploadDir?: string;
+}
+
+export interface RunningSimulator {
+  /** 'http://127.0.0.1:PORT', no trailing slash. */
+  url: string;
+  username: string;
+  password: string;
+  /** In-memory state, for test assertions and seeding. */
+  state: SimulatorState;
+  /** Replaces the probabilistic faults (undefined = none) and restarts their PRNG. */
+  setFaults(faults: FaultOptions | undefined): void;
+  /** Queues faults for the next `count` matching requests (checked before the probabilistic ones). */
+  failNext(count: number, fault: ScriptedFault): void;
+  /** Every request handled so far; status 0 when reset. Clear it with `requestLog.length = 0`. */
+  requestLog: RequestLogEntry[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a simulator and resolves once it listens.
+ *
+ * @example
+ * const sim = await startSimulator({ demoData: false, faults: { rate: 0.1, seed: 7 } });
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const settings = checkOptions(options);
+  const ownsUploadDir = options.uploadDir === undefined;
+  const uploadDir = options.uploadDir ?? (await mkdtemp(join(tmpdir(), 'pds-simulator-')));
+  await mkdir(uploadDir, { recursive: true });
+
+  const state = new SimulatorState(settings.seed);
+  seedDemoData(state, options.demoData !== false);
+  const faults = new FaultInjector(options.faults, settings.seed);
+  const reviews = new ReviewScheduler(state, settings.reviewDelayMs);
+  const router = new Router(workflowRoutes({ state, uploadDir, reviews }));
+  const requestLog: RequestLogEntry[] = [];
+  const closing = new AbortController();
+  const server = createSimulatorServer({
+    router,
+    faults,
+    username: settings.username,
+    password: settings.password,
+    requestLog,
+    signal: closing.signal,
+  });
+  server.listen(settings.port, settings.host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      reviews.close();
+      closing.abort();
+      const stopped = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await stopped;
+      if (ownsUploadDir) await rm(uploadDir, { recursive: true, force: true });
+    })();
+    return closed;
+  };
+
+  return {
+    url: `http://${host}:${port}`,
+    username: settings.username,
+    password: settings.password,
+    state,
+    setFaults: (next) => faults.setFaults(next),
+    failNext: (count, fault) => faults.failNext(count, fault),
+    requestLog,
+    close,
+  };
+}
+
+function checkOptions(options: SimulatorOptions) {
+  const settings = {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    username: options.username ?? 'demo',
+    password: options.password ?? 'demo',
+    seed: options.seed ?? 1,
+    reviewDelayMs: options.reviewDelayMs ?? 3000,
+  };
+  if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) {
+    throw new SimulatorOptionsError(`port must be an integer from 0 to 65535, got ${settings.port}`);
+  }
+  if (!Number.isInteger(settings.seed)) {
+    throw new SimulatorOptionsError(`seed must be an integer, got ${settings.seed}`);
+  }
+  if (!(Number.isFinite(settings.reviewDelayMs) && settings.reviewDelayMs >= 0)) {
+    throw new SimulatorOptionsError(`reviewDelayMs must be a number >= 0, got ${settings.reviewDelayMs}`);
+  }
+  if (settings.username.includes(':')) {
+    throw new SimulatorOptionsError(
+      'username must not contain ":" (HTTP Basic separates it from the password)',
+    );
+  }
+  return settings;
+}

@@ -1,0 +1,201 @@
+/**
+ * The simulator's in-memory state. Handlers read and change it; tests and benchmarks inspect it and
+ * seed it directly (thousands of records in a few milliseconds) through the helper methods.
+ */
+import type {
+  CommunicationChannel,
+  Destination,
+  GatheringEntry,
+  Item,
+  MessagingAssetSummary,
+  Passthrough,
+  SupplierReview,
+} from '../pds/types.ts';
+import { SimulatorOptionsError } from './errors.ts';
+import { mulberry32, type Random, seededUuid } from './random.ts';
+
+/** A gathering entry as stored: the wire fields plus where its bytes are and what they hash to. */
+export interface StoredGatheringEntry extends GatheringEntry {
+  size: number;
+  /** Hex SHA-256 of the stored bytes. */
+  sha256: string;
+  diskPath: string;
+}
+
+export interface Gathering {
+  gatheringKey: string;
+  entries: StoredGatheringEntry[];
+}
+
+/** One accepted import; `itemCount` says how many items it created or updated. */
+export interface ImportRecord {
+  gatheringKey: string;
+  path: string;
+  /** Epoch milliseconds. */
+  at: number;
+  itemCount: number;
+  /** Why the entry created no items, when it did not (not CSV/JSON, too big, unreadable). */
+  note?: string;
+}
+
+export interface SelectionRecord {
+  selectionId: string;
+  /** Distinct keys, in the order first given. */
+  primaryKeys: string[];
+}
+
+export interface PublicationRecord {
+  selectionId: string;
+  destinations: Destination[];
+  at: number;
+}
+
+/** A communication channel as the simulator keeps it; everything past `id` and `name` is informative. */
+export interface SimulatorChannel extends CommunicationChannel {
+  type: 'GDSN';
+  dataPoolGln: string;
+  dataPoolName: string;
+  /** Who publishes through the channel: the supplier of the reviews. */
+  supplierId: string;
+  supplierName: string;
+  /** Who reviews what arrives: the recipient of the publications. */
+  recipientGln: string;
+  reviewerName: string;
+  /** ISO 3166 numeric. */
+  targetMarketCountryCode: string;
+}
+
+export interface MessagingAssetRecord {
+  id: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  contentType: string;
+  primaryKey?: string;
+  messagingCreatorType?: string;
+  xml: string;
+}
+
+/** Input of `addSupplierReview`: a review without its `messagingAssetId`, which the state assigns. */
+export type NewSupplierReview = Pick<
+  SupplierReview,
+  | 'primaryKey'
+  | 'supplierId'
+  | 'channelId'
+  | 'supplier'
+  | 'reviewer'
+  | 'reviewStatus'
+  | 'date'
+  | 'comment'
+  | 'messagingCreatorType'
+> &
+  Passthrough;
+
+/** Input of `addMessagingAsset`; `xml` may be built from the id the asset receives. */
+export interface NewMessagingAsset {
+  xml: string | ((id: number) => string);
+  primaryKey?: string;
+  createdAt?: number;
+  messagingCreatorType?: string;
+}
+
+/**
+ * All records of one simulator.
+ *
+ * @example
+ * const state = new SimulatorState(1);
+ * state.addItem({ primaryKey__: '0614141123452', name: 'Water' });
+ * const review = state.addSupplierReview({ primaryKey: '0614141123452', ... }, '<xml/>');
+ */
+export class SimulatorState {
+  readonly gatherings = new Map<string, Gathering>();
+  readonly imports: ImportRecord[] = [];
+  readonly items = new Map<string, Item>();
+  readonly selections = new Map<string, SelectionRecord>();
+  readonly publications: PublicationRecord[] = [];
+  readonly channels: SimulatorChannel[] = [];
+  readonly supplierReviews = new Map<string, SupplierReview[]>();
+  readonly messagingAssets = new Map<number, MessagingAssetRecord>();
+  readonly #random: Random;
+  #nextMessagingAssetId = 1;
+
+  constructor(seed: number) {
+    // Offset from the fault PRNG's seed so ids and faults do not share a sequence.
+    this.#random = mulberry32(seed ^ 0x5eed1d5);
+  }
+
+  /** A new UUID; the same seed gives the same sequence. */
+  newUuid(): string {
+    return seededUuid(this.#random);
+  }
+
+  /** Adds or replaces an item; it needs a non-empty string `primaryKey__`. */
+  addItem(item: Item): Item {
+    const key = requireKey(item);
+    const stored = { ...item, primaryKey__: key };
+    this.items.set(key, stored);
+    return stored;
+  }
+
+  /** Creates the item or merges the given attributes into the existing one (what an import does). */
+  upsertItem(item: Item): Item {
+    const key = requireKey(item);
+    return this.addItem({ ...this.items.get(key), ...item });
+  }
+
+  /** An item is known when it exists or has reviews (tests may seed reviews without items). */
+  isKnownItem(primaryKey: string): boolean {
+    return this.items.has(primaryKey) || this.supplierReviews.has(primaryKey);
+  }
+
+  /** The channel with that id, if any. */
+  channel(id: string): SimulatorChannel | undefined {
+    return this.channels.find((channel) => channel.id === id);
+  }
+
+  /** Stores a messaging asset under the next id (ids only increase) and returns that id. */
+  addMessagingAsset(asset: NewMessagingAsset): number {
+    const id = this.#nextMessagingAssetId;
+    this.#nextMessagingAssetId += 1;
+    const record: MessagingAssetRecord = {
+      id,
+      createdAt: asset.createdAt ?? Date.now(),
+      contentType: 'application/xml',
+      xml: typeof asset.xml === 'function' ? asset.xml(id) : asset.xml,
+    };
+    if (asset.primaryKey !== undefined) record.primaryKey = asset.primaryKey;
+    if (asset.messagingCreatorType !== undefined) record.messagingCreatorType = asset.messagingCreatorType;
+    this.messagingAssets.set(id, record);
+    return id;
+  }
+
+  /** Stores the review's messaging asset (created at `review.date`), then the review pointing at it. */
+  addSupplierReview(review: NewSupplierReview, xml: string | ((id: number) => string)): SupplierReview {
+    const messagingAssetId = this.addMessagingAsset({
+      xml,
+      primaryKey: review.primaryKey,
+      createdAt: review.date,
+      messagingCreatorType: review.messagingCreatorType,
+    });
+    const stored: SupplierReview = { ...review, messagingAssetId };
+    const list = this.supplierReviews.get(review.primaryKey);
+    if (list) list.push(stored);
+    else this.supplierReviews.set(review.primaryKey, [stored]);
+    return stored;
+  }
+
+  /** The list answer of GET /api/v1/messaging/messagingassets/, ordered by id. */
+  messagingAssetSummaries(): MessagingAssetSummary[] {
+    // Map order is insertion order and ids only increase, so no sort is needed.
+    return Array.from(this.messagingAssets.values(), ({ xml: _xml, ...summary }) => summary);
+  }
+}
+
+function requireKey(item: Item): string {
+  const key = item.primaryKey__;
+  if (typeof key !== 'string' || key === '') {
+    throw new SimulatorOptionsError(
+      'An item needs a non-empty string primaryKey__; add one before storing it',
+    );
+  }
+  return key;
+}

@@ -1,0 +1,189 @@
+/**
+ * Receives the multipart body of POST /api/v1/gatherings: every `file` part is streamed to disk while
+ * its size and SHA-256 are computed (nothing is held in memory, whatever the size), then ZIP archives
+ * are expanded member by member from the stored file.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { extname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import yauzl from 'yauzl';
+import { SimulatorHttpError } from './errors.ts';
+import type { Gathering, SimulatorState, StoredGatheringEntry } from './state.ts';
+
+/** Where a stored file is and what it holds. */
+export interface StoredFile {
+  diskPath: string;
+  size: number;
+  sha256: string;
+}
+
+/** An entry before it joins its gathering. */
+type UnkeyedEntry = Pick<
+  StoredGatheringEntry,
+  'assetKey' | 'path' | 'contentType' | 'size' | 'sha256' | 'diskPath'
+>;
+
+/** One received `file` part, before archives are expanded. */
+interface ReceivedPart extends StoredFile {
+  assetKey: string;
+  fileName: string;
+  contentType: string;
+}
+
+/**
+ * Streams `source` to `diskPath`, hashing on the way.
+ *
+ * @example
+ * const { size, sha256 } = await storeStream(fileStream, '/tmp/upload/abc');
+ */
+export async function storeStream(source: Readable, diskPath: string): Promise<StoredFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    source,
+    async function* measure(chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        size += chunk.length;
+        yield chunk;
+      }
+    },
+    createWriteStream(diskPath),
+  );
+  return { diskPath, size, sha256: hash.digest('hex') };
+}
+
+/**
+ * Receives one upload into a new gathering (stored in `state`), one entry per plain file and per
+ * archive member; 400 when the body has no `file` part or an archive cannot be read.
+ */
+export async function receiveGathering(
+  req: IncomingMessage,
+  state: SimulatorState,
+  uploadDir: string,
+): Promise<Gathering> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\b/i.test(contentType)) {
+    throw new SimulatorHttpError(
+      415,
+      `Content-Type must be multipart/form-data with a 'file' part, got '${contentType || 'none'}'`,
+    );
+  }
+  const gatheringKey = state.newUuid();
+  const directory = join(uploadDir, gatheringKey);
+  await mkdir(directory, { recursive: true });
+  try {
+    const parts = await receiveParts(req, state, directory);
+    if (parts.length === 0) {
+      throw new SimulatorHttpError(
+        400,
+        "The upload has no 'file' part with a file name; send each file as form field 'file'",
+      );
+    }
+    const entries: StoredGatheringEntry[] = [];
+    const paths = new Set<string>();
+    for (const part of parts) {
+      const expanded = isArchive(part) ? await expandArchive(part, state, directory) : [asEntry(part)];
+      for (const entry of expanded)
+        entries.push({ ...entry, gatheringKey, path: uniquePath(entry.path, paths) });
+    }
+    const gathering = { gatheringKey, entries };
+    state.gatherings.set(gatheringKey, gathering);
+    return gathering;
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function receiveParts(
+  req: IncomingMessage,
+  state: SimulatorState,
+  directory: string,
+): Promise<ReceivedPart[]> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8' });
+    } catch (error) {
+      reject(new SimulatorHttpError(400, `The multipart body cannot be read (${(error as Error).message})`));
+      return;
+    }
+    const stored: Array<Promise<ReceivedPart>> = [];
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file' || !info.filename) {
+        stream.resume();
+        return;
+      }
+      const assetKey = state.newUuid();
+      const meta = { assetKey, fileName: info.filename, contentType: info.mimeType };
+      stored.push(storeStream(stream, join(directory, assetKey)).then((file) => ({ ...meta, ...file })));
+    });
+    parser.on('error', (error) => {
+      req.unpipe(parser);
+      Promise.allSettled(stored).then(() =>
+        reject(new SimulatorHttpError(400, `The multipart body is malformed (${(error as Error).message})`)),
+      );
+    });
+    parser.on('close', () => {
+      Promise.all(stored).then(resolve, reject);
+    });
+    req.on('close', () => {
+      if (!req.complete) parser.destroy(new Error('the client closed the connection before the body ended'));
+    });
+    req.pipe(parser);
+  });
+}
+
+function isArchive(part: ReceivedPart): boolean {
+  return /\.zip$/i.test(part.fileName) || /^application\/(x-)?zip\b/i.test(part.contentType);
+}
+
+function asEntry(part: ReceivedPart): UnkeyedEntry {
+  const { assetKey, fileName, contentType, diskPath, size, sha256 } = part;
+  return { assetKey, path: fileName, contentType, size, sha256, diskPath };
+}
+
+async function expandArchive(
+  archive: ReceivedPart,
+  state: SimulatorState,
+  directory: string,
+): Promise<Array<UnkeyedEntry>> {
+  const prefix = archive.fileName.replace(/\.zip$/i, '');
+  const entries: Array<UnkeyedEntry> = [];
+  let zip: yauzl.ZipFile | undefined;
+  try {
+    zip = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
+    for await (const member of zip.eachEntry()) {
+      if (member.fileName.endsWith('/')) continue;
+      const assetKey = state.newUuid();
+      const file = await storeStream(await zip.openReadStreamPromise(member), join(directory, assetKey));
+      entries.push({ assetKey, path: `${prefix}/${member.fileName}`, contentType: '', ...file });
+    }
+  } catch (error) {
+    throw new SimulatorHttpError(
+      400,
+      `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); upload a valid ZIP or rename it`,
+    );
+  } finally {
+    if (zip?.isOpen) zip.close();
+  }
+  // The archive's members replace it, so its own bytes are no longer needed.
+  await rm(archive.diskPath, { force: true });
+  return entries;
+}
+
+/** Keeps paths unique within one gathering: a repeated `a.csv` becomes `a (2).csv`, then `a (3).csv`. */
+export function uniquePath(path: string, used: Set<string>): string {
+  let candidate = path;
+  const extension = extname(path);
+  const stem = path.slice(0, path.length - extension.length);
+  for (let n = 2; used.has(candidate); n += 1) candidate = `${stem} (${n})${extension}`;
+  used.add(candidate);
+  return candidate;
+}
