@@ -1,0 +1,120 @@
+/**
+ * The CloudEvents 1.0 envelope (JSON format) of every event the bridge emits, with deterministic
+ * ids: the same fact always yields the same id, so consumers can drop the duplicates that
+ * at-least-once delivery produces.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { EventDataError } from './errors.ts';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';
+
+/** `source` of every event unless configured otherwise. */
+export const DEFAULT_EVENT_SOURCE = 'urn:pds-bridge';
+
+/**
+ * One event. `CloudEvent<'pds.ingest.failed'>` is that type's event; plain `CloudEvent` is the
+ * union of all types, discriminated by `type`.
+ */
+export type CloudEvent<T extends EventType = EventType> = T extends EventType
+  ? {
+      specversion: '1.0';
+      id: string;
+      source: string;
+      type: T;
+      /** RFC 3339 time of the fact, UTC. */
+      time: string;
+      /** What the event is about, e.g. `s3://drop-bucket/items.csv` or `messaging-asset/42`. */
+      subject: string;
+      datacontenttype: 'application/json';
+      data: EventDataMap[T];
+    }
+  : never;
+
+export interface CreateEventInput<T extends EventType> {
+  type: T;
+  /** Defaults to {@link DEFAULT_EVENT_SOURCE}. */
+  source?: string;
+  subject: string;
+  data: EventDataMap[T];
+  /** Defaults to now. */
+  time?: string | Date;
+  /** What identifies the fact (e.g. bucket, key, version); with `type` they determine `id`. */
+  idParts: ReadonlyArray<string | number>;
+}
+
+/**
+ * The deterministic id of a fact: SHA-256 over the type and the identifying parts, written as an
+ * RFC 9562 version 8 UUID. Numbers and their decimal strings are the same part (`42` = `'42'`).
+ *
+ * @example
+ * eventId('pds.messaging-asset.received', [42]) === eventId('pds.messaging-asset.received', ['42']); // true
+ */
+export function eventId(type: EventType, idParts: ReadonlyArray<string | number>): string {
+  // A JSON array keeps part boundaries: ['a|b', 'c'] and ['a', 'b|c'] stay distinct.
+  const canonical = JSON.stringify([type, ...idParts.map(String)]);
+  const hex = createHash('sha256').update(canonical, 'utf8').digest('hex');
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return [
+    hex.slice(0, 8),
+    hex.slice(8, 12),
+    `8${hex.slice(13, 16)}`,
+    `${variant}${hex.slice(17, 20)}`,
+    hex.slice(20, 32),
+  ].join('-');
+}
+
+function isoTime(type: string, time: string | Date | undefined): string {
+  if (time === undefined) return new Date().toISOString();
+  const date = time instanceof Date ? time : new Date(time);
+  if (Number.isNaN(date.getTime())) {
+    throw new EventDataError(
+      type,
+      `time ${JSON.stringify(String(time))} is not a valid date; pass an ISO 8601 time`,
+    );
+  }
+  return date.toISOString();
+}
+
+/**
+ * Builds an event after checking its data against the type's schema; throws {@link EventDataError}
+ * when type, subject, idParts, time or data are wrong. The data object is kept as given.
+ *
+ * @example
+ * const event = createEvent({
+ *   type: 'pds.publication.failed',
+ *   subject: 'publication/0f9c…',
+ *   idParts: ['0f9c…', 'selection-404'],
+ *   data: { publicationId: '0f9c…', reason: 'unknown selection', pdsStatus: 404, retryable: false },
+ * });
+ */
+export function createEvent<T extends EventType>(input: CreateEventInput<T>): CloudEvent<T> {
+  const { type, subject, data, idParts } = input;
+  if (!isEventType(type)) {
+    throw new EventDataError(String(type), `unknown event type; use one of ${EVENT_TYPES.join(', ')}`);
+  }
+  if (typeof subject !== 'string' || subject.length === 0) {
+    throw new EventDataError(type, 'subject must be a non-empty string naming what the event is about');
+  }
+  if (!Array.isArray(idParts) || idParts.length === 0) {
+    throw new EventDataError(
+      type,
+      'idParts must name at least one identifying part, or every such event gets one id',
+    );
+  }
+  const source = input.source ?? DEFAULT_EVENT_SOURCE;
+  if (source.length === 0) throw new EventDataError(type, 'source must be a non-empty URI reference');
+  const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
+  if (!checked.success) throw new EventDataError(type, z.prettifyError(checked.error).replace(/\n/g, ' '));
+
+  const event = {
+    specversion: '1.0',
+    id: eventId(type, idParts),
+    source,
+    type,
+    time: isoTime(type, input.time),
+    subject,
+    datacontenttype: 'application/json',
+    data,
+  };
+  return event as CloudEvent<T>;
+}

@@ -1,0 +1,79 @@
+/**
+ * Every way publishing an event can fail, as a class of its own. Messages name the problem and
+ * what to do about it.
+ */
+
+/** The data given to `createEvent` does not match its event type. */
+export class EventDataError extends Error {
+  readonly type: string;
+  readonly issues: string;
+
+  constructor(type: string, issues: string) {
+    super(`Invalid data for event ${type}: ${issues}. Fix the caller that builds this event.`);
+    this.name = 'EventDataError';
+    this.type = type;
+    this.issues = issues;
+  }
+}
+
+/** Configuration of the event publisher is missing or wrong (queue URLs, limits, bucket). */
+export class EventConfigError extends Error {
+  /** Names of the environment variables or options that are wrong. */
+  readonly variables: string[];
+
+  constructor(message: string, variables: string[]) {
+    super(message);
+    this.name = 'EventConfigError';
+    this.variables = variables;
+  }
+}
+
+/** One event SQS did not accept, and why. */
+export interface EventPublishFailure {
+  eventId: string;
+  type: string;
+  /** The SQS error code (e.g. `InternalError`) or the name of the error thrown. */
+  code: string;
+  reason: string;
+  /** True when SQS blamed the request itself; sending it again unchanged cannot help. */
+  senderFault: boolean;
+  attempts: number;
+}
+
+/** How many failures the message lists; `failures` always holds all of them. */
+const LISTED_FAILURES = 20;
+
+/**
+ * Some events were not accepted by SQS after the bounded retries. The caller must not move its
+ * checkpoint past any of `failures`; `publishedIds` were accepted and will be delivered.
+ *
+ * @example
+ * try { await sink.publish(events); await checkpoint.advance(); }
+ * catch (error) { if (error instanceof EventPublishError) logger.error('not published', { ids: error.failures.map((f) => f.eventId) }); throw error; }
+ */
+export class EventPublishError extends Error {
+  readonly failures: EventPublishFailure[];
+  readonly publishedIds: string[];
+
+  constructor(failures: EventPublishFailure[], publishedIds: string[]) {
+    const listed = failures
+      .slice(0, LISTED_FAILURES)
+      .map((failure) => `${failure.eventId} (${failure.type}): ${failure.code}: ${failure.reason}`)
+      .join('; ');
+    const more = failures.length > LISTED_FAILURES ? `; and ${failures.length - LISTED_FAILURES} more` : '';
+    super(
+      `${failures.length} of ${failures.length + publishedIds.length} events were not accepted by SQS: ${listed}${more}. Do not move the checkpoint past them; the next run sends them again (their ids are deterministic, so consumers can drop duplicates).`,
+    );
+    this.name = 'EventPublishError';
+    this.failures = failures;
+    this.publishedIds = publishedIds;
+  }
+}
+
+/** A claim-check pointer could not be followed or was not in the extended-client format. */
+export class ClaimCheckError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ClaimCheckError';
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * One or more real example events per type, built by the same code the bridge runs (createEvent,
+ * the XML parser) from fixed inputs. docs/events.md shows exactly these; a unit test fails when
+ * the two drift apart. Print them with `node scripts/print-event-examples.ts`.
+ */
+import { parseMessagingAssetSafely } from '../xml/index.ts';
+import { type CloudEvent, createEvent } from './envelope.ts';
+import type { EventType } from './types.ts';
+
+const TIME = '2026-11-20T09:15:00.000Z';
+
+const SYNCHRONISED_XML =
+  '<cic:catalogueItemConfirmationMessage xmlns:cic="urn:gs1:gdsn:catalogue_item_confirmation:xsd:3">' +
+  '<transaction><documentCommand><cic:catalogueItemConfirmation>' +
+  '<catalogueItemConfirmationState><catalogueItemConfirmationStateCode>SYNCHRONISED</catalogueItemConfirmationStateCode>' +
+  '<recipientGLN>0614141000005</recipientGLN></catalogueItemConfirmationState>' +
+  '<catalogueItemReference><dataSource>0614141000012</dataSource><gtin>00614141123452</gtin>' +
+  '<targetMarketCountryCode>276</targetMarketCountryCode></catalogueItemReference>' +
+  '</cic:catalogueItemConfirmation></documentCommand></transaction></cic:catalogueItemConfirmationMessage>';
+
+const REVIEW_XML =
+  '<gdsn:catalogueItemConfirmation xmlns:gdsn="urn:ean.ucc:gdsn:2">' +
+  '<catalogueItemConfirmationState state="REVIEW"><recipientGLN>0614141000005</recipientGLN></catalogueItemConfirmationState>' +
+  '<catalogueItemReference><dataSource>0614141000012</dataSource><gtin>00614141123469</gtin>' +
+  '<targetMarketCountryCode>528</targetMarketCountryCode></catalogueItemReference>' +
+  '<catalogueItemConfirmationStatusDetail><catalogueItemConfirmationStatus>' +
+  '<confirmationStatusCode>CIC999</confirmationStatusCode>' +
+  '<confirmationStatusCodeDescription languageCode="en">Image missing &amp; net content unclear.</confirmationStatusCodeDescription>' +
+  '<correctiveAction><correctiveActionCode>ACTION_NEEDED</correctiveActionCode></correctiveAction>' +
+  '</catalogueItemConfirmationStatus></catalogueItemConfirmationStatusDetail></gdsn:catalogueItemConfirmation>';
+
+const BROKEN_XML =
+  '<catalogueItemConfirmation>\n  <gtin>00614141123476</gtin>\n</catalogueItemConfirmationState>';
+
+function parsed(xml: string) {
+  const result = parseMessagingAssetSafely(xml);
+  if (!result.ok) throw new Error(`example XML does not parse: ${result.error.message}`);
+  return result.cic === undefined
+    ? { document: result.document }
+    : { document: result.document, cic: result.cic };
+}
+
+function parseErrorOf(xml: string) {
+  const result = parseMessagingAssetSafely(xml);
+  if (result.ok) throw new Error('broken example XML parsed');
+  return result.error;
+}
+
+/** The example events of every type, in catalogue order. */
+export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
+  return {
+    'pds.ingest.completed': [
+      createEvent({
+        type: 'pds.ingest.completed',
+        subject: 's3://pds-drop/incoming/items.csv',
+        idParts: [
+          'pds-drop',
+          'incoming/items.csv',
+          '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10',
+        ],
+        time: TIME,
+        data: {
+          bucket: 'pds-drop',
+          key: 'incoming/items.csv',
+          versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          size: 18342,
+          gatheringKey: 'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10',
+          entriesImported: [{ path: 'items.csv', assetKey: '5f2b9c4e-8d1a-4c3b-a7e6-0b9d2f4e6a81' }],
+        },
+      }),
+    ],
+    'pds.ingest.failed': [
+      createEvent({
+        type: 'pds.ingest.failed',
+        subject: 's3://pds-drop/incoming/items.csv',
+        idParts: ['pds-drop', 'incoming/items.csv', '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY'],
+        time: TIME,
+        data: {
+          bucket: 'pds-drop',
+          key: 'incoming/items.csv',
+          versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          reason: 'PDS answered 401 to POST /api/v1/gatherings (check PDS_USERNAME / PDS_PASSWORD)',
+          pdsStatus: 401,
+          retryable: false,
+        },
+      }),
+    ],
+    'pds.messaging-asset.received': [
+      createEvent({
+        type: 'pds.messaging-asset.received',
+        subject: 'messaging-asset/1042',
+        idParts: [1042],
+        time: TIME,
+        data: {
+          messagingAssetId: 1042,
+          createdAt: 1_795_166_040_000,
+          primaryKey: '00614141123452',
+          ...parsed(SYNCHRONISED_XML),
+        },
+      }),
+      createEvent({
+        type: 'pds.messaging-asset.received',
+        subject: 'messaging-asset/1043',
+        idParts: [1043],
+        time: TIME,
+        data: {
+          messagingAssetId: 1043,
+          createdAt: 1_795_166_070_000,
+          parseError: parseErrorOf(BROKEN_XML),
+          rawXml: BROKEN_XML,
+        },
+      }),
+    ],
+    'pds.supplier-review.received': [
+      createEvent({
+        type: 'pds.supplier-review.received',
+        subject: 'item/00614141123469',
+        idParts: ['00614141123469', 'f3b1c0de9a7e4d21'],
+        time: TIME,
+        data: {
+          review: {
+            primaryKey: '00614141123469',
+            supplierId: 'SUP-0001',
+            channelId: 'gdsn-main',
+            messagingAssetId: 1044,
+            supplier: 'Example Foods',
+            reviewer: 'Data pool',
+            reviewStatus: 'REVIEW',
+            date: 1_795_165_980_000,
+            comment: '',
+            messagingCreatorType: 'REVIEW',
+          },
+          messagingAssetId: 1044,
+          ...parsed(REVIEW_XML),
+        },
+      }),
+    ],
+    'pds.publication.completed': [
+      createEvent({
+        type: 'pds.publication.completed',
+        subject: 'publication/7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+        idParts: ['7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04'],
+        time: TIME,
+        data: {
+          publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+          selectionId: 'sel-000318',
+          numberOfItems: 2,
+          destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-main' }],
+          primaryKeys: ['00614141123452', '00614141123469'],
+        },
+      }),
+    ],
+    'pds.publication.failed': [
+      createEvent({
+        type: 'pds.publication.failed',
+        subject: 'publication/0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60',
+        idParts: ['0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60'],
+        time: TIME,
+        data: {
+          publicationId: '0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60',
+          reason: 'PDS answered 404 to POST /api/v1/selections: unknown primary keys 00614141999999',
+          pdsStatus: 404,
+          retryable: false,
+        },
+      }),
+    ],
+  };
+}
+
+/** Indented JSON down to `depth` levels, one line per value below, so long documents stay short. */
+export function formatExample(value: unknown, depth = 3, indent = ''): string {
+  if (depth === 0 || value === null || typeof value !== 'object') return JSON.stringify(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((item) => `${inner}${formatExample(item, depth - 1, inner)}`).join(',\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) return '{}';
+  const lines = entries.map(
+    ([key, item]) => `${inner}${JSON.stringify(key)}: ${formatExample(item, depth - 1, inner)}`,
+  );
+  return `{\n${lines.join(',\n')}\n${indent}}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * Why a messaging asset could not be turned into a document.
+ *
+ * - `TOO_LARGE`: the text exceeds the configured size limit (checked before any parsing).
+ * - `MALFORMED`: the text is not well-formed XML (line and column point at the problem).
+ * - `DOCTYPE_REFUSED`: the document declares a DOCTYPE; refused so that no entity is ever expanded.
+ * - `LIMIT_EXCEEDED`: a structural limit of the parser was hit (for example the nesting depth).
+ */
+export type XmlParseErrorCode = 'TOO_LARGE' | 'MALFORMED' | 'DOCTYPE_REFUSED' | 'LIMIT_EXCEEDED';
+
+/** Plain, JSON-safe description of a parse failure, as events carry it. */
+export interface XmlErrorInfo {
+  name: string;
+  code?: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/**
+ * A messaging asset that is not acceptable XML. The message names the problem and what to do;
+ * `line` and `column` (1-based) are set when the problem has a position.
+ *
+ * @example
+ * try { parseMessagingAsset('<a><b></a>'); } catch (error) {
+ *   if (error instanceof XmlParseError) console.error(error.code, error.line, error.column);
+ * }
+ */
+export class XmlParseError extends Error {
+  readonly code: XmlParseErrorCode;
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(
+    code: XmlParseErrorCode,
+    message: string,
+    position?: { line?: number | undefined; column?: number | undefined },
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'XmlParseError';
+    this.code = code;
+    this.line = position?.line;
+    this.column = position?.column;
+  }
+
+  /** The JSON-safe form used in events (`parseError`). */
+  toInfo(): XmlErrorInfo {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      ...(this.line === undefined ? {} : { line: this.line }),
+      ...(this.column === undefined ? {} : { column: this.column }),
+    };
+  }
+}
+
+/** 1-based line and column of a character offset, counting `\n` as the line break. */
+export function positionOf(text: string, index: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) {
+    line++;
+    lineStart = at + 1;
+  }
+  return { line, column: index - lineStart + 1 };
+}

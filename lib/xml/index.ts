@@ -1,0 +1,26 @@
+/** Messaging-asset XML: a stable JSON shape, GDSN CatalogueItemConfirmation summaries, safe parsing. */
+export {
+  type CicCorrectiveAction,
+  type CicDescription,
+  type CicStatus,
+  type CicSummary,
+  type GdsnVersion,
+  summariseCatalogueItemConfirmation,
+} from './cic.ts';
+export { decodeXmlEntities } from './entities.ts';
+export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
+export {
+  ATTRIBUTE_PREFIX,
+  attributeOf,
+  child,
+  children,
+  DEFAULT_MAX_XML_BYTES,
+  DEFAULT_MAX_XML_DEPTH,
+  type ParsedDocument,
+  type ParseOptions,
+  parseMessagingAsset,
+  TEXT_KEY,
+  textOf,
+  type XmlElement,
+} from './parse.ts';
+export { parseMessagingAssetSafely, type SafeParseResult } from './safe.ts';

@@ -1,0 +1,32 @@
+/**
+ * The poller's entry point: parse and summarise a messaging asset without ever throwing, so one
+ * broken message is reported in its event instead of stopping the run.
+ */
+import { type CicSummary, summariseCatalogueItemConfirmation } from './cic.ts';
+import { type XmlErrorInfo, XmlParseError } from './errors.ts';
+import { type ParsedDocument, type ParseOptions, parseMessagingAsset } from './parse.ts';
+
+export type SafeParseResult =
+  | { ok: true; document: ParsedDocument; cic?: CicSummary[] }
+  | { ok: false; error: XmlErrorInfo };
+
+/**
+ * Parses `xml` like {@link parseMessagingAsset} and adds the CIC summary when there is one; any
+ * failure comes back as `{ ok: false, error }` with a JSON-safe error (name, code, message, line, column).
+ *
+ * @example
+ * const result = parseMessagingAssetSafely(xml);
+ * const data = result.ok ? { document: result.document, cic: result.cic } : { parseError: result.error, rawXml: xml };
+ */
+export function parseMessagingAssetSafely(xml: string, options?: ParseOptions): SafeParseResult {
+  try {
+    const document = parseMessagingAsset(xml, options);
+    const cic = summariseCatalogueItemConfirmation(document);
+    return cic === undefined ? { ok: true, document } : { ok: true, document, cic };
+  } catch (error) {
+    if (error instanceof XmlParseError) return { ok: false, error: error.toInfo() };
+    const name = error instanceof Error ? error.name : 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { name, message } };
+  }
+}
