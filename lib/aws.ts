@@ -1,0 +1,131 @@
+/**
+ * AWS SDK clients, created once per process and reused across invocations.
+ *
+ * The SDK reads AWS_REGION, AWS_ENDPOINT_URL and the service-specific AWS_ENDPOINT_URL_S3 /
+ * AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL_SECRETS_MANAGER itself (unless
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true), so the factories do not pass an endpoint. They only
+ * add what an overridden endpoint needs on top:
+ *
+ * - S3 uses path-style addressing: local emulators have no wildcard DNS for `bucket.host` names.
+ * - SQS sends to the configured endpoint instead of the queue URL's host: the SDK would otherwise
+ *   follow the host inside the queue URL (emulators hand out names such as `sqs.us-east-1.localhost`
+ *   that do not resolve) and print a warning on every call.
+ */
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+
+/** Fail fast on an unreachable endpoint instead of waiting for the OS connect timeout. */
+const CONNECTION_TIMEOUT_MS = 5_000;
+
+type Env = Record<string, string | undefined>;
+
+function ignoresConfiguredEndpoints(env: Env): boolean {
+  return env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.trim().toLowerCase() === 'true';
+}
+
+/**
+ * The endpoint the SDK will use for a service from the environment, or `undefined` for AWS's own.
+ * `service` is the suffix of the variable: `S3`, `SQS`, `SECRETS_MANAGER`.
+ *
+ * @example
+ * ```ts
+ * configuredEndpoint('S3', { AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }); // 'http://127.0.0.1:4566'
+ * ```
+ */
+export function configuredEndpoint(service: string, env: Env = process.env): string | undefined {
+  if (ignoresConfiguredEndpoints(env)) return undefined;
+  return env[`AWS_ENDPOINT_URL_${service}`] || env.AWS_ENDPOINT_URL || undefined;
+}
+
+/**
+ * A new S3 client; path-style addressing when the S3 endpoint is overridden.
+ * `overrides` win over everything (tests pass credentials or an endpoint here).
+ *
+ * @example
+ * ```ts
+ * const s3 = createS3Client();
+ * ```
+ */
+export function createS3Client(overrides: S3ClientConfig = {}): S3Client {
+  const pathStyle = configuredEndpoint('S3') !== undefined || overrides.endpoint !== undefined;
+  return new S3Client({
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...(pathStyle ? { forcePathStyle: true } : {}),
+    ...overrides,
+  });
+}
+
+/**
+ * A new SQS client; when the SQS endpoint is overridden, requests go there whatever host the queue URL names.
+ *
+ * @example
+ * ```ts
+ * const sqs = createSqsClient();
+ * ```
+ */
+export function createSqsClient(overrides: SQSClientConfig = {}): SQSClient {
+  const overridden = configuredEndpoint('SQS') !== undefined || overrides.endpoint !== undefined;
+  return new SQSClient({
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...(overridden ? { useQueueUrlAsEndpoint: false } : {}),
+    ...overrides,
+  });
+}
+
+/**
+ * A new Secrets Manager client.
+ *
+ * @example
+ * ```ts
+ * const secrets = createSecretsManagerClient();
+ * ```
+ */
+export function createSecretsManagerClient(overrides: SecretsManagerClientConfig = {}): SecretsManagerClient {
+  return new SecretsManagerClient({
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...overrides,
+  });
+}
+
+let cachedS3: S3Client | undefined;
+let cachedSqs: SQSClient | undefined;
+let cachedSecretsManager: SecretsManagerClient | undefined;
+
+/**
+ * The process-wide S3 client, created on first use from the environment at that moment.
+ *
+ * @example
+ * ```ts
+ * await s3Client().send(new GetObjectCommand({ Bucket, Key }));
+ * ```
+ */
+export function s3Client(): S3Client {
+  cachedS3 ??= createS3Client();
+  return cachedS3;
+}
+
+/** The process-wide SQS client, created on first use. */
+export function sqsClient(): SQSClient {
+  cachedSqs ??= createSqsClient();
+  return cachedSqs;
+}
+
+/** The process-wide Secrets Manager client, created on first use. */
+export function secretsManagerClient(): SecretsManagerClient {
+  cachedSecretsManager ??= createSecretsManagerClient();
+  return cachedSecretsManager;
+}
+
+/**
+ * Destroys the process-wide clients so the next call builds new ones from the current environment.
+ * For tests and the local stack, which change endpoints within one process.
+ */
+export function resetAwsClients(): void {
+  cachedS3?.destroy();
+  cachedSqs?.destroy();
+  cachedSecretsManager?.destroy();
+  cachedS3 = undefined;
+  cachedSqs = undefined;
+  cachedSecretsManager = undefined;
+}

@@ -1,0 +1,132 @@
+/**
+ * An in-memory `StateStore` with the same conditional semantics as the S3 adapter, for unit tests of
+ * the logic built on top (ingest progress, checkpoints, watch list, idempotency, leases).
+ *
+ * Values are kept as JSON text, so callers never share objects with the store. Every write gets a new
+ * ETag (stricter than S3, where rewriting identical content keeps the ETag), so logic that wrongly
+ * relies on an ETag staying put shows up here first.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  assertStateKey,
+  type CreateResult,
+  type MutateOptions,
+  type MutateResult,
+  type Mutation,
+  mutate,
+  parseState,
+  StateConflictError,
+  type StateEntry,
+  type StateStore,
+  serializeState,
+} from './store.ts';
+
+/** One call into the store, as seen by {@link MemoryStateStoreOptions.beforeOperation}. */
+export interface StateOperation {
+  readonly kind: 'get' | 'create' | 'update' | 'delete' | 'list';
+  /** The key, or the prefix for `list`. */
+  readonly key: string;
+}
+
+export interface MemoryStateStoreOptions {
+  /**
+   * Runs (and is awaited) before each operation touches the data. Throw to inject a failure, or write
+   * through the store to simulate a concurrent writer. Calls made from inside the hook are not hooked.
+   */
+  readonly beforeOperation?: (operation: StateOperation) => void | Promise<void>;
+}
+
+/** Marks calls made from inside the hook, per async flow, so they skip the hook. */
+const insideHook = new AsyncLocalStorage<boolean>();
+
+interface Stored {
+  readonly body: string;
+  readonly etag: string;
+}
+
+function utf8Compare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * @example
+ * ```ts
+ * const store = new MemoryStateStore();
+ * await store.create('checkpoints/assets.json', { lastId: 0 }); // { created: true, etag: '"m1"' }
+ * ```
+ */
+export class MemoryStateStore implements StateStore {
+  readonly #objects = new Map<string, Stored>();
+  readonly #beforeOperation: MemoryStateStoreOptions['beforeOperation'];
+  #writes = 0;
+
+  constructor(options: MemoryStateStoreOptions = {}) {
+    this.#beforeOperation = options.beforeOperation;
+  }
+
+  /** Number of stored objects. */
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  async #hook(kind: StateOperation['kind'], key: string): Promise<void> {
+    const hook = this.#beforeOperation;
+    if (!hook || insideHook.getStore()) return;
+    await insideHook.run(true, () => hook({ kind, key }));
+  }
+
+  #nextEtag(): string {
+    this.#writes += 1;
+    return `"m${this.#writes}"`;
+  }
+
+  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
+    assertStateKey(key);
+    await this.#hook('get', key);
+    const stored = this.#objects.get(key);
+    return stored ? { value: parseState<T>(key, stored.body), etag: stored.etag } : undefined;
+  }
+
+  async create<T>(key: string, value: T): Promise<CreateResult> {
+    assertStateKey(key);
+    const body = serializeState(key, value);
+    await this.#hook('create', key);
+    if (this.#objects.has(key)) return { created: false };
+    const etag = this.#nextEtag();
+    this.#objects.set(key, { body, etag });
+    return { created: true, etag };
+  }
+
+  async update<T>(key: string, value: T, etag: string): Promise<{ etag: string }> {
+    assertStateKey(key);
+    const body = serializeState(key, value);
+    await this.#hook('update', key);
+    const stored = this.#objects.get(key);
+    if (!stored) throw new StateConflictError(key, 'it no longer exists');
+    if (stored.etag !== etag) throw new StateConflictError(key, `its ETag is ${stored.etag}, not ${etag}`);
+    const next = this.#nextEtag();
+    this.#objects.set(key, { body, etag: next });
+    return { etag: next };
+  }
+
+  async delete(key: string, etag?: string): Promise<void> {
+    assertStateKey(key);
+    await this.#hook('delete', key);
+    const stored = this.#objects.get(key);
+    if (!stored) return;
+    if (etag !== undefined && stored.etag !== etag) {
+      throw new StateConflictError(key, `its ETag is ${stored.etag}, not ${etag}`);
+    }
+    this.#objects.delete(key);
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    await this.#hook('list', prefix);
+    const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort(utf8Compare);
+    yield* keys;
+  }
+
+  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {
+    return mutate(this, key, fn, options);
+  }
+}

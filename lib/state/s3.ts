@@ -1,0 +1,238 @@
+/**
+ * `StateStore` on an S3 bucket with S3 conditional writes.
+ *
+ * - create: PutObject with `If-None-Match: *`. 412 PreconditionFailed means the key exists; 409
+ *   ConditionalRequestConflict (a concurrent conditional write in flight) is retried a few times.
+ * - update: PutObject with `If-Match: <etag>`. 412, 409 and 404 all mean the version the caller read is
+ *   gone: {@link StateConflictError}, and the caller re-reads.
+ * - delete: DeleteObject, with `If-Match` when an ETag is given.
+ *
+ * S3 ETags of single-part uploads are the MD5 of the content, so rewriting identical content keeps the
+ * ETag; that is harmless for compare-and-swap (the value really is unchanged).
+ */
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  PutObjectCommand,
+  type PutObjectCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import {
+  assertStateKey,
+  type CreateResult,
+  type MutateOptions,
+  type MutateResult,
+  type Mutation,
+  mutate,
+  parseState,
+  StateConflictError,
+  type StateEntry,
+  type StateStore,
+  StateStoreError,
+  serializeState,
+} from './store.ts';
+
+export interface S3StateStoreOptions {
+  readonly client: S3Client;
+  /** The state bucket (STATE_BUCKET). */
+  readonly bucket: string;
+  /** Extra attempts of a create answered 409 ConditionalRequestConflict. Default 3. */
+  readonly createConflictRetries?: number;
+  /** Keys per ListObjectsV2 page (1–1000). Default 1000. */
+  readonly listPageSize?: number;
+}
+
+interface AwsError {
+  name?: string;
+  Code?: string;
+  $metadata?: { httpStatusCode?: number };
+  $retryable?: unknown;
+  $fault?: string;
+}
+
+function describeError(error: unknown): { name: string; status: number | undefined } {
+  const e = (error ?? {}) as AwsError;
+  return { name: e.name ?? e.Code ?? 'Error', status: e.$metadata?.httpStatusCode };
+}
+
+function isPreconditionFailed(error: unknown): boolean {
+  const { name, status } = describeError(error);
+  return name === 'PreconditionFailed' || status === 412;
+}
+
+function isConditionalConflict(error: unknown): boolean {
+  const { name, status } = describeError(error);
+  return name === 'ConditionalRequestConflict' || status === 409;
+}
+
+/** The object is missing; a missing bucket (also 404) is a configuration error, not an empty state. */
+function isNotFound(error: unknown): boolean {
+  const { name, status } = describeError(error);
+  return name !== 'NoSuchBucket' && (name === 'NoSuchKey' || name === 'NotFound' || status === 404);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * @example
+ * ```ts
+ * const store = new S3StateStore({ client: s3Client(), bucket: requireSetting(config, 'STATE_BUCKET') });
+ * const outcome = await store.create(checkpointKey('messaging-assets'), { lastId: 0 });
+ * ```
+ */
+export class S3StateStore implements StateStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #createConflictRetries: number;
+  readonly #listPageSize: number;
+
+  constructor(options: S3StateStoreOptions) {
+    this.#client = options.client;
+    this.#bucket = options.bucket;
+    this.#createConflictRetries = options.createConflictRetries ?? 3;
+    this.#listPageSize = options.listPageSize ?? 1000;
+  }
+
+  /** Wraps an unexpected S3 failure with the operation, the object and what to check. */
+  #failure(operation: string, key: string, error: unknown): StateStoreError {
+    const { name, status } = describeError(error);
+    const e = (error ?? {}) as AwsError;
+    let hint = 'see the cause';
+    if (name === 'NoSuchBucket') hint = `the bucket ${this.#bucket} does not exist; check STATE_BUCKET`;
+    else if (name === 'AccessDenied' || status === 403) {
+      hint = `check the function's IAM permissions on s3://${this.#bucket}/${key}`;
+    } else if (status !== undefined && status >= 500) hint = 'S3 is unavailable; try again later';
+    const retryable = Boolean(e.$retryable) || status === undefined || status === 429 || status >= 500;
+    return new StateStoreError(
+      key,
+      `${operation} on s3://${this.#bucket}/${key} failed with ${name}${status ? ` (${status})` : ''}: ${hint}`,
+      retryable,
+      { cause: error },
+    );
+  }
+
+  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
+    assertStateKey(key);
+    let text: string;
+    let etag: string | undefined;
+    try {
+      const response = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      etag = response.ETag;
+      text = (await response.Body?.transformToString('utf-8')) ?? '';
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw this.#failure('GetObject', key, error);
+    }
+    if (!etag) throw this.#failure('GetObject', key, { name: 'MissingETag' });
+    return { value: parseState<T>(key, text), etag };
+  }
+
+  #put(
+    key: string,
+    body: string,
+    condition: { IfNoneMatch: '*' } | { IfMatch: string },
+  ): Promise<PutObjectCommandOutput> {
+    return this.#client.send(
+      new PutObjectCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        Body: body,
+        ContentType: 'application/json',
+        ...condition,
+      }),
+    );
+  }
+
+  async create<T>(key: string, value: T): Promise<CreateResult> {
+    assertStateKey(key);
+    const body = serializeState(key, value);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await this.#put(key, body, { IfNoneMatch: '*' });
+        if (!response.ETag) throw this.#failure('PutObject', key, { name: 'MissingETag' });
+        return { created: true, etag: response.ETag };
+      } catch (error) {
+        if (error instanceof StateStoreError) throw error;
+        if (isPreconditionFailed(error)) return { created: false };
+        if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
+        if (attempt >= this.#createConflictRetries) {
+          throw new StateConflictError(
+            key,
+            `S3 kept answering 409 ConditionalRequestConflict to ${attempt + 1} creates`,
+            { cause: error },
+          );
+        }
+        await sleep(Math.random() * 20 * 2 ** attempt);
+      }
+    }
+  }
+
+  async update<T>(key: string, value: T, etag: string): Promise<{ etag: string }> {
+    assertStateKey(key);
+    const body = serializeState(key, value);
+    let response: PutObjectCommandOutput;
+    try {
+      response = await this.#put(key, body, { IfMatch: etag });
+    } catch (error) {
+      if (isPreconditionFailed(error))
+        throw new StateConflictError(key, `its ETag is no longer ${etag}`, { cause: error });
+      if (isConditionalConflict(error)) {
+        throw new StateConflictError(key, 'a concurrent conditional write was in flight', { cause: error });
+      }
+      if (isNotFound(error)) throw new StateConflictError(key, 'it no longer exists', { cause: error });
+      throw this.#failure('PutObject', key, error);
+    }
+    if (!response.ETag) throw this.#failure('PutObject', key, { name: 'MissingETag' });
+    return { etag: response.ETag };
+  }
+
+  async delete(key: string, etag?: string): Promise<void> {
+    assertStateKey(key);
+    try {
+      await this.#client.send(
+        new DeleteObjectCommand({
+          Bucket: this.#bucket,
+          Key: key,
+          ...(etag === undefined ? {} : { IfMatch: etag }),
+        }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return;
+      if (isPreconditionFailed(error) || isConditionalConflict(error)) {
+        throw new StateConflictError(key, `it changed, so it was not deleted (expected ETag ${etag})`, {
+          cause: error,
+        });
+      }
+      throw this.#failure('DeleteObject', key, error);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    let continuationToken: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#bucket,
+            Prefix: prefix,
+            MaxKeys: this.#listPageSize,
+            ContinuationToken: continuationToken,
+          }),
+        );
+      } catch (error) {
+        throw this.#failure('ListObjectsV2', prefix || '(all keys)', error);
+      }
+      for (const object of page.Contents ?? []) {
+        if (object.Key !== undefined) yield object.Key;
+      }
+      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (continuationToken);
+  }
+
+  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {
+    return mutate(this, key, fn, options);
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The `StateStore` port: small JSON documents under string keys, written with compare-and-swap.
+ *
+ * Every write is conditional: `create` succeeds only when nothing exists under the key, `update` and
+ * a conditional `delete` only when the stored ETag is still the one the caller read. That is what makes
+ * progress records, checkpoints, watch entries and leases safe when two invocations race: one wins,
+ * the other gets a typed answer (`{ created: false }` or a {@link StateConflictError}) and re-reads.
+ *
+ * Adapters: `S3StateStore` (./s3.ts, S3 conditional writes on the state bucket) and
+ * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
+ */
+
+/** A stored value and the ETag that identifies this version of it. */
+export interface StateEntry<T> {
+  readonly value: T;
+  /** Opaque; pass it back to `update` or `delete` unchanged. */
+  readonly etag: string;
+}
+
+/** Outcome of `create`: the new ETag, or the fact that something already exists under the key. */
+export type CreateResult = { readonly created: true; readonly etag: string } | { readonly created: false };
+
+/** Decides the next value from the current one; `undefined` leaves the stored value as it is. */
+export type Mutation<T> = (current: T | undefined) => T | undefined | Promise<T | undefined>;
+
+export interface MutateOptions {
+  /** Read–modify–write rounds before giving up with a {@link StateConflictError}. Default 10. */
+  readonly maxAttempts?: number;
+  /** First back-off ceiling in ms; doubles per attempt, with full jitter. Default 10. */
+  readonly baseDelayMs?: number;
+  /** Largest back-off in ms. Default 500. */
+  readonly maxDelayMs?: number;
+}
+
+export interface MutateResult<T> {
+  /** The value now stored (`undefined` when nothing is stored). */
+  readonly value: T | undefined;
+  readonly etag: string | undefined;
+  /** False when the mutation returned `undefined` or a value equal to the stored one. */
+  readonly written: boolean;
+  /** Read–modify–write rounds used, 1 without contention. */
+  readonly attempts: number;
+}
+
+/** JSON documents under keys, with conditional writes. */
+export interface StateStore {
+  /** The value and its ETag, or `undefined` when nothing is stored under the key. */
+  get<T>(key: string): Promise<StateEntry<T> | undefined>;
+  /** Stores `value` only if nothing exists under the key (If-None-Match: *). */
+  create<T>(key: string, value: T): Promise<CreateResult>;
+  /** Replaces the value only if its ETag is still `etag` (If-Match); otherwise throws {@link StateConflictError}. */
+  update<T>(key: string, value: T, etag: string): Promise<{ readonly etag: string }>;
+  /**
+   * Removes the key; with `etag`, only if it is still that version (else {@link StateConflictError}).
+   * Removing a key that does not exist is not an error.
+   */
+  delete(key: string, etag?: string): Promise<void>;
+  /** Every key that starts with `prefix`, in ascending (UTF-8 byte) order. */
+  list(prefix: string): AsyncIterable<string>;
+  /**
+   * Read–modify–write with conditional writes, retried with jittered back-off on conflicts. `fn` may run
+   * more than once, so it must only compute (no side effects).
+   *
+   * @example
+   * ```ts
+   * await store.mutate<{ count: number }>('checkpoints/runs.json', (c) => ({ count: (c?.count ?? 0) + 1 }));
+   * ```
+   */
+  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>>;
+}
+
+/** The stored value changed (or vanished) since the caller read it; read it again and retry. */
+export class StateConflictError extends Error {
+  readonly key: string;
+
+  constructor(key: string, detail: string, options?: ErrorOptions) {
+    super(`State object "${key}" was changed by someone else: ${detail}; read it again and retry`, options);
+    this.name = 'StateConflictError';
+    this.key = key;
+  }
+}
+
+/** The key cannot be stored (empty, too long, control characters, `..` segments); build it with ./keys.ts. */
+export class StateKeyError extends Error {
+  readonly key: string;
+
+  constructor(key: string, detail: string) {
+    super(
+      `Invalid state key ${JSON.stringify(key.slice(0, 200))}: ${detail}; build keys with lib/state/keys.ts`,
+    );
+    this.name = 'StateKeyError';
+    this.key = key;
+  }
+}
+
+/** A value that is not JSON, either given to a write or found in the store. */
+export class StateValueError extends Error {
+  readonly key: string;
+
+  constructor(key: string, detail: string, options?: ErrorOptions) {
+    super(`State object "${key}": ${detail}`, options);
+    this.name = 'StateValueError';
+    this.key = key;
+  }
+}
+
+/** The backing store failed for another reason (permissions, missing bucket, network). */
+export class StateStoreError extends Error {
+  readonly key: string;
+  /** True when trying again later can help (throttling, 5xx, network). */
+  readonly retryable: boolean;
+
+  constructor(key: string, detail: string, retryable: boolean, options?: ErrorOptions) {
+    super(`State store failed on "${key}": ${detail}`, options);
+    this.name = 'StateStoreError';
+    this.key = key;
+    this.retryable = retryable;
+  }
+}
+
+/** Longest key S3 accepts, in UTF-8 bytes. */
+export const MAX_STATE_KEY_BYTES = 1024;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Throws {@link StateKeyError} unless `key` is a storable key. */
+export function assertStateKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) throw new StateKeyError(String(key), 'it is empty');
+  if (!key.isWellFormed()) throw new StateKeyError(key, 'it contains a lone UTF-16 surrogate');
+  if (Buffer.byteLength(key, 'utf8') > MAX_STATE_KEY_BYTES) {
+    throw new StateKeyError(key, `it is longer than ${MAX_STATE_KEY_BYTES} UTF-8 bytes`);
+  }
+  if (CONTROL_CHARACTERS.test(key)) throw new StateKeyError(key, 'it contains control characters');
+  if (key.startsWith('/')) throw new StateKeyError(key, 'it starts with a slash');
+  if (key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new StateKeyError(key, 'it contains an empty, "." or ".." path segment');
+  }
+}
+
+/** Serialises a value for storage, refusing what JSON cannot represent. */
+export function serializeState(key: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new StateValueError(key, `the value cannot be written as JSON (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  if (text === undefined) {
+    throw new StateValueError(
+      key,
+      'the value cannot be written as JSON (undefined or a function); use delete to remove',
+    );
+  }
+  return text;
+}
+
+/** Parses a stored document, naming the key when it is not JSON. */
+export function parseState<T>(key: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new StateValueError(
+      key,
+      `the stored document is not valid JSON (${(error as Error).message}); fix or delete the object`,
+      { cause: error },
+    );
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The read–modify–write loop behind `StateStore.mutate`, written once over the other four operations.
+ *
+ * @example
+ * ```ts
+ * mutate(store, key, (current) => ({ ...current, seen: true }), { maxAttempts: 5 });
+ * ```
+ */
+export async function mutate<T>(
+  store: Pick<StateStore, 'get' | 'create' | 'update'>,
+  key: string,
+  fn: Mutation<T>,
+  options: MutateOptions = {},
+): Promise<MutateResult<T>> {
+  const maxAttempts = options.maxAttempts ?? 10;
+  const baseDelayMs = options.baseDelayMs ?? 10;
+  const maxDelayMs = options.maxDelayMs ?? 500;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  }
+  let lastConflict: unknown;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (attempt > 1) {
+      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 2));
+      await sleep(Math.random() * ceiling);
+    }
+    const current = await store.get<T>(key);
+    const next = await fn(current?.value);
+    if (next === undefined) {
+      return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
+    }
+    if (current && serializeState(key, next) === serializeState(key, current.value)) {
+      return { value: current.value, etag: current.etag, written: false, attempts: attempt };
+    }
+    try {
+      if (current === undefined) {
+        const created = await store.create(key, next);
+        if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
+        lastConflict = new StateConflictError(key, 'it was created concurrently');
+      } else {
+        const { etag } = await store.update(key, next, current.etag);
+        return { value: next, etag, written: true, attempts: attempt };
+      }
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+      lastConflict = error;
+    }
+  }
+  throw new StateConflictError(
+    key,
+    `still contended after ${maxAttempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
+    { cause: lastConflict },
+  );
+}

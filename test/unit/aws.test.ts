@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  configuredEndpoint,
+  createS3Client,
+  createSqsClient,
+  resetAwsClients,
+  s3Client,
+  secretsManagerClient,
+  sqsClient,
+} from '../../lib/aws.ts';
+import { setEnv } from '../helpers/env.ts';
+
+const NO_ENDPOINTS = {
+  AWS_ENDPOINT_URL: undefined,
+  AWS_ENDPOINT_URL_S3: undefined,
+  AWS_ENDPOINT_URL_SQS: undefined,
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: undefined,
+  AWS_REGION: 'eu-central-1',
+};
+
+let restore = () => {};
+
+afterEach(() => {
+  restore();
+  resetAwsClients();
+});
+
+describe('configuredEndpoint', () => {
+  it('prefers the service variable over the general one, as the SDK does', () => {
+    // act & assess
+    expect(
+      configuredEndpoint('S3', { AWS_ENDPOINT_URL: 'http://all', AWS_ENDPOINT_URL_S3: 'http://s3' }),
+    ).toBe('http://s3');
+    expect(
+      configuredEndpoint('SQS', { AWS_ENDPOINT_URL: 'http://all', AWS_ENDPOINT_URL_S3: 'http://s3' }),
+    ).toBe('http://all');
+    expect(configuredEndpoint('SQS', { AWS_ENDPOINT_URL_SQS: '' })).toBeUndefined();
+  });
+
+  it('honours AWS_IGNORE_CONFIGURED_ENDPOINT_URLS', () => {
+    // act & assess
+    expect(
+      configuredEndpoint('S3', {
+        AWS_ENDPOINT_URL_S3: 'http://s3',
+        AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true',
+      }),
+    ).toBeUndefined();
+  });
+});
+
+describe('createS3Client', () => {
+  it('uses path-style addressing when an S3 endpoint is configured', async () => {
+    // prepare
+    restore = setEnv({ ...NO_ENDPOINTS, AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:4566' });
+
+    // act
+    const client = createS3Client();
+
+    // assess
+    expect(client.config.forcePathStyle).toBe(true);
+    expect(await client.config.region()).toBe('eu-central-1');
+  });
+
+  it('keeps virtual-hosted addressing against AWS itself', () => {
+    // prepare
+    restore = setEnv(NO_ENDPOINTS);
+
+    // act
+    const client = createS3Client();
+
+    // assess
+    expect(client.config.forcePathStyle).toBe(false);
+  });
+});
+
+describe('createSqsClient', () => {
+  it('sends to the configured endpoint rather than the queue URL host when one is configured', () => {
+    // prepare
+    restore = setEnv({ ...NO_ENDPOINTS, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' });
+
+    // act
+    const local = createSqsClient();
+    restore();
+    restore = setEnv(NO_ENDPOINTS);
+    const aws = createSqsClient();
+
+    // assess
+    expect(local.config.useQueueUrlAsEndpoint).toBe(false);
+    expect(aws.config.useQueueUrlAsEndpoint).toBe(true);
+  });
+});
+
+describe('process-wide clients', () => {
+  it('are created once and reused until reset', () => {
+    // prepare
+    restore = setEnv(NO_ENDPOINTS);
+
+    // act
+    const first = [s3Client(), sqsClient(), secretsManagerClient()];
+    const again = [s3Client(), sqsClient(), secretsManagerClient()];
+    resetAwsClients();
+    const afterReset = [s3Client(), sqsClient(), secretsManagerClient()];
+
+    // assess
+    again.forEach((client, i) => {
+      expect(client).toBe(first[i]);
+    });
+    afterReset.forEach((client, i) => {
+      expect(client).not.toBe(first[i]);
+    });
+  });
+});
