@@ -36,7 +36,9 @@ async function bundle(name: string): Promise<void> {
     treeShaking: true,
     legalComments: 'none',
     // CommonJS dependencies call require() for Node built-ins; ESM output has no require of its own.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   });
 }
@@ -45,5 +47,7 @@ const names = await functionNames();
 await rm(distDir, { recursive: true, force: true });
 await Promise.all(names.map(bundle));
 process.stdout.write(
-  names.length === 0 ? 'No functions to bundle in functions/.\n' : `Bundled ${names.map((name) => `dist/${name}/index.mjs`).join(', ')}\n`,
+  names.length === 0
+    ? 'No functions to bundle in functions/.\n'
+    : `Bundled ${names.map((name) => `dist/${name}/index.mjs`).join(', ')}\n`,
 );

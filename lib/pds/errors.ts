@@ -21,7 +21,8 @@ export type PdsErrorCode =
   | 'TIMEOUT'
   | 'NETWORK'
   | 'INVALID_RESPONSE'
-  | 'INVALID_REQUEST';
+  | 'INVALID_REQUEST'
+  | 'UPLOAD_SOURCE';
 
 export interface PdsRequestLine {
   method: string;
@@ -209,8 +210,14 @@ export class PdsInvalidResponseError extends PdsError {
 
 /** The caller asked for something the client refuses to send (for example an empty path segment). */
 export class PdsInvalidRequestError extends PdsError {
-  constructor(detail: string, request: PdsRequestLine) {
-    super('INVALID_REQUEST', `Refused to send ${request.method} ${request.path}: ${detail}`, request, false);
+  constructor(detail: string, request: PdsRequestLine, options?: ErrorOptions) {
+    super(
+      'INVALID_REQUEST',
+      `Refused to send ${request.method} ${request.path}: ${detail}`,
+      request,
+      false,
+      options,
+    );
     this.name = 'PdsInvalidRequestError';
   }
 }
@@ -229,4 +236,21 @@ export function httpErrorFor(
   if (status >= 500) return new PdsServerError(status, request, body);
   if (status === 400 || status === 422) return new PdsBadRequestError(status, request, body);
   return new PdsHttpError(status, request, body);
+}
+
+/**
+ * Reading the caller's upload source failed midway (for example an S3 object stream that was cut).
+ * Retryable: the same upload can succeed once the source is opened again.
+ */
+export class PdsUploadSourceError extends PdsError {
+  constructor(detail: string, request: PdsRequestLine, options?: ErrorOptions) {
+    super(
+      'UPLOAD_SOURCE',
+      `Reading the upload source of ${request.method} ${request.path} failed: ${detail}`,
+      request,
+      true,
+      options,
+    );
+    this.name = 'PdsUploadSourceError';
+  }
 }

@@ -1,0 +1,116 @@
+/**
+ * Lenient schemas of the PDS answers: the fields the bridge relies on are checked, unknown fields pass
+ * through untouched (a newer server never breaks an older client), and a wrong shape becomes a
+ * `PdsInvalidResponseError` that names the offending field.
+ */
+import { z } from 'zod';
+import { PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
+import type {
+  CommunicationChannel,
+  GatheringEntry,
+  MessagingAssetSummary,
+  Selection,
+  SupplierReview,
+  ValidationResponse,
+} from './types.ts';
+
+/** A string that may arrive as null or be missing; read as ''. */
+const lenientString = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? '');
+
+const gatheringEntry = z.looseObject({
+  gatheringKey: z.string().min(1),
+  assetKey: z.string(),
+  path: z.string().min(1),
+  contentType: lenientString,
+});
+
+const validationResult = z.looseObject({
+  name: z.string(),
+  level: z.string(),
+  path: z.array(z.string()),
+  message: z.string(),
+  params: z.looseObject({ msg_id: z.string(), err_val: z.string(), err_val_msg: z.string() }),
+});
+
+const openObject = z.record(z.string(), z.unknown());
+
+const validationResponse = z.looseObject({
+  validations: z.record(z.string(), z.array(validationResult)),
+  attributeStates: openObject.default({}),
+  calculations: openObject.default({}),
+});
+
+const selection = z.looseObject({
+  selectionId: z.string().min(1),
+  numberOfItems: z.number().int().nonnegative(),
+});
+
+const communicationChannel = z.looseObject({
+  // Used as a publication's destinationId (a string); a numeric id is read as its decimal text.
+  id: z.union([z.string().min(1), z.number().int()]).transform(String),
+  name: z.string(),
+});
+
+const messagingAssetId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+const supplierReview = z.looseObject({
+  primaryKey: z.string(),
+  supplierId: z.string(),
+  channelId: z.string(),
+  messagingAssetId,
+  supplier: z.string(),
+  reviewer: z.string(),
+  reviewStatus: z.string(),
+  date: z.number(),
+  comment: lenientString,
+  messagingCreatorType: z.string(),
+});
+
+const messagingAssetSummary = z.looseObject({
+  id: messagingAssetId,
+  createdAt: z.number(),
+  contentType: z.string(),
+  primaryKey: z.string().optional(),
+  messagingCreatorType: z.string().optional(),
+});
+
+/** Schemas of every `/api/v1` answer, typed as the wire types of `types.ts`. */
+export const schemas = {
+  gatheringEntries: z.array(gatheringEntry) as z.ZodType<GatheringEntry[]>,
+  validationResponse: validationResponse as z.ZodType<ValidationResponse>,
+  selection: selection as z.ZodType<Selection>,
+  communicationChannels: z.array(communicationChannel) as z.ZodType<CommunicationChannel[]>,
+  supplierReviews: z.array(supplierReview) as z.ZodType<SupplierReview[]>,
+  messagingAssetSummaries: z.array(messagingAssetSummary) as z.ZodType<MessagingAssetSummary[]>,
+};
+
+/**
+ * Checks an answer against a schema.
+ *
+ * @throws PdsInvalidResponseError naming the first wrong field, e.g. `[2].messagingAssetId`
+ * @example
+ * ```ts
+ * const reviews = parseAnswer(schemas.supplierReviews, body, line);
+ * ```
+ */
+export function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, line: PdsRequestLine): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  const shown = issues
+    .slice(0, 3)
+    .map((issue) => `field '${fieldName(issue.path)}': ${issue.message}`)
+    .join('; ');
+  const more = issues.length > 3 ? `; and ${issues.length - 3} more` : '';
+  throw new PdsInvalidResponseError(`unexpected shape, ${shown}${more}`, line);
+}
+
+function fieldName(path: ReadonlyArray<PropertyKey>): string {
+  if (path.length === 0) return '(root)';
+  return path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+}

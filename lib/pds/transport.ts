@@ -1,0 +1,518 @@
+/**
+ * The HTTP transport of the PDS client: one undici pool per base URL, Basic authentication, explicit
+ * timeouts, safe retries, and one typed error for every way a call can fail.
+ *
+ * Operations (`workflow.ts`) describe *what* to send; this module decides *how*: which attempts may be
+ * repeated, how long to wait, how a failure is named. Credentials never leave it in readable form:
+ * every text that reaches an error passes through a {@link SecretRedactor}.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { type Dispatcher, Pool } from 'undici';
+import packageJson from '../../package.json' with { type: 'json' };
+import { findRequestBodyError } from './body-error.ts';
+import { PdsConfigurationError } from './configuration-error.ts';
+import {
+  httpErrorFor,
+  PdsError,
+  PdsInvalidRequestError,
+  PdsInvalidResponseError,
+  PdsNetworkError,
+  type PdsRequestLine,
+  PdsTimeoutError,
+  PdsUploadSourceError,
+} from './errors.ts';
+import { codeOf, SecretRedactor } from './redact.ts';
+import {
+  DEFAULT_RETRY,
+  IDEMPOTENT_METHODS,
+  parseRetryAfter,
+  type RetryOptions,
+  retryDelayMs,
+  shouldRetry,
+} from './retry.ts';
+
+/** Sent on every request, e.g. `pds-bridge/0.1.0 (+node v24.21.0)`. */
+export const USER_AGENT = `pds-bridge/${packageJson.version} (+node ${process.version})`;
+
+/** How the answer's body is handed back. */
+export type PdsExpect = 'json' | 'text' | 'stream' | 'none';
+
+/** The body type for each {@link PdsExpect}: parsed JSON, a string, a stream to consume, or nothing. */
+export type PdsResponseBody<E extends PdsExpect> = E extends 'json'
+  ? unknown
+  : E extends 'text'
+    ? string
+    : E extends 'stream'
+      ? Readable
+      : undefined;
+
+/**
+ * A request body. Strings, bytes and factories can be sent again on retry; a one-shot `Readable`
+ * cannot, so a request with one is never retried.
+ */
+export type PdsRequestBody = string | Uint8Array | Readable | (() => Readable);
+
+export type PdsHttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+export interface PdsRequest<E extends PdsExpect = PdsExpect> {
+  method: PdsHttpMethod;
+  /** Path below the base URL, starting with '/', segments already encoded (see `pathOf`). */
+  path: string;
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Extra headers (for example `content-type`, `content-length` of a stream body). */
+  headers?: Record<string, string>;
+  body?: PdsRequestBody;
+  /** Serialised as the body with `content-type: application/json`; excludes `body`. */
+  json?: unknown;
+  /**
+   * Repeating the request is harmless. Defaults to true for GET, HEAD, PUT, DELETE and false otherwise;
+   * set it on a POST without side effects (validate) so it is retried like a GET.
+   */
+  idempotent?: boolean;
+  expect: E;
+  signal?: AbortSignal;
+}
+
+export type PdsResponseHeaders = Record<string, string | string[] | undefined>;
+
+export interface PdsResponse<B> {
+  /** Method, and path and query as sent (base URL prefix included): what errors about this answer name. */
+  request: PdsRequestLine;
+  status: number;
+  headers: PdsResponseHeaders;
+  body: B;
+}
+
+/** Reported before each retry; `attempt` is the attempt that failed, starting at 1. */
+export interface PdsRetryEvent {
+  attempt: number;
+  delayMs: number;
+  error: PdsError;
+  method: string;
+  path: string;
+}
+
+export interface PdsCredentials {
+  username: string;
+  password: string;
+}
+
+export interface PdsTransportOptions {
+  /** `PDS_BASE_URL`: http(s) origin, optionally with a path prefix; `/api/v1/...` and `/v1/...` go below it. */
+  baseUrl: string;
+  credentials: PdsCredentials;
+  /** Most sockets kept open to the PDS. Default 16. */
+  connections?: number;
+  /** Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Longest wait for the answer's headers. Default 30 000 ms. */
+  headersTimeoutMs?: number;
+  /** Longest silence between two chunks of the answer's body. Default 60 000 ms. */
+  bodyTimeoutMs?: number;
+  /** How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets). */
+  keepAliveTimeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** Waits between attempts; injectable so tests record the waits instead of sleeping. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Returns [0, 1); the jitter source. Default Math.random. */
+  random?: () => number;
+  /** Called before each retry, e.g. to count retries in metrics. */
+  onRetry?: (event: PdsRetryEvent) => void;
+  /** Use this dispatcher (an undici Agent or MockAgent) instead of an own pool; `close()` leaves it open. */
+  dispatcher?: Dispatcher;
+}
+
+const DEFAULTS = {
+  connections: 16,
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 4_000,
+};
+
+/** Bytes of an error answer read for its excerpt; the rest is discarded with the connection. */
+const ERROR_BODY_READ_LIMIT = 8 * 1024;
+/** The request may carry these only through the transport itself. */
+const RESERVED_HEADERS = new Set(['authorization', 'host', 'user-agent']);
+/** Node system-call names of failures that happen before a request byte is written. */
+const PRE_REQUEST_SYSCALLS = new Set(['connect', 'getaddrinfo']);
+const PRE_REQUEST_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Retry-After of a failed attempt, kept beside the error the caller will see. */
+const retryAfterOf = new WeakMap<PdsError, number>();
+
+/**
+ * Sends requests to one PDS and maps every outcome to a typed answer or a `PdsError`.
+ *
+ * @example
+ * ```ts
+ * const transport = new PdsTransport({ baseUrl: 'https://pds.example.com', credentials: { username, password } });
+ * const { body } = await transport.request({ method: 'GET', path: '/api/v1/communicationchannels', expect: 'json' });
+ * await transport.close();
+ * ```
+ */
+export class PdsTransport {
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #authorization: string;
+  readonly #redactor: SecretRedactor;
+  readonly #retry: RetryOptions;
+  readonly #timeouts: { connect: number; headers: number; body: number };
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #onRetry: ((event: PdsRetryEvent) => void) | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: PdsTransportOptions) {
+    const url = parseBaseUrl(options.baseUrl);
+    this.#origin = url.origin;
+    this.#prefix = url.pathname.replace(/\/+$/, '');
+    const { username, password } = checkCredentials(options.credentials);
+    const token = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+    this.#authorization = `Basic ${token}`;
+    this.#redactor = new SecretRedactor([password, token, `${username}:${password}`]);
+
+    const connections = positiveInteger('connections', options.connections ?? DEFAULTS.connections);
+    this.#timeouts = {
+      connect: nonNegative('connectTimeoutMs', options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs),
+      headers: nonNegative('headersTimeoutMs', options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs),
+      body: nonNegative('bodyTimeoutMs', options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs),
+    };
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#retry = {
+      maxAttempts: positiveInteger('retry.maxAttempts', retry.maxAttempts),
+      baseDelayMs: nonNegative('retry.baseDelayMs', retry.baseDelayMs),
+      maxDelayMs: nonNegative('retry.maxDelayMs', retry.maxDelayMs),
+      maxRetryAfterMs: nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs),
+    };
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#random = options.random ?? Math.random;
+    this.#onRetry = options.onRetry;
+
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Pool(this.#origin, {
+        connections,
+        connectTimeout: this.#timeouts.connect,
+        headersTimeout: this.#timeouts.headers,
+        bodyTimeout: this.#timeouts.body,
+        keepAliveTimeout: nonNegative(
+          'keepAliveTimeoutMs',
+          options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
+        ),
+      });
+  }
+
+  /**
+   * Sends one request, retrying where that is safe (see `retry.ts`), and returns the answer.
+   * Non-2xx answers throw the matching `PdsHttpError` subclass. For `expect: 'stream'` the caller must
+   * consume or destroy the returned body; its errors are `PdsError`s too.
+   */
+  async request<E extends PdsExpect>(request: PdsRequest<E>): Promise<PdsResponse<PdsResponseBody<E>>> {
+    const method = request.method.toUpperCase();
+    const line: PdsRequestLine = { method, path: this.#pathAndQuery(request, method) };
+    const headers = this.#headers(request, line);
+    const body = request.json !== undefined ? JSON.stringify(request.json) : request.body;
+    // A non-idempotent POST is repeated only when it provably never reached the server; a 429 or 503
+    // answer does not prove that (see shouldRetry in retry.ts for why).
+    const repeatable = request.idempotent ?? IDEMPOTENT_METHODS.has(method);
+    const replayable = !(body instanceof Readable);
+
+    for (let attempt = 1; ; attempt++) {
+      request.signal?.throwIfAborted();
+      try {
+        return await this.#attempt(request.expect, method, line, headers, body, request.signal);
+      } catch (caught) {
+        if (request.signal?.aborted) throw request.signal.reason;
+        const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
+        const context = { attempt, maxAttempts: this.#retry.maxAttempts, repeatable, replayable };
+        if (!shouldRetry(error, context)) throw error;
+        const delayMs = retryDelayMs(attempt, retryAfterOf.get(error), this.#retry, this.#random);
+        try {
+          this.#onRetry?.({ attempt, delayMs, error, method, path: line.path });
+        } catch {
+          // A failing metrics or logging hook must not turn a recoverable call into a failed one.
+        }
+        await this.#wait(delayMs, request.signal);
+      }
+    }
+  }
+
+  /**
+   * Closes the pool once running requests finish; later requests fail with `PdsInvalidRequestError`.
+   * Closing twice is harmless. An injected dispatcher is left to its owner.
+   */
+  async close(): Promise<void> {
+    if (!this.#ownsDispatcher || this.#closing) return this.#closing;
+    this.#closing = this.#dispatcher.close();
+    return this.#closing;
+  }
+
+  async #attempt<E extends PdsExpect>(
+    expect: E,
+    method: string,
+    line: PdsRequestLine,
+    headers: Record<string, string>,
+    bodySource: PdsRequestBody | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<PdsResponse<PdsResponseBody<E>>> {
+    const body = typeof bodySource === 'function' ? bodySource() : bodySource;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#dispatcher.request({
+        origin: this.#origin,
+        method: method as Dispatcher.HttpMethod,
+        path: line.path,
+        headers,
+        body: body ?? null,
+        signal: signal ?? null,
+      });
+    } catch (error) {
+      if (body instanceof Readable && !body.destroyed) body.destroy();
+      throw this.#toPdsError(error, line);
+    }
+
+    const status = response.statusCode;
+    const responseHeaders = response.headers as PdsResponseHeaders;
+    if (status < 200 || status > 299) {
+      const text = await readExcerpt(response.body, ERROR_BODY_READ_LIMIT);
+      const retryAfterMs =
+        status === 429 || status === 503 ? parseRetryAfter(responseHeaders['retry-after']) : undefined;
+      const error = httpErrorFor(status, line, this.#redactor.redact(text), retryAfterMs);
+      if (retryAfterMs !== undefined) retryAfterOf.set(error, retryAfterMs);
+      throw error;
+    }
+
+    const answer = (value: unknown) =>
+      ({ request: line, status, headers: responseHeaders, body: value }) as PdsResponse<PdsResponseBody<E>>;
+    switch (expect) {
+      case 'stream':
+        return answer(this.#guardStream(response.body, line));
+      case 'none':
+        // The status is the answer. A body that breaks now must not turn an accepted import or
+        // publication into a failure the caller would repeat.
+        await response.body.dump().catch(() => undefined);
+        return answer(undefined);
+      default: {
+        let text: string;
+        try {
+          text = await response.body.text();
+        } catch (error) {
+          throw this.#toPdsError(error, line);
+        }
+        return answer(expect === 'json' ? this.#parseJson(text, line) : text);
+      }
+    }
+  }
+
+  #parseJson(text: string, line: PdsRequestLine): unknown {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      const detail = text.trim() === '' ? 'an empty body where JSON was expected' : 'a body that is not JSON';
+      throw new PdsInvalidResponseError(`${detail} (${text.length} characters)`, line, {
+        cause: this.#redactor.safeCause(error),
+      });
+    }
+  }
+
+  /** The response stream, with its errors mapped to `PdsError`s; destroying it releases the socket. */
+  #guardStream(body: Readable, line: PdsRequestLine): Readable {
+    const out = new PassThrough();
+    body.on('error', (error) => out.destroy(this.#toPdsError(error, line)));
+    out.on('close', () => {
+      if (!body.destroyed) body.destroy();
+    });
+    body.pipe(out);
+    return out;
+  }
+
+  /** Names a lower-level failure. Messages hold the request line and redacted details only. */
+  #toPdsError(error: unknown, line: PdsRequestLine): PdsError {
+    if (error instanceof PdsError) return error;
+    const cause = this.#redactor.safeCause(error);
+    const bodyError = findRequestBodyError(error);
+    if (bodyError?.sourceFailed) {
+      return new PdsUploadSourceError(this.#redactor.redact(bodyError.message), line, { cause });
+    }
+    if (bodyError) {
+      return new PdsInvalidRequestError(
+        `the request body failed: ${this.#redactor.redact(bodyError.message)}`,
+        line,
+        {
+          cause,
+        },
+      );
+    }
+    const code = codeOf(error);
+    switch (code) {
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return new PdsTimeoutError('connect', this.#timeouts.connect, line, { cause });
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return new PdsTimeoutError('headers', this.#timeouts.headers, line, { cause });
+      case 'UND_ERR_BODY_TIMEOUT':
+        return new PdsTimeoutError('body', this.#timeouts.body, line, { cause });
+      case 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH':
+        return new PdsInvalidRequestError(
+          'the body length differs from its content-length header; declare the exact size',
+          line,
+          { cause },
+        );
+      case 'UND_ERR_CLOSED':
+      case 'UND_ERR_DESTROYED':
+        return new PdsInvalidRequestError('the client is closed; create a new one', line, { cause });
+    }
+    if (code?.startsWith('HPE_')) {
+      return new PdsInvalidResponseError('the answer is not valid HTTP', line, { cause });
+    }
+    const detail = this.#redactor.redact(describeFailure(error));
+    return new PdsNetworkError(detail, line, !failedBeforeRequest(error), { cause });
+  }
+
+  #pathAndQuery(request: PdsRequest, method: string): string {
+    const { path } = request;
+    if (!path.startsWith('/') || /[?#]/.test(path)) {
+      throw new PdsInvalidRequestError(
+        "the path must start with '/' and carry no '?' or '#'; pass query parameters in `query`",
+        { method, path },
+      );
+    }
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) params.append(name, String(value));
+    }
+    const query = params.toString();
+    return `${this.#prefix}${path}${query ? `?${query}` : ''}`;
+  }
+
+  #headers(request: PdsRequest, line: PdsRequestLine): Record<string, string> {
+    if (request.json !== undefined && request.body !== undefined) {
+      throw new PdsInvalidRequestError('pass either `json` or `body`, not both', line);
+    }
+    const headers: Record<string, string> = {
+      accept: request.expect === 'json' ? 'application/json' : '*/*',
+    };
+    if (request.json !== undefined) headers['content-type'] = 'application/json';
+    for (const [rawName, value] of Object.entries(request.headers ?? {})) {
+      const name = rawName.toLowerCase();
+      if (RESERVED_HEADERS.has(name)) {
+        throw new PdsInvalidRequestError(`the header '${name}' is set by the transport; remove it`, line);
+      }
+      if (/[\r\n\0]/.test(value)) {
+        throw new PdsInvalidRequestError(
+          `the header '${name}' contains a line break or NUL; remove it`,
+          line,
+        );
+      }
+      headers[name] = value;
+    }
+    headers.authorization = this.#authorization;
+    headers['user-agent'] = USER_AGENT;
+    return headers;
+  }
+
+  async #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.#sleep(ms, signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
+  }
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, signal ? { signal } : undefined);
+}
+
+/** True when the error provably happened before the request could reach the server. */
+function failedBeforeRequest(error: unknown): boolean {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    // Happy-eyeballs connects try several addresses and report every refusal together.
+    return error.errors.every(failedBeforeRequest);
+  }
+  if (typeof error !== 'object' || error === null) return false;
+  const { syscall } = error as { syscall?: unknown };
+  const code = codeOf(error);
+  return (
+    (typeof syscall === 'string' && PRE_REQUEST_SYSCALLS.has(syscall)) || PRE_REQUEST_CODES.has(code ?? '')
+  );
+}
+
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = codeOf(error);
+  const message = error.message || error.name;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */
+async function readExcerpt(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // The status already tells what happened.
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new PdsConfigurationError(
+      'PDS_BASE_URL is not a valid URL; set it to the PDS address, e.g. https://pds.example.com',
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PdsConfigurationError(`PDS_BASE_URL must use http or https, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new PdsConfigurationError(
+      'PDS_BASE_URL must not carry credentials; set PDS_USERNAME / PDS_PASSWORD or PDS_CREDENTIALS_SECRET_ID',
+    );
+  }
+  if (url.search || url.hash) {
+    throw new PdsConfigurationError('PDS_BASE_URL must not carry a query or fragment; remove them');
+  }
+  return url;
+}
+
+function checkCredentials(credentials: PdsCredentials): PdsCredentials {
+  const { username, password } = credentials ?? {};
+  if (typeof username !== 'string' || username === '' || typeof password !== 'string' || password === '') {
+    throw new PdsConfigurationError('PDS credentials need a non-empty username and password');
+  }
+  if (username.includes(':')) {
+    // RFC 7617: the user-id of Basic authentication cannot contain a colon.
+    throw new PdsConfigurationError("the PDS username must not contain ':' (HTTP Basic cannot carry it)");
+  }
+  return { username, password };
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new PdsConfigurationError(`${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new PdsConfigurationError(`${name} must be a non-negative number of milliseconds, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,233 @@
+/**
+ * The `/api/v1` workflow operations of the PDS as typed methods: upload, import, validate, select,
+ * publish, communication channels, supplier reviews and messaging assets.
+ *
+ * Each method checks its arguments before any request (a refused argument is a `PdsInvalidRequestError`),
+ * builds the path with {@link pathOf}, lets the transport send it, and reads the answer through a
+ * lenient schema.
+ */
+import type { Readable } from 'node:stream';
+import { PdsRequestBodyError } from './body-error.ts';
+import type { PdsCallOptions, PdsClient } from './client.ts';
+import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import { createMultipartBody, type MultipartBody, type UploadSource } from './multipart.ts';
+import { pathOf } from './paths.ts';
+import { parseAnswer, schemas } from './schemas.ts';
+import type { PdsTransport } from './transport.ts';
+import {
+  type CommunicationChannel,
+  DESTINATION_TYPES,
+  type GatheringEntry,
+  type ImportRequest,
+  type MessagingAssetSummary,
+  type PublicationRequest,
+  type Selection,
+  type SupplierReview,
+  type ValidationRequest,
+  type ValidationResponse,
+} from './types.ts';
+
+const XML_ACCEPT = 'application/xml, text/xml;q=0.9, */*;q=0.1';
+
+/**
+ * {@link PdsClient} over a {@link PdsTransport}.
+ *
+ * @example
+ * ```ts
+ * const workflow = new PdsWorkflow(new PdsTransport({ baseUrl, credentials }));
+ * const entries = await workflow.uploadGathering({ filePath: 'items.csv', contentType: 'text/csv' });
+ * for (const entry of entries) await workflow.startImport(entry);
+ * ```
+ */
+export class PdsWorkflow implements PdsClient {
+  readonly #transport: PdsTransport;
+
+  constructor(transport: PdsTransport) {
+    this.#transport = transport;
+  }
+
+  async uploadGathering(source: UploadSource, options: PdsCallOptions = {}): Promise<GatheringEntry[]> {
+    const path = '/api/v1/gatherings';
+    let multipart: MultipartBody;
+    try {
+      multipart = await createMultipartBody(source);
+    } catch (error) {
+      if (!(error instanceof PdsRequestBodyError)) throw error;
+      throw new PdsInvalidRequestError(error.message, { method: 'POST', path }, { cause: error });
+    }
+    const response = await this.#transport.request({
+      method: 'POST',
+      path,
+      headers: { 'content-type': multipart.contentType, 'content-length': String(multipart.contentLength) },
+      // A file source is opened afresh per attempt; a one-shot stream makes the transport never retry.
+      body: multipart.replayable ? () => multipart.open() : multipart.open(),
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.gatheringEntries, response.body, response.request);
+  }
+
+  async startImport(request: ImportRequest, options: PdsCallOptions = {}): Promise<void> {
+    const path = '/api/v1/imports';
+    const line = { method: 'POST', path };
+    requireText(request?.gatheringKey, 'gatheringKey', line);
+    requireText(request.path, 'path', line);
+    await this.#transport.request({
+      method: 'POST',
+      path,
+      json: { gatheringKey: request.gatheringKey, path: request.path },
+      expect: 'none',
+      signal: options.signal,
+    });
+  }
+
+  async validate(request: ValidationRequest, options: PdsCallOptions = {}): Promise<ValidationResponse> {
+    const path = '/api/v1/validate';
+    const line = { method: 'POST', path };
+    if (!isObject(request?.newItem)) {
+      throw new PdsInvalidRequestError('newItem must be an object (the item to validate)', line);
+    }
+    if (request.oldItem !== undefined && !isObject(request.oldItem)) {
+      throw new PdsInvalidRequestError('oldItem must be an object or left out', line);
+    }
+    if (request.attributeNames !== undefined && !isStringArray(request.attributeNames)) {
+      throw new PdsInvalidRequestError('attributeNames must be an array of strings or left out', line);
+    }
+    const response = await this.#transport.request({
+      method: 'POST',
+      path,
+      json: request,
+      // Validation has no side effect: repeating it is as safe as a GET.
+      idempotent: true,
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.validationResponse, response.body, response.request);
+  }
+
+  async createSelection(primaryKeys: readonly string[], options: PdsCallOptions = {}): Promise<Selection> {
+    const path = '/api/v1/selections';
+    const line = { method: 'POST', path };
+    if (!isStringArray(primaryKeys)) {
+      throw new PdsInvalidRequestError('primaryKeys must be an array of strings', line);
+    }
+    const response = await this.#transport.request({
+      method: 'POST',
+      path,
+      json: { primaryKeys },
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.selection, response.body, response.request);
+  }
+
+  async publish(request: PublicationRequest, options: PdsCallOptions = {}): Promise<void> {
+    const path = '/api/v1/publications';
+    const line = { method: 'POST', path };
+    requireText(request?.selectionId, 'selectionId', line);
+    if (!Array.isArray(request.destinations) || request.destinations.length === 0) {
+      throw new PdsInvalidRequestError('destinations must be a non-empty array', line);
+    }
+    request.destinations.forEach((destination, index) => {
+      if (!DESTINATION_TYPES.includes(destination?.destinationType)) {
+        throw new PdsInvalidRequestError(
+          `destinations[${index}].destinationType must be one of ${DESTINATION_TYPES.join(', ')}`,
+          line,
+        );
+      }
+      requireText(destination.destinationId, `destinations[${index}].destinationId`, line);
+    });
+    await this.#transport.request({
+      method: 'POST',
+      path,
+      json: { selectionId: request.selectionId, destinations: request.destinations },
+      expect: 'none',
+      signal: options.signal,
+    });
+  }
+
+  async listCommunicationChannels(options: PdsCallOptions = {}): Promise<CommunicationChannel[]> {
+    const path = '/api/v1/communicationchannels';
+    const response = await this.#transport.request({
+      method: 'GET',
+      path,
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.communicationChannels, response.body, response.request);
+  }
+
+  async listSupplierReviews(primaryKey: string, options: PdsCallOptions = {}): Promise<SupplierReview[]> {
+    requireText(primaryKey, 'primaryKey', { method: 'GET', path: '/api/v1/supplierreviews/{primaryKey}' });
+    const path = pathOf`/api/v1/supplierreviews/${primaryKey}`;
+    const response = await this.#transport.request({
+      method: 'GET',
+      path,
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.supplierReviews, response.body, response.request);
+  }
+
+  async getMessagingAsset(messagingAssetId: number, options: PdsCallOptions = {}): Promise<string> {
+    const response = await this.#transport.request({
+      method: 'GET',
+      path: messagingAssetPath(messagingAssetId),
+      headers: { accept: XML_ACCEPT },
+      expect: 'text',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  async streamMessagingAsset(messagingAssetId: number, options: PdsCallOptions = {}): Promise<Readable> {
+    const response = await this.#transport.request({
+      method: 'GET',
+      path: messagingAssetPath(messagingAssetId),
+      headers: { accept: XML_ACCEPT },
+      expect: 'stream',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  async listMessagingAssets(options: PdsCallOptions = {}): Promise<MessagingAssetSummary[]> {
+    const path = '/api/v1/messaging/messagingassets/';
+    const response = await this.#transport.request({
+      method: 'GET',
+      path,
+      expect: 'json',
+      signal: options.signal,
+    });
+    return parseAnswer(schemas.messagingAssetSummaries, response.body, response.request);
+  }
+}
+
+/** The path of one messaging asset, refusing ids the spec's integer type cannot hold. */
+function messagingAssetPath(messagingAssetId: number): string {
+  if (
+    typeof messagingAssetId !== 'number' ||
+    !Number.isSafeInteger(messagingAssetId) ||
+    messagingAssetId < 0
+  ) {
+    throw new PdsInvalidRequestError(
+      `messagingAssetId must be a non-negative safe integer, got ${String(messagingAssetId)}; take it from a supplier review or the messaging-asset list`,
+      { method: 'GET', path: '/api/v1/messaging/messagingassets/{messagingAssetId}' },
+    );
+  }
+  return pathOf`/api/v1/messaging/messagingassets/${messagingAssetId}`;
+}
+
+function requireText(value: unknown, name: string, line: PdsRequestLine): void {
+  if (typeof value !== 'string' || value === '') {
+    throw new PdsInvalidRequestError(`${name} must be a non-empty string`, line);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+}

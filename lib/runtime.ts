@@ -1,0 +1,77 @@
+/**
+ * The adapters a handler wires, built once per cold start and reused by every invocation of that
+ * container: the PDS client (keep-alive pool), the state store, the event sink, the logger and metrics.
+ *
+ * Handlers choose adapters here and nowhere else; the logic under lib/ only sees the ports
+ * (`PdsClient`, `StateStore`, `EventSink`).
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig(process.env, { require: ['STATE_BUCKET'] });
+ * const pds = await pdsClientFor(config);
+ * ```
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { s3Client, sqsClient } from './aws.ts';
+import { type BaseSettings, type Config, eventQueueUrlFor, requireSetting } from './config.ts';
+import { type EventSink, SqsEventPublisher } from './events/index.ts';
+import {
+  type ClosablePdsClient,
+  createPdsClient,
+  type PdsCredentials,
+  resolveCredentials,
+} from './pds/index.ts';
+import { S3StateStore } from './state/s3.ts';
+import type { StateStore } from './state/store.ts';
+
+/** Structured JSON logs; `POWERTOOLS_SERVICE_NAME` and `POWERTOOLS_LOG_LEVEL` tune it. */
+export const logger = new Logger({ serviceName: 'pds-bridge' });
+
+/** CloudWatch embedded-metric-format metrics under the `PdsBridge` namespace. */
+export const metrics = new Metrics({ namespace: 'PdsBridge', serviceName: 'pds-bridge' });
+
+let pdsClient: Promise<ClosablePdsClient> | undefined;
+
+/**
+ * The PDS client for this container. Credentials come from the secret (cached by Powertools) or the
+ * variables; retries are counted in the `PdsRetries` metric.
+ */
+export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<ClosablePdsClient> {
+  pdsClient ??= credentialsOf(config).then((credentials) =>
+    createPdsClient({
+      baseUrl: config.pdsBaseUrl,
+      credentials,
+      onRetry: (retry) => {
+        metrics.addMetric('PdsRetries', 'Count', 1);
+        logger.warn('Retrying a PDS request', { ...retry });
+      },
+    }),
+  );
+  // A failed resolution (a missing secret) is retried at the next invocation rather than cached.
+  pdsClient.catch(() => {
+    pdsClient = undefined;
+  });
+  return pdsClient;
+}
+
+async function credentialsOf(config: Config<Partial<BaseSettings>>): Promise<PdsCredentials> {
+  const source = config.pdsCredentials;
+  if (source.kind === 'basic') return { username: source.username, password: source.password };
+  return resolveCredentials({ env: { PDS_CREDENTIALS_SECRET_ID: source.secretId } });
+}
+
+/** The state store on the state bucket (`STATE_BUCKET`). */
+export function stateStoreFor(config: Config<Partial<BaseSettings>>): StateStore {
+  return new S3StateStore({ client: s3Client(), bucket: requireSetting(config, 'STATE_BUCKET') });
+}
+
+/** The SQS event sink: each event type to its queue, oversized bodies through the state bucket. */
+export function eventSinkFor(config: Config<Partial<BaseSettings>>): EventSink {
+  const stateBucket = config.settings.STATE_BUCKET;
+  return new SqsEventPublisher({
+    sqs: sqsClient(),
+    queueUrl: (type) => eventQueueUrlFor(config, type),
+    ...(stateBucket ? { claimCheck: { s3: s3Client(), bucket: stateBucket } } : {}),
+  });
+}

@@ -1,0 +1,217 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import { inspect } from 'node:util';
+import { MockAgent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PdsRequestBodyError } from '../../lib/pds/body-error.ts';
+import { PdsError } from '../../lib/pds/errors.ts';
+import { type PdsRequest, PdsTransport, type PdsTransportOptions } from '../../lib/pds/transport.ts';
+
+const password = 'S3cr3t-Passw0rd!';
+const credentials = { username: 'bridge-user', password };
+const token = Buffer.from(`bridge-user:${password}`).toString('base64');
+const sockets = new Set<net.Socket>();
+const servers: net.Server[] = [];
+let echoUrl = '';
+let silentTlsUrl = '';
+let refusedUrl = '';
+
+/** Every text a log line or an error report could show. */
+function renderings(error: unknown): string[] {
+  const texts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 10; depth++) {
+    texts.push(String(current), current.stack ?? '', JSON.stringify(current));
+    current = current.cause;
+  }
+  texts.push(inspect(error, { depth: 20, showHidden: true }));
+  return texts;
+}
+
+function expectNoCredentials(error: unknown): void {
+  expect(error).toBeInstanceOf(PdsError);
+  for (const text of renderings(error)) {
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(encodeURIComponent(password));
+  }
+}
+
+async function listen(server: net.Server): Promise<string> {
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  servers.push(server);
+  return `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  // A misbehaving server that echoes the credentials it received into every kind of answer.
+  const echo = http.createServer((req, res) => {
+    req.resume();
+    const auth = req.headers.authorization ?? '';
+    const decoded = Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString();
+    const leak = `you sent ${auth} which is ${decoded}`;
+    const status = Number(req.url?.slice(1).split('?')[0]);
+    if (req.url === '/invalid-json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"echo": "${auth}", "decoded": "${decoded}", `);
+    } else if (req.url === '/slow-headers') {
+      // never answers
+    } else if (req.url === '/slow-body' || req.url === '/reset-body') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '10000' });
+      res.write(`{"echo": "${leak}"`);
+      if (req.url === '/reset-body') setTimeout(() => res.socket?.destroy(), 20);
+    } else {
+      res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ status, error: 'Echo', message: leak }));
+    }
+  });
+  echoUrl = `http://${await listen(echo)}`;
+  silentTlsUrl = `https://${await listen(net.createServer((socket) => socket.on('error', () => undefined)))}`;
+  const closed = net.createServer();
+  const address = await listen(closed);
+  servers.pop();
+  await new Promise((resolve) => closed.close(resolve));
+  refusedUrl = `http://${address}`;
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function failure(baseUrl: string, request: PdsRequest, options: Partial<PdsTransportOptions> = {}) {
+  const transport = new PdsTransport({
+    baseUrl,
+    credentials,
+    headersTimeoutMs: 100,
+    bodyTimeoutMs: 100,
+    connectTimeoutMs: 100,
+    retry: { maxAttempts: 2 },
+    sleep: async () => undefined,
+    ...options,
+  });
+  try {
+    await transport.request(request);
+    throw new Error('the request was expected to fail');
+  } catch (error) {
+    return error;
+  } finally {
+    await transport.close();
+  }
+}
+
+describe('PdsTransport keeps credentials out of errors', () => {
+  it.each([400, 401, 403, 404, 409, 418, 429, 500, 503])(
+    'when the server echoes them in a %i answer',
+    async (status) => {
+      // Act
+      const error = await failure(echoUrl, { method: 'GET', path: `/${status}`, expect: 'json' });
+
+      // Assess: the excerpt is kept, the secrets are not
+      expect(String(error)).toContain('you sent');
+      expectNoCredentials(error);
+    },
+  );
+
+  it.each([
+    ['invalid JSON in a 2xx answer', '/invalid-json', 'json'],
+    ['a headers timeout', '/slow-headers', 'json'],
+    ['a body timeout', '/slow-body', 'json'],
+    ['a reset mid-body', '/reset-body', 'text'],
+  ] as const)('on %s', async (_kind, path, expectKind) => {
+    // Act
+    const error = await failure(echoUrl, { method: 'GET', path, expect: expectKind });
+
+    // Assess
+    expectNoCredentials(error);
+  });
+
+  it('on a reset inside a returned stream', async () => {
+    // Prepare
+    const transport = new PdsTransport({ baseUrl: echoUrl, credentials });
+    const { body } = await transport.request({ method: 'GET', path: '/reset-body', expect: 'stream' });
+
+    // Act
+    const error = await (async () => {
+      for await (const _chunk of body) {
+        // read until the reset
+      }
+    })().catch((e) => e);
+    await transport.close();
+
+    // Assess
+    expectNoCredentials(error);
+  });
+
+  it('on a connect timeout', async () => {
+    // Act
+    const error = await failure(silentTlsUrl, { method: 'GET', path: '/', expect: 'none' });
+
+    // Assess
+    expect(error).toHaveProperty('phase', 'connect');
+    expectNoCredentials(error);
+  });
+
+  it('on a refused connection', async () => {
+    // Act
+    const error = await failure(refusedUrl, { method: 'POST', path: '/', json: {}, expect: 'none' });
+
+    // Assess
+    expect(error).toHaveProperty('reachedServer', false);
+    expectNoCredentials(error);
+  });
+
+  it('when a lower-level error quotes the Authorization header', async () => {
+    // Prepare: an undici-style error whose message and cause quote the header
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const inner = new Error(`header authorization: Basic ${token}`);
+    const failure1 = Object.assign(
+      new Error(`socket hang up while sending Basic ${token}`, { cause: inner }),
+      {
+        code: 'UND_ERR_SOCKET',
+      },
+    );
+    agent.get('http://pds.example.test').intercept({ path: '/x', method: 'GET' }).replyWithError(failure1);
+
+    // Act
+    const error = await failure(
+      'http://pds.example.test',
+      { method: 'GET', path: '/x', expect: 'none' },
+      { dispatcher: agent, retry: { maxAttempts: 1 } },
+    );
+    await agent.close();
+
+    // Assess
+    expect(String(error)).toContain('[REDACTED]');
+    expectNoCredentials(error);
+  });
+
+  it('when the request body fails with a message quoting the password', async () => {
+    // Act
+    const error = await failure(echoUrl, {
+      method: 'PUT',
+      path: '/200',
+      headers: { 'content-length': '100' },
+      body: () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from('a');
+            throw new PdsRequestBodyError(`upstream refused ${password}`);
+          })(),
+        ),
+      expect: 'none',
+    });
+
+    // Assess
+    expect(error).toHaveProperty('code', 'INVALID_REQUEST');
+    expectNoCredentials(error);
+  });
+});
