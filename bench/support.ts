@@ -1,0 +1,115 @@
+/**
+ * Shared pieces of the benchmarks: child processes for the servers (so the measured process holds
+ * only what it measures), deterministic test files, and figure formatting.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { build } from 'esbuild';
+
+export const root = path.resolve(import.meta.dirname, '..');
+export const MiB = 1024 * 1024;
+
+export interface ChildServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `pds-simulator` on a free port in its own process and waits for its address line. */
+export async function startSimulatorProcess(args: string[] = []): Promise<ChildServer> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/pds-simulator.mjs'), '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
+      if (match) resolve(match[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`pds-simulator exited with ${code} before it was ready`)));
+  });
+  child.stdout?.resume();
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Writes `bytes` of a repeating, non-compressible-looking pattern to `file`. */
+export async function writePatternFile(file: string, bytes: number): Promise<void> {
+  const block = Buffer.alloc(MiB);
+  for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24;
+  async function* blocks() {
+    for (let written = 0; written < bytes; written += block.length) {
+      yield written + block.length <= bytes ? block : block.subarray(0, bytes - written);
+    }
+  }
+  await pipeline(blocks(), createWriteStream(file));
+}
+
+export async function removeQuietly(file: string): Promise<void> {
+  await rm(file, { force: true, recursive: true });
+}
+
+/** Runs a command and resolves with its stdout; rejects with its stderr on a non-zero exit. */
+export async function runCommand(command: string, args: string[]): Promise<string> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`${command} exited with ${code}: ${err.trim()}`);
+  return out;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Prints rows as an aligned Markdown table, ready for docs/benchmarks.md. */
+export function printTable(headers: string[], rows: Array<Array<string | number>>): void {
+  const cells = [headers, ...rows.map((row) => row.map(String))];
+  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) =>
+    `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  process.stdout.write(`${line(headers)}\n| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |\n`);
+  for (const row of cells.slice(1)) process.stdout.write(`${line(row)}\n`);
+}
+
+/** Bundles an entry point as the Lambda build does (minified ESM for Node 24) into `outDir`; returns the file. */
+export async function bundleForNode(entry: string, outDir: string): Promise<string> {
+  const outfile = path.join(outDir, `${path.basename(entry, '.ts')}.mjs`);
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    minify: true,
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+  });
+  return outfile;
+}
