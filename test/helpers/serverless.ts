@@ -23,10 +23,14 @@ export async function packageService(args: string[] = []): Promise<CloudFormatio
     const { AWS_PROFILE: _profile, ...inherited } = process.env;
     const env = { ...inherited, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
     await run(process.execPath, ['scripts/build.ts'], { cwd: root, env });
-    await run(process.execPath, [path.join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', outDir, ...args], {
-      cwd: root,
-      env,
-    });
+    await run(
+      process.execPath,
+      [path.join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', outDir, ...args],
+      {
+        cwd: root,
+        env,
+      },
+    );
     return JSON.parse(await readFile(path.join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'));
   } finally {
     await rm(outDir, { recursive: true, force: true });
