@@ -47,6 +47,7 @@ export interface MultipartBody {
 /** The form field the PDS reads the file from. */
 export const FILE_FIELD = 'file';
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+const FILE_READ_CHUNK = 256 * 1024;
 
 /**
  * Escapes a file name for the quoted `filename` parameter as the WHATWG HTML form encoding does
@@ -136,7 +137,8 @@ async function fileSource(source: FileUploadSource): Promise<ResolvedSource> {
     contentType: source.contentType,
     size,
     replayable: true,
-    open: () => createReadStream(source.filePath),
+    // Larger reads than the 64 KiB default: fewer chunks through the framing generators, same flat memory.
+    open: () => createReadStream(source.filePath, { highWaterMark: FILE_READ_CHUNK }),
   };
 }
 
