@@ -9,7 +9,7 @@ import { type RunningSimulator, type SimulatorOptions, startSimulator } from './
 /** The usage text printed by `--help`. */
 export const USAGE = `Usage: pds-simulator [options]
 
-Runs the Product Data Service simulator (/api/v1 workflow family) until SIGINT or SIGTERM.
+Runs the Product Data Service simulator (the /api/v1 and /v1 families) until SIGINT or SIGTERM.
 
 Options:
   --host <host>             address to listen on (default 127.0.0.1)

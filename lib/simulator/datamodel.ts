@@ -30,6 +30,170 @@ export const DEMO_DATA_MODEL: readonly AttributeDefinition[] = [
   { name: 'simple_date', label: 'Simple Date', type: 'date' },
 ];
 
+/** Name of the demo data model: the `dataModel` filter of `GET /v1/datamodel/retrieval/{kind}`. */
+export const DEMO_DATA_MODEL_NAME = 'demo';
+
+/** Version of the demo data model, part of `GET /v1/datamodel/current`. */
+export const DEMO_DATA_MODEL_VERSION = '1';
+
+/** The extension each attribute belongs to: `core`, or `gdsn` for the GDSN trade-item measurements. */
+export const DEMO_ATTRIBUTE_EXTENSIONS: Readonly<Record<string, string>> = {
+  primaryKey__: 'core',
+  name: 'core',
+  category: 'core',
+  netContent: 'gdsn',
+  netContentUnit: 'gdsn',
+  simple_date: 'core',
+};
+
+/** One category (class) of the demo data model; it introduces attributes that its descendants inherit. */
+export interface CategoryDefinition {
+  key: string;
+  label: string;
+  parent?: string;
+  extension: string;
+  /** Attributes introduced here, by name (every DEMO_DATA_MODEL attribute is introduced exactly once). */
+  attributes: readonly string[];
+  /** Default values set here; a descendant's defaults override its ancestors'. */
+  defaults: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The demo category tree: PRODUCT → PACKAGED → FOOD, BEVERAGE, NON_FOOD. The leaves' keys are the
+ * values of the `category` attribute, and their default items set it.
+ */
+export const DEMO_CATEGORIES: readonly CategoryDefinition[] = [
+  {
+    key: 'PRODUCT',
+    label: 'Product',
+    extension: 'core',
+    attributes: ['primaryKey__', 'name', 'category', 'simple_date'],
+    defaults: {},
+  },
+  {
+    key: 'PACKAGED',
+    label: 'Packaged goods',
+    parent: 'PRODUCT',
+    extension: 'gdsn',
+    attributes: ['netContent', 'netContentUnit'],
+    defaults: { netContentUnit: 'EA' },
+  },
+  {
+    key: 'FOOD',
+    label: 'Food',
+    parent: 'PACKAGED',
+    extension: 'core',
+    attributes: [],
+    defaults: { category: 'FOOD', netContentUnit: 'GRM' },
+  },
+  {
+    key: 'BEVERAGE',
+    label: 'Beverage',
+    parent: 'PACKAGED',
+    extension: 'core',
+    attributes: [],
+    defaults: { category: 'BEVERAGE', netContentUnit: 'MLT' },
+  },
+  {
+    key: 'NON_FOOD',
+    label: 'Non-food',
+    parent: 'PACKAGED',
+    extension: 'core',
+    attributes: [],
+    defaults: { category: 'NON_FOOD' },
+  },
+];
+
+/** A named list of codes; its codes are the `values` of the enum attribute it serves. */
+export interface EnumDefinition {
+  name: string;
+  label: string;
+  extension: string;
+  /** The DEMO_DATA_MODEL attribute whose `values` are this enum's codes. */
+  attribute: string;
+  /** Display labels of the codes. */
+  codeLabels: Readonly<Record<string, string>>;
+}
+
+/** The demo enums, one per enum attribute of DEMO_DATA_MODEL. */
+export const DEMO_ENUMS: readonly EnumDefinition[] = [
+  {
+    name: 'categoryCode',
+    label: 'Category',
+    extension: 'core',
+    attribute: 'category',
+    codeLabels: { FOOD: 'Food', BEVERAGE: 'Beverage', NON_FOOD: 'Non-food' },
+  },
+  {
+    name: 'measurementUnit',
+    label: 'Measurement unit',
+    extension: 'gdsn',
+    attribute: 'netContentUnit',
+    codeLabels: { GRM: 'gram', KGM: 'kilogram', MLT: 'millilitre', LTR: 'litre', EA: 'each' },
+  },
+];
+
+/** The one layout of the demo data model: how an item form groups the attributes. */
+export const DEMO_LAYOUTS = [
+  {
+    name: 'default',
+    label: 'Item',
+    sections: [
+      { label: 'Identification', attributes: ['primaryKey__', 'name', 'category'] },
+      { label: 'Content', attributes: ['netContent', 'netContentUnit'] },
+      { label: 'Dates', attributes: ['simple_date'] },
+    ],
+  },
+] as const;
+
+/** One export format: built in (`SYSTEM`) or defined by the data model; `mappings` say where each attribute goes. */
+export interface ExportFormatDefinition {
+  key: string;
+  label: string;
+  source: 'SYSTEM' | 'DATA_MODEL';
+  fileExtension: string;
+  contentType: string;
+  mappings: ReadonlyArray<{ attribute: string; column: string }>;
+}
+
+const SAME_NAME_MAPPINGS = DEMO_DATA_MODEL.map(({ name }) => ({ attribute: name, column: name }));
+
+/** The export formats of the demo system and data model. */
+export const DEMO_EXPORT_FORMATS: readonly ExportFormatDefinition[] = [
+  {
+    key: 'CSV',
+    label: 'Comma-separated values',
+    source: 'SYSTEM',
+    fileExtension: 'csv',
+    contentType: 'text/csv',
+    mappings: SAME_NAME_MAPPINGS,
+  },
+  {
+    key: 'JSON',
+    label: 'JSON array of items',
+    source: 'SYSTEM',
+    fileExtension: 'json',
+    contentType: 'application/json',
+    mappings: SAME_NAME_MAPPINGS,
+  },
+  {
+    key: 'GDSN_3_1',
+    label: 'GDSN 3.1 trade item',
+    source: 'DATA_MODEL',
+    fileExtension: 'xml',
+    contentType: 'application/xml',
+    mappings: [
+      { attribute: 'primaryKey__', column: 'tradeItem/gtin' },
+      { attribute: 'name', column: 'tradeItem/tradeItemDescriptionInformation/descriptionShort' },
+      { attribute: 'netContent', column: 'tradeItem/tradeItemMeasurements/netContent' },
+      {
+        attribute: 'netContentUnit',
+        column: 'tradeItem/tradeItemMeasurements/netContent/@measurementUnitCode',
+      },
+    ],
+  },
+];
+
 /** Lengths of the GTIN family (GTIN-8, -12, -13, -14); a numeric key of such a length must carry a valid check digit. */
 const GTIN_LENGTHS = new Set([8, 12, 13, 14]);
 

@@ -1,8 +1,12 @@
 /**
  * Demo records: two GDSN channels (always present), five items and a backlog of reviews with their
  * messaging assets (one SYNCHRONISED, one REVIEW, one more SYNCHRONISED) so that a poller has work at
- * once. Contents and timestamps are fixed; ids come from the state's seeded generator.
+ * once; for the `/v1` families two bulk subscriptions, tags on two items and a few folders and assets.
+ * Contents and timestamps are fixed; ids come from the state's seeded generator.
  */
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Item } from '../pds/types.ts';
 import { withCheckDigit } from './datamodel.ts';
 import { recordReview } from './reviews.ts';
@@ -118,4 +122,90 @@ export function seedDemoData(state: SimulatorState, withDemoRecords: boolean): v
     const item = state.items.get(key) ?? { primaryKey__: key };
     recordReview(state, channel, item, DEMO_EPOCH + index * 60_000);
   });
+  seedDemoSubscriptions(state);
+  seedDemoTags(state);
+}
+
+/** Names of the demo bulk subscriptions (ids 1 and 2 in a fresh simulator). */
+export const DEMO_BULK_SUBSCRIPTIONS = { gtinWatch: 'gtin-watch', beverageFeed: 'beverage-feed' } as const;
+
+function seedDemoSubscriptions(state: SimulatorState): void {
+  const store = state.bulkSubscriptions;
+  const watch = store.create(
+    {
+      name: DEMO_BULK_SUBSCRIPTIONS.gtinWatch,
+      label: 'GTIN watch list',
+      description: 'Items followed by their GTIN',
+      attributes: ['gtin'],
+    },
+    DEMO_EPOCH + 10 * 60_000,
+  );
+  store.addEntries(watch, [{ gtin: DEMO_PRIMARY_KEYS.water }, { gtin: DEMO_PRIMARY_KEYS.dishSoap }]);
+  const feed = store.create(
+    {
+      name: DEMO_BULK_SUBSCRIPTIONS.beverageFeed,
+      label: 'Beverages by unit',
+      description: 'Beverages sold by volume',
+      attributes: ['category', 'netContentUnit'],
+      active: false,
+    },
+    DEMO_EPOCH + 11 * 60_000,
+  );
+  store.addEntries(feed, [
+    { category: 'BEVERAGE', netContentUnit: 'MLT' },
+    { category: 'BEVERAGE', netContentUnit: 'LTR' },
+  ]);
+}
+
+function seedDemoTags(state: SimulatorState): void {
+  state.itemTags.add(DEMO_PRIMARY_KEYS.water, ['organic', 'promo:2026'], DEMO_EPOCH + 20 * 60_000);
+  state.itemTags.add(DEMO_PRIMARY_KEYS.water, ['promo:2026-spring'], DEMO_EPOCH + 21 * 60_000);
+  state.itemTags.add(DEMO_PRIMARY_KEYS.chocolate, ['seasonal'], DEMO_EPOCH + 22 * 60_000);
+}
+
+/** Paths of the demo assets, seeded by `seedDemoAssets`. */
+export const DEMO_ASSET_PATHS = {
+  waterImage: '/images/water.svg',
+  waterSpec: '/documents/specs/water-spec.txt',
+} as const;
+
+const DEMO_ASSET_CONTENT: Record<string, { contentType: string; text: string }> = {
+  [DEMO_ASSET_PATHS.waterImage]: {
+    contentType: 'image/svg+xml',
+    text: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><rect width="10" height="20" fill="#4af"/></svg>\n',
+  },
+  [DEMO_ASSET_PATHS.waterSpec]: {
+    contentType: 'text/plain',
+    text: 'Sparkling Water 0,5 l\nNet content: 500 MLT\n',
+  },
+};
+
+/**
+ * Writes the demo assets under `uploadDir/assets/demo` and adds them (and their folders) to the tree.
+ *
+ * @example
+ * await seedDemoAssets(state, uploadDir); // /images/water.svg, /documents/specs/water-spec.txt
+ */
+export async function seedDemoAssets(state: SimulatorState, uploadDir: string): Promise<void> {
+  const tree = state.assetFolders;
+  const audit = { user: 'system', at: DEMO_EPOCH };
+  const directory = join(uploadDir, 'assets', 'demo');
+  await mkdir(directory, { recursive: true });
+  for (const [path, { contentType, text }] of Object.entries(DEMO_ASSET_CONTENT)) {
+    const segments = path.slice(1).split('/');
+    let folder = tree.root;
+    for (const name of segments.slice(0, -1)) {
+      const existing = folder.children.get(name);
+      folder = existing?.linkType === 'FOLDER' ? existing : tree.createFolder(folder, name, audit);
+    }
+    const diskPath = join(directory, segments.join('_'));
+    await writeFile(diskPath, text);
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    tree.putAsset(
+      folder,
+      segments.at(-1) as string,
+      { diskPath, size: Buffer.byteLength(text), sha256, contentType },
+      audit,
+    );
+  }
 }

@@ -3,14 +3,18 @@
  * that server.ts writes, so faults such as a reset mid-body apply to every route alike.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { SimulatorHttpError } from './errors.ts';
 
-/** A complete answer; server.ts sets Content-Length from the body. */
+/**
+ * A complete answer; server.ts sets Content-Length from a string or Buffer body. A Readable body is
+ * streamed (chunked unless the handler sets `content-length`) and destroyed when the client goes away.
+ */
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | Readable;
 }
 
 /** Largest JSON request body accepted; bigger ones are refused with 413. */
@@ -53,6 +57,41 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
       `Content-Type must be application/json, got '${contentType || 'none'}'; send the body as JSON`,
     );
   }
+  const text = await readBodyText(req);
+  if (text.trim() === '') throw new SimulatorHttpError(400, 'The request body is empty; send a JSON object');
+  return parseJsonText(text, 'The request body');
+}
+
+/**
+ * Reads an optional JSON body whatever its content type (the `*\/*` bodies of asset folders and item
+ * tags): `undefined` when the body is empty or blank, the parsed value otherwise; 400 when it is not JSON.
+ *
+ * @example
+ * await readOptionalJsonBody(req); // undefined for an empty body, { name: 'x' } for '{"name":"x"}'
+ */
+export async function readOptionalJsonBody(req: IncomingMessage): Promise<unknown> {
+  const text = await readBodyText(req);
+  return text.trim() === '' ? undefined : parseJsonText(text, 'The request body');
+}
+
+/**
+ * Parses JSON text; 400 naming `what` when it is not JSON.
+ *
+ * @example
+ * parseJsonText('[1]', 'The uploaded file'); // [1]
+ */
+export function parseJsonText(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SimulatorHttpError(
+      400,
+      `${what} is not valid JSON (${(error as Error).message}); fix its syntax`,
+    );
+  }
+}
+
+async function readBodyText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   // destroyOnReturn: false keeps the connection usable for the error answer when reading stops early.
@@ -66,16 +105,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     }
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new SimulatorHttpError(400, 'The request body is empty; send a JSON object');
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SimulatorHttpError(
-      400,
-      `The request body is not valid JSON (${(error as Error).message}); fix its syntax`,
-    );
-  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The PDS simulator: a real HTTP server with the `/api/v1` workflow family, in-memory state, seeded
- * demo data and fault injection. Used by tests, the local stack and benchmarks.
+ * The PDS simulator: a real HTTP server with the `/api/v1` workflow family and the `/v1` families
+ * (asset folders, bulk subscriptions, data model, item tags), in-memory state, seeded demo data and
+ * fault injection. Used by tests, the local stack and benchmarks.
  *
  * @example
  * const sim = await startSimulator({ reviewDelayMs: 50 });
@@ -12,16 +13,26 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedDemoData } from './demo-data.ts';
+import { DeferredWork } from './deferred.ts';
+import { seedDemoAssets, seedDemoData } from './demo-data.ts';
 import { SimulatorOptionsError } from './errors.ts';
 import { FaultInjector, type FaultOptions, type ScriptedFault } from './faults.ts';
 import { ReviewScheduler } from './reviews.ts';
 import { Router } from './router.ts';
+import { assetFolderRoutes } from './routes/asset-folders.ts';
+import { bulkSubscriptionRoutes } from './routes/bulk-subscriptions.ts';
+import { dataModelRoutes } from './routes/datamodel.ts';
+import { itemTagRoutes } from './routes/item-tags.ts';
 import { workflowRoutes } from './routes/workflow.ts';
 import { createSimulatorServer, type RequestLogEntry } from './server.ts';
 import { SimulatorState } from './state.ts';
 
-export { DEMO_CHANNEL_IDS, DEMO_PRIMARY_KEYS } from './demo-data.ts';
+export {
+  DEMO_ASSET_PATHS,
+  DEMO_BULK_SUBSCRIPTIONS,
+  DEMO_CHANNEL_IDS,
+  DEMO_PRIMARY_KEYS,
+} from './demo-data.ts';
 export { SimulatorOptionsError } from './errors.ts';
 export type { FaultOptions, ScriptedFault } from './faults.ts';
 export type { RequestLogEntry } from './server.ts';
@@ -36,6 +47,9 @@ export type {
   StoredGatheringEntry,
 } from './state.ts';
 export { SimulatorState } from './state.ts';
+export type { AssetFolderNode, AssetNode, FolderNode } from './state-assets.ts';
+export type { StoredImport, StoredSubscription } from './state-subscriptions.ts';
+export type { StoredTag } from './state-tags.ts';
 
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
@@ -55,6 +69,8 @@ export interface SimulatorOptions {
   faults?: FaultOptions;
   /** Where uploaded files are stored; default a fresh directory under os.tmpdir(), removed on close. */
   uploadDir?: string;
+  /** Delay before a bulk subscription operation sent with `synchronously=false` is applied; default 200. */
+  bulkSubscriptionDelayMs?: number;
 }
 
 export interface RunningSimulator {
@@ -87,9 +103,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const state = new SimulatorState(settings.seed);
   seedDemoData(state, options.demoData !== false);
+  if (options.demoData !== false) await seedDemoAssets(state, uploadDir);
   const faults = new FaultInjector(options.faults, settings.seed);
   const reviews = new ReviewScheduler(state, settings.reviewDelayMs);
-  const router = new Router(workflowRoutes({ state, uploadDir, reviews }));
+  const deferred = new DeferredWork(settings.bulkSubscriptionDelayMs);
+  const router = new Router([
+    ...workflowRoutes({ state, uploadDir, reviews }),
+    ...assetFolderRoutes({ state, uploadDir }),
+    ...bulkSubscriptionRoutes({ state, uploadDir, deferred }),
+    ...dataModelRoutes(),
+    ...itemTagRoutes({ state }),
+  ]);
   const requestLog: RequestLogEntry[] = [];
   const closing = new AbortController();
   const server = createSimulatorServer({
@@ -109,6 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const close = () => {
     closed ??= (async () => {
       reviews.close();
+      deferred.close();
       closing.abort();
       const stopped = once(server, 'close');
       server.close();
@@ -139,6 +164,7 @@ function checkOptions(options: SimulatorOptions) {
     password: options.password ?? 'demo',
     seed: options.seed ?? 1,
     reviewDelayMs: options.reviewDelayMs ?? 3000,
+    bulkSubscriptionDelayMs: options.bulkSubscriptionDelayMs ?? 200,
   };
   if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) {
     throw new SimulatorOptionsError(`port must be an integer from 0 to 65535, got ${settings.port}`);
@@ -148,6 +174,13 @@ function checkOptions(options: SimulatorOptions) {
   }
   if (!(Number.isFinite(settings.reviewDelayMs) && settings.reviewDelayMs >= 0)) {
     throw new SimulatorOptionsError(`reviewDelayMs must be a number >= 0, got ${settings.reviewDelayMs}`);
+  }
+  const delay = settings.bulkSubscriptionDelayMs;
+  // setTimeout cannot wait longer than 2^31 - 1 ms.
+  if (!(Number.isInteger(delay) && delay >= 0 && delay <= 2 ** 31 - 1)) {
+    throw new SimulatorOptionsError(
+      `bulkSubscriptionDelayMs must be an integer from 0 to 2147483647, got ${delay}`,
+    );
   }
   if (settings.username.includes(':')) {
     throw new SimulatorOptionsError(

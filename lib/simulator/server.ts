@@ -1,10 +1,13 @@
 /**
- * The simulator's HTTP server: latency and faults, Basic authentication, dispatch through the route
- * table, the JSON error answer, and writing replies with an exact Content-Length. No business logic.
+ * The simulator's HTTP server: latency and faults, Basic authentication (401, or what the route asks
+ * for), dispatch through the route table, the JSON error answer, and writing replies with an exact
+ * Content-Length (streamed replies go out chunked). No business logic.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SimulatorHttpError } from './errors.ts';
 import type { FaultDecision, FaultInjector } from './faults.ts';
@@ -76,13 +79,23 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
 }
 
 async function serve(deps: ServerDeps, req: IncomingMessage, rawUrl: string): Promise<Reply> {
-  if (!isAuthorized(req, deps.username, deps.password)) {
-    return errorReply(401, 'Missing or wrong credentials; send HTTP Basic authentication', {
-      'www-authenticate': 'Basic realm="PDS"',
-    });
-  }
   const [path = '/', query = ''] = rawUrl.split(/\?(.*)/s);
   const method = req.method ?? 'GET';
+  const signedIn = isAuthorized(req, deps.username, deps.password);
+  if (!signedIn) {
+    const policy = deps.router.signedOutPolicy(method, path);
+    if (policy === 401) {
+      return errorReply(401, 'Missing or wrong credentials; send HTTP Basic authentication', {
+        'www-authenticate': 'Basic realm="PDS"',
+      });
+    }
+    if (policy === 403) {
+      return errorReply(
+        403,
+        'Sign-in required: missing or wrong credentials; send HTTP Basic authentication',
+      );
+    }
+  }
   try {
     const match = deps.router.match(method, path);
     if (match.kind === 'not-found') return errorReply(404, `No operation exists at ${path}; check the path`);
@@ -90,7 +103,13 @@ async function serve(deps: ServerDeps, req: IncomingMessage, rawUrl: string): Pr
       const allow = match.allow.join(', ');
       return errorReply(405, `${method} is not supported on ${path}; use ${allow}`, { allow });
     }
-    return await match.route.handler({ req, params: match.params, query: new URLSearchParams(query) });
+    return await match.route.handler({
+      req,
+      params: match.params,
+      query: new URLSearchParams(query),
+      rest: match.rest,
+      user: signedIn ? deps.username : '',
+    });
   } catch (error) {
     if (error instanceof SimulatorHttpError) return errorReply(error.status, error.message, error.headers);
     return errorReply(500, `The simulator failed: ${(error as Error).message}`);
@@ -143,13 +162,26 @@ function firstOf(emitter: EventEmitter, events: string[]): Promise<void> {
   });
 }
 
+/** 204 and 304 answers must not carry Content-Length (RFC 9110); they never have a body. */
+const BODILESS_STATUSES = new Set([204, 304]);
+
 function headersOf(reply: Reply, body: Buffer): Record<string, string> {
+  if (BODILESS_STATUSES.has(reply.status)) return { ...reply.headers };
   return { ...reply.headers, 'content-length': String(body.length) };
 }
 
 async function writeReply(res: ServerResponse, reply: Reply): Promise<void> {
   // The client may have gone while the request was handled (an aborted upload): nobody is left to answer.
-  if (!res.socket || res.socket.destroyed) return;
+  if (!res.socket || res.socket.destroyed) {
+    if (reply.body instanceof Readable) reply.body.destroy();
+    return;
+  }
+  if (reply.body instanceof Readable) {
+    // Length unknown up front (a ZIP built on the fly) unless the handler set it: sent chunked.
+    res.writeHead(reply.status, { ...reply.headers });
+    await pipeline(reply.body, res);
+    return;
+  }
   const body = Buffer.from(reply.body ?? '');
   res.writeHead(reply.status, headersOf(reply, body));
   for (let offset = 0; offset < body.length; offset += WRITE_SLICE_BYTES) {
@@ -162,8 +194,15 @@ async function writeReply(res: ServerResponse, reply: Reply): Promise<void> {
   res.end();
 }
 
-/** A connection reset mid-answer: the headers and the first half of the body, then the socket is destroyed. */
+/**
+ * A connection reset mid-answer: the headers and the first half of the body (the first chunk of a
+ * streamed body), then the socket is destroyed.
+ */
 async function writePartial(res: ServerResponse, reply: Reply): Promise<void> {
+  if (reply.body instanceof Readable) {
+    await writePartialStream(res, reply, reply.body);
+    return;
+  }
   const body = Buffer.from(reply.body ?? '');
   if (!res.socket || res.socket.destroyed) return;
   if (body.length < 2) {
@@ -175,5 +214,19 @@ async function writePartial(res: ServerResponse, reply: Reply): Promise<void> {
   await new Promise<void>((resolve) =>
     res.write(body.subarray(0, Math.floor(body.length / 2)), () => resolve()),
   );
+  res.socket?.destroy();
+}
+
+async function writePartialStream(res: ServerResponse, reply: Reply, stream: Readable): Promise<void> {
+  if (!res.socket || res.socket.destroyed) {
+    stream.destroy();
+    return;
+  }
+  res.writeHead(reply.status, { ...reply.headers });
+  // Leaving the loop destroys the stream (and the files it reads).
+  for await (const chunk of stream) {
+    await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
+    break;
+  }
   res.socket?.destroy();
 }

@@ -13,6 +13,9 @@ import type {
 } from '../pds/types.ts';
 import { SimulatorOptionsError } from './errors.ts';
 import { mulberry32, type Random, seededUuid } from './random.ts';
+import { AssetFolderTree } from './state-assets.ts';
+import { BulkSubscriptionStore } from './state-subscriptions.ts';
+import { ItemTagStore } from './state-tags.ts';
 
 /** A gathering entry as stored: the wire fields plus where its bytes are and what they hash to. */
 export interface StoredGatheringEntry extends GatheringEntry {
@@ -115,6 +118,12 @@ export class SimulatorState {
   readonly channels: SimulatorChannel[] = [];
   readonly supplierReviews = new Map<string, SupplierReview[]>();
   readonly messagingAssets = new Map<number, MessagingAssetRecord>();
+  /** `/v1/assetFolders`: the folder tree rooted at '/', created by 'system'. */
+  readonly assetFolders = new AssetFolderTree({ user: 'system', at: Date.now() });
+  /** `/v1/bulkSubscription`: subscriptions, their entries and imports. */
+  readonly bulkSubscriptions = new BulkSubscriptionStore();
+  /** `/v1/items/{primaryKey}/tags`: custom tags by primary key. */
+  readonly itemTags = new ItemTagStore();
   readonly #random: Random;
   #nextMessagingAssetId = 1;
 

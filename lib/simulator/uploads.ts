@@ -29,7 +29,7 @@ type UnkeyedEntry = Pick<
 >;
 
 /** One received `file` part, before archives are expanded. */
-interface ReceivedPart extends StoredFile {
+export interface ReceivedPart extends StoredFile {
   assetKey: string;
   fileName: string;
   contentType: string;
@@ -67,13 +67,7 @@ export async function receiveGathering(
   state: SimulatorState,
   uploadDir: string,
 ): Promise<Gathering> {
-  const contentType = req.headers['content-type'] ?? '';
-  if (!/^multipart\/form-data\b/i.test(contentType)) {
-    throw new SimulatorHttpError(
-      415,
-      `Content-Type must be multipart/form-data with a 'file' part, got '${contentType || 'none'}'`,
-    );
-  }
+  requireMultipart(req);
   const gatheringKey = state.newUuid();
   const directory = join(uploadDir, gatheringKey);
   await mkdir(directory, { recursive: true });
@@ -101,7 +95,25 @@ export async function receiveGathering(
   }
 }
 
-function receiveParts(
+/** 415 unless the request is `multipart/form-data`. */
+export function requireMultipart(req: IncomingMessage): void {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\b/i.test(contentType)) {
+    throw new SimulatorHttpError(
+      415,
+      `Content-Type must be multipart/form-data with a 'file' part, got '${contentType || 'none'}'`,
+    );
+  }
+}
+
+/**
+ * Streams every `file` part that has a file name into `directory` (one file per part, named by a new
+ * UUID); other fields are skipped. 400 when the multipart body is malformed.
+ *
+ * @example
+ * const parts = await receiveParts(req, state, '/tmp/uploads'); // [{ fileName: 'a.csv', diskPath, size, sha256, ... }]
+ */
+export function receiveParts(
   req: IncomingMessage,
   state: SimulatorState,
   directory: string,
