@@ -1,0 +1,65 @@
+/**
+ * The ingest function's own configuration variables, read by `loadConfig` at cold start.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `INGEST_PREFIX` | (all) | only keys starting with this are ingested |
+ * | `INGEST_SUFFIXES` | (all) | comma-separated key endings to ingest, case-insensitive, e.g. `.csv,.json,.zip` |
+ * | `INGEST_TAG_OBJECTS` | `true` | tag dropped objects with `pds-gathering-key` and `pds-ingest-outcome` (false for the local emulator) |
+ * | `INGEST_LEASE_SECONDS` | `960` | how long a delivery holds its claim on an object write; keep it above the function timeout |
+ */
+import { setting } from '../config.ts';
+import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
+
+export const INGEST_SETTINGS = Object.freeze({
+  INGEST_PREFIX: setting.string(
+    'only keys starting with this are ingested, e.g. incoming/ (unset: every key)',
+  ),
+  INGEST_SUFFIXES: setting.string(
+    'comma-separated key endings to ingest, case-insensitive, e.g. .csv,.json,.zip (unset: every key)',
+    { pattern: /^[^,]*[^,\s][^,]*(,[^,]*)*$/, hint: 'a comma-separated list such as .csv,.json,.zip' },
+  ),
+  INGEST_TAG_OBJECTS: setting.boolean(
+    'whether dropped objects are tagged with pds-gathering-key and pds-ingest-outcome (false for the local emulator)',
+    { default: true },
+  ),
+  INGEST_LEASE_SECONDS: setting.integer(
+    'seconds a delivery holds its claim on an object write; keep it above the function timeout',
+    { min: 30, max: 43_200, default: 960 },
+  ),
+});
+
+/** The event types the ingest function emits (each needs a queue at cold start). */
+export const INGEST_EVENT_TYPES = ['pds.ingest.completed', 'pds.ingest.failed'] as const;
+
+/** The ingest settings as the logic uses them. */
+export interface IngestOptions {
+  accepts: (key: string) => FilterDecision;
+  tagObjects: boolean;
+  leaseMs: number;
+}
+
+/**
+ * Turns the loaded settings into options.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig(process.env, { settings: INGEST_SETTINGS, require: ['STATE_BUCKET'] });
+ * const options = ingestOptionsFrom(config.settings);
+ * ```
+ */
+export function ingestOptionsFrom(settings: {
+  INGEST_PREFIX?: string | undefined;
+  INGEST_SUFFIXES?: string | undefined;
+  INGEST_TAG_OBJECTS: boolean;
+  INGEST_LEASE_SECONDS: number;
+}): IngestOptions {
+  return {
+    accepts: createIngestFilter({
+      prefix: settings.INGEST_PREFIX ?? '',
+      suffixes: parseSuffixList(settings.INGEST_SUFFIXES),
+    }),
+    tagObjects: settings.INGEST_TAG_OBJECTS,
+    leaseMs: settings.INGEST_LEASE_SECONDS * 1000,
+  };
+}

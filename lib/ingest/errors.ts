@@ -1,0 +1,90 @@
+/**
+ * Every way ingesting a dropped object can fail before or outside the PDS, as a class of its own.
+ * PDS failures keep their own classes (`PdsError` and subclasses, lib/pds/errors.ts); state-store
+ * failures theirs (lib/state/store.ts).
+ *
+ * `retryable` says whether the same SQS message may succeed later: a retryable error is thrown so the
+ * record is reported as a batch item failure; a permanent one ends as a `pds.ingest.failed` event.
+ */
+
+/** The message is not an S3 event notification we can read (bad JSON, missing fields, bad key encoding). */
+export class IngestEventError extends Error {
+  readonly retryable = false;
+
+  constructor(problem: string, options?: ErrorOptions) {
+    super(
+      `Cannot read the S3 event notification: ${problem}. Expected an S3 event ({"Records":[{"eventSource":"aws:s3","s3":{"bucket":{"name"},"object":{"key","size","eTag","sequencer"}}}]}) in the SQS message body; check what sends to the ingest queue.`,
+      options,
+    );
+    this.name = 'IngestEventError';
+  }
+}
+
+/**
+ * Another delivery of the same object write holds a fresh claim on it (or took it over from us).
+ * Retryable: the message comes back after its visibility timeout, when the other delivery has finished.
+ */
+export class IngestInProgressError extends Error {
+  readonly retryable = true;
+  readonly progressKey: string;
+
+  constructor(progressKey: string, detail: string) {
+    super(
+      `Another delivery is ingesting the same object write (${progressKey}): ${detail}; this delivery is retried later by SQS`,
+    );
+    this.name = 'IngestInProgressError';
+    this.progressKey = progressKey;
+  }
+}
+
+/** Why an object could not be read. */
+export type ObjectSourceProblem =
+  /** Deleted (or its version removed) before it was processed: permanent. */
+  | 'gone'
+  /** Replaced by a newer write since the notification (If-Match failed): permanent, the newer write has its own notification. */
+  | 'superseded'
+  /** In an archive storage class that must be restored first: permanent. */
+  | 'archived'
+  /** Anything else: permissions, throttling, S3 errors, network. */
+  | 'unavailable';
+
+/** Opening (or tagging) an S3 object failed. */
+export class ObjectSourceError extends Error {
+  readonly problem: ObjectSourceProblem;
+  readonly retryable: boolean;
+  readonly bucket: string;
+  readonly key: string;
+
+  constructor(
+    problem: ObjectSourceProblem,
+    object: { bucket: string; key: string },
+    detail: string,
+    retryable: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(`s3://${object.bucket}/${object.key}: ${detail}`, options);
+    this.name = 'ObjectSourceError';
+    this.problem = problem;
+    this.retryable = retryable;
+    this.bucket = object.bucket;
+    this.key = object.key;
+  }
+}
+
+/** True when the error says that trying the same message again later can help. */
+export function isRetryable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return true;
+  const { retryable } = error as { retryable?: unknown };
+  // Errors that do not say (SDK failures, bugs) are retried: the DLQ keeps what never succeeds.
+  return typeof retryable === 'boolean' ? retryable : true;
+}
+
+/** The PDS accepted the upload but its answer cannot be imported (no entries, mixed gatherings): permanent. */
+export class IngestRejectedError extends Error {
+  readonly retryable = false;
+
+  constructor(detail: string) {
+    super(`The PDS answer to the upload cannot be imported: ${detail}; check the file and the PDS`);
+    this.name = 'IngestRejectedError';
+  }
+}

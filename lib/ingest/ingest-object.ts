@@ -1,0 +1,310 @@
+/**
+ * Ingests one object write, exactly once under at-least-once delivery:
+ *
+ * 1. claim its progress record (lib/ingest/progress.ts); a finished record makes this a duplicate;
+ * 2. unless the record already says `uploaded`: stream the object from S3 into `POST /gatherings`
+ *    (exact Content-Length, nothing buffered) and record the gathering key and entries;
+ * 3. start the import of every entry not yet recorded as imported, recording each right after the
+ *    PDS accepted it;
+ * 4. emit `pds.ingest.completed`, tag the object, mark the record `done`.
+ *
+ * Permanent failures (object gone or replaced, the PDS refusing with a 4xx other than 429) end as
+ * `pds.ingest.failed`, a tag where the object still is ours, and a `failed` record; the function then
+ * returns normally so the message is acknowledged. Everything else is thrown for SQS to retry, after
+ * the claim was given back so that retry can start at once.
+ *
+ * The event is emitted before the record is finished: a crash in between emits it again with the
+ * same id, which consumers drop; the other order could lose it.
+ */
+import type { EventSink } from '../events/index.ts';
+import { PdsError, PdsHttpError } from '../pds/errors.ts';
+import type { GatheringEntry } from '../pds/types.ts';
+import { ingestProgressKey } from '../state/keys.ts';
+import type { StateStore } from '../state/store.ts';
+import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
+import { completedEvent, failedEvent } from './events.ts';
+import {
+  type IngestLog,
+  type IngestPdsClient,
+  type ObjectRef,
+  type ObjectSource,
+  type ObjectTagger,
+  SILENT_LOG,
+  type TagResult,
+} from './ports.ts';
+import {
+  claimIngest,
+  type IngestClaim,
+  type IngestEntryProgress,
+  type IngestProgressRecord,
+} from './progress.ts';
+import type { ObjectWriteEvent } from './s3-event.ts';
+import { uploadContentType, uploadFileName } from './upload-name.ts';
+
+/** Tag keys written on the dropped object. */
+export const INGEST_TAG_KEYS = Object.freeze({
+  gatheringKey: 'pds-gathering-key',
+  outcome: 'pds-ingest-outcome',
+});
+
+export interface IngestObjectDeps {
+  pds: IngestPdsClient;
+  store: StateStore;
+  events: EventSink;
+  source: ObjectSource;
+  /** Leave out to write no tags (the local emulator corrupts objects on tagging). */
+  tagger?: ObjectTagger;
+  /** Identifies this delivery in the progress record (invocation id and message id). */
+  owner: string;
+  /** Claim lease; longer than the function timeout. */
+  leaseMs: number;
+  now?: () => number;
+  log?: IngestLog;
+  /** CloudEvents `source`; defaults to the envelope's default. */
+  eventSource?: string;
+}
+
+/** How one delivery ended (thrown errors aside). */
+export type IngestOutcome =
+  | {
+      status: 'imported';
+      progressKey: string;
+      gatheringKey: string;
+      /** Entries of the gathering, all imported now. */
+      entries: number;
+      /** Imports this delivery started (fewer than `entries` when it resumed). */
+      importsStarted: number;
+      /** Bytes this delivery streamed to the PDS (0 when the upload was done by an earlier one). */
+      bytesUploaded: number;
+      /** True when an earlier delivery had started this write. */
+      resumed: boolean;
+      tag?: TagResult;
+    }
+  | {
+      status: 'failed' | 'superseded';
+      progressKey: string;
+      reason: string;
+      pdsStatus?: number;
+      tag?: TagResult;
+    }
+  | {
+      status: 'duplicate';
+      progressKey: string;
+      /** What the earlier delivery ended with. */
+      previous: IngestProgressRecord['outcome'];
+    };
+
+/**
+ * Ingests one object write; see the module comment for the steps.
+ *
+ * @throws a retryable error (`retryable: true`, or an error that does not say) for SQS to retry:
+ * `IngestInProgressError`, retryable `PdsError`s, `ObjectSourceError` of S3 trouble, `StateStoreError`,
+ * `EventPublishError`
+ * @example
+ * ```ts
+ * const outcome = await ingestObject(write, { pds, store, events, source, tagger, owner: requestId, leaseMs: 960_000 });
+ * if (outcome.status === 'imported') metrics.addMetric('IngestCompleted', 'Count', 1);
+ * ```
+ */
+export async function ingestObject(write: ObjectWriteEvent, deps: IngestObjectDeps): Promise<IngestOutcome> {
+  const log = deps.log ?? SILENT_LOG;
+  const claimed = await claimIngest(deps.store, write, {
+    owner: deps.owner,
+    leaseMs: deps.leaseMs,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  if (claimed.kind === 'finished') {
+    return {
+      status: 'duplicate',
+      progressKey: ingestProgressKey(write),
+      previous: claimed.record.outcome,
+    };
+  }
+  const { claim } = claimed;
+  if (claimed.takenOver) {
+    log.info('Resuming an ingest whose earlier delivery stopped', {
+      progressKey: claim.key,
+      status: claim.record.status,
+      attempts: claim.record.attempts,
+      lastError: claim.record.lastError,
+    });
+  }
+  try {
+    try {
+      return await carryOut(write, claim, claimed.takenOver, deps);
+    } catch (error) {
+      if (!isPermanent(error)) throw error;
+      return await fail(write, claim, error, deps);
+    }
+  } catch (error) {
+    // Someone else holds the record now: it is theirs to release.
+    if (!(error instanceof IngestInProgressError)) {
+      const released = await claim.release(describe(error));
+      if (!released) log.warn('Could not release the ingest claim', { progressKey: claim.key });
+    }
+    throw error;
+  }
+}
+
+async function carryOut(
+  write: ObjectWriteEvent,
+  claim: IngestClaim,
+  takenOver: boolean,
+  deps: IngestObjectDeps,
+): Promise<IngestOutcome> {
+  const resumed = takenOver || claim.record.status !== 'claimed';
+  let bytesUploaded = 0;
+  if (claim.record.status === 'claimed') {
+    const uploaded = await upload(write, deps);
+    await claim.advance({
+      status: 'uploaded',
+      size: uploaded.size,
+      gatheringKey: uploaded.gatheringKey,
+      entries: uploaded.entries,
+    });
+    bytesUploaded = uploaded.size;
+  }
+
+  const gatheringKey = claim.record.gatheringKey ?? '';
+  let importsStarted = 0;
+  for (const [index, entry] of (claim.record.entries ?? []).entries()) {
+    if (entry.imported) continue;
+    await deps.pds.startImport({ gatheringKey, path: entry.path });
+    importsStarted += 1;
+    // Recorded at once: once this write has landed, no retry repeats the import.
+    const entries = (claim.record.entries ?? []).map((e, i) => (i === index ? { ...e, imported: true } : e));
+    await claim.advance({ entries });
+  }
+
+  const entries = claim.record.entries ?? [];
+  await deps.events.publish([
+    completedEvent(write, { size: claim.record.size ?? 0, gatheringKey, entries }, deps.eventSource),
+  ]);
+  const tag = await tagObject(write, { gatheringKey, outcome: 'imported' }, deps);
+  await claim.advance({ status: 'done', outcome: 'imported', leaseUntil: 0 });
+  return {
+    status: 'imported',
+    progressKey: claim.key,
+    gatheringKey,
+    entries: entries.length,
+    importsStarted,
+    bytesUploaded,
+    resumed,
+    ...(tag ? { tag } : {}),
+  };
+}
+
+/** Streams the object into one gathering; the S3 stream is always closed afterwards. */
+async function upload(
+  write: ObjectWriteEvent,
+  deps: IngestObjectDeps,
+): Promise<{ size: number; gatheringKey: string; entries: IngestEntryProgress[] }> {
+  const opened = await deps.source.open(refOf(write));
+  let answer: GatheringEntry[];
+  try {
+    answer = await deps.pds.uploadGathering({
+      stream: opened.stream,
+      size: opened.size,
+      fileName: uploadFileName(write.key),
+      contentType: uploadContentType(write.key, opened.contentType),
+    });
+  } finally {
+    if (!opened.stream.destroyed) opened.stream.destroy();
+  }
+  const first = answer[0];
+  if (!first) throw new IngestRejectedError('it lists no entries (an empty archive?)');
+  if (answer.some((entry) => entry.gatheringKey !== first.gatheringKey)) {
+    throw new IngestRejectedError('its entries name more than one gatheringKey');
+  }
+  return {
+    size: opened.size,
+    gatheringKey: first.gatheringKey,
+    entries: answer.map((entry) => ({ path: entry.path, assetKey: entry.assetKey, imported: false })),
+  };
+}
+
+/** Errors that trying again cannot fix: they end the ingest with a failed event. */
+function isPermanent(error: unknown): error is Error {
+  if (error instanceof ObjectSourceError || error instanceof PdsError) return !error.retryable;
+  return error instanceof IngestRejectedError;
+}
+
+async function fail(
+  write: ObjectWriteEvent,
+  claim: IngestClaim,
+  error: Error,
+  deps: IngestObjectDeps,
+): Promise<IngestOutcome> {
+  const superseded = error instanceof ObjectSourceError && error.problem === 'superseded';
+  // A deleted or replaced object is no longer this write: tagging would mark someone else's upload.
+  const objectStillOurs = !(error instanceof ObjectSourceError && (superseded || error.problem === 'gone'));
+  const pdsStatus = error instanceof PdsHttpError ? error.status : undefined;
+  const reason = failureReason(error, claim.record);
+
+  await deps.events.publish([failedEvent(write, { reason, pdsStatus, retryable: false }, deps.eventSource)]);
+  const tag = objectStillOurs
+    ? await tagObject(write, { gatheringKey: claim.record.gatheringKey, outcome: 'failed' }, deps)
+    : undefined;
+  await claim.advance({
+    status: 'failed',
+    outcome: superseded ? 'superseded' : 'failed',
+    reason,
+    ...(pdsStatus !== undefined ? { pdsStatus } : {}),
+    leaseUntil: 0,
+  });
+  return {
+    status: superseded ? 'superseded' : 'failed',
+    progressKey: claim.key,
+    reason,
+    ...(pdsStatus !== undefined ? { pdsStatus } : {}),
+    ...(tag ? { tag } : {}),
+  };
+}
+
+function failureReason(error: Error, record: Readonly<IngestProgressRecord>): string {
+  if (error instanceof ObjectSourceError && error.problem === 'superseded') {
+    return `The object was replaced by a newer upload after this notification (${error.message}); the newer upload is ingested through its own notification`;
+  }
+  if (error instanceof ObjectSourceError && error.problem === 'gone') {
+    return `The object was deleted before it could be ingested (${error.message}); upload it again to ingest it`;
+  }
+  const entries = record.entries ?? [];
+  const imported = entries.filter((entry) => entry.imported).length;
+  const partial =
+    entries.length > 0
+      ? ` (gathering ${record.gatheringKey}: ${imported} of ${entries.length} entries were imported before)`
+      : '';
+  return `${error.message}${partial}`;
+}
+
+async function tagObject(
+  write: ObjectWriteEvent,
+  outcome: { gatheringKey: string | undefined; outcome: 'imported' | 'failed' },
+  deps: IngestObjectDeps,
+): Promise<TagResult | undefined> {
+  if (!deps.tagger) return undefined;
+  const tags: Record<string, string> = { [INGEST_TAG_KEYS.outcome]: outcome.outcome };
+  if (outcome.gatheringKey) tags[INGEST_TAG_KEYS.gatheringKey] = outcome.gatheringKey;
+  const result = await deps.tagger.tag(refOf(write), tags);
+  if (!result.tagged) {
+    (deps.log ?? SILENT_LOG).warn('The dropped object was not tagged', {
+      bucket: write.bucket,
+      key: write.key,
+      reason: result.reason,
+    });
+  }
+  return result;
+}
+
+function refOf(write: ObjectWriteEvent): ObjectRef {
+  return {
+    bucket: write.bucket,
+    key: write.key,
+    ...(write.versionId ? { versionId: write.versionId } : {}),
+    ...(write.etag ? { etag: write.etag } : {}),
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

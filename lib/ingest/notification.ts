@@ -1,0 +1,75 @@
+/**
+ * One S3 notification (one SQS message, or one direct invocation) through the ingest: every
+ * `ObjectCreated` record in order, filtered, each ingested on its own. A record that fails is kept
+ * with its error and the rest still run; the caller reports the outcomes, then fails the message
+ * ({@link throwIfAnyFailed}) so SQS delivers it again, when the already finished writes are duplicates.
+ */
+
+import type { FilterDecision } from './filters.ts';
+import { type IngestObjectDeps, type IngestOutcome, ingestObject } from './ingest-object.ts';
+import type { IgnoredS3Record, ObjectWriteEvent, S3Notification } from './s3-event.ts';
+
+export interface NotificationDeps extends IngestObjectDeps {
+  /** The prefix/suffix filter (folder placeholders are always skipped). */
+  accepts: (key: string) => FilterDecision;
+}
+
+/** What happened to one object write of the notification. */
+export type WriteResult =
+  | { write: ObjectWriteEvent; kind: 'skipped'; reason: string }
+  | { write: ObjectWriteEvent; kind: 'done'; outcome: IngestOutcome }
+  | { write: ObjectWriteEvent; kind: 'error'; error: unknown };
+
+export interface NotificationReport {
+  /** An `s3:TestEvent`: nothing to do. */
+  test: boolean;
+  /** Records that are not object writes (other event types). */
+  ignored: IgnoredS3Record[];
+  results: WriteResult[];
+}
+
+/**
+ * Ingests every write of a parsed notification, in order.
+ *
+ * @example
+ * ```ts
+ * const report = await ingestNotification(parseS3NotificationBody(record.body), deps);
+ * report.results.forEach(observe);
+ * throwIfAnyFailed(report);
+ * ```
+ */
+export async function ingestNotification(
+  notification: S3Notification,
+  deps: NotificationDeps,
+): Promise<NotificationReport> {
+  if (notification.kind === 'test') return { test: true, ignored: [], results: [] };
+  const results: WriteResult[] = [];
+  for (const write of notification.writes) {
+    const decision = deps.accepts(write.key);
+    if (!decision.accept) {
+      results.push({ write, kind: 'skipped', reason: decision.reason });
+      continue;
+    }
+    try {
+      results.push({ write, kind: 'done', outcome: await ingestObject(write, deps) });
+    } catch (error) {
+      results.push({ write, kind: 'error', error });
+    }
+  }
+  return { test: false, ignored: notification.ignored, results };
+}
+
+/**
+ * Throws the error of the failed write (an `AggregateError` when several failed), so the message is
+ * delivered again; returns when every write finished.
+ */
+export function throwIfAnyFailed(report: NotificationReport): void {
+  const errors = report.results.flatMap((result) => (result.kind === 'error' ? [result.error] : []));
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new AggregateError(
+      errors,
+      `${errors.length} object writes of one notification failed; SQS retries them`,
+    );
+  }
+}

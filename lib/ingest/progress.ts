@@ -1,0 +1,205 @@
+/**
+ * The progress record of one object write in the state bucket, and the claim that makes exactly one
+ * delivery work on it at a time.
+ *
+ * Life of a record (`ingest/<bucket>/<sha256 of key>/<write>.json`, see lib/state/keys.ts):
+ *
+ * ```
+ * (none) ──create, If-None-Match──▶ claimed ──▶ uploaded {gatheringKey, entries[imported]} ──▶ done
+ *                                      └──────────────┴──────────────▶ failed
+ * ```
+ *
+ * Claiming is a conditional create; every later change is a conditional update on the ETag this
+ * holder wrote last, so a holder that lost its claim finds out at its next step instead of writing
+ * over someone else's progress. A claim carries a lease (`leaseUntil`): a delivery that finds a
+ * claimed or uploaded record with a live lease backs off ({@link IngestInProgressError}, retried by
+ * SQS); one that finds an expired (or released) lease takes the record over and resumes from what it
+ * says. Keep the lease longer than the function timeout, so a live invocation is never overtaken.
+ */
+import { ingestProgressKey, type ObjectWrite } from '../state/keys.ts';
+import { StateConflictError, type StateStore } from '../state/store.ts';
+import { IngestInProgressError } from './errors.ts';
+
+export type IngestStatus = 'claimed' | 'uploaded' | 'done' | 'failed';
+
+/** One gathering entry and whether its import was accepted. */
+export interface IngestEntryProgress {
+  path: string;
+  assetKey: string;
+  imported: boolean;
+}
+
+/** What is stored per object write. */
+export interface IngestProgressRecord {
+  bucket: string;
+  key: string;
+  versionId?: string;
+  etag?: string;
+  sequencer?: string;
+  status: IngestStatus;
+  /** Who holds (or last held) the claim: invocation and message ids, for operators. */
+  owner: string;
+  /** Epoch ms until which the claim is held; 0 once released or finished. */
+  leaseUntil: number;
+  /** Claims so far, take-overs included. */
+  attempts: number;
+  /** Epoch ms. */
+  claimedAt: number;
+  /** Epoch ms of the last change. */
+  updatedAt: number;
+  /** Bytes uploaded (the object's Content-Length). */
+  size?: number;
+  gatheringKey?: string;
+  entries?: IngestEntryProgress[];
+  /** Set with `done` (imported) or `failed` (failed, superseded). */
+  outcome?: 'imported' | 'failed' | 'superseded';
+  reason?: string;
+  pdsStatus?: number;
+  /** The retryable failure that made the last holder give the claim back. */
+  lastError?: string;
+}
+
+export interface ClaimOptions {
+  /** Identifies this delivery in the record. */
+  owner: string;
+  /** How long the claim is held; longer than the function timeout. */
+  leaseMs: number;
+  /** Epoch ms; defaults to Date.now. */
+  now?: () => number;
+}
+
+/** A claim was taken (new or taken over), or the write was already finished by an earlier delivery. */
+export type ClaimResult =
+  | { kind: 'claimed'; claim: IngestClaim; takenOver: boolean }
+  | { kind: 'finished'; record: IngestProgressRecord };
+
+/**
+ * A held claim on one progress record: read what it says, advance it, or give it back.
+ *
+ * @example
+ * ```ts
+ * const result = await claimIngest(store, write, { owner: requestId, leaseMs: 16 * 60_000 });
+ * if (result.kind === 'claimed') await result.claim.advance({ status: 'uploaded', gatheringKey, entries });
+ * ```
+ */
+export class IngestClaim {
+  readonly key: string;
+  readonly #store: StateStore;
+  readonly #now: () => number;
+  #record: IngestProgressRecord;
+  #etag: string;
+
+  constructor(store: StateStore, key: string, record: IngestProgressRecord, etag: string, now: () => number) {
+    this.#store = store;
+    this.key = key;
+    this.#record = record;
+    this.#etag = etag;
+    this.#now = now;
+  }
+
+  /** The record as this holder last wrote it. */
+  get record(): Readonly<IngestProgressRecord> {
+    return this.#record;
+  }
+
+  /**
+   * Writes `change` over the record (If-Match on the ETag this holder wrote last).
+   *
+   * @throws IngestInProgressError when another delivery took the record over
+   */
+  async advance(change: Partial<IngestProgressRecord>): Promise<void> {
+    const next: IngestProgressRecord = { ...this.#record, ...change, updatedAt: this.#now() };
+    try {
+      const { etag } = await this.#store.update(this.key, next, this.#etag);
+      this.#record = next;
+      this.#etag = etag;
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+      throw new IngestInProgressError(
+        this.key,
+        'the claim was taken over while this delivery worked on it (its lease ran out)',
+      );
+    }
+  }
+
+  /**
+   * Gives the claim back after a retryable failure so the next delivery need not wait for the lease.
+   * Best effort: returns false instead of throwing when the record could not be written.
+   */
+  async release(lastError: string): Promise<boolean> {
+    try {
+      await this.advance({ leaseUntil: 0, lastError: lastError.slice(0, 1000) });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Claims the progress record of `write`: creates it (If-None-Match), takes over one whose lease ran
+ * out (If-Match), or reports that the write was already finished.
+ *
+ * @throws IngestInProgressError when another delivery holds a live claim or wins the race for it
+ */
+export async function claimIngest(
+  store: StateStore,
+  write: ObjectWrite,
+  options: ClaimOptions,
+): Promise<ClaimResult> {
+  const now = options.now ?? Date.now;
+  const key = ingestProgressKey(write);
+  // Two rounds: a create that loses the race reads the winner's record once more.
+  for (let round = 0; round < 2; round++) {
+    const current = await store.get<IngestProgressRecord>(key);
+    const at = now();
+    if (current === undefined) {
+      const record: IngestProgressRecord = {
+        bucket: write.bucket,
+        key: write.key,
+        ...(write.versionId ? { versionId: write.versionId } : {}),
+        ...(write.etag ? { etag: write.etag } : {}),
+        ...(write.sequencer ? { sequencer: write.sequencer } : {}),
+        status: 'claimed',
+        owner: options.owner,
+        leaseUntil: at + options.leaseMs,
+        attempts: 1,
+        claimedAt: at,
+        updatedAt: at,
+      };
+      const created = await store.create(key, record);
+      if (created.created) {
+        return {
+          kind: 'claimed',
+          claim: new IngestClaim(store, key, record, created.etag, now),
+          takenOver: false,
+        };
+      }
+      continue;
+    }
+    const record = current.value;
+    if (record.status === 'done' || record.status === 'failed') return { kind: 'finished', record };
+    if (record.leaseUntil > at) {
+      throw new IngestInProgressError(
+        key,
+        `claimed by ${record.owner} until ${new Date(record.leaseUntil).toISOString()}`,
+      );
+    }
+    const takeover: IngestProgressRecord = {
+      ...record,
+      owner: options.owner,
+      leaseUntil: at + options.leaseMs,
+      attempts: record.attempts + 1,
+      claimedAt: at,
+      updatedAt: at,
+    };
+    try {
+      const { etag } = await store.update(key, takeover, current.etag);
+      return { kind: 'claimed', claim: new IngestClaim(store, key, takeover, etag, now), takenOver: true };
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+      throw new IngestInProgressError(key, 'another delivery took over the expired claim first');
+    }
+  }
+  throw new IngestInProgressError(key, 'another delivery created the claim at the same moment');
+}

@@ -1,0 +1,96 @@
+/**
+ * Logs and counts what one notification did. Metrics (namespace PdsBridge): `IngestCompleted`,
+ * `IngestFailed` (permanent failures, superseded writes included), `IngestDuplicate`, `IngestSkipped`
+ * (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
+ * retry), `IngestBytes` (bytes streamed to the PDS). `PdsRetries` is counted by the PDS client.
+ */
+import { IngestInProgressError, isRetryable } from './errors.ts';
+import type { NotificationReport, WriteResult } from './notification.ts';
+import type { IngestLog } from './ports.ts';
+
+/** The part of the Powertools Metrics the report uses. */
+export interface IngestMetrics {
+  addMetric(name: string, unit: 'Count' | 'Bytes', value: number): unknown;
+}
+
+/**
+ * Logs every write's result with its correlation ids (bucket, key, gatheringKey) and adds the metrics.
+ *
+ * @example
+ * ```ts
+ * reportNotification(report, { log: logger, metrics });
+ * ```
+ */
+export function reportNotification(
+  report: NotificationReport,
+  sinks: { log: IngestLog; metrics: IngestMetrics },
+): void {
+  const { log, metrics } = sinks;
+  if (report.test) {
+    log.info('S3 test event received; nothing to ingest');
+    metrics.addMetric('IngestSkipped', 'Count', 1);
+  }
+  for (const record of report.ignored) {
+    log.info('Ignored an S3 record that is not an object write', { ...record });
+    metrics.addMetric('IngestSkipped', 'Count', 1);
+  }
+  for (const result of report.results) reportWrite(result, log, metrics);
+}
+
+function reportWrite(result: WriteResult, log: IngestLog, metrics: IngestMetrics): void {
+  const ids = {
+    bucket: result.write.bucket,
+    s3Key: result.write.key,
+    ...(result.write.versionId ? { versionId: result.write.versionId } : {}),
+  };
+  if (result.kind === 'skipped') {
+    log.info('Skipped a dropped object', { ...ids, reason: result.reason });
+    metrics.addMetric('IngestSkipped', 'Count', 1);
+    return;
+  }
+  if (result.kind === 'error') {
+    const error = result.error;
+    log.warn('Ingest left for SQS to retry', {
+      ...ids,
+      retryable: isRetryable(error),
+      inProgressElsewhere: error instanceof IngestInProgressError,
+      error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+    });
+    metrics.addMetric('IngestRetried', 'Count', 1);
+    return;
+  }
+  const { outcome } = result;
+  switch (outcome.status) {
+    case 'imported':
+      log.info('Ingested a dropped object', {
+        ...ids,
+        gatheringKey: outcome.gatheringKey,
+        entries: outcome.entries,
+        importsStarted: outcome.importsStarted,
+        bytesUploaded: outcome.bytesUploaded,
+        resumed: outcome.resumed,
+        ...(outcome.tag && !outcome.tag.tagged ? { tagNotWritten: outcome.tag.reason } : {}),
+      });
+      metrics.addMetric('IngestCompleted', 'Count', 1);
+      metrics.addMetric('IngestBytes', 'Bytes', outcome.bytesUploaded);
+      return;
+    case 'failed':
+    case 'superseded':
+      log.warn('Ingest failed permanently; a pds.ingest.failed event was sent', {
+        ...ids,
+        outcome: outcome.status,
+        reason: outcome.reason,
+        ...(outcome.pdsStatus !== undefined ? { pdsStatus: outcome.pdsStatus } : {}),
+      });
+      metrics.addMetric('IngestFailed', 'Count', 1);
+      return;
+    case 'duplicate':
+      log.info('Duplicate notification of an object write already finished', {
+        ...ids,
+        previous: outcome.previous,
+        progressKey: outcome.progressKey,
+      });
+      metrics.addMetric('IngestDuplicate', 'Count', 1);
+      return;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The S3 adapters of the ingest ports: {@link S3ObjectSource} streams dropped objects,
+ * {@link S3ObjectTagger} merges the ingest tags into their tag sets.
+ *
+ * Needs on the drop bucket: s3:GetObject and s3:GetObjectVersion (read, HeadObject), s3:ListBucket (so
+ * a deleted object answers 404 instead of 403), s3:GetObjectTagging, s3:GetObjectVersionTagging,
+ * s3:PutObjectTagging, s3:PutObjectVersionTagging.
+ */
+import { Readable } from 'node:stream';
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  GetObjectTaggingCommand,
+  HeadObjectCommand,
+  PutObjectTaggingCommand,
+  type S3Client,
+  type Tag,
+} from '@aws-sdk/client-s3';
+import { ObjectSourceError, type ObjectSourceProblem } from './errors.ts';
+import type { IngestTags, ObjectRef, ObjectSource, ObjectTagger, OpenedObject, TagResult } from './ports.ts';
+
+/** S3 allows at most this many tags per object. */
+export const MAX_OBJECT_TAGS = 10;
+
+interface AwsErrorShape {
+  name?: string;
+  Code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+/** What an S3 failure means for a dropped object. */
+function classify(error: unknown): { problem: ObjectSourceProblem; detail: string } {
+  const e = (error ?? {}) as AwsErrorShape;
+  const name = e.name ?? e.Code ?? 'Error';
+  const status = e.$metadata?.httpStatusCode;
+  const detail = `${name}${status ? ` (${status})` : ''}${e.message && e.message !== name ? `: ${e.message}` : ''}`;
+  // MethodNotAllowed: the version is a delete marker.
+  if (
+    ['NoSuchKey', 'NoSuchVersion', 'NoSuchBucket', 'NotFound', 'MethodNotAllowed'].includes(name) ||
+    status === 404
+  ) {
+    return { problem: 'gone', detail };
+  }
+  if (name === 'PreconditionFailed' || status === 412) return { problem: 'superseded', detail };
+  if (name === 'InvalidObjectState') return { problem: 'archived', detail };
+  return { problem: 'unavailable', detail };
+}
+
+function quoted(etag: string): string {
+  return etag.startsWith('"') || etag.startsWith('W/') ? etag : `"${etag}"`;
+}
+
+/** Read exactly the announced write: its version, or (unversioned) the object only while it has the announced ETag. */
+function condition(object: ObjectRef): { VersionId: string } | { IfMatch: string } | Record<string, never> {
+  if (object.versionId) return { VersionId: object.versionId };
+  if (object.etag) return { IfMatch: quoted(object.etag) };
+  return {};
+}
+
+/**
+ * Opens dropped objects with GetObject; the body is streamed, never buffered.
+ *
+ * @example
+ * ```ts
+ * const source = new S3ObjectSource(s3Client());
+ * const { stream, size } = await source.open({ bucket: 'drops', key: 'items.csv', etag: '9b2c…' });
+ * ```
+ */
+export class S3ObjectSource implements ObjectSource {
+  readonly #client: S3Client;
+
+  constructor(client: S3Client) {
+    this.#client = client;
+  }
+
+  async open(object: ObjectRef): Promise<OpenedObject> {
+    let response: GetObjectCommandOutput;
+    try {
+      response = await this.#client.send(
+        new GetObjectCommand({ Bucket: object.bucket, Key: object.key, ...condition(object) }),
+      );
+    } catch (error) {
+      const { problem, detail } = classify(error);
+      throw new ObjectSourceError(
+        problem,
+        object,
+        sourceMessage(problem, detail),
+        problem === 'unavailable',
+        {
+          cause: error,
+        },
+      );
+    }
+    const body = response.Body;
+    if (!(body instanceof Readable) || typeof response.ContentLength !== 'number') {
+      if (body instanceof Readable) body.destroy();
+      throw new ObjectSourceError(
+        'unavailable',
+        object,
+        'GetObject answered without a readable body or Content-Length; check the S3 endpoint',
+        true,
+      );
+    }
+    return {
+      stream: body,
+      size: response.ContentLength,
+      ...(response.ContentType ? { contentType: response.ContentType } : {}),
+    };
+  }
+}
+
+function sourceMessage(problem: ObjectSourceProblem, detail: string): string {
+  switch (problem) {
+    case 'gone':
+      return `the object no longer exists (${detail})`;
+    case 'superseded':
+      return `the object no longer has the ETag of the notification (${detail})`;
+    case 'archived':
+      return `the object is in an archive storage class (${detail}); restore it, then upload it again`;
+    default:
+      return `reading the object failed (${detail}); check the function's s3:GetObject permission and S3`;
+  }
+}
+
+/**
+ * Merges the ingest tags into a dropped object's tag set: reads the tags, replaces only the ingest's
+ * own keys, writes the set back. Versioned objects are tagged by version; unversioned ones only after
+ * a HeadObject If-Match confirms the object is still the announced write. S3 has no conditional
+ * tagging, so a tag change by someone else between the read and the write can be lost.
+ *
+ * @example
+ * ```ts
+ * await new S3ObjectTagger(s3Client()).tag({ bucket: 'drops', key: 'items.csv', versionId }, { 'pds-ingest-outcome': 'imported' });
+ * ```
+ */
+export class S3ObjectTagger implements ObjectTagger {
+  readonly #client: S3Client;
+
+  constructor(client: S3Client) {
+    this.#client = client;
+  }
+
+  async tag(object: ObjectRef, tags: IngestTags): Promise<TagResult> {
+    const target = {
+      Bucket: object.bucket,
+      Key: object.key,
+      ...(object.versionId ? { VersionId: object.versionId } : {}),
+    };
+    try {
+      if (!object.versionId && object.etag) {
+        await this.#client.send(new HeadObjectCommand({ ...target, IfMatch: quoted(object.etag) }));
+      }
+      const current = await this.#client.send(new GetObjectTaggingCommand(target));
+      const merged = mergeTags(current.TagSet ?? [], tags);
+      if (merged.length > MAX_OBJECT_TAGS) {
+        const own = merged.length - Object.keys(tags).length;
+        return {
+          tagged: false,
+          reason: `the object carries ${own} tags of its own and S3 allows ${MAX_OBJECT_TAGS}, so the ${Object.keys(tags).length} ingest tags do not fit; its own tags were left alone`,
+        };
+      }
+      await this.#client.send(new PutObjectTaggingCommand({ ...target, Tagging: { TagSet: merged } }));
+      return { tagged: true };
+    } catch (error) {
+      const { problem, detail } = classify(error);
+      const status = (error as AwsErrorShape)?.$metadata?.httpStatusCode;
+      if (problem === 'gone') return { tagged: false, reason: `the object no longer exists (${detail})` };
+      if (problem === 'superseded') {
+        return { tagged: false, reason: `the object was replaced by a newer upload (${detail})` };
+      }
+      if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
+        return {
+          tagged: false,
+          reason: `S3 refused the tags (${detail}); check the function's s3:GetObjectTagging / s3:PutObjectTagging permissions`,
+        };
+      }
+      throw new ObjectSourceError('unavailable', object, `tagging the object failed (${detail})`, true, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/**
+ * The owner's tags with the ingest tags put over them (same keys replaced, order kept).
+ *
+ * @example
+ * ```ts
+ * mergeTags([{ Key: 'team', Value: 'a' }], { 'pds-ingest-outcome': 'imported' });
+ * // [{ Key: 'team', Value: 'a' }, { Key: 'pds-ingest-outcome', Value: 'imported' }]
+ * ```
+ */
+export function mergeTags(existing: readonly Tag[], tags: IngestTags): Tag[] {
+  const kept = existing.filter((tag) => tag.Key === undefined || !Object.hasOwn(tags, tag.Key));
+  return [...kept, ...Object.entries(tags).map(([Key, Value]) => ({ Key, Value }))];
+}

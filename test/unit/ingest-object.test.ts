@@ -1,0 +1,495 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
+import { IngestInProgressError, ObjectSourceError } from '../../lib/ingest/errors.ts';
+import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
+import type { IngestPdsClient, ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
+import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
+import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
+import { PdsBadRequestError, PdsRateLimitedError, PdsServerError } from '../../lib/pds/errors.ts';
+import type { StreamUploadSource, UploadSource } from '../../lib/pds/multipart.ts';
+import type { GatheringEntry, ImportRequest } from '../../lib/pds/types.ts';
+import { ingestProgressKey } from '../../lib/state/keys.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+
+const BUCKET = 'drops';
+const UPLOAD_LINE = { method: 'POST', path: '/api/v1/gatherings' };
+const IMPORT_LINE = { method: 'POST', path: '/api/v1/imports' };
+
+/** A PDS that reads every upload to the end and lists archive members as their own entries. */
+class FakePds implements IngestPdsClient {
+  readonly uploads: Array<{ fileName: string; contentType: string | undefined; bytes: Buffer }> = [];
+  readonly imports: ImportRequest[] = [];
+  /** Member names per archive file name. */
+  readonly archives = new Map<string, string[]>();
+  uploadFault: (() => Error | undefined) | undefined;
+  importFault: ((request: ImportRequest, index: number) => Error | undefined) | undefined;
+  uploadGate: Promise<void> | undefined;
+  #gatherings = 0;
+
+  async uploadGathering(source: UploadSource): Promise<GatheringEntry[]> {
+    const { stream, size, fileName, contentType } = source as StreamUploadSource;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    expect(bytes.length).toBe(size);
+    await this.uploadGate;
+    const fault = this.uploadFault?.();
+    if (fault) throw fault;
+    this.uploads.push({ fileName, contentType, bytes });
+    this.#gatherings += 1;
+    const gatheringKey = `g-${this.#gatherings}`;
+    const members = this.archives.get(fileName);
+    const base = fileName.replace(/\.zip$/i, '');
+    const paths = members ? members.map((member) => `${base}/${member}`) : [fileName];
+    return paths.map((path, i) => ({
+      gatheringKey,
+      assetKey: `${gatheringKey}-a${i}`,
+      path,
+      contentType: '',
+    }));
+  }
+
+  async startImport(request: ImportRequest): Promise<void> {
+    const fault = this.importFault?.(request, this.imports.length);
+    if (fault) throw fault;
+    this.imports.push({ ...request });
+  }
+}
+
+/** Objects in memory; an ETag condition that no longer holds fails the way S3's If-Match does. */
+class MemorySource implements ObjectSource {
+  readonly objects = new Map<string, { body: Buffer; etag: string; contentType?: string }>();
+  opens = 0;
+
+  put(key: string, body: string, etag: string, contentType?: string): void {
+    this.objects.set(key, { body: Buffer.from(body), etag, ...(contentType ? { contentType } : {}) });
+  }
+
+  async open(ref: ObjectRef): Promise<OpenedObject> {
+    this.opens += 1;
+    const object = this.objects.get(ref.key);
+    if (!object) throw new ObjectSourceError('gone', ref, 'the object no longer exists (NoSuchKey)', false);
+    if (ref.etag && ref.etag !== object.etag) {
+      throw new ObjectSourceError(
+        'superseded',
+        ref,
+        'the object no longer has the ETag of the notification',
+        false,
+      );
+    }
+    return {
+      stream: Readable.from([object.body]),
+      size: object.body.length,
+      ...(object.contentType ? { contentType: object.contentType } : {}),
+    };
+  }
+}
+
+class MemorySink implements EventSink {
+  readonly events: CloudEvent[] = [];
+  failures = 0;
+
+  async publish(events: readonly CloudEvent[]): Promise<void> {
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw Object.assign(new Error('SQS refused the batch'), { retryable: true });
+    }
+    this.events.push(...events);
+  }
+}
+
+function setup(options: { store?: MemoryStateStore; now?: () => number } = {}) {
+  const pds = new FakePds();
+  const source = new MemorySource();
+  const events = new MemorySink();
+  const tagger = new MemoryObjectTagger();
+  const store = options.store ?? new MemoryStateStore();
+  const deps = (owner = 'delivery-1'): IngestObjectDeps => ({
+    pds,
+    store,
+    events,
+    source,
+    tagger,
+    owner,
+    leaseMs: 60_000,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return { pds, source, events, tagger, store, deps };
+}
+
+function write(key: string, etag: string, extra: Partial<ObjectWriteEvent> = {}): ObjectWriteEvent {
+  return { bucket: BUCKET, key, etag, sequencer: '00A1', size: 0, eventName: 'ObjectCreated:Put', ...extra };
+}
+
+async function recordOf(
+  store: MemoryStateStore,
+  w: ObjectWriteEvent,
+): Promise<IngestProgressRecord | undefined> {
+  return (await store.get<IngestProgressRecord>(ingestProgressKey(w)))?.value;
+}
+
+describe('ingestObject', () => {
+  it('streams a CSV into one gathering, imports it, reports it and tags the object next to its own tags', async () => {
+    // prepare
+    const { pds, source, events, tagger, store, deps } = setup();
+    source.put('in/Q1 items.csv', 'primaryKey__,name\n1,Water\n', 'e1', 'binary/octet-stream');
+    tagger.setTags(BUCKET, 'in/Q1 items.csv', { team: 'buying' });
+    const w = write('in/Q1 items.csv', 'e1');
+
+    // act
+    const outcome = await ingestObject(w, deps());
+
+    // assess
+    expect(outcome).toMatchObject({
+      status: 'imported',
+      gatheringKey: 'g-1',
+      entries: 1,
+      importsStarted: 1,
+      resumed: false,
+    });
+    expect(pds.uploads).toEqual([
+      {
+        fileName: 'Q1 items.csv',
+        contentType: 'text/csv',
+        bytes: Buffer.from('primaryKey__,name\n1,Water\n'),
+      },
+    ]);
+    expect(pds.imports).toEqual([{ gatheringKey: 'g-1', path: 'Q1 items.csv' }]);
+    expect(events.events).toHaveLength(1);
+    expect(events.events[0]).toMatchObject({
+      type: 'pds.ingest.completed',
+      subject: 's3://drops/in/Q1 items.csv',
+      data: {
+        bucket: BUCKET,
+        key: 'in/Q1 items.csv',
+        size: 26,
+        gatheringKey: 'g-1',
+        entriesImported: [{ path: 'Q1 items.csv', assetKey: 'g-1-a0' }],
+      },
+    });
+    expect(tagger.tagsOf(BUCKET, 'in/Q1 items.csv')).toEqual({
+      team: 'buying',
+      'pds-gathering-key': 'g-1',
+      'pds-ingest-outcome': 'imported',
+    });
+    expect(await recordOf(store, w)).toMatchObject({ status: 'done', outcome: 'imported', leaseUntil: 0 });
+  });
+
+  it('imports every member of a ZIP exactly once', async () => {
+    const { pds, source, events, deps } = setup();
+    source.put('drops/batch.zip', 'zip-bytes', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv', 'nested/c.json']);
+
+    const outcome = await ingestObject(write('drops/batch.zip', 'z1'), deps());
+
+    expect(outcome).toMatchObject({ status: 'imported', entries: 3, importsStarted: 3 });
+    expect(pds.imports.map((i) => i.path)).toEqual(['batch/a.csv', 'batch/b.csv', 'batch/nested/c.json']);
+    expect(
+      events.events[0]?.type === 'pds.ingest.completed' && events.events[0].data.entriesImported,
+    ).toHaveLength(3);
+  });
+
+  it('does nothing for a duplicate notification of a finished write', async () => {
+    const { pds, source, events, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    const w = write('items.csv', 'e1');
+    await ingestObject(w, deps('first'));
+
+    const again = await ingestObject({ ...w }, deps('second'));
+
+    expect(again).toMatchObject({ status: 'duplicate', previous: 'imported' });
+    expect(pds.uploads).toHaveLength(1);
+    expect(pds.imports).toHaveLength(1);
+    expect(events.events).toHaveLength(1);
+  });
+
+  it('imports an identical file dropped twice twice, but one write notified twice once', async () => {
+    const { pds, source, deps } = setup();
+    source.put('items.csv', 'same', 'e1');
+
+    await ingestObject(write('items.csv', 'e1', { sequencer: '00A1' }), deps());
+    await ingestObject(write('items.csv', 'e1', { sequencer: '00A1' }), deps());
+    await ingestObject(write('items.csv', 'e1', { sequencer: '00B7' }), deps());
+
+    expect(pds.uploads).toHaveLength(2);
+    expect(pds.imports).toHaveLength(2);
+  });
+
+  it('resumes after a crash between two imports: uploads nothing again and imports only what is left', async () => {
+    // prepare: the process dies right after the PDS accepted the first import and it was recorded
+    const { pds, source, store, deps } = setup();
+    source.put('batch.zip', 'zip', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv', 'c.csv']);
+    pds.importFault = (_request, index) => (index === 1 ? new Error('process killed') : undefined);
+    const w = write('batch.zip', 'z1');
+    await expect(ingestObject(w, deps('crashed'))).rejects.toThrow('process killed');
+
+    // act
+    pds.importFault = undefined;
+    const outcome = await ingestObject(w, deps('retry'));
+
+    // assess
+    expect(outcome).toMatchObject({ status: 'imported', importsStarted: 2, bytesUploaded: 0, resumed: true });
+    expect(pds.uploads).toHaveLength(1);
+    expect(source.opens).toBe(1);
+    expect(pds.imports.map((i) => i.path)).toEqual(['batch/a.csv', 'batch/b.csv', 'batch/c.csv']);
+    expect(await recordOf(store, w)).toMatchObject({ status: 'done', attempts: 2, owner: 'retry' });
+  });
+
+  it('repeats exactly one import when the process dies after the PDS accepted it but before it was recorded', async () => {
+    // prepare: the state write recording the second import never happens
+    let failNextRecord = false;
+    let entryUpdates = 0;
+    const store = new MemoryStateStore({
+      beforeOperation: async ({ kind }) => {
+        if (kind !== 'update') return;
+        entryUpdates += 1;
+        // updates: 1 uploaded, 2 first import, 3 second import
+        if (failNextRecord && entryUpdates === 3)
+          throw new Error('process killed before the record was written');
+      },
+    });
+    const { pds, source, deps } = setup({ store });
+    source.put('batch.zip', 'zip', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv']);
+    failNextRecord = true;
+    const w = write('batch.zip', 'z1');
+    await expect(ingestObject(w, deps('crashed'))).rejects.toThrow('process killed');
+    failNextRecord = false;
+
+    // act
+    await ingestObject(w, deps('retry'));
+
+    // assess: the documented window, and nothing more
+    expect(pds.imports.map((i) => i.path)).toEqual(['batch/a.csv', 'batch/b.csv', 'batch/b.csv']);
+    expect(pds.uploads).toHaveLength(1);
+  });
+
+  it('lets only one of two concurrent deliveries upload; the other is told to come back later', async () => {
+    // prepare
+    const { pds, source, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    let open: () => void = () => undefined;
+    pds.uploadGate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const w = write('items.csv', 'e1');
+
+    // act
+    const first = ingestObject(w, deps('first'));
+    const second = ingestObject({ ...w }, deps('second'));
+    const secondResult = await second.catch((error: unknown) => error);
+    open();
+    const firstResult = await first;
+
+    // assess
+    expect(secondResult).toBeInstanceOf(IngestInProgressError);
+    expect((secondResult as IngestInProgressError).retryable).toBe(true);
+    expect(firstResult.status).toBe('imported');
+    expect(pds.uploads).toHaveLength(1);
+    expect(pds.imports).toHaveLength(1);
+  });
+
+  it('takes over a claim whose lease ran out, and refuses one that is still held', async () => {
+    // prepare: a delivery claimed the write and died
+    let clock = 1_000_000;
+    const { pds, source, store, deps } = setup({ now: () => clock });
+    source.put('items.csv', 'x', 'e1');
+    const w = write('items.csv', 'e1');
+    await store.create(ingestProgressKey(w), {
+      bucket: BUCKET,
+      key: 'items.csv',
+      etag: 'e1',
+      sequencer: '00A1',
+      status: 'claimed',
+      owner: 'dead',
+      leaseUntil: clock + 30_000,
+      attempts: 1,
+      claimedAt: clock,
+      updatedAt: clock,
+    } satisfies IngestProgressRecord);
+
+    // act + assess: while the lease holds
+    await expect(ingestObject(w, deps('early'))).rejects.toBeInstanceOf(IngestInProgressError);
+    expect(pds.uploads).toHaveLength(0);
+
+    // act + assess: after it ran out
+    clock += 30_001;
+    const outcome = await ingestObject(w, deps('late'));
+    expect(outcome).toMatchObject({ status: 'imported', resumed: true });
+    expect(pds.uploads).toHaveLength(1);
+  });
+
+  it('gives the claim back after a transient PDS failure so the retry proceeds at once', async () => {
+    const { pds, source, store, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.uploadFault = () => new PdsServerError(503, UPLOAD_LINE, 'unavailable');
+    const w = write('items.csv', 'e1');
+
+    await expect(ingestObject(w, deps('first'))).rejects.toMatchObject({
+      name: 'PdsServerError',
+      retryable: true,
+    });
+    const released = await recordOf(store, w);
+    pds.uploadFault = undefined;
+    const outcome = await ingestObject(w, deps('retry'));
+
+    expect(released).toMatchObject({
+      status: 'claimed',
+      leaseUntil: 0,
+      lastError: expect.stringContaining('503'),
+    });
+    expect(outcome.status).toBe('imported');
+    expect(pds.uploads).toHaveLength(1);
+  });
+
+  it('treats 429 on an import as transient and keeps the imports already done', async () => {
+    const { pds, source, deps } = setup();
+    source.put('batch.zip', 'zip', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv']);
+    pds.importFault = (_r, index) =>
+      index === 1 ? new PdsRateLimitedError(429, IMPORT_LINE, '', 1000) : undefined;
+    const w = write('batch.zip', 'z1');
+
+    await expect(ingestObject(w, deps())).rejects.toBeInstanceOf(PdsRateLimitedError);
+    pds.importFault = undefined;
+    await ingestObject(w, deps('retry'));
+
+    expect(pds.imports.map((i) => i.path)).toEqual(['batch/a.csv', 'batch/b.csv']);
+  });
+
+  it('ends with a failed event and no retry when the object was deleted before processing', async () => {
+    const { pds, events, tagger, store, deps } = setup();
+    const w = write('gone.csv', 'e1');
+
+    const outcome = await ingestObject(w, deps());
+    const again = await ingestObject({ ...w }, deps('redelivery'));
+
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('deleted before it could be ingested'),
+    });
+    expect(again).toMatchObject({ status: 'duplicate', previous: 'failed' });
+    expect(events.events).toHaveLength(1);
+    expect(events.events[0]).toMatchObject({
+      type: 'pds.ingest.failed',
+      data: { key: 'gone.csv', retryable: false },
+    });
+    expect(events.events[0]?.data).not.toHaveProperty('pdsStatus');
+    expect(tagger.calls).toHaveLength(0);
+    expect(pds.uploads).toHaveLength(0);
+    expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'failed' });
+  });
+
+  it('reports a write replaced since its notification as superseded, without tagging the newer object', async () => {
+    const { source, events, tagger, store, deps } = setup();
+    source.put('items.csv', 'newer', 'e2');
+    const w = write('items.csv', 'e1');
+
+    const outcome = await ingestObject(w, deps());
+
+    expect(outcome).toMatchObject({
+      status: 'superseded',
+      reason: expect.stringContaining('replaced by a newer upload'),
+    });
+    expect(events.events[0]).toMatchObject({ type: 'pds.ingest.failed', data: { retryable: false } });
+    expect(tagger.calls).toHaveLength(0);
+    expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'superseded' });
+  });
+
+  it('ends with a failed event carrying the PDS status when the PDS refuses an import with a 4xx', async () => {
+    const { pds, source, events, tagger, deps } = setup();
+    source.put('batch.zip', 'zip', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv']);
+    pds.importFault = (_r, index) =>
+      index === 1 ? new PdsBadRequestError(400, IMPORT_LINE, 'bad file') : undefined;
+
+    const outcome = await ingestObject(write('batch.zip', 'z1'), deps());
+
+    expect(outcome).toMatchObject({ status: 'failed', pdsStatus: 400 });
+    expect(events.events[0]).toMatchObject({
+      type: 'pds.ingest.failed',
+      data: {
+        pdsStatus: 400,
+        retryable: false,
+        reason: expect.stringContaining('1 of 2 entries were imported before'),
+      },
+    });
+    expect(tagger.tagsOf(BUCKET, 'batch.zip')).toEqual({
+      'pds-gathering-key': 'g-1',
+      'pds-ingest-outcome': 'failed',
+    });
+  });
+
+  it('emits the event again with the same id when publishing failed, without importing again', async () => {
+    const { pds, source, events, store, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    events.failures = 1;
+    const w = write('items.csv', 'e1');
+
+    await expect(ingestObject(w, deps())).rejects.toThrow('SQS refused the batch');
+    expect(await recordOf(store, w)).toMatchObject({ status: 'uploaded', leaseUntil: 0 });
+    await ingestObject(w, deps('retry'));
+
+    expect(pds.imports).toHaveLength(1);
+    expect(events.events).toHaveLength(1);
+    expect(events.events[0]?.type).toBe('pds.ingest.completed');
+  });
+
+  it('gives every event of one write the same id, and different writes different ids', async () => {
+    const { source, events, deps } = setup();
+    source.put('a.csv', 'x', 'e1');
+    source.put('b.csv', 'y', 'e2');
+
+    await ingestObject(write('a.csv', 'e1'), deps());
+    await ingestObject(write('b.csv', 'e2'), deps());
+
+    expect(events.events[0]?.id).not.toBe(events.events[1]?.id);
+  });
+
+  it("leaves the owner's ten tags alone and still completes when the ingest tags do not fit", async () => {
+    const { source, tagger, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    const own = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`t${i}`, 'v']));
+    tagger.setTags(BUCKET, 'items.csv', own);
+
+    const outcome = await ingestObject(write('items.csv', 'e1'), deps());
+
+    expect(outcome).toMatchObject({ status: 'imported', tag: { tagged: false } });
+    expect(tagger.tagsOf(BUCKET, 'items.csv')).toEqual(own);
+  });
+
+  it('tags the version of a versioned object', async () => {
+    const { source, tagger, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+
+    await ingestObject(write('items.csv', 'e1', { versionId: 'v7' }), deps());
+
+    expect(tagger.tagsOf(BUCKET, 'items.csv', 'v7')).toMatchObject({ 'pds-ingest-outcome': 'imported' });
+  });
+
+  it('fails permanently when the PDS lists no entries for the upload', async () => {
+    const { pds, source, events, deps } = setup();
+    source.put('empty.zip', 'zip', 'z1');
+    pds.archives.set('empty.zip', []);
+
+    const outcome = await ingestObject(write('empty.zip', 'z1'), deps());
+
+    expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('lists no entries') });
+    expect(events.events[0]?.type).toBe('pds.ingest.failed');
+  });
+
+  it('writes no tags when tagging is off', async () => {
+    const { source, tagger, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    const { tagger: _off, ...withoutTagger } = deps();
+
+    const outcome = await ingestObject(write('items.csv', 'e1'), withoutTagger);
+
+    expect(outcome.status).toBe('imported');
+    expect(outcome).not.toHaveProperty('tag');
+    expect(tagger.calls).toHaveLength(0);
+  });
+});

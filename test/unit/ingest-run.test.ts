@@ -1,0 +1,155 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CloudEvent } from '../../lib/events/index.ts';
+import { IngestEventError } from '../../lib/ingest/errors.ts';
+import { createIngestFilter } from '../../lib/ingest/filters.ts';
+import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import type { IngestPdsClient, ObjectSource } from '../../lib/ingest/ports.ts';
+import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
+import { PdsServerError } from '../../lib/pds/errors.ts';
+import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
+
+function harness(failingKeys: string[] = []) {
+  const imports: string[] = [];
+  const metrics: Array<[string, string, number]> = [];
+  const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
+  const events: CloudEvent[] = [];
+  const pds: IngestPdsClient = {
+    async uploadGathering(source) {
+      const { stream, fileName } = source as StreamUploadSource;
+      for await (const _ of stream);
+      if (failingKeys.includes(fileName)) {
+        throw new PdsServerError(503, { method: 'POST', path: '/api/v1/gatherings' }, '');
+      }
+      return [{ gatheringKey: `g-${fileName}`, assetKey: 'a', path: fileName, contentType: '' }];
+    },
+    async startImport(request) {
+      imports.push(request.path);
+    },
+  };
+  const source: ObjectSource = {
+    async open() {
+      return { stream: Readable.from([Buffer.from('x')]), size: 1 };
+    },
+  };
+  const log = {
+    info: (message: string, extra?: Record<string, unknown>) => logs.push(['info', message, extra]),
+    warn: (message: string, extra?: Record<string, unknown>) => logs.push(['warn', message, extra]),
+    error: (message: string, extra?: Record<string, unknown>) => logs.push(['error', message, extra]),
+  };
+  const deps: NotificationDeps = {
+    pds,
+    source,
+    store: new MemoryStateStore(),
+    events: { publish: async (batch) => void events.push(...batch) },
+    owner: 'test',
+    leaseMs: 60_000,
+    accepts: createIngestFilter({ prefix: 'in/', suffixes: ['.csv'] }),
+  };
+  const sinks = {
+    log,
+    metrics: { addMetric: (name: string, unit: string, value: number) => metrics.push([name, unit, value]) },
+  };
+  const count = (name: string) =>
+    metrics.filter(([n]) => n === name).reduce((sum, [, , value]) => sum + value, 0);
+  return { deps, sinks, imports, logs, events, count };
+}
+
+describe('ingestSqsBody', () => {
+  it('ingests accepted writes, skips the others, and counts both', async () => {
+    // prepare
+    const { deps, sinks, imports, count } = harness();
+    const body = JSON.stringify(
+      s3Event([
+        s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 }),
+        s3Record({ bucket: 'drops', key: 'in/folder/', size: 0 }),
+        s3Record({ bucket: 'drops', key: 'elsewhere/b.csv', size: 1 }),
+        s3Record({ bucket: 'drops', key: 'in/c.csv', size: 1 }),
+      ]),
+    );
+
+    // act
+    const summary = await ingestSqsBody(body, deps, sinks);
+
+    // assess
+    expect(summary).toEqual({ imported: 2, failed: 0, duplicate: 0, skipped: 2 });
+    expect(imports).toEqual(['a.csv', 'c.csv']);
+    expect(count('IngestCompleted')).toBe(2);
+    expect(count('IngestSkipped')).toBe(2);
+    expect(count('IngestBytes')).toBe(2);
+  });
+
+  it('finishes the other writes of a message, then fails it for the one that must be retried', async () => {
+    // prepare
+    const { deps, sinks, imports, count, logs } = harness(['b.csv']);
+    const body = JSON.stringify(
+      s3Event([
+        s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 }),
+        s3Record({ bucket: 'drops', key: 'in/b.csv', size: 1 }),
+        s3Record({ bucket: 'drops', key: 'in/c.csv', size: 1 }),
+      ]),
+    );
+
+    // act
+    const run = ingestSqsBody(body, deps, sinks);
+
+    // assess
+    await expect(run).rejects.toBeInstanceOf(PdsServerError);
+    expect(imports).toEqual(['a.csv', 'c.csv']);
+    expect(count('IngestRetried')).toBe(1);
+    expect(logs.find(([level]) => level === 'warn')?.[2]).toMatchObject({
+      s3Key: 'in/b.csv',
+      retryable: true,
+    });
+  });
+
+  it('counts a redelivered write as a duplicate', async () => {
+    const { deps, sinks, imports, count } = harness();
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    await ingestSqsBody(body, deps, sinks);
+    const summary = await ingestSqsBody(body, deps, sinks);
+
+    expect(summary).toEqual({ imported: 0, failed: 0, duplicate: 1, skipped: 0 });
+    expect(imports).toHaveLength(1);
+    expect(count('IngestDuplicate')).toBe(1);
+  });
+
+  it('acknowledges the S3 test event without doing anything', async () => {
+    const { deps, sinks, imports, events } = harness();
+
+    const summary = await ingestSqsBody(JSON.stringify(s3TestEvent('drops')), deps, sinks);
+
+    expect(summary).toEqual({ imported: 0, failed: 0, duplicate: 0, skipped: 1 });
+    expect(imports).toHaveLength(0);
+    expect(events).toHaveLength(0);
+  });
+
+  it('logs an unreadable message and fails it, so it ends in the dead-letter queue', async () => {
+    const { deps, sinks, logs } = harness();
+
+    await expect(ingestSqsBody('not json', deps, sinks)).rejects.toBeInstanceOf(IngestEventError);
+    expect(logs).toContainEqual([
+      'error',
+      expect.stringContaining('Unreadable S3 notification'),
+      expect.anything(),
+    ]);
+  });
+});
+
+describe('ingestS3Event', () => {
+  it('ingests a plain S3 event of a direct invocation', async () => {
+    const { deps, sinks, imports } = harness();
+
+    const summary = await ingestS3Event(
+      s3Event([s3Record({ bucket: 'drops', key: 'in/a b.csv', size: 1 })]),
+      deps,
+      sinks,
+    );
+
+    expect(summary.imported).toBe(1);
+    expect(imports).toEqual(['a b.csv']);
+  });
+});
