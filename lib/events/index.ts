@@ -55,6 +55,7 @@ export {
   type IngestCompletedData,
   type IngestFailedData,
   isEventType,
+  type MessageFetchError,
   type MessagingAssetReceivedData,
   type PublicationCompletedData,
   type PublicationFailedData,

@@ -64,12 +64,24 @@ export interface MessagingAssetReceivedData {
   cic?: CicSummary[];
 }
 
+/** Why the message a review points to could not be fetched (the review is emitted without it). */
+export interface MessageFetchError {
+  name: string;
+  message: string;
+  /** HTTP status the PDS answered, e.g. 404 when the messaging asset no longer exists. */
+  status?: number;
+}
+
 /** `pds.supplier-review.received`: a new supplier review on a watched item, with its message. */
 export interface SupplierReviewReceivedData {
   review: SupplierReview;
   messagingAssetId: number;
   document?: ParsedDocument;
   parseError?: XmlErrorInfo;
+  /** The XML as received, when it could not be parsed. */
+  rawXml?: string;
+  /** Set instead of `document` when the PDS refused the message for good (e.g. 404). */
+  messageError?: MessageFetchError;
   cic?: CicSummary[];
 }
 
@@ -184,6 +196,8 @@ export const EVENT_DATA_SCHEMAS = {
       messagingAssetId: z.number().int(),
       document: parsedDocument.optional(),
       parseError: xmlErrorInfo.optional(),
+      rawXml: z.string().optional(),
+      messageError: z.object({ name: nonEmpty, message: nonEmpty, status: httpStatus.optional() }).optional(),
       cic: z.array(cicSummary).optional(),
     })
     .refine(notBoth, { message: 'document and parseError must not both be set' }),

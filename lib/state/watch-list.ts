@@ -124,9 +124,21 @@ export async function* watchedPrimaryKeys(store: StateStore): AsyncGenerator<str
   }
 }
 
+/** Options of {@link watchEntries}. */
+export interface WatchEntriesOptions {
+  /** Start after this key's entry (in state-key order), for paging; the key need not be watched any more. */
+  afterPrimaryKey?: string;
+}
+
 /** Every entry, expired ones included (callers decide: the API shows them, the poller purges them). */
-export async function* watchEntries(store: StateStore): AsyncGenerator<WatchEntry> {
+export async function* watchEntries(
+  store: StateStore,
+  options: WatchEntriesOptions = {},
+): AsyncGenerator<WatchEntry> {
+  // State keys are ASCII (encodeKeySegment escapes everything else), so string order is the list order.
+  const after = options.afterPrimaryKey === undefined ? undefined : watchKey(options.afterPrimaryKey);
   for await (const stateKey of store.list(STATE_PREFIXES.watch)) {
+    if (after !== undefined && stateKey <= after) continue;
     const entry = await store.get<WatchEntry>(stateKey);
     if (entry) yield entry.value;
   }

@@ -1,0 +1,345 @@
+/**
+ * The pollers draining a large PDS: N messaging assets and K watched keys (each with one review),
+ * against the simulator with a fixed latency per request, and fauxqs for the state bucket and the
+ * event queues. Both servers run in child processes, so this process holds only the pollers.
+ *
+ *   node bench/poll.ts [--assets 10000] [--keys 5000] [--latency-ms 5] [--concurrency 8] [--workers 4]
+ *
+ * Prints, per phase, the time to drain, the PDS requests made (counted at the client), events per
+ * second and the floor the concurrency allows: requests x latency / concurrency (x workers for the
+ * fan-out). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
+ * invocation (state in fauxqs, then in memory), and the same watch list fanned out through the
+ * review-poll queue to `--workers` workers (in this process: they share its CPU and the emulator).
+ *
+ * The same file is the child processes: `--serve simulator` seeds and serves the simulator,
+ * `--serve fauxqs` serves the emulator; each prints its address once ready.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { SqsEventPublisher } from '../lib/events/index.ts';
+import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
+import { createLimiter, mapLimit } from '../lib/polling/concurrency.ts';
+import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
+import { parseReviewKeyChunk, SqsReviewKeyQueue } from '../lib/polling/review-queue.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
+import { MemoryStateStore } from '../lib/state/memory.ts';
+import { S3StateStore } from '../lib/state/s3.ts';
+import { watch } from '../lib/state/watch-list.ts';
+import { printTable, root } from './support.ts';
+
+const { values } = parseArgs({
+  options: {
+    serve: { type: 'string' },
+    assets: { type: 'string', default: '10000' },
+    keys: { type: 'string', default: '5000' },
+    'latency-ms': { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '8' },
+    workers: { type: 'string', default: '4' },
+  },
+});
+const ASSETS = Number(values.assets);
+const KEYS = Number(values.keys);
+const LATENCY_MS = Number(values['latency-ms']);
+const CONCURRENCY = Number(values.concurrency);
+const WORKERS = Number(values.workers);
+
+const fixtures = path.resolve(root, '../shared/fixtures/gdsn');
+const XML = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
+  readFileSync(path.join(fixtures, name), 'utf8'),
+);
+const keyOf = (index: number) => `BENCH-${String(index).padStart(6, '0')}`;
+
+/** Child: a simulator with K items (one review each, so K assets) and N - K further assets. */
+async function serveSimulator(): Promise<void> {
+  const { startSimulator } = await import('../lib/simulator/index.ts');
+  const sim = await startSimulator({ demoData: false, port: 0, faults: { latencyMs: LATENCY_MS } });
+  for (let index = 0; index < KEYS; index++) {
+    sim.state.addSupplierReview(
+      {
+        primaryKey: keyOf(index),
+        supplierId: '0614141000012',
+        channelId: 'gdsn-de',
+        supplier: 'Demo Supplier GmbH',
+        reviewer: 'Demo Retail DE',
+        reviewStatus: index % 7 === 0 ? 'REVIEW' : 'APPROVED',
+        date: 1_767_603_600_000 + index,
+        comment: '',
+        messagingCreatorType: 'REVIEW',
+      },
+      XML[index % 3] as string,
+    );
+  }
+  for (let index = KEYS; index < ASSETS; index++)
+    sim.state.addMessagingAsset({ xml: XML[index % 3] as string });
+  process.stdout.write(`ready ${sim.url}\n`);
+  process.once('SIGTERM', () => void sim.close().then(() => process.exit(0)));
+}
+
+/** Child: fauxqs on a free port. */
+async function serveFauxqs(): Promise<void> {
+  const { startFauxqs } = await import('fauxqs');
+  const server = await startFauxqs({ port: 0, logger: false });
+  process.stdout.write(`ready http://127.0.0.1:${server.port}\n`);
+  process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
+}
+
+async function child(kind: string): Promise<{ url: string; process: ChildProcess }> {
+  const proc = spawn(process.execPath, [import.meta.filename, '--serve', kind, ...process.argv.slice(2)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /ready (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (match) resolve(match[1] as string);
+    });
+    proc.once('exit', (code) => reject(new Error(`${kind} exited with ${code} before it was ready`)));
+  });
+  return { url, process: proc };
+}
+
+async function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  proc.kill('SIGTERM');
+  await once(proc, 'exit');
+}
+
+/** Counts the PDS calls the pollers make. */
+function counting(pds: PdsClient): { pds: PdsClient; count: () => number; reset: () => void } {
+  let calls = 0;
+  const wrapped = new Proxy(pds, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return {
+    pds: wrapped,
+    count: () => calls,
+    reset: () => {
+      calls = 0;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const [simulator, fauxqs] = await Promise.all([child('simulator'), child('fauxqs')]);
+  const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
+  const s3 = new S3Client({ endpoint: fauxqs.url, region: 'us-east-1', credentials, forcePathStyle: true });
+  const sqs = new SQSClient({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
+  const pdsClient = createPdsClient({
+    baseUrl: simulator.url,
+    credentials: { username: 'demo', password: 'demo' },
+    connections: CONCURRENCY * WORKERS,
+  });
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: 'bench-state' }));
+    const queueUrl = async (name: string) =>
+      (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl as string;
+    const assetQueue = await queueUrl('asset-events');
+    const reviewQueue = await queueUrl('review-events');
+    const chunkQueue = await queueUrl('review-poll');
+    const store = new S3StateStore({ client: s3, bucket: 'bench-state' });
+    const sink = new SqsEventPublisher({
+      sqs,
+      queueUrl: (type) => (type === 'pds.messaging-asset.received' ? assetQueue : reviewQueue),
+      claimCheck: { s3, bucket: 'bench-state' },
+    });
+    const keys = Array.from({ length: KEYS }, (_, index) => keyOf(index));
+    await mapLimit(keys, 32, (key) => watch(store, [key], { ttlMs: 86_400_000, source: 'bench' }));
+    const { pds, count, reset } = counting(pdsClient);
+    const queued = async (url: string) =>
+      Number(
+        (
+          await sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+          )
+        ).Attributes?.ApproximateNumberOfMessages,
+      );
+
+    const rows: Array<Array<string | number>> = [];
+    let cpu = process.cpuUsage();
+    /** One table row; `reference` is the same PDS requests made by a bare loop at the same concurrency. */
+    const record = (phase: string, seconds: number, events: number, parallel: number, reference?: number) => {
+      const requests = count();
+      const floor = (requests * LATENCY_MS) / 1000 / parallel;
+      const used = process.cpuUsage(cpu);
+      rows.push([
+        phase,
+        seconds.toFixed(2),
+        requests,
+        events,
+        Math.round(events / seconds),
+        floor.toFixed(2),
+        reference === undefined ? '-' : reference.toFixed(2),
+        reference === undefined ? '-' : (seconds / reference).toFixed(2),
+        ((used.user + used.system) / 1e6).toFixed(2),
+      ]);
+      reset();
+      cpu = process.cpuUsage();
+    };
+    const timed = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return (performance.now() - t) / 1000;
+    };
+
+    // References: the same PDS requests without the poller around them (no state, no parsing, no SQS).
+    const assetIds = (await pdsClient.listMessagingAssets()).map((asset) => asset.id);
+    const rawAssets = await timed(() =>
+      mapLimit(assetIds, CONCURRENCY, (id) => pdsClient.getMessagingAsset(id)),
+    );
+    const rawReviews = (parallel: number) =>
+      timed(async () => {
+        const limit = createLimiter(parallel);
+        await mapLimit(keys, parallel * 4, async (key) => {
+          const reviews = await limit(() => pdsClient.listSupplierReviews(key));
+          await Promise.all(
+            reviews.map((review) => limit(() => pdsClient.getMessagingAsset(review.messagingAssetId))),
+          );
+        });
+      });
+    const rawReviewsOne = await rawReviews(CONCURRENCY);
+    const rawReviewsFanOut = await rawReviews(CONCURRENCY * WORKERS);
+    reset();
+    cpu = process.cpuUsage();
+
+    // Phase 1: the messaging-asset backlog, then a run with nothing new.
+    let backlog = 0;
+    let seconds = await timed(async () => {
+      backlog = (
+        await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY })
+      ).emitted;
+    });
+    record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets);
+    seconds = await timed(() =>
+      pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY }),
+    );
+    record('messaging assets: nothing new', seconds, 0, CONCURRENCY);
+
+    // Phase 2: every watched key in one invocation, watch list in fauxqs, then again with nothing new.
+    let emitted = 0;
+    seconds = await timed(async () => {
+      emitted = (await pollReviewKeys({ pds, store, sink }, keys, { concurrency: CONCURRENCY }))
+        .reviewsEmitted;
+    });
+    record('reviews: one invocation', seconds, emitted, CONCURRENCY, rawReviewsOne);
+    seconds = await timed(() => pollReviewKeys({ pds, store, sink }, keys, { concurrency: CONCURRENCY }));
+    record('reviews: nothing new', seconds, 0, CONCURRENCY);
+
+    // Phase 3: the same with the watch list in memory: what the poller does when the state store is not
+    // fauxqs (a single-threaded emulator that serves about 600 S3 requests per second on this machine).
+    const watchInMemory = async () => {
+      const memory = new MemoryStateStore();
+      for (const key of keys) await watch(memory, [key], { ttlMs: 86_400_000, source: 'bench' });
+      return memory;
+    };
+    let memory = await watchInMemory();
+    reset();
+    cpu = process.cpuUsage();
+    seconds = await timed(async () => {
+      emitted = (await pollReviewKeys({ pds, store: memory, sink }, keys, { concurrency: CONCURRENCY }))
+        .reviewsEmitted;
+    });
+    record('reviews: one invocation, state in memory', seconds, emitted, CONCURRENCY, rawReviewsOne);
+
+    // Phase 4: fanned out through the review-poll queue to WORKERS workers (state in memory again).
+    memory = await watchInMemory();
+    reset();
+    cpu = process.cpuUsage();
+    let chunks = 0;
+    emitted = 0;
+    seconds = await timed(async () => {
+      const fanOut = await pollSupplierReviews(
+        { pds, store: memory, sink },
+        {
+          runId: 'bench',
+          inlineMax: 200,
+          chunkSize: 100,
+          queue: new SqsReviewKeyQueue({ sqs, queueUrl: chunkQueue }),
+        },
+      );
+      chunks = fanOut.mode === 'fan-out' ? fanOut.chunks : 0;
+      const worker = async () => {
+        for (let empty = 0; empty < 2; ) {
+          const answer = await sqs.send(
+            new ReceiveMessageCommand({ QueueUrl: chunkQueue, MaxNumberOfMessages: 1, WaitTimeSeconds: 0 }),
+          );
+          const [message] = answer.Messages ?? [];
+          if (!message) {
+            empty++;
+            continue;
+          }
+          empty = 0;
+          const report = await pollReviewKeys(
+            { pds, store: memory, sink },
+            parseReviewKeyChunk(message.Body ?? '').keys,
+            {
+              concurrency: CONCURRENCY,
+            },
+          );
+          emitted += report.reviewsEmitted;
+          await sqs.send(
+            new DeleteMessageCommand({ QueueUrl: chunkQueue, ReceiptHandle: message.ReceiptHandle }),
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: WORKERS }, worker));
+    });
+    record(
+      `reviews: fan-out, ${chunks} chunks, ${WORKERS} workers, state in memory`,
+      seconds,
+      emitted,
+      CONCURRENCY * WORKERS,
+      rawReviewsFanOut,
+    );
+
+    process.stdout.write(
+      `\n${ASSETS} messaging assets, ${KEYS} watched keys, simulator latency ${LATENCY_MS} ms, POLL_CONCURRENCY ${CONCURRENCY}\n\n`,
+    );
+    printTable(
+      [
+        'phase',
+        'seconds',
+        'PDS requests',
+        'events',
+        'events/s',
+        'floor s',
+        'reference s',
+        'x reference',
+        'poller CPU s',
+      ],
+      rows,
+    );
+    process.stdout.write(
+      `\nqueued: ${await queued(assetQueue)} messaging-asset events, ${await queued(reviewQueue)} review events\n`,
+    );
+    process.stdout.write(`total wall time ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  } finally {
+    await pdsClient.close();
+    s3.destroy();
+    sqs.destroy();
+    await Promise.all([stop(simulator.process), stop(fauxqs.process)]);
+  }
+}
+
+if (values.serve === 'simulator') await serveSimulator();
+else if (values.serve === 'fauxqs') await serveFauxqs();
+else await main();

@@ -1,0 +1,61 @@
+/**
+ * "A run never overlaps itself": a scheduled run holds a lease in the state store (lib/state/lease.ts)
+ * while it works. A second run that starts meanwhile (a slow run, a retried invocation, an operator's
+ * manual invoke) finds the lease held and returns at once. Reserved concurrency 1 in the deployment is
+ * the first line; the lease also covers invocations the deployment does not control.
+ */
+
+import { leaseKey } from '../state/keys.ts';
+import { acquireLease, type LeaseRecord, releaseLease } from '../state/lease.ts';
+import type { StateStore } from '../state/store.ts';
+
+export interface ExclusiveOptions {
+  /** Lease name, e.g. `poll-messaging-assets`. */
+  name: string;
+  /** Longer than the run can last (the handler uses the Lambda's remaining time plus a margin). */
+  ttlMs: number;
+  /** Who runs, e.g. the Lambda request id. */
+  owner: string;
+  now?: () => number;
+}
+
+/** The run's value, or who held the lease when it did not run. */
+export type ExclusiveResult<T> =
+  | { ran: true; value: T }
+  | { ran: false; heldBy: string | undefined; expiresAt: string | undefined };
+
+/**
+ * Runs `fn` while holding the lease `name`; does not run it when the lease is held by someone else.
+ * The lease is released when `fn` settles, whether it succeeded or threw.
+ *
+ * @example
+ * const result = await runExclusive(store, { name: 'poll-messaging-assets', ttlMs: 360_000, owner: requestId }, () => poll());
+ * if (!result.ran) logger.info('Another run holds the lease', { heldBy: result.heldBy });
+ */
+export async function runExclusive<T>(
+  store: StateStore,
+  options: ExclusiveOptions,
+  fn: () => Promise<T>,
+): Promise<ExclusiveResult<T>> {
+  const lease = await acquireLease(
+    store,
+    options.name,
+    options.ttlMs,
+    options.owner,
+    options.now ? { now: options.now } : {},
+  );
+  if (!lease) {
+    const holder = (await store.get<LeaseRecord>(leaseKey(options.name)))?.value;
+    return {
+      ran: false,
+      heldBy: holder?.owner,
+      expiresAt: holder ? new Date(holder.expiresAt).toISOString() : undefined,
+    };
+  }
+  try {
+    return { ran: true, value: await fn() };
+  } finally {
+    // A lease that cannot be released expires after its TTL; that must not hide the run's own outcome.
+    await releaseLease(store, lease).catch(() => false);
+  }
+}

@@ -1,0 +1,58 @@
+/** The scheduled pollers: messaging assets and supplier reviews become events (see each module). */
+export {
+  advanceCheckpoint,
+  CheckpointFormatError,
+  DEFAULT_MAX_RETRY,
+  DEFAULT_SEEN_WINDOW,
+  type FirstRun,
+  initialCheckpoint,
+  type MessagingAssetCheckpoint,
+  parseCheckpoint,
+  type RetryEntry,
+  selectCandidates,
+} from './checkpoint.ts';
+export { CoalescingSink, type CoalescingSinkOptions } from './coalescing-sink.ts';
+export { createLimiter, type Limiter, mapLimit, type Settled } from './concurrency.ts';
+export { type ExclusiveOptions, type ExclusiveResult, runExclusive } from './exclusive.ts';
+export { FINGERPRINT_LENGTH, reviewFingerprint } from './fingerprint.ts';
+export {
+  MESSAGING_ASSETS_CHECKPOINT,
+  type MessagingAssetPollDeps,
+  type MessagingAssetPollOptions,
+  type MessagingAssetPollReport,
+  messagingAssetEvent,
+  pollMessagingAssets,
+} from './messaging-assets.ts';
+export {
+  type MetricsRecorder,
+  recordMessagingAssetMetrics,
+  recordReviewMetrics,
+  recordScheduledReviewMetrics,
+} from './metrics.ts';
+export { type PollLogger, silentLogger } from './ports.ts';
+export {
+  chunkKeys,
+  parseReviewKeyChunk,
+  ReviewChunkFormatError,
+  ReviewFanOutError,
+  type ReviewKeyChunk,
+  type ReviewKeyQueue,
+  SqsReviewKeyQueue,
+} from './review-queue.ts';
+export { messagingAssetRunFailure, PollIncompleteError, reviewChunkFailure, runWindow } from './run.ts';
+export {
+  MESSAGING_ASSET_POLL_SETTINGS,
+  POLL_SETTINGS,
+  REVIEW_POLL_SETTINGS,
+} from './settings.ts';
+export {
+  type KeyOutcome,
+  type KeyStatus,
+  pollReviewKeys,
+  pollSupplierReviews,
+  type ReviewPollDeps,
+  type ReviewPollOptions,
+  type ReviewPollReport,
+  reviewEvent,
+  type ScheduledReviewPollReport,
+} from './supplier-reviews.ts';

@@ -1,0 +1,360 @@
+/**
+ * The messaging-asset poller: list the PDS's messaging assets, take those not seen before, fetch each
+ * XML with bounded concurrency, parse it, emit `pds.messaging-asset.received`, and move the checkpoint
+ * only after SQS accepted the events.
+ *
+ * Work goes in pages (ascending ids, `pageSize` assets each): fetch and parse the page, publish its
+ * events, then write the checkpoint with a conditional write on the ETag read before. A crash between
+ * the publish and the write sends the same page again on the next run, with identical event ids
+ * (`idParts: [messagingAssetId]`), so consumers can drop the duplicates.
+ *
+ * Failures: an asset whose fetch fails goes to the checkpoint's retry list and is fetched again on
+ * every later run while the PDS lists it (see checkpoint.ts); the others go on. A page in which every
+ * fetch failed for a reason that concerns the PDS as a whole (5xx, 429, timeouts, network, 401/403)
+ * stops the run without recording anything, so an outage does not fill the retry list; the next run
+ * starts from the same place. Events SQS did not accept are not recorded either: the run saves what
+ * was accepted and stops (`stopped: 'publish-failed'`); those assets stay new.
+ */
+
+import { type CloudEvent, createEvent, EventPublishError, type EventSink } from '../events/index.ts';
+import type { PdsClient } from '../pds/client.ts';
+import type { MessagingAssetSummary } from '../pds/types.ts';
+import { checkpointKey } from '../state/keys.ts';
+import { StateConflictError, type StateStore } from '../state/store.ts';
+import { parseMessagingAssetSafely } from '../xml/index.ts';
+import {
+  advanceCheckpoint,
+  type FirstRun,
+  initialCheckpoint,
+  type MessagingAssetCheckpoint,
+  parseCheckpoint,
+  selectCandidates,
+} from './checkpoint.ts';
+import { mapLimit } from './concurrency.ts';
+import { describeError, errorFields, isSystemicPdsError, type PollLogger, silentLogger } from './ports.ts';
+
+/** The checkpoint's name: `checkpoints/messaging-assets.json`. */
+export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
+
+export interface MessagingAssetPollDeps {
+  pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
+  store: StateStore;
+  sink: EventSink;
+  logger?: PollLogger;
+}
+
+export interface MessagingAssetPollOptions {
+  /** Without a checkpoint: `now` (default) records the current assets as done, `backlog` emits them all. */
+  firstRun?: FirstRun;
+  /** PDS requests in flight at once; default 8. */
+  concurrency?: number;
+  /** Assets per page (one publish and one checkpoint write each); default 100. */
+  pageSize?: number;
+  /** See checkpoint.ts; defaults there. */
+  seenWindow?: number;
+  maxRetry?: number;
+  /** Epoch ms after which no new page is started (the Lambda's remaining time minus a margin). */
+  deadline?: number;
+  /** CloudEvents `source`; default `urn:pds-bridge`. */
+  source?: string;
+  now?: () => Date;
+}
+
+/** What one run did; the handler turns it into metrics and a log line. */
+export interface MessagingAssetPollReport {
+  /** True when this run only created the checkpoint (first run `now`). */
+  initialised: boolean;
+  /** Assets the PDS listed. */
+  listed: number;
+  /** Assets that were new or waiting for a retry. */
+  candidates: number;
+  /** Events SQS accepted. */
+  emitted: number;
+  /** Of those, assets whose XML could not be parsed (emitted with `parseError` and the raw text). */
+  parseErrors: number;
+  /** Fetches that failed in this run. */
+  failed: number;
+  /** Retry entries dropped because the PDS no longer lists their asset. */
+  gone: number;
+  /** Retry entries given up because the retry list was full. */
+  abandoned: number;
+  /** Assets waiting for a retry after this run. */
+  retryPending: number;
+  /** Candidates this run did not get to (they stay new). */
+  remaining: number;
+  /** Events of fetched assets that SQS did not accept (they stay new). */
+  unpublished: number;
+  /**
+   * Why the run stopped before the end, if it did: the deadline came, every fetch of a page failed
+   * for a PDS-wide reason, or SQS did not accept every event of a page.
+   */
+  stopped?: 'deadline' | 'pds-unavailable' | 'publish-failed';
+  /** The checkpoint's floor and highest emitted id after the run. */
+  floor: number | null;
+  highestId: number | null;
+}
+
+type Fetched =
+  | {
+      ok: true;
+      asset: MessagingAssetSummary;
+      event: CloudEvent<'pds.messaging-asset.received'>;
+      parseError: boolean;
+    }
+  | { ok: false; asset: MessagingAssetSummary; error: unknown };
+
+/**
+ * The event of one messaging asset: parsed document and CIC summaries, or the parse error and the raw XML.
+ *
+ * @example
+ * const event = messagingAssetEvent({ id: 42, createdAt: 1767600000000, contentType: 'application/xml' }, xml);
+ * event.id; // the same for the same asset, whenever it is built
+ */
+export function messagingAssetEvent(
+  asset: MessagingAssetSummary,
+  xml: string,
+  options: { source?: string; time?: Date } = {},
+): CloudEvent<'pds.messaging-asset.received'> {
+  const parsed = parseMessagingAssetSafely(xml);
+  return createEvent({
+    type: 'pds.messaging-asset.received',
+    subject: `messaging-asset/${asset.id}`,
+    idParts: [asset.id],
+    ...(options.source ? { source: options.source } : {}),
+    ...(options.time ? { time: options.time } : {}),
+    data: {
+      messagingAssetId: asset.id,
+      ...(Number.isSafeInteger(asset.createdAt) ? { createdAt: asset.createdAt } : {}),
+      ...(typeof asset.primaryKey === 'string' ? { primaryKey: asset.primaryKey } : {}),
+      ...(parsed.ok
+        ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
+        : { parseError: parsed.error, rawXml: xml }),
+    },
+  });
+}
+
+/**
+ * Runs one poll and reports what it did; a run that stopped early says why in `stopped`. Throws when
+ * the listing or the state store fails, or when the checkpoint was changed by someone else
+ * (`StateConflictError`: an overlapping run).
+ *
+ * @example
+ * const report = await pollMessagingAssets({ pds, store, sink, logger }, { firstRun: 'backlog', concurrency: 8 });
+ * metrics.addMetric('AssetsEmitted', 'Count', report.emitted);
+ */
+export async function pollMessagingAssets(
+  deps: MessagingAssetPollDeps,
+  options: MessagingAssetPollOptions = {},
+): Promise<MessagingAssetPollReport> {
+  const { pds, store, sink } = deps;
+  const logger = deps.logger ?? silentLogger;
+  const now = options.now ?? (() => new Date());
+  const concurrency = options.concurrency ?? 8;
+  const pageSize = options.pageSize ?? 100;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+    throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
+  }
+  const key = MESSAGING_ASSETS_CHECKPOINT;
+
+  const stored = await store.get<unknown>(key);
+  let etag = stored?.etag;
+  let checkpoint: MessagingAssetCheckpoint | undefined = stored
+    ? parseCheckpoint(stored.value, key)
+    : undefined;
+  const listing = await pds.listMessagingAssets();
+
+  const save = async (next: MessagingAssetCheckpoint): Promise<void> => {
+    if (etag === undefined) {
+      const created = await store.create(key, next);
+      if (!created.created) throw new StateConflictError(key, 'another run created it meanwhile');
+      etag = created.etag;
+    } else {
+      etag = (await store.update(key, next, etag)).etag;
+    }
+    checkpoint = next;
+  };
+
+  const report: MessagingAssetPollReport = {
+    initialised: false,
+    listed: listing.length,
+    candidates: 0,
+    emitted: 0,
+    parseErrors: 0,
+    failed: 0,
+    gone: 0,
+    abandoned: 0,
+    retryPending: 0,
+    remaining: 0,
+    unpublished: 0,
+    floor: null,
+    highestId: null,
+  };
+  const finish = (): MessagingAssetPollReport => {
+    report.retryPending = checkpoint?.retry.length ?? 0;
+    report.floor = checkpoint?.floor ?? null;
+    report.highestId = checkpoint?.highestId ?? null;
+    return report;
+  };
+
+  if (checkpoint === undefined) {
+    const firstRun = options.firstRun ?? 'now';
+    const initial = initialCheckpoint(listing, firstRun, now());
+    if (firstRun === 'now') {
+      await save(initial);
+      report.initialised = true;
+      logger.info('Messaging-asset checkpoint created: assets listed now count as done', {
+        floor: initial.floor,
+      });
+      return finish();
+    }
+    checkpoint = initial;
+  }
+
+  const { candidates, gone } = selectCandidates(listing, checkpoint);
+  report.candidates = candidates.length;
+  report.gone = gone.length;
+  for (const entry of gone) {
+    logger.info('Messaging asset waiting for a retry is no longer listed; dropped', {
+      messagingAssetId: entry.id,
+      attempts: entry.attempts,
+    });
+  }
+  let pendingGone = gone.map((entry) => entry.id);
+
+  const fetchPage = async (from: number): Promise<Fetched[]> => {
+    const page = candidates.slice(from, from + pageSize);
+    const time = now();
+    const settled = await mapLimit(page, concurrency, async (asset): Promise<Fetched> => {
+      try {
+        const xml = await pds.getMessagingAsset(asset.id);
+        const event = messagingAssetEvent(asset, xml, {
+          time,
+          ...(options.source ? { source: options.source } : {}),
+        });
+        return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
+      } catch (error) {
+        return { ok: false, asset, error };
+      }
+    });
+    return settled.map((result, index) =>
+      result?.ok
+        ? result.value
+        : { ok: false as const, asset: page[index] as MessagingAssetSummary, error: result?.error },
+    );
+  };
+  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
+
+  // While a page is published and recorded, the next one is already being fetched: the PDS requests
+  // of one page at a time stay within `concurrency`, and publishing no longer idles them.
+  let start = 0;
+  let prefetched: Promise<Fetched[]> | undefined;
+  for (; start < candidates.length; start += pageSize) {
+    if (prefetched === undefined && pastDeadline()) {
+      report.stopped = 'deadline';
+      break;
+    }
+    const page = candidates.slice(start, start + pageSize);
+    const fetched = await (prefetched ?? fetchPage(start));
+    prefetched =
+      start + pageSize < candidates.length && !pastDeadline() ? fetchPage(start + pageSize) : undefined;
+    const failures = fetched.filter((item) => !item.ok);
+    if (failures.length === page.length && failures.every((item) => isSystemicPdsError(item.error))) {
+      report.failed += failures.length;
+      report.stopped = 'pds-unavailable';
+      await prefetched; // its results are dropped: those assets stay new
+      logger.error('Every fetch of a page failed: the PDS looks unavailable; stopping this run', {
+        firstMessagingAssetId: page[0]?.id,
+        ...errorFields(failures[0]?.error),
+      });
+      break;
+    }
+
+    const successes = fetched.filter((item) => item.ok);
+    let accepted = new Set(successes.map((item) => item.asset.id));
+    let publishError: EventPublishError | undefined;
+    try {
+      await sink.publish(successes.map((item) => item.event));
+    } catch (error) {
+      if (!(error instanceof EventPublishError)) throw error;
+      publishError = error;
+      const publishedIds = new Set(error.publishedIds);
+      accepted = new Set(
+        successes.filter((item) => publishedIds.has(item.event.id)).map((item) => item.asset.id),
+      );
+    }
+
+    for (const item of failures) {
+      logger.warn('Messaging asset could not be fetched; it is retried on the next run', {
+        messagingAssetId: item.asset.id,
+        ...errorFields(item.error),
+      });
+    }
+    for (const item of successes) {
+      if (item.parseError && accepted.has(item.asset.id)) {
+        logger.warn('Messaging asset is not valid XML; emitted with parseError and the raw text', {
+          messagingAssetId: item.asset.id,
+          parseError: item.event.data.parseError,
+        });
+      }
+    }
+
+    const unaccepted = successes.filter((item) => !accepted.has(item.asset.id)).map((item) => item.asset.id);
+    const later = candidates[start + pageSize]?.id;
+    const lowestPending = [...unaccepted, ...(later === undefined ? [] : [later])].reduce<number | undefined>(
+      (min, id) => (min === undefined || id < min ? id : min),
+      undefined,
+    );
+    const advanced = advanceCheckpoint(
+      checkpoint,
+      {
+        emitted: [...accepted],
+        failed: failures.map((item) => ({ id: item.asset.id, reason: describeError(item.error) })),
+        gone: pendingGone,
+        lowestPending,
+      },
+      {
+        now: now(),
+        ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
+        ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
+      },
+    );
+    await save(advanced.checkpoint);
+    pendingGone = [];
+
+    report.emitted += accepted.size;
+    report.parseErrors += successes.filter((item) => item.parseError && accepted.has(item.asset.id)).length;
+    report.failed += failures.length;
+    report.abandoned += advanced.abandoned.length;
+    for (const entry of advanced.abandoned) {
+      logger.error('Messaging asset abandoned: the retry list is full', {
+        messagingAssetId: entry.id,
+        attempts: entry.attempts,
+        lastError: entry.lastError,
+      });
+    }
+    if (publishError) {
+      report.stopped = 'publish-failed';
+      report.unpublished = unaccepted.length;
+      logger.error(
+        'SQS did not accept every event; the checkpoint stays before them and the next run sends them again',
+        {
+          unpublished: unaccepted,
+          reason: publishError.message,
+        },
+      );
+      start += pageSize;
+      report.remaining = unaccepted.length;
+      await prefetched;
+      break;
+    }
+  }
+  report.remaining += Math.max(0, candidates.length - start);
+
+  if (pendingGone.length > 0) {
+    await save(
+      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, { now: now() })
+        .checkpoint,
+    );
+  }
+  return finish();
+}

@@ -1,0 +1,60 @@
+/**
+ * The pollers' own configuration variables, declared once for `loadConfig` (lib/config.ts): each
+ * handler passes the specs it uses and gets one ConfigError naming every bad variable at cold start.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `POLL_CONCURRENCY` | 8 | PDS requests in flight per invocation |
+ * | `POLL_FIRST_RUN` | now | messaging assets without a checkpoint: `now` (skip what exists) or `backlog` (emit it) |
+ * | `POLL_PAGE_SIZE` | 100 | messaging assets per publish and checkpoint write |
+ * | `POLL_SEEN_WINDOW` | 5000 | messaging-asset ids remembered above the checkpoint's floor |
+ * | `POLL_REVIEWS_INLINE_MAX` | 200 | most watched keys the scheduled run polls itself |
+ * | `POLL_REVIEWS_CHUNK_SIZE` | 100 | watched keys per fan-out message |
+ * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
+ */
+import { setting } from '../config.ts';
+
+/** Settings both pollers read. */
+export const POLL_SETTINGS = {
+  POLL_CONCURRENCY: setting.integer('PDS requests in flight per invocation, e.g. 8', {
+    min: 1,
+    max: 64,
+    default: 8,
+  }),
+};
+
+/** Settings of poll-messaging-assets. */
+export const MESSAGING_ASSET_POLL_SETTINGS = {
+  ...POLL_SETTINGS,
+  POLL_FIRST_RUN: setting.oneOf(
+    ['now', 'backlog'],
+    'what the first run without a checkpoint does: now (record existing assets as done) or backlog (emit them)',
+    { default: 'now' },
+  ),
+  POLL_PAGE_SIZE: setting.integer('messaging assets per publish and checkpoint write, e.g. 100', {
+    min: 1,
+    max: 1000,
+    default: 100,
+  }),
+  POLL_SEEN_WINDOW: setting.integer('messaging-asset ids remembered above the checkpoint floor, e.g. 5000', {
+    min: 100,
+    max: 100_000,
+    default: 5000,
+  }),
+};
+
+/** Settings of poll-supplier-reviews and its fan-out worker. */
+export const REVIEW_POLL_SETTINGS = {
+  ...POLL_SETTINGS,
+  POLL_REVIEWS_INLINE_MAX: setting.integer('most watched keys polled inside the scheduled run, e.g. 200', {
+    min: 0,
+    max: 100_000,
+    default: 200,
+  }),
+  POLL_REVIEWS_CHUNK_SIZE: setting.integer('watched keys per fan-out message, e.g. 100', {
+    min: 1,
+    max: 1000,
+    default: 100,
+  }),
+  REVIEW_POLL_QUEUE_URL: setting.url('the internal SQS queue that fans watched keys out to the worker'),
+};

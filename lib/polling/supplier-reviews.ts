@@ -1,0 +1,392 @@
+/**
+ * The supplier-review poller: for every watched primary key, list its reviews, take those whose
+ * fingerprint (fingerprint.ts) is not yet recorded on the key's watch entry, fetch and parse the XML
+ * each points to, emit `pds.supplier-review.received`, and record the fingerprints only after SQS
+ * accepted the events. A crash in between re-emits the same reviews with identical event ids.
+ *
+ * Per key (`pollReviewKeys`, used inline by the scheduled run and by the fan-out worker):
+ * - no watch entry (removed meanwhile): skipped; expired entry: purged (`purgeIfExpired`);
+ * - 404 on the reviews (the item no longer exists): logged and counted, the key stays watched until it
+ *   expires, so an item that comes back is picked up again and nothing is dropped silently;
+ * - any other failure, of the listing or of one review's XML: counted, that key's unemitted reviews
+ *   are tried again on the next run; the other keys go on. A 404 on a review's XML is final: the
+ *   review is emitted without its message, with `messageError`.
+ *
+ * Concurrency: one limiter caps the PDS requests in flight (`concurrency`, default 8) across all keys;
+ * keys are worked on four times that wide so that state-store and SQS calls overlap PDS calls. With the fan-out,
+ * each worker invocation has its own limiter: the PDS sees at most (worker reserved concurrency + 1)
+ * × `concurrency` requests from the review polling.
+ *
+ * The scheduled run (`pollSupplierReviews`) lists the watched keys and polls them inline, or, above
+ * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
+ */
+
+import { type CloudEvent, createEvent, EventPublishError, type EventSink } from '../events/index.ts';
+import type { PdsClient } from '../pds/client.ts';
+import { PdsNotFoundError } from '../pds/errors.ts';
+import type { SupplierReview } from '../pds/types.ts';
+import type { StateStore } from '../state/store.ts';
+import {
+  getWatchEntry,
+  isExpired,
+  purgeIfExpired,
+  recordSeen,
+  watchedPrimaryKeys,
+} from '../state/watch-list.ts';
+import { parseMessagingAssetSafely } from '../xml/index.ts';
+import { CoalescingSink } from './coalescing-sink.ts';
+import { createLimiter, type Limiter, mapLimit } from './concurrency.ts';
+import { reviewFingerprint } from './fingerprint.ts';
+import { describeError, errorFields, type PollLogger, silentLogger } from './ports.ts';
+import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
+
+export interface ReviewPollDeps {
+  pds: Pick<PdsClient, 'listSupplierReviews' | 'getMessagingAsset'>;
+  store: StateStore;
+  sink: EventSink;
+  logger?: PollLogger;
+}
+
+export interface ReviewPollOptions {
+  /** PDS requests in flight at once; default 8. */
+  concurrency?: number;
+  /** Epoch ms after which no further key is started (its reviews wait for the next run). */
+  deadline?: number;
+  /** CloudEvents `source`; default `urn:pds-bridge`. */
+  source?: string;
+  now?: () => Date;
+}
+
+/** What happened to one key. */
+export type KeyStatus = 'polled' | 'purged' | 'unwatched' | 'not-found' | 'failed' | 'deferred';
+
+export interface KeyOutcome {
+  primaryKey: string;
+  status: KeyStatus;
+  /** Events SQS accepted for this key. */
+  emitted: number;
+  /** Of those, reviews whose XML could not be parsed. */
+  parseErrors: number;
+  /** Reviews that could not be emitted this time (fetch failed or SQS refused). */
+  reviewsFailed: number;
+  error?: string;
+}
+
+/** Totals of one `pollReviewKeys` call. */
+export interface ReviewPollReport {
+  keys: number;
+  /** Keys whose reviews were listed and handled completely. */
+  keysPolled: number;
+  /** Keys with at least one failure; their unemitted reviews are tried again next run. */
+  keysFailed: number;
+  keysPurged: number;
+  /** Keys the PDS answered 404 for; they stay watched until they expire. */
+  keysNotFound: number;
+  /** Keys removed from the watch list since they were listed. */
+  keysUnwatched: number;
+  /** Keys not started because the deadline came. */
+  keysDeferred: number;
+  reviewsEmitted: number;
+  parseErrors: number;
+  reviewsFailed: number;
+  /** The failed keys (at most 50), for logs and errors. */
+  failedKeys: string[];
+}
+
+const LISTED_FAILED_KEYS = 50;
+
+/**
+ * The event of one review and its message.
+ *
+ * @example
+ * reviewEvent(review, reviewFingerprint(review), { xml }).subject; // 'item/04012345678901'
+ */
+export function reviewEvent(
+  review: SupplierReview,
+  fingerprint: string,
+  message: { xml: string } | { error: { name: string; message: string; status?: number } },
+  options: { source?: string; time?: Date } = {},
+): CloudEvent<'pds.supplier-review.received'> {
+  let content: Record<string, unknown>;
+  if ('xml' in message) {
+    const parsed = parseMessagingAssetSafely(message.xml);
+    content = parsed.ok
+      ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
+      : { parseError: parsed.error, rawXml: message.xml };
+  } else {
+    content = { messageError: message.error };
+  }
+  return createEvent({
+    type: 'pds.supplier-review.received',
+    subject: `item/${review.primaryKey}`,
+    idParts: [review.primaryKey, fingerprint],
+    ...(options.source ? { source: options.source } : {}),
+    ...(options.time ? { time: options.time } : {}),
+    data: { review, messagingAssetId: review.messagingAssetId, ...content },
+  });
+}
+
+interface KeyContext {
+  deps: ReviewPollDeps;
+  logger: PollLogger;
+  sink: EventSink;
+  limit: Limiter;
+  now: () => Date;
+  source: string | undefined;
+}
+
+type Built =
+  | { ok: true; fingerprint: string; event: CloudEvent<'pds.supplier-review.received'> }
+  | { ok: false; error: unknown };
+
+async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutcome> {
+  const { deps, logger, limit } = context;
+  const outcome: KeyOutcome = { primaryKey, status: 'polled', emitted: 0, parseErrors: 0, reviewsFailed: 0 };
+  const now = context.now();
+  const entry = await getWatchEntry(deps.store, primaryKey);
+  if (!entry) return { ...outcome, status: 'unwatched' };
+  if (isExpired(entry, now)) {
+    const purged = await purgeIfExpired(deps.store, primaryKey, now);
+    if (purged) logger.info('Watch entry expired; purged', { primaryKey, expiresAt: entry.expiresAt });
+    // Not purged means someone refreshed it meanwhile: it is polled on the next run.
+    return { ...outcome, status: purged ? 'purged' : 'deferred' };
+  }
+
+  let reviews: SupplierReview[];
+  try {
+    reviews = await limit(() => deps.pds.listSupplierReviews(primaryKey));
+  } catch (error) {
+    if (error instanceof PdsNotFoundError) {
+      logger.warn('The PDS does not know this watched item; it stays watched until it expires', {
+        primaryKey,
+        expiresAt: entry.expiresAt,
+      });
+      return { ...outcome, status: 'not-found' };
+    }
+    logger.warn('Supplier reviews could not be listed; the key is polled again on the next run', {
+      primaryKey,
+      ...errorFields(error),
+    });
+    return { ...outcome, status: 'failed', error: describeError(error) };
+  }
+
+  const seen = new Set(entry.seen);
+  const fresh = new Map<string, SupplierReview>();
+  for (const review of reviews) {
+    const fingerprint = reviewFingerprint(review);
+    if (!seen.has(fingerprint) && !fresh.has(fingerprint)) fresh.set(fingerprint, review);
+  }
+  if (fresh.size === 0) return outcome;
+
+  const time = now;
+  const options = { time, ...(context.source ? { source: context.source } : {}) };
+  const built = await Promise.all(
+    [...fresh].map(async ([fingerprint, review]): Promise<Built> => {
+      try {
+        const xml = await limit(() => deps.pds.getMessagingAsset(review.messagingAssetId));
+        return { ok: true, fingerprint, event: reviewEvent(review, fingerprint, { xml }, options) };
+      } catch (error) {
+        if (error instanceof PdsNotFoundError) {
+          const messageError = { name: error.name, message: error.message, status: error.status };
+          logger.warn('The message of a supplier review no longer exists; the review is emitted without it', {
+            primaryKey,
+            messagingAssetId: review.messagingAssetId,
+          });
+          return {
+            ok: true,
+            fingerprint,
+            event: reviewEvent(review, fingerprint, { error: messageError }, options),
+          };
+        }
+        logger.warn(
+          'The message of a supplier review could not be fetched; the review is tried again on the next run',
+          {
+            primaryKey,
+            messagingAssetId: review.messagingAssetId,
+            ...errorFields(error),
+          },
+        );
+        return { ok: false, error };
+      }
+    }),
+  );
+
+  const ready = built.filter((item) => item.ok);
+  const failures = built.filter((item) => !item.ok);
+  let accepted = ready;
+  let publishError: EventPublishError | undefined;
+  try {
+    await context.sink.publish(ready.map((item) => item.event));
+  } catch (error) {
+    if (!(error instanceof EventPublishError)) throw error;
+    publishError = error;
+    const published = new Set(error.publishedIds);
+    accepted = ready.filter((item) => published.has(item.event.id));
+  }
+  await recordSeen(
+    deps.store,
+    primaryKey,
+    accepted.map((item) => item.fingerprint),
+  );
+
+  outcome.emitted = accepted.length;
+  outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
+  outcome.reviewsFailed = fresh.size - accepted.length;
+  if (outcome.reviewsFailed > 0) {
+    outcome.status = 'failed';
+    outcome.error = publishError ? publishError.message : describeError(failures[0]?.error);
+  }
+  for (const item of accepted) {
+    if (item.event.data.parseError) {
+      logger.warn(
+        'The message of a supplier review is not valid XML; emitted with parseError and the raw text',
+        {
+          primaryKey,
+          messagingAssetId: item.event.data.messagingAssetId,
+        },
+      );
+    }
+  }
+  return outcome;
+}
+
+/**
+ * Polls the reviews of the given keys; one key's failure never stops the others.
+ *
+ * @example
+ * const report = await pollReviewKeys({ pds, store, sink, logger }, chunk.keys, { concurrency: 8 });
+ * if (report.keysFailed > 0) throw new Error(`keys failed: ${report.failedKeys.join(', ')}`);
+ */
+export async function pollReviewKeys(
+  deps: ReviewPollDeps,
+  keys: readonly string[],
+  options: ReviewPollOptions = {},
+): Promise<ReviewPollReport> {
+  const concurrency = options.concurrency ?? 8;
+  const context: KeyContext = {
+    deps,
+    logger: deps.logger ?? silentLogger,
+    sink: new CoalescingSink(deps.sink),
+    limit: createLimiter(concurrency),
+    now: options.now ?? (() => new Date()),
+    source: options.source,
+  };
+  const unique = [...new Set(keys)];
+  const deadline = options.deadline;
+  const settled = await mapLimit(unique, concurrency * 4, (key) => pollKey(key, context), {
+    shouldStop: () => deadline !== undefined && Date.now() >= deadline,
+  });
+
+  const report: ReviewPollReport = {
+    keys: unique.length,
+    keysPolled: 0,
+    keysFailed: 0,
+    keysPurged: 0,
+    keysNotFound: 0,
+    keysUnwatched: 0,
+    keysDeferred: 0,
+    reviewsEmitted: 0,
+    parseErrors: 0,
+    reviewsFailed: 0,
+    failedKeys: [],
+  };
+  settled.forEach((result, index) => {
+    const primaryKey = unique[index] as string;
+    const outcome: KeyOutcome =
+      result === undefined
+        ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0 }
+        : result.ok
+          ? result.value
+          : // A state-store failure on this key: counted like any other failure of the key.
+            {
+              primaryKey,
+              status: 'failed',
+              emitted: 0,
+              parseErrors: 0,
+              reviewsFailed: 0,
+              error: describeError(result.error),
+            };
+    if (!result?.ok && result !== undefined) {
+      context.logger.warn('Polling a watched key failed; it is polled again on the next run', {
+        primaryKey,
+        ...errorFields(result.error),
+      });
+    }
+    report.reviewsEmitted += outcome.emitted;
+    report.parseErrors += outcome.parseErrors;
+    report.reviewsFailed += outcome.reviewsFailed;
+    switch (outcome.status) {
+      case 'polled':
+        report.keysPolled++;
+        break;
+      case 'failed':
+        report.keysFailed++;
+        if (report.failedKeys.length < LISTED_FAILED_KEYS) report.failedKeys.push(primaryKey);
+        break;
+      case 'purged':
+        report.keysPurged++;
+        break;
+      case 'not-found':
+        report.keysNotFound++;
+        break;
+      case 'unwatched':
+        report.keysUnwatched++;
+        break;
+      case 'deferred':
+        report.keysDeferred++;
+        break;
+    }
+  });
+  return report;
+}
+
+export interface ScheduledReviewPollOptions extends ReviewPollOptions {
+  /** Most keys polled inside the scheduled run; above it the keys are fanned out. Default 200. */
+  inlineMax?: number;
+  /** Keys per fan-out message; default 100. */
+  chunkSize?: number;
+  /** The fan-out queue; without it every key is polled inline. */
+  queue?: ReviewKeyQueue;
+  /** Identifies the run in fan-out messages (the Lambda request id). */
+  runId: string;
+}
+
+/** What the scheduled run did: polled inline (with the totals), or sent chunks to the worker. */
+export type ScheduledReviewPollReport =
+  | ({ mode: 'inline'; watched: number } & ReviewPollReport)
+  | { mode: 'fan-out'; watched: number; chunks: number };
+
+/**
+ * The scheduled run: reads the watch list and polls it inline or fans it out.
+ *
+ * @example
+ * const report = await pollSupplierReviews({ pds, store, sink, logger }, { runId: context.awsRequestId, queue });
+ */
+export async function pollSupplierReviews(
+  deps: ReviewPollDeps,
+  options: ScheduledReviewPollOptions,
+): Promise<ScheduledReviewPollReport> {
+  const inlineMax = options.inlineMax ?? 200;
+  const keys: string[] = [];
+  for await (const key of watchedPrimaryKeys(deps.store)) keys.push(key);
+
+  if (keys.length > inlineMax && options.queue) {
+    const chunks = chunkKeys(keys, {
+      chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
+      runId: options.runId,
+      now: (options.now ?? (() => new Date()))(),
+    });
+    await options.queue.send(chunks);
+    return { mode: 'fan-out', watched: keys.length, chunks: chunks.length };
+  }
+  if (keys.length > inlineMax) {
+    (deps.logger ?? silentLogger).warn(
+      'More watched keys than POLL_REVIEWS_INLINE_MAX and no fan-out queue; polling inline',
+      {
+        watched: keys.length,
+        inlineMax,
+      },
+    );
+  }
+  return { mode: 'inline', watched: keys.length, ...(await pollReviewKeys(deps, keys, options)) };
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { SupplierReview } from '../../lib/pds/types.ts';
+import { FINGERPRINT_LENGTH, reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+
+const REVIEW: SupplierReview = {
+  primaryKey: '0614141123452',
+  supplierId: '0614141000012',
+  channelId: 'gdsn-de',
+  messagingAssetId: 42,
+  supplier: 'Demo Supplier GmbH',
+  reviewer: 'Demo Retail DE',
+  reviewStatus: 'APPROVED',
+  date: 1_767_603_600_000,
+  comment: '',
+  messagingCreatorType: 'REVIEW',
+};
+
+describe('reviewFingerprint', () => {
+  it('is the same for the same review, whatever the key order or descriptive fields', () => {
+    // prepare
+    const reordered = Object.fromEntries(Object.entries(REVIEW).reverse()) as unknown as SupplierReview;
+
+    // act / assess
+    expect(reviewFingerprint(reordered)).toBe(reviewFingerprint(REVIEW));
+    expect(reviewFingerprint({ ...REVIEW, comment: 'typo fixed', reviewer: 'Someone else' })).toBe(
+      reviewFingerprint(REVIEW),
+    );
+    expect(reviewFingerprint(REVIEW)).toMatch(new RegExp(`^[0-9a-f]{${FINGERPRINT_LENGTH}}$`));
+  });
+
+  it('changes with each identifying field', () => {
+    // prepare
+    const variants: SupplierReview[] = [
+      { ...REVIEW, primaryKey: '0614141123469' },
+      { ...REVIEW, messagingAssetId: 43 },
+      { ...REVIEW, channelId: 'gdsn-nl' },
+      { ...REVIEW, supplierId: '0614141000029' },
+      { ...REVIEW, reviewStatus: 'REVIEW' },
+      { ...REVIEW, date: REVIEW.date + 1 },
+    ];
+
+    // act
+    const fingerprints = new Set([REVIEW, ...variants].map(reviewFingerprint));
+
+    // assess
+    expect(fingerprints.size).toBe(variants.length + 1);
+  });
+});

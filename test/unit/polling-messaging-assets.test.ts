@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { eventId } from '../../lib/events/index.ts';
+import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
+import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { FakePds, RecordingSink } from '../helpers/polling.ts';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const SYNCHRONISED = readFileSync(path.join(fixtures, 'cic-3.1-synchronised.xml'), 'utf8');
+const CIC_28 = readFileSync(path.join(fixtures, 'cic-2.8-state-attribute.xml'), 'utf8');
+
+function setup(assets = 0) {
+  const pds = new FakePds();
+  for (let index = 0; index < assets; index++) pds.addAsset(SYNCHRONISED);
+  const store = new MemoryStateStore();
+  const sink = new RecordingSink();
+  return { pds, store, sink, deps: { pds, store, sink } };
+}
+
+const emittedIds = (sink: RecordingSink) =>
+  sink.dataOf('pds.messaging-asset.received').map((data) => data.messagingAssetId);
+
+async function storedCheckpoint(store: MemoryStateStore): Promise<MessagingAssetCheckpoint> {
+  const entry = await store.get(MESSAGING_ASSETS_CHECKPOINT);
+  return parseCheckpoint(entry?.value, MESSAGING_ASSETS_CHECKPOINT);
+}
+
+describe('pollMessagingAssets', () => {
+  it('emits nothing on a first run "now" and only later arrivals afterwards', async () => {
+    // prepare
+    const { pds, sink, deps } = setup(3);
+
+    // act
+    const first = await pollMessagingAssets(deps, { firstRun: 'now' });
+    pds.addAsset(CIC_28);
+    const second = await pollMessagingAssets(deps, { firstRun: 'now' });
+
+    // assess
+    expect(first.initialised).toBe(true);
+    expect(second.emitted).toBe(1);
+    expect(emittedIds(sink)).toEqual([4]);
+  });
+
+  it('emits a backlog in id order, page by page, and nothing twice across runs', async () => {
+    // prepare
+    const { pds, sink, store, deps } = setup(25);
+
+    // act
+    const first = await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 10, concurrency: 3 });
+    const second = await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 10 });
+
+    // assess
+    expect(first).toMatchObject({ listed: 25, candidates: 25, emitted: 25, failed: 0, remaining: 0 });
+    expect(second.emitted).toBe(0);
+    expect(sink.requests).toEqual([10, 10, 5]);
+    expect(emittedIds(sink)).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
+    expect(pds.maxInFlight).toBeLessThanOrEqual(3);
+    expect((await storedCheckpoint(store)).highestId).toBe(25);
+  });
+
+  it('carries the parsed document and the CIC summary, or the parse error and the raw text', async () => {
+    // prepare
+    const { pds, sink, deps } = setup();
+    pds.addAsset(CIC_28, { primaryKey: '00614141123476' });
+    pds.addAsset('<catalogueItemConfirmation><gtin>1</gtin></catalogue>');
+
+    // act
+    const report = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+
+    // assess
+    const [good, broken] = sink.dataOf('pds.messaging-asset.received');
+    expect(good?.cic?.[0]).toMatchObject({ gdsnVersion: '2.8', state: 'ACCEPTED', gtin: '00614141123476' });
+    expect(good?.primaryKey).toBe('00614141123476');
+    expect(broken?.parseError?.code).toBe('MALFORMED');
+    expect(broken?.rawXml).toBe('<catalogueItemConfirmation><gtin>1</gtin></catalogue>');
+    expect(report.parseErrors).toBe(1);
+  });
+
+  it('goes on past an asset whose fetch fails and fetches it again on the next run', async () => {
+    // prepare
+    const { pds, sink, store, deps } = setup(5);
+    pds.failAsset.set(3, 'server');
+
+    // act
+    const first = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+    pds.failAsset.delete(3);
+    const second = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+
+    // assess
+    expect(first).toMatchObject({ emitted: 4, failed: 1, retryPending: 1 });
+    expect(second).toMatchObject({ emitted: 1, failed: 0, retryPending: 0 });
+    expect(emittedIds(sink)).toEqual([1, 2, 4, 5, 3]);
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
+  });
+
+  it('drops a failed asset from the retry list once the PDS no longer lists it', async () => {
+    // prepare
+    const { pds, deps } = setup(3);
+    pds.failAsset.set(2, 'missing');
+    await pollMessagingAssets(deps, { firstRun: 'backlog' });
+
+    // act
+    pds.assets.delete(2);
+    const report = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+
+    // assess
+    expect(report).toMatchObject({ gone: 1, retryPending: 0, emitted: 0 });
+  });
+
+  it('stops without recording anything when every fetch of a page fails for a PDS-wide reason', async () => {
+    // prepare
+    const { pds, sink, store, deps } = setup(4);
+    for (const id of [1, 2, 3, 4]) pds.failAsset.set(id, 'server');
+
+    // act
+    const report = await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 2 });
+
+    // assess
+    expect(report).toMatchObject({
+      stopped: 'pds-unavailable',
+      emitted: 0,
+      failed: 2,
+      remaining: 4,
+      retryPending: 0,
+    });
+    // The first page, and at most the next one fetched ahead; never the whole backlog.
+    expect(pds.calls.filter((call) => call.startsWith('asset:')).length).toBeLessThanOrEqual(4);
+    expect(sink.events).toEqual([]);
+    expect(await store.get(MESSAGING_ASSETS_CHECKPOINT)).toBeUndefined();
+  });
+
+  it('does not record events SQS refused, and sends them again on the next run', async () => {
+    // prepare
+    const { sink, deps } = setup(4);
+    sink.refuse = (event) => event.subject === 'messaging-asset/3';
+
+    // act
+    const first = await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 2 });
+    sink.refuse = () => false;
+    const second = await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 2 });
+
+    // assess
+    expect(first).toMatchObject({ stopped: 'publish-failed', emitted: 3, unpublished: 1, remaining: 1 });
+    expect(second.emitted).toBe(1);
+    expect(emittedIds(sink)).toEqual([1, 2, 4, 3]);
+  });
+
+  it('sends a page again with identical ids after a crash between publish and checkpoint', async () => {
+    // prepare
+    const pds = new FakePds();
+    for (let index = 0; index < 3; index++) pds.addAsset(SYNCHRONISED);
+    let crash = true;
+    const store = new MemoryStateStore({
+      beforeOperation: (operation) => {
+        if (crash && operation.key === MESSAGING_ASSETS_CHECKPOINT && operation.kind !== 'get') {
+          throw new Error('crash before the checkpoint');
+        }
+      },
+    });
+    const sink = new RecordingSink();
+
+    // act
+    await expect(pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog' })).rejects.toThrow('crash');
+    crash = false;
+    await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog' });
+    await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog' });
+
+    // assess
+    const ids = sink.events.map((event) => event.id);
+    const expected = [1, 2, 3].map((id) => eventId('pds.messaging-asset.received', [id]));
+    expect(ids).toEqual([...expected, ...expected]);
+  });
+
+  it('starts no new page after the deadline and leaves the rest for the next run', async () => {
+    // prepare
+    const { deps } = setup(5);
+
+    // act
+    const report = await pollMessagingAssets(deps, {
+      firstRun: 'backlog',
+      pageSize: 2,
+      deadline: Date.now() - 1,
+    });
+
+    // assess
+    expect(report).toMatchObject({ stopped: 'deadline', emitted: 0, remaining: 5 });
+  });
+
+  it('refuses to go on when another run changed the checkpoint meanwhile', async () => {
+    // prepare
+    const { pds, store, sink } = setup(2);
+    await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog' });
+    pds.addAsset(SYNCHRONISED);
+    let raced = false;
+    const racing = new MemoryStateStore({
+      beforeOperation: async (operation) => {
+        if (!raced && operation.kind === 'update') {
+          raced = true;
+          const current = await racing.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT);
+          if (current) await racing.update(MESSAGING_ASSETS_CHECKPOINT, { ...current.value }, current.etag);
+        }
+      },
+    });
+    await racing.create(MESSAGING_ASSETS_CHECKPOINT, (await store.get(MESSAGING_ASSETS_CHECKPOINT))?.value);
+
+    // act / assess
+    await expect(pollMessagingAssets({ pds, store: racing, sink }, {})).rejects.toThrow(
+      /changed by someone else/,
+    );
+  });
+});

@@ -1,0 +1,233 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { eventId } from '../../lib/events/index.ts';
+import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import { FakePds, RecordingSink } from '../helpers/polling.ts';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const REVIEW_XML = readFileSync(path.join(fixtures, 'cic-3.1-review.xml'), 'utf8');
+const DAY = 86_400_000;
+
+async function setup(keys: string[]) {
+  const pds = new FakePds();
+  const store = new MemoryStateStore();
+  const sink = new RecordingSink();
+  await watch(store, keys, { ttlMs: 30 * DAY, source: 'test' });
+  return { pds, store, sink, deps: { pds, store, sink } };
+}
+
+class RecordingQueue implements ReviewKeyQueue {
+  readonly chunks: ReviewKeyChunk[] = [];
+  async send(chunks: readonly ReviewKeyChunk[]): Promise<void> {
+    this.chunks.push(...chunks);
+  }
+}
+
+describe('pollReviewKeys', () => {
+  it('emits each new review once, with its parsed message, and records its fingerprint', async () => {
+    // prepare
+    const { pds, store, sink, deps } = await setup(['A1']);
+    const review = pds.addReview('A1', REVIEW_XML, { reviewStatus: 'REVIEW' });
+
+    // act
+    const first = await pollReviewKeys(deps, ['A1']);
+    const second = await pollReviewKeys(deps, ['A1']);
+
+    // assess
+    expect(first).toMatchObject({ keysPolled: 1, reviewsEmitted: 1 });
+    expect(second.reviewsEmitted).toBe(0);
+    const [event] = sink.events;
+    expect(event?.id).toBe(eventId('pds.supplier-review.received', ['A1', reviewFingerprint(review)]));
+    expect(event?.subject).toBe('item/A1');
+    const data = sink.dataOf('pds.supplier-review.received')[0];
+    expect(data?.review).toEqual(review);
+    expect(data?.cic?.[0]).toMatchObject({ gdsnVersion: '3.1', state: 'REVIEW', gtin: '00614141123469' });
+    expect((await getWatchEntry(store, 'A1'))?.seen).toEqual([reviewFingerprint(review)]);
+  });
+
+  it('emits only the reviews that arrived since the last run', async () => {
+    // prepare
+    const { pds, sink, deps } = await setup(['A1']);
+    pds.addReview('A1', REVIEW_XML);
+    await pollReviewKeys(deps, ['A1']);
+
+    // act
+    const later = pds.addReview('A1', REVIEW_XML, { reviewStatus: 'APPROVED' });
+    const report = await pollReviewKeys(deps, ['A1']);
+
+    // assess
+    expect(report.reviewsEmitted).toBe(1);
+    expect(sink.dataOf('pds.supplier-review.received').map((data) => data.messagingAssetId)).toEqual([
+      1,
+      later.messagingAssetId,
+    ]);
+  });
+
+  it('counts a key the PDS does not know and keeps watching it', async () => {
+    // prepare
+    const { store, deps } = await setup(['GONE']);
+
+    // act
+    const report = await pollReviewKeys(deps, ['GONE']);
+
+    // assess
+    expect(report).toMatchObject({ keysNotFound: 1, keysFailed: 0 });
+    expect(await getWatchEntry(store, 'GONE')).toBeDefined();
+  });
+
+  it('purges an expired key without asking the PDS', async () => {
+    // prepare
+    const pds = new FakePds();
+    const store = new MemoryStateStore();
+    const sink = new RecordingSink();
+    await watch(store, ['OLD'], { ttlMs: DAY, source: 'test', now: new Date(Date.now() - 2 * DAY) });
+
+    // act
+    const report = await pollReviewKeys({ pds, store, sink }, ['OLD']);
+
+    // assess
+    expect(report.keysPurged).toBe(1);
+    expect(await getWatchEntry(store, 'OLD')).toBeUndefined();
+    expect(pds.calls).toEqual([]);
+  });
+
+  it('goes on past a failing key and emits its reviews on a later run', async () => {
+    // prepare
+    const { pds, sink, deps } = await setup(['A1', 'B2']);
+    pds.addReview('A1', REVIEW_XML);
+    pds.addReview('B2', REVIEW_XML);
+    pds.failKey.set('A1', 'server');
+
+    // act
+    const first = await pollReviewKeys(deps, ['A1', 'B2']);
+    pds.failKey.delete('A1');
+    const second = await pollReviewKeys(deps, ['A1', 'B2']);
+
+    // assess
+    expect(first).toMatchObject({ keysFailed: 1, failedKeys: ['A1'], keysPolled: 1, reviewsEmitted: 1 });
+    expect(second).toMatchObject({ keysFailed: 0, reviewsEmitted: 1 });
+    expect(sink.events.map((event) => event.subject)).toEqual(['item/B2', 'item/A1']);
+  });
+
+  it('retries a review whose message failed, and emits one whose message is gone with messageError', async () => {
+    // prepare
+    const { pds, sink, deps } = await setup(['A1']);
+    const flaky = pds.addReview('A1', REVIEW_XML);
+    const gone = pds.addReview('A1', REVIEW_XML, { reviewStatus: 'REVIEW' });
+    pds.failAsset.set(flaky.messagingAssetId, 'server');
+    pds.failAsset.set(gone.messagingAssetId, 'missing');
+
+    // act
+    const first = await pollReviewKeys(deps, ['A1']);
+    pds.failAsset.delete(flaky.messagingAssetId);
+    const second = await pollReviewKeys(deps, ['A1']);
+
+    // assess
+    expect(first).toMatchObject({ keysFailed: 1, reviewsEmitted: 1, reviewsFailed: 1 });
+    expect(second).toMatchObject({ keysFailed: 0, reviewsEmitted: 1 });
+    const [withoutMessage, recovered] = sink.dataOf('pds.supplier-review.received');
+    expect(withoutMessage?.messageError).toMatchObject({ name: 'PdsNotFoundError', status: 404 });
+    expect(withoutMessage?.document).toBeUndefined();
+    expect(recovered?.messagingAssetId).toBe(flaky.messagingAssetId);
+  });
+
+  it('emits a review whose message is broken XML with the parse error and the raw text', async () => {
+    // prepare
+    const { pds, sink, deps } = await setup(['A1']);
+    pds.addReview('A1', '<cic><state>REVIEW</cic>');
+
+    // act
+    const report = await pollReviewKeys(deps, ['A1']);
+
+    // assess
+    expect(report.parseErrors).toBe(1);
+    const [data] = sink.dataOf('pds.supplier-review.received');
+    expect(data?.parseError?.code).toBe('MALFORMED');
+    expect(data?.rawXml).toBe('<cic><state>REVIEW</cic>');
+  });
+
+  it('does not record reviews SQS refused, so the next run emits them', async () => {
+    // prepare
+    const { pds, sink, store, deps } = await setup(['A1']);
+    pds.addReview('A1', REVIEW_XML);
+    sink.refuse = () => true;
+
+    // act
+    const first = await pollReviewKeys(deps, ['A1']);
+    sink.refuse = () => false;
+    const second = await pollReviewKeys(deps, ['A1']);
+
+    // assess
+    expect(first).toMatchObject({ keysFailed: 1, reviewsEmitted: 0, reviewsFailed: 1 });
+    expect(second.reviewsEmitted).toBe(1);
+    expect((await getWatchEntry(store, 'A1'))?.seen).toHaveLength(1);
+  });
+
+  it('never has more PDS requests in flight than the concurrency, across keys', async () => {
+    // prepare
+    const keys = Array.from({ length: 30 }, (_, index) => `K${index}`);
+    const { pds, deps } = await setup(keys);
+    pds.delayMs = 2;
+    for (const key of keys) {
+      pds.addReview(key, REVIEW_XML);
+      pds.addReview(key, REVIEW_XML, { reviewStatus: 'REVIEW' });
+    }
+
+    // act
+    const report = await pollReviewKeys(deps, keys, { concurrency: 4 });
+
+    // assess
+    expect(report.reviewsEmitted).toBe(60);
+    expect(pds.maxInFlight).toBe(4);
+  });
+
+  it('leaves keys it did not reach before the deadline for the next run', async () => {
+    // prepare
+    const { deps } = await setup(['A1', 'B2']);
+
+    // act
+    const report = await pollReviewKeys(deps, ['A1', 'B2'], { deadline: Date.now() - 1 });
+
+    // assess
+    expect(report).toMatchObject({ keysDeferred: 2, keysPolled: 0 });
+  });
+});
+
+describe('pollSupplierReviews', () => {
+  it('polls a small watch list inline', async () => {
+    // prepare
+    const { pds, sink, deps } = await setup(['A1', 'B2']);
+    pds.addReview('A1', REVIEW_XML);
+    pds.addReview('B2', REVIEW_XML);
+    const queue = new RecordingQueue();
+
+    // act
+    const report = await pollSupplierReviews(deps, { runId: 'run-1', inlineMax: 2, queue });
+
+    // assess
+    expect(report).toMatchObject({ mode: 'inline', watched: 2, reviewsEmitted: 2 });
+    expect(queue.chunks).toEqual([]);
+    expect(sink.events).toHaveLength(2);
+  });
+
+  it('fans a large watch list out in chunks and polls nothing itself', async () => {
+    // prepare
+    const keys = Array.from({ length: 7 }, (_, index) => `K${index}`);
+    const { pds, deps } = await setup(keys);
+    const queue = new RecordingQueue();
+
+    // act
+    const report = await pollSupplierReviews(deps, { runId: 'run-1', inlineMax: 5, chunkSize: 3, queue });
+
+    // assess
+    expect(report).toEqual({ mode: 'fan-out', watched: 7, chunks: 3 });
+    expect(queue.chunks.map((chunk) => chunk.keys)).toEqual([['K0', 'K1', 'K2'], ['K3', 'K4', 'K5'], ['K6']]);
+    expect(queue.chunks.every((chunk) => chunk.runId === 'run-1')).toBe(true);
+    expect(pds.calls).toEqual([]);
+  });
+});
