@@ -1,0 +1,486 @@
+/**
+ * The HTTP API of the bridge as one function over API Gateway payload 2.0 events: authentication,
+ * the route table, and the mapping of every failure to RFC 9457 problem details.
+ *
+ * | route | what it does |
+ * |---|---|
+ * | `POST /publications` | validates, records and queues a publication (202 + Location); Idempotency-Key aware |
+ * | `GET /publications/{publicationId}` | status and outcome |
+ * | `GET /communication-channels` | the PDS list, cached briefly |
+ * | `POST /validations` | validates an item through the PDS |
+ * | `GET /watch`, `GET/PUT/DELETE /watch/{primaryKey}` | the supplier-review watch list |
+ * | `GET /openapi.json` | the OpenAPI 3.1 document, generated from the same schemas |
+ * | `GET /health` | no authentication; ok and the version |
+ *
+ * Authentication runs before routing (except for /health), so an unauthenticated caller learns
+ * nothing about which paths exist and nothing is recorded for it.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
+import { StateConflictError, type StateStore, StateStoreError } from '../state/store.ts';
+import {
+  getWatchEntry,
+  isExpired,
+  unwatch,
+  type WatchEntry,
+  WatchListError,
+  watch,
+  watchEntries,
+} from '../state/watch-list.ts';
+import { authenticate } from './auth.ts';
+import { ChannelCache } from './channels.ts';
+import type { ApiSettings } from './config.ts';
+import {
+  type ApiRequest,
+  type ApiResponse,
+  type ApiRoute,
+  headerOf,
+  jsonResult,
+  problemResult,
+  readJsonBody,
+  validateBody,
+} from './http.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { type CountMetric, type LogPort, silentLog } from './ports.ts';
+import { ApiProblem } from './problem.ts';
+import { type PublicationQueue, PublicationQueueError } from './queue.ts';
+import { publicationView, readPublication } from './records.ts';
+import { InvalidPathError, Router } from './router.ts';
+import { createApiSchemas, MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
+import {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  RequestInProgressError,
+  submitPublication,
+} from './submit.ts';
+
+export interface ApiDependencies {
+  store: StateStore;
+  queue: PublicationQueue;
+  /** The PDS client, resolved lazily (credentials may come from a secret). */
+  pds: () => Promise<PdsClient>;
+  settings: ApiSettings;
+  /** Reported by GET /health and in the OpenAPI document. */
+  version: string;
+  now?: () => Date;
+  log?: LogPort;
+  count?: CountMetric;
+  /** Passed to the idempotency logic (tests shorten them). */
+  idempotency?: { inProgressWaitMs?: number; claimTimeoutMs?: number };
+}
+
+/** The handler and what it is built from. */
+export interface Api {
+  handle(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2>;
+  routes: readonly ApiRoute[];
+  schemas: ReturnType<typeof createApiSchemas>;
+  openApiDocument(): Record<string, unknown>;
+}
+
+/** Seconds a client should wait before retrying after a 503 without a better hint. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+const DEFAULT_PAGE_SIZE = 100;
+
+function encodeCursor(primaryKey: string): string {
+  return Buffer.from(primaryKey, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const primaryKey = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (primaryKey.length === 0 || encodeCursor(primaryKey) !== cursor) {
+    throw new ApiProblem(
+      'invalid-query',
+      'cursor is not a nextCursor this API returned; start again without it',
+    );
+  }
+  return primaryKey;
+}
+
+function watchEntryView(entry: WatchEntry, now: Date): WatchEntryView {
+  return {
+    primaryKey: entry.primaryKey,
+    addedAt: entry.addedAt,
+    expiresAt: entry.expiresAt,
+    expired: isExpired(entry, now),
+    sources: entry.sources,
+    seenReviews: entry.seen.length,
+  };
+}
+
+function checkedPrimaryKey(primaryKey: string | undefined): string {
+  if (!primaryKey) throw new ApiProblem('invalid-path', 'The primary key in the path is empty');
+  if (primaryKey.length > MAX_PRIMARY_KEY_LENGTH) {
+    throw new ApiProblem(
+      'invalid-path',
+      `The primary key is longer than ${MAX_PRIMARY_KEY_LENGTH} characters`,
+    );
+  }
+  return primaryKey;
+}
+
+/** The problem to answer with for any error a route may throw. */
+function problemOf(error: unknown): ApiProblem | undefined {
+  if (error instanceof ApiProblem) return error;
+  if (error instanceof InvalidPathError) return new ApiProblem('invalid-path', error.message);
+  if (error instanceof WatchListError) return new ApiProblem('invalid-path', error.message);
+  if (error instanceof IdempotencyConflictError) {
+    return new ApiProblem('idempotency-key-reused', error.message, {
+      extensions: { publicationId: error.publicationId },
+    });
+  }
+  if (error instanceof RequestInProgressError) {
+    return new ApiProblem('request-in-progress', error.message, {
+      headers: { 'retry-after': String(error.retryAfterSeconds) },
+      extensions: { publicationId: error.publicationId },
+    });
+  }
+  if (error instanceof IdempotencyContentionError) {
+    return new ApiProblem('service-unavailable', error.message, { headers: { 'retry-after': '1' } });
+  }
+  if (error instanceof PublicationQueueError) {
+    return new ApiProblem('service-unavailable', error.message, {
+      headers: { 'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS) },
+      extensions: { publicationId: error.publicationId },
+    });
+  }
+  if (error instanceof PdsError) {
+    if (error.retryable) {
+      const hinted = error instanceof PdsRateLimitedError ? error.retryAfterMs : undefined;
+      const seconds =
+        hinted === undefined ? DEFAULT_RETRY_AFTER_SECONDS : Math.max(1, Math.ceil(hinted / 1000));
+      return new ApiProblem('pds-unavailable', `The PDS is unavailable; try again later (${error.message})`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+    }
+    return new ApiProblem('pds-error', error.message, { extensions: { pdsCode: error.code } });
+  }
+  if (error instanceof StateConflictError) {
+    return new ApiProblem(
+      'service-unavailable',
+      'The record kept changing under concurrent requests; retry',
+      {
+        headers: { 'retry-after': '1' },
+      },
+    );
+  }
+  if (error instanceof StateStoreError && error.retryable) {
+    return new ApiProblem('service-unavailable', 'The state store is unavailable; try again later', {
+      headers: { 'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS) },
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Builds the API. The handler never throws: every failure becomes a problem answer (500 for the
+ * unexpected, logged with the request id).
+ *
+ * @example
+ * ```ts
+ * const api = createApi({ store, queue, pds: () => pdsClientFor(config), settings, version: '0.1.0' });
+ * export const handler = (event) => api.handle(event);
+ * ```
+ */
+export function createApi(deps: ApiDependencies): Api {
+  const now = deps.now ?? (() => new Date());
+  const log = deps.log ?? silentLog;
+  const { settings, store } = deps;
+  const schemas = createApiSchemas({ maxKeys: settings.maxKeys });
+  const channels = new ChannelCache(settings.channelsCacheMs, now);
+  const parameters = schemas.parameters;
+  let openApi: Record<string, unknown> | undefined;
+
+  const routes: ApiRoute[] = [
+    {
+      method: 'POST',
+      path: '/publications',
+      operationId: 'createPublication',
+      summary: 'Publish items to destinations, durably',
+      description:
+        'Validates the request, records it and queues it for the publish worker, then answers 202 with the publication id and a Location header. ' +
+        'With an Idempotency-Key, a retried request returns the first answer instead of publishing twice; the same key with a different body is 409.',
+      body: schemas.publicationRequest,
+      parameters: [{ name: 'Idempotency-Key', in: 'header', schema: parameters.idempotencyKey }],
+      responses: {
+        202: {
+          description:
+            'Recorded and queued (or the replay of an earlier request with the same Idempotency-Key).',
+          schema: schemas.publicationAccepted,
+          headers: {
+            Location: 'The publication: /publications/{publicationId}',
+            'Idempotent-Replayed': 'true when this answer replays an earlier request with the same key',
+          },
+        },
+      },
+      problems: [400, 409, 415, 422, 503],
+      async handle(request) {
+        const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
+        const idempotencyKey = headerOf(request.event, 'idempotency-key');
+        if (idempotencyKey !== undefined && !parameters.idempotencyKey.safeParse(idempotencyKey).success) {
+          throw new ApiProblem(
+            'invalid-header',
+            'Idempotency-Key must be 1 to 255 visible ASCII characters, e.g. a UUID',
+          );
+        }
+        const result = await submitPublication(
+          { store, queue: deps.queue, now, ...deps.idempotency },
+          { request: body, caller: request.caller, ...(idempotencyKey ? { idempotencyKey } : {}) },
+        );
+        deps.count?.(result.replayed ? 'PublicationReplays' : 'PublicationsAccepted');
+        log.info(result.replayed ? 'Publication request replayed' : 'Publication accepted', {
+          publicationId: result.publicationId,
+          primaryKeys: body.primaryKeys.length,
+        });
+        return {
+          status: 202,
+          body: { publicationId: result.publicationId, status: 'queued' },
+          headers: {
+            location: `/publications/${encodeURIComponent(result.publicationId)}`,
+            ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/publications/{publicationId}',
+      operationId: 'getPublication',
+      summary: 'Status and outcome of a publication',
+      parameters: [{ name: 'publicationId', in: 'path', schema: parameters.publicationId }],
+      responses: { 200: { description: 'The publication.', schema: schemas.publication } },
+      problems: [400, 404, 503],
+      async handle(request) {
+        const id = request.params.publicationId as string;
+        const entry = await readPublication(store, id);
+        if (!entry) {
+          throw new ApiProblem(
+            'not-found',
+            `No publication ${id}; use the publicationId POST /publications answered`,
+          );
+        }
+        return { status: 200, body: publicationView(entry.value) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/communication-channels',
+      operationId: 'listCommunicationChannels',
+      summary: 'The PDS communication channels (their ids are COMMUNICATION_CHANNEL destinations)',
+      description: `Read from the PDS and reused for ${settings.channelsCacheMs / 1000} s.`,
+      responses: { 200: { description: 'The channels.', schema: schemas.communicationChannels } },
+      problems: [502, 503],
+      async handle() {
+        const pds = await deps.pds();
+        const cached = await channels.get(() => pds.listCommunicationChannels());
+        return {
+          status: 200,
+          body: { channels: cached.channels, fetchedAt: cached.fetchedAt.toISOString() },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/validations',
+      operationId: 'validateItem',
+      summary: 'Validate an item through the PDS',
+      body: schemas.validationRequest,
+      responses: { 200: { description: 'The PDS validation results.', schema: schemas.validationResponse } },
+      problems: [400, 415, 422, 502, 503],
+      async handle(request) {
+        const body = validateBody(schemas.validationRequest, readJsonBody(request.event));
+        const pds = await deps.pds();
+        const result = await pds.validate({
+          newItem: body.newItem,
+          ...(body.oldItem === undefined ? {} : { oldItem: body.oldItem }),
+          ...(body.attributeNames === undefined ? {} : { attributeNames: body.attributeNames }),
+        });
+        return { status: 200, body: result };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/watch',
+      operationId: 'listWatchedKeys',
+      summary: 'The supplier-review watch list, one page at a time',
+      parameters: [
+        { name: 'limit', in: 'query', schema: parameters.pageLimit },
+        { name: 'cursor', in: 'query', schema: parameters.pageCursor },
+      ],
+      responses: {
+        200: { description: 'One page of entries, expired ones included.', schema: schemas.watchList },
+      },
+      problems: [400, 503],
+      async handle(request) {
+        const query = request.event.queryStringParameters ?? {};
+        let limit = DEFAULT_PAGE_SIZE;
+        if (query.limit !== undefined) {
+          const parsed = parameters.pageLimit.safeParse(query.limit);
+          if (!parsed.success)
+            throw new ApiProblem('invalid-query', 'limit must be an integer from 1 to 1000');
+          limit = parsed.data;
+        }
+        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+        const entries: WatchEntryView[] = [];
+        let more = false;
+        for await (const entry of watchEntries(
+          store,
+          after === undefined ? {} : { afterPrimaryKey: after },
+        )) {
+          if (entries.length === limit) {
+            more = true;
+            break;
+          }
+          entries.push(watchEntryView(entry, request.now));
+        }
+        const last = entries.at(-1);
+        return {
+          status: 200,
+          body: { entries, ...(more && last ? { nextCursor: encodeCursor(last.primaryKey) } : {}) },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/watch/{primaryKey}',
+      operationId: 'getWatchedKey',
+      summary: 'One watch-list entry',
+      parameters: [{ name: 'primaryKey', in: 'path', schema: parameters.pathPrimaryKey }],
+      responses: { 200: { description: 'The entry.', schema: schemas.watchEntry } },
+      problems: [400, 404, 503],
+      async handle(request) {
+        const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+        const entry = await getWatchEntry(store, primaryKey);
+        if (!entry)
+          throw new ApiProblem('not-found', `${JSON.stringify(primaryKey)} is not on the watch list`);
+        return { status: 200, body: watchEntryView(entry, request.now) };
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/watch/{primaryKey}',
+      operationId: 'watchKey',
+      summary: 'Put a primary key on the watch list (or extend its expiry)',
+      description:
+        'The key is watched for WATCH_TTL_DAYS from now, with source `operator`. No body is needed.',
+      parameters: [{ name: 'primaryKey', in: 'path', schema: parameters.pathPrimaryKey }],
+      responses: {
+        200: { description: 'Already watched; the expiry was extended.', schema: schemas.watchEntry },
+        201: {
+          description: 'Now watched.',
+          schema: schemas.watchEntry,
+          headers: { Location: 'The entry: /watch/{primaryKey}' },
+        },
+      },
+      problems: [400, 503],
+      async handle(request) {
+        const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+        const [entry] = await watch(store, [primaryKey], {
+          ttlMs: settings.watchTtlMs,
+          source: 'operator',
+          now: request.now,
+        });
+        const added = entry?.addedAt === request.now.toISOString();
+        return {
+          status: added ? 201 : 200,
+          body: watchEntryView(entry as WatchEntry, request.now),
+          ...(added ? { headers: { location: `/watch/${encodeURIComponent(primaryKey)}` } } : {}),
+        };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/watch/{primaryKey}',
+      operationId: 'unwatchKey',
+      summary: 'Take a primary key off the watch list',
+      parameters: [{ name: 'primaryKey', in: 'path', schema: parameters.pathPrimaryKey }],
+      responses: { 204: { description: 'Removed.' } },
+      problems: [400, 404, 503],
+      async handle(request) {
+        const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+        if (!(await unwatch(store, primaryKey))) {
+          throw new ApiProblem('not-found', `${JSON.stringify(primaryKey)} is not on the watch list`);
+        }
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This document',
+      responses: { 200: { description: 'The OpenAPI 3.1 document of this API.' } },
+      problems: [],
+      async handle() {
+        return { status: 200, body: document() };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/health',
+      operationId: 'getHealth',
+      summary: 'Liveness: the API answers (no dependency is checked)',
+      public: true,
+      responses: { 200: { description: 'The API is up.', schema: schemas.health } },
+      problems: [],
+      async handle() {
+        return { status: 200, body: { status: 'ok', service: 'pds-bridge', version: deps.version } };
+      },
+    },
+  ];
+
+  const router = new Router(routes);
+  const document = () => {
+    openApi ??= buildOpenApiDocument({ schemas, routes, version: deps.version });
+    return openApi;
+  };
+
+  async function handle(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+    const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+    const path = event.rawPath || '/';
+    const requestId = event.requestContext?.requestId;
+    try {
+      const match = router.match(method, path, event.pathParameters);
+      const isPublic = match.kind === 'found' && match.route.public === true;
+      const caller = isPublic ? 'anonymous' : authenticate(event, settings.auth);
+      if (match.kind === 'not-found') {
+        throw new ApiProblem(
+          'not-found',
+          `No route for ${method} ${path}; GET /openapi.json lists every route`,
+        );
+      }
+      if (match.kind === 'method-not-allowed') {
+        throw new ApiProblem(
+          'method-not-allowed',
+          `${method} is not allowed on ${path}; use ${match.allow.join(', ')}`,
+          {
+            headers: { allow: match.allow.join(', ') },
+          },
+        );
+      }
+      const request: ApiRequest = { event, method, params: match.params, caller, now: now() };
+      const response: ApiResponse = await match.route.handle(request);
+      return jsonResult(response);
+    } catch (error) {
+      const problem = problemOf(error);
+      if (problem) {
+        if (problem.status >= 500) {
+          deps.count?.('ApiErrors');
+          log.warn('Request failed', { requestId, path, status: problem.status, reason: problem.detail });
+        }
+        return problemResult(problem, path, requestId);
+      }
+      deps.count?.('ApiErrors');
+      log.error('Request failed unexpectedly', { requestId, method, path, error });
+      return problemResult(
+        new ApiProblem(
+          'internal-error',
+          `The request failed unexpectedly; quote request id ${requestId ?? 'unknown'} when reporting it (the api function's logs have the details)`,
+        ),
+        path,
+        requestId,
+      );
+    }
+  }
+
+  return { handle, routes, schemas, openApiDocument: document };
+}

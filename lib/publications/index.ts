@@ -1,0 +1,45 @@
+/**
+ * Publications: the HTTP API (routes, problem details, OpenAPI), the durable submission with
+ * Idempotency-Key semantics, and the publish worker.
+ */
+export { type Api, type ApiDependencies, createApi } from './api.ts';
+export { AUTH_MODES, type AuthMode, type AuthSettings, authenticate, LOCAL_CALLER } from './auth.ts';
+export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './config.ts';
+export { buildOpenApiDocument } from './openapi.ts';
+export type { CountMetric, LogPort } from './ports.ts';
+export {
+  ApiProblem,
+  type FieldError,
+  PROBLEM_TYPE_PREFIX,
+  PROBLEMS,
+  type ProblemDocument,
+} from './problem.ts';
+export {
+  type PublicationMessage,
+  type PublicationQueue,
+  PublicationQueueError,
+  parsePublicationMessage,
+  SqsPublicationQueue,
+} from './queue.ts';
+export { type PublicationRecord, publicationView, readPublication } from './records.ts';
+export {
+  type ApiSchemas,
+  createApiSchemas,
+  PUBLICATION_STATUSES,
+  type PublicationStatus,
+} from './schemas.ts';
+export {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  publicationIdFor,
+  RequestInProgressError,
+  submitPublication,
+} from './submit.ts';
+export {
+  PublicationNotFoundError,
+  type PublicationOutcome,
+  PublicationRetryError,
+  processPublication,
+  publicationRecordHandler,
+  type WorkerDependencies,
+} from './worker.ts';

@@ -1,0 +1,331 @@
+/**
+ * The zod schemas of the HTTP API: the one source of truth for what requests must look like (the
+ * routes validate with them) and for what answers look like (the OpenAPI document is generated from
+ * them by ./openapi.ts, and tests check answers against them).
+ *
+ * Schemas that depend on configuration (the largest number of primary keys) are built per API
+ * instance by {@link createApiSchemas}. Every named schema is registered in the instance's registry
+ * with an `id`, which becomes its name under `components.schemas`.
+ */
+import { z } from 'zod';
+import { DESTINATION_TYPES } from '../pds/types.ts';
+
+/** Metadata kept for each schema: a component `id` for named ones, JSON Schema keywords for the rest. */
+export type SchemaMeta = z.core.JSONSchemaMeta;
+
+/** Limits the request schemas enforce. */
+export interface SchemaLimits {
+  /** Most primary keys in one publication (PUBLICATION_MAX_KEYS). */
+  maxKeys: number;
+}
+
+/** Longest primary key accepted; far above a GTIN, far below what a state key can hold. */
+export const MAX_PRIMARY_KEY_LENGTH = 512;
+
+/** Statuses a publication goes through, in order (failed may follow queued or publishing). */
+export const PUBLICATION_STATUSES = ['queued', 'publishing', 'published', 'failed'] as const;
+export type PublicationStatus = (typeof PUBLICATION_STATUSES)[number];
+
+const text = (what: string) =>
+  z.string({ error: `must be a string (${what})` }).min(1, { error: `must not be empty (${what})` });
+
+/**
+ * Builds every schema of the API for the given limits, registered in a fresh registry.
+ *
+ * @example
+ * ```ts
+ * const schemas = createApiSchemas({ maxKeys: 1000 });
+ * schemas.publicationRequest.safeParse({ primaryKeys: ['04012345678901'], destinations: [] }).success; // false
+ * ```
+ */
+export function createApiSchemas(limits: SchemaLimits) {
+  const registry = z.registry<SchemaMeta>();
+  const { maxKeys } = limits;
+  const timestamp = z.iso.datetime();
+
+  const primaryKey = text('a primary key')
+    .max(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` })
+    .register(registry, { description: 'Primary key of an item (`primaryKey__`), e.g. a GTIN.' });
+
+  // Counts and duplicates are checked in one refinement rather than with .min/.max: zod stops looking at
+  // the elements once an array is too long, and a 422 must list every field error at once.
+  const primaryKeys = z
+    .array(primaryKey, { error: 'must be an array of primary keys' })
+    .check((ctx) => {
+      const keys = ctx.value;
+      if (keys.length === 0) {
+        ctx.issues.push({
+          code: 'too_small',
+          origin: 'array',
+          minimum: 1,
+          inclusive: true,
+          input: keys,
+          message: 'must list at least one primary key',
+        });
+      }
+      if (keys.length > maxKeys) {
+        ctx.issues.push({
+          code: 'too_big',
+          origin: 'array',
+          maximum: maxKeys,
+          inclusive: true,
+          input: keys,
+          message: `lists ${keys.length} primary keys, more than the ${maxKeys} allowed (PUBLICATION_MAX_KEYS); split the request`,
+        });
+      }
+      const first = new Map<string, number>();
+      keys.forEach((key, index) => {
+        if (typeof key !== 'string') return;
+        const earlier = first.get(key);
+        if (earlier === undefined) first.set(key, index);
+        else {
+          ctx.issues.push({
+            code: 'custom',
+            path: [index],
+            input: key,
+            message: `duplicates /primaryKeys/${earlier} (${JSON.stringify(key.slice(0, 40))}); list each key once`,
+          });
+        }
+      });
+    })
+    .register(registry, {
+      description: `The items to publish; each key once, at most ${maxKeys}.`,
+      minItems: 1,
+      maxItems: maxKeys,
+      uniqueItems: true,
+    });
+
+  const destination = z
+    .strictObject({
+      destinationType: z.enum(DESTINATION_TYPES, {
+        error: `must be one of ${DESTINATION_TYPES.join(', ')}`,
+      }),
+      destinationId: text('the organization id for IN_PLATFORM, a communication channel id otherwise'),
+    })
+    .register(registry, {
+      id: 'Destination',
+      description:
+        'Where to publish: IN_PLATFORM with the organization id, or COMMUNICATION_CHANNEL with an id from GET /communication-channels.',
+    });
+
+  const destinations = z
+    .array(destination, { error: 'must be an array of destinations' })
+    .min(1, { error: 'must name at least one destination' })
+    .check((ctx) => {
+      const first = new Map<string, number>();
+      ctx.value.forEach((entry, index) => {
+        const identity = `${entry.destinationType}\u0000${entry.destinationId}`;
+        const earlier = first.get(identity);
+        if (earlier === undefined) first.set(identity, index);
+        else {
+          ctx.issues.push({
+            code: 'custom',
+            path: [index],
+            input: entry,
+            message: `duplicates /destinations/${earlier}; name each destination once`,
+          });
+        }
+      });
+    });
+
+  const publicationRequest = z.strictObject({ primaryKeys, destinations }).register(registry, {
+    id: 'PublicationRequest',
+    description:
+      'Publish these items to these destinations: the bridge creates a selection and publishes it.',
+  });
+
+  const publicationAccepted = z
+    .object({
+      publicationId: z.string(),
+      status: z.literal('queued'),
+    })
+    .register(registry, {
+      id: 'PublicationAccepted',
+      description: 'The request is recorded and queued; follow the Location header for its progress.',
+    });
+
+  const publicationError = z
+    .object({
+      reason: z.string(),
+      pdsStatus: z.number().int().optional(),
+      retryable: z.boolean(),
+      at: timestamp,
+    })
+    .register(registry, {
+      id: 'PublicationError',
+      description: 'Why a publication failed, or why its last attempt failed while it is retried.',
+    });
+
+  const publication = z
+    .object({
+      publicationId: z.string(),
+      status: z.enum(PUBLICATION_STATUSES),
+      createdAt: timestamp,
+      updatedAt: timestamp,
+      request: z.object({ primaryKeys: z.array(z.string()), destinations: z.array(destination) }),
+      attempts: z.number().int().nonnegative(),
+      selectionId: z.string().optional(),
+      numberOfItems: z.number().int().nonnegative().optional(),
+      publishedAt: timestamp.optional(),
+      failedAt: timestamp.optional(),
+      error: publicationError.optional(),
+      lastError: publicationError.optional(),
+    })
+    .register(registry, {
+      id: 'Publication',
+      description:
+        'A publication request and its outcome: queued → publishing → published, or failed (with the reason).',
+    });
+
+  const item = z.record(z.string(), z.unknown()).register(registry, {
+    id: 'Item',
+    description: "An item: `primaryKey__` plus the tenant's own attribute names (data model).",
+  });
+
+  const validationRequest = z
+    .strictObject({
+      newItem: item,
+      oldItem: item.optional(),
+      attributeNames: z.array(text('an attribute name')).optional(),
+    })
+    .register(registry, {
+      id: 'ValidationRequest',
+      description:
+        'An item to validate. Without oldItem it is validated as new; without attributeNames every attribute is validated.',
+    });
+
+  const validationResult = z.looseObject({
+    name: z.string(),
+    level: z.string(),
+    path: z.array(z.string()),
+    message: z.string(),
+    params: z.looseObject({}),
+  });
+
+  const validationResponse = z
+    .looseObject({
+      validations: z.record(z.string(), z.array(validationResult)),
+      attributeStates: z.record(z.string(), z.unknown()),
+      calculations: z.record(z.string(), z.unknown()),
+    })
+    .register(registry, {
+      id: 'ValidationResponse',
+      description: 'The PDS validation results, as it sent them.',
+    });
+
+  const communicationChannel = z.looseObject({ id: z.string(), name: z.string() }).register(registry, {
+    id: 'CommunicationChannel',
+    description:
+      'A channel whose id is a COMMUNICATION_CHANNEL destinationId; further fields as the PDS sends them.',
+  });
+
+  const communicationChannels = z
+    .object({ channels: z.array(communicationChannel), fetchedAt: timestamp })
+    .register(registry, {
+      id: 'CommunicationChannelList',
+      description: 'The PDS communication channels; `fetchedAt` says when the bridge last read them.',
+    });
+
+  const watchEntry = z
+    .object({
+      primaryKey: z.string(),
+      addedAt: timestamp,
+      expiresAt: timestamp,
+      expired: z.boolean(),
+      sources: z.array(z.string()),
+      seenReviews: z.number().int().nonnegative(),
+    })
+    .register(registry, {
+      id: 'WatchEntry',
+      description:
+        'A primary key whose supplier reviews are polled until expiresAt; sources say who asked (publication:<id>, operator).',
+    });
+
+  const watchList = z
+    .object({ entries: z.array(watchEntry), nextCursor: z.string().optional() })
+    .register(registry, {
+      id: 'WatchList',
+      description: 'One page of the watch list in key order; pass nextCursor as `cursor` for the next page.',
+    });
+
+  const health = z
+    .object({ status: z.literal('ok'), service: z.string(), version: z.string() })
+    .register(registry, { id: 'Health', description: 'The API answers; no dependency is checked.' });
+
+  const fieldError = z.object({ pointer: z.string(), detail: z.string() }).register(registry, {
+    id: 'FieldError',
+    description: 'One invalid field: a JSON Pointer into the request body and what is wrong there.',
+  });
+
+  const problem = z
+    .looseObject({
+      type: z.string(),
+      title: z.string(),
+      status: z.number().int(),
+      detail: z.string(),
+      instance: z.string().optional(),
+      errors: z.array(fieldError).optional(),
+    })
+    .register(registry, {
+      id: 'Problem',
+      description: 'RFC 9457 problem details (application/problem+json); docs/api.md lists every type.',
+    });
+
+  const publicationId = z
+    .string()
+    .min(1)
+    .register(registry, { description: 'The id POST /publications answered.' });
+  const pathPrimaryKey = z.string().min(1).register(registry, {
+    description: 'A primary key, percent-encoded as one path segment.',
+  });
+  const idempotencyKey = z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/)
+    .register(registry, {
+      description:
+        'Makes a retried POST return the first answer instead of publishing twice: 1 to 255 visible ASCII characters, unique per intended publication.',
+    });
+  const pageLimit = z.coerce.number().int().min(1).max(1000).register(registry, {
+    description: 'Entries per page, 1 to 1000; default 100.',
+  });
+  const pageCursor = z
+    .string()
+    .min(1)
+    .register(registry, { description: 'nextCursor of the previous page.' });
+
+  return {
+    registry,
+    primaryKey,
+    destination,
+    publicationRequest,
+    publicationAccepted,
+    publication,
+    publicationError,
+    validationRequest,
+    validationResponse,
+    communicationChannel,
+    communicationChannels,
+    watchEntry,
+    watchList,
+    health,
+    problem,
+    fieldError,
+    parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor },
+  };
+}
+
+/** The schemas of one API instance. */
+export type ApiSchemas = ReturnType<typeof createApiSchemas>;
+
+/** The body of POST /publications after validation. */
+export type PublicationRequestBody = z.output<ApiSchemas['publicationRequest']>;
+/** The answer of GET /publications/{id}. */
+export type PublicationView = z.output<ApiSchemas['publication']>;
+/** An error recorded on a publication. */
+export type PublicationErrorView = z.output<ApiSchemas['publicationError']>;
+/** The answer of GET /watch. */
+export type WatchListView = z.output<ApiSchemas['watchList']>;
+/** One watch-list entry as the API shows it. */
+export type WatchEntryView = z.output<ApiSchemas['watchEntry']>;

@@ -1,0 +1,301 @@
+/**
+ * Accepting a publication request durably, with Idempotency-Key semantics.
+ *
+ * Without a key: a random publication id, the publication record, the queue message.
+ *
+ * With a key, the publication id is derived from the caller and the key (a SHA-256 written as a
+ * UUID), so every retry of one request names the same publication and no stray records are left by
+ * races. The steps:
+ *
+ * 1. Create `publications/<id>.json` (If-None-Match). If it exists, its body hash must match (else 409).
+ * 2. Create `idempotency/<hash>.json` as `pending` with a claim (If-None-Match). Exactly one of two
+ *    concurrent identical requests wins this create.
+ * 3. The winner sends the queue message, then marks the record `complete` with the answer.
+ *
+ * A request that finds the record already there compares body hashes (different body → 409
+ * `idempotency-key-reused`), replays a complete answer, and waits briefly (default 2 s) for a pending
+ * one; if the holder still has not finished it answers 409 `request-in-progress` with Retry-After. A
+ * pending record whose holder gave up (queueing failed: the claim is released at once) or vanished
+ * (its claim is older than the claim timeout) is taken over with a conditional write, and the taker
+ * queues the message again: that is how a retry after a 503 gets the request queued.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { idempotencyKey, publicationKey, sha256Hex } from '../state/keys.ts';
+import { StateConflictError, type StateStore } from '../state/store.ts';
+import { type PublicationQueue, PublicationQueueError } from './queue.ts';
+import type { PublicationRecord } from './records.ts';
+import type { PublicationRequestBody } from './schemas.ts';
+
+/** The idempotency record of one (caller, Idempotency-Key). */
+export interface IdempotencyRecord {
+  bodyHash: string;
+  publicationId: string;
+  state: 'pending' | 'complete';
+  createdAt: string;
+  /** Held while a request is queueing the message; absent once released. */
+  claim?: { token: string; at: string };
+  /** Why the last holder gave up, while pending. */
+  lastError?: string;
+  completedAt?: string;
+  /** The first answer, replayed to every retry. */
+  response?: { status: 202; body: { publicationId: string; status: 'queued' } };
+}
+
+/** The Idempotency-Key was used before with a different body. */
+export class IdempotencyConflictError extends Error {
+  readonly publicationId: string;
+
+  constructor(publicationId: string) {
+    super(
+      `This Idempotency-Key was already used for a different request (publication ${publicationId}); use a new key for a new publication`,
+    );
+    this.name = 'IdempotencyConflictError';
+    this.publicationId = publicationId;
+  }
+}
+
+/** Another request with the same key is still being accepted. */
+export class RequestInProgressError extends Error {
+  readonly publicationId: string;
+  readonly retryAfterSeconds: number;
+
+  constructor(publicationId: string, retryAfterSeconds: number) {
+    super(
+      `A request with this Idempotency-Key is still being accepted (publication ${publicationId}); retry in ${retryAfterSeconds} s with the same key and body`,
+    );
+    this.name = 'RequestInProgressError';
+    this.publicationId = publicationId;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The state store kept changing under us; the caller may retry. */
+export class IdempotencyContentionError extends Error {
+  constructor() {
+    super('The idempotency record kept changing while this request tried to take it over; retry the request');
+    this.name = 'IdempotencyContentionError';
+  }
+}
+
+export interface SubmitDependencies {
+  store: StateStore;
+  queue: PublicationQueue;
+  /** Default: the clock. */
+  now?: () => Date;
+  /** How long a request waits for a concurrent one with the same key; default 2000 ms. */
+  inProgressWaitMs?: number;
+  /** After this long a claim counts as abandoned (its request died); default 30 000 ms, above the API timeout. */
+  claimTimeoutMs?: number;
+  /** Injected by tests; default a timer. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SubmitInput {
+  request: PublicationRequestBody;
+  /** Scopes the Idempotency-Key: two callers never share a record. */
+  caller: string;
+  idempotencyKey?: string;
+}
+
+export interface SubmitResult {
+  publicationId: string;
+  /** True when the answer is the replay of an earlier request with the same key. */
+  replayed: boolean;
+}
+
+const RETRY_AFTER_SECONDS = 1;
+const MAX_TAKEOVER_CONFLICTS = 5;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Sends the message; any failure of the queue adapter becomes a {@link PublicationQueueError}. */
+async function send(queue: PublicationQueue, publicationId: string): Promise<void> {
+  try {
+    await queue.send({ publicationId });
+  } catch (error) {
+    if (error instanceof PublicationQueueError) throw error;
+    throw new PublicationQueueError(publicationId, (error as Error).message ?? String(error), {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The publication id for an Idempotency-Key: SHA-256 over caller and key, written as a version 8 UUID.
+ *
+ * @example
+ * ```ts
+ * publicationIdFor('local', 'order-42') === publicationIdFor('local', 'order-42'); // true
+ * ```
+ */
+export function publicationIdFor(caller: string, key: string): string {
+  const hex = createHash('sha256')
+    .update(JSON.stringify(['publication', caller, key]), 'utf8')
+    .digest('hex');
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** SHA-256 of the validated body (zod output, so key order and whitespace of the original do not matter). */
+export function bodyHashOf(request: PublicationRequestBody): string {
+  return sha256Hex(JSON.stringify(request));
+}
+
+/**
+ * Records and queues a publication request; see the module comment for the idempotency rules.
+ * Throws {@link IdempotencyConflictError}, {@link RequestInProgressError},
+ * {@link IdempotencyContentionError}, or the queue's error (the request stays recorded).
+ *
+ * @example
+ * ```ts
+ * const { publicationId } = await submitPublication({ store, queue }, { request, caller: 'local', idempotencyKey: 'k1' });
+ * ```
+ */
+export async function submitPublication(deps: SubmitDependencies, input: SubmitInput): Promise<SubmitResult> {
+  const now = deps.now ?? (() => new Date());
+  const bodyHash = bodyHashOf(input.request);
+  if (input.idempotencyKey === undefined) {
+    const publicationId = randomUUID();
+    await createPublicationRecord(deps.store, newRecord(publicationId, input, bodyHash, now()));
+    await queueOrMarkFailed(deps, publicationId, now);
+    return { publicationId, replayed: false };
+  }
+  return submitWithKey(deps, input, input.idempotencyKey, bodyHash, now);
+}
+
+function newRecord(publicationId: string, input: SubmitInput, bodyHash: string, at: Date): PublicationRecord {
+  return {
+    publicationId,
+    status: 'queued',
+    request: input.request,
+    bodyHash,
+    requestedBy: input.caller,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+    attempts: 0,
+  };
+}
+
+async function createPublicationRecord(store: StateStore, record: PublicationRecord): Promise<void> {
+  const created = await store.create(publicationKey(record.publicationId), record);
+  if (created.created) return;
+  const existing = await store.get<PublicationRecord>(publicationKey(record.publicationId));
+  if (existing && existing.value.bodyHash !== record.bodyHash) {
+    throw new IdempotencyConflictError(record.publicationId);
+  }
+}
+
+async function queueOrMarkFailed(deps: SubmitDependencies, publicationId: string, now: () => Date) {
+  try {
+    await send(deps.queue, publicationId);
+  } catch (error) {
+    // Without a key nobody can retry this record: say so on it rather than leave it queued forever.
+    await deps.store
+      .mutate<PublicationRecord>(publicationKey(publicationId), (current) => {
+        if (current?.status !== 'queued') return undefined;
+        const at = now().toISOString();
+        return {
+          ...current,
+          status: 'failed',
+          updatedAt: at,
+          failedAt: at,
+          error: { reason: 'the request could not be queued; send it again', retryable: true, at },
+        };
+      })
+      .catch(() => undefined);
+    throw error;
+  }
+}
+
+async function submitWithKey(
+  deps: SubmitDependencies,
+  input: SubmitInput,
+  key: string,
+  bodyHash: string,
+  now: () => Date,
+): Promise<SubmitResult> {
+  const { store } = deps;
+  const sleep = deps.sleep ?? defaultSleep;
+  const claimTimeoutMs = deps.claimTimeoutMs ?? 30_000;
+  const waitUntil = now().getTime() + (deps.inProgressWaitMs ?? 2_000);
+  const stateKey = idempotencyKey(key, input.caller);
+  let pause = 25;
+  let conflicts = 0;
+
+  for (;;) {
+    const entry = await store.get<IdempotencyRecord>(stateKey);
+    if (entry === undefined) {
+      const publicationId = publicationIdFor(input.caller, key);
+      await createPublicationRecord(store, newRecord(publicationId, input, bodyHash, now()));
+      const record: IdempotencyRecord = {
+        bodyHash,
+        publicationId,
+        state: 'pending',
+        createdAt: now().toISOString(),
+        claim: { token: randomUUID(), at: now().toISOString() },
+      };
+      const created = await store.create(stateKey, record);
+      if (!created.created) continue; // a concurrent request won the create: read its record
+      return queueAndComplete(deps, stateKey, record, created.etag, now);
+    }
+
+    const record = entry.value;
+    if (record.bodyHash !== bodyHash) throw new IdempotencyConflictError(record.publicationId);
+    if (record.state === 'complete') return { publicationId: record.publicationId, replayed: true };
+
+    const claimAge = record.claim ? now().getTime() - Date.parse(record.claim.at) : Number.POSITIVE_INFINITY;
+    if (claimAge < claimTimeoutMs) {
+      if (now().getTime() >= waitUntil) {
+        throw new RequestInProgressError(record.publicationId, RETRY_AFTER_SECONDS);
+      }
+      await sleep(pause);
+      pause = Math.min(pause * 2, 250);
+      continue;
+    }
+
+    // The holder gave up or vanished: take the claim over and queue the message ourselves.
+    const taken: IdempotencyRecord = { ...record, claim: { token: randomUUID(), at: now().toISOString() } };
+    let etag: string;
+    try {
+      ({ etag } = await store.update(stateKey, taken, entry.etag));
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+      conflicts += 1;
+      if (conflicts >= MAX_TAKEOVER_CONFLICTS) throw new IdempotencyContentionError();
+      continue;
+    }
+    return queueAndComplete(deps, stateKey, taken, etag, now);
+  }
+}
+
+async function queueAndComplete(
+  deps: SubmitDependencies,
+  stateKey: string,
+  record: IdempotencyRecord,
+  etag: string,
+  now: () => Date,
+): Promise<SubmitResult> {
+  const { publicationId } = record;
+  try {
+    await send(deps.queue, publicationId);
+  } catch (error) {
+    // Release the claim so that the client's retry re-queues at once instead of waiting for the timeout.
+    const { claim: _released, ...rest } = record;
+    await deps.store
+      .update(stateKey, { ...rest, lastError: (error as Error).message ?? String(error) }, etag)
+      .catch(() => undefined);
+    throw error;
+  }
+  const { claim: _done, lastError: _cleared, ...rest } = record;
+  const complete: IdempotencyRecord = {
+    ...rest,
+    state: 'complete',
+    completedAt: now().toISOString(),
+    response: { status: 202, body: { publicationId, status: 'queued' } },
+  };
+  // The message is queued, so the request is accepted whatever happens to this write. If it fails (or
+  // someone took over after our claim timed out), a retry finds the record pending and, once the claim
+  // times out, queues again: harmless, the worker is idempotent by publication id.
+  await deps.store.update(stateKey, complete, etag).catch(() => undefined);
+  return { publicationId, replayed: false };
+}

@@ -1,0 +1,264 @@
+/**
+ * The publish worker: carries out one queued publication — create the selection, publish it, record
+ * the outcome, put the keys on the supplier-review watch list, emit `pds.publication.completed` — or
+ * records why it failed and emits `pds.publication.failed`.
+ *
+ * Idempotent by publication id, because SQS delivers at least once:
+ * - a publication that is published or failed and whose event went out is acknowledged at once;
+ * - the selection id is recorded BEFORE publishing, so a retry publishes the same selection instead
+ *   of creating a second one (`createSelection` runs only while no selection id is recorded);
+ * - every record change is conditional (If-Match): a duplicate delivery racing this one loses its
+ *   write and is retried later, when the record says what is already done;
+ * - the event and the watch list come after the outcome is recorded and before `notifiedAt` is, so a
+ *   crash in between repeats them (same event id: consumers drop the duplicate).
+ *
+ * Transient PDS failures (`PdsError.retryable`: 429, 5xx, timeouts, network) are thrown, so SQS
+ * delivers the message again after the visibility timeout; the transport never repeats a POST that
+ * may have reached the PDS, so this is the retry for selections and publications. At the
+ * `maxAttempts`-th delivery (SQS `ApproximateReceiveCount`), or at once for a permanent failure (4xx),
+ * the publication is recorded as failed and the message acknowledged.
+ *
+ * What cannot be made exactly-once: when the PDS answered 503 to a publish that it had nevertheless
+ * carried out (a gateway timeout), the retry publishes the same selection again. The PDS offers no
+ * idempotency key for publications (docs/operations.md).
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { createEvent, type EventSink } from '../events/index.ts';
+import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
+import { publicationKey } from '../state/keys.ts';
+import type { StateStore } from '../state/store.ts';
+import { watch } from '../state/watch-list.ts';
+import { type CountMetric, type LogPort, silentLog } from './ports.ts';
+import { parsePublicationMessage } from './queue.ts';
+import { type PublicationRecord, readPublication } from './records.ts';
+import type { PublicationErrorView } from './schemas.ts';
+
+export interface WorkerDependencies {
+  store: StateStore;
+  pds: PdsClient;
+  events: EventSink;
+  /** Deliveries before a transient failure becomes final (PUBLICATION_MAX_ATTEMPTS). */
+  maxAttempts: number;
+  /** How long published keys stay on the watch list (WATCH_TTL_DAYS). */
+  watchTtlMs: number;
+  now?: () => Date;
+  log?: LogPort;
+  count?: CountMetric;
+}
+
+/** What one delivery achieved. */
+export type PublicationOutcome = 'published' | 'failed' | 'already-done';
+
+/** The publication record named by a message does not exist: the message goes back and ends in the DLQ. */
+export class PublicationNotFoundError extends Error {
+  readonly publicationId: string;
+
+  constructor(publicationId: string) {
+    super(
+      `No publication record for ${publicationId} in the state bucket; check STATE_BUCKET of the api and worker functions (the message goes to the DLQ)`,
+    );
+    this.name = 'PublicationNotFoundError';
+    this.publicationId = publicationId;
+  }
+}
+
+/** A transient PDS failure: the message is delivered again later. */
+export class PublicationRetryError extends Error {
+  readonly publicationId: string;
+  readonly attempt: number;
+
+  constructor(publicationId: string, attempt: number, cause: PdsError) {
+    super(
+      `Publication ${publicationId}, attempt ${attempt}: ${cause.message}; SQS delivers the message again`,
+      { cause },
+    );
+    this.name = 'PublicationRetryError';
+    this.publicationId = publicationId;
+    this.attempt = attempt;
+  }
+}
+
+function failureOf(error: PdsError, at: string): PublicationErrorView {
+  return {
+    reason: error.message,
+    ...(error instanceof PdsHttpError ? { pdsStatus: error.status } : {}),
+    retryable: error.retryable,
+    at,
+  };
+}
+
+/**
+ * Carries out one publication (one delivery of its message); see the module comment.
+ *
+ * @example
+ * ```ts
+ * await processPublication(deps, '7d3f0a52-…', 1); // 'published'
+ * ```
+ */
+export async function processPublication(
+  deps: WorkerDependencies,
+  publicationId: string,
+  receiveCount: number,
+): Promise<PublicationOutcome> {
+  const { store, pds } = deps;
+  const now = deps.now ?? (() => new Date());
+  const log = deps.log ?? silentLog;
+  const key = publicationKey(publicationId);
+  const entry = await readPublication(store, publicationId);
+  if (!entry) throw new PublicationNotFoundError(publicationId);
+  let record = entry.value;
+  let etag = entry.etag;
+  const save = async (next: PublicationRecord) => {
+    ({ etag } = await store.update(key, next, etag));
+    record = next;
+  };
+
+  if (record.notifiedAt !== undefined) return 'already-done';
+  if (record.status === 'published' || record.status === 'failed') {
+    // The outcome was recorded but the event may not have gone out: finish that part only.
+    await notify(deps, record, now);
+    await save({ ...record, notifiedAt: now().toISOString() });
+    return record.status;
+  }
+
+  await save({
+    ...record,
+    status: 'publishing',
+    attempts: record.attempts + 1,
+    updatedAt: now().toISOString(),
+  });
+  try {
+    if (record.selectionId === undefined) {
+      const selection = await pds.createSelection(record.request.primaryKeys);
+      await save({
+        ...record,
+        selectionId: selection.selectionId,
+        numberOfItems: selection.numberOfItems,
+        updatedAt: now().toISOString(),
+      });
+      log.info('Selection created', { publicationId, selectionId: selection.selectionId });
+    }
+    await pds.publish({
+      selectionId: record.selectionId as string,
+      destinations: record.request.destinations,
+    });
+  } catch (error) {
+    if (!(error instanceof PdsError)) throw error;
+    const at = now().toISOString();
+    const failure = failureOf(error, at);
+    if (error.retryable && receiveCount < deps.maxAttempts) {
+      deps.count?.('PublicationRetries');
+      log.warn('Publication attempt failed; it will be retried', {
+        publicationId,
+        selectionId: record.selectionId,
+        attempt: receiveCount,
+        maxAttempts: deps.maxAttempts,
+        reason: error.message,
+      });
+      // Best effort: the retry does not depend on it, it only shows progress on GET /publications/{id}.
+      await save({ ...record, lastError: failure, updatedAt: at }).catch(() => undefined);
+      throw new PublicationRetryError(publicationId, receiveCount, error);
+    }
+    const { lastError: _lastError, ...rest } = record;
+    await save({ ...rest, status: 'failed', failedAt: at, updatedAt: at, error: failure });
+    deps.count?.('PublicationsFailed');
+    log.error('Publication failed', { publicationId, selectionId: record.selectionId, ...failure });
+    await notify(deps, record, now);
+    await save({ ...record, notifiedAt: now().toISOString() });
+    return 'failed';
+  }
+
+  const at = now().toISOString();
+  const { lastError: _lastError, ...rest } = record;
+  await save({ ...rest, status: 'published', publishedAt: at, updatedAt: at });
+  deps.count?.('PublicationsPublished');
+  log.info('Publication published', {
+    publicationId,
+    selectionId: record.selectionId,
+    numberOfItems: record.numberOfItems,
+  });
+  await notify(deps, record, now);
+  await save({ ...record, notifiedAt: now().toISOString() });
+  return 'published';
+}
+
+/** Watches the keys of a published record and emits its event; emits the failed event otherwise. */
+async function notify(deps: WorkerDependencies, record: PublicationRecord, now: () => Date): Promise<void> {
+  const { publicationId } = record;
+  const subject = `publication/${publicationId}`;
+  if (record.status === 'published') {
+    await watch(deps.store, record.request.primaryKeys, {
+      ttlMs: deps.watchTtlMs,
+      source: `publication:${publicationId}`,
+      now: now(),
+    });
+    await deps.events.publish([
+      createEvent({
+        type: 'pds.publication.completed',
+        subject,
+        idParts: [publicationId],
+        time: record.publishedAt,
+        data: {
+          publicationId,
+          selectionId: record.selectionId as string,
+          numberOfItems: record.numberOfItems ?? 0,
+          destinations: record.request.destinations,
+          primaryKeys: record.request.primaryKeys,
+        },
+      }),
+    ]);
+    return;
+  }
+  const error: Omit<PublicationErrorView, 'at'> = record.error ?? { reason: 'unknown', retryable: false };
+  await deps.events.publish([
+    createEvent({
+      type: 'pds.publication.failed',
+      subject,
+      idParts: [publicationId],
+      time: record.failedAt,
+      data: {
+        publicationId,
+        ...(record.selectionId === undefined ? {} : { selectionId: record.selectionId }),
+        reason: error.reason,
+        ...(error.pdsStatus === undefined ? {} : { pdsStatus: error.pdsStatus }),
+        retryable: error.retryable,
+      },
+    }),
+  ]);
+}
+
+/**
+ * The per-record function for the Powertools `BatchProcessor`: reads the message and the SQS receive
+ * count, then {@link processPublication}. A throw marks only this message as failed (partial batch response).
+ *
+ * @example
+ * ```ts
+ * const recordHandler = publicationRecordHandler(deps);
+ * await processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+ * ```
+ */
+export function publicationRecordHandler(
+  deps: WorkerDependencies,
+): (record: SQSRecord) => Promise<PublicationOutcome> {
+  const log = deps.log ?? silentLog;
+  return async (record) => {
+    const parsedCount = Number.parseInt(record.attributes?.ApproximateReceiveCount ?? '1', 10);
+    const receiveCount = Number.isFinite(parsedCount) && parsedCount > 0 ? parsedCount : 1;
+    let publicationId: string | undefined;
+    try {
+      ({ publicationId } = parsePublicationMessage(record.body));
+      return await processPublication(deps, publicationId, receiveCount);
+    } catch (error) {
+      // Transient PDS failures were logged where they happened; anything else is unexpected here.
+      if (!(error instanceof PublicationRetryError)) {
+        log.error('Publication message failed; SQS delivers it again (then the DLQ)', {
+          messageId: record.messageId,
+          publicationId,
+          receiveCount,
+          error: (error as Error).message ?? String(error),
+        });
+      }
+      throw error;
+    }
+  };
+}

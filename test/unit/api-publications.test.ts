@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest';
+import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
+import type { ApiSettings } from '../../lib/publications/config.ts';
+import type { PublicationRecord } from '../../lib/publications/records.ts';
+import { publicationIdFor } from '../../lib/publications/submit.ts';
+import { publicationKey } from '../../lib/state/keys.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { S3StateStore } from '../../lib/state/s3.ts';
+import type { StateStore } from '../../lib/state/store.ts';
+import { apiEvent, bodyOf, postPublicationEvent, publicationBody, TEST_USER_ARN } from '../helpers/apigw.ts';
+import { fakePds, RecordingQueue } from '../helpers/publications.ts';
+import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
+
+const SETTINGS: ApiSettings = {
+  maxKeys: 1000,
+  channelsCacheMs: 0,
+  watchTtlMs: 86_400_000,
+  auth: { mode: 'iam' },
+};
+const T0 = new Date('2026-11-20T09:15:00.000Z');
+
+function setup(overrides: Partial<ApiDependencies> = {}) {
+  const store: StateStore = overrides.store ?? new MemoryStateStore();
+  const queue = new RecordingQueue();
+  const api = createApi({
+    store,
+    queue,
+    pds: async () => fakePds(),
+    settings: SETTINGS,
+    version: '1.0.0',
+    now: () => T0,
+    ...overrides,
+  });
+  return { api, store, queue };
+}
+
+async function keysOf(store: StateStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of store.list(prefix)) keys.push(key);
+  return keys;
+}
+
+describe('POST /publications', () => {
+  it('records the request, queues it and answers 202 with the id and a Location', async () => {
+    // Prepare
+    const { api, store, queue } = setup();
+    const body = publicationBody(['04012345678901', '04012345678902']);
+
+    // Act
+    const result = await api.handle(postPublicationEvent(body));
+
+    // Assess
+    expect(result.statusCode).toBe(202);
+    const answer = bodyOf(result);
+    const id = answer.publicationId as string;
+    expect(answer).toEqual({ publicationId: id, status: 'queued' });
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(result.headers?.location).toBe(`/publications/${id}`);
+    expect(queue.sent).toEqual([{ publicationId: id }]);
+    const record = (await store.get<PublicationRecord>(publicationKey(id)))?.value;
+    expect(record).toMatchObject({
+      publicationId: id,
+      status: 'queued',
+      request: body,
+      requestedBy: TEST_USER_ARN,
+      createdAt: T0.toISOString(),
+      attempts: 0,
+    });
+    expect(await keysOf(store, 'idempotency/')).toEqual([]);
+  });
+
+  it('shows the queued publication at its Location', async () => {
+    // Prepare
+    const { api } = setup();
+    const created = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Act
+    const result = await api.handle(apiEvent({ path: created.headers?.location as string, iam: true }));
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    const view = api.schemas.publication.parse(bodyOf(result));
+    expect(view).toMatchObject({ status: 'queued', attempts: 0, request: publicationBody() });
+    expect(view).not.toHaveProperty('bodyHash');
+    expect(view).not.toHaveProperty('requestedBy');
+  });
+
+  it('answers a retry with the same Idempotency-Key with the first answer and queues once', async () => {
+    // Prepare
+    const { api, queue } = setup();
+    const event = () => postPublicationEvent(publicationBody(), { idempotencyKey: 'order-42' });
+    const first = await api.handle(event());
+
+    // Act
+    const second = await api.handle(event());
+
+    // Assess
+    expect(first.statusCode).toBe(202);
+    expect(second.statusCode).toBe(202);
+    expect(bodyOf(second)).toEqual(bodyOf(first));
+    expect(second.headers?.location).toBe(first.headers?.location);
+    expect(second.headers?.['idempotent-replayed']).toBe('true');
+    expect(first.headers?.['idempotent-replayed']).toBeUndefined();
+    expect(queue.sent).toHaveLength(1);
+    expect(bodyOf(first).publicationId).toBe(publicationIdFor(TEST_USER_ARN, 'order-42'));
+  });
+
+  it('treats the same body with other key order and whitespace as the same request', async () => {
+    // Prepare
+    const { api, queue } = setup();
+    const first = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'k' }));
+    const reordered = apiEvent({
+      method: 'POST',
+      path: '/publications',
+      iam: true,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k' },
+      body: '{ "destinations": [ {"destinationId": "gdsn-de", "destinationType": "COMMUNICATION_CHANNEL"} ],\n "primaryKeys": ["04012345678901"] }',
+    });
+
+    // Act
+    const second = await api.handle(reordered);
+
+    // Assess
+    expect(second.statusCode).toBe(202);
+    expect(bodyOf(second)).toEqual(bodyOf(first));
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('answers 409 when the Idempotency-Key is reused with a different body', async () => {
+    // Prepare
+    const { api, queue } = setup();
+    await api.handle(postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'k' }));
+
+    // Act
+    const result = await api.handle(postPublicationEvent(publicationBody(['2']), { idempotencyKey: 'k' }));
+
+    // Assess
+    expect(result.statusCode).toBe(409);
+    expect(bodyOf(result)).toMatchObject({
+      type: 'urn:pds-bridge:problem:idempotency-key-reused',
+      status: 409,
+    });
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('scopes Idempotency-Keys by caller', async () => {
+    // Prepare
+    const { api, queue } = setup();
+
+    // Act
+    const alice = await api.handle(
+      postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'k', iam: 'arn:aws:iam::1:user/alice' }),
+    );
+    const bob = await api.handle(
+      postPublicationEvent(publicationBody(['2']), { idempotencyKey: 'k', iam: 'arn:aws:iam::1:user/bob' }),
+    );
+
+    // Assess
+    expect(alice.statusCode).toBe(202);
+    expect(bob.statusCode).toBe(202);
+    expect(bodyOf(alice).publicationId).not.toBe(bodyOf(bob).publicationId);
+    expect(queue.sent).toHaveLength(2);
+  });
+
+  it('without a key, two identical requests are two publications', async () => {
+    // Prepare
+    const { api, queue } = setup();
+
+    // Act
+    const first = await api.handle(postPublicationEvent(publicationBody()));
+    const second = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Assess
+    expect(bodyOf(first).publicationId).not.toBe(bodyOf(second).publicationId);
+    expect(queue.sent).toHaveLength(2);
+  });
+
+  it.each([
+    ['a MemoryStateStore', () => new MemoryStateStore()],
+    [
+      'the S3 store with conditional writes',
+      () => new S3StateStore({ client: mockConditionalS3().client, bucket: 'state' }),
+    ],
+  ])('answers two concurrent identical requests with one publication over %s', async (_name, makeStore) => {
+    // Prepare
+    const { api, queue, store } = setup({ store: makeStore() });
+    const event = () => postPublicationEvent(publicationBody(), { idempotencyKey: 'concurrent-1' });
+
+    // Act
+    const [a, b] = await Promise.all([api.handle(event()), api.handle(event())]);
+
+    // Assess
+    expect(a.statusCode).toBe(202);
+    expect(b.statusCode).toBe(202);
+    expect(bodyOf(a)).toEqual(bodyOf(b));
+    expect(queue.sent).toHaveLength(1);
+    expect(await keysOf(store, 'publications/')).toHaveLength(1);
+    expect(await keysOf(store, 'idempotency/')).toHaveLength(1);
+  });
+
+  it('answers 409 in progress with Retry-After while the first request with the key is still queueing', async () => {
+    // Prepare
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { api, queue } = setup({ now: () => new Date(), idempotency: { inProgressWaitMs: 50 } });
+    queue.hold(gate);
+    const event = () => postPublicationEvent(publicationBody(), { idempotencyKey: 'slow' });
+    const first = api.handle(event());
+
+    // Act
+    const second = await api.handle(event());
+    release();
+    const firstResult = await first;
+    const third = await api.handle(event());
+
+    // Assess
+    expect(second.statusCode).toBe(409);
+    expect(second.headers?.['retry-after']).toBe('1');
+    expect(bodyOf(second)).toMatchObject({ type: 'urn:pds-bridge:problem:request-in-progress' });
+    expect(firstResult.statusCode).toBe(202);
+    expect(third.statusCode).toBe(202);
+    expect(bodyOf(third)).toEqual(bodyOf(firstResult));
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('answers 503 when queueing fails, keeps the record, and queues it on the retry with the same key', async () => {
+    // Prepare
+    const { api, store, queue } = setup();
+    queue.failNext(1);
+    const event = () => postPublicationEvent(publicationBody(), { idempotencyKey: 'retry-me' });
+
+    // Act
+    const failed = await api.handle(event());
+    const afterFailure = await keysOf(store, 'publications/');
+    const retried = await api.handle(event());
+    const replayed = await api.handle(event());
+
+    // Assess
+    expect(failed.statusCode).toBe(503);
+    expect(failed.headers?.['retry-after']).toBe('5');
+    expect(bodyOf(failed)).toMatchObject({ type: 'urn:pds-bridge:problem:service-unavailable' });
+    expect(afterFailure).toHaveLength(1);
+    expect(retried.statusCode).toBe(202);
+    expect(bodyOf(retried).publicationId).toBe(bodyOf(failed).publicationId);
+    expect(replayed.headers?.['idempotent-replayed']).toBe('true');
+    expect(queue.attempts).toBe(2);
+    expect(queue.sent).toEqual([{ publicationId: bodyOf(failed).publicationId }]);
+  });
+
+  it('re-queues a request whose first attempt died while holding the claim, once the claim times out', async () => {
+    // Prepare
+    let clock = T0.getTime();
+    const store = new MemoryStateStore();
+    const crashing = setup({ store, now: () => new Date(clock) });
+    crashing.queue.hold(new Promise<void>(() => {})); // never answers: the invocation "dies"
+    void crashing.api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'crash' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const { api, queue } = setup({
+      store,
+      now: () => new Date(clock),
+      idempotency: { inProgressWaitMs: 0, claimTimeoutMs: 30_000 },
+    });
+
+    // Act
+    const tooEarly = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'crash' }));
+    clock += 31_000;
+    const later = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'crash' }));
+
+    // Assess
+    expect(tooEarly.statusCode).toBe(409);
+    expect(later.statusCode).toBe(202);
+    expect(queue.sent).toEqual([{ publicationId: publicationIdFor(TEST_USER_ARN, 'crash') }]);
+  });
+
+  it('without a key, marks the publication failed when it cannot be queued', async () => {
+    // Prepare
+    const { api, store, queue } = setup();
+    queue.failNext(1);
+
+    // Act
+    const result = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Assess
+    expect(result.statusCode).toBe(503);
+    const id = bodyOf(result).publicationId as string;
+    const record = (await store.get<PublicationRecord>(publicationKey(id)))?.value;
+    expect(record?.status).toBe('failed');
+    expect(record?.error?.reason).toMatch(/could not be queued/);
+  });
+});
