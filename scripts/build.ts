@@ -8,6 +8,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const functionsDir = path.join(root, 'functions');
@@ -51,3 +52,6 @@ process.stdout.write(
     ? 'No functions to bundle in functions/.\n'
     : `Bundled ${names.map((name) => `dist/${name}/index.mjs`).join(', ')}\n`,
 );
+// The `pds` command line as one file (see build-cli.ts for why).
+await bundleCli();
+process.stdout.write(`Bundled ${path.relative(root, CLI_BUNDLE)}\n`);

@@ -9,22 +9,63 @@
  * const entries = await pds.uploadGathering({ filePath: 'items.csv', contentType: 'text/csv' });
  * ```
  */
+export type {
+  AssetDownload,
+  AssetFolderDownloadOptions,
+  AssetFolderListOptions,
+  AssetFolderOperations,
+} from './asset-folders.ts';
+export {
+  assetPathSegments,
+  encodeAssetPath,
+  fileNameOf,
+  normaliseAssetPath,
+  PdsAssetFolders,
+} from './asset-folders.ts';
 export { PdsRequestBodyError } from './body-error.ts';
-export type { ClosablePdsClient, PdsCallOptions, PdsClient, PdsClientOptions } from './client.ts';
-export { createPdsClient } from './client.ts';
+export type {
+  BulkSubscriptionOperations,
+  SubscriptionDeleteOptions,
+  SubscriptionDeleteResult,
+  SubscriptionEntriesOptions,
+  SubscriptionListOptions,
+  SubscriptionRef,
+  SubscriptionWriteOptions,
+} from './bulk-subscriptions.ts';
+export { PdsBulkSubscriptions, subscriptionPath } from './bulk-subscriptions.ts';
+export type {
+  ClosablePdsClient,
+  PdsCallOptions,
+  PdsClient,
+  PdsClientOptions,
+  PdsOperation,
+  PdsOperationMethod,
+  PdsV1Client,
+} from './client.ts';
+export { createPdsClient, PDS_OPERATIONS } from './client.ts';
 export { PdsConfigurationError } from './configuration-error.ts';
 export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
 export { resolveCredentials } from './credentials.ts';
+export type { DataModelCurrentOptions, DataModelOperations, ExportFormatsOptions } from './datamodel.ts';
+export { PdsDataModel } from './datamodel.ts';
 export * from './errors.ts';
+export type { ItemTagListOptions, ItemTagOperations } from './item-tags.ts';
+export { PdsItemTags } from './item-tags.ts';
 export type { FileUploadSource, MultipartBody, StreamUploadSource, UploadSource } from './multipart.ts';
 export { createMultipartBody, escapeFileName } from './multipart.ts';
+export type { ListRequest, PageFetcher, PageOptions, PageRequest, PdsPage } from './pagination.ts';
+export { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE, PdsPaginator, transportPages } from './pagination.ts';
 export { encodePathSegment, pathOf } from './paths.ts';
 export type { RetryOptions } from './retry.ts';
 export { DEFAULT_RETRY, parseRetryAfter } from './retry.ts';
 export type {
+  PdsConditional,
   PdsCredentials,
   PdsExpect,
   PdsHttpMethod,
+  PdsModified,
+  PdsNotModified,
+  PdsQueryValue,
   PdsRequest,
   PdsRequestBody,
   PdsResponse,
@@ -33,6 +74,7 @@ export type {
   PdsRetryEvent,
   PdsTransportOptions,
 } from './transport.ts';
-export { PdsTransport, USER_AGENT } from './transport.ts';
+export { headerOf, PdsTransport, USER_AGENT } from './transport.ts';
 export * from './types.ts';
+export * from './types-v1.ts';
 export { PdsWorkflow } from './workflow.ts';

@@ -59,8 +59,8 @@ export interface PdsRequest<E extends PdsExpect = PdsExpect> {
   method: PdsHttpMethod;
   /** Path below the base URL, starting with '/', segments already encoded (see `pathOf`). */
   path: string;
-  /** Query parameters; undefined values are left out. */
-  query?: Record<string, string | number | boolean | undefined>;
+  /** Query parameters; undefined values are left out, an array repeats the parameter once per element. */
+  query?: Record<string, PdsQueryValue | readonly PdsQueryValue[] | undefined>;
   /** Extra headers (for example `content-type`, `content-length` of a stream body). */
   headers?: Record<string, string>;
   body?: PdsRequestBody;
@@ -72,10 +72,58 @@ export interface PdsRequest<E extends PdsExpect = PdsExpect> {
    */
   idempotent?: boolean;
   expect: E;
+  /**
+   * Hand a `304 Not Modified` back as a response (status 304, body undefined) instead of throwing: set it
+   * on conditional GETs sent with `If-None-Match`, where 304 means "your copy is current".
+   */
+  acceptNotModified?: boolean;
   signal?: AbortSignal;
 }
 
+/** One value of a query parameter. */
+export type PdsQueryValue = string | number | boolean;
+
 export type PdsResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** A conditional GET answered `304 Not Modified`: the copy the caller holds (named by `etag`) is current. */
+export interface PdsNotModified {
+  notModified: true;
+  /** The ETag the server confirmed (the one sent in If-None-Match when the answer names none). */
+  etag: string;
+  cacheControl?: string;
+}
+
+/** A conditional GET answered with content: the value, and the ETag to send as If-None-Match next time. */
+export interface PdsModified<T> {
+  notModified: false;
+  value: T;
+  etag?: string;
+  cacheControl?: string;
+}
+
+/**
+ * The answer of a GET that honours `If-None-Match`: a "not modified" result is a normal outcome, not an error.
+ *
+ * @example
+ * ```ts
+ * const answer = await pds.dataModel.current({ ifNoneMatch: cached.etag });
+ * const model = answer.notModified ? cached.model : answer.value;
+ * ```
+ */
+export type PdsConditional<T> = PdsNotModified | PdsModified<T>;
+
+/**
+ * The first value of a response header (names are lower case, as undici gives them), or undefined.
+ *
+ * @example
+ * ```ts
+ * headerOf(response.headers, 'etag'); // '"abc"'
+ * ```
+ */
+export function headerOf(headers: PdsResponseHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
 
 export interface PdsResponse<B> {
   /** Method, and path and query as sent (base URL prefix included): what errors about this answer name. */
@@ -226,7 +274,7 @@ export class PdsTransport {
     for (let attempt = 1; ; attempt++) {
       request.signal?.throwIfAborted();
       try {
-        return await this.#attempt(request.expect, method, line, headers, body, request.signal);
+        return await this.#attempt(request, method, line, headers, body);
       } catch (caught) {
         if (request.signal?.aborted) throw request.signal.reason;
         const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
@@ -254,13 +302,13 @@ export class PdsTransport {
   }
 
   async #attempt<E extends PdsExpect>(
-    expect: E,
+    request: PdsRequest<E>,
     method: string,
     line: PdsRequestLine,
     headers: Record<string, string>,
     bodySource: PdsRequestBody | undefined,
-    signal: AbortSignal | undefined,
   ): Promise<PdsResponse<PdsResponseBody<E>>> {
+    const { expect, signal } = request;
     const body = typeof bodySource === 'function' ? bodySource() : bodySource;
     let response: Dispatcher.ResponseData;
     try {
@@ -279,6 +327,12 @@ export class PdsTransport {
 
     const status = response.statusCode;
     const responseHeaders = response.headers as PdsResponseHeaders;
+    const answer = (value: unknown) =>
+      ({ request: line, status, headers: responseHeaders, body: value }) as PdsResponse<PdsResponseBody<E>>;
+    if (status === 304 && request.acceptNotModified) {
+      await response.body.dump().catch(() => undefined);
+      return answer(undefined);
+    }
     if (status < 200 || status > 299) {
       const text = await readExcerpt(response.body, ERROR_BODY_READ_LIMIT);
       const retryAfterMs =
@@ -288,8 +342,6 @@ export class PdsTransport {
       throw error;
     }
 
-    const answer = (value: unknown) =>
-      ({ request: line, status, headers: responseHeaders, body: value }) as PdsResponse<PdsResponseBody<E>>;
     switch (expect) {
       case 'stream':
         return answer(this.#guardStream(response.body, line));
@@ -384,7 +436,9 @@ export class PdsTransport {
     }
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) params.append(name, String(value));
+      if (value === undefined) continue;
+      const values: readonly PdsQueryValue[] = Array.isArray(value) ? value : [value as PdsQueryValue];
+      for (const each of values) params.append(name, String(each));
     }
     const query = params.toString();
     return `${this.#prefix}${path}${query ? `?${query}` : ''}`;

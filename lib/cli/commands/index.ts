@@ -1,0 +1,27 @@
+/**
+ * The command table of `pds`: every subcommand, found by its words.
+ */
+import type { Command } from '../command.ts';
+import { dataModelCommands } from './datamodel.ts';
+import { folderCommands } from './folders.ts';
+import { subscriptionCommands } from './subscriptions.ts';
+import { tagCommands } from './tags.ts';
+import { workflowCommands } from './workflow.ts';
+
+/** Every `pds` subcommand, in the order help lists them. */
+export const COMMANDS: readonly Command[] = [
+  ...workflowCommands,
+  ...folderCommands,
+  ...subscriptionCommands,
+  ...dataModelCommands,
+  ...tagCommands,
+];
+
+/** What each group of subcommands is about, for the top-level help. */
+export const GROUPS: Readonly<Record<string, string>> = {
+  messages: 'messaging assets (XML messages such as GDSN confirmations)',
+  folders: 'asset folders: documents, media files and folders',
+  subscriptions: 'bulk subscriptions and their entries',
+  datamodel: 'the data model',
+  tags: 'custom tags of items',
+};
