@@ -4,7 +4,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { s3Client } from '../lib/aws.ts';
+import { s3Client, sqsClient } from '../lib/aws.ts';
 import { loadConfig } from '../lib/config.ts';
 import {
   INGEST_EVENT_TYPES,
@@ -17,6 +17,7 @@ import {
   S3ObjectSource,
   S3ObjectTagger,
 } from '../lib/ingest/index.ts';
+import { delayFailedRecords, QueueUrlResolver } from '../lib/retry-delay.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
@@ -30,6 +31,7 @@ const events = eventSinkFor(config);
 const source = new S3ObjectSource(s3Client());
 const tagger = options.tagObjects ? new S3ObjectTagger(s3Client()) : undefined;
 const processor = new BatchProcessor(EventType.SQS);
+const queues = new QueueUrlResolver(sqsClient());
 let leaseChecked = false;
 
 /** SQS event: partial batch response; direct S3 event: counts, or the error of a write to retry. */
@@ -55,7 +57,7 @@ export async function handler(
     if (!isSqsEvent(event)) {
       return await ingestS3Event(event, deps(context.awsRequestId), { log: logger, metrics });
     }
-    return await processPartialResponse(
+    const response = await processPartialResponse(
       event,
       (record: SQSRecord) => {
         const log = logger.createChild({ persistentKeys: { messageId: record.messageId } });
@@ -71,6 +73,11 @@ export async function handler(
       processor,
       { context, throwOnFullBatchFailure: false },
     );
+    // The queue's visibility timeout is 6 × the function timeout; failed records come back sooner.
+    await delayFailedRecords(event, response, { sqs: sqsClient(), queues }).catch((error: unknown) =>
+      logger.warn('Could not shorten the retry delay of failed records', { error }),
+    );
+    return response;
   } finally {
     metrics.publishStoredMetrics();
   }

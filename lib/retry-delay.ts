@@ -1,0 +1,114 @@
+/**
+ * Backs off SQS redeliveries of the records a batch handler reported as failed.
+ *
+ * A Lambda SQS event source retries a failed record when its visibility timeout runs out. For the
+ * ingest queue that timeout must be 6 × a 15-minute function timeout (AWS's guidance), so a
+ * transient PDS outage would otherwise be retried only 90 minutes later. Shortening the visibility
+ * of just the failed messages, exponentially with their receive count, retries them after
+ * 30 s, 1 min, 2 min, … while the queue keeps its long timeout for messages still being worked on.
+ * The queue's redrive policy still moves a message to the DLQ after `maxReceiveCount` receives.
+ */
+import { ChangeMessageVisibilityBatchCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export interface RetryDelayPolicy {
+  /** Delay before the first retry, in seconds. */
+  baseSeconds: number;
+  /** Largest delay, in seconds (SQS allows at most 43 200). */
+  maxSeconds: number;
+}
+
+export const DEFAULT_RETRY_DELAY: RetryDelayPolicy = Object.freeze({ baseSeconds: 30, maxSeconds: 900 });
+
+/** The delay before the next delivery of a message received `receiveCount` times: base × 2^(n−1), capped. */
+export function retryDelaySeconds(
+  receiveCount: number,
+  policy: RetryDelayPolicy = DEFAULT_RETRY_DELAY,
+): number {
+  const exponent = Math.max(0, Math.min(receiveCount - 1, 20));
+  return Math.min(policy.maxSeconds, policy.baseSeconds * 2 ** exponent);
+}
+
+/** Finds queue URLs from the ARNs Lambda puts in `eventSourceARN`; cached for the container's life. */
+export class QueueUrlResolver {
+  readonly #sqs: SQSClient;
+  readonly #urls = new Map<string, Promise<string>>();
+
+  constructor(sqs: SQSClient) {
+    this.#sqs = sqs;
+  }
+
+  /** `arn:aws:sqs:<region>:<account>:<name>` → the queue URL, as the configured endpoint names it. */
+  urlOf(queueArn: string): Promise<string> {
+    let url = this.#urls.get(queueArn);
+    if (!url) {
+      const [, , , , account, name] = queueArn.split(':');
+      if (!name) throw new TypeError(`Not an SQS queue ARN: ${queueArn}`);
+      url = this.#sqs
+        .send(
+          new GetQueueUrlCommand({
+            QueueName: name,
+            ...(account ? { QueueOwnerAWSAccountId: account } : {}),
+          }),
+        )
+        .then((answer) => answer.QueueUrl ?? Promise.reject(new Error(`No URL for queue ${queueArn}`)));
+      url.catch(() => this.#urls.delete(queueArn));
+      this.#urls.set(queueArn, url);
+    }
+    return url;
+  }
+}
+
+export interface DelayFailedOptions {
+  sqs: SQSClient;
+  queues: QueueUrlResolver;
+  policy?: RetryDelayPolicy;
+}
+
+/**
+ * Sets the visibility of every record the response lists as failed to its back-off delay. Best effort:
+ * if SQS refuses, the message simply comes back after the queue's own timeout, so nothing is lost;
+ * the returned count says how many were delayed.
+ *
+ * @example
+ * ```ts
+ * const response = await processPartialResponse(event, recordHandler, processor);
+ * await delayFailedRecords(event, response, { sqs, queues });
+ * return response;
+ * ```
+ */
+export async function delayFailedRecords(
+  event: SQSEvent,
+  response: SQSBatchResponse,
+  options: DelayFailedOptions,
+): Promise<number> {
+  const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  const byQueue = new Map<string, SQSRecord[]>();
+  for (const record of event.Records) {
+    if (!failed.has(record.messageId)) continue;
+    byQueue.set(record.eventSourceARN, [...(byQueue.get(record.eventSourceARN) ?? []), record]);
+  }
+  let delayed = 0;
+  for (const [queueArn, records] of byQueue) {
+    const queueUrl = await options.queues.urlOf(queueArn);
+    // SQS takes at most 10 entries per batch call.
+    for (let start = 0; start < records.length; start += 10) {
+      const batch = records.slice(start, start + 10);
+      const answer = await options.sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((record, index) => ({
+            Id: String(index),
+            ReceiptHandle: record.receiptHandle,
+            VisibilityTimeout: retryDelaySeconds(
+              Number(record.attributes.ApproximateReceiveCount) || 1,
+              options.policy,
+            ),
+          })),
+        }),
+      );
+      delayed += answer.Successful?.length ?? 0;
+    }
+  }
+  return delayed;
+}
