@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from '../scripts/bundle-options.ts';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const MiB = 1024 * 1024;
@@ -95,21 +96,9 @@ export function printTable(headers: string[], rows: Array<Array<string | number>
   for (const row of cells.slice(1)) process.stdout.write(`${line(row)}\n`);
 }
 
-/** Bundles an entry point as the Lambda build does (minified ESM for Node 24) into `outDir`; returns the file. */
+/** Bundles an entry point as the shipped bundles are built (scripts/bundle-options.ts) into `outDir`; returns the file. */
 export async function bundleForNode(entry: string, outDir: string): Promise<string> {
   const outfile = path.join(outDir, `${path.basename(entry, '.ts')}.mjs`);
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    minify: true,
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-  });
+  await build(nodeBundleOptions(entry, outfile));
   return outfile;
 }

@@ -18,7 +18,7 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One or more configuration variables are missing or invalid; `problems` lists each. */
 export class ConfigError extends Error {

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from './bundle-options.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -22,23 +23,5 @@ export const CLI_BUNDLE = path.join(root, 'dist', 'bin', 'pds.mjs');
  * ```
  */
 export async function bundleCli(outfile: string = CLI_BUNDLE): Promise<void> {
-  await build({
-    entryPoints: [path.join(root, 'bin', 'pds.mjs')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    treeShaking: true,
-    legalComments: 'none',
-    // CommonJS dependencies call require() for Node built-ins; ESM output has no require of its own.
-    // esbuild keeps the entry's #! line first, above this banner.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
+  await build(nodeBundleOptions(path.join(root, 'bin', 'pds.mjs'), outfile));
 }

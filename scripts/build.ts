@@ -3,16 +3,23 @@
  *
  * One self-contained, minified, tree-shaken ESM file per function, with a source map: the AWS SDK
  * is bundled too, so the versions we test are the versions that run, and cold starts load only
- * what a function uses.
+ * what a function uses. A bundle above {@link BUNDLE_BUDGET_BYTES} fails the build; see what it
+ * carries with `node bench/cold-start.ts --analyze <name>`.
+ *
+ * Run: `node scripts/build.ts` (or `npm run build`). Importing this module builds nothing.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
+import { nodeBundleOptions } from './bundle-options.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const functionsDir = path.join(root, 'functions');
 const distDir = path.join(root, 'dist');
+
+/** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, source map not counted. */
+export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /** Names of the handlers: every `functions/<name>.ts`. */
 export async function functionNames(): Promise<string[]> {
@@ -23,35 +30,73 @@ export async function functionNames(): Promise<string[]> {
     .sort();
 }
 
-async function bundle(name: string): Promise<void> {
-  await build({
-    entryPoints: [path.join(functionsDir, `${name}.ts`)],
-    outfile: path.join(distDir, name, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    treeShaking: true,
-    legalComments: 'none',
-    // CommonJS dependencies call require() for Node built-ins; ESM output has no require of its own.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
+/** Where the bundle of function `name` is written. */
+export function bundlePath(name: string): string {
+  return path.join(distDir, name, 'index.mjs');
 }
 
-const names = await functionNames();
-await rm(distDir, { recursive: true, force: true });
-await Promise.all(names.map(bundle));
-process.stdout.write(
-  names.length === 0
-    ? 'No functions to bundle in functions/.\n'
-    : `Bundled ${names.map((name) => `dist/${name}/index.mjs`).join(', ')}\n`,
-);
-// The `pds` command line as one file (see build-cli.ts for why).
-await bundleCli();
-process.stdout.write(`Bundled ${path.relative(root, CLI_BUNDLE)}\n`);
+/**
+ * The esbuild options for function `name`; `bench/cold-start.ts --analyze` reuses them.
+ *
+ * @example
+ * ```ts
+ * const result = await build({ ...functionBuildOptions('api'), metafile: true, write: false });
+ * ```
+ */
+export function functionBuildOptions(name: string): BuildOptions {
+  return {
+    ...nodeBundleOptions(path.join(functionsDir, `${name}.ts`), bundlePath(name)),
+    // The SDK's default credential chain imports these on demand, after the environment variables
+    // Lambda always sets: they read profiles, SSO caches, credential_process and token files from the
+    // home directory, which Lambda does not have. Left out (about 90 KiB with the clients they pull
+    // in); reached anyway, the import fails naming the package. From a checkout, node_modules has them.
+    external: [
+      '@aws-sdk/credential-provider-ini',
+      '@aws-sdk/credential-provider-process',
+      '@aws-sdk/credential-provider-sso',
+      '@aws-sdk/credential-provider-web-identity',
+    ],
+  };
+}
+
+/** Raised when a function's bundle is above {@link BUNDLE_BUDGET_BYTES}. */
+export class BundleBudgetError extends Error {
+  constructor(oversized: ReadonlyArray<{ name: string; bytes: number }>) {
+    super(
+      `${oversized.map(({ name, bytes }) => `dist/${name}/index.mjs is ${kib(bytes)} KiB`).join(', ')}, above the ` +
+        `budget of ${kib(BUNDLE_BUDGET_BYTES)} KiB per function. See what it carries with ` +
+        '`node bench/cold-start.ts --analyze <name>` and leave out what the function does not use.',
+    );
+    this.name = 'BundleBudgetError';
+  }
+}
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+
+/**
+ * Bundles the given functions into dist/ and returns each bundle's size; throws
+ * {@link BundleBudgetError} (after writing them) when one is above the budget.
+ */
+export async function bundleFunctions(names: string[]): Promise<Array<{ name: string; bytes: number }>> {
+  await Promise.all(names.map((name) => build(functionBuildOptions(name))));
+  const sizes = await Promise.all(
+    names.map(async (name) => ({ name, bytes: (await stat(bundlePath(name))).size })),
+  );
+  const oversized = sizes.filter(({ bytes }) => bytes > BUNDLE_BUDGET_BYTES);
+  if (oversized.length > 0) throw new BundleBudgetError(oversized);
+  return sizes;
+}
+
+if (import.meta.main) {
+  const names = await functionNames();
+  await rm(distDir, { recursive: true, force: true });
+  const sizes = await bundleFunctions(names);
+  process.stdout.write(
+    sizes.length === 0
+      ? 'No functions to bundle in functions/.\n'
+      : `Bundled ${sizes.map(({ name, bytes }) => `dist/${name}/index.mjs (${kib(bytes)} KiB)`).join(', ')}\n`,
+  );
+  // The `pds` command line as one file (see build-cli.ts for why).
+  await bundleCli();
+  process.stdout.write(`Bundled ${path.relative(root, CLI_BUNDLE)}\n`);
+}

@@ -4,7 +4,7 @@
  * at-least-once delivery produces.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventDataError } from './errors.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';
 

@@ -3,7 +3,7 @@
  * schemas (`createEvent` checks data against them, so a malformed event never leaves the bridge).
  * docs/events.md describes each type with an example produced by this code.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Destination, SupplierReview } from '../pds/types.ts';
 import { DESTINATION_TYPES } from '../pds/types.ts';
 import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';

@@ -7,7 +7,7 @@
  * exactly that. `s3:TestEvent` (sent when a notification is configured) and records that are not
  * `ObjectCreated:*` carry no object to ingest; they are reported, not treated as errors.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ObjectWrite } from '../state/keys.ts';
 import { IngestEventError } from './errors.ts';
 

@@ -3,7 +3,7 @@
  * through untouched (a newer server never breaks an older client), and a wrong shape becomes a
  * `PdsInvalidResponseError` that names the offending field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
 import type {
   CommunicationChannel,

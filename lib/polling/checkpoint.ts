@@ -17,7 +17,7 @@
  * The floor never passes an id that is still pending in the running poll (later pages, or events SQS
  * did not accept), so a run that stops early loses nothing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MessagingAssetSummary } from '../pds/types.ts';
 
 /** One asset whose fetch failed, kept for the next runs. */

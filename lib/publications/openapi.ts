@@ -3,7 +3,7 @@
  * validate with (`z.toJSONSchema`, JSON Schema 2020-12, which is OpenAPI 3.1's dialect). Nothing is
  * written by hand twice: a changed schema or a new route changes the document.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiRoute } from './http.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEMS } from './problem.ts';
 import type { ApiSchemas } from './schemas.ts';

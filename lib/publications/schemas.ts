@@ -7,7 +7,7 @@
  * instance by {@link createApiSchemas}. Every named schema is registered in the instance's registry
  * with an `id`, which becomes its name under `components.schemas`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DESTINATION_TYPES } from '../pds/types.ts';
 
 /** Metadata kept for each schema: a component `id` for named ones, JSON Schema keywords for the rest. */

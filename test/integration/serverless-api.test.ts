@@ -1,7 +1,8 @@
 /**
  * The API part of the packaged CloudFormation template (osls package, offline): HTTP API routes and
  * their authorisation, the publication queue and its DLQ, the worker's event source, least-privilege
- * roles and outputs; and the bundled api handler answering /health.
+ * roles and outputs; and the bundled api handler run as Lambda runs it: /health, a call to the PDS, and a
+ * publication written to S3 and SQS.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
@@ -9,8 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiEvent, bodyOf } from '../helpers/apigw.ts';
+import { startSimulator } from '../../lib/simulator/index.ts';
+import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
+import { startAwsEmulator } from '../helpers/fauxqs.ts';
 import { type CloudFormationTemplate, packageService, resourcesOfType } from '../helpers/serverless.ts';
 
 const run = promisify(execFile);
@@ -164,16 +169,22 @@ describe('serverless template: api and publish worker', () => {
     expect(outputs.EventsQueueUrl?.Value).toEqual({ Ref: 'EventsQueue' });
   });
 
-  it('bundles an api handler that starts and answers GET /health', async () => {
-    // A child process runs the bundle as Lambda would: plain Node, no test transform in between.
+  /** Runs the copied api bundle in a plain Node process, as Lambda would, and returns its result. */
+  async function invokeBundle(
+    event: APIGatewayProxyEventV2,
+    env: Record<string, string>,
+  ): Promise<{ statusCode: number; body: string }> {
     const script = [
       `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(bundleDir, 'index.mjs')).href)});`,
-      `const result = await handler(${JSON.stringify(apiEvent({ path: '/health' }))}, { functionName: 'api', awsRequestId: 'r1' });`,
+      `const result = await handler(${JSON.stringify(event)}, { functionName: 'api', awsRequestId: 'r1' });`,
       'process.stdout.write(JSON.stringify(result));',
+      // The PDS client keeps its connections alive, as it should in Lambda; this process is done.
+      'process.exit(0);',
     ].join('\n');
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       env: {
         PATH: process.env.PATH,
+        NODE_OPTIONS: '--enable-source-maps',
         PDS_BASE_URL: 'http://127.0.0.1:9',
         PDS_USERNAME: 'demo',
         PDS_PASSWORD: 'demo',
@@ -183,9 +194,15 @@ describe('serverless template: api and publish worker', () => {
         API_AUTH_MODE: 'iam',
         POWERTOOLS_METRICS_DISABLED: 'true',
         POWERTOOLS_LOG_LEVEL: 'SILENT',
+        ...env,
       },
     });
-    const result = JSON.parse(stdout) as { statusCode: number; body: string };
+    return JSON.parse(stdout) as { statusCode: number; body: string };
+  }
+
+  it('bundles an api handler that starts and answers GET /health', async () => {
+    // A child process runs the bundle as Lambda would: plain Node, no test transform in between.
+    const result = await invokeBundle(apiEvent({ path: '/health' }), {});
 
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toMatchObject({
@@ -193,5 +210,42 @@ describe('serverless template: api and publish worker', () => {
       service: 'pds-bridge',
       version: expect.any(String),
     });
+  });
+
+  it('bundles an HTTP client that reaches the PDS (the build keeps only the parts of undici it uses)', async () => {
+    const simulator = await startSimulator();
+    try {
+      const result = await invokeBundle(apiEvent({ path: '/communication-channels', iam: true }), {
+        PDS_BASE_URL: simulator.url,
+      });
+      const [channel] = simulator.state.channels;
+
+      expect(result.statusCode).toBe(200);
+      expect(channel).toBeDefined();
+      expect(JSON.stringify(bodyOf(result))).toContain(JSON.stringify(channel?.id));
+    } finally {
+      await simulator.close();
+    }
+  });
+
+  it('bundles an AWS SDK that signs with the credentials Lambda puts in the environment', async () => {
+    const aws = await startAwsEmulator({ buckets: ['state'], queues: ['publications'] });
+    try {
+      const result = await invokeBundle(postPublicationEvent(publicationBody()), {
+        ...aws.env,
+        PUBLICATION_QUEUE_URL: aws.queueUrls.publications as string,
+      });
+      const { publicationId } = bodyOf(result) as { publicationId: string };
+      const received = await aws.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: aws.queueUrls.publications, WaitTimeSeconds: 1 }),
+      );
+
+      expect(result.statusCode).toBe(202);
+      expect(received.Messages?.map((message) => message.Body)).toEqual([
+        expect.stringContaining(publicationId),
+      ]);
+    } finally {
+      await aws.close();
+    }
   });
 });

@@ -24,6 +24,30 @@ describe('serverless.yml packaged offline by osls', () => {
     expect(JSON.stringify(properties.BucketName)).toContain('-ci');
   });
 
+  it('parks an event its consumer failed five times in the events DLQ', () => {
+    expect(template.Resources.EventsQueue?.Properties?.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(template.Resources.EventsDeadLetterQueue?.Properties?.MessageRetentionPeriod).toBe(1_209_600);
+  });
+
+  it('refuses every request to the state bucket that does not use TLS', () => {
+    const policy = template.Resources.StateBucketPolicy?.Properties ?? {};
+
+    expect(policy.Bucket).toEqual({ Ref: 'StateBucket' });
+    expect(policy.PolicyDocument).toMatchObject({
+      Statement: [
+        {
+          Effect: 'Deny',
+          Principal: '*',
+          Action: 's3:*',
+          Condition: { Bool: { 'aws:SecureTransport': false } },
+        },
+      ],
+    });
+  });
+
   it('exports the state bucket name', () => {
     expect(template.Outputs?.StateBucketName?.Value).toEqual({ Ref: 'StateBucket' });
   });

@@ -1,0 +1,247 @@
+/**
+ * Cold-start cost of each Lambda bundle: its size, and how long a fresh Node process takes to import
+ * it (module scope included: config loaded, adapters built), against a fresh process that imports
+ * nothing, measured in the same run.
+ *
+ *   node bench/cold-start.ts [--runs 10] [--no-build]
+ *   node bench/cold-start.ts --analyze [name ...]   what each bundle carries, by package
+ *
+ * Budget (issue 7): under 1 MiB and under 150 ms of import per function. Processes run with
+ * NODE_OPTIONS=--enable-source-maps, as deployed (serverless.yml); the import is also measured
+ * without it, because loading the source map is part of the cost.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { BUNDLE_BUDGET_BYTES, bundlePath, functionBuildOptions, functionNames } from '../scripts/build.ts';
+import { median, printTable, root, runCommand } from './support.ts';
+
+const IMPORT_BUDGET_MS = 150;
+
+const { values, positionals } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10' },
+    'no-build': { type: 'boolean', default: false },
+    analyze: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+});
+
+/** What the handlers read at module scope; placeholders, since importing a bundle calls nothing. */
+const CHILD_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'eu-central-1',
+  PDS_BASE_URL: 'https://pds.example.com',
+  PDS_CREDENTIALS_SECRET_ID: 'pds-bridge/bench/pds-credentials',
+  STATE_BUCKET: 'pds-bridge-state-bench',
+  EVENTS_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-events',
+  MESSAGING_ASSET_EVENTS_QUEUE_URL:
+    'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-messaging-asset-events',
+  SUPPLIER_REVIEW_EVENTS_QUEUE_URL:
+    'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-supplier-review-events',
+  REVIEW_POLL_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-review-poll',
+  PUBLICATION_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-publications',
+  API_AUTH_MODE: 'iam',
+};
+
+/**
+ * Reports when user code started (Node's own start-up before it, from `performance.timeOrigin`) and
+ * how long the import took, then exits at once. Both are taken before `process.stdout` is touched:
+ * its first use costs milliseconds of its own.
+ */
+function childScript(file: string | undefined): string {
+  const load = file ? `await import(${JSON.stringify(pathToFileURL(file).href)});` : '';
+  return [
+    'const started = performance.now();',
+    load,
+    'const importMs = performance.now() - started;',
+    'process.stdout.write(JSON.stringify({ bootMs: started, importMs }));',
+    'process.exit(0);',
+  ].join('\n');
+}
+
+interface Sample {
+  bootMs: number;
+  importMs: number;
+  wallMs: number;
+}
+
+/** One fresh process: `file` imported (or nothing), with or without source-map support. */
+async function sample(file: string | undefined, sourceMaps: boolean): Promise<Sample> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(file)], {
+    env: { ...CHILD_ENV, NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const [code] = await once(child, 'exit');
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (code !== 0) throw new Error(`importing ${file ?? 'nothing'} failed (exit ${code}): ${err.trim()}`);
+  const { bootMs, importMs } = JSON.parse(out) as { bootMs: number; importMs: number };
+  return { bootMs, importMs, wallMs };
+}
+
+/** Bytes each package (or our own top-level directory) contributes to the bundle of `name`. */
+async function analyze(name: string): Promise<void> {
+  const result = await build({
+    ...functionBuildOptions(name),
+    metafile: true,
+    write: false,
+    logLevel: 'error',
+  });
+  const output = Object.values(result.metafile.outputs).find((candidate) => candidate.entryPoint);
+  if (!output) throw new Error(`esbuild reported no output for ${name}`);
+  const byOrigin = new Map<string, number>();
+  for (const [file, input] of Object.entries(output.inputs)) {
+    const origin =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.split('/').slice(0, 2).join('/');
+    byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + input.bytesInOutput);
+  }
+  process.stdout.write(`\n${name}: ${kib(output.bytes)} KiB\n`);
+  printTable(
+    ['from', 'KiB', 'share'],
+    [...byOrigin]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 20)
+      .map(([origin, bytes]) => [origin, kib(bytes), `${((100 * bytes) / output.bytes).toFixed(1)} %`]),
+  );
+}
+
+/**
+ * What the shared dependencies cost on their own, bundled the same way: the floor under every
+ * function's import time on this machine.
+ */
+const DEPENDENCY_FLOORS: Record<string, string> = {
+  'AWS SDK: S3 + SQS clients': [
+    "import { S3Client } from '@aws-sdk/client-s3';",
+    "import { SQSClient } from '@aws-sdk/client-sqs';",
+    'export const clients = [new S3Client({}), new SQSClient({})];',
+  ].join('\n'),
+  'undici: Pool': "export { Pool } from 'undici';",
+  'zod: one object schema': "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
+  'Powertools: Logger + Metrics': [
+    "import { Logger } from '@aws-lambda-powertools/logger';",
+    "import { Metrics } from '@aws-lambda-powertools/metrics';",
+    "export const tools = [new Logger(), new Metrics({ namespace: 'Bench' })];",
+  ].join('\n'),
+};
+
+async function bundleFloors(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  let index = 0;
+  for (const [label, contents] of Object.entries(DEPENDENCY_FLOORS)) {
+    const outfile = path.join(dir, `floor-${index++}.mjs`);
+    const { entryPoints: _entry, ...options } = functionBuildOptions('floor');
+    await build({ ...options, stdin: { contents, resolveDir: root, loader: 'ts' }, outfile });
+    files.set(label, outfile);
+  }
+  return files;
+}
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+const ms = (value: number) => value.toFixed(1);
+const medianOf = (samples: Sample[] | undefined, key: keyof Sample) =>
+  median((samples ?? []).map((s) => s[key]));
+
+async function main(): Promise<void> {
+  const all = await functionNames();
+  if (values.analyze) {
+    for (const name of positionals.length > 0 ? positionals : all) await analyze(name);
+    return;
+  }
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new Error(`--runs must be a positive integer, got ${values.runs}`);
+  if (!values['no-build']) await runCommand(process.execPath, [path.join(root, 'scripts/build.ts')]);
+  const floorDir = await mkdtemp(path.join(os.tmpdir(), 'pds-bridge-cold-start-'));
+  try {
+    const floors = await bundleFloors(floorDir);
+    const reference: Sample[] = [];
+    const deployed = new Map<string, Sample[]>(all.map((name) => [name, []]));
+    const withoutMaps = new Map<string, Sample[]>(all.map((name) => [name, []]));
+    const floorSamples = new Map<string, Sample[]>([...floors.keys()].map((label) => [label, []]));
+    // Interleaved, so a busy moment of the shared machine spreads over every row and the reference.
+    for (let run = 0; run < runs; run++) {
+      reference.push(await sample(undefined, true));
+      for (const name of all) {
+        deployed.get(name)?.push(await sample(bundlePath(name), true));
+        withoutMaps.get(name)?.push(await sample(bundlePath(name), false));
+      }
+      for (const [label, file] of floors) floorSamples.get(label)?.push(await sample(file, true));
+    }
+
+    const referenceWall = medianOf(reference, 'wallMs');
+    process.stdout.write(
+      `cold start, median of ${runs} fresh processes each (${os.cpus().length} cores, node ${process.version}, ` +
+        `load average ${os.loadavg()[0]?.toFixed(1)})\n` +
+        `reference: a fresh node process importing nothing takes ${ms(referenceWall)} ms from spawn to exit ` +
+        `(${ms(medianOf(reference, 'bootMs'))} ms of it before the first line of user code)\n\n`,
+    );
+    const overBudget: string[] = [];
+    const rows: Array<Array<string | number>> = [];
+    for (const name of all) {
+      const bytes = (await stat(bundlePath(name))).size;
+      const importMs = medianOf(deployed.get(name), 'importMs');
+      const wallMs = medianOf(deployed.get(name), 'wallMs');
+      if (bytes >= BUNDLE_BUDGET_BYTES || importMs >= IMPORT_BUDGET_MS) overBudget.push(name);
+      rows.push([
+        name,
+        bytes,
+        kib(bytes),
+        kib((await stat(`${bundlePath(name)}.map`)).size),
+        ms(importMs),
+        ms(medianOf(withoutMaps.get(name), 'importMs')),
+        ms(wallMs),
+        ms(wallMs - referenceWall),
+      ]);
+    }
+    printTable(
+      [
+        'function',
+        'bytes',
+        'KiB',
+        'map KiB',
+        'import ms',
+        'import ms, no source maps',
+        'process ms',
+        'process − reference ms',
+      ],
+      rows,
+    );
+    process.stdout.write(
+      '\nthe shared dependencies alone, bundled the same way (import ms, with source maps):\n\n',
+    );
+    const floorRows: Array<Array<string | number>> = [];
+    for (const [label, file] of floors) {
+      floorRows.push([
+        label,
+        kib((await stat(file)).size),
+        ms(medianOf(floorSamples.get(label), 'importMs')),
+      ]);
+    }
+    printTable(['dependency', 'KiB', 'import ms'], floorRows);
+    process.stdout.write(
+      `\nbudget: under ${kib(BUNDLE_BUDGET_BYTES)} KiB and under ${IMPORT_BUDGET_MS} ms of import per function ` +
+        `(with --enable-source-maps, as deployed): ${
+          overBudget.length === 0 ? 'met by every function' : `NOT met by ${overBudget.join(', ')}`
+        }\n`,
+    );
+    if (overBudget.length > 0) process.exitCode = 1;
+  } finally {
+    await rm(floorDir, { recursive: true, force: true });
+  }
+}
+
+await main();

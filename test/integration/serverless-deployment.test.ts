@@ -1,0 +1,536 @@
+/**
+ * The whole packaged CloudFormation template (osls package, offline): every resource, every IAM
+ * policy, an alarm on every dead-letter queue, outputs for every queue, the operator parameters, and
+ * the function zips with their source maps. The per-part tests (serverless-<part>.test.ts) look at
+ * each part's details; this one checks what must hold across all of them, so a queue, policy or
+ * parameter added later is checked without anyone remembering to.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CloudFormationTemplate,
+  deadLetterQueues,
+  dig,
+  type PackagedService,
+  packageServiceWithArtifacts,
+  policyProblems,
+  policyStatements,
+  referencedId,
+  resourcesOfType,
+} from '../helpers/serverless.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+/** Every operator parameter with a non-default value, and where it must land in the template. */
+const PARAMETERS = {
+  pdsBaseUrl: 'https://pds.acme.test',
+  dropBucket: 'acme-drops',
+  ingestPrefix: 'incoming/',
+  ingestSuffixes: '.csv,.zip',
+  messagingAssetsRate: 'rate(2 minutes)',
+  supplierReviewsRate: 'rate(1 hour)',
+  pollFirstRun: 'backlog',
+  pollConcurrency: '4',
+  publicationMaxKeys: '500',
+  publicationMaxAttempts: '3',
+  channelsCacheSeconds: '120',
+  watchTtlDays: '7',
+  alarmEmail: 'ops@example.com',
+  ingestAgeAlarmSeconds: '1800',
+} as const;
+
+let defaults: PackagedService;
+let everything: PackagedService;
+let bundleDir = '';
+
+beforeAll(async () => {
+  defaults = await packageServiceWithArtifacts();
+  everything = await packageServiceWithArtifacts([
+    '--stage',
+    'prod',
+    '--region',
+    'us-east-1',
+    ...Object.entries(PARAMETERS).flatMap(([name, value]) => ['--param', `${name}=${value}`]),
+  ]);
+  // Other test files may rebuild dist/ later: keep a copy of the bundles this run packaged.
+  bundleDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-bundles-'));
+  for (const name of await handlerNames()) {
+    await mkdir(path.join(bundleDir, name));
+    for (const file of ['index.mjs', 'index.mjs.map']) {
+      await copyFile(path.join(root, 'dist', name, file), path.join(bundleDir, name, file));
+    }
+  }
+}, 240_000);
+
+afterAll(async () => {
+  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
+});
+
+type Json = Record<string, unknown>;
+
+function props(template: CloudFormationTemplate, id: string): Json {
+  const resource = template.Resources[id];
+  if (!resource) throw new Error(`${id} is not in the template`);
+  return resource.Properties ?? {};
+}
+
+function envOf(template: CloudFormationTemplate, functionId: string): Json {
+  return dig(props(template, functionId), 'Environment', 'Variables') as Json;
+}
+
+/**
+ * What a `Ref` in a function's environment resolves to once deployed, in the right shape: a queue
+ * URL, a bucket name, a secret ARN.
+ */
+function deployedValue(template: CloudFormationTemplate, value: unknown): string {
+  if (typeof value === 'string') return value;
+  const id = referencedId(value) ?? '';
+  switch (template.Resources[id]?.Type) {
+    case 'AWS::SQS::Queue':
+      return `https://sqs.eu-central-1.amazonaws.com/123456789012/${id.toLowerCase()}`;
+    case 'AWS::S3::Bucket':
+      return `${id.toLowerCase()}-123456789012`;
+    case 'AWS::SecretsManager::Secret':
+      return `arn:aws:secretsmanager:eu-central-1:123456789012:secret:${id}-AbCdEf`;
+    default:
+      throw new Error(`no deployed value for ${JSON.stringify(value)} in a function's environment`);
+  }
+}
+
+/** `functions/poll-supplier-reviews.ts` → `PollSupplierReviews` (osls's logical id prefix). */
+const pascal = (name: string) =>
+  name.replace(/(^|-)([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase());
+
+async function handlerNames(): Promise<string[]> {
+  return (await readdir(path.join(root, 'functions')))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.slice(0, -'.ts'.length))
+    .sort();
+}
+
+describe('policyProblems', () => {
+  const templateWith = (statement: Json, extra: Json = {}): CloudFormationTemplate => ({
+    Resources: {
+      SomeRole: {
+        Type: 'AWS::IAM::Role',
+        Properties: { Policies: [{ PolicyName: 'p', PolicyDocument: { Statement: [statement] } }], ...extra },
+      },
+    },
+  });
+
+  it('flags a wildcard action on a wildcard resource, in any spelling', () => {
+    const problems = [
+      { Effect: 'Allow', Action: '*', Resource: '*' },
+      { Effect: 'Allow', Action: ['sqs:SendMessage', 's3:*'], Resource: ['arn:aws:s3:::*'] },
+      {
+        Effect: 'Allow',
+        Action: 'sqs:*',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub template
+        Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:*' },
+      },
+    ].map((statement) => policyProblems(templateWith(statement)));
+
+    for (const found of problems) expect(found).toEqual([expect.stringContaining('SomeRole policy p')]);
+  });
+
+  it('flags any action on a wildcard resource, NotAction, and managed policies', () => {
+    expect(
+      policyProblems(templateWith({ Effect: 'Allow', Action: 's3:PutObject', Resource: '*' })),
+    ).toHaveLength(1);
+    expect(
+      policyProblems(templateWith({ Effect: 'Allow', NotAction: 'iam:*', Resource: 'arn:aws:s3:::b' })),
+    ).toHaveLength(1);
+    expect(
+      policyProblems(
+        templateWith(
+          { Effect: 'Allow', Action: 's3:GetObject', Resource: 'arn:aws:s3:::b/*' },
+          { ManagedPolicyArns: ['arn:aws:iam::aws:policy/AdministratorAccess'] },
+        ),
+      ),
+    ).toEqual([expect.stringContaining('managed policies')]);
+  });
+
+  it('accepts PutMetricData on * only when a namespace condition scopes it, and any Deny', () => {
+    const putMetricData = { Effect: 'Allow', Action: 'cloudwatch:PutMetricData', Resource: '*' };
+
+    expect(policyProblems(templateWith(putMetricData))).toHaveLength(1);
+    expect(
+      policyProblems(
+        templateWith({
+          ...putMetricData,
+          Condition: { StringEquals: { 'cloudwatch:namespace': 'PdsBridge' } },
+        }),
+      ),
+    ).toEqual([]);
+    expect(policyProblems(templateWith({ Effect: 'Deny', Action: '*', Resource: '*' }))).toEqual([]);
+  });
+});
+
+describe('serverless template: the whole stack', () => {
+  it('contains exactly the resources of the bridge', () => {
+    const { template } = defaults;
+    const census: Record<string, string[]> = {};
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Type === 'AWS::Lambda::Version') continue;
+      census[resource.Type] = [...(census[resource.Type] ?? []), id].sort();
+    }
+    const functionIds = [
+      'Api',
+      'Ingest',
+      'PollMessagingAssets',
+      'PollSupplierReviews',
+      'PollSupplierReviewsWorker',
+      'PublishWorker',
+    ];
+
+    expect(census).toEqual({
+      'AWS::ApiGatewayV2::Api': ['HttpApi'],
+      'AWS::ApiGatewayV2::Integration': ['HttpApiIntegrationApi'],
+      'AWS::ApiGatewayV2::Route': expect.any(Array),
+      'AWS::ApiGatewayV2::Stage': ['HttpApiStage'],
+      'AWS::CloudWatch::Alarm': [
+        'EventsDeadLetterQueueAlarm',
+        'IngestDeadLetterQueueAlarm',
+        'IngestQueueAgeAlarm',
+        'MessagingAssetEventsDeadLetterQueueAlarm',
+        'PollerScheduleDeadLetterQueueAlarm',
+        'PublicationDeadLetterQueueAlarm',
+        'ReviewPollDeadLetterQueueAlarm',
+        'SupplierReviewEventsDeadLetterQueueAlarm',
+      ],
+      'AWS::IAM::Role': [
+        'ApiRole',
+        'IngestRole',
+        'PollMessagingAssetsRole',
+        'PollMessagingAssetsScheduleRole',
+        'PollSupplierReviewsRole',
+        'PollSupplierReviewsScheduleRole',
+        'PollSupplierReviewsWorkerRole',
+        'PublishWorkerRole',
+      ],
+      'AWS::Lambda::EventInvokeConfig': [
+        'PollMessagingAssetsLambdaEvConf',
+        'PollSupplierReviewsLambdaEvConf',
+      ],
+      'AWS::Lambda::EventSourceMapping': [
+        'IngestEventSourceMappingSQSIngestQueue',
+        'PollSupplierReviewsWorkerEventSourceMappingSQSReviewPollQueue',
+        'PublishWorkerEventSourceMappingSQSPublicationQueue',
+      ],
+      'AWS::Lambda::Function': functionIds.map((id) => `${id}LambdaFunction`),
+      'AWS::Lambda::Permission': ['ApiLambdaPermissionHttpApi'],
+      'AWS::Logs::LogGroup': functionIds.map((id) => `${id}LogGroup`),
+      'AWS::S3::Bucket': ['DropBucket', 'ServerlessDeploymentBucket', 'StateBucket'],
+      'AWS::S3::BucketPolicy': ['DropBucketPolicy', 'ServerlessDeploymentBucketPolicy', 'StateBucketPolicy'],
+      'AWS::SNS::Subscription': ['AlarmEmailSubscription'],
+      'AWS::SNS::Topic': ['AlarmTopic'],
+      'AWS::SNS::TopicPolicy': ['AlarmTopicPolicy'],
+      'AWS::SQS::Queue': [
+        'EventsDeadLetterQueue',
+        'EventsQueue',
+        'IngestDeadLetterQueue',
+        'IngestQueue',
+        'MessagingAssetEventsDeadLetterQueue',
+        'MessagingAssetEventsQueue',
+        'PollerScheduleDeadLetterQueue',
+        'PublicationDeadLetterQueue',
+        'PublicationQueue',
+        'ReviewPollDeadLetterQueue',
+        'ReviewPollQueue',
+        'SupplierReviewEventsDeadLetterQueue',
+        'SupplierReviewEventsQueue',
+      ],
+      'AWS::SQS::QueuePolicy': ['IngestQueuePolicy'],
+      'AWS::Scheduler::Schedule': ['PollMessagingAssetsSchedule', 'PollSupplierReviewsSchedule'],
+      'AWS::SecretsManager::Secret': ['PdsCredentialsSecret'],
+    });
+  });
+
+  it('deploys every handler in functions/ as its own function, role and log group', async () => {
+    const { template } = defaults;
+    const names = await handlerNames();
+    const roles = new Set<unknown>();
+
+    expect(resourcesOfType(template, 'AWS::Lambda::Function')).toHaveLength(names.length);
+    for (const name of names) {
+      const id = pascal(name);
+      const fn = props(template, `${id}LambdaFunction`);
+      expect(fn).toMatchObject({
+        FunctionName: `pds-bridge-dev-${name}`,
+        Handler: `dist/${name}/index.handler`,
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+      });
+      expect(envOf(template, `${id}LambdaFunction`).NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(props(template, `${id}LogGroup`)).toEqual({
+        LogGroupName: `/aws/lambda/pds-bridge-dev-${name}`,
+        RetentionInDays: 30,
+      });
+      const role = referencedId(fn.Role);
+      expect(role).toBe(`${id}Role`);
+      roles.add(role);
+      const trust = JSON.stringify(props(template, role as string).AssumeRolePolicyDocument);
+      expect(trust).toContain('lambda.amazonaws.com');
+      const logs = policyStatements(template).filter(
+        ({ where, statement }) =>
+          where.startsWith(`${role} `) && JSON.stringify(statement.Action).includes('logs:'),
+      );
+      expect(logs.map(({ statement }) => statement.Resource)).toEqual([
+        {
+          'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/pds-bridge-dev-${name}:*`,
+        },
+      ]);
+    }
+    expect(roles.size).toBe(names.length);
+  });
+
+  it('packages each function as its bundle and source map, nothing else', async () => {
+    const { template, artifacts } = defaults;
+    for (const name of await handlerNames()) {
+      const key = dig(props(template, `${pascal(name)}LambdaFunction`), 'Code', 'S3Key') as string;
+      const zip = path.posix.basename(key);
+      expect(artifacts[zip]?.slice().sort(), zip).toEqual([
+        `dist/${name}/index.mjs`,
+        `dist/${name}/index.mjs.map`,
+      ]);
+    }
+  });
+
+  it('starts every bundle with the environment the template gives its function', async () => {
+    for (const name of await handlerNames()) {
+      const variables = envOf(defaults.template, `${pascal(name)}LambdaFunction`);
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([key, value]) => [key, deployedValue(defaults.template, value)]),
+      );
+      const url = pathToFileURL(path.join(bundleDir, name, 'index.mjs')).href;
+      // Module scope loads the configuration: a variable the template forgot fails the cold start.
+      const script = [
+        `try { await import(${JSON.stringify(url)}); } catch (error) {`,
+        "  process.stdout.write('failed: ' + error.message);",
+        '  process.exit(1);',
+        '}',
+        "process.stdout.write('started');",
+        'process.exit(0);',
+      ].join('\n');
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        env: { PATH: process.env.PATH, AWS_REGION: 'eu-central-1', ...env },
+      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+
+      expect(stdout, name).toBe('started');
+    }
+  });
+
+  it('grants no wildcard action on a wildcard resource, nor any write on one, in any policy', () => {
+    for (const { template } of [defaults, everything]) {
+      const statements = policyStatements(template);
+
+      expect(policyProblems(template)).toEqual([]);
+      // The walk reaches every kind of policy in the stack (roles, queue, bucket and topic policies).
+      expect(new Set(statements.map(({ where }) => where.split(' ')[0]))).toEqual(
+        new Set([
+          ...resourcesOfType(template, 'AWS::IAM::Role'),
+          'IngestQueuePolicy',
+          'StateBucketPolicy',
+          'DropBucketPolicy',
+          'ServerlessDeploymentBucketPolicy',
+          'AlarmTopicPolicy',
+        ]),
+      );
+    }
+  });
+
+  it('never lets a function role use a partial wildcard action or CloudWatch (metrics go out as EMF log lines)', () => {
+    const { template } = defaults;
+    for (const { where, statement } of policyStatements(template)) {
+      if (!where.endsWith('Role') && !/Role policy/.test(where)) continue;
+      for (const action of [statement.Action ?? []].flat()) {
+        expect(action, where).not.toContain('*');
+        expect(action, where).not.toMatch(/^cloudwatch:/);
+      }
+    }
+  });
+
+  it('alarms on the depth of every dead-letter queue, into the one alarm topic', () => {
+    for (const { template } of [defaults, everything]) {
+      const dlqs = deadLetterQueues(template);
+      const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map((id) => props(template, id));
+
+      for (const dlq of dlqs) {
+        const depth = alarms.filter(
+          (alarm) =>
+            alarm.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+            referencedId(dig(alarm, 'Dimensions', '0', 'Value')) === dlq,
+        );
+        expect(depth, `alarms on ${dlq}`).toHaveLength(1);
+        expect(depth[0]).toMatchObject({
+          Namespace: 'AWS/SQS',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+          Statistic: 'Maximum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+          TreatMissingData: 'notBreaching',
+          AlarmActions: [{ Ref: 'AlarmTopic' }],
+        });
+      }
+      // The derivation finds at least the DLQs known today; whatever else it finds needs its alarm too.
+      expect(dlqs).toEqual(
+        expect.arrayContaining([
+          'EventsDeadLetterQueue',
+          'IngestDeadLetterQueue',
+          'MessagingAssetEventsDeadLetterQueue',
+          'PollerScheduleDeadLetterQueue',
+          'PublicationDeadLetterQueue',
+          'ReviewPollDeadLetterQueue',
+          'SupplierReviewEventsDeadLetterQueue',
+        ]),
+      );
+    }
+  });
+
+  it('alarms when the oldest drop has waited in the ingest queue longer than the threshold', () => {
+    const alarm = (template: CloudFormationTemplate) => props(template, 'IngestQueueAgeAlarm');
+
+    expect(alarm(defaults.template)).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['IngestQueue', 'QueueName'] } }],
+      Threshold: '3600',
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+    expect(alarm(everything.template).Threshold).toBe('1800');
+  });
+
+  it('names every alarm so that the alarm topic accepts its notifications', () => {
+    for (const { template, provider } of [defaults, everything]) {
+      const statement = policyStatements(template).find(({ where }) => where.startsWith('AlarmTopicPolicy'));
+      const pattern = dig(statement?.statement.Condition, 'ArnLike', 'aws:SourceArn') as {
+        'Fn::Sub': string;
+      };
+
+      expect(statement?.statement).toMatchObject({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: 'AlarmTopic' },
+      });
+      expect(pattern['Fn::Sub']).toMatch(new RegExp(`:alarm:pds-bridge-${provider.stage}-\\*$`));
+      for (const id of resourcesOfType(template, 'AWS::CloudWatch::Alarm')) {
+        const name = props(template, id).AlarmName as { 'Fn::Sub': string };
+        expect(name['Fn::Sub'], id).toMatch(new RegExp(`^pds-bridge-${provider.stage}-`));
+      }
+    }
+  });
+
+  it('subscribes the alarm e-mail address only when one is given', () => {
+    const subscription = (template: CloudFormationTemplate) => template.Resources.AlarmEmailSubscription;
+
+    expect(subscription(defaults.template)?.Condition).toBe('AlarmsHaveEmail');
+    expect(defaults.template.Conditions?.AlarmsHaveEmail).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['', ''] }],
+    });
+    expect(everything.template.Conditions?.AlarmsHaveEmail).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['ops@example.com', ''] }],
+    });
+    expect(props(everything.template, 'AlarmEmailSubscription')).toMatchObject({
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: 'AlarmTopic' },
+    });
+  });
+
+  it('outputs the URL and ARN of every queue, the API URL, the buckets, the secret and the alarm topic', () => {
+    for (const { template } of [defaults, everything]) {
+      const outputs = template.Outputs ?? {};
+      for (const queue of resourcesOfType(template, 'AWS::SQS::Queue')) {
+        expect(outputs[`${queue}Url`]?.Value, queue).toEqual({ Ref: queue });
+        expect(outputs[`${queue}Arn`]?.Value, queue).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });
+      }
+      for (const bucket of resourcesOfType(template, 'AWS::S3::Bucket')) {
+        const named = Object.values(outputs).some((output) =>
+          JSON.stringify(output.Value).includes(JSON.stringify({ Ref: bucket })),
+        );
+        expect(named, bucket).toBe(true);
+      }
+      expect(outputs.ApiUrl?.Value).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub template
+        'Fn::Sub': 'https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}',
+      });
+      expect(outputs.PdsCredentialsSecretArn?.Value).toEqual({ Ref: 'PdsCredentialsSecret' });
+      expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: 'AlarmTopic' });
+    }
+    expect(JSON.stringify(everything.template.Outputs?.DropBucketName?.Value)).toContain('acme-drops');
+  });
+
+  it('expires claim-check payloads after the queues give up on them, and old state versions', () => {
+    const rules = dig(props(defaults.template, 'StateBucket'), 'LifecycleConfiguration', 'Rules') as Json[];
+
+    expect(rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'claim-check/', ExpirationInDays: 30, Status: 'Enabled' }),
+    );
+    expect(30 * 86_400).toBeGreaterThan(
+      props(defaults.template, 'EventsQueue').MessageRetentionPeriod as number,
+    );
+    expect(rules).toContainEqual(
+      expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+    );
+  });
+
+  it('takes stage and region from the osls options, with dev in eu-central-1 by default', () => {
+    expect(defaults.provider).toMatchObject({ stage: 'dev', region: 'eu-central-1' });
+    expect(everything.provider).toMatchObject({ stage: 'prod', region: 'us-east-1' });
+    expect(props(everything.template, 'ApiLambdaFunction').FunctionName).toBe('pds-bridge-prod-api');
+    expect(JSON.stringify(props(everything.template, 'StateBucket').BucketName)).toContain('-prod');
+  });
+
+  it('puts every operator parameter where it belongs', () => {
+    const t = everything.template;
+    const functions = resourcesOfType(t, 'AWS::Lambda::Function');
+
+    for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
+    expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
+    expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
+      INGEST_PREFIX: 'incoming/',
+      INGEST_SUFFIXES: '.csv,.zip',
+    });
+    expect(props(t, 'PollMessagingAssetsSchedule').ScheduleExpression).toBe('rate(2 minutes)');
+    expect(props(t, 'PollSupplierReviewsSchedule').ScheduleExpression).toBe('rate(1 hour)');
+    expect(envOf(t, 'PollMessagingAssetsLambdaFunction').POLL_FIRST_RUN).toBe('backlog');
+    for (const fn of functions.filter((id) => id.startsWith('Poll'))) {
+      expect(envOf(t, fn).POLL_CONCURRENCY, fn).toBe('4');
+    }
+    expect(envOf(t, 'ApiLambdaFunction')).toMatchObject({
+      PUBLICATION_MAX_KEYS: '500',
+      PUBLICATION_CHANNELS_CACHE_SECONDS: '120',
+      WATCH_TTL_DAYS: '7',
+    });
+    expect(envOf(t, 'PublishWorkerLambdaFunction')).toMatchObject({
+      PUBLICATION_MAX_ATTEMPTS: '3',
+      WATCH_TTL_DAYS: '7',
+    });
+  });
+
+  it('documents every parameter the templates read, and no other', async () => {
+    const sources = await Promise.all(
+      ['serverless.yml', ...(await readdir(path.join(root, 'deploy'))).map((file) => `deploy/${file}`)].map(
+        (file) => readFile(path.join(root, file), 'utf8'),
+      ),
+    );
+    const used = new Set(
+      sources.flatMap((source) => [...source.matchAll(/\$\{param:(\w+)/g)].map((m) => m[1])),
+    );
+    const docs = await readFile(path.join(root, 'docs/deployment.md'), 'utf8');
+    const documented = new Set([...docs.matchAll(/^\| `--param (\w+)=/gm)].map((m) => m[1]));
+
+    expect([...used].sort()).toEqual(Object.keys(PARAMETERS).sort());
+    expect([...documented].sort()).toEqual([...used].sort());
+  });
+});
