@@ -10,23 +10,14 @@
  * ```
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Context, S3Event, S3EventRecord, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, S3EventRecord, SQSEvent, SQSRecord } from 'aws-lambda';
+import {
+  encodeS3EventKey,
+  s3NotificationEvent,
+  s3NotificationRecord,
+} from '../../lib/local/s3-notifications.ts';
 
-/**
- * Encodes an object key as S3 writes it into event notifications: form encoding (space → `+`,
- * `+` → `%2B`, UTF-8 bytes as `%XX`), with `/` left as is.
- *
- * @example
- * ```ts
- * encodeS3EventKey('in/Q1 report+Ä.csv'); // 'in/Q1+report%2B%C3%84.csv'
- * ```
- */
-export function encodeS3EventKey(key: string): string {
-  return encodeURIComponent(key)
-    .replace(/[!'()~*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replaceAll('%2F', '/')
-    .replaceAll('%20', '+');
-}
+export { encodeS3EventKey };
 
 export interface S3RecordInput {
   bucket: string;
@@ -45,45 +36,19 @@ export interface S3RecordInput {
 
 let sequence = 0x1000;
 
-/** One S3 event notification record, shaped like the ones S3 sends. */
+/** One S3 event notification record, shaped like the ones S3 sends (lib/local/s3-notifications.ts). */
 export function s3Record(input: S3RecordInput): S3EventRecord {
   sequence += 1;
-  const region = input.region ?? 'us-east-1';
-  return {
-    eventVersion: '2.1',
-    eventSource: 'aws:s3',
-    awsRegion: region,
-    eventTime: new Date().toISOString(),
-    eventName: input.eventName ?? 'ObjectCreated:Put',
-    userIdentity: { principalId: 'AWS:AIDAEXAMPLE' },
-    requestParameters: { sourceIPAddress: '203.0.113.10' },
-    responseElements: {
-      'x-amz-request-id': 'C3D13FE58DE4C810',
-      'x-amz-id-2': 'FMyUVURIY8/IgAtTv8xRjskZQpcIZ9KG4V5Wp6S7S/JRWeUWerMUE5JgHvANOjpD',
-    },
-    s3: {
-      s3SchemaVersion: '1.0',
-      configurationId: 'pds-bridge-ingest',
-      bucket: {
-        name: input.bucket,
-        ownerIdentity: { principalId: 'A3NL1KOZZKExample' },
-        arn: `arn:aws:s3:::${input.bucket}`,
-      },
-      object: {
-        key: encodeS3EventKey(input.key),
-        size: input.size,
-        eTag: input.etag ?? createHash('md5').update(`${input.bucket}/${input.key}`).digest('hex'),
-        ...(input.versionId ? { versionId: input.versionId } : {}),
-        sequencer: input.sequencer ?? `00${sequence.toString(16).toUpperCase().padStart(14, '0')}`,
-      },
-    },
-  };
+  return s3NotificationRecord({
+    ...input,
+    etag: input.etag ?? createHash('md5').update(`${input.bucket}/${input.key}`).digest('hex'),
+    sequencer: input.sequencer ?? `00${sequence.toString(16).toUpperCase().padStart(14, '0')}`,
+    sourceIp: '203.0.113.10',
+  });
 }
 
 /** An S3 event (the direct invocation payload and the SQS message body). */
-export function s3Event(records: S3EventRecord[]): S3Event {
-  return { Records: records };
-}
+export const s3Event = s3NotificationEvent;
 
 /** The `s3:TestEvent` S3 sends when a notification is configured. */
 export function s3TestEvent(bucket: string): Record<string, string> {

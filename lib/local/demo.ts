@@ -1,0 +1,346 @@
+/**
+ * `npm start -- --demo`: one scripted pass through the whole bridge on a running local stack, driven
+ * only through its public interfaces (the S3 API, the HTTP API, the SQS event queues, and the PDS to
+ * see the imports):
+ *
+ * drop a CSV and a ZIP → ingest completed events → the items exist in the PDS → the API refuses a
+ * request without the token → channels through the API → POST /publications → publication completed
+ * event → the simulator answers with reviews → supplier-review and messaging-asset events.
+ *
+ * Each step has its own timeout and prints one line (✓ or ✗ with the step's name); every event is
+ * printed as it arrives. Waiting is polling with a short interval, never a fixed sleep, so a slow
+ * machine only makes the demo slower.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client, createSqsClient } from '../aws.ts';
+import { uploadContentType } from '../ingest/upload-name.ts';
+import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
+import { type DemoFiles, demoFiles } from './demo-files.ts';
+import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event-format.ts';
+import { readEvents } from './event-reader.ts';
+import { EVENT_QUEUE_ROLES } from './resources.ts';
+import type { RunningLocalStack } from './stack.ts';
+
+/** Per-step time limits, generous for a loaded CI machine. */
+export const DEMO_TIMEOUTS_MS = Object.freeze({
+  drop: 20_000,
+  ingest: 60_000,
+  imports: 20_000,
+  unauthorized: 15_000,
+  channels: 20_000,
+  publish: 20_000,
+  published: 60_000,
+  reviews: 90_000,
+  messagingAssets: 60_000,
+});
+
+export type DemoTimeouts = Record<keyof typeof DEMO_TIMEOUTS_MS, number>;
+
+export interface DemoOptions {
+  /** Receives every line the demo prints. */
+  out: (line: string) => void;
+  timeouts?: Partial<DemoTimeouts>;
+  /** The files to drop; fresh ones by default. */
+  files?: DemoFiles;
+  /** How often conditions are checked; default 100 ms. */
+  pollIntervalMs?: number;
+}
+
+/** How the demo ended. */
+export interface DemoResult {
+  ok: boolean;
+  /** The name of the step that failed. */
+  failedStep?: string;
+  reason?: string;
+  elapsedMs: number;
+  /** Every event received while the demo ran. */
+  events: ReceivedEvent[];
+}
+
+/** A step did not happen in time or went wrong; the message says what was missing. */
+export class DemoStepError extends Error {
+  readonly step: string;
+
+  constructor(step: string, reason: string) {
+    super(reason);
+    this.name = 'DemoStepError';
+    this.step = step;
+  }
+}
+
+/**
+ * Runs the demo against a running stack (with the simulator: a real PDS does not answer with reviews
+ * in time). Never throws for a failed step: the result names it.
+ *
+ * @example
+ * ```ts
+ * const result = await runDemo(stack, { out: (line) => process.stdout.write(`${line}\n`) });
+ * process.exitCode = result.ok ? 0 : 1;
+ * ```
+ */
+export async function runDemo(stack: RunningLocalStack, options: DemoOptions): Promise<DemoResult> {
+  const started = Date.now();
+  const timeouts: DemoTimeouts = { ...DEMO_TIMEOUTS_MS, ...options.timeouts };
+  const interval = options.pollIntervalMs ?? 100;
+  const out = options.out;
+  const clientConfig = {
+    endpoint: stack.aws.endpoint,
+    region: stack.aws.region,
+    credentials: { accessKeyId: stack.aws.accessKeyId, secretAccessKey: stack.aws.secretAccessKey },
+  };
+  const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
+  const sqs = createSqsClient(clientConfig);
+  const pds = createPdsClient({
+    baseUrl: stack.pds.url,
+    credentials: { username: stack.pds.username, password: stack.pds.password },
+    retry: { maxAttempts: 2 },
+  });
+  const events: ReceivedEvent[] = [];
+  const stopReading = new AbortController();
+  const reading = readEvents({
+    sqs,
+    s3,
+    queues: EVENT_QUEUE_ROLES.map((role) => stack.queues[role]),
+    signal: stopReading.signal,
+    waitTimeSeconds: 1,
+    onEvent: (received) => {
+      events.push(received);
+      out(`    ${formatEventLine(received)}`);
+    },
+    onError: (error, queue) => out(`    (receiving from ${queue.name} failed: ${(error as Error).message})`),
+  });
+
+  /** Runs one step within its time limit and prints its line. */
+  async function step<T>(name: string, timeoutMs: number, run: (signal: AbortSignal) => Promise<T>) {
+    const stepStarted = Date.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const value = await run(signal);
+      out(`✓ ${name} (${seconds(Date.now() - stepStarted)})`);
+      return value;
+    } catch (error) {
+      const reason = signal.aborted
+        ? `timed out after ${seconds(timeoutMs)}: ${(error as Error).message}`
+        : (error as Error).message;
+      out(`✗ ${name}: ${reason}`);
+      throw new DemoStepError(name, reason);
+    }
+  }
+
+  /** Polls `check` until it returns a value; `missing` says what is still awaited when time runs out. */
+  async function waitFor<T>(
+    signal: AbortSignal,
+    check: () => Promise<T | undefined> | T | undefined,
+    missing: () => string,
+  ) {
+    for (;;) {
+      const value = await check();
+      if (value !== undefined) return value;
+      if (signal.aborted) throw new Error(missing());
+      await sleep(interval, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  const eventsOf = (type: string) =>
+    events.flatMap((received) => (received.event && received.event.type === type ? [received.event] : []));
+  const dataOf = (event: EventEnvelope) => (event.data ?? {}) as Record<string, unknown>;
+
+  try {
+    const files = options.files ?? (await demoFiles());
+    const drop = stack.buckets.drop;
+    const subjects = [files.csv, files.zip].map((file) => `s3://${drop}/${file.name}`);
+
+    await step(
+      `drop ${files.csv.name} and ${files.zip.name} into s3://${drop}`,
+      timeouts.drop,
+      async (signal) => {
+        for (const file of [files.csv, files.zip]) {
+          await s3.send(
+            new PutObjectCommand({
+              Bucket: drop,
+              Key: file.name,
+              Body: file.body,
+              ContentType: uploadContentType(file.name, undefined),
+            }),
+            { abortSignal: signal },
+          );
+        }
+      },
+    );
+
+    await step('ingest completed for both files', timeouts.ingest, (signal) =>
+      waitFor(
+        signal,
+        () => {
+          const failed = eventsOf('pds.ingest.failed').find((event) =>
+            subjects.includes(String(event.subject)),
+          );
+          if (failed) throw new Error(`ingest failed for ${failed.subject}: ${dataOf(failed).reason}`);
+          const done = new Set(eventsOf('pds.ingest.completed').map((event) => String(event.subject)));
+          return subjects.every((subject) => done.has(subject)) ? true : undefined;
+        },
+        () =>
+          `no pds.ingest.completed event yet for ${subjects.filter((subject) => !eventsOf('pds.ingest.completed').some((event) => event.subject === subject)).join(', ')}`,
+      ),
+    );
+
+    const pending = new Set(files.primaryKeys);
+    await step(
+      `the ${files.primaryKeys.length} imported items exist in the PDS`,
+      timeouts.imports,
+      (signal) =>
+        waitFor(
+          signal,
+          async () => {
+            for (const key of [...pending]) {
+              try {
+                await pds.listSupplierReviews(key, { signal });
+                pending.delete(key);
+              } catch (error) {
+                if (!(error instanceof PdsNotFoundError)) throw error;
+              }
+            }
+            return pending.size === 0 ? true : undefined;
+          },
+          () => `the PDS does not know ${[...pending].join(', ')} yet`,
+        ),
+    );
+
+    await step('the API refuses a request without the token (401)', timeouts.unauthorized, async (signal) => {
+      const response = await fetch(`${stack.api.url}/communication-channels`, { signal });
+      await response.body?.cancel();
+      if (response.status !== 401) throw new Error(`expected 401, got ${response.status}`);
+    });
+
+    const authorization = { authorization: `Bearer ${stack.api.token}` };
+    const channelId = await step(
+      'communication channels listed through the API',
+      timeouts.channels,
+      async (signal) => {
+        const response = await fetch(`${stack.api.url}/communication-channels`, {
+          headers: authorization,
+          signal,
+        });
+        const body = (await response.json()) as { channels?: Array<{ id?: string }> };
+        const id = body.channels?.[0]?.id;
+        if (response.status !== 200 || !id) {
+          throw new Error(
+            `GET /communication-channels answered ${response.status} ${JSON.stringify(body).slice(0, 200)}`,
+          );
+        }
+        return id;
+      },
+    );
+
+    const publicationId = await step(
+      `publication of ${files.primaryKeys.length} items to ${channelId} accepted (202)`,
+      timeouts.publish,
+      async (signal) => {
+        const response = await fetch(`${stack.api.url}/publications`, {
+          method: 'POST',
+          headers: {
+            ...authorization,
+            'content-type': 'application/json',
+            'idempotency-key': `demo-${files.csv.name}`,
+          },
+          body: JSON.stringify({
+            primaryKeys: files.primaryKeys,
+            destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: channelId }],
+          }),
+          signal,
+        });
+        const body = (await response.json()) as { publicationId?: string };
+        if (response.status !== 202 || !body.publicationId) {
+          throw new Error(
+            `POST /publications answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
+          );
+        }
+        return body.publicationId;
+      },
+    );
+
+    await step('publication completed', timeouts.published, async (signal) => {
+      await waitFor(
+        signal,
+        () => {
+          const ofThis = (event: EventEnvelope) => dataOf(event).publicationId === publicationId;
+          const failed = eventsOf('pds.publication.failed').find(ofThis);
+          if (failed) throw new Error(`pds.publication.failed: ${dataOf(failed).reason}`);
+          return eventsOf('pds.publication.completed').find(ofThis);
+        },
+        () => `no pds.publication.completed event for publication ${publicationId} yet`,
+      );
+      const response = await fetch(`${stack.api.url}/publications/${publicationId}`, {
+        headers: authorization,
+        signal,
+      });
+      const body = (await response.json()) as { status?: string };
+      if (body.status !== 'published') {
+        throw new Error(
+          `GET /publications/${publicationId} says ${body.status ?? response.status}, not published`,
+        );
+      }
+    });
+
+    const reviewAssetIds = await step(
+      `supplier reviews received for all ${files.primaryKeys.length} items`,
+      timeouts.reviews,
+      (signal) =>
+        waitFor(
+          signal,
+          () => {
+            const reviews = eventsOf('pds.supplier-review.received');
+            const ids: number[] = [];
+            for (const key of files.primaryKeys) {
+              const review = reviews.find((event) => event.subject === `item/${key}`);
+              if (!review) return undefined;
+              ids.push(Number(dataOf(review).messagingAssetId));
+            }
+            return ids;
+          },
+          () => {
+            const received = new Set(eventsOf('pds.supplier-review.received').map((event) => event.subject));
+            const missing = files.primaryKeys.filter((key) => !received.has(`item/${key}`));
+            return `no pds.supplier-review.received event yet for ${missing.join(', ')}`;
+          },
+        ),
+    );
+
+    await step('messaging assets of the reviews received', timeouts.messagingAssets, (signal) =>
+      waitFor(
+        signal,
+        () => {
+          const seen = new Set(
+            eventsOf('pds.messaging-asset.received').map((event) => dataOf(event).messagingAssetId),
+          );
+          return reviewAssetIds.every((id) => seen.has(id)) ? true : undefined;
+        },
+        () => {
+          const seen = new Set(
+            eventsOf('pds.messaging-asset.received').map((event) => dataOf(event).messagingAssetId),
+          );
+          return `no pds.messaging-asset.received event yet for assets ${reviewAssetIds.filter((id) => !seen.has(id)).join(', ')}`;
+        },
+      ),
+    );
+    return { ok: true, elapsedMs: Date.now() - started, events };
+  } catch (error) {
+    const failure =
+      error instanceof DemoStepError
+        ? { failedStep: error.step, reason: error.message }
+        : { failedStep: 'preparing the demo', reason: (error as Error).message };
+    return { ok: false, ...failure, elapsedMs: Date.now() - started, events };
+  } finally {
+    stopReading.abort();
+    await reading;
+    s3.destroy();
+    sqs.destroy();
+    await pds.close();
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run drop -- FILE...`: uploads files into the running local stack's drop bucket, where the
+ * stack turns each into an S3 notification for the ingest function. Large files go up in parts.
+ *
+ * Exit codes: 0 every file uploaded, 1 a file could not be read or uploaded (or no stack runs),
+ * 2 invalid flags.
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createS3Client } from '../aws.ts';
+import type { CliIo } from './cli.ts';
+import { LocalUsageError } from './errors.ts';
+import { DEFAULT_STACK_FILE, readStackFile } from './stack-file.ts';
+import { uploadFile } from './upload.ts';
+
+/** The `--help` text. */
+export const DROP_USAGE = `Usage: npm run drop -- [options] FILE...
+
+Uploads files into the drop bucket of the running local stack (npm start); each becomes an S3
+ObjectCreated notification for the ingest function. Files above 8 MiB are uploaded in parts.
+
+Options:
+  --prefix <prefix>    put the objects under this key prefix, e.g. incoming/
+  --stack-file <path>  the running stack's connection facts (default ${DEFAULT_STACK_FILE})
+  --help               print this text
+`;
+
+export interface DropCommand {
+  files: string[];
+  prefix: string;
+  stackFile: string;
+}
+
+/**
+ * Parses the flags and file names.
+ *
+ * @throws LocalUsageError naming the problem
+ */
+export function parseDropArgs(argv: string[]): DropCommand | 'help' {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        prefix: { type: 'string', default: '' },
+        'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new LocalUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new LocalUsageError('name at least one FILE to drop');
+  const prefix = String(values.prefix ?? '');
+  if (prefix.startsWith('/')) throw new LocalUsageError(`--prefix must not start with '/', got '${prefix}'`);
+  return { files: positionals, prefix, stackFile: String(values['stack-file']) };
+}
+
+/**
+ * Runs the command; resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runDropCli(process.argv.slice(2));
+ * ```
+ */
+export async function runDropCli(
+  argv: string[],
+  io: CliIo = {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  },
+): Promise<number> {
+  let command: DropCommand | 'help';
+  try {
+    command = parseDropArgs(argv);
+  } catch (error) {
+    io.err(`drop: ${(error as Error).message} (see --help)`);
+    return 2;
+  }
+  if (command === 'help') {
+    io.out(DROP_USAGE);
+    return 0;
+  }
+  for (const file of command.files) {
+    const problem = await unreadable(file);
+    if (problem) {
+      io.err(`drop: ${problem}; nothing was uploaded`);
+      return 1;
+    }
+  }
+  let facts: Awaited<ReturnType<typeof readStackFile>>;
+  try {
+    facts = await readStackFile(command.stackFile);
+  } catch (error) {
+    io.err(`drop: ${(error as Error).message}`);
+    return 1;
+  }
+  const s3 = createS3Client({
+    endpoint: facts.aws.endpoint,
+    region: facts.aws.region,
+    credentials: { accessKeyId: facts.aws.accessKeyId, secretAccessKey: facts.aws.secretAccessKey },
+    forcePathStyle: true,
+  });
+  try {
+    for (const file of command.files) {
+      const key = `${command.prefix}${basename(file)}`;
+      try {
+        const uploaded = await uploadFile({ s3, bucket: facts.buckets.drop, path: file, key });
+        const parts = uploaded.parts > 0 ? `, ${uploaded.parts} parts` : '';
+        io.out(`uploaded ${file} → s3://${uploaded.bucket}/${uploaded.key} (${uploaded.size} bytes${parts})`);
+      } catch (error) {
+        io.err(
+          `drop: uploading ${file} failed (${(error as Error).message}); is the local stack still running at ${facts.aws.endpoint}?`,
+        );
+        return 1;
+      }
+    }
+    io.out('npm run events shows the ingest events as they arrive.');
+    return 0;
+  } finally {
+    s3.destroy();
+  }
+}
+
+async function unreadable(file: string): Promise<string | undefined> {
+  try {
+    const info = await stat(file);
+    return info.isFile() ? undefined : `${file} is not a file`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file} (${(error as Error).message})`;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The S3 + SQS emulator of the local stack (fauxqs, in this process), with its message spy on (the
+ * stack watches S3 uploads through it) and, when a data directory is given, its state on disk: queues
+ * and messages in SQLite under `<dir>/fauxqs`, objects as plain files under `<dir>/s3`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { isAddressInUse, PortInUseError } from './errors.ts';
+
+export interface EmulatorOptions {
+  /** 0 picks a free port. */
+  port: number;
+  region: string;
+  /** Keep state here across restarts; in memory when left out. */
+  dataDir?: string;
+}
+
+export interface RunningEmulator {
+  server: FauxqsServer;
+  /** `http://127.0.0.1:PORT`. */
+  endpoint: string;
+  /** The absolute data directory, when state is kept on disk. */
+  dataDir?: string;
+}
+
+/** Upload events the spy keeps; the stack handles each at once, so this only absorbs bursts. */
+const SPY_BUFFER_SIZE = 2000;
+
+/**
+ * Starts the emulator.
+ *
+ * @throws PortInUseError when the port is taken
+ * @example
+ * ```ts
+ * const emulator = await startEmulator({ port: 4566, region: 'us-east-1', dataDir: '.local-data' });
+ * ```
+ */
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const storage: { dataDir?: string; s3StorageDir?: string } = {};
+  if (dataDir) {
+    storage.dataDir = join(dataDir, 'fauxqs');
+    storage.s3StorageDir = join(dataDir, 's3');
+    await mkdir(storage.dataDir, { recursive: true });
+    await mkdir(storage.s3StorageDir, { recursive: true });
+  }
+  let server: FauxqsServer;
+  try {
+    server = await startFauxqs({
+      port: options.port,
+      logger: false,
+      defaultRegion: options.region,
+      messageSpies: { bufferSize: SPY_BUFFER_SIZE },
+      ...storage,
+    });
+  } catch (error) {
+    if (isAddressInUse(error)) {
+      throw new PortInUseError('the S3+SQS emulator', options.port, '--aws-port', { cause: error });
+    }
+    throw error;
+  }
+  return {
+    server,
+    endpoint: `http://127.0.0.1:${server.port}`,
+    ...(dataDir ? { dataDir } : {}),
+  };
+}

@@ -1,0 +1,48 @@
+/** Errors of the local stack and its commands; each message names the problem and the fix. */
+
+/** A port the stack was asked to listen on is taken. */
+export class PortInUseError extends Error {
+  readonly port: number;
+  readonly flag: string;
+
+  constructor(what: string, port: number, flag: string, options?: ErrorOptions) {
+    super(
+      `port ${port} for ${what} is already in use; stop whatever listens there or choose another port with ${flag} (0 picks a free one)`,
+      options,
+    );
+    this.name = 'PortInUseError';
+    this.port = port;
+    this.flag = flag;
+  }
+}
+
+/** The handlers read their configuration once per process, so a process runs one stack only. */
+export class LocalStackStartedError extends Error {
+  constructor() {
+    super(
+      'A local stack was already started in this process; the handlers read their configuration once per process, so start another stack in a new process',
+    );
+    this.name = 'LocalStackStartedError';
+  }
+}
+
+/** A command-line flag or an environment variable of the stack's commands is wrong (exit code 2). */
+export class LocalUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalUsageError';
+  }
+}
+
+/** `npm run drop` / `npm run events` found no running stack to talk to. */
+export class StackFileError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StackFileError';
+  }
+}
+
+/** True for the error Node gives when a listen address is taken. */
+export function isAddressInUse(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+}

@@ -1,0 +1,133 @@
+/**
+ * The connection facts of a running local stack, written to a small JSON file (default
+ * `.local/stack.json`, readable by its owner only) so that `npm run drop` and `npm run events` find it.
+ * The file names the process that wrote it; a file left behind by a stack that is gone is reported
+ * as such instead of leading to connection errors.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { StackFileError } from './errors.ts';
+import { EVENT_QUEUE_ROLES } from './resources.ts';
+import type { RunningLocalStack } from './stack.ts';
+
+/** Where the stack writes its facts, relative to the working directory (the project root for npm scripts). */
+export const DEFAULT_STACK_FILE = '.local/stack.json';
+
+const queueSchema = z.object({ name: z.string(), url: z.string() });
+
+const stackFactsSchema = z.object({
+  version: z.literal(1),
+  pid: z.number().int(),
+  startedAt: z.string(),
+  aws: z.object({
+    endpoint: z.string(),
+    region: z.string(),
+    accessKeyId: z.string(),
+    secretAccessKey: z.string(),
+  }),
+  buckets: z.object({ drop: z.string(), state: z.string() }),
+  eventQueues: z.array(queueSchema).min(1),
+  api: z.object({ url: z.string(), token: z.string() }),
+  pds: z.object({ url: z.string(), username: z.string(), simulated: z.boolean() }),
+});
+
+/** What the file holds. */
+export type StackFacts = z.infer<typeof stackFactsSchema>;
+
+/**
+ * The facts of a running stack; `pid` and `startedAt` default to this process and now.
+ *
+ * @example
+ * ```ts
+ * await writeStackFile(DEFAULT_STACK_FILE, stackFactsOf(stack));
+ * ```
+ */
+export function stackFactsOf(stack: RunningLocalStack, pid = process.pid, now = new Date()): StackFacts {
+  return {
+    version: 1,
+    pid,
+    startedAt: now.toISOString(),
+    aws: { ...stack.aws },
+    buckets: { ...stack.buckets },
+    eventQueues: EVENT_QUEUE_ROLES.map((role) => ({
+      name: stack.queues[role].name,
+      url: stack.queues[role].url,
+    })),
+    api: { ...stack.api },
+    // A real PDS's password stays out of the file; the simulator's demo credentials are no secret.
+    pds: { url: stack.pds.url, username: stack.pds.username, simulated: stack.pds.simulated },
+  };
+}
+
+/** Writes the file (and its directory), readable by the owner only. */
+export async function writeStackFile(path: string, facts: StackFacts): Promise<void> {
+  await mkdir(dirname(resolve(path)), { recursive: true });
+  await writeFile(path, `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** Removes the file if it still describes the stack of `pid` (another stack may have started since). */
+export async function removeStackFile(path: string, pid = process.pid): Promise<void> {
+  try {
+    const facts = stackFactsSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+    if (facts.pid !== pid) return;
+  } catch {
+    return;
+  }
+  await rm(path, { force: true });
+}
+
+/**
+ * Reads the facts of the running stack.
+ *
+ * @throws StackFileError when no stack is running, the file is damaged or its stack is gone
+ * @example
+ * ```ts
+ * const facts = await readStackFile(DEFAULT_STACK_FILE);
+ * facts.buckets.drop; // 'pds-bridge-local-drop'
+ * ```
+ */
+export async function readStackFile(
+  path: string,
+  isRunning: (pid: number) => boolean = processIsRunning,
+): Promise<StackFacts> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new StackFileError(
+        `No local stack is running (${path} does not exist); start one with npm start, or pass --stack-file with the file it wrote`,
+      );
+    }
+    throw new StackFileError(`Cannot read ${path} (${(error as Error).message}); check its permissions`, {
+      cause: error,
+    });
+  }
+  let facts: StackFacts;
+  try {
+    facts = stackFactsSchema.parse(JSON.parse(text));
+  } catch (error) {
+    throw new StackFileError(
+      `${path} is not a local stack file (${(error as Error).message.split('\n')[0]}); delete it and restart the stack with npm start`,
+      { cause: error },
+    );
+  }
+  if (!isRunning(facts.pid)) {
+    throw new StackFileError(
+      `The local stack that wrote ${path} (process ${facts.pid}) is no longer running; start it again with npm start`,
+    );
+  }
+  return facts;
+}
+
+/** True when a process with this id exists (signal 0 checks without signalling). */
+export function processIsRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
