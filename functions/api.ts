@@ -9,7 +9,7 @@ import { loadConfig } from '../lib/config.ts';
 import { createApi } from '../lib/publications/api.ts';
 import { API_SETTINGS, apiSettingsOf } from '../lib/publications/config.ts';
 import { SqsPublicationQueue } from '../lib/publications/queue.ts';
-import { logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 const config = loadConfig(process.env, {
@@ -35,6 +35,6 @@ export async function handler(
   try {
     return await api.handle(event);
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }

@@ -18,7 +18,7 @@ import {
   S3ObjectTagger,
 } from '../lib/ingest/index.ts';
 import { delayFailedRecords, QueueUrlResolver } from '../lib/retry-delay.ts';
-import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
   require: ['STATE_BUCKET'],
@@ -79,7 +79,7 @@ export async function handler(
     );
     return response;
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }
 

@@ -9,7 +9,7 @@ import { type MessagingAssetPollReport, pollMessagingAssets } from '../lib/polli
 import { recordMessagingAssetMetrics } from '../lib/polling/metrics.ts';
 import { messagingAssetRunFailure, runWindow } from '../lib/polling/run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS } from '../lib/polling/settings.ts';
-import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
   require: ['STATE_BUCKET'],
@@ -56,6 +56,6 @@ export async function handler(
     if (failure) throw failure;
     return report;
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }

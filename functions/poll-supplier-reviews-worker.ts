@@ -12,7 +12,7 @@ import { parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
 import { reviewChunkFailure, runWindow } from '../lib/polling/run.ts';
 import { REVIEW_POLL_SETTINGS } from '../lib/polling/settings.ts';
 import { pollReviewKeys } from '../lib/polling/supplier-reviews.ts';
-import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
   require: ['STATE_BUCKET'],
@@ -52,6 +52,6 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       { context, processInParallel: false, throwOnFullBatchFailure: false },
     );
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }

@@ -12,7 +12,7 @@ import { SqsReviewKeyQueue } from '../lib/polling/review-queue.ts';
 import { reviewChunkFailure, runWindow } from '../lib/polling/run.ts';
 import { REVIEW_POLL_SETTINGS } from '../lib/polling/settings.ts';
 import { pollSupplierReviews, type ScheduledReviewPollReport } from '../lib/polling/supplier-reviews.ts';
-import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
   require: ['STATE_BUCKET'],
@@ -63,6 +63,6 @@ export async function handler(
     if (failure) throw failure;
     return report;
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }

@@ -8,7 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadConfig } from '../lib/config.ts';
 import { WORKER_SETTINGS, watchTtlMsOf } from '../lib/publications/config.ts';
 import { publicationRecordHandler } from '../lib/publications/worker.ts';
-import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
+import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
   settings: WORKER_SETTINGS,
@@ -36,6 +36,6 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       throwOnFullBatchFailure: false,
     });
   } finally {
-    metrics.publishStoredMetrics();
+    flushMetrics();
   }
 }

@@ -31,6 +31,11 @@ export const logger = new Logger({ serviceName: 'pds-bridge' });
 /** CloudWatch embedded-metric-format metrics under the `PdsBridge` namespace. */
 export const metrics = new Metrics({ namespace: 'PdsBridge', serviceName: 'pds-bridge' });
 
+/** Writes the invocation's metrics, if it recorded any (Powertools warns on every empty flush). */
+export function flushMetrics(): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}
+
 let pdsClient: Promise<ClosablePdsClient> | undefined;
 
 /**

@@ -17,7 +17,7 @@ export interface MetricsRecorder {
  *
  * @example
  * recordMessagingAssetMetrics(metrics, report);
- * metrics.publishStoredMetrics();
+ * flushMetrics();
  */
 export function recordMessagingAssetMetrics(
   metrics: MetricsRecorder,
