@@ -18,7 +18,7 @@ export interface BannerOptions {
  *
  * @example
  * ```ts
- * for (const line of bannerLines(stack, { stackFile: '.local/stack.json' })) console.log(line);
+ * for (const line of bannerLines(stack, { stackFile: '.local/stack.json' })) show(line);
  * ```
  */
 export function bannerLines(stack: RunningLocalStack, options: BannerOptions = {}): string[] {

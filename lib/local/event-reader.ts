@@ -45,7 +45,7 @@ export interface EventReaderOptions {
  * @example
  * ```ts
  * const stop = new AbortController();
- * await readEvents({ sqs, s3, queues, signal: stop.signal, onEvent: (received) => console.log(formatEventLine(received)) });
+ * await readEvents({ sqs, s3, queues, signal: stop.signal, onEvent: (received) => show(formatEventLine(received)) });
  * ```
  */
 export async function readEvents(options: EventReaderOptions): Promise<void> {

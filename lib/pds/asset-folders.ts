@@ -162,7 +162,7 @@ export async function multipartRequest(
  * ```ts
  * const folders = new PdsAssetFolders(transport);
  * const listing = await folders.list('/images');
- * if (!listing.notModified) for (const link of listing.value) console.log(link.linkType, link.name);
+ * if (!listing.notModified) for (const link of listing.value) show(link.linkType, link.name);
  * ```
  */
 export class PdsAssetFolders implements AssetFolderOperations {

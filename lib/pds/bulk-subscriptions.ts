@@ -180,7 +180,7 @@ function nameText(name: unknown, line: PdsRequestLine): string {
  * ```ts
  * const subscriptions = new PdsBulkSubscriptions(transport);
  * await subscriptions.addEntries({ name: 'gtin-watch' }, [{ gtin: '04006381333931' }]);
- * for await (const entry of subscriptions.entries({ name: 'gtin-watch' })) console.log(entry.gtin);
+ * for await (const entry of subscriptions.entries({ name: 'gtin-watch' })) show(entry.gtin);
  * ```
  */
 export class PdsBulkSubscriptions implements BulkSubscriptionOperations {

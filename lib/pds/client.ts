@@ -190,7 +190,7 @@ export type PdsClientOptions = PdsTransportOptions;
  * ```ts
  * const pds = createPdsClient({ baseUrl: process.env.PDS_BASE_URL!, credentials: await resolveCredentials() });
  * const channels = await pds.listCommunicationChannels();
- * for await (const subscription of pds.bulkSubscriptions.list({ active: true })) console.log(subscription.name);
+ * for await (const subscription of pds.bulkSubscriptions.list({ active: true })) show(subscription.name);
  * await pds.close();
  * ```
  */

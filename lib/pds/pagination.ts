@@ -3,7 +3,7 @@
  * callers never write a paging loop:
  *
  * ```ts
- * for await (const subscription of pds.bulkSubscriptions.list({ active: true })) console.log(subscription.name);
+ * for await (const subscription of pds.bulkSubscriptions.list({ active: true })) show(subscription.name);
  * ```
  *
  * The iterator follows `x-cursor` whenever the server sends one (and then stops at the first page without

@@ -130,7 +130,7 @@ export class CsvFormatError extends Error {
  * Streams the data rows of a CSV file as objects keyed by the header names; empty cells are left out.
  *
  * @example
- * for await (const row of readCsvRecords('/tmp/items.csv')) console.log(row.primaryKey__);
+ * for await (const row of readCsvRecords('/tmp/items.csv')) show(row.primaryKey__);
  */
 export async function* readCsvRecords(filePath: string): AsyncGenerator<Record<string, string>> {
   const input = createReadStream(filePath, { encoding: 'utf8' });

@@ -184,7 +184,7 @@ function summarise(
  *
  * @example
  * const cic = summariseCatalogueItemConfirmation(parseMessagingAsset(xml));
- * if (cic) for (const c of cic) console.log(c.gtin, c.state, c.statuses.map((s) => s.code));
+ * if (cic) for (const c of cic) show(c.gtin, c.state, c.statuses.map((s) => s.code));
  */
 export function summariseCatalogueItemConfirmation(document: ParsedDocument): CicSummary[] | undefined {
   const confirmations = findConfirmations(document);

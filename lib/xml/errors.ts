@@ -23,7 +23,7 @@ export interface XmlErrorInfo {
  *
  * @example
  * try { parseMessagingAsset('<a><b></a>'); } catch (error) {
- *   if (error instanceof XmlParseError) console.error(error.code, error.line, error.column);
+ *   if (error instanceof XmlParseError) show(error.code, error.line, error.column);
  * }
  */
 export class XmlParseError extends Error {
