@@ -6,6 +6,7 @@ import { dataModelCommands } from './datamodel.ts';
 import { folderCommands } from './folders.ts';
 import { subscriptionCommands } from './subscriptions.ts';
 import { tagCommands } from './tags.ts';
+import { watchCommands } from './watch.ts';
 import { workflowCommands } from './workflow.ts';
 
 /** Every `pds` subcommand, in the order help lists them. */
@@ -15,6 +16,7 @@ export const COMMANDS: readonly Command[] = [
   ...subscriptionCommands,
   ...dataModelCommands,
   ...tagCommands,
+  ...watchCommands,
 ];
 
 /** What each group of subcommands is about, for the top-level help. */
@@ -24,4 +26,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   subscriptions: 'bulk subscriptions and their entries',
   datamodel: 'the data model',
   tags: 'custom tags of items',
+  watch: 'the supplier-review watch list of the bridge (in its state bucket)',
 };

@@ -1,0 +1,109 @@
+/**
+ * `pds watch …`: the supplier-review watch list, read and changed directly in the state bucket
+ * (`STATE_BUCKET` or `--state-bucket`, with the caller's AWS credentials), the same records the API's
+ * `/watch` routes and the publish worker use (lib/state/watch-list.ts).
+ */
+import { createS3Client } from '../../aws.ts';
+import { S3StateStore } from '../../state/s3.ts';
+import type { StateStore } from '../../state/store.ts';
+import { isExpired, unwatch, type WatchEntry, watch, watchEntries } from '../../state/watch-list.ts';
+import { CliUsageError, integerFlag, stringFlag } from '../args.ts';
+import type { Command, CommandContext } from '../command.ts';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_TTL_DAYS = 30;
+
+const stateOptions = {
+  'state-bucket': {
+    type: 'string',
+    value: 'BUCKET',
+    description: 'the state bucket (default $STATE_BUCKET)',
+  },
+} as const;
+
+function stateStore({ flags, io, command }: CommandContext): StateStore {
+  const bucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
+  if (!bucket) {
+    throw new CliUsageError(
+      'the watch list lives in the state bucket: set STATE_BUCKET or pass --state-bucket (the StateBucketName stack output)',
+      command,
+    );
+  }
+  return new S3StateStore({ client: createS3Client(), bucket });
+}
+
+function describe(entry: WatchEntry, now: Date): string {
+  const state = isExpired(entry, now) ? 'expired' : `until ${entry.expiresAt}`;
+  return `${entry.primaryKey}  ${state}  (${entry.sources.join(', ')}; ${entry.seen.length} reviews seen)`;
+}
+
+const list: Command = {
+  name: 'watch list',
+  summary: 'list the watched primary keys and when they expire',
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: stateOptions,
+  examples: ['pds watch list --state-bucket pds-bridge-state-123456789012-eu-central-1-prod'],
+  async run(context) {
+    const entries: WatchEntry[] = [];
+    for await (const entry of watchEntries(stateStore(context))) entries.push(entry);
+    const now = new Date();
+    return {
+      data: entries,
+      text: () =>
+        entries.length === 0 ? '(nothing watched)' : entries.map((e) => describe(e, now)).join('\n'),
+    };
+  },
+};
+
+const add: Command = {
+  name: 'watch add',
+  summary: 'watch primary keys for supplier reviews (or extend their watch)',
+  args: 'PRIMARY_KEY...',
+  minArgs: 1,
+  maxArgs: Number.POSITIVE_INFINITY,
+  options: {
+    ...stateOptions,
+    days: {
+      type: 'string',
+      value: 'N',
+      description: `how long to watch (default $WATCH_TTL_DAYS or ${DEFAULT_TTL_DAYS})`,
+    },
+  },
+  examples: ['pds watch add 04012345678901 04012345678918 --days 60'],
+  async run(context) {
+    const { args, flags, io, command } = context;
+    const days =
+      integerFlag(flags, 'days', command, { min: 1 }) ?? (Number(io.env.WATCH_TTL_DAYS) || DEFAULT_TTL_DAYS);
+    const entries = await watch(stateStore(context), args, { ttlMs: days * DAY_MS, source: 'operator' });
+    const now = new Date();
+    return { data: entries, text: () => entries.map((e) => describe(e, now)).join('\n') };
+  },
+};
+
+const remove: Command = {
+  name: 'watch remove',
+  summary: 'stop watching primary keys',
+  args: 'PRIMARY_KEY...',
+  minArgs: 1,
+  maxArgs: Number.POSITIVE_INFINITY,
+  options: stateOptions,
+  examples: ['pds watch remove 04012345678901'],
+  async run(context) {
+    const store = stateStore(context);
+    const results: Array<{ primaryKey: string; removed: boolean }> = [];
+    for (const primaryKey of context.args)
+      results.push({ primaryKey, removed: await unwatch(store, primaryKey) });
+    return {
+      data: results,
+      text: () =>
+        results
+          .map((r) => `${r.primaryKey}: ${r.removed ? 'no longer watched' : 'was not watched'}`)
+          .join('\n'),
+    };
+  },
+};
+
+/** The `pds watch …` commands. */
+export const watchCommands: Command[] = [list, add, remove];

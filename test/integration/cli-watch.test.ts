@@ -1,0 +1,98 @@
+/**
+ * `pds watch …` as operators run it: a subprocess against the S3 emulator's state bucket, with the
+ * same records the API's /watch routes and the publish worker read (lib/state/watch-list.ts).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3StateStore } from '../../lib/state/s3.ts';
+import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/pds.mjs');
+const DAY_MS = 86_400_000;
+
+let aws: AwsEmulator;
+let store: S3StateStore;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function pds(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...aws.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  aws = await startAwsEmulator({ buckets: ['state'] });
+  store = new S3StateStore({ client: aws.s3, bucket: 'state' });
+});
+
+afterAll(async () => {
+  await aws?.close();
+});
+
+describe('pds watch', () => {
+  it('adds keys for the given days, lists them with what put them there, and removes them', async () => {
+    // Prepare: a key the publish worker already watches
+    await watch(store, ['04012345678901'], { ttlMs: DAY_MS, source: 'publication:p-1' });
+
+    // Act
+    const added = await pds(['watch', 'add', '04012345678918', 'key with / slash', '--days', '60'], {
+      STATE_BUCKET: 'state',
+    });
+    const listed = await pds(['watch', 'list', '--state-bucket', 'state']);
+    const removed = await pds([
+      'watch',
+      'remove',
+      '04012345678901',
+      'never-watched',
+      '--state-bucket',
+      'state',
+    ]);
+
+    // Assess
+    expect(added.code).toBe(0);
+    const entry = await getWatchEntry(store, 'key with / slash');
+    expect(entry?.sources).toEqual(['operator']);
+    const days = (Date.parse(entry?.expiresAt ?? '') - Date.now()) / DAY_MS;
+    expect(days).toBeGreaterThan(59.9);
+    expect(days).toBeLessThanOrEqual(60);
+    expect(
+      (JSON.parse(listed.stdout) as Array<{ primaryKey: string; sources: string[] }>).map((e) => [
+        e.primaryKey,
+        e.sources,
+      ]),
+    ).toEqual([
+      ['04012345678901', ['publication:p-1']],
+      ['04012345678918', ['operator']],
+      ['key with / slash', ['operator']],
+    ]);
+    expect(JSON.parse(removed.stdout)).toEqual([
+      { primaryKey: '04012345678901', removed: true },
+      { primaryKey: 'never-watched', removed: false },
+    ]);
+    expect(await getWatchEntry(store, '04012345678901')).toBeUndefined();
+  });
+
+  it('names the missing state bucket in one line and exits 2', async () => {
+    // Act
+    const run = await pds(['watch', 'list']);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('STATE_BUCKET');
+  });
+});
