@@ -17,7 +17,7 @@ import {
   S3ObjectSource,
   S3ObjectTagger,
 } from '../lib/ingest/index.ts';
-import { delayFailedRecords, QueueUrlResolver } from '../lib/retry-delay.ts';
+import { delayFailedRecords, QueueUrlLookup } from '../lib/retry-delay.ts';
 import { eventSinkFor, flushMetrics, logger, metrics, pdsClientFor, stateStoreFor } from '../lib/runtime.ts';
 
 const config = loadConfig(process.env, {
@@ -31,7 +31,7 @@ const events = eventSinkFor(config);
 const source = new S3ObjectSource(s3Client());
 const tagger = options.tagObjects ? new S3ObjectTagger(s3Client()) : undefined;
 const processor = new BatchProcessor(EventType.SQS);
-const queues = new QueueUrlResolver(sqsClient());
+const queues = new QueueUrlLookup(sqsClient());
 let leaseChecked = false;
 
 /** SQS event: partial batch response; direct S3 event: counts, or the error of a write to retry. */

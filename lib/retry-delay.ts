@@ -30,7 +30,7 @@ export function retryDelaySeconds(
 }
 
 /** Finds queue URLs from the ARNs Lambda puts in `eventSourceARN`; cached for the container's life. */
-export class QueueUrlResolver {
+export class QueueUrlLookup {
   readonly #sqs: SQSClient;
   readonly #urls = new Map<string, Promise<string>>();
 
@@ -61,7 +61,7 @@ export class QueueUrlResolver {
 
 export interface DelayFailedOptions {
   sqs: SQSClient;
-  queues: QueueUrlResolver;
+  queues: QueueUrlLookup;
   policy?: RetryDelayPolicy;
 }
 

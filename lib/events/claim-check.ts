@@ -21,7 +21,6 @@ export const LEGACY_PAYLOAD_SIZE_ATTRIBUTE = 'SQSLargePayloadSize';
 export const DEFAULT_INLINE_LIMIT_BYTES = 262_144;
 /** SQS's largest message: 1 MiB. */
 export const MAX_INLINE_LIMIT_BYTES = 1_048_576;
-export const DEFAULT_CLAIM_CHECK_PREFIX = 'claim-check/';
 
 export interface PayloadS3Pointer {
   s3BucketName: string;
@@ -79,11 +78,6 @@ export function parsePayloadPointer(body: string): PayloadS3Pointer | undefined 
   return isPointerObject(value) && Object.keys(value).length === 2
     ? { s3BucketName: value.s3BucketName, s3Key: value.s3Key }
     : undefined;
-}
-
-/** S3 key of an event's stored body: `claim-check/<event id>.json` (deterministic: a retry overwrites). */
-export function claimCheckKey(eventId: string, prefix: string = DEFAULT_CLAIM_CHECK_PREFIX): string {
-  return `${prefix}${eventId}.json`;
 }
 
 /** Stores `body` under `key` and returns the pointer to put in the message. */

@@ -1,7 +1,5 @@
 /** Events: the CloudEvents envelope, the event types, the SQS publisher and the claim-check. */
 export {
-  claimCheckKey,
-  DEFAULT_CLAIM_CHECK_PREFIX,
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   formatPayloadPointer,
@@ -35,18 +33,10 @@ export {
   MAX_BATCH_BYTES,
   MAX_BATCH_ENTRIES,
   packBatches,
+  type QueueUrlResolver,
   SqsEventPublisher,
   type SqsEventPublisherOptions,
 } from './publisher.ts';
-export {
-  createQueueUrlResolver,
-  EVENT_QUEUE_ENV,
-  type EventFamily,
-  type EventQueueUrls,
-  eventFamily,
-  eventQueueUrlsFromEnv,
-  type QueueUrlResolver,
-} from './queues.ts';
 export {
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,

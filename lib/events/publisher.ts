@@ -14,9 +14,8 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { claimCheckKey } from '../state/keys.ts';
 import {
-  claimCheckKey,
-  DEFAULT_CLAIM_CHECK_PREFIX,
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   formatPayloadPointer,
@@ -25,9 +24,12 @@ import {
 } from './claim-check.ts';
 import type { CloudEvent } from './envelope.ts';
 import { EventConfigError, EventPublishError, type EventPublishFailure } from './errors.ts';
-import type { QueueUrlResolver } from './queues.ts';
+import type { EventType } from './types.ts';
 
 /** The port the bridge's logic publishes through; {@link SqsEventPublisher} is the AWS adapter. */
+/** The queue URL for an event type (lib/config.ts `eventQueueUrlFor` applies the per-family overrides). */
+export type QueueUrlResolver = (type: EventType) => string;
+
 export interface EventSink {
   /** Resolves once every event was accepted; otherwise rejects (with {@link EventPublishError} for SQS refusals). */
   publish(events: readonly CloudEvent[]): Promise<void>;
@@ -41,8 +43,6 @@ export interface ClaimCheckOptions {
   s3: S3Client;
   /** The state bucket (`STATE_BUCKET`). */
   bucket: string;
-  /** Default `claim-check/`. */
-  keyPrefix?: string;
 }
 
 export interface SqsEventPublisherOptions {
@@ -137,7 +137,7 @@ async function runPool<T>(tasks: Array<() => Promise<T>>, concurrency: number): 
  * @example
  * const sink = new SqsEventPublisher({
  *   sqs: new SQSClient({}),
- *   queueUrl: createQueueUrlResolver(eventQueueUrlsFromEnv()),
+ *   queueUrl: (type) => eventQueueUrlFor(config, type),
  *   claimCheck: { s3: new S3Client({}), bucket: process.env.STATE_BUCKET ?? '' },
  * });
  * await sink.publish([event]); // throws EventPublishError naming what was not accepted
@@ -226,8 +226,9 @@ export class SqsEventPublisher implements EventSink {
           ['STATE_BUCKET'],
         );
       }
-      const { s3, bucket, keyPrefix = DEFAULT_CLAIM_CHECK_PREFIX } = this.#claimCheck;
-      const pointer = await storePayload(s3, bucket, claimCheckKey(event.id, keyPrefix), body);
+      const { s3, bucket } = this.#claimCheck;
+      // Deterministic (the event id): a retry overwrites instead of piling up.
+      const pointer = await storePayload(s3, bucket, claimCheckKey(event.id), body);
       entry.MessageBody = formatPayloadPointer(pointer);
       entry.MessageAttributes = {
         ...entry.MessageAttributes,

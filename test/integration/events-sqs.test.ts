@@ -10,13 +10,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CloudEvent,
-  createEvent,
-  createQueueUrlResolver,
-  resolveEventBody,
-  SqsEventPublisher,
-} from '../../lib/events/index.ts';
+import { type CloudEvent, createEvent, resolveEventBody, SqsEventPublisher } from '../../lib/events/index.ts';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
@@ -103,7 +97,7 @@ describe('SqsEventPublisher against the S3+SQS emulator', () => {
   it('delivers every event with its body and type and id attributes', async () => {
     // prepare
     const queueUrl = await createQueue('pds-events');
-    const sink = new SqsEventPublisher({ sqs, queueUrl: createQueueUrlResolver({ default: queueUrl }) });
+    const sink = new SqsEventPublisher({ sqs, queueUrl: () => queueUrl });
     const xmls = FIXTURE_NAMES.map((name) => readFileSync(path.join(fixtures, name), 'utf8'));
     const events = Array.from({ length: 25 }, (_, index) =>
       messagingAssetEvent(index + 1, index === 24 ? '<broken>' : (xmls[index % xmls.length] as string)),
@@ -138,7 +132,7 @@ describe('SqsEventPublisher against the S3+SQS emulator', () => {
     const queueUrl = await createQueue('pds-events-large');
     const sink = new SqsEventPublisher({
       sqs,
-      queueUrl: createQueueUrlResolver({ default: queueUrl }),
+      queueUrl: () => queueUrl,
       claimCheck: { s3, bucket: BUCKET },
     });
     const big = createEvent({
@@ -174,7 +168,7 @@ describe('SqsEventPublisher against the S3+SQS emulator', () => {
   it('groups FIFO messages by subject and lets SQS drop a resent event by its id', async () => {
     // prepare
     const queueUrl = await createQueue('pds-events.fifo', true);
-    const sink = new SqsEventPublisher({ sqs, queueUrl: createQueueUrlResolver({ default: queueUrl }) });
+    const sink = new SqsEventPublisher({ sqs, queueUrl: () => queueUrl });
     const events = [1, 2, 3].map((id) => messagingAssetEvent(id, '<note/>'));
 
     // act: the second publish is what a run that crashed before its checkpoint would send again

@@ -2,7 +2,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
-import { delayFailedRecords, QueueUrlResolver, retryDelaySeconds } from '../../lib/retry-delay.ts';
+import { delayFailedRecords, QueueUrlLookup, retryDelaySeconds } from '../../lib/retry-delay.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
 describe('retryDelaySeconds', () => {
@@ -54,7 +54,7 @@ describe('delayFailedRecords against the S3+SQS emulator', () => {
     const delayed = await delayFailedRecords(
       event,
       { batchItemFailures: [{ itemIdentifier: failed?.messageId ?? '' }] },
-      { sqs: aws.sqs, queues: new QueueUrlResolver(aws.sqs), policy: { baseSeconds: 1, maxSeconds: 5 } },
+      { sqs: aws.sqs, queues: new QueueUrlLookup(aws.sqs), policy: { baseSeconds: 1, maxSeconds: 5 } },
     );
     const again = await receive(5);
 
@@ -68,7 +68,7 @@ describe('delayFailedRecords against the S3+SQS emulator', () => {
     const delayed = await delayFailedRecords(
       { Records: [] },
       { batchItemFailures: [] },
-      { sqs: aws.sqs, queues: new QueueUrlResolver(aws.sqs) },
+      { sqs: aws.sqs, queues: new QueueUrlLookup(aws.sqs) },
     );
     expect(delayed).toBe(0);
   });

@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CloudEvent,
   createEvent,
-  createQueueUrlResolver,
   EventConfigError,
   EventPublishError,
   SqsEventPublisher,
@@ -58,7 +57,7 @@ function recordingSleep(): { delays: number[]; sleep: (ms: number) => Promise<vo
 function publisher(options: Partial<SqsEventPublisherOptions> = {}): SqsEventPublisher {
   return new SqsEventPublisher({
     sqs,
-    queueUrl: createQueueUrlResolver({ default: QUEUE }),
+    queueUrl: () => QUEUE,
     sleep: async () => {},
     ...options,
   });
@@ -240,7 +239,7 @@ describe('SqsEventPublisher', () => {
   it('sends each family to its own queue when one is configured', async () => {
     // prepare
     acceptAll();
-    const resolver = createQueueUrlResolver({ default: QUEUE, ingest: `${QUEUE}-ingest` });
+    const resolver = (type: string) => (type.startsWith('pds.ingest.') ? `${QUEUE}-ingest` : QUEUE);
 
     // act
     await publisher({ queueUrl: resolver }).publish([assetEvent(1), ingestEvent('a.csv'), assetEvent(2)]);
