@@ -61,6 +61,25 @@ export interface MessagingAssetPollOptions {
 }
 
 /** What one run did; the handler turns it into metrics and a log line. */
+/** A report of a run that has done nothing yet, over a listing of `listed` assets. */
+export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport {
+  return {
+    initialised: false,
+    listed,
+    candidates: 0,
+    emitted: 0,
+    parseErrors: 0,
+    failed: 0,
+    gone: 0,
+    abandoned: 0,
+    retryPending: 0,
+    remaining: 0,
+    unpublished: 0,
+    floor: null,
+    highestId: null,
+  };
+}
+
 export interface MessagingAssetPollReport {
   /** True when this run only created the checkpoint (first run `now`). */
   initialised: boolean;
@@ -174,21 +193,7 @@ export async function pollMessagingAssets(
     checkpoint = next;
   };
 
-  const report: MessagingAssetPollReport = {
-    initialised: false,
-    listed: listing.length,
-    candidates: 0,
-    emitted: 0,
-    parseErrors: 0,
-    failed: 0,
-    gone: 0,
-    abandoned: 0,
-    retryPending: 0,
-    remaining: 0,
-    unpublished: 0,
-    floor: null,
-    highestId: null,
-  };
+  const report = emptyMessagingAssetReport(listing.length);
   const finish = (): MessagingAssetPollReport => {
     report.retryPending = checkpoint?.retry.length ?? 0;
     report.floor = checkpoint?.floor ?? null;

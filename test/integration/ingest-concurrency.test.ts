@@ -3,6 +3,7 @@
  * emulator does not enforce, so the state bucket is aws-sdk-client-mock enforcing them as S3 does;
  * the object comes from the S3 emulator and the PDS is the simulator over HTTP.
  */
+
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../../lib/events/index.ts';
@@ -14,11 +15,12 @@ import {
   type ObjectWriteEvent,
   S3ObjectSource,
 } from '../../lib/ingest/index.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
+import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let aws: AwsEmulator;
 let sim: RunningSimulator;
@@ -30,10 +32,7 @@ beforeAll(async () => {
     demoData: false,
     faults: { latencyMs: 20, pathPrefix: '/api/v1/gatherings' },
   });
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
 });
 
 afterAll(async () => {

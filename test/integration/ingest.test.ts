@@ -3,6 +3,7 @@
  * simulator over HTTP, events read back from the emulator's queue. Tags go to an in-memory tagger
  * (the emulator would overwrite the object's body), the state store is S3 on the emulator.
  */
+
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -21,6 +22,7 @@ import { type RunningSimulator, startSimulator } from '../../lib/simulator/index
 import { S3StateStore } from '../../lib/state/s3.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { s3Event, s3Record } from '../helpers/s3-events.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 
 const DROPS = 'drops';
 const STATE = 'state';
@@ -33,10 +35,7 @@ let tagger: MemoryObjectTagger;
 beforeAll(async () => {
   aws = await startAwsEmulator({ buckets: [DROPS, STATE], queues: ['events'] });
   sim = await startSimulator({ demoData: false });
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
 });
 
 afterAll(async () => {

@@ -4,12 +4,13 @@
  * and encoding, and `..` refused before any request. Each `describe` names the operations it covers
  * (test/integration/pds-endpoints.test.ts checks that every operation of the spec is named).
  */
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
+import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
@@ -17,6 +18,7 @@ import {
   PdsNotFoundError,
 } from '../../lib/pds/errors.ts';
 import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 import { unzip, zipOf } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;
@@ -26,10 +28,7 @@ let dir: string;
 beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 60_000 });
   dir = await mkdtemp(join(tmpdir(), 'pds-v1-assets-'));
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
 });
 
 afterAll(async () => {

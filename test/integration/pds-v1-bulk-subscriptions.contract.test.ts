@@ -4,13 +4,14 @@
  * `force`, the documented error statuses (400, 404, 409), and references refused before any request.
  * Each `describe` names the operations it covers (checked by test/integration/pds-endpoints.test.ts).
  */
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriptionRef } from '../../lib/pds/bulk-subscriptions.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
+import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
@@ -20,6 +21,7 @@ import {
 import { PdsTransport } from '../../lib/pds/transport.ts';
 import type { BulkSubscription } from '../../lib/pds/types-v1.ts';
 import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
 let pds: ClosablePdsClient;
@@ -29,10 +31,7 @@ beforeAll(async () => {
   // Deferred work waits a minute: a subscription sent synchronously=false stays PROCESSING during a test.
   sim = await startSimulator({ reviewDelayMs: 60_000, bulkSubscriptionDelayMs: 60_000 });
   dir = await mkdtemp(join(tmpdir(), 'pds-v1-subscriptions-'));
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
 });
 
 afterAll(async () => {

@@ -4,10 +4,12 @@
  * result, not an error) and allowCaching, default items (404 for an unknown category), export formats,
  * and 403 for a caller who is not signed in. Each `describe` names the operation it covers.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
 import { PdsBadRequestError, PdsNotFoundError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
 let pds: ClosablePdsClient;
@@ -15,10 +17,7 @@ let signedOut: ClosablePdsClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 60_000 });
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
   signedOut = createPdsClient({
     baseUrl: sim.url,
     credentials: { username: sim.username, password: 'wrong' },

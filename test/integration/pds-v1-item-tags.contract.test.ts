@@ -3,20 +3,19 @@
  * through the async iterator), adding and removing tags, 400 for an invalid primary key and 404 for an
  * unknown item. Each `describe` names the operation it covers.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
+import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import { PdsBadRequestError, PdsInvalidRequestError, PdsNotFoundError } from '../../lib/pds/errors.ts';
 import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
 let pds: ClosablePdsClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 60_000 });
-  pds = createPdsClient({
-    baseUrl: sim.url,
-    credentials: { username: sim.username, password: sim.password },
-  });
+  pds = simulatorClient(sim);
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExclusive } from '../../lib/polling/exclusive.ts';
+import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from '../../lib/polling/run.ts';
 import { acquireLease } from '../../lib/state/lease.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
@@ -55,21 +56,7 @@ describe('runExclusive', () => {
 });
 
 describe('run failures', () => {
-  const base = {
-    initialised: false,
-    listed: 0,
-    candidates: 0,
-    emitted: 0,
-    parseErrors: 0,
-    failed: 0,
-    gone: 0,
-    abandoned: 0,
-    retryPending: 0,
-    remaining: 0,
-    unpublished: 0,
-    floor: null,
-    highestId: null,
-  };
+  const base = emptyMessagingAssetReport();
 
   it('fails a messaging-asset run that stopped for the PDS or SQS, not one that finished or met its deadline', () => {
     expect(messagingAssetRunFailure(base)).toBeUndefined();
