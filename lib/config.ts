@@ -1,7 +1,7 @@
 /**
  * Configuration from the environment, validated once at cold start.
  *
- * Every variable is described by a {@link SettingSpec}: a zod schema that reads the raw text and a
+ * Every variable is described by a {@link SettingSpec}: a function that reads the raw text and a
  * description that goes into error messages. `loadConfig` checks the base variables of
  * ../shared/DESIGN.md plus whatever a function declares (its own tuning variables, the optional base
  * variables it cannot run without, the event types it emits) and throws one {@link ConfigError}
@@ -18,8 +18,6 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
-import * as z from 'zod';
-
 /** One or more configuration variables are missing or invalid; `problems` lists each. */
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -33,15 +31,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** How one configuration variable is read: a zod schema over its raw text and what it is for. */
+/** What reading one variable gives: its value, or a problem completing the sentence "NAME …". */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** How one configuration variable is read, and what it is for. */
 export interface SettingSpec<T> {
   /** What the variable holds, with an example; completes messages such as "NAME is required (…)". */
   readonly description: string;
   /**
-   * Reads the trimmed text (`undefined` when unset or blank). Issue messages complete the sentence
+   * Reads the trimmed text (`undefined` when unset or blank). A problem completes the sentence
    * "NAME …", for example "must be a positive integer".
    */
-  readonly schema: z.ZodType<T, string | undefined>;
+  readonly read: (raw: string | undefined) => Parsed<T>;
   /** A secret is never echoed in messages and is not enumerable on `config.settings`. */
   readonly secret: boolean;
 }
@@ -62,34 +63,19 @@ export type SettingValue<T, O> = O extends { required: true }
     ? T
     : T | undefined;
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
-
 function makeSetting<T, O extends SettingOptions<T>>(
   description: string,
   options: O | undefined,
   parse: (raw: string) => Parsed<T>,
 ): SettingSpec<SettingValue<T, O>> {
-  const schema = z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined) {
-        if (options?.required) {
-          ctx.addIssue({ code: 'custom', message: 'is required' });
-          return z.NEVER;
-        }
-        return options?.default;
-      }
-      const parsed = parse(raw);
-      if (!parsed.ok) {
-        ctx.addIssue({ code: 'custom', message: parsed.problem });
-        return z.NEVER;
-      }
-      return parsed.value;
-    });
+  // Plain functions rather than schemas: every cold start reads some twenty variables.
+  const read = (raw: string | undefined): Parsed<T | undefined> => {
+    if (raw !== undefined) return parse(raw);
+    return options?.required ? { ok: false, problem: 'is required' } : { ok: true, value: options?.default };
+  };
   return Object.freeze({
     description,
-    schema: schema as unknown as z.ZodType<SettingValue<T, O>, string | undefined>,
+    read: read as (raw: string | undefined) => Parsed<SettingValue<T, O>>,
     secret: options?.secret ?? false,
   });
 }
@@ -370,15 +356,13 @@ export function loadConfig<
 
   for (const [name, spec] of Object.entries(specs)) {
     const raw = rawValue(env, name);
-    const result = spec.schema.safeParse(raw);
-    if (result.success) {
-      values[name] = result.data;
+    const result = spec.read(raw);
+    if (result.ok) {
+      values[name] = result.value;
     } else {
-      for (const issue of result.error.issues) {
-        problems.push(
-          `${name} ${issue.message}${raw === undefined ? '' : shown(spec, raw)} (${spec.description})`,
-        );
-      }
+      problems.push(
+        `${name} ${result.problem}${raw === undefined ? '' : shown(spec, raw)} (${spec.description})`,
+      );
     }
   }
 

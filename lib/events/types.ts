@@ -4,6 +4,7 @@
  * docs/events.md describes each type with an example produced by this code.
  */
 import * as z from 'zod';
+import { lazily, once } from '../lazy.ts';
 import type { Destination, SupplierReview } from '../pds/types.ts';
 import { DESTINATION_TYPES } from '../pds/types.ts';
 import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
@@ -114,108 +115,124 @@ export interface EventDataMap {
   'pds.publication.failed': PublicationFailedData;
 }
 
-const nonEmpty = z.string().min(1);
-const count = z.number().int().nonnegative();
-const httpStatus = z.number().int().min(100).max(599);
+const nonEmpty = once(() => z.string().min(1));
+const count = once(() => z.number().int().nonnegative());
+const httpStatus = once(() => z.number().int().min(100).max(599));
 
-const s3ObjectRef = { bucket: nonEmpty, key: nonEmpty, versionId: nonEmpty.optional() };
+const s3ObjectRef = once(() => ({ bucket: nonEmpty(), key: nonEmpty(), versionId: nonEmpty().optional() }));
 
-const xmlErrorInfo = z.object({
-  name: nonEmpty,
-  code: z.string().optional(),
-  message: nonEmpty,
-  line: z.number().int().positive().optional(),
-  column: z.number().int().positive().optional(),
-});
+const xmlErrorInfo = once(() =>
+  z.object({
+    name: nonEmpty(),
+    code: z.string().optional(),
+    message: nonEmpty(),
+    line: z.number().int().positive().optional(),
+    column: z.number().int().positive().optional(),
+  }),
+);
 
-const parsedDocument = z.object({
-  rootName: nonEmpty,
-  rootNamespace: z.string().optional(),
-  namespaces: z.record(z.string(), z.string()),
-  root: z.record(z.string(), z.unknown()),
-});
+const parsedDocument = once(() =>
+  z.object({
+    rootName: nonEmpty(),
+    rootNamespace: z.string().optional(),
+    namespaces: z.record(z.string(), z.string()),
+    root: z.record(z.string(), z.unknown()),
+  }),
+);
 
-const cicSummary = z.object({
-  gdsnVersion: z.enum(['3.1', '2.8']),
-  state: nonEmpty,
-  gtin: nonEmpty,
-  recipientGln: z.string().optional(),
-  recipientDataPool: z.string().optional(),
-  dataSource: z.string().optional(),
-  targetMarketCountryCode: z.string().optional(),
-  documentIdentifier: z.string().optional(),
-  confirmationIdentifier: z.string().optional(),
-  creationDateTime: z.string().optional(),
-  statuses: z.array(
-    z.object({
-      code: z.string(),
-      gtin: z.string().optional(),
-      descriptions: z.array(z.object({ languageCode: z.string().optional(), text: z.string() })),
-      correctiveActions: z.array(
-        z.object({ code: z.string(), expectedCorrectiveInformation: z.string().optional() }),
-      ),
-    }),
-  ),
-});
+const cicSummary = once(() =>
+  z.object({
+    gdsnVersion: z.enum(['3.1', '2.8']),
+    state: nonEmpty(),
+    gtin: nonEmpty(),
+    recipientGln: z.string().optional(),
+    recipientDataPool: z.string().optional(),
+    dataSource: z.string().optional(),
+    targetMarketCountryCode: z.string().optional(),
+    documentIdentifier: z.string().optional(),
+    confirmationIdentifier: z.string().optional(),
+    creationDateTime: z.string().optional(),
+    statuses: z.array(
+      z.object({
+        code: z.string(),
+        gtin: z.string().optional(),
+        descriptions: z.array(z.object({ languageCode: z.string().optional(), text: z.string() })),
+        correctiveActions: z.array(
+          z.object({ code: z.string(), expectedCorrectiveInformation: z.string().optional() }),
+        ),
+      }),
+    ),
+  }),
+);
 
 const notBoth = (data: { document?: unknown; parseError?: unknown }) =>
   data.document === undefined || data.parseError === undefined;
 
 /** zod schema of each event type's data. */
-export const EVENT_DATA_SCHEMAS = {
-  'pds.ingest.completed': z.object({
-    ...s3ObjectRef,
-    size: count,
-    gatheringKey: nonEmpty,
-    entriesImported: z.array(z.object({ path: nonEmpty, assetKey: nonEmpty })),
-  }),
-  'pds.ingest.failed': z.object({
-    ...s3ObjectRef,
-    reason: nonEmpty,
-    pdsStatus: httpStatus.optional(),
-    retryable: z.boolean(),
-  }),
-  'pds.messaging-asset.received': z
-    .object({
-      messagingAssetId: z.number().int(),
-      createdAt: z.number().int().optional(),
-      primaryKey: z.string().optional(),
-      document: parsedDocument.optional(),
-      parseError: xmlErrorInfo.optional(),
-      rawXml: z.string().optional(),
-      rawXmlPointer: z.object({ bucket: nonEmpty, key: nonEmpty }).optional(),
-      cic: z.array(cicSummary).optional(),
-    })
-    .refine((data) => (data.document === undefined) !== (data.parseError === undefined), {
-      message: 'exactly one of document and parseError must be set',
+export const EVENT_DATA_SCHEMAS = lazily({
+  'pds.ingest.completed': () =>
+    z.object({
+      ...s3ObjectRef(),
+      size: count(),
+      gatheringKey: nonEmpty(),
+      entriesImported: z.array(z.object({ path: nonEmpty(), assetKey: nonEmpty() })),
     }),
-  'pds.supplier-review.received': z
-    .object({
-      // The review passes through as the PDS sent it; only what routing needs is checked.
-      review: z.looseObject({ primaryKey: nonEmpty, messagingAssetId: z.number().int() }),
-      messagingAssetId: z.number().int(),
-      document: parsedDocument.optional(),
-      parseError: xmlErrorInfo.optional(),
-      rawXml: z.string().optional(),
-      messageError: z.object({ name: nonEmpty, message: nonEmpty, status: httpStatus.optional() }).optional(),
-      cic: z.array(cicSummary).optional(),
-    })
-    .refine(notBoth, { message: 'document and parseError must not both be set' }),
-  'pds.publication.completed': z.object({
-    publicationId: nonEmpty,
-    selectionId: nonEmpty,
-    numberOfItems: count,
-    destinations: z.array(z.object({ destinationType: z.enum(DESTINATION_TYPES), destinationId: nonEmpty })),
-    primaryKeys: z.array(nonEmpty),
-  }),
-  'pds.publication.failed': z.object({
-    publicationId: nonEmpty,
-    selectionId: nonEmpty.optional(),
-    reason: nonEmpty,
-    pdsStatus: httpStatus.optional(),
-    retryable: z.boolean(),
-  }),
-} satisfies { [T in EventType]: z.ZodType };
+  'pds.ingest.failed': () =>
+    z.object({
+      ...s3ObjectRef(),
+      reason: nonEmpty(),
+      pdsStatus: httpStatus().optional(),
+      retryable: z.boolean(),
+    }),
+  'pds.messaging-asset.received': () =>
+    z
+      .object({
+        messagingAssetId: z.number().int(),
+        createdAt: z.number().int().optional(),
+        primaryKey: z.string().optional(),
+        document: parsedDocument().optional(),
+        parseError: xmlErrorInfo().optional(),
+        rawXml: z.string().optional(),
+        rawXmlPointer: z.object({ bucket: nonEmpty(), key: nonEmpty() }).optional(),
+        cic: z.array(cicSummary()).optional(),
+      })
+      .refine((data) => (data.document === undefined) !== (data.parseError === undefined), {
+        message: 'exactly one of document and parseError must be set',
+      }),
+  'pds.supplier-review.received': () =>
+    z
+      .object({
+        // The review passes through as the PDS sent it; only what routing needs is checked.
+        review: z.looseObject({ primaryKey: nonEmpty(), messagingAssetId: z.number().int() }),
+        messagingAssetId: z.number().int(),
+        document: parsedDocument().optional(),
+        parseError: xmlErrorInfo().optional(),
+        rawXml: z.string().optional(),
+        messageError: z
+          .object({ name: nonEmpty(), message: nonEmpty(), status: httpStatus().optional() })
+          .optional(),
+        cic: z.array(cicSummary()).optional(),
+      })
+      .refine(notBoth, { message: 'document and parseError must not both be set' }),
+  'pds.publication.completed': () =>
+    z.object({
+      publicationId: nonEmpty(),
+      selectionId: nonEmpty(),
+      numberOfItems: count(),
+      destinations: z.array(
+        z.object({ destinationType: z.enum(DESTINATION_TYPES), destinationId: nonEmpty() }),
+      ),
+      primaryKeys: z.array(nonEmpty()),
+    }),
+  'pds.publication.failed': () =>
+    z.object({
+      publicationId: nonEmpty(),
+      selectionId: nonEmpty().optional(),
+      reason: nonEmpty(),
+      pdsStatus: httpStatus().optional(),
+      retryable: z.boolean(),
+    }),
+} satisfies { [T in EventType]: () => z.ZodType });
 
 /** Whether `value` names one of {@link EVENT_TYPES}. */
 export function isEventType(value: unknown): value is EventType {

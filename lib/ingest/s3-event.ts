@@ -8,6 +8,7 @@
  * `ObjectCreated:*` carry no object to ingest; they are reported, not treated as errors.
  */
 import * as z from 'zod';
+import { once } from '../lazy.ts';
 import type { ObjectWrite } from '../state/keys.ts';
 import { IngestEventError } from './errors.ts';
 
@@ -38,22 +39,24 @@ export type S3Notification =
   | { kind: 'test'; bucket?: string }
   | { kind: 'records'; writes: ObjectWriteEvent[]; ignored: IgnoredS3Record[] };
 
-const text = z.string().min(1);
-
-const recordSchema = z.looseObject({
-  eventSource: z.literal('aws:s3'),
-  eventName: text,
-  eventTime: z.string().optional(),
-  s3: z.looseObject({
-    bucket: z.looseObject({ name: text }),
-    object: z.looseObject({
-      key: z.string(),
-      size: z.number().int().nonnegative().optional(),
-      eTag: z.string().optional(),
-      versionId: z.string().optional(),
-      sequencer: z.string().optional(),
+/** Built on first use (lib/lazy.ts). */
+const recordSchema = once(() => {
+  const text = z.string().min(1);
+  return z.looseObject({
+    eventSource: z.literal('aws:s3'),
+    eventName: text,
+    eventTime: z.string().optional(),
+    s3: z.looseObject({
+      bucket: z.looseObject({ name: text }),
+      object: z.looseObject({
+        key: z.string(),
+        size: z.number().int().nonnegative().optional(),
+        eTag: z.string().optional(),
+        versionId: z.string().optional(),
+        sequencer: z.string().optional(),
+      }),
     }),
-  }),
+  });
 });
 
 /**
@@ -124,7 +127,7 @@ export function parseS3Event(value: unknown): S3Notification {
   const writes: ObjectWriteEvent[] = [];
   const ignored: IgnoredS3Record[] = [];
   value.Records.forEach((raw, index) => {
-    const parsed = recordSchema.safeParse(raw);
+    const parsed = recordSchema().safeParse(raw);
     if (!parsed.success) {
       const issues = parsed.error.issues
         .slice(0, 5)
@@ -145,7 +148,7 @@ export function parseS3Event(value: unknown): S3Notification {
 }
 
 function toWrite(
-  record: z.infer<typeof recordSchema>,
+  record: z.infer<ReturnType<typeof recordSchema>>,
   bucket: string,
   key: string,
   index: number,

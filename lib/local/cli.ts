@@ -120,14 +120,14 @@ export function parseStartArgs(
   const duration = (name: string, fallback: number, min: number) => {
     const raw = flag(name);
     if (raw === undefined) return fallback;
-    const parsed = setting.duration(name).schema.safeParse(raw);
-    if (!parsed.success || parsed.data === undefined || parsed.data < min) {
+    const parsed = setting.duration(name).read(raw);
+    if (!parsed.ok || parsed.value === undefined || parsed.value < min) {
       const least = min % 1000 === 0 ? `${min / 1000}s` : `${min}ms`;
       throw new LocalUsageError(
         `--${name} must be a time of at least ${least} such as 1500ms, 10s or 2m, got '${raw}'`,
       );
     }
-    return parsed.data;
+    return parsed.value;
   };
   const pds = pdsFromEnvironment(env);
   if (demo && pds) {
@@ -171,8 +171,8 @@ export function parseStartArgs(
 function pdsFromEnvironment(env: Record<string, string | undefined>): PdsConnection | undefined {
   const raw = env.PDS_BASE_URL?.trim();
   if (!raw) return undefined;
-  const url = setting.url('PDS_BASE_URL').schema.safeParse(raw);
-  if (!url.success || url.data === undefined) {
+  const url = setting.url('PDS_BASE_URL').read(raw);
+  if (!url.ok || url.value === undefined) {
     throw new LocalUsageError(
       `PDS_BASE_URL must be an absolute http(s) URL without credentials, got '${raw}'; unset it to use the simulator`,
     );
@@ -184,7 +184,7 @@ function pdsFromEnvironment(env: Record<string, string | undefined>): PdsConnect
       'PDS_BASE_URL is set, so the local stack uses that PDS: set PDS_USERNAME and PDS_PASSWORD too, or unset PDS_BASE_URL to use the simulator',
     );
   }
-  return { baseUrl: url.data, username, password };
+  return { baseUrl: url.value, username, password };
 }
 
 /**

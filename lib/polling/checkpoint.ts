@@ -18,6 +18,7 @@
  * did not accept), so a run that stops early loses nothing.
  */
 import * as z from 'zod';
+import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/types.ts';
 
 /** One asset whose fetch failed, kept for the next runs. */
@@ -197,21 +198,24 @@ export function advanceCheckpoint(
   };
 }
 
-const checkpointSchema = z.object({
-  version: z.literal(1),
-  floor: z.number().int().nullable(),
-  highestId: z.number().int().nullable(),
-  seen: z.array(z.number().int()),
-  retry: z.array(
-    z.object({
-      id: z.number().int(),
-      attempts: z.number().int().nonnegative(),
-      firstFailedAt: z.string(),
-      lastError: z.string(),
-    }),
-  ),
-  updatedAt: z.string(),
-});
+/** Built on first use (lib/lazy.ts). */
+const checkpointSchema = once(() =>
+  z.object({
+    version: z.literal(1),
+    floor: z.number().int().nullable(),
+    highestId: z.number().int().nullable(),
+    seen: z.array(z.number().int()),
+    retry: z.array(
+      z.object({
+        id: z.number().int(),
+        attempts: z.number().int().nonnegative(),
+        firstFailedAt: z.string(),
+        lastError: z.string(),
+      }),
+    ),
+    updatedAt: z.string(),
+  }),
+);
 
 /** The stored checkpoint is not one this poller wrote. */
 export class CheckpointFormatError extends Error {
@@ -233,7 +237,7 @@ export class CheckpointFormatError extends Error {
  * const checkpoint = parseCheckpoint((await store.get(key))?.value, key);
  */
 export function parseCheckpoint(value: unknown, key: string): MessagingAssetCheckpoint {
-  const parsed = checkpointSchema.safeParse(value);
+  const parsed = checkpointSchema().safeParse(value);
   if (!parsed.success)
     throw new CheckpointFormatError(key, z.prettifyError(parsed.error).replace(/\n/g, ' '));
   return parsed.data;
