@@ -22,8 +22,12 @@ import {
   type PdsCredentials,
   resolveCredentials,
 } from './pds/index.ts';
+import { installSourceMappedStacks } from './source-mapped-stacks.ts';
 import { S3StateStore } from './state/s3.ts';
 import type { StateStore } from './state/store.ts';
+
+// Stacks name the TypeScript sources, reading a bundle's map only when an error is formatted.
+installSourceMappedStacks();
 
 /** Structured JSON logs; `POWERTOOLS_SERVICE_NAME` and `POWERTOOLS_LOG_LEVEL` tune it. */
 export const logger = new Logger({ serviceName: 'pds-bridge' });

@@ -1,9 +1,9 @@
 /**
  * Bundles every Lambda handler in functions/ into dist/<name>/index.mjs (the contract in DESIGN.md).
  *
- * One self-contained, minified, tree-shaken ESM file per function, with a source map: the AWS SDK
- * is bundled too, so the versions we test are the versions that run, and cold starts load only
- * what a function uses. A bundle above {@link BUNDLE_BUDGET_BYTES} fails the build; see what it
+ * One self-contained, minified, tree-shaken ESM bundle per function (index.mjs, plus chunks/ that
+ * only `import()` reaches), with source maps: the AWS SDK is bundled too, so the versions we test
+ * are the versions that run, and cold starts load only what a function uses. A bundle above {@link BUNDLE_BUDGET_BYTES} fails the build; see what it
  * carries with `node bench/cold-start.ts --analyze <name>`.
  *
  * Run: `node scripts/build.ts` (or `npm run build`). Importing this module builds nothing.
@@ -18,7 +18,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const functionsDir = path.join(root, 'functions');
 const distDir = path.join(root, 'dist');
 
-/** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, source map not counted. */
+/** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, all its chunks together, source maps not counted. */
 export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /** Names of the handlers: every `functions/<name>.ts`. */
@@ -35,6 +35,11 @@ export function bundlePath(name: string): string {
   return path.join(distDir, name, 'index.mjs');
 }
 
+/** Where the files of function `name` are written: `index.mjs` and its `chunks/`. */
+export function bundleDir(name: string): string {
+  return path.join(distDir, name);
+}
+
 /**
  * The esbuild options for function `name`; `bench/cold-start.ts --analyze` reuses them.
  *
@@ -44,8 +49,21 @@ export function bundlePath(name: string): string {
  * ```
  */
 export function functionBuildOptions(name: string): BuildOptions {
+  const { outfile: _single, ...options } = nodeBundleOptions(
+    path.join(functionsDir, `${name}.ts`),
+    bundlePath(name),
+  );
   return {
-    ...nodeBundleOptions(path.join(functionsDir, `${name}.ts`), bundlePath(name)),
+    ...options,
+    // Code only reached through `import()` (the SDK's container and instance-metadata credential
+    // providers, its event-stream support) goes to chunks of its own, loaded if ever reached. In one
+    // file esbuild wraps it, and every module it shares with the rest, in lazy initialisers that V8
+    // parses twice; split, the cold start parses about 10 % less.
+    splitting: true,
+    outdir: bundleDir(name),
+    entryNames: 'index',
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     // The SDK's default credential chain imports these on demand, after the environment variables
     // Lambda always sets: they read profiles, SSO caches, credential_process and token files from the
     // home directory, which Lambda does not have. Left out (about 90 KiB with the clients they pull
@@ -59,11 +77,19 @@ export function functionBuildOptions(name: string): BuildOptions {
   };
 }
 
+/** The JavaScript files under `dir` (a built function: `bundleDir(name)`) and their total size. */
+export async function bundleFiles(dir: string): Promise<{ files: string[]; bytes: number }> {
+  const entries = await readdir(dir, { recursive: true });
+  const files = entries.filter((file) => file.endsWith('.mjs')).map((file) => path.join(dir, file));
+  const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
+  return { files, bytes: sizes.reduce((sum, size) => sum + size, 0) };
+}
+
 /** Raised when a function's bundle is above {@link BUNDLE_BUDGET_BYTES}. */
 export class BundleBudgetError extends Error {
   constructor(oversized: ReadonlyArray<{ name: string; bytes: number }>) {
     super(
-      `${oversized.map(({ name, bytes }) => `dist/${name}/index.mjs is ${kib(bytes)} KiB`).join(', ')}, above the ` +
+      `${oversized.map(({ name, bytes }) => `dist/${name}/ holds ${kib(bytes)} KiB of JavaScript`).join(', ')}, above the ` +
         `budget of ${kib(BUNDLE_BUDGET_BYTES)} KiB per function. See what it carries with ` +
         '`node bench/cold-start.ts --analyze <name>` and leave out what the function does not use.',
     );
@@ -78,9 +104,11 @@ const kib = (bytes: number) => (bytes / 1024).toFixed(1);
  * {@link BundleBudgetError} (after writing them) when one is above the budget.
  */
 export async function bundleFunctions(names: string[]): Promise<Array<{ name: string; bytes: number }>> {
+  // Chunk names carry a content hash: a previous build's chunks would linger and be packaged.
+  await Promise.all(names.map((name) => rm(bundleDir(name), { recursive: true, force: true })));
   await Promise.all(names.map((name) => build(functionBuildOptions(name))));
   const sizes = await Promise.all(
-    names.map(async (name) => ({ name, bytes: (await stat(bundlePath(name))).size })),
+    names.map(async (name) => ({ name, bytes: (await bundleFiles(bundleDir(name))).bytes })),
   );
   const oversized = sizes.filter(({ bytes }) => bytes > BUNDLE_BUDGET_BYTES);
   if (oversized.length > 0) throw new BundleBudgetError(oversized);
@@ -94,7 +122,7 @@ if (import.meta.main) {
   process.stdout.write(
     sizes.length === 0
       ? 'No functions to bundle in functions/.\n'
-      : `Bundled ${sizes.map(({ name, bytes }) => `dist/${name}/index.mjs (${kib(bytes)} KiB)`).join(', ')}\n`,
+      : `Bundled ${sizes.map(({ name, bytes }) => `dist/${name}/ (${kib(bytes)} KiB)`).join(', ')}\n`,
   );
   // The `pds` command line as one file (see build-cli.ts for why).
   await bundleCli();

@@ -55,6 +55,29 @@ const portableLlhttpOnly: Plugin = {
   },
 };
 
+/**
+ * The PDS transport speaks HTTP/1.1 only (`allowH2: false` in lib/pds/transport.ts), so undici's
+ * HTTP/2 client is never reached; leaving it out spares every cold start the load of `node:http2`
+ * and 18 KiB of parsing. Reached anyway, it fails naming this plugin.
+ */
+const undiciHttp1Only: Plugin = {
+  name: 'undici-http1-only',
+  setup(builder) {
+    builder.onResolve({ filter: /[/\\]client-h2\.js$/ }, (args) => ({
+      path: args.path,
+      namespace: 'undici-http1-only',
+    }));
+    builder.onLoad({ filter: /.*/, namespace: 'undici-http1-only' }, () => ({
+      contents: [
+        'module.exports = function connectH2() {',
+        "  throw new Error('HTTP/2 is left out of this bundle (scripts/bundle-options.ts): create the undici Pool with allowH2: false.');",
+        '};',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 /** Node's built-in modules, with and without the `node:` prefix (`fs`, `node:fs`, `node:test`…). */
 const builtinModule = new RegExp(
   `^(node:)?(${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`,
@@ -105,7 +128,7 @@ export function nodeBundleOptions(entry: string, outfile: string): BuildOptions 
     // undici's marker for "bundled, as in Node.js core": leaves out the experimental Milo parser
     // (150 KiB of WebAssembly, off unless UNDICI_USE_MILO is set).
     define: { esbuildDetection: 'true' },
-    plugins: [undiciPoolOnly, portableLlhttpOnly, builtinsThroughRequire],
+    plugins: [undiciPoolOnly, undiciHttp1Only, portableLlhttpOnly, builtinsThroughRequire],
     minify: true,
     sourcemap: true,
     sourcesContent: false,

@@ -245,6 +245,9 @@ export class PdsTransport {
     this.#dispatcher =
       options.dispatcher ??
       new Pool(this.#origin, {
+        // HTTP/1.1 only: the PDS is a REST service answering one request per exchange, and the
+        // Lambda bundles leave undici's HTTP/2 client out (scripts/bundle-options.ts).
+        allowH2: false,
         connections,
         connectTimeout: this.#timeouts.connect,
         headersTimeout: this.#timeouts.headers,

@@ -77,7 +77,7 @@ async function bundlesAreFresh(): Promise<boolean> {
     if (built === undefined) return false;
     oldestBundle = Math.min(oldestBundle, built);
   }
-  const sources = ['package-lock.json', 'scripts/build.ts'];
+  const sources = ['package-lock.json', 'scripts/build.ts', 'scripts/bundle-options.ts'];
   for (const dir of ['functions', 'lib']) {
     for (const entry of await readdir(path.join(root, dir), { recursive: true, withFileTypes: true })) {
       if (entry.isFile()) sources.push(path.relative(root, path.join(entry.parentPath, entry.name)));

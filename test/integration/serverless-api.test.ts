@@ -5,7 +5,7 @@
  * publication written to S3 and SQS.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,9 +35,7 @@ beforeAll(async () => {
   template = await packageService(['--stage', 'ci', '--param', 'publicationMaxAttempts=4']);
   // Other test files rebuild dist/ concurrently: keep a copy of the bundle this run produced.
   bundleDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-api-bundle-'));
-  for (const file of ['index.mjs', 'index.mjs.map']) {
-    await copyFile(path.resolve(import.meta.dirname, '../../dist/api', file), path.join(bundleDir, file));
-  }
+  await cp(path.resolve(import.meta.dirname, '../../dist/api'), bundleDir, { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -184,7 +182,6 @@ describe('serverless template: api and publish worker', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       env: {
         PATH: process.env.PATH,
-        NODE_OPTIONS: '--enable-source-maps',
         PDS_BASE_URL: 'http://127.0.0.1:9',
         PDS_USERNAME: 'demo',
         PDS_PASSWORD: 'demo',
@@ -199,6 +196,34 @@ describe('serverless template: api and publish worker', () => {
     });
     return JSON.parse(stdout) as { statusCode: number; body: string };
   }
+
+  it('maps the stack of an error in the bundle to the TypeScript sources, without --enable-source-maps', async () => {
+    // A null event fails inside the bundle; the stack is formatted by lib/source-mapped-stacks.ts.
+    const script = [
+      `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(bundleDir, 'index.mjs')).href)});`,
+      "try { await handler(null, { functionName: 'api', awsRequestId: 'r1' }); } catch (error) { process.stdout.write(error.stack); }",
+      'process.exit(0);',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: {
+        PATH: process.env.PATH,
+        NODE_OPTIONS: '',
+        PDS_BASE_URL: 'http://127.0.0.1:9',
+        PDS_USERNAME: 'demo',
+        PDS_PASSWORD: 'demo',
+        STATE_BUCKET: 'state',
+        PUBLICATION_QUEUE_URL: 'http://127.0.0.1:9/000000000000/publications',
+        AWS_REGION: 'eu-central-1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+    });
+    const frames = stdout.split('\n').slice(1);
+
+    expect(stdout).toMatch(/^TypeError: /);
+    expect(frames[0]).toMatch(/lib\/publications\/api\.ts:\d+:\d+\)$/);
+    expect(frames.some((frame) => /functions\/api\.ts:\d+:\d+\)$/.test(frame))).toBe(true);
+    expect(stdout).not.toContain('index.mjs');
+  });
 
   it('bundles an api handler that starts and answers GET /health', async () => {
     // A child process runs the bundle as Lambda would: plain Node, no test transform in between.

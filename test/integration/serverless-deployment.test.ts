@@ -6,7 +6,7 @@
  * parameter added later is checked without anyone remembering to.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -61,10 +61,7 @@ beforeAll(async () => {
   // Other test files may rebuild dist/ later: keep a copy of the bundles this run packaged.
   bundleDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-bundles-'));
   for (const name of await handlerNames()) {
-    await mkdir(path.join(bundleDir, name));
-    for (const file of ['index.mjs', 'index.mjs.map']) {
-      await copyFile(path.join(root, 'dist', name, file), path.join(bundleDir, name, file));
-    }
+    await cp(path.join(root, 'dist', name), path.join(bundleDir, name), { recursive: true });
   }
 }, 240_000);
 
@@ -267,7 +264,8 @@ describe('serverless template: the whole stack', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
       });
-      expect(envOf(template, `${id}LambdaFunction`).NODE_OPTIONS).toBe('--enable-source-maps');
+      // Stacks are mapped when formatted (lib/source-mapped-stacks.ts), not at every cold start.
+      expect(envOf(template, `${id}LambdaFunction`).NODE_OPTIONS).toBeUndefined();
       expect(props(template, `${id}LogGroup`)).toEqual({
         LogGroupName: `/aws/lambda/pds-bridge-dev-${name}`,
         RetentionInDays: 30,
@@ -290,15 +288,19 @@ describe('serverless template: the whole stack', () => {
     expect(roles.size).toBe(names.length);
   });
 
-  it('packages each function as its bundle and source map, nothing else', async () => {
+  it('packages each function as its bundle, its chunks and their source maps, nothing else', async () => {
     const { template, artifacts } = defaults;
     for (const name of await handlerNames()) {
       const key = dig(props(template, `${pascal(name)}LambdaFunction`), 'Code', 'S3Key') as string;
       const zip = path.posix.basename(key);
-      expect(artifacts[zip]?.slice().sort(), zip).toEqual([
-        `dist/${name}/index.mjs`,
-        `dist/${name}/index.mjs.map`,
-      ]);
+      const built = (await readdir(path.join(bundleDir, name), { recursive: true }))
+        .filter((file) => file.endsWith('.mjs') || file.endsWith('.mjs.map'))
+        .map((file) => `dist/${name}/${file.split(path.sep).join('/')}`);
+      expect(built).toContain(`dist/${name}/index.mjs`);
+      for (const file of built.filter((candidate) => candidate.endsWith('.mjs'))) {
+        expect(built, `${file} has a source map`).toContain(`${file}.map`);
+      }
+      expect(artifacts[zip]?.slice().sort(), zip).toEqual(built.sort());
     }
   });
 
