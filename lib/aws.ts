@@ -2,9 +2,8 @@
  * AWS SDK clients, created once per process and reused across invocations.
  *
  * The SDK reads AWS_REGION, AWS_ENDPOINT_URL and the service-specific AWS_ENDPOINT_URL_S3 /
- * AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL_SECRETS_MANAGER itself (unless
- * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true), so the factories do not pass an endpoint. They only
- * add what an overridden endpoint needs on top:
+ * AWS_ENDPOINT_URL_SQS itself (unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true), so the factories
+ * do not pass an endpoint. They only add what an overridden endpoint needs on top:
  *
  * - S3 uses path-style addressing: local emulators have no wildcard DNS for `bucket.host` names.
  * - SQS sends to the configured endpoint instead of the queue URL's host: the SDK would otherwise
@@ -12,7 +11,6 @@
  *   that do not resolve) and print a warning on every call.
  */
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 
 /** Fail fast on an unreachable endpoint instead of waiting for the OS connect timeout. */
@@ -26,7 +24,7 @@ function ignoresConfiguredEndpoints(env: Env): boolean {
 
 /**
  * The endpoint the SDK will use for a service from the environment, or `undefined` for AWS's own.
- * `service` is the suffix of the variable: `S3`, `SQS`, `SECRETS_MANAGER`.
+ * `service` is the suffix of the variable: `S3`, `SQS`.
  *
  * @example
  * ```ts
@@ -73,24 +71,8 @@ export function createSqsClient(overrides: SQSClientConfig = {}): SQSClient {
   });
 }
 
-/**
- * A new Secrets Manager client.
- *
- * @example
- * ```ts
- * const secrets = createSecretsManagerClient();
- * ```
- */
-export function createSecretsManagerClient(overrides: SecretsManagerClientConfig = {}): SecretsManagerClient {
-  return new SecretsManagerClient({
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
-    ...overrides,
-  });
-}
-
 let cachedS3: S3Client | undefined;
 let cachedSqs: SQSClient | undefined;
-let cachedSecretsManager: SecretsManagerClient | undefined;
 
 /**
  * The process-wide S3 client, created on first use from the environment at that moment.
@@ -111,12 +93,6 @@ export function sqsClient(): SQSClient {
   return cachedSqs;
 }
 
-/** The process-wide Secrets Manager client, created on first use. */
-export function secretsManagerClient(): SecretsManagerClient {
-  cachedSecretsManager ??= createSecretsManagerClient();
-  return cachedSecretsManager;
-}
-
 /**
  * Destroys the process-wide clients so the next call builds new ones from the current environment.
  * For tests and the local stack, which change endpoints within one process.
@@ -124,8 +100,6 @@ export function secretsManagerClient(): SecretsManagerClient {
 export function resetAwsClients(): void {
   cachedS3?.destroy();
   cachedSqs?.destroy();
-  cachedSecretsManager?.destroy();
   cachedS3 = undefined;
   cachedSqs = undefined;
-  cachedSecretsManager = undefined;
 }

@@ -5,7 +5,6 @@ import {
   createSqsClient,
   resetAwsClients,
   s3Client,
-  secretsManagerClient,
   sqsClient,
 } from '../../lib/aws.ts';
 import { setEnv } from '../helpers/env.ts';
@@ -96,10 +95,10 @@ describe('process-wide clients', () => {
     restore = setEnv(NO_ENDPOINTS);
 
     // act
-    const first = [s3Client(), sqsClient(), secretsManagerClient()];
-    const again = [s3Client(), sqsClient(), secretsManagerClient()];
+    const first = [s3Client(), sqsClient()];
+    const again = [s3Client(), sqsClient()];
     resetAwsClients();
-    const afterReset = [s3Client(), sqsClient(), secretsManagerClient()];
+    const afterReset = [s3Client(), sqsClient()];
 
     // assess
     again.forEach((client, i) => {
