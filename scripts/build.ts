@@ -3,8 +3,9 @@
  *
  * One self-contained, minified, tree-shaken ESM bundle per function (index.mjs, plus chunks/ that
  * only `import()` reaches), with source maps: the AWS SDK is bundled too, so the versions we test
- * are the versions that run, and cold starts load only what a function uses. A bundle above {@link BUNDLE_BUDGET_BYTES} fails the build; see what it
- * carries with `node bench/cold-start.ts --analyze <name>`.
+ * are the versions that run, and cold starts load only what a function uses. A bundle above
+ * {@link BUNDLE_BUDGET_BYTES} fails the build; see what it carries with
+ * `node bench/cold-start.ts --analyze <name>`.
  *
  * Run: `node scripts/build.ts` (or `npm run build`). Importing this module builds nothing.
  */
@@ -18,7 +19,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const functionsDir = path.join(root, 'functions');
 const distDir = path.join(root, 'dist');
 
-/** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, all its chunks together, source maps not counted. */
+/** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, chunks included, maps not. */
 export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
 /** Names of the handlers: every `functions/<name>.ts`. */
@@ -56,9 +57,9 @@ export function functionBuildOptions(name: string): BuildOptions {
   return {
     ...options,
     // Code only reached through `import()` (the SDK's container and instance-metadata credential
-    // providers, its event-stream support) goes to chunks of its own, loaded if ever reached. In one
-    // file esbuild wraps it, and every module it shares with the rest, in lazy initialisers that V8
-    // parses twice; split, the cold start parses about 10 % less.
+    // providers, event streams, Powertools' secrets provider) goes to chunks of its own, loaded if
+    // ever reached. In one file esbuild wraps it, and every module it shares with the rest, in lazy
+    // initialisers that V8 parses twice (docs/benchmarks.md#cold-start).
     splitting: true,
     outdir: bundleDir(name),
     entryNames: 'index',
