@@ -30,7 +30,7 @@ export function installSourceMappedStacks(): void {
 }
 
 /** V8's own layout ("Name: message", then one "    at …" line per frame), locations mapped. */
-export function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string {
+function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string {
   return [headerOf(error), ...frames.map((frame) => `    at ${formatFrame(frame)}`)].join('\n');
 }
 
@@ -43,7 +43,7 @@ function headerOf(error: unknown): string {
 }
 
 /** The frame as V8 prints it, with its bundle location replaced by the original one. */
-export function formatFrame(frame: NodeJS.CallSite): string {
+function formatFrame(frame: NodeJS.CallSite): string {
   const printed = frame.toString();
   const file = frame.getFileName();
   const line = frame.getLineNumber();
