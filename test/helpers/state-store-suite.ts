@@ -21,6 +21,12 @@ export interface StateStoreSuiteOptions {
    * paging then skips keys), so against it only the set of listed keys is compared.
    */
   byteOrderListing?: boolean;
+  /**
+   * Two truly simultaneous conditional writes of one key never both succeed. moto checks and writes
+   * without a lock, so against it the cases that race writers at the same instant are left out; the
+   * conditional cases that interleave writers in a fixed order still run. Default: `conditional`.
+   */
+  atomic?: boolean;
 }
 
 async function collect(keys: AsyncIterable<string>): Promise<string[]> {
@@ -33,7 +39,7 @@ async function collect(keys: AsyncIterable<string>): Promise<string[]> {
 export function describeStateStoreBehaviour(
   name: string,
   makeStore: () => StateStore | Promise<StateStore>,
-  { conditional, byteOrderListing = true }: StateStoreSuiteOptions,
+  { conditional, byteOrderListing = true, atomic = conditional }: StateStoreSuiteOptions,
 ): void {
   describe(name, () => {
     let store: StateStore;
@@ -274,7 +280,7 @@ export function describeStateStoreBehaviour(
         expect(await store.get(checkpointKey('absent'))).toBeUndefined();
       });
 
-      it.runIf(conditional)('loses no increment when writers race', async () => {
+      it.runIf(atomic)('loses no increment when writers race', async () => {
         // prepare: the counter exists, so every writer's first attempt is an update
         const key = checkpointKey('counter');
         const writers = 8;
