@@ -9,6 +9,24 @@
  *
  * S3 ETags of single-part uploads are the MD5 of the content, so rewriting identical content keeps the
  * ETag; that is harmless for compare-and-swap (the value really is unchanged).
+ *
+ * Lost answers. When the answer to a write is lost (connection reset, timeout, a 5xx after the write
+ * took effect), the SDK sends the same request again, and S3 refuses the repeat: the object is no longer
+ * absent (create) or no longer the version the If-Match names (update). Taken at its word, that 412
+ * makes a sole writer report its own write as someone else's. So a conditional write refused after the
+ * SDK sent it more than once (`$metadata.attempts > 1`) reads the key back (`#settle`):
+ * when it holds exactly the body this writer sent (or, for a delete, nothing), the write is ours and
+ * succeeded, with the stored ETag. Bodies are compared, not ETags, because an ETag is the MD5 of the body
+ * only without SSE-KMS. A retried conditional delete is answered 404 by S3 (already gone), which is
+ * success anyway; the read-back covers stores that answer 412 instead, as HTTP's If-Match rules say.
+ *
+ * What stays ambiguous: another writer that stored byte-identical content in between is taken for us.
+ * That is harmless for this project's records. A record whose write grants something exclusive carries
+ * its writer (a lease its random token, an ingest claim its delivery's owner and times), so another
+ * writer's body never equals ours; for the others (checkpoints, watch entries) an identical body is an
+ * identical state, the one this writer wanted stored. The opposite case is reported as a conflict: when
+ * our earlier attempt took effect and another writer replaced it before the repeat, the key holds their
+ * value, and re-reading (what the caller does on a conflict) is the right next step either way.
  */
 import {
   DeleteObjectCommand,
@@ -47,7 +65,7 @@ export interface S3StateStoreOptions {
 interface AwsError {
   name?: string;
   Code?: string;
-  $metadata?: { httpStatusCode?: number };
+  $metadata?: { httpStatusCode?: number; attempts?: number };
   $retryable?: unknown;
   $fault?: string;
 }
@@ -71,6 +89,11 @@ function isConditionalConflict(error: unknown): boolean {
 function isNotFound(error: unknown): boolean {
   const { name, status } = describeError(error);
   return name !== 'NoSuchBucket' && (name === 'NoSuchKey' || name === 'NotFound' || status === 404);
+}
+
+/** The SDK sent the request more than once, so an earlier attempt may have taken effect unseen. */
+function wasRepeated(error: unknown): boolean {
+  return ((error as AwsError | undefined)?.$metadata?.attempts ?? 1) > 1;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -115,6 +138,12 @@ export class S3StateStore implements StateStore {
 
   async get<T>(key: string): Promise<StateEntry<T> | undefined> {
     assertStateKey(key);
+    const stored = await this.#read(key);
+    return stored && { value: parseState<T>(key, stored.text), etag: stored.etag };
+  }
+
+  /** The stored document as text, with its ETag; `undefined` when nothing is stored. */
+  async #read(key: string): Promise<{ text: string; etag: string } | undefined> {
     let text: string;
     let etag: string | undefined;
     try {
@@ -126,7 +155,26 @@ export class S3StateStore implements StateStore {
       throw this.#failure('GetObject', key, error);
     }
     if (!etag) throw this.#failure('GetObject', key, { name: 'MissingETag' });
-    return { value: parseState<T>(key, text), etag };
+    return { text, etag };
+  }
+
+  /**
+   * After S3 refused a conditional write: did an earlier attempt of it take effect unseen? Only asked
+   * when the SDK sent the request more than once (`repeated`); then the key is read back, and the write
+   * is ours when the key holds `intended`: the body sent (answered with the stored version's ETag), or
+   * nothing for a delete (answered `true`). See the module comment for what stays ambiguous.
+   */
+  async #settle(key: string, intended: string, repeated: boolean): Promise<string | undefined>;
+  async #settle(key: string, intended: null, repeated: boolean): Promise<boolean>;
+  async #settle(
+    key: string,
+    intended: string | null,
+    repeated: boolean,
+  ): Promise<string | boolean | undefined> {
+    if (!repeated) return intended === null ? false : undefined;
+    const stored = await this.#read(key);
+    if (intended === null) return stored === undefined;
+    return stored?.text === intended ? stored.etag : undefined;
   }
 
   #put(
@@ -148,6 +196,8 @@ export class S3StateStore implements StateStore {
   async create<T>(key: string, value: T): Promise<CreateResult> {
     assertStateKey(key);
     const body = serializeState(key, value);
+    // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
+    let repeated = false;
     for (let attempt = 0; ; attempt++) {
       try {
         const response = await this.#put(key, body, { IfNoneMatch: '*' });
@@ -155,7 +205,11 @@ export class S3StateStore implements StateStore {
         return { created: true, etag: response.ETag };
       } catch (error) {
         if (error instanceof StateStoreError) throw error;
-        if (isPreconditionFailed(error)) return { created: false };
+        repeated ||= wasRepeated(error);
+        if (isPreconditionFailed(error)) {
+          const etag = await this.#settle(key, body, repeated);
+          return etag === undefined ? { created: false } : { created: true, etag };
+        }
         if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
         if (attempt >= this.#createConflictRetries) {
           throw new StateConflictError(
@@ -176,6 +230,9 @@ export class S3StateStore implements StateStore {
     try {
       response = await this.#put(key, body, { IfMatch: etag });
     } catch (error) {
+      const refused = isPreconditionFailed(error) || isConditionalConflict(error) || isNotFound(error);
+      const ours = refused ? await this.#settle(key, body, wasRepeated(error)) : undefined;
+      if (ours !== undefined) return { etag: ours };
       if (isPreconditionFailed(error))
         throw new StateConflictError(key, `its ETag is no longer ${etag}`, { cause: error });
       if (isConditionalConflict(error)) {
@@ -201,6 +258,7 @@ export class S3StateStore implements StateStore {
     } catch (error) {
       if (isNotFound(error)) return;
       if (isPreconditionFailed(error) || isConditionalConflict(error)) {
+        if (await this.#settle(key, null, wasRepeated(error))) return;
         throw new StateConflictError(key, `it changed, so it was not deleted (expected ETag ${etag})`, {
           cause: error,
         });

@@ -62,6 +62,14 @@ const INSTALL_HINT =
 
 let availability: boolean | undefined;
 
+/**
+ * A path-style S3 client with moto's fake credentials for `endpoint`: moto itself, or a proxy in front
+ * of it (./s3-proxy.ts).
+ */
+export function motoS3Client(endpoint: string, region = 'us-east-1'): S3Client {
+  return new S3Client({ endpoint, region, credentials: FAKE_CREDENTIALS, forcePathStyle: true });
+}
+
 /** True when `moto_server` can be started on this machine. */
 export function motoAvailable(): boolean {
   if (availability === undefined) {
@@ -103,7 +111,7 @@ export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> 
     child.kill('SIGKILL');
     throw error;
   }
-  const s3 = new S3Client({ endpoint, region, credentials: FAKE_CREDENTIALS, forcePathStyle: true });
+  const s3 = motoS3Client(endpoint, region);
   const sqs = new SQSClient({ endpoint, region, credentials: FAKE_CREDENTIALS });
   const close = async () => {
     s3.destroy();

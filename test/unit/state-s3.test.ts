@@ -102,6 +102,32 @@ describe('S3StateStore', () => {
     expect(s3.stub.commandCalls(PutObjectCommand)).toHaveLength(2);
   });
 
+  it('takes a repeated conditional delete refused 412 on a key already gone as done, and one that meets another version as a conflict', async () => {
+    // prepare: the SDK's second send of a delete whose first took effect; S3 answers it 404, but stores
+    // that follow HTTP's If-Match rules answer 412, which a server we test against does not produce
+    const s3 = mockConditionalS3();
+    const store = new S3StateStore({ client: s3.client, bucket: 'state' });
+    const gone = await store.create('leases/gone.json', { owner: 'run-1' });
+    const replaced = await store.create('leases/replaced.json', { owner: 'run-1' });
+    if (!gone.created || !replaced.created) throw new Error('create failed');
+    s3.stub.on(DeleteObjectCommand).callsFake(async (input) => {
+      if (input.Key === 'leases/gone.json') s3.objects.delete(input.Key);
+      else await store.update('leases/replaced.json', { owner: 'run-2' }, replaced.etag);
+      const refusal = s3Error('PreconditionFailed', 412);
+      refusal.$metadata.attempts = 2;
+      throw refusal;
+    });
+
+    // act
+    const deletingGone = store.delete('leases/gone.json', gone.etag);
+    const deletingReplaced = store.delete('leases/replaced.json', replaced.etag);
+
+    // assess
+    await expect(deletingGone).resolves.toBeUndefined();
+    await expect(deletingReplaced).rejects.toBeInstanceOf(StateConflictError);
+    expect(JSON.parse(s3.objects.get('leases/replaced.json')?.body ?? '')).toEqual({ owner: 'run-2' });
+  });
+
   it('gets through a 409 inside mutate by reading again', async () => {
     // prepare
     const s3 = mockConditionalS3();

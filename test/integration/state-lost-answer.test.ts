@@ -1,0 +1,174 @@
+/**
+ * Conditional state writes whose answer is lost on the way back, on moto behind ../helpers/s3-proxy.ts:
+ * S3 carried the write out, the client saw a reset connection, the SDK sent the same request again and
+ * S3 refused the repeat (412, the object is no longer what the condition named). A sole writer must
+ * still learn that its write took effect, and a write that met another writer's value must still be
+ * refused.
+ */
+import { randomUUID } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { type CloudEvent, SqsEventPublisher } from '../../lib/events/index.ts';
+import { createPdsClient } from '../../lib/pds/index.ts';
+import type { MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
+import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import { startSimulator } from '../../lib/simulator/index.ts';
+import { S3StateStore } from '../../lib/state/s3.ts';
+import { StateConflictError } from '../../lib/state/store.ts';
+import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
+import { drainQueue } from '../helpers/polling.ts';
+import { type ProxiedRequest, type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';
+
+/** The SDK's first send of a request (`amz-sdk-request: attempt=1; max=3`), not its retries. */
+function firstAttempt(request: ProxiedRequest): boolean {
+  return String(request.headers['amz-sdk-request']).startsWith('attempt=1;');
+}
+
+const conditionalPut = (request: ProxiedRequest) =>
+  request.method === 'PUT' &&
+  (request.headers['if-match'] !== undefined || request.headers['if-none-match'] !== undefined);
+
+const conditionalDelete = (request: ProxiedRequest) =>
+  request.method === 'DELETE' && request.headers['if-match'] !== undefined;
+
+describeOnMoto('state writes whose answer was lost', () => {
+  let aws: MotoServer;
+  const open: Array<{ close(): Promise<void> } | { destroy(): void }> = [];
+
+  beforeAll(async () => {
+    aws = await startMoto({ queues: ['asset-events'] });
+  });
+
+  afterEach(async () => {
+    for (const resource of open.splice(0).reverse()) {
+      if ('close' in resource) await resource.close();
+      else resource.destroy();
+    }
+  });
+
+  afterAll(async () => {
+    await aws?.close();
+  });
+
+  interface Lossy {
+    /** Writes through the proxy, which loses the answers `loseAnswer` picks. */
+    store: S3StateStore;
+    /** Reads and writes straight to moto, as another writer or an operator would. */
+    direct: S3StateStore;
+    proxy: S3Proxy;
+    bucket: string;
+  }
+
+  /** A fresh bucket, reached through a proxy that loses the answers `loseAnswer` picks. */
+  async function lossy(loseAnswer: (request: ProxiedRequest) => boolean): Promise<Lossy> {
+    const bucket = `state-${randomUUID().slice(0, 8)}`;
+    await aws.createBucket(bucket);
+    const proxy = await startS3Proxy(aws.endpoint, { loseAnswer });
+    const client: S3Client = motoS3Client(proxy.endpoint, aws.region);
+    open.push(proxy, client);
+    return {
+      store: new S3StateStore({ client, bucket }),
+      direct: new S3StateStore({ client: aws.s3, bucket }),
+      proxy,
+      bucket,
+    };
+  }
+
+  it('reports a create whose answer was lost as created, with the ETag it stored', async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy((r) => conditionalPut(r) && firstAttempt(r));
+    const record = { owner: 'run-1', token: randomUUID() };
+
+    // act
+    const created = await store.create('leases/poll.json', record);
+
+    // assess
+    const stored = await direct.get('leases/poll.json');
+    expect(proxy.lostAnswers).toHaveLength(1);
+    expect(stored?.value).toEqual(record);
+    expect(created).toEqual({ created: true, etag: stored?.etag });
+  });
+
+  it('reports an update whose answer was lost as written, and its ETag serves the next update', async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy((r) => conditionalPut(r) && firstAttempt(r));
+    const first = await direct.create('checkpoints/runs.json', { count: 1 });
+    if (!first.created) throw new Error('the first version was not created');
+
+    // act
+    const second = await store.update('checkpoints/runs.json', { count: 2 }, first.etag);
+    const third = await store.update('checkpoints/runs.json', { count: 3 }, second.etag);
+
+    // assess
+    const stored = await direct.get('checkpoints/runs.json');
+    expect(proxy.lostAnswers).toHaveLength(2);
+    expect(stored).toEqual({ value: { count: 3 }, etag: third.etag });
+  });
+
+  it('reports a conditional delete whose answer was lost as done', async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy((r) => conditionalDelete(r) && firstAttempt(r));
+    const held = await direct.create('leases/poll.json', { owner: 'run-1' });
+    if (!held.created) throw new Error('the lease was not created');
+
+    // act
+    const deleting = store.delete('leases/poll.json', held.etag);
+
+    // assess
+    await expect(deleting).resolves.toBeUndefined();
+    expect(proxy.lostAnswers).toHaveLength(1);
+    expect(await direct.get('leases/poll.json')).toBeUndefined();
+  });
+
+  it("still refuses a repeated write that meets another writer's value", async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy((r) => conditionalPut(r) && firstAttempt(r));
+    await direct.create('leases/poll.json', { owner: 'other' });
+    const stale = await direct.create('checkpoints/runs.json', { count: 1 });
+    if (!stale.created) throw new Error('the first version was not created');
+    await direct.update('checkpoints/runs.json', { count: 2, by: 'other' }, stale.etag);
+
+    // act
+    const created = await store.create('leases/poll.json', { owner: 'me' });
+    const updating = store.update('checkpoints/runs.json', { count: 2, by: 'me' }, stale.etag);
+
+    // assess
+    expect(created).toEqual({ created: false });
+    await expect(updating).rejects.toBeInstanceOf(StateConflictError);
+    expect(proxy.lostAnswers).toHaveLength(2);
+    expect((await direct.get('leases/poll.json'))?.value).toEqual({ owner: 'other' });
+    expect((await direct.get('checkpoints/runs.json'))?.value).toEqual({ count: 2, by: 'other' });
+  });
+
+  it('lets the messaging-asset poller, sole writer of its checkpoint, finish when every checkpoint write loses its answer once', async () => {
+    // prepare: the simulator's demo backlog (3 assets), one checkpoint write per page of 2
+    const { store, direct, proxy } = await lossy(
+      (r) => r.url.includes(MESSAGING_ASSETS_CHECKPOINT) && conditionalPut(r) && firstAttempt(r),
+    );
+    const sim = await startSimulator();
+    const pds = createPdsClient({
+      baseUrl: sim.url,
+      credentials: { username: sim.username, password: sim.password },
+    });
+    open.push(sim, pds);
+    const queueUrl = aws.queueUrls['asset-events'] ?? '';
+    const sink = new SqsEventPublisher({ sqs: aws.sqs, queueUrl: () => queueUrl, baseDelayMs: 1 });
+    const deps = { pds, store, sink };
+    const options = { firstRun: 'backlog' as const, pageSize: 2 };
+
+    // act
+    const first = await pollMessagingAssets(deps, options);
+    const again = await pollMessagingAssets(deps, options);
+
+    // assess
+    const events = (await drainQueue(aws.sqs, queueUrl)).map(
+      (message) => JSON.parse(message.Body ?? '') as CloudEvent<'pds.messaging-asset.received'>,
+    );
+    const checkpoint = await direct.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT);
+    expect(proxy.lostAnswers).toHaveLength(2);
+    expect(first).toMatchObject({ emitted: 3, failed: 0, remaining: 0 });
+    expect(again.emitted).toBe(0);
+    expect(events.map((event) => event.data.messagingAssetId).sort()).toEqual([1, 2, 3]);
+    expect(checkpoint?.value).toMatchObject({ highestId: 3, seen: [1, 2, 3], retry: [] });
+  });
+});
