@@ -9,10 +9,13 @@ import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type CloudEvent, SqsEventPublisher } from '../../lib/events/index.ts';
+import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import type { MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
+import { ingestProgressKey, leaseKey } from '../../lib/state/keys.ts';
+import { acquireLease, releaseLease, renewLease } from '../../lib/state/lease.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import { StateConflictError } from '../../lib/state/store.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
@@ -138,6 +141,46 @@ describeOnMoto('state writes whose answer was lost', () => {
     expect(proxy.lostAnswers).toHaveLength(2);
     expect((await direct.get('leases/poll.json'))?.value).toEqual({ owner: 'other' });
     expect((await direct.get('checkpoints/runs.json'))?.value).toEqual({ count: 2, by: 'other' });
+  });
+
+  it('keeps a lease through acquisition, renewal and release when every write loses its answer once', async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy(
+      (r) => (conditionalPut(r) || conditionalDelete(r)) && firstAttempt(r),
+    );
+    const TTL = 60_000;
+
+    // act
+    const lease = await acquireLease(store, 'poll', TTL, 'run-1', { now: () => 0 });
+    const renewed = lease && (await renewLease(store, lease, TTL, { now: () => 30_000 }));
+    const released = renewed ? await releaseLease(store, renewed) : false;
+
+    // assess
+    expect(lease).toMatchObject({ owner: 'run-1', expiresAt: TTL });
+    expect(renewed).toMatchObject({ owner: 'run-1', token: lease?.token, expiresAt: 90_000 });
+    expect(released).toBe(true);
+    expect(proxy.lostAnswers).toHaveLength(3);
+    expect(await direct.get(leaseKey('poll'))).toBeUndefined();
+  });
+
+  it('lets a sole ingest delivery claim, advance and finish a write when every write loses its answer once', async () => {
+    // prepare
+    const { store, direct, proxy } = await lossy((r) => conditionalPut(r) && firstAttempt(r));
+    const write = { bucket: 'drops', key: 'in/items.csv', etag: '9b2c', sequencer: '00A1' };
+
+    // act
+    const result = await claimIngest(store, write, { owner: 'delivery-1', leaseMs: 600_000 });
+    if (result.kind !== 'claimed') throw new Error(`expected a claim, got ${result.kind}`);
+    await result.claim.advance({ status: 'uploaded', gatheringKey: 'g-1' });
+    await result.claim.advance({ status: 'done', outcome: 'imported', leaseUntil: 0 });
+    const again = await claimIngest(store, write, { owner: 'delivery-2', leaseMs: 600_000 });
+
+    // assess
+    const stored = await direct.get<IngestProgressRecord>(ingestProgressKey(write));
+    expect(result.takenOver).toBe(false);
+    expect(proxy.lostAnswers).toHaveLength(3);
+    expect(stored?.value).toMatchObject({ owner: 'delivery-1', attempts: 1, status: 'done' });
+    expect(again).toMatchObject({ kind: 'finished', record: { outcome: 'imported' } });
   });
 
   it('lets the messaging-asset poller, sole writer of its checkpoint, finish when every checkpoint write loses its answer once', async () => {
