@@ -83,6 +83,10 @@ export async function startConditionalEndpoint(
         (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
           answer.pipe(response);
+          // An answer cut short must end the client's response too, or the key's next write would wait forever.
+          answer.once('close', () => {
+            if (!answer.complete) response.destroy();
+          });
         },
       );
       outgoing.once('error', (error) => {

@@ -3,6 +3,9 @@
  * wires them), over HTTP with the AWS SDK: S3's conditional writes hold there, atomically, while
  * everything else passes through unchanged.
  */
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
@@ -14,6 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConditionalEndpoint } from '../../lib/local/conditional-endpoint.ts';
 import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
@@ -215,5 +219,64 @@ describe("the local stack's S3 endpoint", () => {
     expect(stored.equals(body)).toBe(true);
     expect(queue.queueName).toBe('pass-through');
     expect(received.Messages?.map((message) => message.Body)).toEqual(['hello']);
+  });
+});
+
+describe('the conditional endpoint in front of an emulator that misbehaves', () => {
+  it('still carries out the next write of a key after the answer to the previous one was cut short', async () => {
+    // prepare
+    let requests = 0;
+    const upstream = http.createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      if (requests === 1) {
+        response.writeHead(200, { 'content-length': '100' });
+        // Headers and the first bytes out, then the connection dies before the promised 100 bytes.
+        response.write('cut', () => response.socket?.destroy());
+        return;
+      }
+      response.writeHead(200, { etag: '"e2"' }).end();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const front = await startConditionalEndpoint({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      port: 0,
+    });
+
+    // act
+    const first = await fetch(`${front.endpoint}/state/a.json`, { method: 'PUT', body: 'v1' })
+      .then((response) => response.text())
+      .catch((error: unknown) => error);
+    const second = await fetch(`${front.endpoint}/state/a.json`, { method: 'PUT', body: 'v2' });
+    await front.close();
+    await new Promise((resolve) => upstream.close(resolve));
+
+    // assess
+    expect(first).toBeInstanceOf(Error); // the client sees its answer cut short too
+    expect(second.status).toBe(200);
+    expect(second.headers.get('etag')).toBe('"e2"');
+  });
+
+  it('answers 500 InternalError in S3 XML, naming the fix, when the emulator does not answer', async () => {
+    // prepare
+    const gone = http.createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    await new Promise((resolve) => gone.close(resolve));
+    const front = await startConditionalEndpoint({ upstream: `http://127.0.0.1:${port}`, port: 0 });
+
+    // act
+    const answer = await fetch(`${front.endpoint}/state/a.json`, {
+      method: 'PUT',
+      body: 'v1',
+      headers: { 'if-none-match': '*' },
+    });
+    const body = await answer.text();
+    await front.close();
+
+    // assess
+    expect(answer.status).toBe(500);
+    expect(body).toContain('<Code>InternalError</Code>');
+    expect(body).toContain('restart the stack');
   });
 });
