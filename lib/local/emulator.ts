@@ -2,10 +2,15 @@
  * The S3 + SQS emulator of the local stack (fauxqs, in this process), with its message spy on (the
  * stack watches S3 uploads through it) and, when a data directory is given, its state on disk: queues
  * and messages in SQLite under `<dir>/fauxqs`, objects as plain files under `<dir>/s3`.
+ *
+ * Clients reach it through the conditional endpoint (./conditional-endpoint.ts) on the stack's AWS
+ * port, which enforces S3's conditional writes that fauxqs ignores; fauxqs itself listens on a free
+ * port that only the endpoint uses.
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { type RunningConditionalEndpoint, startConditionalEndpoint } from './conditional-endpoint.ts';
 import { isAddressInUse, PortInUseError } from './errors.ts';
 
 export interface EmulatorOptions {
@@ -17,11 +22,14 @@ export interface EmulatorOptions {
 }
 
 export interface RunningEmulator {
+  /** fauxqs itself, for creating resources and its message spy; clients use `endpoint`. */
   server: FauxqsServer;
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT`: the conditional endpoint in front of fauxqs. */
   endpoint: string;
   /** The absolute data directory, when state is kept on disk. */
   dataDir?: string;
+  /** Stops the endpoint, then fauxqs. */
+  stop(): Promise<void>;
 }
 
 /** Upload events the spy keeps; the stack handles each at once, so this only absorbs bursts. */
@@ -45,16 +53,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     await mkdir(storage.dataDir, { recursive: true });
     await mkdir(storage.s3StorageDir, { recursive: true });
   }
-  let server: FauxqsServer;
+  const server: FauxqsServer = await startFauxqs({
+    port: 0,
+    logger: false,
+    defaultRegion: options.region,
+    messageSpies: { bufferSize: SPY_BUFFER_SIZE },
+    ...storage,
+  });
+  let front: RunningConditionalEndpoint;
   try {
-    server = await startFauxqs({
+    front = await startConditionalEndpoint({
+      upstream: `http://127.0.0.1:${server.port}`,
       port: options.port,
-      logger: false,
-      defaultRegion: options.region,
-      messageSpies: { bufferSize: SPY_BUFFER_SIZE },
-      ...storage,
     });
   } catch (error) {
+    await server.stop();
     if (isAddressInUse(error)) {
       throw new PortInUseError('the S3+SQS emulator', options.port, '--aws-port', { cause: error });
     }
@@ -62,7 +75,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   }
   return {
     server,
-    endpoint: `http://127.0.0.1:${server.port}`,
+    endpoint: front.endpoint,
     ...(dataDir ? { dataDir } : {}),
+    async stop() {
+      await front.close();
+      await server.stop();
+    },
   };
 }

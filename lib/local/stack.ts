@@ -126,7 +126,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region: settings.region,
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     });
-    cleanups.push(() => emulator.server.stop());
+    cleanups.push(() => emulator.stop());
     const resources = createLocalResources(emulator.server, emulator.endpoint);
 
     const apiToken = options.apiToken ?? randomBytes(24).toString('base64url');

@@ -1,0 +1,242 @@
+/**
+ * The local stack's S3+SQS endpoint: an HTTP front on 127.0.0.1 that passes every request to the
+ * emulator and adds what the emulator lacks, S3's conditional writes (see ./s3-preconditions.ts).
+ *
+ * Writes of one object (PutObject, CopyObject, CompleteMultipartUpload, DeleteObject) pass one at a
+ * time, conditional or not; a conditional one is checked against the object's current ETag (a
+ * HeadObject to the emulator) and then carried out or refused before the next write of that key
+ * starts. Two clients creating one key at the same instant therefore never both succeed, whichever
+ * client they are (the handlers, `pds watch`, the AWS CLI). Reads and every other request go
+ * straight through, streamed both ways.
+ */
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  isConditional,
+  type ObjectWrite,
+  objectWriteOf,
+  refusalOf,
+  type S3ErrorAnswer,
+  s3ErrorXml,
+} from './s3-preconditions.ts';
+
+export interface ConditionalEndpointOptions {
+  /** The emulator's address, `http://127.0.0.1:PORT`. */
+  upstream: string;
+  /** Where the endpoint listens; 0 picks a free port. */
+  port: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface RunningConditionalEndpoint {
+  /** `http://127.0.0.1:PORT`. */
+  endpoint: string;
+  port: number;
+  /** Stops listening and drops open connections; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** Headers that belong to one connection, not to the request or answer passed on. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  // The client already had its 100 Continue from this endpoint.
+  'expect',
+]);
+
+/**
+ * Starts the endpoint in front of a running emulator.
+ *
+ * @throws the listen error (`EADDRINUSE` when the port is taken)
+ * @example
+ * ```ts
+ * const front = await startConditionalEndpoint({ upstream: 'http://127.0.0.1:41234', port: 4566 });
+ * // S3 clients use front.endpoint; `If-None-Match: *` on an existing key now answers 412
+ * await front.close();
+ * ```
+ */
+export async function startConditionalEndpoint(
+  options: ConditionalEndpointOptions,
+): Promise<RunningConditionalEndpoint> {
+  const upstream = new URL(options.upstream);
+  const agent = new http.Agent({ keepAlive: true });
+  const writes = new OneAtATimePerKey();
+
+  const forward = (request: IncomingMessage, response: ServerResponse): Promise<void> =>
+    new Promise((done) => {
+      const outgoing = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: request.method,
+          path: request.url,
+          headers: endToEnd(request.headers),
+          agent,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+          answer.pipe(response);
+          // An answer cut short must end the client's response too, or the key's next write would wait forever.
+          answer.once('close', () => {
+            if (!answer.complete) response.destroy();
+          });
+        },
+      );
+      outgoing.once('error', (error) => {
+        if (response.headersSent) response.destroy(error);
+        else sendError(response, emulatorUnreachable(error));
+      });
+      response.once('close', () => {
+        if (!response.writableFinished) outgoing.destroy();
+        done();
+      });
+      request.pipe(outgoing);
+    });
+
+  /** The ETag the key holds now; undefined when the key, or its bucket, holds nothing. */
+  const currentEtag = async (write: ObjectWrite): Promise<string | undefined> => {
+    const answer = await head(agent, upstream, objectPath(write));
+    if (answer.status === 200) return answer.etag;
+    if (answer.status === 404) return undefined;
+    throw new Error(`HeadObject answered ${answer.status}`);
+  };
+
+  const bucketExists = async (write: ObjectWrite): Promise<boolean> =>
+    (await head(agent, upstream, `/${encodeURIComponent(write.bucket)}`)).status !== 404;
+
+  const carryOut = async (
+    write: ObjectWrite,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    if (isConditional(write)) {
+      let refusal: S3ErrorAnswer | undefined;
+      try {
+        const etag = await currentEtag(write);
+        refusal = refusalOf(write, etag);
+        // A missing bucket is the emulator's to report (NoSuchBucket), not a missing key.
+        if (refusal?.code === 'NoSuchKey' && !(await bucketExists(write))) refusal = undefined;
+      } catch (error) {
+        refusal = emulatorUnreachable(error);
+      }
+      if (refusal) {
+        request.resume();
+        await new Promise<void>((closed) => {
+          response.once('close', () => closed());
+          sendError(response, refusal);
+        });
+        return;
+      }
+    }
+    await forward(request, response);
+  };
+
+  const server = http.createServer((request, response) => {
+    const write = objectWriteOf({
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      headers: request.headers,
+    });
+    if (!write) {
+      void forward(request, response);
+      return;
+    }
+    void writes.run(`${write.bucket}/${write.key}`, () => carryOut(write, request, response));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => agent.destroy());
+      return closed;
+    },
+  };
+}
+
+/**
+ * Runs tasks of one key one after another, in the order they arrived; tasks of different keys run
+ * side by side. A failed task does not stop the ones behind it.
+ */
+class OneAtATimePerKey {
+  readonly #last = new Map<string, Promise<void>>();
+
+  run(key: string, task: () => Promise<void>): Promise<void> {
+    const previous = this.#last.get(key) ?? Promise.resolve();
+    const current = previous.then(task).catch(() => undefined);
+    this.#last.set(key, current);
+    void current.then(() => {
+      if (this.#last.get(key) === current) this.#last.delete(key);
+    });
+    return current;
+  }
+}
+
+/** Path-style address of the object, on the emulator's own host so that no rewriting applies. */
+function objectPath(write: ObjectWrite): string {
+  return `/${encodeURIComponent(write.bucket)}/${write.key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+function head(
+  agent: http.Agent,
+  upstream: URL,
+  path: string,
+): Promise<{ status: number; etag: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: upstream.hostname, port: upstream.port, method: 'HEAD', path, agent },
+      (answer) => {
+        answer.resume();
+        const etag = answer.headers.etag;
+        resolve({ status: answer.statusCode ?? 0, etag });
+      },
+    );
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+}
+
+function emulatorUnreachable(error: unknown): S3ErrorAnswer {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    status: 500,
+    code: 'InternalError',
+    message: `The S3+SQS emulator behind the local stack's endpoint did not answer (${reason}); restart the stack if this persists`,
+    details: {},
+  };
+}
+
+function sendError(response: ServerResponse, answer: S3ErrorAnswer): void {
+  const requestId = randomUUID().replaceAll('-', '').slice(0, 16).toUpperCase();
+  const body = s3ErrorXml(answer, requestId);
+  response.writeHead(answer.status, {
+    'content-type': 'application/xml',
+    'content-length': Buffer.byteLength(body),
+    'x-amz-request-id': requestId,
+    'x-amz-id-2': 'pds-bridge-local',
+  });
+  response.end(body);
+}

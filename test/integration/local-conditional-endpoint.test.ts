@@ -1,0 +1,282 @@
+/**
+ * The local stack's S3+SQS endpoint (fauxqs behind the conditional endpoint, as `startEmulator`
+ * wires them), over HTTP with the AWS SDK: S3's conditional writes hold there, atomically, while
+ * everything else passes through unchanged.
+ */
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConditionalEndpoint } from '../../lib/local/conditional-endpoint.ts';
+import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
+import { S3StateStore } from '../../lib/state/s3.ts';
+import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
+
+let emulator: RunningEmulator;
+let s3: S3Client;
+let buckets = 0;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, region: 'us-east-1' });
+  s3 = new S3Client({
+    endpoint: emulator.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    forcePathStyle: true,
+  });
+});
+
+afterAll(async () => {
+  s3?.destroy();
+  await emulator?.stop();
+});
+
+/** A fresh, empty bucket. */
+function newBucket(): string {
+  const bucket = `conditional-${++buckets}`;
+  emulator.server.createBucket(bucket);
+  return bucket;
+}
+
+async function read(bucket: string, key: string): Promise<string> {
+  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return (await object.Body?.transformToString()) ?? '';
+}
+
+/** The SDK's error name and HTTP status of a failed call. */
+async function failureOf(call: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {
+  try {
+    await call;
+  } catch (error) {
+    const failure = error as { name: string; $metadata?: { httpStatusCode?: number } };
+    return { name: failure.name, status: failure.$metadata?.httpStatusCode };
+  }
+  throw new Error('the call succeeded');
+}
+
+// fauxqs sorts listings with localeCompare, so listing order is not byte order (see state-s3.test.ts).
+describeStateStoreBehaviour(
+  'S3StateStore against the local stack endpoint',
+  () => new S3StateStore({ client: s3, bucket: newBucket() }),
+  { conditional: true, atomic: true, byteOrderListing: false },
+);
+
+describe("the local stack's S3 endpoint", () => {
+  it('refuses a create over an existing object with 412 PreconditionFailed and keeps the object', async () => {
+    // prepare
+    const bucket = newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'first', IfNoneMatch: '*' }));
+
+    // act
+    const failure = await failureOf(
+      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'second', IfNoneMatch: '*' })),
+    );
+
+    // assess
+    expect(failure).toEqual({ name: 'PreconditionFailed', status: 412 });
+    expect(await read(bucket, 'a.json')).toBe('first');
+  });
+
+  it('lets exactly one of many simultaneous creates of one key win, and keeps what the winner wrote', async () => {
+    // prepare
+    const bucket = newBucket();
+    const bodies = Array.from({ length: 8 }, (_, i) => `writer ${i}`);
+
+    // act
+    const results = await Promise.allSettled(
+      bodies.map((body) =>
+        s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'race.json', Body: body, IfNoneMatch: '*' })),
+      ),
+    );
+
+    // assess
+    const winners = bodies.filter((_, i) => results[i]?.status === 'fulfilled');
+    const losers = results.filter((result) => result.status === 'rejected');
+    expect(winners).toHaveLength(1);
+    for (const loser of losers) expect((loser.reason as Error).name).toBe('PreconditionFailed');
+    expect(await read(bucket, 'race.json')).toBe(winners[0]);
+  });
+
+  it('writes at the current ETag and refuses a stale one with 412', async () => {
+    // prepare
+    const bucket = newBucket();
+    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
+    const second = await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v2', IfMatch: first.ETag }),
+    );
+
+    // act
+    const stale = await failureOf(
+      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v3', IfMatch: first.ETag })),
+    );
+
+    // assess
+    expect(second.ETag).not.toBe(first.ETag);
+    expect(stale).toEqual({ name: 'PreconditionFailed', status: 412 });
+    expect(await read(bucket, 'a.json')).toBe('v2');
+  });
+
+  it('answers 404 NoSuchKey to a write at an ETag of a key that holds nothing, and NoSuchBucket without the bucket', async () => {
+    // prepare
+    const bucket = newBucket();
+
+    // act
+    const noKey = await failureOf(
+      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'gone.json', Body: 'x', IfMatch: '"abc"' })),
+    );
+    const noBucket = await failureOf(
+      s3.send(new PutObjectCommand({ Bucket: 'no-such-bucket', Key: 'a.json', Body: 'x', IfMatch: '"abc"' })),
+    );
+
+    // assess
+    expect(noKey).toEqual({ name: 'NoSuchKey', status: 404 });
+    expect(noBucket).toMatchObject({ name: 'NoSuchBucket', status: 404 });
+  });
+
+  it('keeps an object whose ETag changed when deleting conditionally, and deletes it at the current ETag', async () => {
+    // prepare
+    const bucket = newBucket();
+    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
+    const second = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v2' }));
+
+    // act
+    const stale = await failureOf(
+      s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: first.ETag })),
+    );
+    const kept = await read(bucket, 'a.json');
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: second.ETag }));
+
+    // assess
+    expect(stale).toEqual({ name: 'PreconditionFailed', status: 412 });
+    expect(kept).toBe('v2');
+    expect(await failureOf(read(bucket, 'a.json'))).toMatchObject({ name: 'NoSuchKey' });
+  });
+
+  it('refuses to complete a multipart upload over an existing key with If-None-Match', async () => {
+    // prepare
+    const bucket = newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'big.bin', Body: 'first' }));
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'big.bin' }));
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: bucket,
+        Key: 'big.bin',
+        UploadId: upload.UploadId,
+        PartNumber: 1,
+        Body: 'second',
+      }),
+    );
+
+    // act
+    const failure = await failureOf(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: 'big.bin',
+          UploadId: upload.UploadId,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+          IfNoneMatch: '*',
+        }),
+      ),
+    );
+
+    // assess
+    expect(failure).toEqual({ name: 'PreconditionFailed', status: 412 });
+    expect(await read(bucket, 'big.bin')).toBe('first');
+  });
+
+  it('passes unconditional objects and SQS messages through unchanged', async () => {
+    // prepare
+    const bucket = newBucket();
+    const body = Buffer.alloc(3 * 1024 * 1024, 'pds-bridge ');
+    const queue = emulator.server.createQueue('pass-through');
+    const queueUrl = `${emulator.endpoint}/000000000000/pass-through`;
+    const sqs = new SQSClient({
+      endpoint: emulator.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+
+    // act
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'in/big file.bin', Body: body }));
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'in/big file.bin' }));
+    const stored = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'hello' }));
+    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
+    sqs.destroy();
+
+    // assess
+    expect(stored.equals(body)).toBe(true);
+    expect(queue.queueName).toBe('pass-through');
+    expect(received.Messages?.map((message) => message.Body)).toEqual(['hello']);
+  });
+});
+
+describe('the conditional endpoint in front of an emulator that misbehaves', () => {
+  it('still carries out the next write of a key after the answer to the previous one was cut short', async () => {
+    // prepare
+    let requests = 0;
+    const upstream = http.createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      if (requests === 1) {
+        response.writeHead(200, { 'content-length': '100' });
+        // Headers and the first bytes out, then the connection dies before the promised 100 bytes.
+        response.write('cut', () => response.socket?.destroy());
+        return;
+      }
+      response.writeHead(200, { etag: '"e2"' }).end();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const front = await startConditionalEndpoint({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      port: 0,
+    });
+
+    // act
+    const first = await fetch(`${front.endpoint}/state/a.json`, { method: 'PUT', body: 'v1' })
+      .then((response) => response.text())
+      .catch((error: unknown) => error);
+    const second = await fetch(`${front.endpoint}/state/a.json`, { method: 'PUT', body: 'v2' });
+    await front.close();
+    await new Promise((resolve) => upstream.close(resolve));
+
+    // assess
+    expect(first).toBeInstanceOf(Error); // the client sees its answer cut short too
+    expect(second.status).toBe(200);
+    expect(second.headers.get('etag')).toBe('"e2"');
+  });
+
+  it('answers 500 InternalError in S3 XML, naming the fix, when the emulator does not answer', async () => {
+    // prepare
+    const gone = http.createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    await new Promise((resolve) => gone.close(resolve));
+    const front = await startConditionalEndpoint({ upstream: `http://127.0.0.1:${port}`, port: 0 });
+
+    // act
+    const answer = await fetch(`${front.endpoint}/state/a.json`, {
+      method: 'PUT',
+      body: 'v1',
+      headers: { 'if-none-match': '*' },
+    });
+    const body = await answer.text();
+    await front.close();
+
+    // assess
+    expect(answer.status).toBe(500);
+    expect(body).toContain('<Code>InternalError</Code>');
+    expect(body).toContain('restart the stack');
+  });
+});
