@@ -4,7 +4,7 @@
  * it; then counts what was lost, imported twice, uploaded twice, left stuck. Not part of `npm test`.
  *
  *   node bench/chaos/ingest.ts [--drops 200] [--workers 3] [--duplicate-rate 0.3] [--fault-rate 0.15]
- *     [--reset-rate 0.05] [--kill-rate 0.05] [--seed 1] [--deadline-seconds 420] [--quick]
+ *     [--reset-rate 0.05] [--kill-rate 0.05] [--seed 1] [--deadline-seconds 420] [--quick] [--keep-logs]
  *
  * Everything runs on 127.0.0.1: moto (drop and state buckets, the ingest queue with a DLQ after 5
  * receives as in deploy/ingest.yml, the events queue) behind the atomic-conditional-write proxy
@@ -63,6 +63,8 @@ export interface IngestChaosOptions {
   seed: number;
   /** Hard limit of the chaos phase; counting and clean-up add at most a minute. */
   deadlineSeconds: number;
+  /** Keep the workers' and the simulator's logs (the directory is printed) instead of removing them. */
+  keepLogs?: boolean;
 }
 
 export interface IngestChaosReport extends IngestChaosTally {
@@ -473,7 +475,8 @@ export async function runIngestChaos(options: IngestChaosOptions): Promise<Inges
       await servers.proxy.close();
       await servers.moto.close();
     }
-    await removeQuietly(dir);
+    if (options.keepLogs) process.stderr.write(`chaos ingest: logs kept in ${dir}\n`);
+    else await removeQuietly(dir);
   }
 }
 
@@ -508,6 +511,7 @@ export function printReport(report: IngestChaosReport): void {
         'duplicate events: same id / different id',
         `${report.duplicateEventsSameId} / ${report.duplicateEventsDifferentId}`,
       ],
+      ['objects in the DLQ / DLQ messages of ingested objects', `${report.inDlq} / ${report.dlqOfFinished}`],
       ['stuck records (of which in the DLQ)', `${report.stuck} (${report.stuckInDlq})`],
     ],
   );
@@ -545,6 +549,7 @@ function parseOptions(argv: string[]): IngestChaosOptions {
       seed: { type: 'string' },
       'deadline-seconds': { type: 'string' },
       quick: { type: 'boolean', default: false },
+      'keep-logs': { type: 'boolean', default: false },
     },
   });
   const base = { ...DEFAULT_OPTIONS, ...(values.quick ? QUICK_OPTIONS : {}) };
@@ -565,6 +570,7 @@ function parseOptions(argv: string[]): IngestChaosOptions {
     killRate: number(values['kill-rate'], base.killRate, 'kill-rate', 1),
     seed: number(values.seed, base.seed, 'seed', 2 ** 31),
     deadlineSeconds: number(values['deadline-seconds'], base.deadlineSeconds, 'deadline-seconds', 3_600),
+    keepLogs: values['keep-logs'] ?? false,
   };
 }
 
