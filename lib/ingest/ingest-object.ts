@@ -6,7 +6,8 @@
  *    (exact Content-Length, nothing buffered) and record the gathering key and entries;
  * 3. start the import of every entry not yet recorded as imported, recording each right after the
  *    PDS accepted it;
- * 4. emit `pds.ingest.completed`, tag the object, mark the record `done`.
+ * 4. emit `pds.ingest.completed`, tag the object (best effort: a tag that cannot be written is logged
+ *    and counted, never a reason to retry), mark the record `done`.
  *
  * Permanent failures (object gone or replaced, the PDS refusing with a 4xx other than 429) end as
  * `pds.ingest.failed`, a tag where the object still is ours, and a `failed` record; the function then
@@ -285,7 +286,14 @@ async function tagObject(
   if (!deps.tagger) return undefined;
   const tags: Record<string, string> = { [INGEST_TAG_KEYS.outcome]: outcome.outcome };
   if (outcome.gatheringKey) tags[INGEST_TAG_KEYS.gatheringKey] = outcome.gatheringKey;
-  const result = await deps.tagger.tag(refOf(write), tags);
+  let result: TagResult;
+  try {
+    result = await deps.tagger.tag(refOf(write), tags);
+  } catch (error) {
+    // Tagging comes after the imports (or the failed event): failing the delivery now would retry a
+    // write whose data is already in the PDS until it reached the DLQ. The tags are a courtesy.
+    result = { tagged: false, reason: `tagging failed: ${describe(error)}` };
+  }
   if (!result.tagged) {
     (deps.log ?? SILENT_LOG).warn('The dropped object was not tagged', {
       bucket: write.bucket,

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import { IngestEventError } from '../../lib/ingest/errors.ts';
+import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { createIngestFilter } from '../../lib/ingest/filters.ts';
 import type { NotificationDeps } from '../../lib/ingest/notification.ts';
-import type { IngestPdsClient, ObjectSource } from '../../lib/ingest/ports.ts';
+import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/ingest/ports.ts';
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
@@ -103,6 +103,39 @@ describe('ingestSqsBody', () => {
       s3Key: 'in/b.csv',
       retryable: true,
     });
+  });
+
+  it('finishes an ingest whose imports succeeded when tagging the object throws, and counts the missing tags', async () => {
+    // prepare: S3 answers the tagging with an error the tagger does not map (a 500)
+    const { deps, sinks, imports, events, count, logs } = harness();
+    const tagger: ObjectTagger = {
+      async tag(object) {
+        throw new ObjectSourceError(
+          'unavailable',
+          object,
+          'tagging the object failed (InternalError (500))',
+          true,
+        );
+      },
+    };
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const summary = await ingestSqsBody(body, { ...deps, tagger }, sinks);
+    const again = await ingestSqsBody(body, { ...deps, tagger }, sinks);
+
+    // assess
+    expect(summary).toEqual({ imported: 1, failed: 0, duplicate: 0, skipped: 0 });
+    expect(again.duplicate).toBe(1);
+    expect(imports).toEqual(['a.csv']);
+    expect(events.map((event) => event.type)).toEqual(['pds.ingest.completed']);
+    expect(count('IngestTagFailed')).toBe(1);
+    expect(count('IngestRetried')).toBe(0);
+    expect(logs).toContainEqual([
+      'warn',
+      'The dropped object was not tagged',
+      expect.objectContaining({ key: 'in/a.csv', reason: expect.stringContaining('500') }),
+    ]);
   });
 
   it('counts a redelivered write as a duplicate', async () => {
