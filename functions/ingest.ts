@@ -14,6 +14,7 @@ import {
   ingestS3Event,
   ingestSqsBody,
   type NotificationDeps,
+  OncePerBatch,
   S3ObjectSource,
   S3ObjectTagger,
 } from '../lib/ingest/index.ts';
@@ -44,6 +45,8 @@ export async function handler(
   checkLease(context);
   try {
     const pds = await pdsClientFor(config);
+    // Records of one batch run concurrently; two of them may carry the same write.
+    const batch = new OncePerBatch();
     const deps = (owner: string): NotificationDeps => ({
       pds,
       store,
@@ -53,6 +56,7 @@ export async function handler(
       accepts: options.accepts,
       leaseMs: options.leaseMs,
       owner,
+      batch,
     });
     if (!isSqsEvent(event)) {
       return await ingestS3Event(event, deps(context.awsRequestId), { log: logger, metrics });

@@ -39,6 +39,7 @@ export {
   throwIfAnyFailed,
   type WriteResult,
 } from './notification.ts';
+export { OncePerBatch } from './once-per-batch.ts';
 export type {
   IngestLog,
   IngestPdsClient,

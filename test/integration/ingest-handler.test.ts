@@ -188,6 +188,29 @@ describe('ingest handler', () => {
     expect(sim.state.items.has('9001')).toBe(true);
   });
 
+  it('ingests a write delivered twice in one batch once and acknowledges both records', async () => {
+    // prepare: S3 sent the notification of one write twice, and both arrive in one batch
+    const zip = await zipOf({ 'a.csv': 'primaryKey__\n9201\n', 'b.csv': 'primaryKey__\n9202\n' });
+    const body = JSON.stringify(s3Event([await drop('incoming/twice-in-batch.zip', zip)]));
+    const records = [sqsRecord(body), sqsRecord(body)];
+    const gatheringsBefore = sim.state.gatherings.size;
+    const importsBefore = sim.state.imports.length;
+
+    // act
+    const response = await handler(sqsEvent(records), lambdaContext());
+
+    // assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sim.state.gatherings.size - gatheringsBefore).toBe(1);
+    expect(
+      sim.state.imports
+        .slice(importsBefore)
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['twice-in-batch/a.csv', 'twice-in-batch/b.csv']);
+    expect((await events()).map((e) => e.type)).toEqual(['pds.ingest.completed']);
+  });
+
   it('answers a batch whose every record failed with all of them instead of throwing', async () => {
     const records = [sqsRecord('garbage'), sqsRecord('{"Records": 5}')];
 

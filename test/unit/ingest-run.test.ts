@@ -4,6 +4,7 @@ import type { CloudEvent } from '../../lib/events/index.ts';
 import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { createIngestFilter } from '../../lib/ingest/filters.ts';
 import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import { OncePerBatch } from '../../lib/ingest/once-per-batch.ts';
 import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/ingest/ports.ts';
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
@@ -136,6 +137,32 @@ describe('ingestSqsBody', () => {
       'The dropped object was not tagged',
       expect.objectContaining({ key: 'in/a.csv', reason: expect.stringContaining('500') }),
     ]);
+  });
+
+  it('retries both records of one write in a batch when the one that ingests it fails, uploading once', async () => {
+    // prepare: one write notified twice in a batch; the PDS is down for its upload
+    const { deps, sinks, count } = harness(['a.csv']);
+    let uploads = 0;
+    const pds: IngestPdsClient = {
+      ...deps.pds,
+      uploadGathering: (source) => {
+        uploads += 1;
+        return deps.pds.uploadGathering(source);
+      },
+    };
+    const batch = new OncePerBatch();
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const results = await Promise.allSettled([
+      ingestSqsBody(body, { ...deps, pds, batch, owner: 'record-1' }, sinks),
+      ingestSqsBody(body, { ...deps, pds, batch, owner: 'record-2' }, sinks),
+    ]);
+
+    // assess
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(uploads).toBe(1);
+    expect(count('IngestRetried')).toBe(2);
   });
 
   it('counts a redelivered write as a duplicate', async () => {
