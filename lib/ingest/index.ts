@@ -14,6 +14,7 @@ export {
   IngestEventError,
   IngestInProgressError,
   IngestRejectedError,
+  inProgressUntil,
   isRetryable,
   ObjectSourceError,
   type ObjectSourceProblem,

@@ -55,6 +55,9 @@ function reportWrite(result: WriteResult, log: IngestLog, metrics: IngestMetrics
       ...ids,
       retryable: isRetryable(error),
       inProgressElsewhere: error instanceof IngestInProgressError,
+      ...(error instanceof IngestInProgressError && error.leaseUntil !== undefined
+        ? { retryAfter: new Date(error.leaseUntil).toISOString() }
+        : {}),
       error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
     });
     metrics.addMetric('IngestRetried', 'Count', 1);

@@ -6,17 +6,27 @@
  */
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
+import { sqsClient } from '../../lib/aws.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import type { IngestSummary } from '../../lib/ingest/index.ts';
+import {
+  claimIngest,
+  type IngestSummary,
+  type ObjectWriteEvent,
+  parseS3Event,
+} from '../../lib/ingest/index.ts';
+import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { S3StateStore } from '../../lib/state/s3.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { lambdaContext, s3Event, s3Record, sqsEvent, sqsRecord } from '../helpers/s3-events.ts';
@@ -37,6 +47,7 @@ beforeAll(async () => {
     queues: [
       { name: 'ingest', visibilityTimeout: 1, dlq: { name: 'ingest-dlq', maxReceiveCount: 25 } },
       { name: 'doomed', visibilityTimeout: 1, dlq: { name: 'doomed-dlq', maxReceiveCount: 2 } },
+      { name: 'waiting', visibilityTimeout: 1 },
       'events',
     ],
   });
@@ -209,6 +220,60 @@ describe('ingest handler', () => {
         .sort(),
     ).toEqual(['twice-in-batch/a.csv', 'twice-in-batch/b.csv']);
     expect((await events()).map((e) => e.type)).toEqual(['pds.ingest.completed']);
+  });
+
+  it('brings a delivery that meets a live claim back after the lease of that claim, not after the retry back-off', async () => {
+    // prepare: another delivery holds the write's claim (a large file still streaming)
+    const record = await drop('incoming/held.csv', 'primaryKey__\n9301\n');
+    const [write] = (parseS3Event(s3Event([record])) as { writes: ObjectWriteEvent[] }).writes;
+    const store = new S3StateStore({ client: aws.s3, bucket: 'state' });
+    const held = await claimIngest(store, write as ObjectWriteEvent, {
+      owner: 'streaming',
+      leaseMs: 960_000,
+    });
+    if (held.kind !== 'claimed') throw new Error('the write should be claimable');
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        MessageBody: JSON.stringify(s3Event([record])),
+      }),
+    );
+    const { Messages = [] } = await aws.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const event = sqsEvent(Messages.map((m) => toSqsRecord(m, aws.queueArns.waiting ?? '', aws.region)));
+    const send = vi.spyOn(sqsClient(), 'send');
+
+    // act
+    let response: SQSBatchResponse;
+    let sent: unknown[];
+    try {
+      response = (await handler(event, lambdaContext())) as SQSBatchResponse;
+    } finally {
+      sent = send.mock.calls.map(([command]) => command);
+      send.mockRestore();
+    }
+
+    // assess: retried once the lease has run out, so its receives are not spent meanwhile
+    expect(response.batchItemFailures).toHaveLength(1);
+    const delays = sent
+      .filter((command) => command instanceof ChangeMessageVisibilityBatchCommand)
+      .flatMap((command) => command.input.Entries ?? [])
+      .map((entry) => entry.VisibilityTimeout ?? 0);
+    const leaseLeftSeconds = (held.claim.record.leaseUntil - Date.now()) / 1000;
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThanOrEqual(leaseLeftSeconds);
+    expect(delays[0]).toBeLessThanOrEqual(960 + 60);
+    await aws.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        ReceiptHandle: Messages[0]?.ReceiptHandle,
+      }),
+    );
   });
 
   it('answers a batch whose every record failed with all of them instead of throwing', async () => {
