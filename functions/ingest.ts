@@ -58,6 +58,7 @@ export async function handler(
       leaseMs: options.leaseMs,
       owner,
       batch,
+      retry: { ...options.stepRetry, remainingMs: () => context.getRemainingTimeInMillis() },
     });
     if (!isSqsEvent(event)) {
       return await ingestS3Event(event, deps(context.awsRequestId), { log: logger, metrics });

@@ -72,4 +72,11 @@ export {
   parseS3NotificationBody,
   type S3Notification,
 } from './s3-event.ts';
+export {
+  DEFAULT_STEP_RETRY,
+  retryPdsStep,
+  type StepRetryEvent,
+  type StepRetryOptions,
+  type StepRetryPolicy,
+} from './step-retry.ts';
 export { uploadContentType, uploadFileName } from './upload-name.ts';

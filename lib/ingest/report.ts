@@ -3,7 +3,8 @@
  * `IngestFailed` (permanent failures, superseded writes included), `IngestDuplicate`, `IngestSkipped`
  * (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
  * retry), `IngestBytes` (bytes streamed to the PDS), `IngestTagFailed` (finished writes whose object
- * could not be tagged). `PdsRetries` is counted by the PDS client.
+ * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
+ * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
  */
 import { IngestInProgressError, isRetryable } from './errors.ts';
 import type { NotificationReport, WriteResult } from './notification.ts';

@@ -289,9 +289,11 @@ describe('ingest handler', () => {
     const first = await drop('incoming/direct.csv', 'primaryKey__\n9101\n');
     const second = await drop('incoming/direct-later.csv', 'primaryKey__\n9102\n');
     sim.failNext(1, { kind: 'status', status: 503, pathPrefix: '/api/v1/gatherings' });
+    // Too little time left to repeat the upload within the invocation: the 503 is the caller's to retry.
+    const nearlyOver = lambdaContext({}, 20_000);
 
     // act
-    const failed = handler(s3Event([second]), lambdaContext()).catch((error: unknown) => error);
+    const failed = handler(s3Event([second]), nearlyOver).catch((error: unknown) => error);
     const summary = await handler(
       s3Event([first, s3Record({ bucket: 'drops', key: 'incoming/folder/', size: 0 })]),
       lambdaContext(),
@@ -301,6 +303,40 @@ describe('ingest handler', () => {
     expect(await failed).toMatchObject({ name: 'PdsServerError', retryable: true });
     expect(summary).toEqual({ imported: 1, failed: 0, duplicate: 0, skipped: 1 });
     await events();
+  });
+
+  it('imports an archive through 503, 429 and connection resets within one invocation', async () => {
+    // prepare: the upload meets a 503 and a reset, the first import a 429 (Retry-After 1 s), a reset and a 503
+    const zip = await zipOf({
+      'a.csv': 'primaryKey__\n9401\n',
+      'b.csv': 'primaryKey__\n9402\n',
+      'c.csv': 'primaryKey__\n9403\n',
+    });
+    const record = sqsRecord(s3Event([await drop('incoming/bumpy.zip', zip)]));
+    const gatheringsBefore = sim.state.gatherings.size;
+    sim.requestLog.length = 0;
+    sim.failNext(1, { kind: 'status', status: 503, retryAfterSeconds: 0, pathPrefix: '/api/v1/gatherings' });
+    sim.failNext(1, { kind: 'reset', pathPrefix: '/api/v1/gatherings' });
+    sim.failNext(1, { kind: 'status', status: 429, retryAfterSeconds: 1, pathPrefix: '/api/v1/imports' });
+    sim.failNext(1, { kind: 'reset', pathPrefix: '/api/v1/imports' });
+    sim.failNext(1, { kind: 'status', status: 503, retryAfterSeconds: 0, pathPrefix: '/api/v1/imports' });
+
+    // act
+    const response = await handler(sqsEvent([record]), lambdaContext());
+
+    // assess: no delivery spent, every entry imported once, the whole object uploaded
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sim.requestLog.filter((r) => [0, 429, 503].includes(r.status))).toHaveLength(5);
+    const [completed] = (await events()) as Array<CloudEvent<'pds.ingest.completed'>>;
+    expect(completed).toMatchObject({ type: 'pds.ingest.completed', data: { size: zip.length } });
+    expect(sim.state.gatherings.size - gatheringsBefore).toBe(1);
+    expect(
+      sim.state.imports
+        .filter((i) => i.gatheringKey === completed?.data.gatheringKey)
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['bumpy/a.csv', 'bumpy/b.csv', 'bumpy/c.csv']);
+    expect(['9401', '9402', '9403'].every((key) => sim.state.items.has(key))).toBe(true);
   });
 
   it('imports every file exactly once through 503s, 429s and connection resets, losing nothing', async () => {

@@ -7,6 +7,7 @@ import type { NotificationDeps } from '../../lib/ingest/notification.ts';
 import { OncePerBatch } from '../../lib/ingest/once-per-batch.ts';
 import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/ingest/ports.ts';
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
+import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
@@ -163,6 +164,30 @@ describe('ingestSqsBody', () => {
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(uploads).toBe(1);
     expect(count('IngestRetried')).toBe(2);
+  });
+
+  it('repeats a transient PDS answer within the invocation and counts the repetition', async () => {
+    // prepare: the upload meets one 503
+    const { deps, sinks, imports, count } = harness();
+    let failures = 1;
+    const pds: IngestPdsClient = {
+      ...deps.pds,
+      uploadGathering: (source) => {
+        if (failures-- > 0) throw new PdsServerError(503, { method: 'POST', path: '/api/v1/gatherings' }, '');
+        return deps.pds.uploadGathering(source);
+      },
+    };
+    const retry = { ...DEFAULT_STEP_RETRY, remainingMs: () => 900_000, sleep: async () => {} };
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const summary = await ingestSqsBody(body, { ...deps, pds, retry }, sinks);
+
+    // assess
+    expect(summary.imported).toBe(1);
+    expect(imports).toEqual(['a.csv']);
+    expect(count('IngestPdsRetried')).toBe(1);
+    expect(count('IngestRetried')).toBe(0);
   });
 
   it('counts a redelivered write as a duplicate', async () => {
