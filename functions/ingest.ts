@@ -13,7 +13,9 @@ import {
   ingestOptionsFrom,
   ingestS3Event,
   ingestSqsBody,
+  inProgressUntil,
   type NotificationDeps,
+  OncePerBatch,
   S3ObjectSource,
   S3ObjectTagger,
 } from '../lib/ingest/index.ts';
@@ -44,6 +46,8 @@ export async function handler(
   checkLease(context);
   try {
     const pds = await pdsClientFor(config);
+    // Records of one batch run concurrently; two of them may carry the same write.
+    const batch = new OncePerBatch();
     const deps = (owner: string): NotificationDeps => ({
       pds,
       store,
@@ -53,10 +57,14 @@ export async function handler(
       accepts: options.accepts,
       leaseMs: options.leaseMs,
       owner,
+      batch,
+      retry: { ...options.stepRetry, remainingMs: () => context.getRemainingTimeInMillis() },
     });
     if (!isSqsEvent(event)) {
       return await ingestS3Event(event, deps(context.awsRequestId), { log: logger, metrics });
     }
+    // Records that only wait for another delivery's claim come back when its lease ends.
+    const waitUntil = new Map<string, number>();
     const response = await processPartialResponse(
       event,
       (record: SQSRecord) => {
@@ -64,17 +72,22 @@ export async function handler(
         return ingestSqsBody(
           record.body,
           { ...deps(`${context.awsRequestId}/${record.messageId}`), log },
-          {
-            log,
-            metrics,
-          },
-        );
+          { log, metrics },
+        ).catch((error: unknown) => {
+          const until = inProgressUntil(error);
+          if (until !== undefined) waitUntil.set(record.messageId, until);
+          throw error;
+        });
       },
       processor,
       { context, throwOnFullBatchFailure: false },
     );
     // The queue's visibility timeout is 6 × the function timeout; failed records come back sooner.
-    await delayFailedRecords(event, response, { sqs: sqsClient(), queues }).catch((error: unknown) =>
+    await delayFailedRecords(event, response, {
+      sqs: sqsClient(),
+      queues,
+      notBefore: (record) => waitUntil.get(record.messageId),
+    }).catch((error: unknown) =>
       logger.warn('Could not shorten the retry delay of failed records', { error }),
     );
     return response;

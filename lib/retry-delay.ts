@@ -63,7 +63,22 @@ export interface DelayFailedOptions {
   sqs: SQSClient;
   queues: QueueUrlLookup;
   policy?: RetryDelayPolicy;
+  /**
+   * Epoch ms before which a record must not come back (for example when the lease of a claim it waits
+   * for ends), or undefined for the back-off. Such a record is delayed until then plus
+   * {@link NOT_BEFORE_MARGIN_SECONDS}, at most SQS's 43 200 s, whatever its receive count: waiting
+   * for someone else's work is not a failure that should move it towards the DLQ. Default: none.
+   */
+  notBefore?: (record: SQSRecord) => number | undefined;
+  /** Epoch ms; defaults to Date.now. */
+  now?: () => number;
 }
+
+/** Slack after a `notBefore` time, so the lease has surely ended when the record comes back. */
+export const NOT_BEFORE_MARGIN_SECONDS = 5;
+
+/** SQS's largest visibility timeout. */
+const MAX_VISIBILITY_SECONDS = 43_200;
 
 /**
  * Sets the visibility of every record the response lists as failed to its back-off delay. Best effort:
@@ -100,10 +115,7 @@ export async function delayFailedRecords(
           Entries: batch.map((record, index) => ({
             Id: String(index),
             ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: retryDelaySeconds(
-              Number(record.attributes.ApproximateReceiveCount) || 1,
-              options.policy,
-            ),
+            VisibilityTimeout: delayOf(record, options),
           })),
         }),
       );
@@ -111,4 +123,13 @@ export async function delayFailedRecords(
     }
   }
   return delayed;
+}
+
+function delayOf(record: SQSRecord, options: DelayFailedOptions): number {
+  const notBefore = options.notBefore?.(record);
+  if (notBefore !== undefined) {
+    const seconds = Math.ceil((notBefore - (options.now ?? Date.now)()) / 1000) + NOT_BEFORE_MARGIN_SECONDS;
+    return Math.min(MAX_VISIBILITY_SECONDS, Math.max(NOT_BEFORE_MARGIN_SECONDS, seconds));
+  }
+  return retryDelaySeconds(Number(record.attributes.ApproximateReceiveCount) || 1, options.policy);
 }

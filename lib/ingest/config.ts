@@ -7,9 +7,11 @@
  * | `INGEST_SUFFIXES` | (all) | comma-separated key endings to ingest, case-insensitive, e.g. `.csv,.json,.zip` |
  * | `INGEST_TAG_OBJECTS` | `true` | tag dropped objects with `pds-gathering-key` and `pds-ingest-outcome` (false for the local emulator) |
  * | `INGEST_LEASE_SECONDS` | `960` | how long a delivery holds its claim on an object write; keep it above the function timeout |
+ * | `INGEST_PDS_ATTEMPTS` | `4` | attempts per PDS step (upload, each import) within one invocation after a transient answer; 1 leaves every retry to SQS |
  */
 import { setting } from '../config.ts';
 import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
+import { DEFAULT_STEP_RETRY, type StepRetryPolicy } from './step-retry.ts';
 
 export const INGEST_SETTINGS = Object.freeze({
   INGEST_PREFIX: setting.string(
@@ -27,6 +29,10 @@ export const INGEST_SETTINGS = Object.freeze({
     'seconds a delivery holds its claim on an object write; keep it above the function timeout',
     { min: 30, max: 43_200, default: 960 },
   ),
+  INGEST_PDS_ATTEMPTS: setting.integer(
+    'attempts per PDS step (upload, each import) within one invocation after a 503, 429, reset or timeout; 1 leaves every retry to SQS',
+    { min: 1, max: 10, default: DEFAULT_STEP_RETRY.maxAttempts },
+  ),
 });
 
 /** The event types the ingest function emits (each needs a queue at cold start). */
@@ -37,6 +43,8 @@ export interface IngestOptions {
   accepts: (key: string) => FilterDecision;
   tagObjects: boolean;
   leaseMs: number;
+  /** In-invocation repetition of transient PDS answers; the handler adds the remaining time. */
+  stepRetry: StepRetryPolicy;
 }
 
 /**
@@ -53,6 +61,7 @@ export function ingestOptionsFrom(settings: {
   INGEST_SUFFIXES?: string | undefined;
   INGEST_TAG_OBJECTS: boolean;
   INGEST_LEASE_SECONDS: number;
+  INGEST_PDS_ATTEMPTS: number;
 }): IngestOptions {
   return {
     accepts: createIngestFilter({
@@ -61,5 +70,6 @@ export function ingestOptionsFrom(settings: {
     }),
     tagObjects: settings.INGEST_TAG_OBJECTS,
     leaseMs: settings.INGEST_LEASE_SECONDS * 1000,
+    stepRetry: { ...DEFAULT_STEP_RETRY, maxAttempts: settings.INGEST_PDS_ATTEMPTS },
   };
 }

@@ -22,19 +22,44 @@ export class IngestEventError extends Error {
 
 /**
  * Another delivery of the same object write holds a fresh claim on it (or took it over from us).
- * Retryable: the message comes back after its visibility timeout, when the other delivery has finished.
+ * Retryable: the message should come back once the other claim's lease has ended ({@link inProgressUntil}),
+ * when that delivery has finished or can be taken over.
  */
 export class IngestInProgressError extends Error {
   readonly retryable = true;
   readonly progressKey: string;
+  /** Epoch ms when the other delivery's claim runs out, when known. */
+  readonly leaseUntil: number | undefined;
 
-  constructor(progressKey: string, detail: string) {
+  constructor(progressKey: string, detail: string, leaseUntil?: number) {
     super(
       `Another delivery is ingesting the same object write (${progressKey}): ${detail}; this delivery is retried later by SQS`,
     );
     this.name = 'IngestInProgressError';
     this.progressKey = progressKey;
+    this.leaseUntil = leaseUntil;
   }
+}
+
+/**
+ * When a failed delivery should come back: the end of the lease it waits for, when every write it
+ * failed on is in progress elsewhere with a known lease (the latest of them); otherwise undefined,
+ * and the usual retry back-off applies.
+ *
+ * @example
+ * ```ts
+ * inProgressUntil(new IngestInProgressError(key, 'claimed by …', leaseUntil)); // leaseUntil
+ * inProgressUntil(new PdsServerError(503, line, '')); // undefined
+ * ```
+ */
+export function inProgressUntil(error: unknown): number | undefined {
+  const errors = error instanceof AggregateError ? error.errors : [error];
+  let latest: number | undefined;
+  for (const each of errors) {
+    if (!(each instanceof IngestInProgressError) || each.leaseUntil === undefined) return undefined;
+    latest = Math.max(latest ?? 0, each.leaseUntil);
+  }
+  return latest;
 }
 
 /** Why an object could not be read. */

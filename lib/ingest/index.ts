@@ -14,6 +14,7 @@ export {
   IngestEventError,
   IngestInProgressError,
   IngestRejectedError,
+  inProgressUntil,
   isRetryable,
   ObjectSourceError,
   type ObjectSourceProblem,
@@ -39,6 +40,7 @@ export {
   throwIfAnyFailed,
   type WriteResult,
 } from './notification.ts';
+export { OncePerBatch } from './once-per-batch.ts';
 export type {
   IngestLog,
   IngestPdsClient,
@@ -70,4 +72,11 @@ export {
   parseS3NotificationBody,
   type S3Notification,
 } from './s3-event.ts';
+export {
+  DEFAULT_STEP_RETRY,
+  retryPdsStep,
+  type StepRetryEvent,
+  type StepRetryOptions,
+  type StepRetryPolicy,
+} from './step-retry.ts';
 export { uploadContentType, uploadFileName } from './upload-name.ts';

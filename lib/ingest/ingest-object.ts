@@ -5,8 +5,10 @@
  * 2. unless the record already says `uploaded`: stream the object from S3 into `POST /gatherings`
  *    (exact Content-Length, nothing buffered) and record the gathering key and entries;
  * 3. start the import of every entry not yet recorded as imported, recording each right after the
- *    PDS accepted it;
- * 4. emit `pds.ingest.completed`, tag the object, mark the record `done`.
+ *    PDS accepted it. A transient PDS answer to 2 or 3 is repeated within the invocation when
+ *    `retry` allows (./step-retry.ts), before it is left to SQS;
+ * 4. emit `pds.ingest.completed`, tag the object (best effort: a tag that cannot be written is logged
+ *    and counted, never a reason to retry), mark the record `done`.
  *
  * Permanent failures (object gone or replaced, the PDS refusing with a 4xx other than 429) end as
  * `pds.ingest.failed`, a tag where the object still is ours, and a `failed` record; the function then
@@ -39,6 +41,7 @@ import {
   type IngestProgressRecord,
 } from './progress.ts';
 import type { ObjectWriteEvent } from './s3-event.ts';
+import { retryPdsStep, type StepRetryEvent, type StepRetryOptions } from './step-retry.ts';
 import { uploadContentType, uploadFileName } from './upload-name.ts';
 
 /** Tag keys written on the dropped object. */
@@ -62,6 +65,13 @@ export interface IngestObjectDeps {
   log?: IngestLog;
   /** CloudEvents `source`; defaults to the envelope's default. */
   eventSource?: string;
+  /**
+   * Repeats the upload or an import after a transient PDS answer within this invocation (see
+   * ./step-retry.ts). Default: none, every transient answer is left to SQS.
+   */
+  retry?: StepRetryOptions;
+  /** Told of every such repetition (metrics); it is logged either way. */
+  onStepRetry?: (event: StepRetryEvent) => void;
 }
 
 /** How one delivery ended (thrown errors aside). */
@@ -169,7 +179,12 @@ async function carryOut(
   let importsStarted = 0;
   for (const [index, entry] of (claim.record.entries ?? []).entries()) {
     if (entry.imported) continue;
-    await deps.pds.startImport({ gatheringKey, path: entry.path });
+    await retryPdsStep(
+      'import',
+      () => deps.pds.startImport({ gatheringKey, path: entry.path }),
+      deps.retry,
+      observeRetry(write, deps),
+    );
     importsStarted += 1;
     // Recorded at once: once this write has landed, no retry repeats the import.
     const entries = (claim.record.entries ?? []).map((e, i) => (i === index ? { ...e, imported: true } : e));
@@ -194,32 +209,59 @@ async function carryOut(
   };
 }
 
-/** Streams the object into one gathering; the S3 stream is always closed afterwards. */
+/** Streams the object into one gathering; a repeated upload reads the object afresh. */
 async function upload(
   write: ObjectWriteEvent,
   deps: IngestObjectDeps,
 ): Promise<{ size: number; gatheringKey: string; entries: IngestEntryProgress[] }> {
-  const opened = await deps.source.open(refOf(write));
-  let answer: GatheringEntry[];
-  try {
-    answer = await deps.pds.uploadGathering({
-      stream: opened.stream,
-      size: opened.size,
-      fileName: uploadFileName(write.key),
-      contentType: uploadContentType(write.key, opened.contentType),
-    });
-  } finally {
-    if (!opened.stream.destroyed) opened.stream.destroy();
-  }
+  const { size, answer } = await retryPdsStep(
+    'upload',
+    () => uploadOnce(write, deps),
+    deps.retry,
+    observeRetry(write, deps),
+  );
   const first = answer[0];
   if (!first) throw new IngestRejectedError('it lists no entries (an empty archive?)');
   if (answer.some((entry) => entry.gatheringKey !== first.gatheringKey)) {
     throw new IngestRejectedError('its entries name more than one gatheringKey');
   }
   return {
-    size: opened.size,
+    size,
     gatheringKey: first.gatheringKey,
     entries: answer.map((entry) => ({ path: entry.path, assetKey: entry.assetKey, imported: false })),
+  };
+}
+
+/** One upload attempt from a freshly opened S3 stream, which is always closed afterwards. */
+async function uploadOnce(
+  write: ObjectWriteEvent,
+  deps: IngestObjectDeps,
+): Promise<{ size: number; answer: GatheringEntry[] }> {
+  const opened = await deps.source.open(refOf(write));
+  try {
+    const answer = await deps.pds.uploadGathering({
+      stream: opened.stream,
+      size: opened.size,
+      fileName: uploadFileName(write.key),
+      contentType: uploadContentType(write.key, opened.contentType),
+    });
+    return { size: opened.size, answer };
+  } finally {
+    if (!opened.stream.destroyed) opened.stream.destroy();
+  }
+}
+
+function observeRetry(write: ObjectWriteEvent, deps: IngestObjectDeps): (event: StepRetryEvent) => void {
+  return (event) => {
+    (deps.log ?? SILENT_LOG).info('Repeating a PDS step after a transient answer', {
+      bucket: write.bucket,
+      key: write.key,
+      step: event.step,
+      attempt: event.attempt,
+      delayMs: event.delayMs,
+      error: { name: event.error.name, message: event.error.message },
+    });
+    deps.onStepRetry?.(event);
   };
 }
 
@@ -285,7 +327,14 @@ async function tagObject(
   if (!deps.tagger) return undefined;
   const tags: Record<string, string> = { [INGEST_TAG_KEYS.outcome]: outcome.outcome };
   if (outcome.gatheringKey) tags[INGEST_TAG_KEYS.gatheringKey] = outcome.gatheringKey;
-  const result = await deps.tagger.tag(refOf(write), tags);
+  let result: TagResult;
+  try {
+    result = await deps.tagger.tag(refOf(write), tags);
+  } catch (error) {
+    // Tagging comes after the imports (or the failed event): failing the delivery now would retry a
+    // write whose data is already in the PDS until it reached the DLQ. The tags are a courtesy.
+    result = { tagged: false, reason: `tagging failed: ${describe(error)}` };
+  }
   if (!result.tagged) {
     (deps.log ?? SILENT_LOG).warn('The dropped object was not tagged', {
       bucket: write.bucket,

@@ -7,11 +7,17 @@
 
 import type { FilterDecision } from './filters.ts';
 import { type IngestObjectDeps, type IngestOutcome, ingestObject } from './ingest-object.ts';
+import type { OncePerBatch } from './once-per-batch.ts';
 import type { IgnoredS3Record, ObjectWriteEvent, S3Notification } from './s3-event.ts';
 
 export interface NotificationDeps extends IngestObjectDeps {
   /** The prefix/suffix filter (folder placeholders are always skipped). */
   accepts: (key: string) => FilterDecision;
+  /**
+   * Shared by the notifications of one invocation (the records of an SQS batch), so each object
+   * write is ingested by one of them. Default: none, every notification claims on its own.
+   */
+  batch?: OncePerBatch;
 }
 
 /** What happened to one object write of the notification. */
@@ -51,7 +57,9 @@ export async function ingestNotification(
       continue;
     }
     try {
-      results.push({ write, kind: 'done', outcome: await ingestObject(write, deps) });
+      const ingest = () => ingestObject(write, deps);
+      const outcome = await (deps.batch ? deps.batch.ingest(write, ingest) : ingest());
+      results.push({ write, kind: 'done', outcome });
     } catch (error) {
       results.push({ write, kind: 'error', error });
     }

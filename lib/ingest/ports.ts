@@ -47,7 +47,8 @@ export interface ObjectTagger {
   /**
    * Merges `tags` into the object's tag set (same keys are replaced, other keys kept). A permanent
    * obstacle (object gone or replaced, tag limit reached, no permission) is answered with
-   * `{ tagged: false, reason }`; a transient one throws a retryable error.
+   * `{ tagged: false, reason }`; a transient one throws a retryable error. The ingest treats both the
+   * same way (tags are written after the imports: logged and counted, never retried).
    */
   tag(object: ObjectRef, tags: IngestTags): Promise<TagResult>;
 }

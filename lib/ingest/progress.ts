@@ -13,7 +13,7 @@
  * holder wrote last, so a holder that lost its claim finds out at its next step instead of writing
  * over someone else's progress. A claim carries a lease (`leaseUntil`): a delivery that finds a
  * claimed or uploaded record with a live lease backs off ({@link IngestInProgressError}, retried by
- * SQS); one that finds an expired (or released) lease takes the record over and resumes from what it
+ * SQS once that lease has ended); one that finds an expired (or released) lease takes the record over and resumes from what it
  * says. Keep the lease longer than the function timeout, so a live invocation is never overtaken.
  */
 import { ingestProgressKey, type ObjectWrite } from '../state/keys.ts';
@@ -183,6 +183,7 @@ export async function claimIngest(
       throw new IngestInProgressError(
         key,
         `claimed by ${record.owner} until ${new Date(record.leaseUntil).toISOString()}`,
+        record.leaseUntil,
       );
     }
     const takeover: IngestProgressRecord = {
@@ -198,8 +199,17 @@ export async function claimIngest(
       return { kind: 'claimed', claim: new IngestClaim(store, key, takeover, etag, now), takenOver: true };
     } catch (error) {
       if (!(error instanceof StateConflictError)) throw error;
-      throw new IngestInProgressError(key, 'another delivery took over the expired claim first');
+      // The winner claimed just now with the same lease setting.
+      throw new IngestInProgressError(
+        key,
+        'another delivery took over the expired claim first',
+        at + options.leaseMs,
+      );
     }
   }
-  throw new IngestInProgressError(key, 'another delivery created the claim at the same moment');
+  throw new IngestInProgressError(
+    key,
+    'another delivery created the claim at the same moment',
+    now() + options.leaseMs,
+  );
 }

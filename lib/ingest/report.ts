@@ -2,7 +2,9 @@
  * Logs and counts what one notification did. Metrics (namespace PdsBridge): `IngestCompleted`,
  * `IngestFailed` (permanent failures, superseded writes included), `IngestDuplicate`, `IngestSkipped`
  * (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
- * retry), `IngestBytes` (bytes streamed to the PDS). `PdsRetries` is counted by the PDS client.
+ * retry), `IngestBytes` (bytes streamed to the PDS), `IngestTagFailed` (finished writes whose object
+ * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
+ * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
  */
 import { IngestInProgressError, isRetryable } from './errors.ts';
 import type { NotificationReport, WriteResult } from './notification.ts';
@@ -54,12 +56,18 @@ function reportWrite(result: WriteResult, log: IngestLog, metrics: IngestMetrics
       ...ids,
       retryable: isRetryable(error),
       inProgressElsewhere: error instanceof IngestInProgressError,
+      ...(error instanceof IngestInProgressError && error.leaseUntil !== undefined
+        ? { retryAfter: new Date(error.leaseUntil).toISOString() }
+        : {}),
       error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
     });
     metrics.addMetric('IngestRetried', 'Count', 1);
     return;
   }
   const { outcome } = result;
+  if (outcome.status !== 'duplicate' && outcome.tag && !outcome.tag.tagged) {
+    metrics.addMetric('IngestTagFailed', 'Count', 1);
+  }
   switch (outcome.status) {
     case 'imported':
       log.info('Ingested a dropped object', {
@@ -81,6 +89,7 @@ function reportWrite(result: WriteResult, log: IngestLog, metrics: IngestMetrics
         outcome: outcome.status,
         reason: outcome.reason,
         ...(outcome.pdsStatus !== undefined ? { pdsStatus: outcome.pdsStatus } : {}),
+        ...(outcome.tag && !outcome.tag.tagged ? { tagNotWritten: outcome.tag.reason } : {}),
       });
       metrics.addMetric('IngestFailed', 'Count', 1);
       return;

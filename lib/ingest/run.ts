@@ -69,7 +69,14 @@ async function run(
     }
     throw error;
   }
-  const report = await ingestNotification(notification, { ...deps, log: deps.log ?? sinks.log });
+  const report = await ingestNotification(notification, {
+    ...deps,
+    log: deps.log ?? sinks.log,
+    onStepRetry: (event) => {
+      sinks.metrics.addMetric('IngestPdsRetried', 'Count', 1);
+      deps.onStepRetry?.(event);
+    },
+  });
   reportNotification(report, sinks);
   throwIfAnyFailed(report);
   return summarize(report);

@@ -57,7 +57,7 @@ export type { ListRequest, PageFetcher, PageOptions, PageRequest, PdsPage } from
 export { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE, PdsPaginator, transportPages } from './pagination.ts';
 export { encodePathSegment, pathOf } from './paths.ts';
 export type { RetryOptions } from './retry.ts';
-export { DEFAULT_RETRY, parseRetryAfter } from './retry.ts';
+export { DEFAULT_RETRY, parseRetryAfter, retryAfterOf, retryDelayMs } from './retry.ts';
 export type {
   PdsConditional,
   PdsCredentials,

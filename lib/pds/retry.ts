@@ -108,3 +108,24 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
+
+/** Retry-After of a failed attempt, kept beside the error the caller will see. */
+const retryAfters = new WeakMap<PdsError, number>();
+
+/** Keeps the Retry-After (ms) the server sent with the answer behind `error`. */
+export function rememberRetryAfter(error: PdsError, retryAfterMs: number): void {
+  retryAfters.set(error, retryAfterMs);
+}
+
+/**
+ * The Retry-After (ms) the PDS sent with the 429 or 503 behind `error`, when it sent one; for callers
+ * that repeat a step the transport does not repeat itself (see {@link shouldRetry}).
+ *
+ * @example
+ * ```ts
+ * const waitMs = retryAfterOf(error) ?? retryDelayMs(attempt, undefined, DEFAULT_RETRY, Math.random);
+ * ```
+ */
+export function retryAfterOf(error: PdsError): number | undefined {
+  return retryAfters.get(error);
+}

@@ -28,6 +28,8 @@ import {
   IDEMPOTENT_METHODS,
   parseRetryAfter,
   type RetryOptions,
+  rememberRetryAfter,
+  retryAfterOf,
   retryDelayMs,
   shouldRetry,
 } from './retry.ts';
@@ -188,9 +190,6 @@ const RESERVED_HEADERS = new Set(['authorization', 'host', 'user-agent']);
 const PRE_REQUEST_SYSCALLS = new Set(['connect', 'getaddrinfo']);
 const PRE_REQUEST_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** Retry-After of a failed attempt, kept beside the error the caller will see. */
-const retryAfterOf = new WeakMap<PdsError, number>();
-
 /**
  * Sends requests to one PDS and maps every outcome to a typed answer or a `PdsError`.
  *
@@ -283,7 +282,7 @@ export class PdsTransport {
         const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
         const context = { attempt, maxAttempts: this.#retry.maxAttempts, repeatable, replayable };
         if (!shouldRetry(error, context)) throw error;
-        const delayMs = retryDelayMs(attempt, retryAfterOf.get(error), this.#retry, this.#random);
+        const delayMs = retryDelayMs(attempt, retryAfterOf(error), this.#retry, this.#random);
         try {
           this.#onRetry?.({ attempt, delayMs, error, method, path: line.path });
         } catch {
@@ -341,7 +340,7 @@ export class PdsTransport {
       const retryAfterMs =
         status === 429 || status === 503 ? parseRetryAfter(responseHeaders['retry-after']) : undefined;
       const error = httpErrorFor(status, line, this.#redactor.redact(text), retryAfterMs);
-      if (retryAfterMs !== undefined) retryAfterOf.set(error, retryAfterMs);
+      if (retryAfterMs !== undefined) rememberRetryAfter(error, retryAfterMs);
       throw error;
     }
 

@@ -6,17 +6,27 @@
  */
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
+import { sqsClient } from '../../lib/aws.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import type { IngestSummary } from '../../lib/ingest/index.ts';
+import {
+  claimIngest,
+  type IngestSummary,
+  type ObjectWriteEvent,
+  parseS3Event,
+} from '../../lib/ingest/index.ts';
+import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { S3StateStore } from '../../lib/state/s3.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { lambdaContext, s3Event, s3Record, sqsEvent, sqsRecord } from '../helpers/s3-events.ts';
@@ -37,6 +47,7 @@ beforeAll(async () => {
     queues: [
       { name: 'ingest', visibilityTimeout: 1, dlq: { name: 'ingest-dlq', maxReceiveCount: 25 } },
       { name: 'doomed', visibilityTimeout: 1, dlq: { name: 'doomed-dlq', maxReceiveCount: 2 } },
+      { name: 'waiting', visibilityTimeout: 1 },
       'events',
     ],
   });
@@ -188,6 +199,83 @@ describe('ingest handler', () => {
     expect(sim.state.items.has('9001')).toBe(true);
   });
 
+  it('ingests a write delivered twice in one batch once and acknowledges both records', async () => {
+    // prepare: S3 sent the notification of one write twice, and both arrive in one batch
+    const zip = await zipOf({ 'a.csv': 'primaryKey__\n9201\n', 'b.csv': 'primaryKey__\n9202\n' });
+    const body = JSON.stringify(s3Event([await drop('incoming/twice-in-batch.zip', zip)]));
+    const records = [sqsRecord(body), sqsRecord(body)];
+    const gatheringsBefore = sim.state.gatherings.size;
+    const importsBefore = sim.state.imports.length;
+
+    // act
+    const response = await handler(sqsEvent(records), lambdaContext());
+
+    // assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sim.state.gatherings.size - gatheringsBefore).toBe(1);
+    expect(
+      sim.state.imports
+        .slice(importsBefore)
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['twice-in-batch/a.csv', 'twice-in-batch/b.csv']);
+    expect((await events()).map((e) => e.type)).toEqual(['pds.ingest.completed']);
+  });
+
+  it('brings a delivery that meets a live claim back after the lease of that claim, not after the retry back-off', async () => {
+    // prepare: another delivery holds the write's claim (a large file still streaming)
+    const record = await drop('incoming/held.csv', 'primaryKey__\n9301\n');
+    const [write] = (parseS3Event(s3Event([record])) as { writes: ObjectWriteEvent[] }).writes;
+    const store = new S3StateStore({ client: aws.s3, bucket: 'state' });
+    const held = await claimIngest(store, write as ObjectWriteEvent, {
+      owner: 'streaming',
+      leaseMs: 960_000,
+    });
+    if (held.kind !== 'claimed') throw new Error('the write should be claimable');
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        MessageBody: JSON.stringify(s3Event([record])),
+      }),
+    );
+    const { Messages = [] } = await aws.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const event = sqsEvent(Messages.map((m) => toSqsRecord(m, aws.queueArns.waiting ?? '', aws.region)));
+    const send = vi.spyOn(sqsClient(), 'send');
+
+    // act
+    let response: SQSBatchResponse;
+    let sent: unknown[];
+    try {
+      response = (await handler(event, lambdaContext())) as SQSBatchResponse;
+    } finally {
+      sent = send.mock.calls.map(([command]) => command);
+      send.mockRestore();
+    }
+
+    // assess: retried once the lease has run out, so its receives are not spent meanwhile
+    expect(response.batchItemFailures).toHaveLength(1);
+    const delays = sent
+      .filter((command) => command instanceof ChangeMessageVisibilityBatchCommand)
+      .flatMap((command) => command.input.Entries ?? [])
+      .map((entry) => entry.VisibilityTimeout ?? 0);
+    const leaseLeftSeconds = (held.claim.record.leaseUntil - Date.now()) / 1000;
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThanOrEqual(leaseLeftSeconds);
+    expect(delays[0]).toBeLessThanOrEqual(960 + 60);
+    await aws.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: aws.queueUrls.waiting,
+        ReceiptHandle: Messages[0]?.ReceiptHandle,
+      }),
+    );
+  });
+
   it('answers a batch whose every record failed with all of them instead of throwing', async () => {
     const records = [sqsRecord('garbage'), sqsRecord('{"Records": 5}')];
 
@@ -201,9 +289,11 @@ describe('ingest handler', () => {
     const first = await drop('incoming/direct.csv', 'primaryKey__\n9101\n');
     const second = await drop('incoming/direct-later.csv', 'primaryKey__\n9102\n');
     sim.failNext(1, { kind: 'status', status: 503, pathPrefix: '/api/v1/gatherings' });
+    // Too little time left to repeat the upload within the invocation: the 503 is the caller's to retry.
+    const nearlyOver = lambdaContext({}, 20_000);
 
     // act
-    const failed = handler(s3Event([second]), lambdaContext()).catch((error: unknown) => error);
+    const failed = handler(s3Event([second]), nearlyOver).catch((error: unknown) => error);
     const summary = await handler(
       s3Event([first, s3Record({ bucket: 'drops', key: 'incoming/folder/', size: 0 })]),
       lambdaContext(),
@@ -213,6 +303,40 @@ describe('ingest handler', () => {
     expect(await failed).toMatchObject({ name: 'PdsServerError', retryable: true });
     expect(summary).toEqual({ imported: 1, failed: 0, duplicate: 0, skipped: 1 });
     await events();
+  });
+
+  it('imports an archive through 503, 429 and connection resets within one invocation', async () => {
+    // prepare: the upload meets a 503 and a reset, the first import a 429 (Retry-After 1 s), a reset and a 503
+    const zip = await zipOf({
+      'a.csv': 'primaryKey__\n9401\n',
+      'b.csv': 'primaryKey__\n9402\n',
+      'c.csv': 'primaryKey__\n9403\n',
+    });
+    const record = sqsRecord(s3Event([await drop('incoming/bumpy.zip', zip)]));
+    const gatheringsBefore = sim.state.gatherings.size;
+    sim.requestLog.length = 0;
+    sim.failNext(1, { kind: 'status', status: 503, retryAfterSeconds: 0, pathPrefix: '/api/v1/gatherings' });
+    sim.failNext(1, { kind: 'reset', pathPrefix: '/api/v1/gatherings' });
+    sim.failNext(1, { kind: 'status', status: 429, retryAfterSeconds: 1, pathPrefix: '/api/v1/imports' });
+    sim.failNext(1, { kind: 'reset', pathPrefix: '/api/v1/imports' });
+    sim.failNext(1, { kind: 'status', status: 503, retryAfterSeconds: 0, pathPrefix: '/api/v1/imports' });
+
+    // act
+    const response = await handler(sqsEvent([record]), lambdaContext());
+
+    // assess: no delivery spent, every entry imported once, the whole object uploaded
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sim.requestLog.filter((r) => [0, 429, 503].includes(r.status))).toHaveLength(5);
+    const [completed] = (await events()) as Array<CloudEvent<'pds.ingest.completed'>>;
+    expect(completed).toMatchObject({ type: 'pds.ingest.completed', data: { size: zip.length } });
+    expect(sim.state.gatherings.size - gatheringsBefore).toBe(1);
+    expect(
+      sim.state.imports
+        .filter((i) => i.gatheringKey === completed?.data.gatheringKey)
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(['bumpy/a.csv', 'bumpy/b.csv', 'bumpy/c.csv']);
+    expect(['9401', '9402', '9403'].every((key) => sim.state.items.has(key))).toBe(true);
   });
 
   it('imports every file exactly once through 503s, 429s and connection resets, losing nothing', async () => {

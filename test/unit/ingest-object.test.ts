@@ -461,6 +461,52 @@ describe('ingestObject', () => {
     expect(tagger.tagsOf(BUCKET, 'items.csv')).toEqual(own);
   });
 
+  it('records a write whose tagging threw as imported and done, so no retry imports it again', async () => {
+    // prepare
+    const { pds, source, events, store, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    const w = write('items.csv', 'e1');
+    const throwing = {
+      async tag(object: ObjectRef): Promise<never> {
+        throw new ObjectSourceError(
+          'unavailable',
+          object,
+          'tagging the object failed (SlowDown (503))',
+          true,
+        );
+      },
+    };
+
+    // act
+    const outcome = await ingestObject(w, { ...deps(), tagger: throwing });
+
+    // assess
+    expect(outcome).toMatchObject({
+      status: 'imported',
+      tag: { tagged: false, reason: expect.stringContaining('SlowDown') },
+    });
+    expect(await recordOf(store, w)).toMatchObject({ status: 'done', outcome: 'imported' });
+    expect(events.events.map((event) => event.type)).toEqual(['pds.ingest.completed']);
+    expect(pds.imports).toHaveLength(1);
+  });
+
+  it('still ends a permanently failed write as failed when tagging it throws', async () => {
+    const { pds, source, store, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.uploadFault = () => new PdsBadRequestError(400, UPLOAD_LINE, 'bad file');
+    const w = write('items.csv', 'e1');
+    const throwing = {
+      async tag(): Promise<never> {
+        throw new Error('socket hang up');
+      },
+    };
+
+    const outcome = await ingestObject(w, { ...deps(), tagger: throwing });
+
+    expect(outcome).toMatchObject({ status: 'failed', pdsStatus: 400, tag: { tagged: false } });
+    expect(await recordOf(store, w)).toMatchObject({ status: 'failed' });
+  });
+
   it('tags the version of a versioned object', async () => {
     const { source, tagger, deps } = setup();
     source.put('items.csv', 'x', 'e1');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { IngestInProgressError } from '../../lib/ingest/errors.ts';
+import { IngestInProgressError, inProgressUntil } from '../../lib/ingest/errors.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
+import { PdsServerError } from '../../lib/pds/errors.ts';
 import { ingestProgressKey, type ObjectWrite } from '../../lib/state/keys.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
@@ -102,5 +103,37 @@ describe('claimIngest on S3 conditional writes', () => {
     const again = await claimIngest(store, WRITE, { owner: 'second', leaseMs: 600_000 });
 
     expect(again).toMatchObject({ kind: 'finished', record: { outcome: 'imported' } });
+  });
+
+  it('tells a delivery that meets a live claim when that claim ends, so it is retried then', async () => {
+    // prepare
+    const { store } = s3Store();
+    const at = 1_700_000_000_000;
+    await claimIngest(store, WRITE, { owner: 'streaming', leaseMs: 960_000, now: () => at });
+
+    // act
+    const refused = await claimIngest(store, WRITE, {
+      owner: 'duplicate',
+      leaseMs: 960_000,
+      now: () => at + 5_000,
+    })
+      .then(() => undefined)
+      .catch((error: unknown) => error);
+
+    // assess
+    expect(refused).toBeInstanceOf(IngestInProgressError);
+    expect(inProgressUntil(refused)).toBe(at + 960_000);
+  });
+});
+
+describe('inProgressUntil', () => {
+  it('keeps the usual back-off when any failed write of a message was not waiting for a claim', () => {
+    const waiting = new IngestInProgressError('k1', 'claimed', 2_000);
+    const later = new IngestInProgressError('k2', 'claimed', 3_000);
+    const down = new PdsServerError(503, { method: 'POST', path: '/api/v1/imports' }, '');
+
+    expect(inProgressUntil(new AggregateError([waiting, later]))).toBe(3_000);
+    expect(inProgressUntil(new AggregateError([waiting, down]))).toBeUndefined();
+    expect(inProgressUntil(new IngestInProgressError('k', 'taken over'))).toBeUndefined();
   });
 });

@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import { IngestEventError } from '../../lib/ingest/errors.ts';
+import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { createIngestFilter } from '../../lib/ingest/filters.ts';
 import type { NotificationDeps } from '../../lib/ingest/notification.ts';
-import type { IngestPdsClient, ObjectSource } from '../../lib/ingest/ports.ts';
+import { OncePerBatch } from '../../lib/ingest/once-per-batch.ts';
+import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/ingest/ports.ts';
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
+import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
@@ -103,6 +105,89 @@ describe('ingestSqsBody', () => {
       s3Key: 'in/b.csv',
       retryable: true,
     });
+  });
+
+  it('finishes an ingest whose imports succeeded when tagging the object throws, and counts the missing tags', async () => {
+    // prepare: S3 answers the tagging with an error the tagger does not map (a 500)
+    const { deps, sinks, imports, events, count, logs } = harness();
+    const tagger: ObjectTagger = {
+      async tag(object) {
+        throw new ObjectSourceError(
+          'unavailable',
+          object,
+          'tagging the object failed (InternalError (500))',
+          true,
+        );
+      },
+    };
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const summary = await ingestSqsBody(body, { ...deps, tagger }, sinks);
+    const again = await ingestSqsBody(body, { ...deps, tagger }, sinks);
+
+    // assess
+    expect(summary).toEqual({ imported: 1, failed: 0, duplicate: 0, skipped: 0 });
+    expect(again.duplicate).toBe(1);
+    expect(imports).toEqual(['a.csv']);
+    expect(events.map((event) => event.type)).toEqual(['pds.ingest.completed']);
+    expect(count('IngestTagFailed')).toBe(1);
+    expect(count('IngestRetried')).toBe(0);
+    expect(logs).toContainEqual([
+      'warn',
+      'The dropped object was not tagged',
+      expect.objectContaining({ key: 'in/a.csv', reason: expect.stringContaining('500') }),
+    ]);
+  });
+
+  it('retries both records of one write in a batch when the one that ingests it fails, uploading once', async () => {
+    // prepare: one write notified twice in a batch; the PDS is down for its upload
+    const { deps, sinks, count } = harness(['a.csv']);
+    let uploads = 0;
+    const pds: IngestPdsClient = {
+      ...deps.pds,
+      uploadGathering: (source) => {
+        uploads += 1;
+        return deps.pds.uploadGathering(source);
+      },
+    };
+    const batch = new OncePerBatch();
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const results = await Promise.allSettled([
+      ingestSqsBody(body, { ...deps, pds, batch, owner: 'record-1' }, sinks),
+      ingestSqsBody(body, { ...deps, pds, batch, owner: 'record-2' }, sinks),
+    ]);
+
+    // assess
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(uploads).toBe(1);
+    expect(count('IngestRetried')).toBe(2);
+  });
+
+  it('repeats a transient PDS answer within the invocation and counts the repetition', async () => {
+    // prepare: the upload meets one 503
+    const { deps, sinks, imports, count } = harness();
+    let failures = 1;
+    const pds: IngestPdsClient = {
+      ...deps.pds,
+      uploadGathering: (source) => {
+        if (failures-- > 0) throw new PdsServerError(503, { method: 'POST', path: '/api/v1/gatherings' }, '');
+        return deps.pds.uploadGathering(source);
+      },
+    };
+    const retry = { ...DEFAULT_STEP_RETRY, remainingMs: () => 900_000, sleep: async () => {} };
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
+
+    // act
+    const summary = await ingestSqsBody(body, { ...deps, pds, retry }, sinks);
+
+    // assess
+    expect(summary.imported).toBe(1);
+    expect(imports).toEqual(['a.csv']);
+    expect(count('IngestPdsRetried')).toBe(1);
+    expect(count('IngestRetried')).toBe(0);
   });
 
   it('counts a redelivered write as a duplicate', async () => {
