@@ -247,6 +247,13 @@ export async function pollMessagingAssets(
         : { ok: false as const, asset: page[index] as MessagingAssetSummary, error: result?.error },
     );
   };
+  // Every checkpoint write applies the configured limits: a write with the defaults would move the
+  // floor as if POLL_SEEN_WINDOW were 5000 and lose late assets the larger window promises to emit.
+  const advanceOptions = () => ({
+    now: now(),
+    ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
+    ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
+  });
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
 
   // While a page is published and recorded, the next one is already being fetched: the PDS requests
@@ -317,11 +324,7 @@ export async function pollMessagingAssets(
         gone: pendingGone,
         lowestPending,
       },
-      {
-        now: now(),
-        ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
-        ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
-      },
+      advanceOptions(),
     );
     await save(advanced.checkpoint);
     pendingGone = [];
@@ -357,7 +360,7 @@ export async function pollMessagingAssets(
 
   if (pendingGone.length > 0) {
     await save(
-      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, { now: now() })
+      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, advanceOptions())
         .checkpoint,
     );
   }

@@ -109,6 +109,33 @@ describe('pollMessagingAssets', () => {
     expect(report).toMatchObject({ gone: 1, retryPending: 0, emitted: 0 });
   });
 
+  it('keeps a seen window above 5000 when a run only drops gone retry entries, so a late asset is still emitted', async () => {
+    // prepare: 5599 ids seen above floor 0 (asset 50 not among them: it will show up late), a seen
+    // window of 6000, and a retry entry whose asset the PDS no longer lists
+    const { pds, sink, store, deps } = setup();
+    const seen = Array.from({ length: 5600 }, (_, index) => index + 1).filter((id) => id !== 50);
+    await store.create<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT, {
+      version: 1,
+      floor: 0,
+      highestId: 5600,
+      seen,
+      retry: [{ id: 9000, attempts: 1, firstFailedAt: '2026-01-05T08:00:00.000Z', lastError: '503' }],
+      updatedAt: '2026-01-05T08:00:00.000Z',
+    });
+    const options = { seenWindow: 6000 };
+
+    // act: a run with nothing new that drops the gone entry, then asset 50 appears late
+    const dropping = await pollMessagingAssets(deps, options);
+    pds.addAsset(SYNCHRONISED, { id: 50 });
+    const late = await pollMessagingAssets(deps, options);
+
+    // assess
+    expect(dropping).toMatchObject({ gone: 1, emitted: 0, floor: 0 });
+    expect(late.emitted).toBe(1);
+    expect(emittedIds(sink)).toEqual([50]);
+    expect((await storedCheckpoint(store)).floor).toBe(0);
+  });
+
   it('stops without recording anything when every fetch of a page fails for a PDS-wide reason', async () => {
     // prepare
     const { pds, sink, store, deps } = setup(4);
