@@ -264,6 +264,7 @@ export class SqsEventPublisher implements EventSink {
             eventId: item.event.id,
             type: item.event.type,
             ...fields,
+            requestFailed: true,
             attempts: attempt,
           });
         }

@@ -174,6 +174,79 @@ describe('pollMessagingAssets', () => {
     expect(emittedIds(sink)).toEqual([1, 2, 4, 3]);
   });
 
+  it('emits an asset whose fetch fails on consecutive runs with messageError once the failure limit is reached, and passes it', async () => {
+    // prepare: asset 2 fails for itself on every run (404 while listed: not a PDS-wide failure, so it
+    // counts even on runs where it is the only asset fetched)
+    const { pds, sink, store, deps } = setup(3);
+    pds.failAsset.set(2, 'missing');
+    const options = { firstRun: 'backlog' as const, failureLimit: 3 };
+
+    // act
+    const runs = [];
+    for (let run = 0; run < 4; run++) runs.push(await pollMessagingAssets(deps, options));
+
+    // assess
+    expect(runs.map((report) => report.retryPending)).toEqual([1, 1, 0, 0]);
+    expect(runs.map((report) => report.emittedAsFailed)).toEqual([0, 0, 1, 0]);
+    expect(emittedIds(sink)).toEqual([1, 3, 2]);
+    const passed = sink.dataOf('pds.messaging-asset.received')[2];
+    expect(passed?.document).toBeUndefined();
+    expect(passed?.messageError).toMatchObject({ name: 'PdsNotFoundError', status: 404, failedRuns: 3 });
+    expect(passed?.messageError?.message).toMatch(/not found.*failed on 3 consecutive runs/);
+    expect(sink.events[2]?.id).toBe(eventId('pds.messaging-asset.received', [2]));
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
+  });
+
+  it('goes on past an event SQS refuses as invalid, and passes its asset with messageError at the failure limit', async () => {
+    // prepare: SQS refuses the ordinary event of asset 2 as the sender's fault, on every run
+    const { sink, store, deps } = setup(4);
+    sink.refuseAsInvalid = true;
+    sink.refuse = (event) =>
+      event.type === 'pds.messaging-asset.received' &&
+      event.subject === 'messaging-asset/2' &&
+      event.data.messageError === undefined;
+    const options = { firstRun: 'backlog' as const, pageSize: 2, failureLimit: 2 };
+
+    // act
+    const first = await pollMessagingAssets(deps, options);
+    const checkpointAfterFirst = await storedCheckpoint(store);
+    const second = await pollMessagingAssets(deps, options);
+    const third = await pollMessagingAssets(deps, options);
+
+    // assess
+    expect(first).toMatchObject({ emitted: 3, failed: 1, retryPending: 1, unpublished: 0 });
+    expect(first.stopped).toBeUndefined();
+    expect(checkpointAfterFirst.retry).toMatchObject([
+      { id: 2, attempts: 1, lastError: 'SQS refused the event: InvalidMessageContents: refused by the test' },
+    ]);
+    expect(second).toMatchObject({ emitted: 1, emittedAsFailed: 1, retryPending: 0 });
+    expect(third.emitted).toBe(0);
+    expect(emittedIds(sink)).toEqual([1, 3, 4, 2]);
+    expect(sink.dataOf('pds.messaging-asset.received')[3]?.messageError).toMatchObject({
+      name: 'InvalidMessageContents',
+      failedRuns: 2,
+    });
+  });
+
+  it('passes nothing when SQS refuses whole requests (permissions), however often', async () => {
+    // prepare
+    const { sink, store, deps } = setup(3);
+    sink.refuseWholeRequest = true;
+    sink.refuse = () => true;
+    const options = { firstRun: 'backlog' as const, failureLimit: 1 };
+
+    // act
+    const first = await pollMessagingAssets(deps, options);
+    const second = await pollMessagingAssets(deps, options);
+
+    // assess
+    for (const report of [first, second]) {
+      expect(report).toMatchObject({ stopped: 'publish-failed', unpublished: 3, emittedAsFailed: 0 });
+    }
+    expect(sink.events).toEqual([]);
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
+  });
+
   it('sends a page again with identical ids after a crash between publish and checkpoint', async () => {
     // prepare
     const pds = new FakePds();
