@@ -40,6 +40,7 @@ export async function handler(
             concurrency: config.settings.POLL_CONCURRENCY,
             pageSize: config.settings.POLL_PAGE_SIZE,
             seenWindow: config.settings.POLL_SEEN_WINDOW,
+            failureLimit: config.settings.POLL_FAILURE_LIMIT,
             deadline,
           },
         ),

@@ -39,6 +39,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
         });
         const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
           concurrency: config.settings.POLL_CONCURRENCY,
+          failureLimit: config.settings.POLL_FAILURE_LIMIT,
           deadline,
         });
         recordReviewMetrics(metrics, report);

@@ -43,6 +43,7 @@ export async function handler(
           {
             runId: context.awsRequestId,
             concurrency: config.settings.POLL_CONCURRENCY,
+            failureLimit: config.settings.POLL_FAILURE_LIMIT,
             inlineMax: config.settings.POLL_REVIEWS_INLINE_MAX,
             chunkSize: config.settings.POLL_REVIEWS_CHUNK_SIZE,
             deadline,

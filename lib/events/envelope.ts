@@ -118,3 +118,37 @@ export function createEvent<T extends EventType>(input: CreateEventInput<T>): Cl
   };
   return event as CloudEvent<T>;
 }
+
+/**
+ * Code units SQS refuses in a message body, plus every surrogate: SQS accepts #x9 | #xA | #xD |
+ * #x20–#xD7FF | #xE000–#xFFFD | #x10000–#x10FFFF, but local emulators (fauxqs) refuse the
+ * supplementary planes too, so characters above U+FFFF are escaped as their surrogate pair. Control
+ * characters below U+0020 need no entry: JSON.stringify escapes them already.
+ */
+const UNSENDABLE = /[\uD800-\uDFFF\uFFFE\uFFFF]/g;
+
+/**
+ * The JSON text of an event as it is sent: `JSON.stringify` with every character SQS (or a local
+ * emulator) would refuse written as a `\uXXXX` escape. `JSON.parse` gives back exactly the event, so
+ * consumers see the same data whatever characters it holds; an event is never unsendable for its
+ * characters. Used for every message body and claim-checked payload.
+ *
+ * @example
+ * serializeEvent(event); // '{"specversion":"1.0",…,"data":{"rawXml":"<a>\\ufffe</a>"}}'
+ * JSON.parse(serializeEvent(event)); // deep-equal to event
+ */
+export function serializeEvent(event: CloudEvent): string {
+  return toSendableJson(event);
+}
+
+/**
+ * `JSON.stringify(value)` with the characters SQS refuses escaped (see {@link serializeEvent}); for
+ * other messages the bridge sends to SQS, such as the review poller's fan-out chunks.
+ */
+export function toSendableJson(value: unknown): string {
+  // Outside strings JSON text is ASCII, so every match lies inside a string, where \uXXXX is valid.
+  return JSON.stringify(value).replace(
+    UNSENDABLE,
+    (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

@@ -37,6 +37,11 @@ export interface EventPublishFailure {
   reason: string;
   /** True when SQS blamed the request itself; sending it again unchanged cannot help. */
   senderFault: boolean;
+  /**
+   * Set when the whole request failed (permissions, a missing queue, the network) rather than this
+   * event being refused: such a failure says nothing about the event's content.
+   */
+  requestFailed?: true;
   attempts: number;
 }
 

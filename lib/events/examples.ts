@@ -111,6 +111,23 @@ export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
           rawXml: BROKEN_XML,
         },
       }),
+      createEvent({
+        type: 'pds.messaging-asset.received',
+        subject: 'messaging-asset/1045',
+        idParts: [1045],
+        time: TIME,
+        data: {
+          messagingAssetId: 1045,
+          createdAt: 1_795_166_100_000,
+          messageError: {
+            name: 'PdsServerError',
+            message:
+              'PDS answered 500 to GET /api/v1/messaging/messagingassets/1045 (failed on 5 consecutive runs; passed without its message)',
+            status: 500,
+            failedRuns: 5,
+          },
+        },
+      }),
     ],
     'pds.supplier-review.received': [
       createEvent({

@@ -19,6 +19,8 @@ export {
   createEvent,
   DEFAULT_EVENT_SOURCE,
   eventId,
+  serializeEvent,
+  toSendableJson,
 } from './envelope.ts';
 export {
   ClaimCheckError,

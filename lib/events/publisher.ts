@@ -22,7 +22,7 @@ import {
   MAX_INLINE_LIMIT_BYTES,
   storePayload,
 } from './claim-check.ts';
-import type { CloudEvent } from './envelope.ts';
+import { type CloudEvent, serializeEvent } from './envelope.ts';
 import { EventConfigError, EventPublishError, type EventPublishFailure } from './errors.ts';
 import type { EventType } from './types.ts';
 
@@ -209,7 +209,8 @@ export class SqsEventPublisher implements EventSink {
   }
 
   async #prepare(event: CloudEvent, fifo: boolean): Promise<Prepared> {
-    const body = JSON.stringify(event);
+    // Escaped where SQS would refuse a character: an event must never be unsendable for its data.
+    const body = serializeEvent(event);
     const entry: Omit<SendMessageBatchRequestEntry, 'Id'> = {
       MessageBody: body,
       MessageAttributes: {
@@ -263,6 +264,7 @@ export class SqsEventPublisher implements EventSink {
             eventId: item.event.id,
             type: item.event.type,
             ...fields,
+            requestFailed: true,
             attempts: attempt,
           });
         }

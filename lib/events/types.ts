@@ -50,7 +50,10 @@ export interface RawXmlPointer {
   key: string;
 }
 
-/** `pds.messaging-asset.received`: a new messaging asset, parsed (`document`) or not (`parseError`). */
+/**
+ * `pds.messaging-asset.received`: a new messaging asset, parsed (`document`), not parseable
+ * (`parseError`), or passed without its XML (`messageError`) after failing on consecutive runs.
+ */
 export interface MessagingAssetReceivedData {
   messagingAssetId: number;
   /** Epoch milliseconds, as the PDS lists it. */
@@ -63,14 +66,24 @@ export interface MessagingAssetReceivedData {
   rawXmlPointer?: RawXmlPointer;
   /** One summary per GDSN CatalogueItemConfirmation in the document. */
   cic?: CicSummary[];
+  /**
+   * Set instead of `document` when the asset failed on `POLL_FAILURE_LIMIT` consecutive runs (its XML
+   * could not be fetched, or SQS refused its event) and the poller passed it.
+   */
+  messageError?: MessageFetchError;
 }
 
-/** Why the message a review points to could not be fetched (the review is emitted without it). */
+/**
+ * Why an event carries no message: the PDS refused it for good (e.g. 404), or it failed on
+ * `failedRuns` consecutive runs and the poller passed it instead of holding everything behind it.
+ */
 export interface MessageFetchError {
   name: string;
   message: string;
   /** HTTP status the PDS answered, e.g. 404 when the messaging asset no longer exists. */
   status?: number;
+  /** Consecutive runs that failed on this item before the poller passed it (`POLL_FAILURE_LIMIT`). */
+  failedRuns?: number;
 }
 
 /** `pds.supplier-review.received`: a new supplier review on a watched item, with its message. */
@@ -81,7 +94,10 @@ export interface SupplierReviewReceivedData {
   parseError?: XmlErrorInfo;
   /** The XML as received, when it could not be parsed. */
   rawXml?: string;
-  /** Set instead of `document` when the PDS refused the message for good (e.g. 404). */
+  /**
+   * Set instead of `document` when the PDS refused the message for good (e.g. 404), or when the review
+   * failed on `POLL_FAILURE_LIMIT` consecutive runs (with `failedRuns`) and the poller passed it.
+   */
   messageError?: MessageFetchError;
   cic?: CicSummary[];
 }
@@ -168,6 +184,15 @@ const cicSummary = once(() =>
 const notBoth = (data: { document?: unknown; parseError?: unknown }) =>
   data.document === undefined || data.parseError === undefined;
 
+const messageError = once(() =>
+  z.object({
+    name: nonEmpty(),
+    message: nonEmpty(),
+    status: httpStatus().optional(),
+    failedRuns: z.number().int().positive().optional(),
+  }),
+);
+
 /** zod schema of each event type's data. */
 export const EVENT_DATA_SCHEMAS = lazily({
   'pds.ingest.completed': () =>
@@ -195,10 +220,16 @@ export const EVENT_DATA_SCHEMAS = lazily({
         rawXml: z.string().optional(),
         rawXmlPointer: z.object({ bucket: nonEmpty(), key: nonEmpty() }).optional(),
         cic: z.array(cicSummary()).optional(),
+        messageError: messageError().optional(),
       })
-      .refine((data) => (data.document === undefined) !== (data.parseError === undefined), {
-        message: 'exactly one of document and parseError must be set',
-      }),
+      .refine(
+        (data) =>
+          [data.document, data.parseError, data.messageError].filter((value) => value !== undefined)
+            .length === 1,
+        {
+          message: 'exactly one of document and parseError (or messageError, for a passed asset) must be set',
+        },
+      ),
   'pds.supplier-review.received': () =>
     z
       .object({
@@ -208,9 +239,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
         document: parsedDocument().optional(),
         parseError: xmlErrorInfo().optional(),
         rawXml: z.string().optional(),
-        messageError: z
-          .object({ name: nonEmpty(), message: nonEmpty(), status: httpStatus().optional() })
-          .optional(),
+        messageError: messageError().optional(),
         cic: z.array(cicSummary()).optional(),
       })
       .refine(notBoth, { message: 'document and parseError must not both be set' }),

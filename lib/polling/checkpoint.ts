@@ -10,9 +10,11 @@
  *   or out of order is still emitted as long as it lies above the floor. When `seen` outgrows its
  *   window the oldest ids fall off and the floor rises to the largest of them: an id that appears
  *   more than `seenWindow` ids late is taken for done.
- * - `retry`: ids whose fetch failed. They are tried again on every run while the PDS still lists
- *   them (an id no longer listed is dropped as gone), so the floor may pass them safely. At most
- *   `maxRetry` entries; beyond that the oldest are abandoned (the caller logs and counts them).
+ * - `retry`: ids whose fetch failed or whose event SQS refused as invalid; `attempts` counts the
+ *   consecutive runs that failed (the poison rule passes an id at `POLL_FAILURE_LIMIT`, poison.ts).
+ *   They are tried again on every run while the PDS still lists them (an id no longer listed is
+ *   dropped as gone), so the floor may pass them safely. At most `maxRetry` entries; beyond that the
+ *   oldest are abandoned (the caller logs and counts them).
  *
  * The floor never passes an id that is still pending in the running poll (later pages, or events SQS
  * did not accept), so a run that stops early loses nothing.
@@ -21,10 +23,10 @@ import * as z from 'zod';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/types.ts';
 
-/** One asset whose fetch failed, kept for the next runs. */
+/** One asset whose fetch failed (or whose event SQS refused as invalid), kept for the next runs. */
 export interface RetryEntry {
   id: number;
-  /** Failed fetches so far. */
+  /** Consecutive failed runs so far. */
   attempts: number;
   /** ISO time of the first failure. */
   firstFailedAt: string;

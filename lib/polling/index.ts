@@ -21,6 +21,7 @@ export {
   type MessagingAssetPollOptions,
   type MessagingAssetPollReport,
   messagingAssetEvent,
+  passedMessagingAssetEvent,
   pollMessagingAssets,
 } from './messaging-assets.ts';
 export {
@@ -29,6 +30,13 @@ export {
   recordReviewMetrics,
   recordScheduledReviewMetrics,
 } from './metrics.ts';
+export {
+  DEFAULT_FAILURE_LIMIT,
+  messageErrorOfFetch,
+  messageErrorOfRefusal,
+  publishEach,
+  reachesFailureLimit,
+} from './poison.ts';
 export { type PollLogger, silentLogger } from './ports.ts';
 export {
   chunkKeys,

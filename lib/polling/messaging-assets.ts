@@ -8,15 +8,25 @@
  * the publish and the write sends the same page again on the next run, with identical event ids
  * (`idParts: [messagingAssetId]`), so consumers can drop the duplicates.
  *
- * Failures: an asset whose fetch fails goes to the checkpoint's retry list and is fetched again on
- * every later run while the PDS lists it (see checkpoint.ts); the others go on. A page in which every
- * fetch failed for a reason that concerns the PDS as a whole (5xx, 429, timeouts, network, 401/403)
- * stops the run without recording anything, so an outage does not fill the retry list; the next run
- * starts from the same place. Events SQS did not accept are not recorded either: the run saves what
- * was accepted and stops (`stopped: 'publish-failed'`); those assets stay new.
+ * Failures: an asset whose fetch fails, or whose event SQS refuses as invalid (the sender's fault),
+ * goes to the checkpoint's retry list and is tried again on every later run while the PDS lists it
+ * (see checkpoint.ts); the others go on. An asset that fails on `failureLimit` consecutive runs is
+ * emitted without its XML, with `messageError`, and passed (poison.ts), so it cannot hold the flow.
+ * A page in which every fetch failed for a reason that concerns the PDS as a whole (5xx, 429,
+ * timeouts, network, 401/403) stops the run without recording anything, so an outage does not fill
+ * the retry list; the next run starts from the same place. Events SQS did not accept for a reason of
+ * its own (throttling, an outage) are not recorded either: the run saves what was accepted and stops
+ * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { type CloudEvent, createEvent, EventPublishError, type EventSink } from '../events/index.ts';
+import {
+  type CloudEvent,
+  createEvent,
+  type EventPublishError,
+  type EventSink,
+  type MessageFetchError,
+  type MessagingAssetReceivedData,
+} from '../events/index.ts';
 import type { PdsClient } from '../pds/client.ts';
 import type { MessagingAssetSummary } from '../pds/types.ts';
 import { checkpointKey } from '../state/keys.ts';
@@ -31,6 +41,14 @@ import {
   selectCandidates,
 } from './checkpoint.ts';
 import { mapLimit } from './concurrency.ts';
+import {
+  checkedFailureLimit,
+  describeRefusal,
+  messageErrorOfFetch,
+  messageErrorOfRefusal,
+  publishEach,
+  reachesFailureLimit,
+} from './poison.ts';
 import { describeError, errorFields, isSystemicPdsError, type PollLogger, silentLogger } from './ports.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
@@ -53,6 +71,8 @@ export interface MessagingAssetPollOptions {
   /** See checkpoint.ts; defaults there. */
   seenWindow?: number;
   maxRetry?: number;
+  /** Consecutive failed runs after which an asset is emitted with `messageError` and passed; default 5. */
+  failureLimit?: number;
   /** Epoch ms after which no new page is started (the Lambda's remaining time minus a margin). */
   deadline?: number;
   /** CloudEvents `source`; default `urn:pds-bridge`. */
@@ -60,7 +80,6 @@ export interface MessagingAssetPollOptions {
   now?: () => Date;
 }
 
-/** What one run did; the handler turns it into metrics and a log line. */
 /** A report of a run that has done nothing yet, over a listing of `listed` assets. */
 export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport {
   return {
@@ -70,6 +89,7 @@ export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport 
     emitted: 0,
     parseErrors: 0,
     failed: 0,
+    emittedAsFailed: 0,
     gone: 0,
     abandoned: 0,
     retryPending: 0,
@@ -80,6 +100,7 @@ export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport 
   };
 }
 
+/** What one run did; the handler turns it into metrics and a log line. */
 export interface MessagingAssetPollReport {
   /** True when this run only created the checkpoint (first run `now`). */
   initialised: boolean;
@@ -91,8 +112,13 @@ export interface MessagingAssetPollReport {
   emitted: number;
   /** Of those, assets whose XML could not be parsed (emitted with `parseError` and the raw text). */
   parseErrors: number;
-  /** Fetches that failed in this run. */
+  /**
+   * Assets that failed in this run: their fetch failed, or SQS refused their event as invalid. Those
+   * recorded wait in the retry list; those that reached the failure limit are in `emittedAsFailed` too.
+   */
   failed: number;
+  /** Of the emitted, assets passed with `messageError` after failing on `failureLimit` consecutive runs. */
+  emittedAsFailed: number;
   /** Retry entries dropped because the PDS no longer lists their asset. */
   gone: number;
   /** Retry entries given up because the retry list was full. */
@@ -135,6 +161,35 @@ export function messagingAssetEvent(
   options: { source?: string; time?: Date } = {},
 ): CloudEvent<'pds.messaging-asset.received'> {
   const parsed = parseMessagingAssetSafely(xml);
+  return assetEvent(
+    asset,
+    parsed.ok
+      ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
+      : { parseError: parsed.error, rawXml: xml },
+    options,
+  );
+}
+
+/**
+ * The event of an asset passed without its XML after failing on consecutive runs (poison.ts): the
+ * same id as its ordinary event, `messageError` instead of `document`.
+ *
+ * @example
+ * passedMessagingAssetEvent(asset, messageErrorOfFetch(error, 5)).data.messageError?.failedRuns; // 5
+ */
+export function passedMessagingAssetEvent(
+  asset: MessagingAssetSummary,
+  messageError: MessageFetchError,
+  options: { source?: string; time?: Date } = {},
+): CloudEvent<'pds.messaging-asset.received'> {
+  return assetEvent(asset, { messageError }, options);
+}
+
+function assetEvent(
+  asset: MessagingAssetSummary,
+  content: Omit<MessagingAssetReceivedData, 'messagingAssetId' | 'createdAt' | 'primaryKey'>,
+  options: { source?: string; time?: Date },
+): CloudEvent<'pds.messaging-asset.received'> {
   return createEvent({
     type: 'pds.messaging-asset.received',
     subject: `messaging-asset/${asset.id}`,
@@ -145,9 +200,7 @@ export function messagingAssetEvent(
       messagingAssetId: asset.id,
       ...(Number.isSafeInteger(asset.createdAt) ? { createdAt: asset.createdAt } : {}),
       ...(typeof asset.primaryKey === 'string' ? { primaryKey: asset.primaryKey } : {}),
-      ...(parsed.ok
-        ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
-        : { parseError: parsed.error, rawXml: xml }),
+      ...content,
     },
   });
 }
@@ -173,6 +226,8 @@ export async function pollMessagingAssets(
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
     throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
   }
+  const failureLimit = checkedFailureLimit(options.failureLimit);
+  const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
   const key = MESSAGING_ASSETS_CHECKPOINT;
 
   const stored = await store.get<unknown>(key);
@@ -232,10 +287,7 @@ export async function pollMessagingAssets(
     const settled = await mapLimit(page, concurrency, async (asset): Promise<Fetched> => {
       try {
         const xml = await pds.getMessagingAsset(asset.id);
-        const event = messagingAssetEvent(asset, xml, {
-          time,
-          ...(options.source ? { source: options.source } : {}),
-        });
+        const event = messagingAssetEvent(asset, xml, eventOptions(time));
         return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
       } catch (error) {
         return { ok: false, asset, error };
@@ -247,6 +299,13 @@ export async function pollMessagingAssets(
         : { ok: false as const, asset: page[index] as MessagingAssetSummary, error: result?.error },
     );
   };
+  // Every checkpoint write applies the configured limits: a write with the defaults would move the
+  // floor as if POLL_SEEN_WINDOW were 5000 and lose late assets the larger window promises to emit.
+  const advanceOptions = () => ({
+    now: now(),
+    ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
+    ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
+  });
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
 
   // While a page is published and recorded, the next one is already being fetched: the PDS requests
@@ -275,27 +334,38 @@ export async function pollMessagingAssets(
     }
 
     const successes = fetched.filter((item) => item.ok);
-    let accepted = new Set(successes.map((item) => item.asset.id));
-    let publishError: EventPublishError | undefined;
-    try {
-      await sink.publish(successes.map((item) => item.event));
-    } catch (error) {
-      if (!(error instanceof EventPublishError)) throw error;
-      publishError = error;
-      const publishedIds = new Set(error.publishedIds);
-      accepted = new Set(
-        successes.filter((item) => publishedIds.has(item.event.id)).map((item) => item.asset.id),
+    const failedRuns = failedRunsOf(checkpoint);
+    const time = now();
+    const { accepted, passed, recorded, unaccepted, publishError } = await publishPage(sink, {
+      ordinary: successes.map((item) => ({ asset: item.asset, event: item.event })),
+      failedFetches: failures.map((item) => ({ asset: item.asset, error: item.error })),
+      failedRuns,
+      failureLimit,
+      passedEvent: (asset, messageError) =>
+        passedMessagingAssetEvent(asset, messageError, eventOptions(time)),
+    });
+
+    for (const item of recorded) {
+      logger.warn(
+        item.refused
+          ? 'SQS refused the event of a messaging asset as invalid; it is retried on the next run'
+          : 'Messaging asset could not be fetched; it is retried on the next run',
+        { messagingAssetId: item.id, failedRuns: item.failedRuns, failureLimit, reason: item.reason },
       );
     }
-
-    for (const item of failures) {
-      logger.warn('Messaging asset could not be fetched; it is retried on the next run', {
-        messagingAssetId: item.asset.id,
-        ...errorFields(item.error),
-      });
+    for (const item of passed) {
+      logger.error(
+        'Messaging asset failed on consecutive runs; emitted with messageError and passed. Fetch it from the PDS by its id if it is needed.',
+        {
+          messagingAssetId: item.asset.id,
+          failedRuns: item.messageError.failedRuns,
+          reason: item.messageError.message,
+        },
+      );
     }
+    const passedIds = new Set(passed.map((item) => item.asset.id));
     for (const item of successes) {
-      if (item.parseError && accepted.has(item.asset.id)) {
+      if (item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id)) {
         logger.warn('Messaging asset is not valid XML; emitted with parseError and the raw text', {
           messagingAssetId: item.asset.id,
           parseError: item.event.data.parseError,
@@ -303,7 +373,6 @@ export async function pollMessagingAssets(
       }
     }
 
-    const unaccepted = successes.filter((item) => !accepted.has(item.asset.id)).map((item) => item.asset.id);
     const later = candidates[start + pageSize]?.id;
     const lowestPending = [...unaccepted, ...(later === undefined ? [] : [later])].reduce<number | undefined>(
       (min, id) => (min === undefined || id < min ? id : min),
@@ -313,22 +382,21 @@ export async function pollMessagingAssets(
       checkpoint,
       {
         emitted: [...accepted],
-        failed: failures.map((item) => ({ id: item.asset.id, reason: describeError(item.error) })),
+        failed: recorded.map((item) => ({ id: item.id, reason: item.reason })),
         gone: pendingGone,
         lowestPending,
       },
-      {
-        now: now(),
-        ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
-        ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
-      },
+      advanceOptions(),
     );
     await save(advanced.checkpoint);
     pendingGone = [];
 
     report.emitted += accepted.size;
-    report.parseErrors += successes.filter((item) => item.parseError && accepted.has(item.asset.id)).length;
-    report.failed += failures.length;
+    report.emittedAsFailed += passed.length;
+    report.parseErrors += successes.filter(
+      (item) => item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id),
+    ).length;
+    report.failed += recorded.length + passed.length;
     report.abandoned += advanced.abandoned.length;
     for (const entry of advanced.abandoned) {
       logger.error('Messaging asset abandoned: the retry list is full', {
@@ -357,9 +425,99 @@ export async function pollMessagingAssets(
 
   if (pendingGone.length > 0) {
     await save(
-      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, { now: now() })
+      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, advanceOptions())
         .checkpoint,
     );
   }
   return finish();
+}
+
+/** Consecutive failed runs of each asset so far, from the checkpoint's retry list. */
+function failedRunsOf(checkpoint: MessagingAssetCheckpoint): (id: number) => number {
+  const attempts = new Map(checkpoint.retry.map((entry) => [entry.id, entry.attempts]));
+  return (id) => attempts.get(id) ?? 0;
+}
+
+interface PageToPublish {
+  /** Assets fetched, with their events. */
+  ordinary: Array<{ asset: MessagingAssetSummary; event: CloudEvent<'pds.messaging-asset.received'> }>;
+  failedFetches: Array<{ asset: MessagingAssetSummary; error: unknown }>;
+  /** Consecutive failed runs of an asset before this one. */
+  failedRuns: (id: number) => number;
+  failureLimit: number;
+  passedEvent: (
+    asset: MessagingAssetSummary,
+    messageError: MessageFetchError,
+  ) => CloudEvent<'pds.messaging-asset.received'>;
+}
+
+interface PagePublished {
+  /** Assets whose event (ordinary, or passed with `messageError`) SQS accepted. */
+  accepted: Set<number>;
+  /** Of those, assets passed after failing on `failureLimit` consecutive runs. */
+  passed: Array<{ asset: MessagingAssetSummary; messageError: MessageFetchError }>;
+  /** Assets that failed in this run and go to the retry list. */
+  recorded: Array<{ id: number; reason: string; failedRuns: number; refused: boolean }>;
+  /** Assets whose event SQS did not accept for a reason of its own: they stay new. */
+  unaccepted: number[];
+  publishError: EventPublishError | undefined;
+}
+
+interface Outgoing {
+  asset: MessagingAssetSummary;
+  event: CloudEvent<'pds.messaging-asset.received'>;
+  /** Set when the event passes the asset without its XML. */
+  messageError?: MessageFetchError;
+}
+
+/**
+ * Publishes one page and applies the poison-item rule (poison.ts): a failed fetch or an event SQS
+ * refuses as invalid is recorded for a retry, unless the asset has now failed on `failureLimit`
+ * consecutive runs; then its `messageError` event is sent instead (in a second request for refusals).
+ */
+async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePublished> {
+  const result: PagePublished = {
+    accepted: new Set(),
+    passed: [],
+    recorded: [],
+    unaccepted: [],
+    publishError: undefined,
+  };
+  const outgoing: Outgoing[] = page.ordinary.map((item) => ({ ...item }));
+  for (const { asset, error } of page.failedFetches) {
+    const failedRuns = page.failedRuns(asset.id) + 1;
+    if (reachesFailureLimit(failedRuns, page.failureLimit)) {
+      const messageError = messageErrorOfFetch(error, failedRuns);
+      outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
+    } else {
+      result.recorded.push({ id: asset.id, reason: describeError(error), failedRuns, refused: false });
+    }
+  }
+
+  for (let round = outgoing; round.length > 0; ) {
+    const sent = await publishEach(sink, round, (item) => item.event);
+    round = [];
+    for (const item of sent.accepted) {
+      result.accepted.add(item.asset.id);
+      if (item.messageError) result.passed.push({ asset: item.asset, messageError: item.messageError });
+    }
+    for (const item of sent.unaccepted) result.unaccepted.push(item.asset.id);
+    result.publishError = sent.error ?? result.publishError;
+    for (const { item, failure } of sent.refused) {
+      const failedRuns = page.failedRuns(item.asset.id) + 1;
+      // A refused messageError event is small and plain; should SQS refuse even that, retry it.
+      if (item.messageError === undefined && reachesFailureLimit(failedRuns, page.failureLimit)) {
+        const messageError = messageErrorOfRefusal(failure, failedRuns);
+        round.push({ asset: item.asset, event: page.passedEvent(item.asset, messageError), messageError });
+      } else {
+        result.recorded.push({
+          id: item.asset.id,
+          reason: describeRefusal(failure),
+          failedRuns,
+          refused: true,
+        });
+      }
+    }
+  }
+  return result;
 }

@@ -1,7 +1,8 @@
 /**
  * Run reports → CloudWatch metrics (through the Powertools `Metrics` the handler passes in), so every
  * poller names its metrics the same way. Alarm on `AssetsFailed`, `KeysFailed` and `EventsUnpublished`:
- * they count what the next run has to try again.
+ * they count what the next run has to try again; and on `AssetsEmittedAsFailed` and
+ * `ReviewsEmittedAsFailed`: items passed without their message.
  */
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews.ts';
@@ -12,8 +13,8 @@ export interface MetricsRecorder {
 }
 
 /**
- * Metrics of one messaging-asset run: AssetsEmitted, AssetsFailed, ParseErrors, AssetsRetryPending,
- * AssetsAbandoned, AssetsRemaining, EventsUnpublished.
+ * Metrics of one messaging-asset run: AssetsEmitted, AssetsFailed, AssetsEmittedAsFailed, ParseErrors,
+ * AssetsRetryPending, AssetsAbandoned, AssetsRemaining, EventsUnpublished.
  *
  * @example
  * recordMessagingAssetMetrics(metrics, report);
@@ -25,6 +26,7 @@ export function recordMessagingAssetMetrics(
 ): void {
   metrics.addMetric('AssetsEmitted', 'Count', report.emitted);
   metrics.addMetric('AssetsFailed', 'Count', report.failed);
+  metrics.addMetric('AssetsEmittedAsFailed', 'Count', report.emittedAsFailed);
   metrics.addMetric('ParseErrors', 'Count', report.parseErrors);
   metrics.addMetric('AssetsRetryPending', 'Count', report.retryPending);
   metrics.addMetric('AssetsAbandoned', 'Count', report.abandoned);
@@ -33,12 +35,13 @@ export function recordMessagingAssetMetrics(
 }
 
 /**
- * Metrics of review polling: ReviewsEmitted, ReviewsFailed, ParseErrors, KeysPolled, KeysFailed,
- * KeysPurged, KeysNotFound, KeysDeferred.
+ * Metrics of review polling: ReviewsEmitted, ReviewsFailed, ReviewsEmittedAsFailed, ParseErrors,
+ * KeysPolled, KeysFailed, KeysPurged, KeysNotFound, KeysDeferred.
  */
 export function recordReviewMetrics(metrics: MetricsRecorder, report: ReviewPollReport): void {
   metrics.addMetric('ReviewsEmitted', 'Count', report.reviewsEmitted);
   metrics.addMetric('ReviewsFailed', 'Count', report.reviewsFailed);
+  metrics.addMetric('ReviewsEmittedAsFailed', 'Count', report.reviewsEmittedAsFailed);
   metrics.addMetric('ParseErrors', 'Count', report.parseErrors);
   metrics.addMetric('KeysPolled', 'Count', report.keysPolled);
   metrics.addMetric('KeysFailed', 'Count', report.keysFailed);

@@ -7,7 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { packBatches } from '../events/index.ts';
+import { packBatches, toSendableJson } from '../events/index.ts';
 
 /** One message of the fan-out queue. */
 export interface ReviewKeyChunk {
@@ -44,12 +44,12 @@ export function chunkKeys(
     throw new RangeError(`chunkSize must be a positive integer, got ${String(chunkSize)}`);
   }
   const base = { version: 1 as const, runId: options.runId, enqueuedAt: options.now.toISOString() };
-  const overhead = Buffer.byteLength(JSON.stringify({ ...base, keys: [] }), 'utf8');
+  const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [] }), 'utf8');
   const chunks: ReviewKeyChunk[] = [];
   let current: string[] = [];
   let bytes = overhead;
   for (const key of keys) {
-    const keyBytes = Buffer.byteLength(JSON.stringify(key), 'utf8') + 1;
+    const keyBytes = Buffer.byteLength(toSendableJson(key), 'utf8') + 1;
     if (current.length > 0 && (current.length === chunkSize || bytes + keyBytes > MAX_CHUNK_BYTES)) {
       chunks.push({ ...base, keys: current });
       current = [];
@@ -140,7 +140,8 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
 
   async send(chunks: readonly ReviewKeyChunk[]): Promise<void> {
     const items = chunks.map((chunk, index) => {
-      const body = JSON.stringify(chunk);
+      // Keys are the PDS's data: characters SQS refuses are escaped, so no key can block a chunk.
+      const body = toSendableJson(chunk);
       return { id: `c${index}`, body, bytes: Buffer.byteLength(body, 'utf8') };
     });
     let failed = 0;

@@ -5,6 +5,7 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | `POLL_CONCURRENCY` | 8 | PDS requests in flight per invocation |
+ * | `POLL_FAILURE_LIMIT` | 5 | consecutive failed runs after which an asset or review is emitted with `messageError` and passed |
  * | `POLL_FIRST_RUN` | now | messaging assets without a checkpoint: `now` (skip what exists) or `backlog` (emit it) |
  * | `POLL_PAGE_SIZE` | 100 | messaging assets per publish and checkpoint write |
  * | `POLL_SEEN_WINDOW` | 5000 | messaging-asset ids remembered above the checkpoint's floor |
@@ -13,6 +14,7 @@
  * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
  */
 import { setting } from '../config.ts';
+import { DEFAULT_FAILURE_LIMIT } from './poison.ts';
 
 /** Settings both pollers read. */
 export const POLL_SETTINGS = {
@@ -21,6 +23,10 @@ export const POLL_SETTINGS = {
     max: 64,
     default: 8,
   }),
+  POLL_FAILURE_LIMIT: setting.integer(
+    'consecutive failed runs after which a messaging asset or review is emitted with messageError and passed, e.g. 5',
+    { min: 1, max: 1000, default: DEFAULT_FAILURE_LIMIT },
+  ),
 };
 
 /** Settings of poll-messaging-assets. */

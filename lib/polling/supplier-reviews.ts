@@ -8,9 +8,11 @@
  * - no watch entry (removed meanwhile): skipped; expired entry: purged (`purgeIfExpired`);
  * - 404 on the reviews (the item no longer exists): logged and counted, the key stays watched until it
  *   expires, so an item that comes back is picked up again and nothing is dropped silently;
- * - any other failure, of the listing or of one review's XML: counted, that key's unemitted reviews
- *   are tried again on the next run; the other keys go on. A 404 on a review's XML is final: the
- *   review is emitted without its message, with `messageError`.
+ * - any other failure, of the listing or of one review's XML, or SQS refusing a review's event as
+ *   invalid: counted, that key's unemitted reviews are tried again on the next run; the other keys go
+ *   on. A 404 on a review's XML is final: the review is emitted without its message, with
+ *   `messageError`. So is a review that failed on `failureLimit` consecutive runs (poison.ts; the
+ *   count is kept on the watch entry's `failing`), so one review cannot fail its key for ever.
  *
  * Concurrency: one limiter caps the PDS requests in flight (`concurrency`, default 8) across all keys;
  * keys are worked on four times that wide so that state-store and SQS calls overlap PDS calls. With the fan-out,
@@ -21,7 +23,7 @@
  * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
  */
 
-import { type CloudEvent, createEvent, EventPublishError, type EventSink } from '../events/index.ts';
+import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
 import type { PdsClient } from '../pds/client.ts';
 import { PdsNotFoundError } from '../pds/errors.ts';
 import type { SupplierReview } from '../pds/types.ts';
@@ -30,13 +32,21 @@ import {
   getWatchEntry,
   isExpired,
   purgeIfExpired,
-  recordSeen,
+  recordReviewOutcome,
   watchedPrimaryKeys,
 } from '../state/watch-list.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { createLimiter, type Limiter, mapLimit } from './concurrency.ts';
 import { reviewFingerprint } from './fingerprint.ts';
+import {
+  checkedFailureLimit,
+  describeRefusal,
+  messageErrorOfFetch,
+  messageErrorOfRefusal,
+  publishEach,
+  reachesFailureLimit,
+} from './poison.ts';
 import { describeError, errorFields, type PollLogger, silentLogger } from './ports.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
@@ -52,6 +62,8 @@ export interface ReviewPollOptions {
   concurrency?: number;
   /** Epoch ms after which no further key is started (its reviews wait for the next run). */
   deadline?: number;
+  /** Consecutive failed runs after which a review is emitted with `messageError` and passed; default 5. */
+  failureLimit?: number;
   /** CloudEvents `source`; default `urn:pds-bridge`. */
   source?: string;
   now?: () => Date;
@@ -69,6 +81,8 @@ export interface KeyOutcome {
   parseErrors: number;
   /** Reviews that could not be emitted this time (fetch failed or SQS refused). */
   reviewsFailed: number;
+  /** Of the emitted, reviews passed with `messageError` after failing on `failureLimit` consecutive runs. */
+  emittedAsFailed: number;
   error?: string;
 }
 
@@ -89,6 +103,8 @@ export interface ReviewPollReport {
   reviewsEmitted: number;
   parseErrors: number;
   reviewsFailed: number;
+  /** Of the emitted, reviews passed with `messageError` after failing on consecutive runs. */
+  reviewsEmittedAsFailed: number;
   /** The failed keys (at most 50), for logs and errors. */
   failedKeys: string[];
 }
@@ -104,7 +120,7 @@ const LISTED_FAILED_KEYS = 50;
 export function reviewEvent(
   review: SupplierReview,
   fingerprint: string,
-  message: { xml: string } | { error: { name: string; message: string; status?: number } },
+  message: { xml: string } | { error: MessageFetchError },
   options: { source?: string; time?: Date } = {},
 ): CloudEvent<'pds.supplier-review.received'> {
   let content: Record<string, unknown>;
@@ -133,15 +149,23 @@ interface KeyContext {
   limit: Limiter;
   now: () => Date;
   source: string | undefined;
+  failureLimit: number;
 }
 
 type Built =
-  | { ok: true; fingerprint: string; event: CloudEvent<'pds.supplier-review.received'> }
-  | { ok: false; error: unknown };
+  | { ok: true; fingerprint: string; event: CloudEvent<'pds.supplier-review.received'>; passed?: boolean }
+  | { ok: false; fingerprint: string; error: unknown };
 
 async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutcome> {
   const { deps, logger, limit } = context;
-  const outcome: KeyOutcome = { primaryKey, status: 'polled', emitted: 0, parseErrors: 0, reviewsFailed: 0 };
+  const outcome: KeyOutcome = {
+    primaryKey,
+    status: 'polled',
+    emitted: 0,
+    parseErrors: 0,
+    reviewsFailed: 0,
+    emittedAsFailed: 0,
+  };
   const now = context.now();
   const entry = await getWatchEntry(deps.store, primaryKey);
   if (!entry) return { ...outcome, status: 'unwatched' };
@@ -180,6 +204,12 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
 
   const time = now;
   const options = { time, ...(context.source ? { source: context.source } : {}) };
+  const failedRunsBefore = new Map(
+    (entry.failing ?? []).map((failure) => [failure.fingerprint, failure.attempts]),
+  );
+  const failedRuns = (fingerprint: string) => (failedRunsBefore.get(fingerprint) ?? 0) + 1;
+  const passedEvent = (fingerprint: string, messageError: MessageFetchError) =>
+    reviewEvent(fresh.get(fingerprint) as SupplierReview, fingerprint, { error: messageError }, options);
   const built = await Promise.all(
     [...fresh].map(async ([fingerprint, review]): Promise<Built> => {
       try {
@@ -198,45 +228,87 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
             event: reviewEvent(review, fingerprint, { error: messageError }, options),
           };
         }
+        if (reachesFailureLimit(failedRuns(fingerprint), context.failureLimit)) {
+          const messageError = messageErrorOfFetch(error, failedRuns(fingerprint));
+          return { ok: true, fingerprint, event: passedEvent(fingerprint, messageError), passed: true };
+        }
         logger.warn(
           'The message of a supplier review could not be fetched; the review is tried again on the next run',
           {
             primaryKey,
             messagingAssetId: review.messagingAssetId,
+            failedRuns: failedRuns(fingerprint),
+            failureLimit: context.failureLimit,
             ...errorFields(error),
           },
         );
-        return { ok: false, error };
+        return { ok: false, fingerprint, error };
       }
     }),
   );
 
-  const ready = built.filter((item) => item.ok);
-  const failures = built.filter((item) => !item.ok);
-  let accepted = ready;
-  let publishError: EventPublishError | undefined;
-  try {
-    await context.sink.publish(ready.map((item) => item.event));
-  } catch (error) {
-    if (!(error instanceof EventPublishError)) throw error;
-    publishError = error;
-    const published = new Set(error.publishedIds);
-    accepted = ready.filter((item) => published.has(item.event.id));
+  const accepted: Array<Built & { ok: true }> = [];
+  const failed: Array<{ fingerprint: string; reason: string }> = built
+    .filter((item) => !item.ok)
+    .map((item) => ({ fingerprint: item.fingerprint, reason: describeError(item.error) }));
+  let publishError: Error | undefined;
+  // Events SQS refuses as invalid: recorded for a retry, or, at the failure limit, sent again
+  // without the message (one more round).
+  for (let round = built.filter((item) => item.ok); round.length > 0; ) {
+    const sent = await publishEach(context.sink, round, (item) => item.event);
+    round = [];
+    accepted.push(...sent.accepted);
+    publishError = sent.error ?? publishError;
+    for (const { item, failure } of sent.refused) {
+      if (!item.passed && reachesFailureLimit(failedRuns(item.fingerprint), context.failureLimit)) {
+        const messageError = messageErrorOfRefusal(failure, failedRuns(item.fingerprint));
+        round.push({
+          ok: true,
+          fingerprint: item.fingerprint,
+          event: passedEvent(item.fingerprint, messageError),
+          passed: true,
+        });
+      } else {
+        failed.push({ fingerprint: item.fingerprint, reason: describeRefusal(failure) });
+        logger.warn(
+          'SQS refused the event of a supplier review as invalid; it is tried again on the next run',
+          {
+            primaryKey,
+            messagingAssetId: item.event.data.messagingAssetId,
+            failedRuns: failedRuns(item.fingerprint),
+            failureLimit: context.failureLimit,
+            reason: describeRefusal(failure),
+          },
+        );
+      }
+    }
   }
-  await recordSeen(
-    deps.store,
-    primaryKey,
-    accepted.map((item) => item.fingerprint),
-  );
+  await recordReviewOutcome(deps.store, primaryKey, {
+    emitted: accepted.map((item) => item.fingerprint),
+    failed,
+    now,
+  });
 
   outcome.emitted = accepted.length;
   outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
+  outcome.emittedAsFailed = accepted.filter((item) => item.passed).length;
   outcome.reviewsFailed = fresh.size - accepted.length;
   if (outcome.reviewsFailed > 0) {
     outcome.status = 'failed';
-    outcome.error = publishError ? publishError.message : describeError(failures[0]?.error);
+    outcome.error = publishError ? publishError.message : failed[0]?.reason;
   }
   for (const item of accepted) {
+    if (item.passed) {
+      logger.error(
+        'Supplier review failed on consecutive runs; emitted with messageError and passed. Fetch its message from the PDS by messagingAssetId if it is needed.',
+        {
+          primaryKey,
+          messagingAssetId: item.event.data.messagingAssetId,
+          failedRuns: item.event.data.messageError?.failedRuns,
+          reason: item.event.data.messageError?.message,
+        },
+      );
+    }
     if (item.event.data.parseError) {
       logger.warn(
         'The message of a supplier review is not valid XML; emitted with parseError and the raw text',
@@ -270,6 +342,7 @@ export async function pollReviewKeys(
     limit: createLimiter(concurrency),
     now: options.now ?? (() => new Date()),
     source: options.source,
+    failureLimit: checkedFailureLimit(options.failureLimit),
   };
   const unique = [...new Set(keys)];
   const deadline = options.deadline;
@@ -288,13 +361,14 @@ export async function pollReviewKeys(
     reviewsEmitted: 0,
     parseErrors: 0,
     reviewsFailed: 0,
+    reviewsEmittedAsFailed: 0,
     failedKeys: [],
   };
   settled.forEach((result, index) => {
     const primaryKey = unique[index] as string;
     const outcome: KeyOutcome =
       result === undefined
-        ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0 }
+        ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0, emittedAsFailed: 0 }
         : result.ok
           ? result.value
           : // A state-store failure on this key: counted like any other failure of the key.
@@ -304,6 +378,7 @@ export async function pollReviewKeys(
               emitted: 0,
               parseErrors: 0,
               reviewsFailed: 0,
+              emittedAsFailed: 0,
               error: describeError(result.error),
             };
     if (!result?.ok && result !== undefined) {
@@ -315,6 +390,7 @@ export async function pollReviewKeys(
     report.reviewsEmitted += outcome.emitted;
     report.parseErrors += outcome.parseErrors;
     report.reviewsFailed += outcome.reviewsFailed;
+    report.reviewsEmittedAsFailed += outcome.emittedAsFailed;
     switch (outcome.status) {
       case 'polled':
         report.keysPolled++;

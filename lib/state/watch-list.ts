@@ -21,7 +21,26 @@ export interface WatchEntry {
   sources: string[];
   /** Fingerprints of reviews already emitted, oldest first; at most {@link MAX_SEEN}. */
   seen: string[];
+  /**
+   * Reviews that failed on the latest runs and were not emitted yet, with their count of consecutive
+   * failed runs (the poller passes a review once it reaches `POLL_FAILURE_LIMIT`); absent when none.
+   */
+  failing?: ReviewFailure[];
 }
+
+/** A review of the key that failed on consecutive runs. */
+export interface ReviewFailure {
+  fingerprint: string;
+  /** Consecutive runs that failed on it. */
+  attempts: number;
+  /** ISO time of the first of those failures. */
+  firstFailedAt: string;
+  /** Message of the latest failure, for operators reading the entry. */
+  lastError: string;
+}
+
+/** Failing reviews kept per key; beyond it the oldest are forgotten (and counted again from zero). */
+export const MAX_FAILING = 100;
 
 /** Sources kept per entry: enough to tell why a key is watched without growing forever. */
 export const MAX_SOURCES = 20;
@@ -80,6 +99,7 @@ export async function watch(
           options.source,
         ].slice(-MAX_SOURCES),
         seen: current?.seen ?? [],
+        ...(current?.failing ? { failing: current.failing } : {}),
       };
     });
     entries.push(result.value as WatchEntry);
@@ -160,6 +180,62 @@ export async function recordSeen(
     const fresh = fingerprints.filter((fingerprint) => !current.seen.includes(fingerprint));
     if (fresh.length === 0) return undefined;
     return { ...current, seen: [...current.seen, ...fresh].slice(-MAX_SEEN) };
+  });
+}
+
+/** What one run did with the new reviews of a key. */
+export interface ReviewOutcome {
+  /** Fingerprints whose events SQS accepted. */
+  emitted: readonly string[];
+  /** Reviews that failed in this run, with the reason. */
+  failed: ReadonlyArray<{ fingerprint: string; reason: string }>;
+  now?: Date;
+}
+
+/**
+ * Records one run's outcome on a key in one conditional write: emitted fingerprints join `seen` and
+ * leave `failing`; each failed review's count of consecutive failed runs goes up by one. Call only
+ * after the events were accepted. A key removed meanwhile stays removed.
+ *
+ * @example
+ * ```ts
+ * await recordReviewOutcome(store, '04012345678901', { emitted: ['9f…'], failed: [{ fingerprint: '3c…', reason: '503' }] });
+ * ```
+ */
+export async function recordReviewOutcome(
+  store: StateStore,
+  primaryKey: string,
+  outcome: ReviewOutcome,
+): Promise<void> {
+  assertPrimaryKey(primaryKey);
+  if (outcome.emitted.length === 0 && outcome.failed.length === 0) return;
+  const now = (outcome.now ?? new Date()).toISOString();
+  await store.mutate<WatchEntry>(watchKey(primaryKey), (current) => {
+    if (!current) return undefined;
+    const emitted = new Set(outcome.emitted);
+    const failing = new Map(
+      (current.failing ?? [])
+        .filter((failure) => !emitted.has(failure.fingerprint))
+        .map((failure) => [failure.fingerprint, failure]),
+    );
+    for (const { fingerprint, reason } of outcome.failed) {
+      const previous = failing.get(fingerprint);
+      failing.delete(fingerprint); // re-inserted last: the newest failures are kept
+      failing.set(fingerprint, {
+        fingerprint,
+        attempts: (previous?.attempts ?? 0) + 1,
+        firstFailedAt: previous?.firstFailedAt ?? now,
+        lastError: reason.slice(0, 300),
+      });
+    }
+    const fresh = outcome.emitted.filter((fingerprint) => !current.seen.includes(fingerprint));
+    const { failing: _previous, ...rest } = current;
+    const kept = [...failing.values()].slice(-MAX_FAILING);
+    return {
+      ...rest,
+      seen: [...current.seen, ...fresh].slice(-MAX_SEEN),
+      ...(kept.length > 0 ? { failing: kept } : {}),
+    };
   });
 }
 

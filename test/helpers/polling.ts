@@ -124,12 +124,17 @@ export class FakePds implements PollingPds {
 
 /**
  * Records published events; `refuse` makes it reject the events whose id it returns true for
- * (with an `EventPublishError`, the others count as accepted).
+ * (with an `EventPublishError`, the others count as accepted), as SQS's own failure, with
+ * `refuseAsInvalid` as the event's fault (what SQS answers InvalidMessageContents with), or with
+ * `refuseWholeRequest` as a refused request (AccessDenied).
  */
 export class RecordingSink implements EventSink {
   readonly events: CloudEvent[] = [];
   readonly requests: number[] = [];
   refuse: (event: CloudEvent) => boolean = () => false;
+  refuseAsInvalid = false;
+  /** Refuse as a whole request failing (AccessDenied), not as the event's fault. */
+  refuseWholeRequest = false;
 
   async publish(events: readonly CloudEvent[]): Promise<void> {
     this.requests.push(events.length);
@@ -140,10 +145,15 @@ export class RecordingSink implements EventSink {
         failures.push({
           eventId: event.id,
           type: event.type,
-          code: 'InternalError',
+          code: this.refuseWholeRequest
+            ? 'AccessDenied'
+            : this.refuseAsInvalid
+              ? 'InvalidMessageContents'
+              : 'InternalError',
           reason: 'refused by the test',
-          senderFault: false,
-          attempts: 4,
+          senderFault: this.refuseAsInvalid || this.refuseWholeRequest,
+          ...(this.refuseWholeRequest ? { requestFailed: true as const } : {}),
+          attempts: this.refuseAsInvalid ? 1 : 4,
         });
       } else {
         this.events.push(event);

@@ -165,6 +165,69 @@ describe('SqsEventPublisher against the S3+SQS emulator', () => {
     expect(await object.Body?.transformToString()).toBe(JSON.stringify(big));
   });
 
+  it('delivers an event whose data holds characters SQS refuses, and it reads back equal', async () => {
+    // prepare: U+FFFE and U+FFFF (not XML characters, but a PDS may still send them), a control
+    // character, a lone surrogate and an emoji (above U+FFFF), in the data and in the subject
+    const queueUrl = await createQueue('pds-events-awkward');
+    const sink = new SqsEventPublisher({ sqs, queueUrl: () => queueUrl });
+    const awkward = 'a\uFFFEb\uFFFFc\u0001d\uD800e😀f';
+    const asset = createEvent({
+      type: 'pds.messaging-asset.received',
+      subject: 'messaging-asset/77',
+      idParts: [77],
+      data: {
+        messagingAssetId: 77,
+        parseError: { name: 'XmlParseError', message: `unexpected ${awkward}` },
+        rawXml: `<r>${awkward}</r>`,
+      },
+    });
+    const ingest = createEvent({
+      type: 'pds.ingest.failed',
+      subject: 's3://drops/incoming/😀 items.csv',
+      idParts: ['drops', 'incoming/😀 items.csv'],
+      data: {
+        bucket: 'drops',
+        key: 'incoming/😀 items.csv',
+        reason: 'refused by the test',
+        retryable: false,
+      },
+    });
+
+    // act
+    await sink.publish([asset, ingest]);
+    const received = await drain(queueUrl, 2);
+
+    // assess
+    const byId = new Map(received.map((message) => [message.MessageAttributes?.id?.StringValue, message]));
+    expect(JSON.parse(byId.get(asset.id)?.Body ?? '')).toEqual(asset);
+    expect(JSON.parse(byId.get(ingest.id)?.Body ?? '')).toEqual(ingest);
+  });
+
+  it('delivers a claim-checked event whose data holds characters SQS refuses', async () => {
+    // prepare
+    const queueUrl = await createQueue('pds-events-awkward-large');
+    const sink = new SqsEventPublisher({ sqs, queueUrl: () => queueUrl, claimCheck: { s3, bucket: BUCKET } });
+    const big = createEvent({
+      type: 'pds.messaging-asset.received',
+      subject: 'messaging-asset/9002',
+      idParts: [9002],
+      data: {
+        messagingAssetId: 9002,
+        parseError: { name: 'XmlParseError', message: 'too large for the example' },
+        rawXml: `<r>${'GTIN \uFFFE 😀 '.repeat(30_000)}</r>`,
+      },
+    });
+
+    // act
+    await sink.publish([big]);
+    const [message] = await drain(queueUrl, 1);
+
+    // assess
+    expect(message?.MessageAttributes?.ExtendedPayloadSize).toBeDefined();
+    const body = await resolveEventBody(message?.Body ?? '', message?.MessageAttributes, s3);
+    expect(JSON.parse(body)).toEqual(big);
+  });
+
   it('groups FIFO messages by subject and lets SQS drop a resent event by its id', async () => {
     // prepare
     const queueUrl = await createQueue('pds-events.fifo', true);

@@ -21,7 +21,11 @@ import {
   SqsEventPublisher,
 } from '../../lib/events/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  messagingAssetEvent,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import type { StateStore } from '../../lib/state/store.ts';
@@ -246,6 +250,35 @@ describe('pollMessagingAssets against the simulator and fauxqs', () => {
     expect(assetIds(afterFirst)).toEqual([1, 3]);
     expect(second.emitted).toBe(1);
     expect(assetIds(afterSecond)).toEqual([2]);
+  });
+
+  it('emits an asset whose XML holds characters SQS refuses, and the assets behind it', async () => {
+    // prepare: U+FFFE and U+FFFF in the text, an emoji in an attribute, then two ordinary assets
+    const w = await world();
+    const awkward = '<note by="😀">a\uFFFEb\uFFFFc</note>';
+    const awkwardId = w.sim.state.addMessagingAsset({ xml: awkward });
+    const later = [FIXTURES[0], FIXTURES[1]].map((xml) =>
+      w.sim.state.addMessagingAsset({ xml: xml as string }),
+    );
+    const deps = { pds: w.pds, store: w.store, sink: w.sink };
+
+    // act
+    const report = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+    const events = await w.received();
+
+    // assess
+    expect(report).toMatchObject({ emitted: 6, unpublished: 0, retryPending: 0 });
+    expect(report.stopped).toBeUndefined();
+    expect(assetIds(events)).toEqual([1, 2, 3, awkwardId, ...later]);
+    const event = events.find((item) => item.data.messagingAssetId === awkwardId);
+    expect(event).toEqual(
+      messagingAssetEvent(
+        { id: awkwardId, createdAt: event?.data.createdAt ?? 0, contentType: 'application/xml' },
+        awkward,
+        { time: new Date(event?.time ?? 0) },
+      ),
+    );
+    expect(JSON.stringify(event?.data)).toContain('a\uFFFEb\uFFFFc');
   });
 
   it('sends an asset too large for SQS through the claim-check in the state bucket', async () => {

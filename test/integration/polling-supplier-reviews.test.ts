@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CloudEvent, eventId, resolveEventBody, SqsEventPublisher } from '../../lib/events/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { chunkKeys, parseReviewKeyChunk, SqsReviewKeyQueue } from '../../lib/polling/review-queue.ts';
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import {
   DEMO_CHANNEL_IDS,
@@ -153,5 +154,57 @@ describe('pollSupplierReviews against the simulator and fauxqs', () => {
     const forKey = events.filter((event) => event.data.review.primaryKey === key);
     expect(forKey).toHaveLength(1);
     expect(forKey[0]?.data.review.channelId).toBe(DEMO_CHANNEL_IDS.netherlands);
+  });
+
+  it('emits a review whose message and key hold characters SQS refuses', async () => {
+    // prepare: a key with an emoji, a message with U+FFFE and U+FFFF
+    const key = 'ITEM-😀-1';
+    const xml =
+      '<catalogueItemConfirmationMessage><note>a\uFFFEb\uFFFFc</note></catalogueItemConfirmationMessage>';
+    const review = sim.state.addSupplierReview(
+      {
+        primaryKey: key,
+        supplierId: '0614141000012',
+        channelId: 'gdsn-de',
+        supplier: 'Demo Supplier GmbH',
+        reviewer: 'Demo Retail DE',
+        reviewStatus: 'APPROVED',
+        date: 1_767_603_600_000,
+        comment: 'looks good 👍',
+        messagingCreatorType: 'REVIEW',
+      },
+      xml,
+    );
+    await watch(store, [key], { ttlMs: 30 * DAY, source: 'operator' });
+
+    // act
+    const first = await pollSupplierReviews({ pds, store, sink }, { runId: 'run-awkward-1' });
+    const second = await pollSupplierReviews({ pds, store, sink }, { runId: 'run-awkward-2' });
+    const events = (await received()).filter((event) => event.data.review.primaryKey === key);
+
+    // assess
+    expect(first).toMatchObject({ keysFailed: 0 });
+    expect(second).toMatchObject({ keysFailed: 0, reviewsEmitted: 0 });
+    expect(events).toHaveLength(1);
+    expect(events[0]?.subject).toBe(`item/${key}`);
+    expect(events[0]?.data.review.comment).toBe('looks good 👍');
+    expect(events[0]?.data.document?.root.note).toEqual([{ '#text': 'a\uFFFEb\uFFFFc' }]);
+    expect(events[0]?.id).toBe(eventId('pds.supplier-review.received', [key, reviewFingerprint(review)]));
+  });
+
+  it('fans out a chunk whose keys hold characters SQS refuses, and the worker reads them unchanged', async () => {
+    // prepare
+    const queueUrl = `${aws.endpoint}/000000000000/fan-out-${randomUUID().slice(0, 8)}`;
+    aws.server.createQueue(queueUrl.split('/').at(-1) as string);
+    const keys = ['ITEM-😀', 'ITEM-\uFFFE', 'ITEM-\uFFFF', 'ITEM-plain'];
+    const chunks = chunkKeys(keys, { runId: 'run-fan', now: new Date() });
+
+    // act
+    await new SqsReviewKeyQueue({ sqs: aws.sqs, queueUrl }).send(chunks);
+    const messages = await drainQueue(aws.sqs, queueUrl, { expected: 1 });
+
+    // assess
+    expect(messages).toHaveLength(1);
+    expect(parseReviewKeyChunk(messages[0]?.Body ?? '').keys).toEqual(keys);
   });
 });

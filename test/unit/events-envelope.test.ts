@@ -5,6 +5,7 @@ import {
   EventDataError,
   type EventType,
   eventId,
+  serializeEvent,
 } from '../../lib/events/index.ts';
 
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -183,5 +184,22 @@ describe('createEvent', () => {
       } as Parameters<typeof createEvent>[0]),
     );
     expect(error.message).toMatch(pattern);
+  });
+});
+
+describe('serializeEvent', () => {
+  it('writes only characters SQS accepts, and parses back to the same event', () => {
+    // prepare: every kind of character SQS or a local emulator refuses, and ordinary non-ASCII text
+    const awkward = 'ä\u0000\u001f\uD800\uDFFF\uFFFE\uFFFF😀\uFFFD\u00A0€';
+    const event = failedPublication({ reason: `reason ${awkward}`, idParts: [awkward] });
+
+    // act
+    const body = serializeEvent(event);
+
+    // assess
+    expect(body).toMatch(/^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/);
+    expect(JSON.parse(body)).toEqual(event);
+    expect(body).toContain('ä');
+    expect(body).toContain('€');
   });
 });

@@ -109,6 +109,33 @@ describe('pollMessagingAssets', () => {
     expect(report).toMatchObject({ gone: 1, retryPending: 0, emitted: 0 });
   });
 
+  it('keeps a seen window above 5000 when a run only drops gone retry entries, so a late asset is still emitted', async () => {
+    // prepare: 5599 ids seen above floor 0 (asset 50 not among them: it will show up late), a seen
+    // window of 6000, and a retry entry whose asset the PDS no longer lists
+    const { pds, sink, store, deps } = setup();
+    const seen = Array.from({ length: 5600 }, (_, index) => index + 1).filter((id) => id !== 50);
+    await store.create<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT, {
+      version: 1,
+      floor: 0,
+      highestId: 5600,
+      seen,
+      retry: [{ id: 9000, attempts: 1, firstFailedAt: '2026-01-05T08:00:00.000Z', lastError: '503' }],
+      updatedAt: '2026-01-05T08:00:00.000Z',
+    });
+    const options = { seenWindow: 6000 };
+
+    // act: a run with nothing new that drops the gone entry, then asset 50 appears late
+    const dropping = await pollMessagingAssets(deps, options);
+    pds.addAsset(SYNCHRONISED, { id: 50 });
+    const late = await pollMessagingAssets(deps, options);
+
+    // assess
+    expect(dropping).toMatchObject({ gone: 1, emitted: 0, floor: 0 });
+    expect(late.emitted).toBe(1);
+    expect(emittedIds(sink)).toEqual([50]);
+    expect((await storedCheckpoint(store)).floor).toBe(0);
+  });
+
   it('stops without recording anything when every fetch of a page fails for a PDS-wide reason', async () => {
     // prepare
     const { pds, sink, store, deps } = setup(4);
@@ -145,6 +172,79 @@ describe('pollMessagingAssets', () => {
     expect(first).toMatchObject({ stopped: 'publish-failed', emitted: 3, unpublished: 1, remaining: 1 });
     expect(second.emitted).toBe(1);
     expect(emittedIds(sink)).toEqual([1, 2, 4, 3]);
+  });
+
+  it('emits an asset whose fetch fails on consecutive runs with messageError once the failure limit is reached, and passes it', async () => {
+    // prepare: asset 2 fails for itself on every run (404 while listed: not a PDS-wide failure, so it
+    // counts even on runs where it is the only asset fetched)
+    const { pds, sink, store, deps } = setup(3);
+    pds.failAsset.set(2, 'missing');
+    const options = { firstRun: 'backlog' as const, failureLimit: 3 };
+
+    // act
+    const runs = [];
+    for (let run = 0; run < 4; run++) runs.push(await pollMessagingAssets(deps, options));
+
+    // assess
+    expect(runs.map((report) => report.retryPending)).toEqual([1, 1, 0, 0]);
+    expect(runs.map((report) => report.emittedAsFailed)).toEqual([0, 0, 1, 0]);
+    expect(emittedIds(sink)).toEqual([1, 3, 2]);
+    const passed = sink.dataOf('pds.messaging-asset.received')[2];
+    expect(passed?.document).toBeUndefined();
+    expect(passed?.messageError).toMatchObject({ name: 'PdsNotFoundError', status: 404, failedRuns: 3 });
+    expect(passed?.messageError?.message).toMatch(/not found.*failed on 3 consecutive runs/);
+    expect(sink.events[2]?.id).toBe(eventId('pds.messaging-asset.received', [2]));
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
+  });
+
+  it('goes on past an event SQS refuses as invalid, and passes its asset with messageError at the failure limit', async () => {
+    // prepare: SQS refuses the ordinary event of asset 2 as the sender's fault, on every run
+    const { sink, store, deps } = setup(4);
+    sink.refuseAsInvalid = true;
+    sink.refuse = (event) =>
+      event.type === 'pds.messaging-asset.received' &&
+      event.subject === 'messaging-asset/2' &&
+      event.data.messageError === undefined;
+    const options = { firstRun: 'backlog' as const, pageSize: 2, failureLimit: 2 };
+
+    // act
+    const first = await pollMessagingAssets(deps, options);
+    const checkpointAfterFirst = await storedCheckpoint(store);
+    const second = await pollMessagingAssets(deps, options);
+    const third = await pollMessagingAssets(deps, options);
+
+    // assess
+    expect(first).toMatchObject({ emitted: 3, failed: 1, retryPending: 1, unpublished: 0 });
+    expect(first.stopped).toBeUndefined();
+    expect(checkpointAfterFirst.retry).toMatchObject([
+      { id: 2, attempts: 1, lastError: 'SQS refused the event: InvalidMessageContents: refused by the test' },
+    ]);
+    expect(second).toMatchObject({ emitted: 1, emittedAsFailed: 1, retryPending: 0 });
+    expect(third.emitted).toBe(0);
+    expect(emittedIds(sink)).toEqual([1, 3, 4, 2]);
+    expect(sink.dataOf('pds.messaging-asset.received')[3]?.messageError).toMatchObject({
+      name: 'InvalidMessageContents',
+      failedRuns: 2,
+    });
+  });
+
+  it('passes nothing when SQS refuses whole requests (permissions), however often', async () => {
+    // prepare
+    const { sink, store, deps } = setup(3);
+    sink.refuseWholeRequest = true;
+    sink.refuse = () => true;
+    const options = { firstRun: 'backlog' as const, failureLimit: 1 };
+
+    // act
+    const first = await pollMessagingAssets(deps, options);
+    const second = await pollMessagingAssets(deps, options);
+
+    // assess
+    for (const report of [first, second]) {
+      expect(report).toMatchObject({ stopped: 'publish-failed', unpublished: 3, emittedAsFailed: 0 });
+    }
+    expect(sink.events).toEqual([]);
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
   });
 
   it('sends a page again with identical ids after a crash between publish and checkpoint', async () => {

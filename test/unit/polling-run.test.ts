@@ -82,6 +82,7 @@ describe('run failures', () => {
       reviewsEmitted: 0,
       parseErrors: 0,
       reviewsFailed: 1,
+      reviewsEmittedAsFailed: 0,
       failedKeys: ['A1'],
     };
 

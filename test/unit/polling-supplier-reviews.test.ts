@@ -168,6 +168,61 @@ describe('pollReviewKeys', () => {
     expect((await getWatchEntry(store, 'A1'))?.seen).toHaveLength(1);
   });
 
+  it('emits a review whose message fails on consecutive runs with messageError at the failure limit, and the key recovers', async () => {
+    // prepare
+    const { pds, store, sink, deps } = await setup(['A1']);
+    const review = pds.addReview('A1', REVIEW_XML);
+    pds.failAsset.set(review.messagingAssetId, 'server');
+
+    // act
+    const runs = [];
+    for (let run = 0; run < 3; run++) runs.push(await pollReviewKeys(deps, ['A1'], { failureLimit: 2 }));
+
+    // assess
+    expect(runs.map((report) => report.keysFailed)).toEqual([1, 0, 0]);
+    expect(runs.map((report) => report.reviewsEmittedAsFailed)).toEqual([0, 1, 0]);
+    expect(sink.events).toHaveLength(1);
+    expect(sink.dataOf('pds.supplier-review.received')[0]?.messageError).toMatchObject({
+      name: 'PdsServerError',
+      status: 503,
+      failedRuns: 2,
+    });
+    const entry = await getWatchEntry(store, 'A1');
+    expect(entry?.seen).toEqual([reviewFingerprint(review)]);
+    expect(entry?.failing).toBeUndefined();
+  });
+
+  it('passes a review whose event SQS refuses as invalid at the failure limit, without holding its key', async () => {
+    // prepare
+    const { pds, store, sink, deps } = await setup(['A1']);
+    const refused = pds.addReview('A1', REVIEW_XML, { reviewStatus: 'REVIEW' });
+    const ordinary = pds.addReview('A1', REVIEW_XML, { reviewStatus: 'APPROVED' });
+    sink.refuseAsInvalid = true;
+    sink.refuse = (event) =>
+      event.type === 'pds.supplier-review.received' &&
+      event.data.review.reviewStatus === 'REVIEW' &&
+      event.data.messageError === undefined;
+
+    // act
+    const first = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
+    const failingAfterFirst = (await getWatchEntry(store, 'A1'))?.failing;
+    const second = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
+    const third = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
+
+    // assess
+    expect(first).toMatchObject({ keysFailed: 1, reviewsEmitted: 1 });
+    expect(failingAfterFirst).toMatchObject([{ fingerprint: reviewFingerprint(refused), attempts: 1 }]);
+    expect(second).toMatchObject({ keysFailed: 0, reviewsEmitted: 1, reviewsEmittedAsFailed: 1 });
+    expect(third).toMatchObject({ keysFailed: 0, reviewsEmitted: 0 });
+    const data = sink.dataOf('pds.supplier-review.received');
+    expect(data.map((item) => item.review.reviewStatus)).toEqual(['APPROVED', 'REVIEW']);
+    expect(data[1]?.messageError).toMatchObject({ name: 'InvalidMessageContents', failedRuns: 2 });
+    expect(data[1]?.document).toBeUndefined();
+    expect((await getWatchEntry(store, 'A1'))?.seen.sort()).toEqual(
+      [reviewFingerprint(refused), reviewFingerprint(ordinary)].sort(),
+    );
+  });
+
   it('never has more PDS requests in flight than the concurrency, across keys', async () => {
     // prepare
     const keys = Array.from({ length: 30 }, (_, index) => `K${index}`);

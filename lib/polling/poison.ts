@@ -1,0 +1,128 @@
+/**
+ * The poison-item rule of both pollers: an item (a messaging asset, a supplier review) that fails on
+ * `failureLimit` consecutive runs is emitted without its message, with `messageError` saying why and
+ * how many runs failed, and passed, instead of being tried for ever while everything it holds up
+ * waits. A run in which the item succeeds forgets its failures.
+ *
+ * What counts as the item's failure: its XML could not be fetched (a failure of one item, not of the
+ * PDS as a whole: a page whose every fetch failed for a PDS-wide reason records nothing), or SQS
+ * refused its event as the sender's fault. A failure SQS does not blame on the event (throttling, an
+ * outage, a whole request refused for permissions or a missing queue) never counts: the event is
+ * sent again and nothing is passed.
+ */
+import {
+  type CloudEvent,
+  EventPublishError,
+  type EventPublishFailure,
+  type EventSink,
+  type MessageFetchError,
+} from '../events/index.ts';
+import { PdsHttpError } from '../pds/errors.ts';
+
+/** Consecutive failed runs after which an item is passed; `POLL_FAILURE_LIMIT`. */
+export const DEFAULT_FAILURE_LIMIT = 5;
+
+/**
+ * True when an item that failed `failedRuns` runs in a row (this one included) is to be passed.
+ *
+ * @example
+ * if (reachesFailureLimit((entry?.attempts ?? 0) + 1, options.failureLimit)) emitAsFailed(asset);
+ */
+export function reachesFailureLimit(failedRuns: number, failureLimit = DEFAULT_FAILURE_LIMIT): boolean {
+  return failedRuns >= failureLimit;
+}
+
+/** Checks a failure limit option once, with the fix in the message. */
+export function checkedFailureLimit(value: number | undefined): number {
+  const limit = value ?? DEFAULT_FAILURE_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new RangeError(
+      `failureLimit must be a positive integer (consecutive failed runs before an item is passed), got ${String(value)}`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * The `messageError` of an item passed after `failedRuns` failed runs because its message could not be
+ * fetched.
+ *
+ * @example
+ * messageErrorOfFetch(new PdsServerError(500, request, 'boom'), 5); // { name: 'PdsServerError', message: …, status: 500, failedRuns: 5 }
+ */
+export function messageErrorOfFetch(error: unknown, failedRuns: number): MessageFetchError {
+  const name = error instanceof Error && error.name ? error.name : 'Error';
+  const text = error instanceof Error ? error.message : String(error);
+  return {
+    name,
+    message: `${text || 'unknown error'} (failed on ${failedRuns} consecutive runs; passed without its message)`,
+    ...(error instanceof PdsHttpError ? { status: error.status } : {}),
+    failedRuns,
+  };
+}
+
+/**
+ * The `messageError` of an item passed after `failedRuns` failed runs because SQS refused its event.
+ *
+ * @example
+ * messageErrorOfRefusal({ code: 'InvalidMessageContents', reason: 'Invalid characters found', … }, 5);
+ */
+export function messageErrorOfRefusal(failure: EventPublishFailure, failedRuns: number): MessageFetchError {
+  return {
+    name: failure.code || 'EventRefused',
+    message: `SQS refused the event with its message: ${failure.reason || 'no reason given'} (failed on ${failedRuns} consecutive runs; passed without its message)`,
+    failedRuns,
+  };
+}
+
+/** One line naming an SQS refusal, for retry records and logs. */
+export function describeRefusal(failure: EventPublishFailure): string {
+  return `SQS refused the event: ${failure.code}: ${failure.reason}`;
+}
+
+/** What SQS did with each item of one publish. */
+export interface PublishedEach<T> {
+  accepted: T[];
+  /**
+   * This event itself refused as the sender's fault: sending it again cannot help. A whole request
+   * refused (permissions, a missing queue) is not the event's fault: its items are `unaccepted`.
+   */
+  refused: Array<{ item: T; failure: EventPublishFailure }>;
+  /** Not accepted for a reason of SQS's own (throttling, an outage): send again later. */
+  unaccepted: T[];
+  /** The publisher's error when anything was unaccepted, for logs and the run's outcome. */
+  error?: EventPublishError;
+}
+
+/**
+ * Publishes the events of `items` and sorts the items by what SQS did with each; errors other than
+ * {@link EventPublishError} (a bug, a misconfiguration) are thrown.
+ *
+ * @example
+ * const { accepted, refused, unaccepted } = await publishEach(sink, ready, (item) => item.event);
+ */
+export async function publishEach<T>(
+  sink: EventSink,
+  items: readonly T[],
+  eventOf: (item: T) => CloudEvent,
+): Promise<PublishedEach<T>> {
+  if (items.length === 0) return { accepted: [], refused: [], unaccepted: [] };
+  try {
+    await sink.publish(items.map(eventOf));
+    return { accepted: [...items], refused: [], unaccepted: [] };
+  } catch (error) {
+    if (!(error instanceof EventPublishError)) throw error;
+    const published = new Set(error.publishedIds);
+    const failures = new Map(error.failures.map((failure) => [failure.eventId, failure]));
+    const sorted: PublishedEach<T> = { accepted: [], refused: [], unaccepted: [] };
+    for (const item of items) {
+      const id = eventOf(item).id;
+      const failure = failures.get(id);
+      if (published.has(id) && failure === undefined) sorted.accepted.push(item);
+      else if (failure?.senderFault && !failure.requestFailed) sorted.refused.push({ item, failure });
+      else sorted.unaccepted.push(item);
+    }
+    if (sorted.unaccepted.length > 0) sorted.error = error;
+    return sorted;
+  }
+}
