@@ -114,11 +114,13 @@ function failed(data: Data): string {
 
 function messagingAsset(data: Data): string {
   const parseError = isData(data.parseError) ? data.parseError : undefined;
+  const messageError = isData(data.messageError) ? data.messageError : undefined;
   return joinFacts([
     `asset ${text(data.messagingAssetId)}`,
     data.primaryKey ? `item ${text(data.primaryKey)}` : '',
     confirmations(data.cic),
     parseError ? `parse error: ${text(parseError.message)}` : '',
+    messageError ? `message not fetched: ${text(messageError.message)}` : '',
   ]);
 }
 

@@ -122,6 +122,22 @@ describe('formatEventLine', () => {
     expect(broken).toContain('asset 1043 · parse error: Malformed XML at line 3');
   });
 
+  it('says why a messaging asset passed after failing on consecutive runs came without its message', () => {
+    // prepare
+    const event = received({
+      type: 'pds.messaging-asset.received',
+      time: TIME,
+      subject: 'messaging-asset/1045',
+      data: { messagingAssetId: 1045, messageError: { message: 'PDS answered 500', failedRuns: 5 } },
+    });
+
+    // act
+    const line = formatEventLine(event);
+
+    // assess
+    expect(line).toContain('asset 1045 · message not fetched: PDS answered 500');
+  });
+
   it('shows items, destinations and selection of a completed publication', () => {
     const line = formatEventLine(
       received({
