@@ -86,6 +86,7 @@ export async function handler(
     await delayFailedRecords(event, response, {
       sqs: sqsClient(),
       queues,
+      policy: options.redelivery,
       notBefore: (record) => waitUntil.get(record.messageId),
     }).catch((error: unknown) =>
       logger.warn('Could not shorten the retry delay of failed records', { error }),

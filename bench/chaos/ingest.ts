@@ -394,13 +394,14 @@ function workerEnv(servers: Servers): NodeJS.ProcessEnv {
     EVENTS_QUEUE_URL: moto.queueUrls[EVENTS_QUEUE],
     INGEST_TAG_OBJECTS: 'true',
     INGEST_LEASE_SECONDS: String(LEASE_SECONDS),
+    // The deployed 30 s first back-off on the run's time scale; the handler sets it itself.
+    INGEST_RETRY_DELAY_SECONDS: String(Math.max(1, Math.round(30 / TIME_SCALE))),
     POWERTOOLS_LOG_LEVEL: 'WARN',
     POWERTOOLS_METRICS_DISABLED: 'true',
     CHAOS_QUEUE_URL: moto.queueUrls[INGEST_QUEUE],
     CHAOS_QUEUE_ARN: moto.queueArns[INGEST_QUEUE],
     CHAOS_STATE_BUCKET: STATE,
     CHAOS_FUNCTION_TIMEOUT_MS: String(FUNCTION_TIMEOUT_MS),
-    CHAOS_TIME_SCALE: String(TIME_SCALE),
   };
 }
 

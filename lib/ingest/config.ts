@@ -8,8 +8,10 @@
  * | `INGEST_TAG_OBJECTS` | `true` | tag dropped objects with `pds-gathering-key` and `pds-ingest-outcome` (false for the local emulator) |
  * | `INGEST_LEASE_SECONDS` | `960` | how long a delivery holds its claim on an object write; keep it above the function timeout |
  * | `INGEST_PDS_ATTEMPTS` | `4` | attempts per PDS step (upload, each import) within one invocation after a transient answer; 1 leaves every retry to SQS |
+ * | `INGEST_RETRY_DELAY_SECONDS` | `30` | delay before a failed record comes back, doubled per receive up to 900 s |
  */
 import { setting } from '../config.ts';
+import { DEFAULT_RETRY_DELAY, type RetryDelayPolicy } from '../retry-delay.ts';
 import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
 import { DEFAULT_STEP_RETRY, type StepRetryPolicy } from './step-retry.ts';
 
@@ -33,6 +35,10 @@ export const INGEST_SETTINGS = Object.freeze({
     'attempts per PDS step (upload, each import) within one invocation after a 503, 429, reset or timeout; 1 leaves every retry to SQS',
     { min: 1, max: 10, default: DEFAULT_STEP_RETRY.maxAttempts },
   ),
+  INGEST_RETRY_DELAY_SECONDS: setting.integer(
+    "seconds before a failed record comes back; doubled per receive, at most 900 (a record waiting for another delivery's claim comes back when that claim's lease ends)",
+    { min: 1, max: DEFAULT_RETRY_DELAY.maxSeconds, default: DEFAULT_RETRY_DELAY.baseSeconds },
+  ),
 });
 
 /** The event types the ingest function emits (each needs a queue at cold start). */
@@ -45,6 +51,8 @@ export interface IngestOptions {
   leaseMs: number;
   /** In-invocation repetition of transient PDS answers; the handler adds the remaining time. */
   stepRetry: StepRetryPolicy;
+  /** Back-off of failed records between SQS deliveries. */
+  redelivery: RetryDelayPolicy;
 }
 
 /**
@@ -62,6 +70,7 @@ export function ingestOptionsFrom(settings: {
   INGEST_TAG_OBJECTS: boolean;
   INGEST_LEASE_SECONDS: number;
   INGEST_PDS_ATTEMPTS: number;
+  INGEST_RETRY_DELAY_SECONDS: number;
 }): IngestOptions {
   return {
     accepts: createIngestFilter({
@@ -71,5 +80,6 @@ export function ingestOptionsFrom(settings: {
     tagObjects: settings.INGEST_TAG_OBJECTS,
     leaseMs: settings.INGEST_LEASE_SECONDS * 1000,
     stepRetry: { ...DEFAULT_STEP_RETRY, maxAttempts: settings.INGEST_PDS_ATTEMPTS },
+    redelivery: { ...DEFAULT_RETRY_DELAY, baseSeconds: settings.INGEST_RETRY_DELAY_SECONDS },
   };
 }

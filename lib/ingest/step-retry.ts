@@ -23,7 +23,8 @@ export const DEFAULT_STEP_RETRY: StepRetryPolicy = Object.freeze({
   baseDelayMs: 200,
   maxDelayMs: 10_000,
   maxRetryAfterMs: 30_000,
-  reserveMs: 30_000,
+  // Recording the outcome and releasing the claim are a few S3 and SQS requests: seconds at worst.
+  reserveMs: 10_000,
 });
 
 export interface StepRetryOptions extends StepRetryPolicy {

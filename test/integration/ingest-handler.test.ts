@@ -24,6 +24,7 @@ import {
   type ObjectWriteEvent,
   parseS3Event,
 } from '../../lib/ingest/index.ts';
+import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
@@ -290,7 +291,7 @@ describe('ingest handler', () => {
     const second = await drop('incoming/direct-later.csv', 'primaryKey__\n9102\n');
     sim.failNext(1, { kind: 'status', status: 503, pathPrefix: '/api/v1/gatherings' });
     // Too little time left to repeat the upload within the invocation: the 503 is the caller's to retry.
-    const nearlyOver = lambdaContext({}, 20_000);
+    const nearlyOver = lambdaContext({}, DEFAULT_STEP_RETRY.reserveMs);
 
     // act
     const failed = handler(s3Event([second]), nearlyOver).catch((error: unknown) => error);

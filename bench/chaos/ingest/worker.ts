@@ -15,14 +15,12 @@ import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { retryDelaySeconds } from '../../../lib/retry-delay.ts';
 
 /** What a worker tells the supervisor. */
 export type WorkerMessage =
@@ -41,8 +39,6 @@ const env = {
   logFile: required('CHAOS_LOG_FILE'),
   stateBucket: required('STATE_BUCKET'),
   functionTimeoutMs: Number(required('CHAOS_FUNCTION_TIMEOUT_MS')),
-  /** The handler's back-off (30 s, 1 min, …) divided by this, as the rest of the run's time scale. */
-  timeScale: Number(required('CHAOS_TIME_SCALE')),
 };
 
 function required(name: string): string {
@@ -134,36 +130,19 @@ function keysOf(body: string): string[] {
 }
 
 /**
- * After the handler: delete what succeeded; give failed records the handler's back-off on the run's
- * time scale (the handler just set 30 s, 1 min, …, which would stretch the run by that factor).
+ * After the handler, as Lambda's event source does: delete what succeeded. Failed records are left
+ * alone: the handler already set when each comes back (its back-off, or the end of a live claim).
  */
 async function settle(sqs: SQSClient, records: SQSRecord[], response: SQSBatchResponse): Promise<void> {
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   const succeeded = records.filter((record) => !failed.has(record.messageId));
-  const retried = records.filter((record) => failed.has(record.messageId));
-  if (succeeded.length > 0) {
-    await sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: env.queueUrl,
-        Entries: succeeded.map((record, i) => ({ Id: String(i), ReceiptHandle: record.receiptHandle })),
-      }),
-    );
-  }
-  if (retried.length > 0) {
-    await sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: env.queueUrl,
-        Entries: retried.map((record, i) => ({
-          Id: String(i),
-          ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: Math.max(
-            1,
-            Math.round(retryDelaySeconds(Number(record.attributes.ApproximateReceiveCount)) / env.timeScale),
-          ),
-        })),
-      }),
-    );
-  }
+  if (succeeded.length === 0) return;
+  await sqs.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: env.queueUrl,
+      Entries: succeeded.map((record, i) => ({ Id: String(i), ReceiptHandle: record.receiptHandle })),
+    }),
+  );
 }
 
 async function poll(): Promise<void> {
