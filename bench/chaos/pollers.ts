@@ -429,11 +429,15 @@ async function run(
   const kinds = new Map(inventory.assets.map((asset) => [asset.id, asset.kind]));
   const reviews = countReviews(inventory.reviews, kinds, events.received, seenByKey);
   const assetRuns = fleets['poll-messaging-assets'].tally;
+  // Runs that may have ended between a publish and its checkpoint write. A PollIncompleteError is not
+  // one: the run saved what SQS accepted before it stopped.
   const interrupted =
     assetRuns.killed +
     assetRuns.timedOut +
     assetRuns.crashed +
-    Object.values(assetRuns.errors).reduce((sum, count) => sum + count, 0);
+    Object.entries(assetRuns.errors)
+      .filter(([error]) => !error.startsWith('PollIncompleteError'))
+      .reduce((sum, [, count]) => sum + count, 0);
   const targets = targetsOf(assets, reviews, leasesHeld.length, interrupted * options.pageSize);
   return {
     options,
