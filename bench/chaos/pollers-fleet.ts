@@ -38,6 +38,8 @@ export interface FleetTally {
   skipped: number;
   /** Ended with an error; by error name and first words. */
   errors: Record<string, number>;
+  /** Invocations given a kill moment; `killed` says how many were still working at it. */
+  killsScheduled: number;
   killed: number;
   timedOut: number;
   crashed: number;
@@ -60,11 +62,14 @@ export class Fleet {
     ok: 0,
     skipped: 0,
     errors: {},
+    killsScheduled: 0,
     killed: 0,
     timedOut: 0,
     crashed: 0,
     coldStarts: 0,
   };
+  /** Seconds each invocation that ran to its end took (cold starts included). */
+  readonly durations: number[] = [];
   readonly #options: FleetOptions;
   readonly #idle: Container[] = [];
   readonly #all = new Set<ChildProcess>();
@@ -84,6 +89,8 @@ export class Fleet {
   async invoke(event: unknown, killAfterMs?: number): Promise<Outcome> {
     this.#busy++;
     this.tally.invocations++;
+    if (killAfterMs !== undefined) this.tally.killsScheduled++;
+    const started = performance.now();
     try {
       const container = this.#idle.pop() ?? this.#start();
       const outcome = await container.ready.then(
@@ -91,6 +98,8 @@ export class Fleet {
         (): Outcome => ({ kind: 'crashed', code: container.child.exitCode }),
       );
       this.#count(outcome);
+      if (outcome.kind === 'ok' || outcome.kind === 'error')
+        this.durations.push((performance.now() - started) / 1000);
       if (outcome.kind === 'ok' || outcome.kind === 'error') this.#idle.push(container);
       return outcome;
     } finally {
@@ -114,8 +123,10 @@ export class Fleet {
     const child = fork(bundle, [fn], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     this.#all.add(child);
     this.tally.coldStarts++;
-    child.stdout?.pipe(log, { end: false });
-    child.stderr?.pipe(log, { end: false });
+    // Written, not piped: dozens of containers come and go, and each pipe would add listeners to the log.
+    const write = (chunk: Buffer) => log.write(chunk);
+    child.stdout?.on('data', write);
+    child.stderr?.on('data', write);
     child.once('exit', () => {
       this.#all.delete(child);
       const index = this.#idle.findIndex((container) => container.child === child);

@@ -48,7 +48,7 @@ import { S3StateStore } from '../../lib/state/s3.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
-import { bundleForNode, printTable } from '../support.ts';
+import { bundleForNode, median, printTable } from '../support.ts';
 import {
   type AssetCount,
   countAssets,
@@ -101,7 +101,8 @@ export interface PollersChaosReport {
   /** True when every record had an event before the quiet period ended. */
   caughtUp: boolean;
   pds: { requests: number; faulted: number; resets: number };
-  runs: Record<PollerFunction, FleetTally>;
+  /** Per function; `medianSeconds` over the invocations that ran to their end. */
+  runs: Record<PollerFunction, FleetTally & { medianSeconds: number }>;
   assets: AssetCount;
   reviews: ReviewCount;
   leasesHeld: string[];
@@ -352,7 +353,6 @@ async function run(
     POLL_SEEN_WINDOW: String(options.seenWindow),
     POLL_PAGE_SIZE: String(options.pageSize),
     POLL_REVIEWS_INLINE_MAX: String(options.inlineMax),
-    NODE_OPTIONS: '--enable-source-maps',
   };
   const log = createWriteStream(path.join(logDir, 'containers.log'));
   const fleetOf = (fn: PollerFunction) => {
@@ -449,9 +449,9 @@ async function run(
     caughtUp,
     pds: { requests: inventory.requests, faulted: inventory.faulted, resets: inventory.resets },
     runs: {
-      'poll-messaging-assets': assetRuns,
-      'poll-supplier-reviews': fleets['poll-supplier-reviews'].tally,
-      'poll-supplier-reviews-worker': fleets['poll-supplier-reviews-worker'].tally,
+      'poll-messaging-assets': figuresOf(fleets['poll-messaging-assets']),
+      'poll-supplier-reviews': figuresOf(fleets['poll-supplier-reviews']),
+      'poll-supplier-reviews-worker': figuresOf(fleets['poll-supplier-reviews-worker']),
     },
     assets,
     reviews,
@@ -661,6 +661,10 @@ class EventCollector {
   }
 }
 
+function figuresOf(fleet: Fleet): FleetTally & { medianSeconds: number } {
+  return { ...fleet.tally, medianSeconds: fleet.durations.length > 0 ? median(fleet.durations) : 0 };
+}
+
 function progress(line: string): void {
   process.stderr.write(`[chaos:pollers] ${line}\n`);
 }
@@ -675,16 +679,27 @@ export function printPollersChaosReport(report: PollersChaosReport): void {
     `${report.seconds.total.toFixed(0)} s (arrivals ${report.seconds.arrivals.toFixed(0)} s, quiet ${report.seconds.quiet.toFixed(0)} s, caught up: ${report.caughtUp ? 'yes' : 'no'}); PDS requests ${report.pds.requests}, of them ${report.pds.faulted} answered 503/429 and ${report.pds.resets} reset\n\n`,
   );
   printTable(
-    ['function', 'invocations', 'ran', 'skipped (lease)', 'failed', 'killed', 'timed out', 'cold starts'],
+    [
+      'function',
+      'invocations',
+      'ran',
+      'skipped (lease)',
+      'failed',
+      'killed (of scheduled)',
+      'timed out',
+      'cold starts',
+      'median s',
+    ],
     Object.entries(report.runs).map(([fn, tally]) => [
       fn,
       tally.invocations,
       tally.ok,
       tally.skipped,
       Object.values(tally.errors).reduce((sum, count) => sum + count, 0),
-      tally.killed,
+      `${tally.killed} of ${tally.killsScheduled}`,
       tally.timedOut + tally.crashed,
       tally.coldStarts,
+      tally.medianSeconds.toFixed(2),
     ]),
   );
   process.stdout.write('\n');
