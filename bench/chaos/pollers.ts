@@ -373,15 +373,38 @@ async function run(
   for (const key of keys) await watch(store, [key], { ttlMs: 86_400_000, source: 'chaos' });
 
   const events = new EventCollector(moto);
-  // Most runs take a second or two here: a kill within that lands while the run works.
-  const killAfter = (): number | undefined =>
-    chaos.killing && random() < options.killRate ? 50 + random() * 1500 : undefined;
+  // A kill lands at a random moment within about twice the function's median run so far: runs here
+  // last from tens of milliseconds (the scheduled review run) to seconds (a fan-out chunk).
+  const killAfter = (fleet: Fleet) => (): number | undefined => {
+    if (!(chaos.killing && random() < options.killRate)) return undefined;
+    const typical = fleet.durations.length > 0 ? median(fleet.durations) * 1000 : 1000;
+    return 5 + random() * 2 * typical;
+  };
   const loops = [
     events.drain(() => chaos.running),
-    schedule(fleets['poll-messaging-assets'], ASSET_SCHEDULE_MS, options.overlap, random, killAfter, chaos),
-    schedule(fleets['poll-supplier-reviews'], REVIEW_SCHEDULE_MS, options.overlap, random, killAfter, chaos),
+    schedule(
+      fleets['poll-messaging-assets'],
+      ASSET_SCHEDULE_MS,
+      options.overlap,
+      random,
+      killAfter(fleets['poll-messaging-assets']),
+      chaos,
+    ),
+    schedule(
+      fleets['poll-supplier-reviews'],
+      REVIEW_SCHEDULE_MS,
+      options.overlap,
+      random,
+      killAfter(fleets['poll-supplier-reviews']),
+      chaos,
+    ),
     ...Array.from({ length: REVIEW_WORKERS }, () =>
-      feedFanOut(fleets['poll-supplier-reviews-worker'], moto, killAfter, chaos),
+      feedFanOut(
+        fleets['poll-supplier-reviews-worker'],
+        moto,
+        killAfter(fleets['poll-supplier-reviews-worker']),
+        chaos,
+      ),
     ),
   ];
 
