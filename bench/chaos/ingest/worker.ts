@@ -14,13 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import {
-  DeleteMessageBatchCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { toSqsRecord } from '../../../lib/local/sqs-event-source.ts';
 
 /** What a worker tells the supervisor. */
 export type WorkerMessage =
@@ -78,27 +74,6 @@ function watchProgressWrites(): void {
     const key = decodeURIComponent(request.path.slice(prefix.length - 'ingest/'.length).split('?')[0] ?? '');
     log({ t: Date.now(), ev: 'put', key, status: response.statusCode ?? 0 });
   });
-}
-
-/** The SQS record Lambda would hand the function for a received message. */
-function lambdaRecord(message: Message): SQSRecord {
-  const attributes = message.Attributes ?? {};
-  return {
-    messageId: message.MessageId ?? '',
-    receiptHandle: message.ReceiptHandle ?? '',
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-      SenderId: attributes.SenderId ?? 'AIDACHAOS',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: env.queueArn,
-    awsRegion: process.env.AWS_REGION ?? 'us-east-1',
-  };
 }
 
 function lambdaContext(invocation: string): Context {
@@ -159,7 +134,9 @@ async function poll(): Promise<void> {
       }),
     );
     if (Messages.length === 0) continue;
-    const records = Messages.map(lambdaRecord);
+    const records = Messages.map((message) =>
+      toSqsRecord(message, env.queueArn, process.env.AWS_REGION ?? 'us-east-1'),
+    );
     const invocation = randomUUID();
     const keys = records.flatMap((record) => keysOf(record.body));
     process.send?.({ type: 'invoke-start', invocation, keys } satisfies WorkerMessage);
