@@ -1,5 +1,5 @@
 /**
- * Leases, the watch list and the ingest claim on moto: S3StateStore over HTTP against an S3 that
+ * The claim primitive, leases, the watch list and the ingest claim on moto: S3StateStore over HTTP against an S3 that
  * enforces If-None-Match and If-Match. moto checks and writes without a lock, so the store reaches it
  * through ../helpers/s3-proxy.ts, which passes conditional writes of one key one at a time, as S3 does;
  * the suites' racing cases then prove the conditional paths instead of depending on luck.
@@ -7,6 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { S3StateStore } from '../../lib/state/s3.ts';
+import { describeClaimBehaviour } from '../helpers/claim-suite.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { describeLeaseBehaviour } from '../helpers/lease-suite.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
@@ -38,6 +39,7 @@ describeOnMoto('state claims over HTTP', () => {
     return new S3StateStore({ client, bucket });
   };
 
+  describeClaimBehaviour('claims on S3StateStore against moto', freshStore);
   describeLeaseBehaviour('leases on S3StateStore against moto', freshStore);
   describeWatchListBehaviour('watch list on S3StateStore against moto', freshStore);
   describeIngestClaimBehaviour('claimIngest on S3StateStore against moto', freshStore);
