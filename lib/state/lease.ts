@@ -1,9 +1,9 @@
 /**
  * Leases on the state store: "a run never overlaps itself".
  *
- * A lease is one object under `leases/<name>.json`. Taking a free lease is a conditional create; taking
- * over an expired one, renewing and releasing are conditional on the ETag the holder read, so of two
- * runs racing for the same lease exactly one wins. A holder that outlives its TTL without renewing
+ * A lease is one object under `leases/<name>.json`, claimed with the primitive of ./claim.ts: taking a
+ * free lease is a conditional create; taking over an expired one, renewing and releasing are
+ * conditional on the ETag the holder read, so of two runs racing for the same lease exactly one wins. A holder that outlives its TTL without renewing
  * can be overtaken: keep the TTL above the longest run, or renew as the run goes.
  *
  * @example
@@ -18,8 +18,9 @@
  * ```
  */
 import { randomUUID } from 'node:crypto';
+import { acquireClaim, advanceClaim, type Claim, releaseClaim } from './claim.ts';
 import { leaseKey } from './keys.ts';
-import { StateConflictError, type StateStore } from './store.ts';
+import type { StateStore } from './store.ts';
 
 /** What is stored for a lease. */
 export interface LeaseRecord {
@@ -51,9 +52,18 @@ function checkTtl(ttlMs: number): void {
   }
 }
 
+function leaseOf(name: string, claim: Claim<LeaseRecord>): Lease {
+  return { ...claim.record, name, key: claim.key, etag: claim.etag };
+}
+
 /**
  * Takes the lease `name` for `ttlMs` if it is free or expired; `undefined` when someone else holds it
  * (or won the race for it).
+ *
+ * @example
+ * ```ts
+ * const lease = await acquireLease(store, 'poll-supplier-reviews', 5 * 60_000, context.awsRequestId);
+ * ```
  */
 export async function acquireLease(
   store: StateStore,
@@ -64,26 +74,26 @@ export async function acquireLease(
 ): Promise<Lease | undefined> {
   checkTtl(ttlMs);
   const now = (options.now ?? Date.now)();
-  const key = leaseKey(name);
+  // A take-over writes a whole new record: nothing of the expired holder's is kept.
   const record: LeaseRecord = { owner, token: randomUUID(), acquiredAt: now, expiresAt: now + ttlMs };
-  const current = await store.get<LeaseRecord>(key);
-  if (current === undefined) {
-    const created = await store.create(key, record);
-    return created.created ? { ...record, name, key, etag: created.etag } : undefined;
-  }
-  if (current.value.expiresAt > now) return undefined;
-  try {
-    const { etag } = await store.update(key, record, current.etag);
-    return { ...record, name, key, etag };
-  } catch (error) {
-    if (error instanceof StateConflictError) return undefined;
-    throw error;
-  }
+  const result = await acquireClaim(
+    store,
+    leaseKey(name),
+    { leaseEnd: (current) => current.expiresAt, fresh: () => record, takeOver: () => record },
+    { now: () => now },
+  );
+  return result.outcome === 'acquired' ? leaseOf(name, result.claim) : undefined;
 }
 
 /**
  * Extends a held lease to `ttlMs` from now; `undefined` when it was lost (taken over or released), in
  * which case the run should stop.
+ *
+ * @example
+ * ```ts
+ * const renewed = await renewLease(store, lease, 5 * 60_000);
+ * if (!renewed) return; // another run took it over
+ * ```
  */
 export async function renewLease(
   store: StateStore,
@@ -99,25 +109,24 @@ export async function renewLease(
     acquiredAt: lease.acquiredAt,
     expiresAt: now + ttlMs,
   };
-  try {
-    const { etag } = await store.update(lease.key, record, lease.etag);
-    return { ...record, name: lease.name, key: lease.key, etag };
-  } catch (error) {
-    if (error instanceof StateConflictError) return undefined;
-    throw error;
-  }
+  const step = await advanceClaim(store, claimOf(lease), record);
+  return step.outcome === 'advanced' ? leaseOf(lease.name, step.claim) : undefined;
 }
 
 /**
  * Gives the lease back so the next run need not wait for it to expire. Returns false when it had
  * already been taken over (the record is then left alone).
+ *
+ * @example
+ * ```ts
+ * await releaseLease(store, lease);
+ * ```
  */
 export async function releaseLease(store: StateStore, lease: Lease): Promise<boolean> {
-  try {
-    await store.delete(lease.key, lease.etag);
-    return true;
-  } catch (error) {
-    if (error instanceof StateConflictError) return false;
-    throw error;
-  }
+  return (await releaseClaim(store, claimOf(lease))).outcome === 'released';
+}
+
+function claimOf(lease: Lease): Claim<LeaseRecord> {
+  const { owner, token, acquiredAt, expiresAt } = lease;
+  return { key: lease.key, etag: lease.etag, record: { owner, token, acquiredAt, expiresAt } };
 }
