@@ -9,15 +9,16 @@
  *                                      └──────────────┴──────────────▶ failed
  * ```
  *
- * Claiming is a conditional create; every later change is a conditional update on the ETag this
- * holder wrote last, so a holder that lost its claim finds out at its next step instead of writing
- * over someone else's progress. A claim carries a lease (`leaseUntil`): a delivery that finds a
+ * The race rules are those of the claim primitive (lib/state/claim.ts): claiming is a conditional
+ * create; every later change is a conditional update on the ETag this holder wrote last, so a holder
+ * that lost its claim finds out at its next step instead of writing over someone else's progress. A claim carries a lease (`leaseUntil`): a delivery that finds a
  * claimed or uploaded record with a live lease backs off ({@link IngestInProgressError}, retried by
  * SQS once that lease has ended); one that finds an expired (or released) lease takes the record over and resumes from what it
  * says. Keep the lease longer than the function timeout, so a live invocation is never overtaken.
  */
+import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy } from '../state/claim.ts';
 import { ingestProgressKey, type ObjectWrite } from '../state/keys.ts';
-import { StateConflictError, type StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/store.ts';
 import { IngestInProgressError } from './errors.ts';
 
 export type IngestStatus = 'claimed' | 'uploaded' | 'done' | 'failed';
@@ -86,20 +87,18 @@ export class IngestClaim {
   readonly key: string;
   readonly #store: StateStore;
   readonly #now: () => number;
-  #record: IngestProgressRecord;
-  #etag: string;
+  #claim: Claim<IngestProgressRecord>;
 
   constructor(store: StateStore, key: string, record: IngestProgressRecord, etag: string, now: () => number) {
     this.#store = store;
     this.key = key;
-    this.#record = record;
-    this.#etag = etag;
+    this.#claim = { key, record, etag };
     this.#now = now;
   }
 
   /** The record as this holder last wrote it. */
   get record(): Readonly<IngestProgressRecord> {
-    return this.#record;
+    return this.#claim.record;
   }
 
   /**
@@ -108,18 +107,15 @@ export class IngestClaim {
    * @throws IngestInProgressError when another delivery took the record over
    */
   async advance(change: Partial<IngestProgressRecord>): Promise<void> {
-    const next: IngestProgressRecord = { ...this.#record, ...change, updatedAt: this.#now() };
-    try {
-      const { etag } = await this.#store.update(this.key, next, this.#etag);
-      this.#record = next;
-      this.#etag = etag;
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
+    const next: IngestProgressRecord = { ...this.#claim.record, ...change, updatedAt: this.#now() };
+    const step = await advanceClaim(this.#store, this.#claim, next);
+    if (step.outcome === 'lost') {
       throw new IngestInProgressError(
         this.key,
         'the claim was taken over while this delivery worked on it (its lease ran out)',
       );
     }
+    this.#claim = step.claim;
   }
 
   /**
@@ -136,9 +132,45 @@ export class IngestClaim {
   }
 }
 
+/** How a progress record carries its claim: `leaseUntil`; finished records are never claimed again. */
+function progressPolicy(write: ObjectWrite, options: ClaimOptions): ClaimPolicy<IngestProgressRecord> {
+  return {
+    leaseEnd: (record) => record.leaseUntil,
+    claimable: (record) => record.status !== 'done' && record.status !== 'failed',
+    fresh: (at) => ({
+      bucket: write.bucket,
+      key: write.key,
+      ...(write.versionId ? { versionId: write.versionId } : {}),
+      ...(write.etag ? { etag: write.etag } : {}),
+      ...(write.sequencer ? { sequencer: write.sequencer } : {}),
+      status: 'claimed',
+      owner: options.owner,
+      leaseUntil: at + options.leaseMs,
+      attempts: 1,
+      claimedAt: at,
+      updatedAt: at,
+    }),
+    // Resume from what the record says: status, gathering and entries stay as the last holder left them.
+    takeOver: (record, at) => ({
+      ...record,
+      owner: options.owner,
+      leaseUntil: at + options.leaseMs,
+      attempts: record.attempts + 1,
+      claimedAt: at,
+      updatedAt: at,
+    }),
+  };
+}
+
 /**
  * Claims the progress record of `write`: creates it (If-None-Match), takes over one whose lease ran
  * out (If-Match), or reports that the write was already finished.
+ *
+ * @example
+ * ```ts
+ * const result = await claimIngest(store, write, { owner: requestId, leaseMs: 16 * 60_000 });
+ * if (result.kind === 'finished') return result.record.outcome;
+ * ```
  *
  * @throws IngestInProgressError when another delivery holds a live claim or wins the race for it
  */
@@ -149,62 +181,35 @@ export async function claimIngest(
 ): Promise<ClaimResult> {
   const now = options.now ?? Date.now;
   const key = ingestProgressKey(write);
+  const policy = progressPolicy(write, options);
   // Two rounds: a create that loses the race reads the winner's record once more.
   for (let round = 0; round < 2; round++) {
-    const current = await store.get<IngestProgressRecord>(key);
-    const at = now();
-    if (current === undefined) {
-      const record: IngestProgressRecord = {
-        bucket: write.bucket,
-        key: write.key,
-        ...(write.versionId ? { versionId: write.versionId } : {}),
-        ...(write.etag ? { etag: write.etag } : {}),
-        ...(write.sequencer ? { sequencer: write.sequencer } : {}),
-        status: 'claimed',
-        owner: options.owner,
-        leaseUntil: at + options.leaseMs,
-        attempts: 1,
-        claimedAt: at,
-        updatedAt: at,
-      };
-      const created = await store.create(key, record);
-      if (created.created) {
+    const result = await acquireClaim(store, key, policy, { now });
+    switch (result.outcome) {
+      case 'acquired': {
+        const { record, etag } = result.claim;
         return {
           kind: 'claimed',
-          claim: new IngestClaim(store, key, record, created.etag, now),
-          takenOver: false,
+          claim: new IngestClaim(store, key, record, etag, now),
+          takenOver: result.takenOver,
         };
       }
-      continue;
-    }
-    const record = current.value;
-    if (record.status === 'done' || record.status === 'failed') return { kind: 'finished', record };
-    if (record.leaseUntil > at) {
-      throw new IngestInProgressError(
-        key,
-        `claimed by ${record.owner} until ${new Date(record.leaseUntil).toISOString()}`,
-        record.leaseUntil,
-      );
-    }
-    const takeover: IngestProgressRecord = {
-      ...record,
-      owner: options.owner,
-      leaseUntil: at + options.leaseMs,
-      attempts: record.attempts + 1,
-      claimedAt: at,
-      updatedAt: at,
-    };
-    try {
-      const { etag } = await store.update(key, takeover, current.etag);
-      return { kind: 'claimed', claim: new IngestClaim(store, key, takeover, etag, now), takenOver: true };
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
-      // The winner claimed just now with the same lease setting.
-      throw new IngestInProgressError(
-        key,
-        'another delivery took over the expired claim first',
-        at + options.leaseMs,
-      );
+      case 'settled':
+        return { kind: 'finished', record: result.record };
+      case 'held':
+        throw new IngestInProgressError(
+          key,
+          `claimed by ${result.record.owner} until ${new Date(result.leaseEnd).toISOString()}`,
+          result.leaseEnd,
+        );
+      case 'raced':
+        if (result.step === 'create') continue;
+        // The winner claimed just now with the same lease setting.
+        throw new IngestInProgressError(
+          key,
+          'another delivery took over the expired claim first',
+          result.leaseEnd,
+        );
     }
   }
   throw new IngestInProgressError(
