@@ -17,11 +17,13 @@
  * one; if the holder still has not finished it answers 409 `request-in-progress` with Retry-After. A
  * pending record whose holder gave up (queueing failed: the claim is released at once) or vanished
  * (its claim is older than the claim timeout) is taken over with a conditional write, and the taker
- * queues the message again: that is how a retry after a 503 gets the request queued.
+ * queues the message again: that is how a retry after a 503 gets the request queued. Creating, taking
+ * over, completing and releasing follow the race rules of the claim primitive (lib/state/claim.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
 import { idempotencyKey, publicationKey, sha256Hex } from '../state/keys.ts';
-import { StateConflictError, type StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/store.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import type { PublicationRecord } from './records.ts';
 import type { PublicationRequestBody } from './schemas.ts';
@@ -207,6 +209,38 @@ async function queueOrMarkFailed(deps: SubmitDependencies, publicationId: string
   }
 }
 
+/**
+ * How an idempotency record carries its claim: `claim.at` plus the claim timeout is the lease end, an
+ * absent claim (released) has none. Records of another body or already complete are never claimed.
+ */
+function idempotencyPolicy(
+  deps: SubmitDependencies,
+  input: SubmitInput,
+  key: string,
+  bodyHash: string,
+  now: () => Date,
+): ClaimPolicy<IdempotencyRecord> {
+  const claimTimeoutMs = deps.claimTimeoutMs ?? 30_000;
+  return {
+    leaseEnd: (record) =>
+      record.claim ? Date.parse(record.claim.at) + claimTimeoutMs : Number.NEGATIVE_INFINITY,
+    claimable: (record) => record.bodyHash === bodyHash && record.state !== 'complete',
+    fresh: async () => {
+      // The publication record is written first, so the idempotency record never names a missing one.
+      const publicationId = publicationIdFor(input.caller, key);
+      await createPublicationRecord(deps.store, newRecord(publicationId, input, bodyHash, now()));
+      return {
+        bodyHash,
+        publicationId,
+        state: 'pending',
+        createdAt: now().toISOString(),
+        claim: { token: randomUUID(), at: now().toISOString() },
+      };
+    },
+    takeOver: (record) => ({ ...record, claim: { token: randomUUID(), at: now().toISOString() } }),
+  };
+}
+
 async function submitWithKey(
   deps: SubmitDependencies,
   input: SubmitInput,
@@ -214,76 +248,55 @@ async function submitWithKey(
   bodyHash: string,
   now: () => Date,
 ): Promise<SubmitResult> {
-  const { store } = deps;
   const sleep = deps.sleep ?? defaultSleep;
-  const claimTimeoutMs = deps.claimTimeoutMs ?? 30_000;
   const waitUntil = now().getTime() + (deps.inProgressWaitMs ?? 2_000);
   const stateKey = idempotencyKey(key, input.caller);
+  const policy = idempotencyPolicy(deps, input, key, bodyHash, now);
   let pause = 25;
   let conflicts = 0;
 
   for (;;) {
-    const entry = await store.get<IdempotencyRecord>(stateKey);
-    if (entry === undefined) {
-      const publicationId = publicationIdFor(input.caller, key);
-      await createPublicationRecord(store, newRecord(publicationId, input, bodyHash, now()));
-      const record: IdempotencyRecord = {
-        bodyHash,
-        publicationId,
-        state: 'pending',
-        createdAt: now().toISOString(),
-        claim: { token: randomUUID(), at: now().toISOString() },
-      };
-      const created = await store.create(stateKey, record);
-      if (!created.created) continue; // a concurrent request won the create: read its record
-      return queueAndComplete(deps, stateKey, record, created.etag, now);
+    const result = await acquireClaim(deps.store, stateKey, policy, { now: () => now().getTime() });
+    switch (result.outcome) {
+      case 'acquired':
+        // Created, or taken over from a holder that gave up or vanished: queue the message ourselves.
+        return queueAndComplete(deps, result.claim, now);
+      case 'settled':
+        if (result.record.bodyHash !== bodyHash)
+          throw new IdempotencyConflictError(result.record.publicationId);
+        return { publicationId: result.record.publicationId, replayed: true };
+      case 'held':
+        if (now().getTime() >= waitUntil) {
+          throw new RequestInProgressError(result.record.publicationId, RETRY_AFTER_SECONDS);
+        }
+        await sleep(pause);
+        pause = Math.min(pause * 2, 250);
+        continue;
+      case 'raced':
+        if (result.step === 'create') continue; // a concurrent request won the create: read its record
+        conflicts += 1;
+        if (conflicts >= MAX_TAKEOVER_CONFLICTS) throw new IdempotencyContentionError();
+        continue;
     }
-
-    const record = entry.value;
-    if (record.bodyHash !== bodyHash) throw new IdempotencyConflictError(record.publicationId);
-    if (record.state === 'complete') return { publicationId: record.publicationId, replayed: true };
-
-    const claimAge = record.claim ? now().getTime() - Date.parse(record.claim.at) : Number.POSITIVE_INFINITY;
-    if (claimAge < claimTimeoutMs) {
-      if (now().getTime() >= waitUntil) {
-        throw new RequestInProgressError(record.publicationId, RETRY_AFTER_SECONDS);
-      }
-      await sleep(pause);
-      pause = Math.min(pause * 2, 250);
-      continue;
-    }
-
-    // The holder gave up or vanished: take the claim over and queue the message ourselves.
-    const taken: IdempotencyRecord = { ...record, claim: { token: randomUUID(), at: now().toISOString() } };
-    let etag: string;
-    try {
-      ({ etag } = await store.update(stateKey, taken, entry.etag));
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
-      conflicts += 1;
-      if (conflicts >= MAX_TAKEOVER_CONFLICTS) throw new IdempotencyContentionError();
-      continue;
-    }
-    return queueAndComplete(deps, stateKey, taken, etag, now);
   }
 }
 
 async function queueAndComplete(
   deps: SubmitDependencies,
-  stateKey: string,
-  record: IdempotencyRecord,
-  etag: string,
+  held: Claim<IdempotencyRecord>,
   now: () => Date,
 ): Promise<SubmitResult> {
+  const { record } = held;
   const { publicationId } = record;
   try {
     await send(deps.queue, publicationId);
   } catch (error) {
     // Release the claim so that the client's retry re-queues at once instead of waiting for the timeout.
     const { claim: _released, ...rest } = record;
-    await deps.store
-      .update(stateKey, { ...rest, lastError: (error as Error).message ?? String(error) }, etag)
-      .catch(() => undefined);
+    await releaseClaim(deps.store, held, {
+      ...rest,
+      lastError: (error as Error).message ?? String(error),
+    }).catch(() => undefined);
     throw error;
   }
   const { claim: _done, lastError: _cleared, ...rest } = record;
@@ -296,6 +309,6 @@ async function queueAndComplete(
   // The message is queued, so the request is accepted whatever happens to this write. If it fails (or
   // someone took over after our claim timed out), a retry finds the record pending and, once the claim
   // times out, queues again: harmless, the worker is idempotent by publication id.
-  await deps.store.update(stateKey, complete, etag).catch(() => undefined);
+  await advanceClaim(deps.store, held, complete).catch(() => undefined);
   return { publicationId, replayed: false };
 }
