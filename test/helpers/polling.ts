@@ -18,8 +18,8 @@ import {
   type EventSink,
   type EventType,
 } from '../../lib/events/index.ts';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import { PdsNotFoundError, PdsServerError } from '../../lib/pds/errors.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import type { MessagingAssetSummary, SupplierReview } from '../../lib/pds/types.ts';
 
 type PollingPds = Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset' | 'listSupplierReviews'>;

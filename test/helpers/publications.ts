@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
-import type { PdsClient } from '../../lib/pds/client.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
 
 /** A PDS client whose every operation throws unless the test gives it. */

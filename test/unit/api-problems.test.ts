@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsRateLimitedError,
   PdsServerError,
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
 import type { ApiSettings } from '../../lib/publications/config.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { describe, expect, it } from 'vitest';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import { PdsNotFoundError, PdsServerError } from '../../lib/pds/errors.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import {
