@@ -27,7 +27,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { SqsEventPublisher } from '../lib/events/index.ts';
+import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
 import { createLimiter, mapLimit } from '../lib/polling/concurrency.ts';
 import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';

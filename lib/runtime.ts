@@ -15,7 +15,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { s3Client, sqsClient } from './aws.ts';
 import { type BaseSettings, type Config, eventQueueUrlFor, requireSetting } from './config.ts';
-import { type EventSink, SqsEventPublisher } from './events/index.ts';
+import type { EventSink } from './events/index.ts';
+import { SqsEventPublisher } from './events/sqs/index.ts';
 import {
   type ClosablePdsClient,
   createPdsClient,

@@ -40,7 +40,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { resolveEventBody } from '../../lib/events/index.ts';
+import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';

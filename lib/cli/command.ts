@@ -2,7 +2,7 @@
  * The shape of a `pds` subcommand: its words, arguments, options, help text and what it does. Commands
  * return their result as data plus an optional terminal rendering; main.ts decides which one is printed.
  */
-import type { ClosablePdsClient } from '../pds/client.ts';
+import type { ClosablePdsClient } from '../pds/index.ts';
 import type { CliOptions, FlagValues } from './args.ts';
 import type { CliIo } from './io.ts';
 import type { TransferProgress } from './progress.ts';

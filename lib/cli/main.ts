@@ -11,9 +11,9 @@
  */
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { ClosablePdsClient } from '../pds/client.ts';
 import { PdsConfigurationError } from '../pds/configuration-error.ts';
 import { PdsError } from '../pds/errors.ts';
+import type { ClosablePdsClient } from '../pds/index.ts';
 import { CliInputError, type CliOptions, CliUsageError, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';

@@ -9,9 +9,10 @@
  *
  * On reading, the older forms are accepted too: the attribute `SQSLargePayloadSize`, the pointer
  * class `com.amazon.sqs.javamessaging.MessageS3Pointer`, and a bare `{"s3BucketName","s3Key"}` object.
+ *
+ * This file is the format only (no SDK import, so a consumer that merely recognises a pointer does
+ * not load the AWS SDK); storing and reading the body in S3 is in `sqs/claim-check.ts`.
  */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ClaimCheckError } from './errors.ts';
 
 export const PAYLOAD_POINTER_CLASS = 'software.amazon.payloadoffloading.PayloadS3Pointer';
 export const LEGACY_PAYLOAD_POINTER_CLASS = 'com.amazon.sqs.javamessaging.MessageS3Pointer';
@@ -78,69 +79,4 @@ export function parsePayloadPointer(body: string): PayloadS3Pointer | undefined 
   return isPointerObject(value) && Object.keys(value).length === 2
     ? { s3BucketName: value.s3BucketName, s3Key: value.s3Key }
     : undefined;
-}
-
-/** Stores `body` under `key` and returns the pointer to put in the message. */
-export async function storePayload(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-  body: string,
-): Promise<PayloadS3Pointer> {
-  await s3.send(
-    new PutObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      Body: body,
-      ContentType: 'application/json; charset=utf-8',
-    }),
-  );
-  return { s3BucketName: bucket, s3Key: key };
-}
-
-function attributeValue(attribute: MessageAttributeLike | undefined): string | undefined {
-  return attribute?.StringValue ?? attribute?.stringValue;
-}
-
-/**
- * The event body of a received message: the body itself, or, when the message is a claim-check
- * pointer, the stored body read from S3. Throws {@link ClaimCheckError} when a message flagged as
- * offloaded carries no valid pointer, or when the object cannot be read.
- *
- * @example
- * for (const message of received.Messages ?? []) {
- *   const event = JSON.parse(await resolveEventBody(message.Body ?? '', message.MessageAttributes, s3));
- * }
- */
-export async function resolveEventBody(
-  body: string,
-  attributes: Record<string, MessageAttributeLike> | undefined,
-  s3: S3Client,
-): Promise<string> {
-  const flagged =
-    attributeValue(attributes?.[EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]) ??
-    attributeValue(attributes?.[LEGACY_PAYLOAD_SIZE_ATTRIBUTE]);
-  const pointer = parsePayloadPointer(body);
-  if (pointer === undefined) {
-    if (flagged === undefined) return body;
-    throw new ClaimCheckError(
-      `Message carries ${EXTENDED_PAYLOAD_SIZE_ATTRIBUTE}=${flagged} but its body is not an S3 pointer; it was not written by an SQS extended client. Inspect the message in the queue or its DLQ.`,
-    );
-  }
-  let stored: string | undefined;
-  try {
-    const object = await s3.send(new GetObjectCommand({ Bucket: pointer.s3BucketName, Key: pointer.s3Key }));
-    stored = await object.Body?.transformToString('utf-8');
-  } catch (error) {
-    throw new ClaimCheckError(
-      `Could not read the claim-checked event body s3://${pointer.s3BucketName}/${pointer.s3Key}: ${error instanceof Error ? error.message : String(error)}. Check that the object exists (lifecycle rules may have expired it) and that this consumer may read the bucket.`,
-      { cause: error },
-    );
-  }
-  if (stored === undefined) {
-    throw new ClaimCheckError(
-      `The claim-checked event body s3://${pointer.s3BucketName}/${pointer.s3Key} is empty.`,
-    );
-  }
-  return stored;
 }

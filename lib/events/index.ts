@@ -1,4 +1,7 @@
-/** Events: the CloudEvents envelope, the event types, the SQS publisher and the claim-check. */
+/**
+ * Events: the CloudEvents envelope, the event types, the port they are published through and the
+ * claim-check pointer format. Nothing here loads the AWS SDK; the SQS adapter is `./sqs/index.ts`.
+ */
 export {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
@@ -10,8 +13,6 @@ export {
   PAYLOAD_POINTER_CLASS,
   type PayloadS3Pointer,
   parsePayloadPointer,
-  resolveEventBody,
-  storePayload,
 } from './claim-check.ts';
 export {
   type CloudEvent,
@@ -29,16 +30,8 @@ export {
   EventPublishError,
   type EventPublishFailure,
 } from './errors.ts';
-export {
-  type ClaimCheckOptions,
-  type EventSink,
-  MAX_BATCH_BYTES,
-  MAX_BATCH_ENTRIES,
-  packBatches,
-  type QueueUrlResolver,
-  SqsEventPublisher,
-  type SqsEventPublisherOptions,
-} from './publisher.ts';
+export { exampleEvents, formatExample } from './examples.ts';
+export type { EventSink } from './sink.ts';
 export {
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,

@@ -4,7 +4,7 @@
  * publisher (lib/events).
  */
 import type { Readable } from 'node:stream';
-import type { PdsClient } from '../pds/client.ts';
+import type { PdsClient } from '../pds/index.ts';
 
 /** One write of an object: which bytes to read, and how to tell whether they are still the ones announced. */
 export interface ObjectRef {

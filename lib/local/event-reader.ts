@@ -13,7 +13,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type MessageAttributeLike, resolveEventBody } from '../events/index.ts';
+import type { MessageAttributeLike } from '../events/index.ts';
+import { resolveEventBody } from '../events/sqs/index.ts';
 import { parseEventBody, type ReceivedEvent } from './event-format.ts';
 
 /** One queue to read. */

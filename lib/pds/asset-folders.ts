@@ -9,13 +9,12 @@
  * address a different folder than the caller named.
  */
 import type { Readable } from 'node:stream';
-import { PdsRequestBodyError } from './body-error.ts';
-import type { PdsCallOptions } from './client.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import { createMultipartBody, type MultipartBody, type UploadSource } from './multipart.ts';
+import { multipartRequest, type UploadSource } from './multipart.ts';
+import type { PdsCallOptions } from './options.ts';
 import { encodePathSegment } from './paths.ts';
 import { parseAnswer, schemasV1 } from './schemas.ts';
-import { headerOf, type PdsConditional, type PdsRequest, type PdsTransport } from './transport.ts';
+import { headerOf, type PdsConditional, type PdsTransport } from './transport.ts';
 import { ASSET_FOLDER_OPERATIONS, type AssetFolderLink } from './types-v1.ts';
 
 const BASE = '/v1/assetFolders';
@@ -132,27 +131,6 @@ export function encodeAssetPath(path: string, line: PdsRequestLine): string {
   return assetPathSegments(path, line)
     .map((segment) => `/${encodePathSegment(segment, line)}`)
     .join('');
-}
-
-/**
- * The multipart request of an upload (form field `file`), with the source opened afresh per attempt when
- * it can be (a file path) and never retried when it cannot (a stream).
- */
-export async function multipartRequest(
-  source: UploadSource,
-  line: PdsRequestLine,
-): Promise<Pick<PdsRequest, 'headers' | 'body'>> {
-  let multipart: MultipartBody;
-  try {
-    multipart = await createMultipartBody(source);
-  } catch (error) {
-    if (!(error instanceof PdsRequestBodyError)) throw error;
-    throw new PdsInvalidRequestError(error.message, line, { cause: error });
-  }
-  return {
-    headers: { 'content-type': multipart.contentType, 'content-length': String(multipart.contentLength) },
-    body: multipart.replayable ? () => multipart.open() : multipart.open(),
-  };
 }
 
 /**

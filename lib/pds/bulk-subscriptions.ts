@@ -9,10 +9,9 @@
  * any request: either would silently address the other variant.
  */
 
-import { multipartRequest } from './asset-folders.ts';
-import type { PdsCallOptions } from './client.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import type { UploadSource } from './multipart.ts';
+import { multipartRequest, type UploadSource } from './multipart.ts';
+import type { PdsCallOptions } from './options.ts';
 import { type PageOptions, PdsPaginator, transportPages } from './pagination.ts';
 import { encodePathSegment } from './paths.ts';
 import { parseAnswer, schemasV1 } from './schemas.ts';

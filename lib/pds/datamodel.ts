@@ -5,8 +5,9 @@
  * A caller who is not signed in gets 403 here, which surfaces as `PdsUnauthorizedError` with code
  * `FORBIDDEN` (the other families answer 401, code `UNAUTHORIZED`).
  */
-import type { PdsCallOptions } from './client.ts';
+
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
 import { parseAnswer, schemasV1 } from './schemas.ts';
 import { headerOf, type PdsConditional, type PdsTransport } from './transport.ts';

@@ -33,15 +33,7 @@ export type {
   SubscriptionWriteOptions,
 } from './bulk-subscriptions.ts';
 export { PdsBulkSubscriptions, subscriptionPath } from './bulk-subscriptions.ts';
-export type {
-  ClosablePdsClient,
-  PdsCallOptions,
-  PdsClient,
-  PdsClientOptions,
-  PdsOperation,
-  PdsOperationMethod,
-  PdsV1Client,
-} from './client.ts';
+export type { PdsClientOptions, PdsOperation, PdsOperationMethod } from './client.ts';
 export { createPdsClient, PDS_OPERATIONS } from './client.ts';
 export { PdsConfigurationError } from './configuration-error.ts';
 export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
@@ -53,9 +45,11 @@ export type { ItemTagListOptions, ItemTagOperations } from './item-tags.ts';
 export { PdsItemTags } from './item-tags.ts';
 export type { FileUploadSource, MultipartBody, StreamUploadSource, UploadSource } from './multipart.ts';
 export { createMultipartBody, escapeFileName } from './multipart.ts';
+export type { PdsCallOptions } from './options.ts';
 export type { ListRequest, PageFetcher, PageOptions, PageRequest, PdsPage } from './pagination.ts';
 export { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE, PdsPaginator, transportPages } from './pagination.ts';
 export { encodePathSegment, pathOf } from './paths.ts';
+export type { ClosablePdsClient, PdsClient, PdsV1Client } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
 export { DEFAULT_RETRY, parseRetryAfter, retryAfterOf, retryDelayMs } from './retry.ts';
 export type {

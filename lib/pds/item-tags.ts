@@ -2,8 +2,9 @@
  * The `/v1/items/{primaryKey}/tags` family: list an item's recently stored tags (newestFirst, baseTag,
  * paging), add tags, remove tags.
  */
-import type { PdsCallOptions } from './client.ts';
+
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import type { PdsCallOptions } from './options.ts';
 import { type PageOptions, PdsPaginator, transportPages } from './pagination.ts';
 import { pathOf } from './paths.ts';
 import { schemasV1 } from './schemas.ts';

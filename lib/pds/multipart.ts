@@ -13,6 +13,8 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { PdsRequestBodyError } from './body-error.ts';
+import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import type { PdsRequest } from './transport.ts';
 
 /** A stream of known size, e.g. an S3 object body with its ContentLength. It can be sent once. */
 export interface StreamUploadSource {
@@ -204,4 +206,25 @@ async function* checkedLength(stream: Readable, size: number, fileName: string):
       `the upload source for '${fileName}' ended after ${seen} of its declared ${size} bytes; declare the exact size`,
     );
   }
+}
+
+/**
+ * The multipart request of an upload (form field `file`), with the source opened afresh per attempt when
+ * it can be (a file path) and never retried when it cannot (a stream).
+ */
+export async function multipartRequest(
+  source: UploadSource,
+  line: PdsRequestLine,
+): Promise<Pick<PdsRequest, 'headers' | 'body'>> {
+  let multipart: MultipartBody;
+  try {
+    multipart = await createMultipartBody(source);
+  } catch (error) {
+    if (!(error instanceof PdsRequestBodyError)) throw error;
+    throw new PdsInvalidRequestError(error.message, line, { cause: error });
+  }
+  return {
+    headers: { 'content-type': multipart.contentType, 'content-length': String(multipart.contentLength) },
+    body: multipart.replayable ? () => multipart.open() : multipart.open(),
+  };
 }

@@ -12,8 +12,8 @@
  * second time, or more than `maxPages` requests, fail with `PdsInvalidResponseError`.
  */
 import type { z } from 'zod';
-import type { PdsCallOptions } from './client.ts';
 import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
+import type { PdsCallOptions } from './options.ts';
 import { parseAnswer } from './schemas.ts';
 import { headerOf, type PdsQueryValue, type PdsTransport } from './transport.ts';
 import { X_CURSOR_HEADER, X_TOTAL_COUNT_HEADER } from './types-v1.ts';

@@ -7,11 +7,11 @@
  * lenient schema.
  */
 import type { Readable } from 'node:stream';
-import { PdsRequestBodyError } from './body-error.ts';
-import type { PdsCallOptions, PdsClient } from './client.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import { createMultipartBody, type MultipartBody, type UploadSource } from './multipart.ts';
+import { multipartRequest, type UploadSource } from './multipart.ts';
+import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
+import type { PdsClient } from './ports.ts';
 import { parseAnswer, schemas } from './schemas.ts';
 import type { PdsTransport } from './transport.ts';
 import {
@@ -48,19 +48,12 @@ export class PdsWorkflow implements PdsClient {
 
   async uploadGathering(source: UploadSource, options: PdsCallOptions = {}): Promise<GatheringEntry[]> {
     const path = '/api/v1/gatherings';
-    let multipart: MultipartBody;
-    try {
-      multipart = await createMultipartBody(source);
-    } catch (error) {
-      if (!(error instanceof PdsRequestBodyError)) throw error;
-      throw new PdsInvalidRequestError(error.message, { method: 'POST', path }, { cause: error });
-    }
+    // A file source is opened afresh per attempt; a one-shot stream makes the transport never retry.
+    const multipart = await multipartRequest(source, { method: 'POST', path });
     const response = await this.#transport.request({
       method: 'POST',
       path,
-      headers: { 'content-type': multipart.contentType, 'content-length': String(multipart.contentLength) },
-      // A file source is opened afresh per attempt; a one-shot stream makes the transport never retry.
-      body: multipart.replayable ? () => multipart.open() : multipart.open(),
+      ...multipart,
       expect: 'json',
       signal: options.signal,
     });

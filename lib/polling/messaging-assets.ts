@@ -27,7 +27,7 @@ import {
   type MessageFetchError,
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
-import type { PdsClient } from '../pds/client.ts';
+import type { PdsClient } from '../pds/index.ts';
 import type { MessagingAssetSummary } from '../pds/types.ts';
 import { checkpointKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';

@@ -7,7 +7,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { packBatches, toSendableJson } from '../events/index.ts';
+import { toSendableJson } from '../events/index.ts';
+import { packBatches } from '../events/sqs/index.ts';
 
 /** One message of the fan-out queue. */
 export interface ReviewKeyChunk {

@@ -24,8 +24,8 @@
  */
 
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
-import type { PdsClient } from '../pds/client.ts';
 import { PdsNotFoundError } from '../pds/errors.ts';
+import type { PdsClient } from '../pds/index.ts';
 import type { SupplierReview } from '../pds/types.ts';
 import type { StateStore } from '../state/store.ts';
 import {

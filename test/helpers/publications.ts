@@ -1,38 +1,16 @@
 /**
- * Fakes for the publication API and worker tests: a PDS client whose operations the test scripts, a
- * queue and an event sink that record what they were given, and SQS events of publication messages.
+ * Fakes for the publication API and worker tests: a queue that records what it was given, and SQS
+ * events of publication messages. The PDS and event sink fakes are the shared ones (fake-pds.ts,
+ * event-sink.ts).
  *
  * @example
  * ```ts
- * const pds = fakePds({ createSelection: async (keys) => ({ selectionId: 's1', numberOfItems: keys.length }) });
  * const queue = new RecordingQueue();
  * ```
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
-
-/** A PDS client whose every operation throws unless the test gives it. */
-export function fakePds(operations: Partial<PdsClient> = {}): PdsClient {
-  const missing = (name: string) => () => {
-    throw new Error(`fakePds: ${name} was not expected in this test`);
-  };
-  return {
-    uploadGathering: missing('uploadGathering'),
-    startImport: missing('startImport'),
-    validate: missing('validate'),
-    createSelection: missing('createSelection'),
-    publish: missing('publish'),
-    listCommunicationChannels: missing('listCommunicationChannels'),
-    listSupplierReviews: missing('listSupplierReviews'),
-    getMessagingAsset: missing('getMessagingAsset'),
-    streamMessagingAsset: missing('streamMessagingAsset'),
-    listMessagingAssets: missing('listMessagingAssets'),
-    ...operations,
-  };
-}
 
 /** A queue that keeps what it accepted; `failNext` makes the next sends reject. */
 export class RecordingQueue implements PublicationQueue {
@@ -59,24 +37,6 @@ export class RecordingQueue implements PublicationQueue {
       throw new Error('SQS is unavailable (simulated)');
     }
     this.sent.push(message);
-  }
-}
-
-/** An event sink that keeps every event; `failNext` makes the next publishes reject. */
-export class RecordingSink implements EventSink {
-  readonly events: CloudEvent[] = [];
-  #failures = 0;
-
-  failNext(count: number): void {
-    this.#failures = count;
-  }
-
-  async publish(events: readonly CloudEvent[]): Promise<void> {
-    if (this.#failures > 0) {
-      this.#failures -= 1;
-      throw new Error('SQS refused the events (simulated)');
-    }
-    this.events.push(...events);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/client.ts';
+import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/index.ts';
 import type { RunningSimulator } from '../../lib/simulator/index.ts';
 
 /**

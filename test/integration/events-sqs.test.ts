@@ -10,7 +10,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, createEvent, resolveEventBody, SqsEventPublisher } from '../../lib/events/index.ts';
+import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');

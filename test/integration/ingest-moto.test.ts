@@ -14,7 +14,8 @@ import {
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { type CloudEvent, SqsEventPublisher } from '../../lib/events/index.ts';
+import type { CloudEvent } from '../../lib/events/index.ts';
+import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import {
   createIngestFilter,
   type IngestSummary,

@@ -9,7 +9,8 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { type CloudEvent, SqsEventPublisher } from '../../lib/events/index.ts';
+import type { CloudEvent } from '../../lib/events/index.ts';
+import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import {
   createIngestFilter,
   ingestSqsBody,

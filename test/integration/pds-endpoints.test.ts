@@ -22,7 +22,7 @@ import {
   createPdsClient,
   PDS_OPERATIONS,
   type PdsOperation,
-} from '../../lib/pds/client.ts';
+} from '../../lib/pds/index.ts';
 import { DeferredWork } from '../../lib/simulator/deferred.ts';
 import { ReviewScheduler } from '../../lib/simulator/reviews.ts';
 import { type Route, Router } from '../../lib/simulator/router.ts';

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
   PdsInvalidRequestError,
   PdsNotFoundError,
 } from '../../lib/pds/errors.ts';
+import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 import { unzip, zipOf } from './simulator-v1-http.ts';

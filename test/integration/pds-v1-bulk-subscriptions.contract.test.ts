@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriptionRef } from '../../lib/pds/bulk-subscriptions.ts';
-import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
   PdsInvalidRequestError,
   PdsNotFoundError,
 } from '../../lib/pds/errors.ts';
+import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { PdsTransport } from '../../lib/pds/transport.ts';
 import type { BulkSubscription } from '../../lib/pds/types-v1.ts';
 import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';

@@ -6,8 +6,8 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
 import { PdsBadRequestError, PdsNotFoundError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 

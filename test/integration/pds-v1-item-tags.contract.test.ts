@@ -5,8 +5,8 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ClosablePdsClient } from '../../lib/pds/client.ts';
 import { PdsBadRequestError, PdsInvalidRequestError, PdsNotFoundError } from '../../lib/pds/errors.ts';
+import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 

@@ -12,7 +12,6 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/client.ts';
 import {
   PdsNetworkError,
   PdsNotFoundError,
@@ -20,6 +19,7 @@ import {
   PdsServerError,
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import type { PdsRetryEvent } from '../../lib/pds/transport.ts';
 import {
   DEMO_CHANNEL_IDS,

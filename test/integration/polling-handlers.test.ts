@@ -6,7 +6,8 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, resolveEventBody } from '../../lib/events/index.ts';
+import type { CloudEvent } from '../../lib/events/index.ts';
+import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease, releaseLease } from '../../lib/state/lease.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';

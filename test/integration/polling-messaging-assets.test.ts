@@ -13,13 +13,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CloudEvent,
-  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
-  eventId,
-  resolveEventBody,
-  SqsEventPublisher,
-} from '../../lib/events/index.ts';
+import { type CloudEvent, EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, eventId } from '../../lib/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,

@@ -7,12 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import {
-  type CloudEvent,
-  type EventSink,
-  resolveEventBody,
-  SqsEventPublisher,
-} from '../../lib/events/index.ts';
+import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { runExclusive } from '../../lib/polling/exclusive.ts';

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, eventId, resolveEventBody, SqsEventPublisher } from '../../lib/events/index.ts';
+import { type CloudEvent, eventId } from '../../lib/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import { chunkKeys, parseReviewKeyChunk, SqsReviewKeyQueue } from '../../lib/polling/review-queue.ts';

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { type CloudEvent, SqsEventPublisher } from '../../lib/events/index.ts';
+import type { CloudEvent } from '../../lib/events/index.ts';
+import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import type { MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';

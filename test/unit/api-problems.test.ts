@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import {
   PdsBadRequestError,
   PdsRateLimitedError,
   PdsServerError,
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
 import type { ApiSettings } from '../../lib/publications/config.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
-import { fakePds, RecordingQueue } from '../helpers/publications.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
+import { RecordingQueue } from '../helpers/publications.ts';
 
 const IAM: ApiSettings = {
   maxKeys: 5,
@@ -20,7 +21,7 @@ const IAM: ApiSettings = {
 };
 const TOKEN = 'local-token-0123456789abcdef';
 
-function setup(overrides: Partial<ApiDependencies> = {}, pds: PdsClient = fakePds()) {
+function setup(overrides: Partial<ApiDependencies> = {}, pds: PdsClient = new FakePds()) {
   const store = new MemoryStateStore();
   const queue = new RecordingQueue();
   const api = createApi({
@@ -242,7 +243,7 @@ describe('API problem answers', () => {
     const line = { method: 'GET', path: '/api/v1/communicationchannels' };
     const { api } = setup(
       {},
-      fakePds({
+      new FakePds({
         listCommunicationChannels: async () => {
           throw new PdsServerError(503, line, '{"status":503}');
         },
@@ -269,7 +270,7 @@ describe('API problem answers', () => {
     // Prepare
     const { api } = setup(
       {},
-      fakePds({
+      new FakePds({
         validate: async () => {
           throw new PdsBadRequestError(
             400,

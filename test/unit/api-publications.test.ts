@@ -8,7 +8,8 @@ import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody, TEST_USER_ARN } from '../helpers/apigw.ts';
-import { fakePds, RecordingQueue } from '../helpers/publications.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
+import { RecordingQueue } from '../helpers/publications.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
 
 const SETTINGS: ApiSettings = {
@@ -25,7 +26,7 @@ function setup(overrides: Partial<ApiDependencies> = {}) {
   const api = createApi({
     store,
     queue,
-    pds: async () => fakePds(),
+    pds: async () => new FakePds(),
     settings: SETTINGS,
     version: '1.0.0',
     now: () => T0,

@@ -5,7 +5,8 @@ import type { ApiSettings } from '../../lib/publications/config.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';
-import { fakePds, RecordingQueue } from '../helpers/publications.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
+import { RecordingQueue } from '../helpers/publications.ts';
 
 const DAY = 86_400_000;
 const SETTINGS: ApiSettings = {
@@ -21,7 +22,7 @@ function setup(overrides: Partial<ApiDependencies> = {}) {
   const store = new MemoryStateStore();
   let clock = T0.getTime();
   const calls = { channels: 0, validate: [] as ValidationRequest[] };
-  const pds = fakePds({
+  const pds = new FakePds({
     listCommunicationChannels: async () => {
       calls.channels += 1;
       return CHANNELS;

@@ -7,14 +7,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CloudEvent,
-  createEvent,
-  EventConfigError,
-  EventPublishError,
-  SqsEventPublisher,
-  type SqsEventPublisherOptions,
-} from '../../lib/events/index.ts';
+import { type CloudEvent, createEvent, EventConfigError, EventPublishError } from '../../lib/events/index.ts';
+import { SqsEventPublisher, type SqsEventPublisherOptions } from '../../lib/events/sqs/index.ts';
 
 const sqsMock = mockClient(SQSClient);
 const s3Mock = mockClient(S3Client);

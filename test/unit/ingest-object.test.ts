@@ -1,62 +1,20 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
 import { IngestInProgressError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
 import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
-import type { IngestPdsClient, ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
+import type { ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
 import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
 import { PdsBadRequestError, PdsRateLimitedError, PdsServerError } from '../../lib/pds/errors.ts';
-import type { StreamUploadSource, UploadSource } from '../../lib/pds/multipart.ts';
-import type { GatheringEntry, ImportRequest } from '../../lib/pds/types.ts';
 import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 
 const BUCKET = 'drops';
 const UPLOAD_LINE = { method: 'POST', path: '/api/v1/gatherings' };
 const IMPORT_LINE = { method: 'POST', path: '/api/v1/imports' };
-
-/** A PDS that reads every upload to the end and lists archive members as their own entries. */
-class FakePds implements IngestPdsClient {
-  readonly uploads: Array<{ fileName: string; contentType: string | undefined; bytes: Buffer }> = [];
-  readonly imports: ImportRequest[] = [];
-  /** Member names per archive file name. */
-  readonly archives = new Map<string, string[]>();
-  uploadFault: (() => Error | undefined) | undefined;
-  importFault: ((request: ImportRequest, index: number) => Error | undefined) | undefined;
-  uploadGate: Promise<void> | undefined;
-  #gatherings = 0;
-
-  async uploadGathering(source: UploadSource): Promise<GatheringEntry[]> {
-    const { stream, size, fileName, contentType } = source as StreamUploadSource;
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    const bytes = Buffer.concat(chunks);
-    expect(bytes.length).toBe(size);
-    await this.uploadGate;
-    const fault = this.uploadFault?.();
-    if (fault) throw fault;
-    this.uploads.push({ fileName, contentType, bytes });
-    this.#gatherings += 1;
-    const gatheringKey = `g-${this.#gatherings}`;
-    const members = this.archives.get(fileName);
-    const base = fileName.replace(/\.zip$/i, '');
-    const paths = members ? members.map((member) => `${base}/${member}`) : [fileName];
-    return paths.map((path, i) => ({
-      gatheringKey,
-      assetKey: `${gatheringKey}-a${i}`,
-      path,
-      contentType: '',
-    }));
-  }
-
-  async startImport(request: ImportRequest): Promise<void> {
-    const fault = this.importFault?.(request, this.imports.length);
-    if (fault) throw fault;
-    this.imports.push({ ...request });
-  }
-}
 
 /** Objects in memory; an ETag condition that no longer holds fails the way S3's If-Match does. */
 class MemorySource implements ObjectSource {
@@ -87,23 +45,10 @@ class MemorySource implements ObjectSource {
   }
 }
 
-class MemorySink implements EventSink {
-  readonly events: CloudEvent[] = [];
-  failures = 0;
-
-  async publish(events: readonly CloudEvent[]): Promise<void> {
-    if (this.failures > 0) {
-      this.failures -= 1;
-      throw Object.assign(new Error('SQS refused the batch'), { retryable: true });
-    }
-    this.events.push(...events);
-  }
-}
-
 function setup(options: { store?: MemoryStateStore; now?: () => number } = {}) {
   const pds = new FakePds();
   const source = new MemorySource();
-  const events = new MemorySink();
+  const events = new RecordingSink();
   const tagger = new MemoryObjectTagger();
   const store = options.store ?? new MemoryStateStore();
   const deps = (owner = 'delivery-1'): IngestObjectDeps => ({
@@ -426,7 +371,7 @@ describe('ingestObject', () => {
   it('emits the event again with the same id when publishing failed, without importing again', async () => {
     const { pds, source, events, store, deps } = setup();
     source.put('items.csv', 'x', 'e1');
-    events.failures = 1;
+    events.failNext(1, () => Object.assign(new Error('SQS refused the batch'), { retryable: true }));
     const w = write('items.csv', 'e1');
 
     await expect(ingestObject(w, deps())).rejects.toThrow('SQS refused the batch');

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/client.ts';
 import {
   PdsInvalidRequestError,
   PdsInvalidResponseError,
@@ -15,6 +14,7 @@ import {
   PdsUnauthorizedError,
   PdsUploadSourceError,
 } from '../../lib/pds/errors.ts';
+import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/index.ts';
 
 interface Received {
   method: string;

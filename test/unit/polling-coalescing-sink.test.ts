@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEvent, EventPublishError } from '../../lib/events/index.ts';
 import { CoalescingSink } from '../../lib/polling/coalescing-sink.ts';
-import { RecordingSink } from '../helpers/polling.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
 
 function assetEvent(id: number) {
   return createEvent({

@@ -5,7 +5,8 @@ import { eventId } from '../../lib/events/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { FakePds, RecordingSink } from '../helpers/polling.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
 const SYNCHRONISED = readFileSync(path.join(fixtures, 'cic-3.1-synchronised.xml'), 'utf8');

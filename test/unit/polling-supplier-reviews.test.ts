@@ -7,7 +7,8 @@ import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-qu
 import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
-import { FakePds, RecordingSink } from '../helpers/polling.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
 const REVIEW_XML = readFileSync(path.join(fixtures, 'cic-3.1-review.xml'), 'utf8');

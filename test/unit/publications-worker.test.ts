@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { describe, expect, it } from 'vitest';
-import type { PdsClient } from '../../lib/pds/client.ts';
 import { PdsNotFoundError, PdsServerError } from '../../lib/pds/errors.ts';
+import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import {
@@ -15,7 +15,9 @@ import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { StateConflictError } from '../../lib/state/store.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
-import { fakePds, publicationSqsRecord, RecordingSink, sqsEvent } from '../helpers/publications.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
+import { publicationSqsRecord, sqsEvent } from '../helpers/publications.ts';
 
 const DAY = 86_400_000;
 const T0 = new Date('2026-11-20T09:15:00.000Z');
@@ -44,7 +46,7 @@ function scriptedPds(
 ) {
   const calls = { selections: [] as string[][], publications: [] as PublicationRequest[] };
   let selectionNumber = 0;
-  const pds: PdsClient = fakePds({
+  const pds: PdsClient = new FakePds({
     createSelection: async (primaryKeys) => {
       calls.selections.push([...primaryKeys]);
       const failure = script.selections?.shift();

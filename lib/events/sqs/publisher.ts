@@ -14,26 +14,21 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { claimCheckKey } from '../state/keys.ts';
+import { claimCheckKey } from '../../state/keys.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
-  storePayload,
-} from './claim-check.ts';
-import { type CloudEvent, serializeEvent } from './envelope.ts';
-import { EventConfigError, EventPublishError, type EventPublishFailure } from './errors.ts';
-import type { EventType } from './types.ts';
+} from '../claim-check.ts';
+import { type CloudEvent, serializeEvent } from '../envelope.ts';
+import { EventConfigError, EventPublishError, type EventPublishFailure } from '../errors.ts';
+import type { EventSink } from '../sink.ts';
+import type { EventType } from '../types.ts';
+import { storePayload } from './claim-check.ts';
 
-/** The port the bridge's logic publishes through; {@link SqsEventPublisher} is the AWS adapter. */
 /** The queue URL for an event type (lib/config.ts `eventQueueUrlFor` applies the per-family overrides). */
 export type QueueUrlResolver = (type: EventType) => string;
-
-export interface EventSink {
-  /** Resolves once every event was accepted; otherwise rejects (with {@link EventPublishError} for SQS refusals). */
-  publish(events: readonly CloudEvent[]): Promise<void>;
-}
 
 /** SQS limits of one SendMessageBatch request. */
 export const MAX_BATCH_ENTRIES = 10;
