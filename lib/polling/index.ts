@@ -12,7 +12,6 @@ export {
   selectCandidates,
 } from './checkpoint.ts';
 export { CoalescingSink, type CoalescingSinkOptions } from './coalescing-sink.ts';
-export { createLimiter, type Limiter, mapLimit, type Settled } from './concurrency.ts';
 export { type ExclusiveOptions, type ExclusiveResult, runExclusive } from './exclusive.ts';
 export { FINGERPRINT_LENGTH, reviewFingerprint } from './fingerprint.ts';
 export {

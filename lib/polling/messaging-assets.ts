@@ -19,6 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
+import { mapLimit } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -40,7 +41,6 @@ import {
   parseCheckpoint,
   selectCandidates,
 } from './checkpoint.ts';
-import { mapLimit } from './concurrency.ts';
 import {
   checkedFailureLimit,
   describeRefusal,

@@ -23,6 +23,7 @@
  * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
  */
 
+import { createLimiter, type Limiter, mapLimit } from '../core/index.ts';
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
 import type { PdsClient } from '../pds/client.ts';
 import { PdsNotFoundError } from '../pds/errors.ts';
@@ -37,7 +38,6 @@ import {
 } from '../state/watch-list.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
-import { createLimiter, type Limiter, mapLimit } from './concurrency.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import {
   checkedFailureLimit,
