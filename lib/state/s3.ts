@@ -37,6 +37,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { type BackoffPolicy, backoffDelayMs, sleep } from '../core/index.ts';
 import {
   assertStateKey,
   type CreateResult,
@@ -61,6 +62,9 @@ export interface S3StateStoreOptions {
   /** Keys per ListObjectsV2 page (1–1000). Default 1000. */
   readonly listPageSize?: number;
 }
+
+/** Waits between creates answered 409: up to 20 ms, then 40, 80, … (no cap; the retries are few). */
+const CREATE_CONFLICT_BACKOFF: BackoffPolicy = Object.freeze({ baseMs: 20, maxMs: Number.POSITIVE_INFINITY });
 
 interface AwsError {
   name?: string;
@@ -95,8 +99,6 @@ function isNotFound(error: unknown): boolean {
 function wasRepeated(error: unknown): boolean {
   return ((error as AwsError | undefined)?.$metadata?.attempts ?? 1) > 1;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * @example
@@ -218,7 +220,8 @@ export class S3StateStore implements StateStore {
             { cause: error },
           );
         }
-        await sleep(Math.random() * 20 * 2 ** attempt);
+        // Full jitter from 20 ms, doubling, uncapped (createConflictRetries bounds it).
+        await sleep(backoffDelayMs(attempt + 1, CREATE_CONFLICT_BACKOFF));
       }
     }
   }

@@ -11,6 +11,7 @@
  * Adapters: `S3StateStore` (./s3.ts, S3 conditional writes on the state bucket) and
  * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
  */
+import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
 export interface StateEntry<T> {
@@ -172,8 +173,6 @@ export function parseState<T>(key: string, text: string): T {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * The read–modify–write loop behind `StateStore.mutate`, written once over the other four operations.
  *
@@ -191,15 +190,11 @@ export async function mutate<T>(
   const maxAttempts = options.maxAttempts ?? 10;
   const baseDelayMs = options.baseDelayMs ?? 10;
   const maxDelayMs = options.maxDelayMs ?? 500;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-  }
+  checkInteger('maxAttempts', maxAttempts, { min: 1 });
   let lastConflict: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    if (attempt > 1) {
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 2));
-      await sleep(Math.random() * ceiling);
-    }
+    // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
+    if (attempt > 1) await sleep(backoffDelayMs(attempt - 1, { baseMs: baseDelayMs, maxMs: maxDelayMs }));
     const current = await store.get<T>(key);
     const next = await fn(current?.value);
     if (next === undefined) {
