@@ -107,7 +107,8 @@ function integerOption(
   );
 }
 
-function errorFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
+/** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */
+function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
   // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
   if (error instanceof EventConfigError)
     return { code: error.name, reason: error.message, senderFault: true };
@@ -177,7 +178,7 @@ export class SqsEventPublisher implements EventSink {
         list.push(prepared);
         byQueue.set(queueUrl, list);
       } catch (error) {
-        failures.push({ eventId: event.id, type: event.type, ...errorFields(error), attempts: 0 });
+        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
       }
     }
 
@@ -246,7 +247,7 @@ export class SqsEventPublisher implements EventSink {
         );
       } catch (error) {
         // The SDK has already retried the request as a whole; what is left is not transient.
-        const fields = errorFields(error);
+        const fields = failureFields(error);
         for (const { item } of pending) {
           outcome.failures.push({
             eventId: item.event.id,

@@ -24,7 +24,6 @@ export {
   pollMessagingAssets,
 } from './messaging-assets.ts';
 export {
-  type MetricsRecorder,
   recordMessagingAssetMetrics,
   recordReviewMetrics,
   recordScheduledReviewMetrics,
@@ -36,7 +35,7 @@ export {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-export { type PollLogger, silentLogger } from './ports.ts';
+export type { PollLog } from './ports.ts';
 export {
   chunkKeys,
   parseReviewKeyChunk,

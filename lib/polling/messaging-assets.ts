@@ -19,7 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { mapLimit } from '../core/index.ts';
+import { errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -49,7 +49,7 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import { describeError, errorFields, isSystemicPdsError, type PollLogger, silentLogger } from './ports.ts';
+import { isSystemicPdsError, type PollLog } from './ports.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
@@ -58,7 +58,7 @@ export interface MessagingAssetPollDeps {
   pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLogger;
+  logger?: PollLog;
 }
 
 export interface MessagingAssetPollOptions {
@@ -219,7 +219,7 @@ export async function pollMessagingAssets(
   options: MessagingAssetPollOptions = {},
 ): Promise<MessagingAssetPollReport> {
   const { pds, store, sink } = deps;
-  const logger = deps.logger ?? silentLogger;
+  const logger = deps.logger ?? silentLog;
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 8;
   const pageSize = options.pageSize ?? 100;
@@ -490,7 +490,7 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
       const messageError = messageErrorOfFetch(error, failedRuns);
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
     } else {
-      result.recorded.push({ id: asset.id, reason: describeError(error), failedRuns, refused: false });
+      result.recorded.push({ id: asset.id, reason: errorSummary(error), failedRuns, refused: false });
     }
   }
 

@@ -4,13 +4,9 @@
  * they count what the next run has to try again; and on `AssetsEmittedAsFailed` and
  * `ReviewsEmittedAsFailed`: items passed without their message.
  */
+import type { Metrics } from '../core/index.ts';
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews.ts';
-
-/** What the pollers need of a metrics recorder; the Powertools `Metrics` satisfies it. */
-export interface MetricsRecorder {
-  addMetric(name: string, unit: 'Count', value: number): unknown;
-}
 
 /**
  * Metrics of one messaging-asset run: AssetsEmitted, AssetsFailed, AssetsEmittedAsFailed, ParseErrors,
@@ -20,10 +16,7 @@ export interface MetricsRecorder {
  * recordMessagingAssetMetrics(metrics, report);
  * flushMetrics();
  */
-export function recordMessagingAssetMetrics(
-  metrics: MetricsRecorder,
-  report: MessagingAssetPollReport,
-): void {
+export function recordMessagingAssetMetrics(metrics: Metrics, report: MessagingAssetPollReport): void {
   metrics.addMetric('AssetsEmitted', 'Count', report.emitted);
   metrics.addMetric('AssetsFailed', 'Count', report.failed);
   metrics.addMetric('AssetsEmittedAsFailed', 'Count', report.emittedAsFailed);
@@ -38,7 +31,7 @@ export function recordMessagingAssetMetrics(
  * Metrics of review polling: ReviewsEmitted, ReviewsFailed, ReviewsEmittedAsFailed, ParseErrors,
  * KeysPolled, KeysFailed, KeysPurged, KeysNotFound, KeysDeferred.
  */
-export function recordReviewMetrics(metrics: MetricsRecorder, report: ReviewPollReport): void {
+export function recordReviewMetrics(metrics: Metrics, report: ReviewPollReport): void {
   metrics.addMetric('ReviewsEmitted', 'Count', report.reviewsEmitted);
   metrics.addMetric('ReviewsFailed', 'Count', report.reviewsFailed);
   metrics.addMetric('ReviewsEmittedAsFailed', 'Count', report.reviewsEmittedAsFailed);
@@ -51,10 +44,7 @@ export function recordReviewMetrics(metrics: MetricsRecorder, report: ReviewPoll
 }
 
 /** Metrics of the scheduled review run: KeysWatched, and ChunksSent or the inline totals. */
-export function recordScheduledReviewMetrics(
-  metrics: MetricsRecorder,
-  report: ScheduledReviewPollReport,
-): void {
+export function recordScheduledReviewMetrics(metrics: Metrics, report: ScheduledReviewPollReport): void {
   metrics.addMetric('KeysWatched', 'Count', report.watched);
   if (report.mode === 'fan-out') metrics.addMetric('ChunksSent', 'Count', report.chunks);
   else recordReviewMetrics(metrics, report);

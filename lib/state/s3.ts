@@ -74,24 +74,25 @@ interface AwsError {
   $fault?: string;
 }
 
-function describeError(error: unknown): { name: string; status: number | undefined } {
+/** The S3 error name (or code) and HTTP status of a failed send. */
+function awsErrorOf(error: unknown): { name: string; status: number | undefined } {
   const e = (error ?? {}) as AwsError;
   return { name: e.name ?? e.Code ?? 'Error', status: e.$metadata?.httpStatusCode };
 }
 
 function isPreconditionFailed(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name === 'PreconditionFailed' || status === 412;
 }
 
 function isConditionalConflict(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name === 'ConditionalRequestConflict' || status === 409;
 }
 
 /** The object is missing; a missing bucket (also 404) is a configuration error, not an empty state. */
 function isNotFound(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name !== 'NoSuchBucket' && (name === 'NoSuchKey' || name === 'NotFound' || status === 404);
 }
 
@@ -122,7 +123,7 @@ export class S3StateStore implements StateStore {
 
   /** Wraps an unexpected S3 failure with the operation, the object and what to check. */
   #failure(operation: string, key: string, error: unknown): StateStoreError {
-    const { name, status } = describeError(error);
+    const { name, status } = awsErrorOf(error);
     const e = (error ?? {}) as AwsError;
     let hint = 'see the cause';
     if (name === 'NoSuchBucket') hint = `the bucket ${this.#bucket} does not exist; check STATE_BUCKET`;
