@@ -33,11 +33,19 @@ export type OptionErrorFactory = (message: string, option: string) => Error;
 
 const optionError: OptionErrorFactory = (message, option) => new OptionError(option, message);
 
-/** True when `value` is a safe integer within the bounds. */
+/**
+ * True when `value` is a safe integer within the bounds: the predicate for checks whose error is worded
+ * by the caller (a CLI flag quoting its text, a query parameter).
+ *
+ * @example
+ * ```ts
+ * isIntegerInRange(503, { min: 100, max: 599 }); // true
+ * ```
+ */
 export function isIntegerInRange(
   value: unknown,
   { min, max = Number.MAX_SAFE_INTEGER }: IntegerBounds,
-): boolean {
+): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max;
 }
 

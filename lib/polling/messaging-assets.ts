@@ -19,7 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
+import { checkInteger, errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -223,9 +223,7 @@ export async function pollMessagingAssets(
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 8;
   const pageSize = options.pageSize ?? 100;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
-    throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  }
+  checkInteger('pageSize', pageSize, { min: 1 });
   const failureLimit = checkedFailureLimit(options.failureLimit);
   const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
   const key = MESSAGING_ASSETS_CHECKPOINT;

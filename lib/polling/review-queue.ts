@@ -5,8 +5,10 @@
  *
  * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …]}`.
  */
+
 import { setTimeout as delay } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { checkInteger } from '../core/index.ts';
 import { packBatches, toSendableJson } from '../events/index.ts';
 
 /** One message of the fan-out queue. */
@@ -40,9 +42,7 @@ export function chunkKeys(
   options: { chunkSize?: number; runId: string; now: Date },
 ): ReviewKeyChunk[] {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-  if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
-    throw new RangeError(`chunkSize must be a positive integer, got ${String(chunkSize)}`);
-  }
+  checkInteger('chunkSize', chunkSize, { min: 1 });
   const base = { version: 1 as const, runId: options.runId, enqueuedAt: options.now.toISOString() };
   const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [] }), 'utf8');
   const chunks: ReviewKeyChunk[] = [];
