@@ -10,9 +10,7 @@
  */
 
 /** What every {@link BridgeError} can be built with besides its message. */
-export interface BridgeErrorOptions {
-  /** The error this one explains; kept as `cause`. */
-  cause?: unknown;
+export interface BridgeErrorOptions extends ErrorOptions {
   /** Trying the same thing again later can succeed. Default false. */
   retryable?: boolean;
 }
@@ -38,7 +36,8 @@ export class BridgeError extends Error {
   readonly retryable: boolean;
 
   constructor(code: string, message: string, options: BridgeErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Passed on as given: `cause` exists on the error exactly when the caller named one.
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = new.target.name;
     this.code = code;
     this.retryable = options.retryable ?? false;

@@ -11,7 +11,7 @@
  * Adapters: `S3StateStore` (./s3.ts, S3 conditional writes on the state bucket) and
  * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
  */
-import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
+import { BridgeError, backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
 export interface StateEntry<T> {
@@ -73,11 +73,19 @@ export interface StateStore {
 }
 
 /** The stored value changed (or vanished) since the caller read it; read it again and retry. */
-export class StateConflictError extends Error {
+export class StateConflictError extends BridgeError {
   readonly key: string;
 
   constructor(key: string, detail: string, options?: ErrorOptions) {
-    super(`State object "${key}" was changed by someone else: ${detail}; read it again and retry`, options);
+    // Retryable: reading again and writing again can succeed (callers that did not say were retried too).
+    super(
+      'STATE_CONFLICT',
+      `State object "${key}" was changed by someone else: ${detail}; read it again and retry`,
+      {
+        ...options,
+        retryable: true,
+      },
+    );
     this.name = 'StateConflictError';
     this.key = key;
   }
@@ -108,16 +116,14 @@ export class StateValueError extends Error {
 }
 
 /** The backing store failed for another reason (permissions, missing bucket, network). */
-export class StateStoreError extends Error {
+export class StateStoreError extends BridgeError {
   readonly key: string;
-  /** True when trying again later can help (throttling, 5xx, network). */
-  readonly retryable: boolean;
 
+  /** @param retryable true when trying again later can help (throttling, 5xx, network) */
   constructor(key: string, detail: string, retryable: boolean, options?: ErrorOptions) {
-    super(`State store failed on "${key}": ${detail}`, options);
+    super('STATE_STORE_FAILED', `State store failed on "${key}": ${detail}`, { ...options, retryable });
     this.name = 'StateStoreError';
     this.key = key;
-    this.retryable = retryable;
   }
 }
 
