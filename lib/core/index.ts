@@ -5,7 +5,7 @@
 export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
 export { BridgeError, type BridgeErrorOptions, errorFields, errorSummary } from './errors.ts';
 export { type Log, type LogExtra, silentLog } from './log.ts';
-export { type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
+export { addCounts, type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
 export {
   checkDurationMs,
   checkInteger,

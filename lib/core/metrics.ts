@@ -21,3 +21,16 @@ export interface Metrics {
  * ```
  */
 export const noopMetrics: Metrics = Object.freeze({ addMetric() {} });
+
+/**
+ * Adds one `Count` data point per entry, in the entries' order: a run report becomes its metrics in
+ * one table instead of one `addMetric` line each.
+ *
+ * @example
+ * ```ts
+ * addCounts(metrics, { AssetsEmitted: report.emitted, AssetsFailed: report.failed });
+ * ```
+ */
+export function addCounts(metrics: Metrics, counts: Readonly<Record<string, number>>): void {
+  for (const [name, value] of Object.entries(counts)) metrics.addMetric(name, 'Count', value);
+}

@@ -4,7 +4,7 @@
  * they count what the next run has to try again; and on `AssetsEmittedAsFailed` and
  * `ReviewsEmittedAsFailed`: items passed without their message.
  */
-import type { Metrics } from '../core/index.ts';
+import { addCounts, type Metrics } from '../core/index.ts';
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews.ts';
 
@@ -17,14 +17,16 @@ import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-rev
  * flushMetrics();
  */
 export function recordMessagingAssetMetrics(metrics: Metrics, report: MessagingAssetPollReport): void {
-  metrics.addMetric('AssetsEmitted', 'Count', report.emitted);
-  metrics.addMetric('AssetsFailed', 'Count', report.failed);
-  metrics.addMetric('AssetsEmittedAsFailed', 'Count', report.emittedAsFailed);
-  metrics.addMetric('ParseErrors', 'Count', report.parseErrors);
-  metrics.addMetric('AssetsRetryPending', 'Count', report.retryPending);
-  metrics.addMetric('AssetsAbandoned', 'Count', report.abandoned);
-  metrics.addMetric('AssetsRemaining', 'Count', report.remaining);
-  metrics.addMetric('EventsUnpublished', 'Count', report.unpublished);
+  addCounts(metrics, {
+    AssetsEmitted: report.emitted,
+    AssetsFailed: report.failed,
+    AssetsEmittedAsFailed: report.emittedAsFailed,
+    ParseErrors: report.parseErrors,
+    AssetsRetryPending: report.retryPending,
+    AssetsAbandoned: report.abandoned,
+    AssetsRemaining: report.remaining,
+    EventsUnpublished: report.unpublished,
+  });
 }
 
 /**
@@ -32,15 +34,17 @@ export function recordMessagingAssetMetrics(metrics: Metrics, report: MessagingA
  * KeysPolled, KeysFailed, KeysPurged, KeysNotFound, KeysDeferred.
  */
 export function recordReviewMetrics(metrics: Metrics, report: ReviewPollReport): void {
-  metrics.addMetric('ReviewsEmitted', 'Count', report.reviewsEmitted);
-  metrics.addMetric('ReviewsFailed', 'Count', report.reviewsFailed);
-  metrics.addMetric('ReviewsEmittedAsFailed', 'Count', report.reviewsEmittedAsFailed);
-  metrics.addMetric('ParseErrors', 'Count', report.parseErrors);
-  metrics.addMetric('KeysPolled', 'Count', report.keysPolled);
-  metrics.addMetric('KeysFailed', 'Count', report.keysFailed);
-  metrics.addMetric('KeysPurged', 'Count', report.keysPurged);
-  metrics.addMetric('KeysNotFound', 'Count', report.keysNotFound);
-  metrics.addMetric('KeysDeferred', 'Count', report.keysDeferred);
+  addCounts(metrics, {
+    ReviewsEmitted: report.reviewsEmitted,
+    ReviewsFailed: report.reviewsFailed,
+    ReviewsEmittedAsFailed: report.reviewsEmittedAsFailed,
+    ParseErrors: report.parseErrors,
+    KeysPolled: report.keysPolled,
+    KeysFailed: report.keysFailed,
+    KeysPurged: report.keysPurged,
+    KeysNotFound: report.keysNotFound,
+    KeysDeferred: report.keysDeferred,
+  });
 }
 
 /** Metrics of the scheduled review run: KeysWatched, and ChunksSent or the inline totals. */

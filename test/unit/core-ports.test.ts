@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Log, type Metrics, noopMetrics, silentLog } from '../../lib/core/index.ts';
+import { addCounts, type Log, type Metrics, noopMetrics, silentLog } from '../../lib/core/index.ts';
 
 describe('silentLog', () => {
   it('accepts every level with structured extras and writes nothing', () => {
@@ -23,5 +23,22 @@ describe('noopMetrics', () => {
 
     // act & assess
     expect(() => metrics.addMetric('AssetsEmitted', 'Count', 3)).not.toThrow();
+  });
+});
+
+describe('addCounts', () => {
+  it('adds one Count per entry, in the entries order', () => {
+    // prepare
+    const added: Array<[string, string, number]> = [];
+    const metrics: Metrics = { addMetric: (name, unit, value) => added.push([name, unit, value]) };
+
+    // act
+    addCounts(metrics, { AssetsEmitted: 3, AssetsFailed: 0 });
+
+    // assess
+    expect(added).toEqual([
+      ['AssetsEmitted', 'Count', 3],
+      ['AssetsFailed', 'Count', 0],
+    ]);
   });
 });
