@@ -6,9 +6,8 @@
  * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …]}`.
  */
 
-import { setTimeout as delay } from 'node:timers/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { checkInteger } from '../core/index.ts';
+import { checkInteger, sleep } from '../core/index.ts';
 import { packBatches, toSendableJson } from '../events/index.ts';
 
 /** One message of the fan-out queue. */
@@ -170,7 +169,8 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
           reason = entry ? `${entry.Code}: ${entry.Message}` : 'SQS reported neither success nor failure';
           break;
         }
-        if (retry.length > 0) await delay(100 * attempt);
+        // Linear (100 ms, 200 ms, …) and without jitter: its own policy, kept; only the sleep is shared.
+        if (retry.length > 0) await sleep(100 * attempt);
         pending = retry;
       }
     }
