@@ -27,9 +27,9 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
-import { createLimiter, mapLimit } from '../lib/polling/concurrency.ts';
 import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
 import { parseReviewKeyChunk, SqsReviewKeyQueue } from '../lib/polling/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';

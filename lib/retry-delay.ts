@@ -10,6 +10,7 @@
  */
 import { ChangeMessageVisibilityBatchCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { backoffDelayMs } from './core/index.ts';
 
 export interface RetryDelayPolicy {
   /** Delay before the first retry, in seconds. */
@@ -20,13 +21,16 @@ export interface RetryDelayPolicy {
 
 export const DEFAULT_RETRY_DELAY: RetryDelayPolicy = Object.freeze({ baseSeconds: 30, maxSeconds: 900 });
 
-/** The delay before the next delivery of a message received `receiveCount` times: base × 2^(n−1), capped. */
+/**
+ * The delay before the next delivery of a message received `receiveCount` times: base × 2^(n−1), capped.
+ * Without jitter, on purpose: SQS delays whole messages by seconds, and operators read the schedule.
+ */
 export function retryDelaySeconds(
   receiveCount: number,
   policy: RetryDelayPolicy = DEFAULT_RETRY_DELAY,
 ): number {
-  const exponent = Math.max(0, Math.min(receiveCount - 1, 20));
-  return Math.min(policy.maxSeconds, policy.baseSeconds * 2 ** exponent);
+  const attempt = Math.max(1, Math.min(receiveCount, 21));
+  return backoffDelayMs(attempt, { baseMs: policy.baseSeconds, maxMs: policy.maxSeconds }, () => 1);
 }
 
 /** Finds queue URLs from the ARNs Lambda puts in `eventSourceARN`; cached for the container's life. */

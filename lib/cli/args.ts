@@ -2,6 +2,7 @@
  * Command-line argument helpers of `pds`: the usage error, option definitions with their help text, and
  * converters from flag text to checked values. Parsing itself is `node:util` `parseArgs`, per command.
  */
+import { isIntegerInRange } from '../core/index.ts';
 
 /** The command was invoked wrongly (unknown command or flag, missing or malformed argument). Exit code 2. */
 export class CliUsageError extends Error {
@@ -93,7 +94,7 @@ export function integerFlag(
   const text = stringFlag(flags, name);
   if (text === undefined) return undefined;
   const value = /^-?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
+  if (!isIntegerInRange(value, { min, max })) {
     throw new CliUsageError(`--${name} must be an integer from ${min} to ${max}, got '${text}'`, command);
   }
   return value;

@@ -7,6 +7,7 @@
  * - Anything else is the body of a 200 answer: a string as is, any other value as JSON, with
  *   `Content-Type: application/json`.
  */
+import { isIntegerInRange } from '../core/index.ts';
 
 /** What the adapter writes to the socket. */
 export interface HttpAnswer {
@@ -57,7 +58,7 @@ export function toHttpAnswer(result: unknown): HttpAnswer {
     };
   }
   const status = result.statusCode;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
+  if (!isIntegerInRange(status, { min: 100, max: 599 })) {
     throw new HandlerResultError(`statusCode ${JSON.stringify(status)} is not an HTTP status`);
   }
   if (result.body !== undefined && result.body !== null && typeof result.body !== 'string') {

@@ -3,18 +3,19 @@
  * PDS failures keep their own classes (`PdsError` and subclasses, lib/pds/errors.ts); state-store
  * failures theirs (lib/state/store.ts).
  *
- * `retryable` says whether the same SQS message may succeed later: a retryable error is thrown so the
- * record is reported as a batch item failure; a permanent one ends as a `pds.ingest.failed` event.
+ * `retryable` (lib/core `BridgeError`) says whether the same SQS message may succeed later: a retryable
+ * error is thrown so the record is reported as a batch item failure; a permanent one ends as a
+ * `pds.ingest.failed` event.
  */
+import { BridgeError } from '../core/index.ts';
 
 /** The message is not an S3 event notification we can read (bad JSON, missing fields, bad key encoding). */
-export class IngestEventError extends Error {
-  readonly retryable = false;
-
+export class IngestEventError extends BridgeError {
   constructor(problem: string, options?: ErrorOptions) {
     super(
+      'INGEST_EVENT_INVALID',
       `Cannot read the S3 event notification: ${problem}. Expected an S3 event ({"Records":[{"eventSource":"aws:s3","s3":{"bucket":{"name"},"object":{"key","size","eTag","sequencer"}}}]}) in the SQS message body; check what sends to the ingest queue.`,
-      options,
+      { ...options, retryable: false },
     );
     this.name = 'IngestEventError';
   }
@@ -25,15 +26,16 @@ export class IngestEventError extends Error {
  * Retryable: the message should come back once the other claim's lease has ended ({@link inProgressUntil}),
  * when that delivery has finished or can be taken over.
  */
-export class IngestInProgressError extends Error {
-  readonly retryable = true;
+export class IngestInProgressError extends BridgeError {
   readonly progressKey: string;
   /** Epoch ms when the other delivery's claim runs out, when known. */
   readonly leaseUntil: number | undefined;
 
   constructor(progressKey: string, detail: string, leaseUntil?: number) {
     super(
+      'INGEST_IN_PROGRESS',
       `Another delivery is ingesting the same object write (${progressKey}): ${detail}; this delivery is retried later by SQS`,
+      { retryable: true },
     );
     this.name = 'IngestInProgressError';
     this.progressKey = progressKey;
@@ -74,9 +76,8 @@ export type ObjectSourceProblem =
   | 'unavailable';
 
 /** Opening (or tagging) an S3 object failed. */
-export class ObjectSourceError extends Error {
+export class ObjectSourceError extends BridgeError {
   readonly problem: ObjectSourceProblem;
-  readonly retryable: boolean;
   readonly bucket: string;
   readonly key: string;
 
@@ -87,10 +88,12 @@ export class ObjectSourceError extends Error {
     retryable: boolean,
     options?: ErrorOptions,
   ) {
-    super(`s3://${object.bucket}/${object.key}: ${detail}`, options);
+    super('OBJECT_SOURCE_FAILED', `s3://${object.bucket}/${object.key}: ${detail}`, {
+      ...options,
+      retryable,
+    });
     this.name = 'ObjectSourceError';
     this.problem = problem;
-    this.retryable = retryable;
     this.bucket = object.bucket;
     this.key = object.key;
   }
@@ -105,11 +108,12 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /** The PDS accepted the upload but its answer cannot be imported (no entries, mixed gatherings): permanent. */
-export class IngestRejectedError extends Error {
-  readonly retryable = false;
-
+export class IngestRejectedError extends BridgeError {
   constructor(detail: string) {
-    super(`The PDS answer to the upload cannot be imported: ${detail}; check the file and the PDS`);
+    super(
+      'INGEST_REJECTED',
+      `The PDS answer to the upload cannot be imported: ${detail}; check the file and the PDS`,
+    );
     this.name = 'IngestRejectedError';
   }
 }

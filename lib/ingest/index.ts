@@ -51,7 +51,6 @@ export type {
   OpenedObject,
   TagResult,
 } from './ports.ts';
-export { SILENT_LOG } from './ports.ts';
 export {
   type ClaimOptions,
   type ClaimResult,
@@ -61,7 +60,7 @@ export {
   type IngestProgressRecord,
   type IngestStatus,
 } from './progress.ts';
-export { type IngestMetrics, reportNotification } from './report.ts';
+export { reportNotification } from './report.ts';
 export { type IngestSummary, ingestS3Event, ingestSqsBody, type RunSinks, summarize } from './run.ts';
 export { MAX_OBJECT_TAGS, mergeTags, S3ObjectSource, S3ObjectTagger } from './s3-adapters.ts';
 export {

@@ -18,6 +18,7 @@
  * The event is emitted before the record is finished: a crash in between emits it again with the
  * same id, which consumers drop; the other order could lose it.
  */
+import { errorSummary, silentLog } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import { PdsError, PdsHttpError } from '../pds/errors.ts';
 import type { GatheringEntry } from '../pds/types.ts';
@@ -25,14 +26,13 @@ import { ingestProgressKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
 import { completedEvent, failedEvent } from './events.ts';
-import {
-  type IngestLog,
-  type IngestPdsClient,
-  type ObjectRef,
-  type ObjectSource,
-  type ObjectTagger,
-  SILENT_LOG,
-  type TagResult,
+import type {
+  IngestLog,
+  IngestPdsClient,
+  ObjectRef,
+  ObjectSource,
+  ObjectTagger,
+  TagResult,
 } from './ports.ts';
 import {
   claimIngest,
@@ -117,7 +117,7 @@ export type IngestOutcome =
  * ```
  */
 export async function ingestObject(write: ObjectWriteEvent, deps: IngestObjectDeps): Promise<IngestOutcome> {
-  const log = deps.log ?? SILENT_LOG;
+  const log = deps.log ?? silentLog;
   const claimed = await claimIngest(deps.store, write, {
     owner: deps.owner,
     leaseMs: deps.leaseMs,
@@ -149,7 +149,7 @@ export async function ingestObject(write: ObjectWriteEvent, deps: IngestObjectDe
   } catch (error) {
     // Someone else holds the record now: it is theirs to release.
     if (!(error instanceof IngestInProgressError)) {
-      const released = await claim.release(describe(error));
+      const released = await claim.release(errorSummary(error));
       if (!released) log.warn('Could not release the ingest claim', { progressKey: claim.key });
     }
     throw error;
@@ -253,7 +253,7 @@ async function uploadOnce(
 
 function observeRetry(write: ObjectWriteEvent, deps: IngestObjectDeps): (event: StepRetryEvent) => void {
   return (event) => {
-    (deps.log ?? SILENT_LOG).info('Repeating a PDS step after a transient answer', {
+    (deps.log ?? silentLog).info('Repeating a PDS step after a transient answer', {
       bucket: write.bucket,
       key: write.key,
       step: event.step,
@@ -333,10 +333,10 @@ async function tagObject(
   } catch (error) {
     // Tagging comes after the imports (or the failed event): failing the delivery now would retry a
     // write whose data is already in the PDS until it reached the DLQ. The tags are a courtesy.
-    result = { tagged: false, reason: `tagging failed: ${describe(error)}` };
+    result = { tagged: false, reason: `tagging failed: ${errorSummary(error)}` };
   }
   if (!result.tagged) {
-    (deps.log ?? SILENT_LOG).warn('The dropped object was not tagged', {
+    (deps.log ?? silentLog).warn('The dropped object was not tagged', {
       bucket: write.bucket,
       key: write.key,
       reason: result.reason,
@@ -352,8 +352,4 @@ function refOf(write: ObjectWriteEvent): ObjectRef {
     ...(write.versionId ? { versionId: write.versionId } : {}),
     ...(write.etag ? { etag: write.etag } : {}),
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

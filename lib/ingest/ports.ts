@@ -4,6 +4,7 @@
  * publisher (lib/events).
  */
 import type { Readable } from 'node:stream';
+import type { Log } from '../core/index.ts';
 import type { PdsClient } from '../pds/index.ts';
 
 /** One write of an object: which bytes to read, and how to tell whether they are still the ones announced. */
@@ -56,11 +57,5 @@ export interface ObjectTagger {
 /** The part of the PDS client ingest uses. */
 export type IngestPdsClient = Pick<PdsClient, 'uploadGathering' | 'startImport'>;
 
-/** Structured logging, as the Powertools Logger offers it; the logic logs only what operators need. */
-export interface IngestLog {
-  info(message: string, ...extra: Array<Record<string, unknown>>): void;
-  warn(message: string, ...extra: Array<Record<string, unknown>>): void;
-}
-
-/** A log that drops everything (the default for library callers). */
-export const SILENT_LOG: IngestLog = Object.freeze({ info() {}, warn() {} });
+/** The levels the ingest logic logs at (lib/core `Log`; the Powertools Logger fits). */
+export type IngestLog = Pick<Log, 'info' | 'warn'>;

@@ -6,14 +6,10 @@
  * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
  * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
  */
+import type { Metrics } from '../core/index.ts';
 import { IngestInProgressError, isRetryable } from './errors.ts';
 import type { NotificationReport, WriteResult } from './notification.ts';
 import type { IngestLog } from './ports.ts';
-
-/** The part of the Powertools Metrics the report uses. */
-export interface IngestMetrics {
-  addMetric(name: string, unit: 'Count' | 'Bytes', value: number): unknown;
-}
 
 /**
  * Logs every write's result with its correlation ids (bucket, key, gatheringKey) and adds the metrics.
@@ -25,7 +21,7 @@ export interface IngestMetrics {
  */
 export function reportNotification(
   report: NotificationReport,
-  sinks: { log: IngestLog; metrics: IngestMetrics },
+  sinks: { log: IngestLog; metrics: Metrics },
 ): void {
   const { log, metrics } = sinks;
   if (report.test) {
@@ -39,7 +35,7 @@ export function reportNotification(
   for (const result of report.results) reportWrite(result, log, metrics);
 }
 
-function reportWrite(result: WriteResult, log: IngestLog, metrics: IngestMetrics): void {
+function reportWrite(result: WriteResult, log: IngestLog, metrics: Metrics): void {
   const ids = {
     bucket: result.write.bucket,
     s3Key: result.write.key,

@@ -3,6 +3,8 @@
  * and count the results, fail it when a write must be retried. The handler only picks the adapters and
  * says where each notification comes from (an SQS record body, or a direct S3 event).
  */
+
+import type { Log, Metrics } from '../core/index.ts';
 import { IngestEventError } from './errors.ts';
 import {
   ingestNotification,
@@ -10,8 +12,7 @@ import {
   type NotificationReport,
   throwIfAnyFailed,
 } from './notification.ts';
-import type { IngestLog } from './ports.ts';
-import { type IngestMetrics, reportNotification } from './report.ts';
+import { reportNotification } from './report.ts';
 import { parseS3Event, parseS3NotificationBody, type S3Notification } from './s3-event.ts';
 
 /** Counts of one run, the answer of a direct invocation. */
@@ -23,8 +24,8 @@ export interface IngestSummary {
 }
 
 export interface RunSinks {
-  log: IngestLog & { error(message: string, ...extra: Array<Record<string, unknown>>): void };
-  metrics: IngestMetrics;
+  log: Pick<Log, 'info' | 'warn' | 'error'>;
+  metrics: Metrics;
 }
 
 /**

@@ -9,6 +9,7 @@
  * a few attempts, full-jitter back-off (lib/pds/retry.ts), the PDS's Retry-After honoured, and never
  * beyond the invocation's remaining time less a reserve to record the outcome and release the claim.
  */
+import { sleep } from '../core/index.ts';
 import { PdsError, PdsRateLimitedError } from '../pds/errors.ts';
 import { type RetryOptions, retryAfterOf, retryDelayMs } from '../pds/retry.ts';
 
@@ -85,8 +86,4 @@ function delayBeforeRepeat(error: unknown, attempt: number, options: StepRetryOp
   if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs) return undefined;
   const delayMs = retryDelayMs(attempt, retryAfterMs, options, options.random ?? Math.random);
   return options.remainingMs() - delayMs > options.reserveMs ? delayMs : undefined;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -13,6 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sleep } from '../core/index.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => unknown;
 
@@ -140,7 +141,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): RunningEven
         if (stopped) break;
         options.onError?.(error);
         // The emulator went away or refused: back off instead of spinning.
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     }
   })();

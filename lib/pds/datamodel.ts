@@ -5,7 +5,7 @@
  * A caller who is not signed in gets 403 here, which surfaces as `PdsUnauthorizedError` with code
  * `FORBIDDEN` (the other families answer 401, code `UNAUTHORIZED`).
  */
-
+import { isIntegerInRange } from '../core/index.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
@@ -87,7 +87,7 @@ export class PdsDataModel implements DataModelOperations {
         throw new PdsInvalidRequestError(`${name} must be an array of strings`, line);
       }
     }
-    if (filters.limit !== undefined && !(Number.isInteger(filters.limit) && filters.limit >= 0)) {
+    if (filters.limit !== undefined && !isIntegerInRange(filters.limit, { min: 0 })) {
       throw new PdsInvalidRequestError(`limit must be an integer of 0 or more, got ${filters.limit}`, line);
     }
     const response = await this.#transport.request({

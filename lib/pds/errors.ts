@@ -8,6 +8,7 @@
  * Messages name the method and path, never credentials: the transport builds them from the
  * request line only, and body excerpts are the server's answer, never the request.
  */
+import { BridgeError } from '../core/index.ts';
 
 export type PdsErrorCode =
   | 'BAD_REQUEST'
@@ -30,9 +31,9 @@ export interface PdsRequestLine {
   path: string;
 }
 
-export class PdsError extends Error {
-  readonly code: PdsErrorCode;
-  readonly retryable: boolean;
+/** The root of the PDS errors; `code` is one of {@link PdsErrorCode}, `retryable` as lib/core defines it. */
+export class PdsError extends BridgeError {
+  declare readonly code: PdsErrorCode;
   readonly method: string;
   readonly path: string;
 
@@ -43,10 +44,8 @@ export class PdsError extends Error {
     retryable: boolean,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(code, message, { ...options, retryable });
     this.name = 'PdsError';
-    this.code = code;
-    this.retryable = retryable;
     this.method = request.method;
     this.path = request.path;
   }

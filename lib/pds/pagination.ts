@@ -11,7 +11,9 @@
  * or without it a short or empty page, says the end was reached. A server that never ends is stopped: a cursor sent a
  * second time, or more than `maxPages` requests, fail with `PdsInvalidResponseError`.
  */
+
 import type { z } from 'zod';
+import { checkInteger } from '../core/index.ts';
 import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
 import type { PdsCallOptions } from './options.ts';
 import { parseAnswer } from './schemas.ts';
@@ -198,11 +200,10 @@ export function transportPages<T>(transport: PdsTransport, list: ListRequest<T>)
 }
 
 function integerOption(name: string, value: number, min: number, line: PdsRequestLine): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > INT32_MAX) {
-    throw new PdsInvalidRequestError(
-      `${name} must be an integer from ${min} to ${INT32_MAX}, got ${String(value)}`,
-      line,
-    );
-  }
-  return value;
+  return checkInteger(
+    name,
+    value,
+    { min, max: INT32_MAX },
+    (message) => new PdsInvalidRequestError(message, line),
+  );
 }

@@ -50,7 +50,7 @@ export class SecretRedactor {
     if (!(error instanceof Error)) return new Error(this.redact(String(error)));
     const details =
       error instanceof AggregateError && error.errors.length > 0
-        ? ` [${error.errors.map((inner) => (inner instanceof Error ? describe(inner) : String(inner))).join('; ')}]`
+        ? ` [${error.errors.map((inner) => (inner instanceof Error ? codeAndMessage(inner) : String(inner))).join('; ')}]`
         : '';
     const nested =
       depth < MAX_CAUSE_DEPTH && error.cause !== undefined
@@ -72,7 +72,8 @@ export function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function describe(error: Error): string {
+/** `code: message` of an inner error of an AggregateError, or its message without a code. */
+function codeAndMessage(error: Error): string {
   const code = codeOf(error);
   return code ? `${code}: ${error.message}` : error.message;
 }

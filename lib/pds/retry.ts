@@ -3,6 +3,7 @@
  *
  * Pure functions, so the rules can be tested without a network and read in one place.
  */
+import { backoffDelayMs, retryAfterDelayMs } from '../core/index.ts';
 import { type PdsError, PdsHttpError, PdsNetworkError, PdsTimeoutError } from './errors.ts';
 
 export interface RetryOptions {
@@ -84,9 +85,10 @@ export function retryDelayMs(
   options: RetryOptions,
   random: () => number,
 ): number {
-  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), options.maxRetryAfterMs);
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
-  return Math.floor(random() * ceiling);
+  if (retryAfterMs !== undefined) return retryAfterDelayMs(retryAfterMs, options.maxRetryAfterMs);
+  return Math.floor(
+    backoffDelayMs(attempt, { baseMs: options.baseDelayMs, maxMs: options.maxDelayMs }, random),
+  );
 }
 
 /**

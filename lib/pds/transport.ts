@@ -6,10 +6,12 @@
  * repeated, how long to wait, how a failure is named. Credentials never leave it in readable form:
  * every text that reaches an error passes through a {@link SecretRedactor}.
  */
+
 import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
+import { checkDurationMs, checkInteger } from '../core/index.ts';
 import { findRequestBodyError } from './body-error.ts';
 import { PdsConfigurationError } from './configuration-error.ts';
 import {
@@ -559,16 +561,12 @@ function checkCredentials(credentials: PdsCredentials): PdsCredentials {
   return { username, password };
 }
 
+const configurationError = (message: string) => new PdsConfigurationError(message);
+
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new PdsConfigurationError(`${name} must be a positive integer, got ${value}`);
-  }
-  return value;
+  return checkInteger(name, value, { min: 1 }, configurationError);
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new PdsConfigurationError(`${name} must be a non-negative number of milliseconds, got ${value}`);
-  }
-  return value;
+  return checkDurationMs(name, value, configurationError);
 }

@@ -6,6 +6,7 @@
  * with the outcome of its own events only: a caller whose events were all accepted resolves even when
  * another caller's event failed in the same request.
  */
+import { checkInteger } from '../core/index.ts';
 import { type CloudEvent, EventPublishError, type EventSink } from '../events/index.ts';
 
 export interface CoalescingSinkOptions {
@@ -40,9 +41,7 @@ export class CoalescingSink implements EventSink {
     this.#inner = inner;
     this.#maxEvents = options.maxEvents ?? 50;
     this.#lingerMs = options.lingerMs ?? 10;
-    if (!Number.isSafeInteger(this.#maxEvents) || this.#maxEvents < 1) {
-      throw new RangeError(`maxEvents must be a positive integer, got ${String(options.maxEvents)}`);
-    }
+    checkInteger('maxEvents', this.#maxEvents, { min: 1 });
     if (!(this.#lingerMs >= 0))
       throw new RangeError(`lingerMs must be >= 0, got ${String(options.lingerMs)}`);
   }

@@ -12,7 +12,6 @@ export {
   selectCandidates,
 } from './checkpoint.ts';
 export { CoalescingSink, type CoalescingSinkOptions } from './coalescing-sink.ts';
-export { createLimiter, type Limiter, mapLimit, type Settled } from './concurrency.ts';
 export { type ExclusiveOptions, type ExclusiveResult, runExclusive } from './exclusive.ts';
 export { FINGERPRINT_LENGTH, reviewFingerprint } from './fingerprint.ts';
 export {
@@ -25,7 +24,6 @@ export {
   pollMessagingAssets,
 } from './messaging-assets.ts';
 export {
-  type MetricsRecorder,
   recordMessagingAssetMetrics,
   recordReviewMetrics,
   recordScheduledReviewMetrics,
@@ -37,7 +35,7 @@ export {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-export { type PollLogger, silentLogger } from './ports.ts';
+export type { PollLog } from './ports.ts';
 export {
   chunkKeys,
   parseReviewKeyChunk,

@@ -19,6 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
+import { checkInteger, errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -40,7 +41,6 @@ import {
   parseCheckpoint,
   selectCandidates,
 } from './checkpoint.ts';
-import { mapLimit } from './concurrency.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -49,7 +49,7 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import { describeError, errorFields, isSystemicPdsError, type PollLogger, silentLogger } from './ports.ts';
+import { isSystemicPdsError, type PollLog } from './ports.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
@@ -58,7 +58,7 @@ export interface MessagingAssetPollDeps {
   pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLogger;
+  logger?: PollLog;
 }
 
 export interface MessagingAssetPollOptions {
@@ -219,13 +219,11 @@ export async function pollMessagingAssets(
   options: MessagingAssetPollOptions = {},
 ): Promise<MessagingAssetPollReport> {
   const { pds, store, sink } = deps;
-  const logger = deps.logger ?? silentLogger;
+  const logger = deps.logger ?? silentLog;
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 8;
   const pageSize = options.pageSize ?? 100;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
-    throw new RangeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  }
+  checkInteger('pageSize', pageSize, { min: 1 });
   const failureLimit = checkedFailureLimit(options.failureLimit);
   const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
   const key = MESSAGING_ASSETS_CHECKPOINT;
@@ -490,7 +488,7 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
       const messageError = messageErrorOfFetch(error, failedRuns);
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
     } else {
-      result.recorded.push({ id: asset.id, reason: describeError(error), failedRuns, refused: false });
+      result.recorded.push({ id: asset.id, reason: errorSummary(error), failedRuns, refused: false });
     }
   }
 

@@ -10,6 +10,7 @@
  * outage, a whole request refused for permissions or a missing queue) never counts: the event is
  * sent again and nothing is passed.
  */
+import { isIntegerInRange } from '../core/index.ts';
 import {
   type CloudEvent,
   EventPublishError,
@@ -35,7 +36,7 @@ export function reachesFailureLimit(failedRuns: number, failureLimit = DEFAULT_F
 /** Checks a failure limit option once, with the fix in the message. */
 export function checkedFailureLimit(value: number | undefined): number {
   const limit = value ?? DEFAULT_FAILURE_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) {
+  if (!isIntegerInRange(limit, { min: 1 })) {
     throw new RangeError(
       `failureLimit must be a positive integer (consecutive failed runs before an item is passed), got ${String(value)}`,
     );

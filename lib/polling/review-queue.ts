@@ -5,8 +5,9 @@
  *
  * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …]}`.
  */
-import { setTimeout as delay } from 'node:timers/promises';
+
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { checkInteger, sleep } from '../core/index.ts';
 import { toSendableJson } from '../events/index.ts';
 import { packBatches } from '../events/sqs/index.ts';
 
@@ -41,9 +42,7 @@ export function chunkKeys(
   options: { chunkSize?: number; runId: string; now: Date },
 ): ReviewKeyChunk[] {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-  if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
-    throw new RangeError(`chunkSize must be a positive integer, got ${String(chunkSize)}`);
-  }
+  checkInteger('chunkSize', chunkSize, { min: 1 });
   const base = { version: 1 as const, runId: options.runId, enqueuedAt: options.now.toISOString() };
   const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [] }), 'utf8');
   const chunks: ReviewKeyChunk[] = [];
@@ -171,7 +170,8 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
           reason = entry ? `${entry.Code}: ${entry.Message}` : 'SQS reported neither success nor failure';
           break;
         }
-        if (retry.length > 0) await delay(100 * attempt);
+        // Linear (100 ms, 200 ms, …) and without jitter: its own policy, kept; only the sleep is shared.
+        if (retry.length > 0) await sleep(100 * attempt);
         pending = retry;
       }
     }

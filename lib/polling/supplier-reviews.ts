@@ -23,6 +23,14 @@
  * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
  */
 
+import {
+  createLimiter,
+  errorFields,
+  errorSummary,
+  type Limiter,
+  mapLimit,
+  silentLog,
+} from '../core/index.ts';
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
 import { PdsNotFoundError } from '../pds/errors.ts';
 import type { PdsClient } from '../pds/index.ts';
@@ -37,7 +45,6 @@ import {
 } from '../state/watch-list.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
-import { createLimiter, type Limiter, mapLimit } from './concurrency.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import {
   checkedFailureLimit,
@@ -47,14 +54,14 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import { describeError, errorFields, type PollLogger, silentLogger } from './ports.ts';
+import type { PollLog } from './ports.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
 export interface ReviewPollDeps {
   pds: Pick<PdsClient, 'listSupplierReviews' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLogger;
+  logger?: PollLog;
 }
 
 export interface ReviewPollOptions {
@@ -144,7 +151,7 @@ export function reviewEvent(
 
 interface KeyContext {
   deps: ReviewPollDeps;
-  logger: PollLogger;
+  logger: PollLog;
   sink: EventSink;
   limit: Limiter;
   now: () => Date;
@@ -191,7 +198,7 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
       primaryKey,
       ...errorFields(error),
     });
-    return { ...outcome, status: 'failed', error: describeError(error) };
+    return { ...outcome, status: 'failed', error: errorSummary(error) };
   }
 
   const seen = new Set(entry.seen);
@@ -250,7 +257,7 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
   const accepted: Array<Built & { ok: true }> = [];
   const failed: Array<{ fingerprint: string; reason: string }> = built
     .filter((item) => !item.ok)
-    .map((item) => ({ fingerprint: item.fingerprint, reason: describeError(item.error) }));
+    .map((item) => ({ fingerprint: item.fingerprint, reason: errorSummary(item.error) }));
   let publishError: Error | undefined;
   // Events SQS refuses as invalid: recorded for a retry, or, at the failure limit, sent again
   // without the message (one more round).
@@ -337,7 +344,7 @@ export async function pollReviewKeys(
   const concurrency = options.concurrency ?? 8;
   const context: KeyContext = {
     deps,
-    logger: deps.logger ?? silentLogger,
+    logger: deps.logger ?? silentLog,
     sink: new CoalescingSink(deps.sink),
     limit: createLimiter(concurrency),
     now: options.now ?? (() => new Date()),
@@ -379,7 +386,7 @@ export async function pollReviewKeys(
               parseErrors: 0,
               reviewsFailed: 0,
               emittedAsFailed: 0,
-              error: describeError(result.error),
+              error: errorSummary(result.error),
             };
     if (!result?.ok && result !== undefined) {
       context.logger.warn('Polling a watched key failed; it is polled again on the next run', {
@@ -456,7 +463,7 @@ export async function pollSupplierReviews(
     return { mode: 'fan-out', watched: keys.length, chunks: chunks.length };
   }
   if (keys.length > inlineMax) {
-    (deps.logger ?? silentLogger).warn(
+    (deps.logger ?? silentLog).warn(
       'More watched keys than POLL_REVIEWS_INLINE_MAX and no fan-out queue; polling inline',
       {
         watched: keys.length,

@@ -16,6 +16,7 @@
  * nothing about which paths exist and nothing is recorded for it.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
 import { StateConflictError, type StateStore, StateStoreError } from '../state/store.ts';
 import {
@@ -41,7 +42,7 @@ import {
   validateBody,
 } from './http.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { type CountMetric, type LogPort, silentLog } from './ports.ts';
+import type { CountMetric, LogPort } from './ports.ts';
 import { ApiProblem } from './problem.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';

@@ -3,15 +3,10 @@
  * handlers pass the Powertools logger and a metrics adapter; tests pass nothing or a recorder.
  */
 
-/** Structured log lines (the Powertools Logger fits). */
-export interface LogPort {
-  info(message: string, attributes: Record<string, unknown>): void;
-  warn(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-}
+import type { Log } from '../core/index.ts';
+
+/** The levels the publication logic logs at (lib/core `Log`; the Powertools Logger fits). */
+export type LogPort = Pick<Log, 'info' | 'warn' | 'error'>;
 
 /** Counts things that happened, e.g. `count('PublicationsPublished')`. */
 export type CountMetric = (name: string, value?: number) => void;
-
-/** A log that drops everything. */
-export const silentLog: LogPort = { info() {}, warn() {}, error() {} };

@@ -23,12 +23,13 @@
  * idempotency key for publications (docs/operations.md).
  */
 import type { SQSRecord } from 'aws-lambda';
+import { silentLog } from '../core/index.ts';
 import { createEvent, type EventSink } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
-import { type CountMetric, type LogPort, silentLog } from './ports.ts';
+import type { CountMetric, LogPort } from './ports.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
 import type { PublicationErrorView } from './schemas.ts';

@@ -2,6 +2,7 @@
  * Fault injection: scripted faults first (deterministic, for one test), then probabilistic ones
  * drawn from a seeded PRNG so that the same seed and request order give the same faults.
  */
+import { checkInteger } from '../core/index.ts';
 import { SimulatorOptionsError } from './errors.ts';
 import { mulberry32, type Random } from './random.ts';
 
@@ -67,9 +68,7 @@ export class FaultInjector {
 
   /** Queues `fault` for the next `count` matching requests; queued faults are used in the order given. */
   failNext(count: number, fault: ScriptedFault): void {
-    if (!Number.isInteger(count) || count < 1) {
-      throw new SimulatorOptionsError(`failNext count must be a positive integer, got ${count}`);
-    }
+    checkInteger('failNext count', count, { min: 1 }, (message) => new SimulatorOptionsError(message));
     if (fault.kind !== 'status' && fault.kind !== 'reset') {
       throw new SimulatorOptionsError(
         `failNext fault.kind must be 'status' or 'reset', got '${String(fault.kind)}'`,

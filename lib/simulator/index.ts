@@ -8,11 +8,13 @@
  * await fetch(`${sim.url}/api/v1/communicationchannels`, { headers: { authorization: 'Basic ZGVtbzpkZW1v' } });
  * await sim.close();
  */
+
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkInteger } from '../core/index.ts';
 import { DeferredWork } from './deferred.ts';
 import { seedDemoAssets, seedDemoData } from './demo-data.ts';
 import { SimulatorOptionsError } from './errors.ts';
@@ -166,9 +168,8 @@ function checkOptions(options: SimulatorOptions) {
     reviewDelayMs: options.reviewDelayMs ?? 3000,
     bulkSubscriptionDelayMs: options.bulkSubscriptionDelayMs ?? 200,
   };
-  if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) {
-    throw new SimulatorOptionsError(`port must be an integer from 0 to 65535, got ${settings.port}`);
-  }
+  const optionsError = (message: string) => new SimulatorOptionsError(message);
+  checkInteger('port', settings.port, { min: 0, max: 65535 }, optionsError);
   if (!Number.isInteger(settings.seed)) {
     throw new SimulatorOptionsError(`seed must be an integer, got ${settings.seed}`);
   }
@@ -177,11 +178,7 @@ function checkOptions(options: SimulatorOptions) {
   }
   const delay = settings.bulkSubscriptionDelayMs;
   // setTimeout cannot wait longer than 2^31 - 1 ms.
-  if (!(Number.isInteger(delay) && delay >= 0 && delay <= 2 ** 31 - 1)) {
-    throw new SimulatorOptionsError(
-      `bulkSubscriptionDelayMs must be an integer from 0 to 2147483647, got ${delay}`,
-    );
-  }
+  checkInteger('bulkSubscriptionDelayMs', delay, { min: 0, max: 2 ** 31 - 1 }, optionsError);
   if (settings.username.includes(':')) {
     throw new SimulatorOptionsError(
       'username must not contain ":" (HTTP Basic separates it from the password)',

@@ -2,6 +2,7 @@
  * Reading query parameters of the `/v1` families strictly: a value that is present but malformed is a
  * 400 naming the parameter and what it accepts, never silently ignored.
  */
+import { isIntegerInRange } from '../core/index.ts';
 import { SimulatorHttpError } from './errors.ts';
 
 /** Largest value of an int32 query parameter. */
@@ -36,7 +37,7 @@ export function integerParam(
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
   const value = /^-?\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!isIntegerInRange(value, { min, max })) {
     throw new SimulatorHttpError(
       400,
       `Query parameter ${name} must be an integer from ${min} to ${max}, got '${raw}'`,

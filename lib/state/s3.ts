@@ -37,6 +37,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { type BackoffPolicy, backoffDelayMs, sleep } from '../core/index.ts';
 import {
   assertStateKey,
   type CreateResult,
@@ -62,6 +63,9 @@ export interface S3StateStoreOptions {
   readonly listPageSize?: number;
 }
 
+/** Waits between creates answered 409: up to 20 ms, then 40, 80, … (no cap; the retries are few). */
+const CREATE_CONFLICT_BACKOFF: BackoffPolicy = Object.freeze({ baseMs: 20, maxMs: Number.POSITIVE_INFINITY });
+
 interface AwsError {
   name?: string;
   Code?: string;
@@ -70,24 +74,25 @@ interface AwsError {
   $fault?: string;
 }
 
-function describeError(error: unknown): { name: string; status: number | undefined } {
+/** The S3 error name (or code) and HTTP status of a failed send. */
+function awsErrorOf(error: unknown): { name: string; status: number | undefined } {
   const e = (error ?? {}) as AwsError;
   return { name: e.name ?? e.Code ?? 'Error', status: e.$metadata?.httpStatusCode };
 }
 
 function isPreconditionFailed(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name === 'PreconditionFailed' || status === 412;
 }
 
 function isConditionalConflict(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name === 'ConditionalRequestConflict' || status === 409;
 }
 
 /** The object is missing; a missing bucket (also 404) is a configuration error, not an empty state. */
 function isNotFound(error: unknown): boolean {
-  const { name, status } = describeError(error);
+  const { name, status } = awsErrorOf(error);
   return name !== 'NoSuchBucket' && (name === 'NoSuchKey' || name === 'NotFound' || status === 404);
 }
 
@@ -95,8 +100,6 @@ function isNotFound(error: unknown): boolean {
 function wasRepeated(error: unknown): boolean {
   return ((error as AwsError | undefined)?.$metadata?.attempts ?? 1) > 1;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * @example
@@ -120,7 +123,7 @@ export class S3StateStore implements StateStore {
 
   /** Wraps an unexpected S3 failure with the operation, the object and what to check. */
   #failure(operation: string, key: string, error: unknown): StateStoreError {
-    const { name, status } = describeError(error);
+    const { name, status } = awsErrorOf(error);
     const e = (error ?? {}) as AwsError;
     let hint = 'see the cause';
     if (name === 'NoSuchBucket') hint = `the bucket ${this.#bucket} does not exist; check STATE_BUCKET`;
@@ -218,7 +221,8 @@ export class S3StateStore implements StateStore {
             { cause: error },
           );
         }
-        await sleep(Math.random() * 20 * 2 ** attempt);
+        // Full jitter from 20 ms, doubling, uncapped (createConflictRetries bounds it).
+        await sleep(backoffDelayMs(attempt + 1, CREATE_CONFLICT_BACKOFF));
       }
     }
   }

@@ -11,6 +11,7 @@
  * Adapters: `S3StateStore` (./s3.ts, S3 conditional writes on the state bucket) and
  * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
  */
+import { BridgeError, backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
 export interface StateEntry<T> {
@@ -72,11 +73,19 @@ export interface StateStore {
 }
 
 /** The stored value changed (or vanished) since the caller read it; read it again and retry. */
-export class StateConflictError extends Error {
+export class StateConflictError extends BridgeError {
   readonly key: string;
 
   constructor(key: string, detail: string, options?: ErrorOptions) {
-    super(`State object "${key}" was changed by someone else: ${detail}; read it again and retry`, options);
+    // Retryable: reading again and writing again can succeed (callers that did not say were retried too).
+    super(
+      'STATE_CONFLICT',
+      `State object "${key}" was changed by someone else: ${detail}; read it again and retry`,
+      {
+        ...options,
+        retryable: true,
+      },
+    );
     this.name = 'StateConflictError';
     this.key = key;
   }
@@ -107,16 +116,14 @@ export class StateValueError extends Error {
 }
 
 /** The backing store failed for another reason (permissions, missing bucket, network). */
-export class StateStoreError extends Error {
+export class StateStoreError extends BridgeError {
   readonly key: string;
-  /** True when trying again later can help (throttling, 5xx, network). */
-  readonly retryable: boolean;
 
+  /** @param retryable true when trying again later can help (throttling, 5xx, network) */
   constructor(key: string, detail: string, retryable: boolean, options?: ErrorOptions) {
-    super(`State store failed on "${key}": ${detail}`, options);
+    super('STATE_STORE_FAILED', `State store failed on "${key}": ${detail}`, { ...options, retryable });
     this.name = 'StateStoreError';
     this.key = key;
-    this.retryable = retryable;
   }
 }
 
@@ -172,8 +179,6 @@ export function parseState<T>(key: string, text: string): T {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * The read–modify–write loop behind `StateStore.mutate`, written once over the other four operations.
  *
@@ -191,15 +196,11 @@ export async function mutate<T>(
   const maxAttempts = options.maxAttempts ?? 10;
   const baseDelayMs = options.baseDelayMs ?? 10;
   const maxDelayMs = options.maxDelayMs ?? 500;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-  }
+  checkInteger('maxAttempts', maxAttempts, { min: 1 });
   let lastConflict: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    if (attempt > 1) {
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 2));
-      await sleep(Math.random() * ceiling);
-    }
+    // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
+    if (attempt > 1) await sleep(backoffDelayMs(attempt - 1, { baseMs: baseDelayMs, maxMs: maxDelayMs }));
     const current = await store.get<T>(key);
     const next = await fn(current?.value);
     if (next === undefined) {

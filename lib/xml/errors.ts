@@ -6,6 +6,8 @@
  * - `DOCTYPE_REFUSED`: the document declares a DOCTYPE; refused so that no entity is ever expanded.
  * - `LIMIT_EXCEEDED`: a structural limit of the parser was hit (for example the nesting depth).
  */
+import { BridgeError } from '../core/index.ts';
+
 export type XmlParseErrorCode = 'TOO_LARGE' | 'MALFORMED' | 'DOCTYPE_REFUSED' | 'LIMIT_EXCEEDED';
 
 /** Plain, JSON-safe description of a parse failure, as events carry it. */
@@ -26,8 +28,8 @@ export interface XmlErrorInfo {
  *   if (error instanceof XmlParseError) show(error.code, error.line, error.column);
  * }
  */
-export class XmlParseError extends Error {
-  readonly code: XmlParseErrorCode;
+export class XmlParseError extends BridgeError {
+  declare readonly code: XmlParseErrorCode;
   readonly line: number | undefined;
   readonly column: number | undefined;
 
@@ -37,9 +39,9 @@ export class XmlParseError extends Error {
     position?: { line?: number | undefined; column?: number | undefined },
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    // Not retryable: the same document fails the same way.
+    super(code, message, { ...options, retryable: false });
     this.name = 'XmlParseError';
-    this.code = code;
     this.line = position?.line;
     this.column = position?.column;
   }

@@ -23,7 +23,9 @@
  * no entity bomb is possible), only XML's predefined entities and character references are decoded,
  * and nesting is bounded (default 100 levels).
  */
+
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { checkInteger } from '../core/index.ts';
 import { xmlOnlyEntityDecoder } from './entities.ts';
 import { XmlParseError } from './errors.ts';
 import { scanMarkup } from './scan.ts';
@@ -60,12 +62,7 @@ export interface ParseOptions {
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(
-      `${name} must be a positive integer, got ${String(value)}; pass a number such as ${fallback}`,
-    );
-  }
-  return value;
+  return checkInteger(name, value, { min: 1 }, undefined, `pass a number such as ${fallback}`);
 }
 
 function createParser(maxDepth: number): XMLParser {

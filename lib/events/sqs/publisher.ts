@@ -6,7 +6,6 @@
  */
 
 import { createHash } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import {
   SendMessageBatchCommand,
@@ -14,6 +13,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { backoffDelayMs, checkInteger, mapAll, sleep } from '../../core/index.ts';
 import { claimCheckKey } from '../../state/keys.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
@@ -94,16 +94,16 @@ function integerOption(
   min: number,
   max: number,
 ): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < min || chosen > max) {
-    throw new EventConfigError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}.`, [
-      name,
-    ]);
-  }
-  return chosen;
+  return checkInteger(
+    name,
+    value ?? fallback,
+    { min, max },
+    (message) => new EventConfigError(`${message}.`, [name]),
+  );
 }
 
-function errorFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
+/** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */
+function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
   // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
   if (error instanceof EventConfigError)
     return { code: error.name, reason: error.message, senderFault: true };
@@ -112,18 +112,6 @@ function errorFields(error: unknown): { code: string; reason: string; senderFaul
     return { code: error.name, reason: error.message, senderFault: fault === 'client' };
   }
   return { code: 'Error', reason: String(error), senderFault: false };
-}
-
-async function runPool<T>(tasks: Array<() => Promise<T>>, concurrency: number): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let index = next++; index < tasks.length; index = next++) {
-      results[index] = await (tasks[index] as () => Promise<T>)();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
-  return results;
 }
 
 /**
@@ -162,7 +150,7 @@ export class SqsEventPublisher implements EventSink {
     this.#baseDelayMs = integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000);
     this.#maxDelayMs = integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000);
     this.#concurrency = integerOption('concurrency', options.concurrency, 4, 1, 64);
-    this.#sleep = options.sleep ?? ((ms) => delay(ms));
+    this.#sleep = options.sleep ?? sleep;
     if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
       throw new EventConfigError(
         'The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.',
@@ -185,14 +173,14 @@ export class SqsEventPublisher implements EventSink {
         list.push(prepared);
         byQueue.set(queueUrl, list);
       } catch (error) {
-        failures.push({ eventId: event.id, type: event.type, ...errorFields(error), attempts: 0 });
+        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
       }
     }
 
     const outcomes = await Promise.all(
       [...byQueue].map(([queueUrl, items]) => {
-        const tasks = packBatches(items).map((batch) => () => this.#sendBatch(queueUrl, batch));
-        return runPool(tasks, queueUrl.endsWith('.fifo') ? 1 : this.#concurrency);
+        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.#concurrency;
+        return mapAll(packBatches(items), concurrency, (batch) => this.#sendBatch(queueUrl, batch));
       }),
     );
     const published: string[] = [];
@@ -235,7 +223,8 @@ export class SqsEventPublisher implements EventSink {
   }
 
   #delayBefore(retry: number): number {
-    return Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (retry - 1));
+    // No jitter, on purpose: the entries of one batch are retried together, and tests count exact waits.
+    return backoffDelayMs(retry, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs }, () => 1);
   }
 
   async #sendBatch(queueUrl: string, batch: Prepared[]): Promise<Outcome> {
@@ -253,7 +242,7 @@ export class SqsEventPublisher implements EventSink {
         );
       } catch (error) {
         // The SDK has already retried the request as a whole; what is left is not transient.
-        const fields = errorFields(error);
+        const fields = failureFields(error);
         for (const { item } of pending) {
           outcome.failures.push({
             eventId: item.event.id,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createLimiter, mapLimit } from '../../lib/polling/concurrency.ts';
+import { createLimiter, mapAll, mapLimit } from '../../lib/core/index.ts';
 
 describe('createLimiter', () => {
   it('never runs more tasks at once than its limit, and runs them all', async () => {
@@ -75,5 +75,53 @@ describe('mapLimit', () => {
     // assess
     expect(started).toBe(2);
     expect(results.filter((result) => result === undefined)).toHaveLength(3);
+  });
+});
+
+describe('mapAll', () => {
+  it('keeps the items order whatever order the calls finish in', async () => {
+    // prepare
+    const items = [30, 10, 20, 0];
+
+    // act
+    const results = await mapAll(items, 2, async (ms, index) => {
+      await sleep(ms);
+      return `${index}:${ms}`;
+    });
+
+    // assess
+    expect(results).toEqual(['0:30', '1:10', '2:20', '3:0']);
+  });
+
+  it('rejects with the first error, like Promise.all', async () => {
+    // act
+    const run = mapAll([1, 2, 3], 1, async (value) => {
+      if (value === 2) throw new Error('two');
+      return value;
+    });
+
+    // assess
+    await expect(run).rejects.toThrow('two');
+  });
+
+  it('never runs more calls at once than its limit', async () => {
+    // prepare
+    let active = 0;
+    let peak = 0;
+
+    // act
+    await mapAll(
+      Array.from({ length: 20 }, (_, index) => index),
+      4,
+      async (value) => {
+        active++;
+        peak = Math.max(peak, active);
+        await sleep(value % 2);
+        active--;
+      },
+    );
+
+    // assess
+    expect(peak).toBe(4);
   });
 });

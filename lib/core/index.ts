@@ -1,0 +1,17 @@
+/**
+ * The shared core of the bridge: the log and metrics ports, the error base and log fields, back-off,
+ * bounded concurrency and option checks. No AWS SDK, no Powertools import.
+ */
+export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
+export { BridgeError, type BridgeErrorOptions, errorFields, errorSummary } from './errors.ts';
+export { type Log, type LogExtra, silentLog } from './log.ts';
+export { addCounts, type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
+export {
+  checkDurationMs,
+  checkInteger,
+  type IntegerBounds,
+  isIntegerInRange,
+  OptionError,
+  type OptionErrorFactory,
+} from './options.ts';
+export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
