@@ -18,6 +18,9 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
+/** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
 /** One or more configuration variables are missing or invalid; `problems` lists each. */
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -315,7 +318,7 @@ function shown(spec: SettingSpec<unknown>, raw: string): string {
   return ` (got ${JSON.stringify(text)})`;
 }
 
-function rawValue(env: Record<string, string | undefined>, name: string): string | undefined {
+function rawValue(env: Environment, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
@@ -339,7 +342,7 @@ export function loadConfig<
   E extends SettingSpecs = Record<never, never>,
   R extends keyof BaseSettings | keyof E = never,
 >(
-  env: Record<string, string | undefined> = process.env,
+  env: Environment = process.env,
   options: LoadConfigOptions<E, R> = {},
 ): Config<Settled<BaseSettings & SettingValues<E>, R>> {
   const extra = options.settings ?? ({} as E);

@@ -40,14 +40,18 @@ export function flushMetrics(): void {
   if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
 }
 
-let pdsClient: Promise<ClosablePdsClient> | undefined;
+/** One client per configuration, so one process can host two (the local stack, tests). */
+const pdsClients = new WeakMap<object, Promise<ClosablePdsClient>>();
 
 /**
- * The PDS client for this container. Credentials come from the secret (cached by Powertools) or the
- * variables; retries are counted in the `PdsRetries` metric.
+ * The PDS client of this configuration, built on first use and reused by every invocation.
+ * Credentials come from the secret (cached by Powertools) or the variables; retries are counted in
+ * the `PdsRetries` metric.
  */
 export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<ClosablePdsClient> {
-  pdsClient ??= credentialsOf(config).then((credentials) =>
+  const cached = pdsClients.get(config);
+  if (cached) return cached;
+  const client = credentialsOf(config).then((credentials) =>
     createPdsClient({
       baseUrl: config.pdsBaseUrl,
       credentials,
@@ -57,11 +61,12 @@ export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<Clo
       },
     }),
   );
+  pdsClients.set(config, client);
   // A failed resolution (a missing secret) is retried at the next invocation rather than cached.
-  pdsClient.catch(() => {
-    pdsClient = undefined;
+  client.catch(() => {
+    if (pdsClients.get(config) === client) pdsClients.delete(config);
   });
-  return pdsClient;
+  return client;
 }
 
 async function credentialsOf(config: Config<Partial<BaseSettings>>): Promise<PdsCredentials> {
