@@ -14,14 +14,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { s3Client, sqsClient } from './aws.ts';
-import { type BaseSettings, type Config, eventQueueUrlFor, requireSetting } from './config.ts';
+import { type BaseSettings, type Config, requireSetting } from './config.ts';
 import { type EventSink, SqsEventPublisher } from './events/index.ts';
-import {
-  type ClosablePdsClient,
-  createPdsClient,
-  type PdsCredentials,
-  resolveCredentials,
-} from './pds/index.ts';
+import { eventQueueUrlFor } from './events/routing.ts';
+import { readSecretCredentials } from './pds/credentials.ts';
+import { type ClosablePdsClient, createPdsClient, type PdsCredentials } from './pds/index.ts';
 import { installSourceMappedStacks } from './source-mapped-stacks.ts';
 import { S3StateStore } from './state/s3.ts';
 import type { StateStore } from './state/store.ts';
@@ -72,7 +69,7 @@ export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<Clo
 async function credentialsOf(config: Config<Partial<BaseSettings>>): Promise<PdsCredentials> {
   const source = config.pdsCredentials;
   if (source.kind === 'basic') return { username: source.username, password: source.password };
-  return resolveCredentials({ env: { PDS_CREDENTIALS_SECRET_ID: source.secretId } });
+  return readSecretCredentials(source.secretId);
 }
 
 /** The state store on the state bucket (`STATE_BUCKET`). */
