@@ -10,7 +10,7 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { delayFailedRecords, QueueUrlLookup } from '../retry-delay.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
-import { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './config.ts';
+import { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './settings.ts';
 import { inProgressUntil } from './errors.ts';
 import type { NotificationDeps } from './notification.ts';
 import { OncePerBatch } from './once-per-batch.ts';

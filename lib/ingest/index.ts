@@ -9,7 +9,7 @@
  * throwIfAnyFailed(report);
  * ```
  */
-export { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './config.ts';
+export { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './settings.ts';
 export {
   IngestEventError,
   IngestInProgressError,

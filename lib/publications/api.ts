@@ -29,7 +29,7 @@ import {
 } from '../state/watch-list.ts';
 import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
-import type { ApiSettings } from './config.ts';
+import type { ApiSettings } from './settings.ts';
 import {
   type ApiRequest,
   type ApiResponse,

@@ -17,7 +17,7 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
-import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './config.ts';
+import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
 import { SqsPublicationQueue } from './queue.ts';
 import { publicationRecordHandler } from './worker.ts';
 

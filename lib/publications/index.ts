@@ -4,7 +4,7 @@
  */
 export { type Api, type ApiDependencies, createApi } from './api.ts';
 export { AUTH_MODES, type AuthMode, type AuthSettings, authenticate, LOCAL_CALLER } from './auth.ts';
-export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './config.ts';
+export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
 export { buildOpenApiDocument } from './openapi.ts';
 export type { CountMetric, LogPort } from './ports.ts';
 export {
