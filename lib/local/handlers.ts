@@ -6,7 +6,7 @@
  */
 import type { Environment } from '../config.ts';
 import { lambdaHandler } from '../handler.ts';
-import { createIngestHandler } from '../ingest/handler.ts';
+import { createIngestHandler } from '../ingest/handlers.ts';
 import {
   createMessagingAssetPollHandler,
   createReviewChunkHandler,
