@@ -7,6 +7,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
+import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
@@ -30,6 +31,14 @@ export interface SkippedRun {
   heldBy: string | undefined;
 }
 
+/** What a poll reads and writes through: the PDS, the state store, the event sink, the logger. */
+export interface PollerDeps {
+  readonly pds: ClosablePdsClient;
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly logger: typeof logger;
+}
+
 /** One scheduled poller, as {@link scheduledRun} runs it. */
 export interface ScheduledPoll<R> {
   /** The lease the run holds: the function's name, e.g. `poll-messaging-assets`. */
@@ -37,9 +46,10 @@ export interface ScheduledPoll<R> {
   /** What is polled, for the log lines: `messaging-asset` → "Messaging-asset poll finished". */
   readonly subject: string;
   readonly store: StateStore;
+  readonly sink: EventSink;
   readonly pds: () => Promise<ClosablePdsClient>;
   /** The run itself, within the invocation's window. */
-  readonly poll: (pds: ClosablePdsClient, run: { runId: string; deadline: number }) => Promise<R>;
+  readonly poll: (deps: PollerDeps, run: { runId: string; deadline: number }) => Promise<R>;
   readonly record: (metrics: MetricsRecorder, report: R) => void;
   /** The error the invocation must end with, after the metrics were recorded, or `undefined`. */
   readonly failure: (report: R) => Error | undefined;
@@ -66,7 +76,11 @@ export function scheduledRun<R extends object>(
     const result = await runExclusive(
       poll.store,
       { name: poll.lease, ttlMs: leaseTtlMs, owner: context.awsRequestId },
-      () => poll.poll(pds, { runId: context.awsRequestId, deadline }),
+      () =>
+        poll.poll(
+          { pds, store: poll.store, sink: poll.sink, logger },
+          { runId: context.awsRequestId, deadline },
+        ),
     );
     if (!result.ran) {
       logger.info(`Another ${poll.subject} poll holds the lease; skipping this run`, { ...result });
@@ -82,8 +96,15 @@ export function scheduledRun<R extends object>(
   };
 }
 
-function pollerConfig<S extends SettingSpecs>(env: Environment, settings: S, eventType: string) {
-  return loadConfig(env, { require: ['STATE_BUCKET'], eventTypes: [eventType], settings });
+/** What every poller function wires from its configuration: settings, state store, event sink, PDS. */
+function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eventType: string) {
+  const config = loadConfig(env, { require: ['STATE_BUCKET'], eventTypes: [eventType], settings });
+  return {
+    settings: config.settings,
+    store: stateStoreFor(config),
+    sink: eventSinkFor(config),
+    pds: () => pdsClientFor(config),
+  };
 }
 
 /**
@@ -97,26 +118,21 @@ function pollerConfig<S extends SettingSpecs>(env: Environment, settings: S, eve
 export function createMessagingAssetPollHandler(
   env: Environment,
 ): InvocationHandler<unknown, MessagingAssetPollReport | SkippedRun> {
-  const config = pollerConfig(env, MESSAGING_ASSET_POLL_SETTINGS, 'pds.messaging-asset.received');
-  const store = stateStoreFor(config);
-  const sink = eventSinkFor(config);
+  const wiring = pollerWiring(env, MESSAGING_ASSET_POLL_SETTINGS, 'pds.messaging-asset.received');
+  const { settings } = wiring;
   return scheduledRun({
+    ...wiring,
     lease: 'poll-messaging-assets',
     subject: 'messaging-asset',
-    store,
-    pds: () => pdsClientFor(config),
-    poll: (pds, { deadline }) =>
-      pollMessagingAssets(
-        { pds, store, sink, logger },
-        {
-          firstRun: config.settings.POLL_FIRST_RUN,
-          concurrency: config.settings.POLL_CONCURRENCY,
-          pageSize: config.settings.POLL_PAGE_SIZE,
-          seenWindow: config.settings.POLL_SEEN_WINDOW,
-          failureLimit: config.settings.POLL_FAILURE_LIMIT,
-          deadline,
-        },
-      ),
+    poll: (deps, { deadline }) =>
+      pollMessagingAssets(deps, {
+        firstRun: settings.POLL_FIRST_RUN,
+        concurrency: settings.POLL_CONCURRENCY,
+        pageSize: settings.POLL_PAGE_SIZE,
+        seenWindow: settings.POLL_SEEN_WINDOW,
+        failureLimit: settings.POLL_FAILURE_LIMIT,
+        deadline,
+      }),
     record: recordMessagingAssetMetrics,
     failure: messagingAssetRunFailure,
   });
@@ -134,29 +150,24 @@ export function createMessagingAssetPollHandler(
 export function createSupplierReviewPollHandler(
   env: Environment,
 ): InvocationHandler<unknown, ScheduledReviewPollReport | SkippedRun> {
-  const config = pollerConfig(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
-  const store = stateStoreFor(config);
-  const sink = eventSinkFor(config);
-  const queueUrl = config.settings.REVIEW_POLL_QUEUE_URL;
+  const wiring = pollerWiring(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
+  const { settings } = wiring;
+  const queueUrl = settings.REVIEW_POLL_QUEUE_URL;
   const queue = queueUrl ? new SqsReviewKeyQueue({ sqs: sqsClient(), queueUrl }) : undefined;
   return scheduledRun({
+    ...wiring,
     lease: 'poll-supplier-reviews',
     subject: 'supplier-review',
-    store,
-    pds: () => pdsClientFor(config),
-    poll: (pds, { runId, deadline }) =>
-      pollSupplierReviews(
-        { pds, store, sink, logger },
-        {
-          runId,
-          concurrency: config.settings.POLL_CONCURRENCY,
-          failureLimit: config.settings.POLL_FAILURE_LIMIT,
-          inlineMax: config.settings.POLL_REVIEWS_INLINE_MAX,
-          chunkSize: config.settings.POLL_REVIEWS_CHUNK_SIZE,
-          deadline,
-          ...(queue ? { queue } : {}),
-        },
-      ),
+    poll: (deps, { runId, deadline }) =>
+      pollSupplierReviews(deps, {
+        runId,
+        concurrency: settings.POLL_CONCURRENCY,
+        failureLimit: settings.POLL_FAILURE_LIMIT,
+        inlineMax: settings.POLL_REVIEWS_INLINE_MAX,
+        chunkSize: settings.POLL_REVIEWS_CHUNK_SIZE,
+        deadline,
+        ...(queue ? { queue } : {}),
+      }),
     record: recordScheduledReviewMetrics,
     // Inline failures are retried by the next scheduled run; failing the invocation makes them visible.
     failure: (report) => (report.mode === 'inline' ? reviewChunkFailure(report) : undefined),
@@ -173,13 +184,16 @@ export function createSupplierReviewPollHandler(
  * ```
  */
 export function createReviewChunkHandler(env: Environment): InvocationHandler<SQSEvent, SQSBatchResponse> {
-  const config = pollerConfig(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
-  const store = stateStoreFor(config);
-  const sink = eventSinkFor(config);
+  const {
+    settings,
+    store,
+    sink,
+    pds: pdsClient,
+  } = pollerWiring(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context: Context) => {
     const { deadline } = runWindow(context);
-    const pds = await pdsClientFor(config);
+    const pds = await pdsClient();
     return await processPartialResponse(
       event,
       async (record: SQSRecord) => {
@@ -188,8 +202,8 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
           persistentKeys: { messageId: record.messageId, runId: chunk.runId },
         });
         const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
-          concurrency: config.settings.POLL_CONCURRENCY,
-          failureLimit: config.settings.POLL_FAILURE_LIMIT,
+          concurrency: settings.POLL_CONCURRENCY,
+          failureLimit: settings.POLL_FAILURE_LIMIT,
           deadline,
         });
         recordReviewMetrics(metrics, report);
