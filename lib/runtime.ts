@@ -14,14 +14,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { s3Client, sqsClient } from './aws.ts';
-import { type BaseSettings, type Config, eventQueueUrlFor, requireSetting } from './config.ts';
+import { type BaseSettings, type Config, requireSetting } from './config.ts';
 import type { EventSink } from './events/index.ts';
+import { eventQueueUrlFor } from './events/routing.ts';
 import { SqsEventPublisher } from './events/sqs/index.ts';
 import {
   type ClosablePdsClient,
   createPdsClient,
   type PdsCredentials,
-  resolveCredentials,
+  readSecretCredentials,
 } from './pds/index.ts';
 import { installSourceMappedStacks } from './source-mapped-stacks.ts';
 import { S3StateStore } from './state/s3.ts';
@@ -41,14 +42,18 @@ export function flushMetrics(): void {
   if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
 }
 
-let pdsClient: Promise<ClosablePdsClient> | undefined;
+/** One client per configuration, so one process can host two (the local stack, tests). */
+const pdsClients = new WeakMap<object, Promise<ClosablePdsClient>>();
 
 /**
- * The PDS client for this container. Credentials come from the secret (cached by Powertools) or the
- * variables; retries are counted in the `PdsRetries` metric.
+ * The PDS client of this configuration, built on first use and reused by every invocation.
+ * Credentials come from the secret (cached by Powertools) or the variables; retries are counted in
+ * the `PdsRetries` metric.
  */
 export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<ClosablePdsClient> {
-  pdsClient ??= credentialsOf(config).then((credentials) =>
+  const cached = pdsClients.get(config);
+  if (cached) return cached;
+  const client = credentialsOf(config).then((credentials) =>
     createPdsClient({
       baseUrl: config.pdsBaseUrl,
       credentials,
@@ -58,17 +63,18 @@ export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<Clo
       },
     }),
   );
+  pdsClients.set(config, client);
   // A failed resolution (a missing secret) is retried at the next invocation rather than cached.
-  pdsClient.catch(() => {
-    pdsClient = undefined;
+  client.catch(() => {
+    if (pdsClients.get(config) === client) pdsClients.delete(config);
   });
-  return pdsClient;
+  return client;
 }
 
 async function credentialsOf(config: Config<Partial<BaseSettings>>): Promise<PdsCredentials> {
   const source = config.pdsCredentials;
   if (source.kind === 'basic') return { username: source.username, password: source.password };
-  return resolveCredentials({ env: { PDS_CREDENTIALS_SECRET_ID: source.secretId } });
+  return readSecretCredentials(source.secretId);
 }
 
 /** The state store on the state bucket (`STATE_BUCKET`). */

@@ -4,8 +4,7 @@
  * (`--base-url`, `--username`, `--password` or `--password-stdin`).
  */
 import type { Readable } from 'node:stream';
-import { resolveCredentials } from '../pds/credentials.ts';
-import { type ClosablePdsClient, createPdsClient } from '../pds/index.ts';
+import { type ClosablePdsClient, createPdsClient, resolveCredentials } from '../pds/index.ts';
 import type { PdsCredentials } from '../pds/transport.ts';
 import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from './args.ts';
 import type { CliIo } from './io.ts';

@@ -9,7 +9,7 @@
  * throwIfAnyFailed(report);
  * ```
  */
-export { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './config.ts';
+
 export {
   IngestEventError,
   IngestInProgressError,
@@ -71,6 +71,7 @@ export {
   parseS3NotificationBody,
   type S3Notification,
 } from './s3-event.ts';
+export { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './settings.ts';
 export {
   DEFAULT_STEP_RETRY,
   retryPdsStep,

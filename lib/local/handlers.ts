@@ -1,50 +1,47 @@
 /**
- * Loads the real handlers (functions/*.ts) for the local stack. Each reads its configuration when
- * its module is first imported, so this must run after the stack's environment is in place; a module
- * is imported once per process, which is why one process runs one local stack.
+ * The real handlers for the local stack, built by the same factories and wrapped by the same edge as
+ * functions/*.ts. Each factory reads its configuration from the environment it is given, so the
+ * configuration is not bound to module state; the AWS SDK clients still read `process.env`
+ * (lib/aws.ts), which is why the stack applies its environment before it builds them.
  */
-import type { handler as ApiHandler } from '../../functions/api.ts';
-import type { handler as IngestHandler } from '../../functions/ingest.ts';
-import type { handler as PollMessagingAssetsHandler } from '../../functions/poll-messaging-assets.ts';
-import type { handler as PollSupplierReviewsHandler } from '../../functions/poll-supplier-reviews.ts';
-import type { handler as PollSupplierReviewsWorkerHandler } from '../../functions/poll-supplier-reviews-worker.ts';
-import type { handler as PublishWorkerHandler } from '../../functions/publish-worker.ts';
+import type { Environment } from '../config.ts';
+import { lambdaHandler } from '../handler.ts';
+import { createIngestHandler } from '../ingest/handlers.ts';
+import {
+  createMessagingAssetPollHandler,
+  createReviewChunkHandler,
+  createSupplierReviewPollHandler,
+} from '../polling/handlers.ts';
+import { createApiHandler, createPublishWorkerHandler } from '../publications/handlers.ts';
 
 /** Every handler the stack invokes. */
 export interface LocalHandlers {
-  ingest: typeof IngestHandler;
-  pollMessagingAssets: typeof PollMessagingAssetsHandler;
-  pollSupplierReviews: typeof PollSupplierReviewsHandler;
-  pollSupplierReviewsWorker: typeof PollSupplierReviewsWorkerHandler;
-  api: typeof ApiHandler;
-  publishWorker: typeof PublishWorkerHandler;
+  ingest: ReturnType<typeof createIngestHandler>;
+  pollMessagingAssets: ReturnType<typeof createMessagingAssetPollHandler>;
+  pollSupplierReviews: ReturnType<typeof createSupplierReviewPollHandler>;
+  pollSupplierReviewsWorker: ReturnType<typeof createReviewChunkHandler>;
+  api: ReturnType<typeof createApiHandler>;
+  publishWorker: ReturnType<typeof createPublishWorkerHandler>;
 }
 
 /**
- * Imports every handler; a ConfigError from a handler's cold start is thrown as is (it names every bad variable).
+ * Builds every handler from `env`, as functions/*.ts do from `process.env`; a ConfigError from a
+ * factory is thrown as is (it names every bad variable).
  *
  * @example
  * ```ts
  * applyEnvironment(handlerEnvironment(input));
- * const handlers = await importHandlers();
+ * const handlers = createLocalHandlers(process.env);
  * ```
  */
-export async function importHandlers(): Promise<LocalHandlers> {
-  const [ingest, pollMessagingAssets, pollSupplierReviews, pollSupplierReviewsWorker, api, publishWorker] =
-    await Promise.all([
-      import('../../functions/ingest.ts'),
-      import('../../functions/poll-messaging-assets.ts'),
-      import('../../functions/poll-supplier-reviews.ts'),
-      import('../../functions/poll-supplier-reviews-worker.ts'),
-      import('../../functions/api.ts'),
-      import('../../functions/publish-worker.ts'),
-    ]);
+export function createLocalHandlers(env: Environment = process.env): LocalHandlers {
   return {
-    ingest: ingest.handler,
-    pollMessagingAssets: pollMessagingAssets.handler,
-    pollSupplierReviews: pollSupplierReviews.handler,
-    pollSupplierReviewsWorker: pollSupplierReviewsWorker.handler,
-    api: api.handler,
-    publishWorker: publishWorker.handler,
+    ingest: lambdaHandler(createIngestHandler(env)),
+    pollMessagingAssets: lambdaHandler(createMessagingAssetPollHandler(env)),
+    pollSupplierReviews: lambdaHandler(createSupplierReviewPollHandler(env)),
+    pollSupplierReviewsWorker: lambdaHandler(createReviewChunkHandler(env)),
+    // As in functions/api.ts and functions/publish-worker.ts: no cold-start metric.
+    api: lambdaHandler(createApiHandler(env), { coldStartMetric: false }),
+    publishWorker: lambdaHandler(createPublishWorkerHandler(env), { coldStartMetric: false }),
   };
 }

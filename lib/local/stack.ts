@@ -31,7 +31,7 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
-import { importHandlers } from './handlers.ts';
+import { createLocalHandlers } from './handlers.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -145,7 +145,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Clients cached before the environment pointed at the emulator would talk to AWS.
     resetAwsClients();
     cleanups.push(resetAwsClients);
-    const handlers = await importHandlers();
+    const handlers = createLocalHandlers(process.env);
 
     const clientConfig = {
       endpoint: emulator.endpoint,

@@ -23,6 +23,41 @@ export interface ResolveCredentialsOptions {
 
 const DEFAULT_MAX_AGE_SECONDS = 300;
 
+/** The three credential variables, each `undefined` when unset. */
+export interface CredentialVariables {
+  readonly PDS_USERNAME?: string | undefined;
+  readonly PDS_PASSWORD?: string | undefined;
+  readonly PDS_CREDENTIALS_SECRET_ID?: string | undefined;
+}
+
+/** Where the credentials come from, or which variables are missing. */
+export type CredentialChoice =
+  | { readonly kind: 'secret'; readonly secretId: string }
+  | { readonly kind: 'basic'; readonly username: string; readonly password: string }
+  | { readonly kind: 'missing'; readonly missing: readonly ('PDS_USERNAME' | 'PDS_PASSWORD')[] };
+
+/**
+ * The credential decision, made here only (the configuration and {@link resolveCredentials} both ask
+ * it): the secret wins over the variables; without it both PDS_USERNAME and PDS_PASSWORD are needed.
+ *
+ * @example
+ * ```ts
+ * chooseCredentials({ PDS_USERNAME: 'demo', PDS_PASSWORD: 'demo' }); // { kind: 'basic', ... }
+ * chooseCredentials({ PDS_PASSWORD: 'demo' }); // { kind: 'missing', missing: ['PDS_USERNAME'] }
+ * ```
+ */
+export function chooseCredentials(variables: CredentialVariables): CredentialChoice {
+  const { PDS_USERNAME: username, PDS_PASSWORD: password, PDS_CREDENTIALS_SECRET_ID: secretId } = variables;
+  if (secretId !== undefined) return { kind: 'secret', secretId };
+  if (username === undefined || password === undefined) {
+    const missing = (['PDS_USERNAME', 'PDS_PASSWORD'] as const).filter(
+      (name) => variables[name] === undefined,
+    );
+    return { kind: 'missing', missing };
+  }
+  return { kind: 'basic', username, password };
+}
+
 /**
  * Resolves the credentials. When `PDS_CREDENTIALS_SECRET_ID` is set the secret wins over the variables.
  *
@@ -35,19 +70,38 @@ const DEFAULT_MAX_AGE_SECONDS = 300;
  */
 export async function resolveCredentials(options: ResolveCredentialsOptions = {}): Promise<PdsCredentials> {
   const env = options.env ?? process.env;
-  const secretId = env.PDS_CREDENTIALS_SECRET_ID?.trim();
-  if (secretId) {
-    const read = options.getSecret ?? powertoolsGetSecret;
-    return credentialsFromSecret(secretId, await fetchSecret(read, secretId, options.maxAgeSeconds));
-  }
-  const missing = ['PDS_USERNAME', 'PDS_PASSWORD'].filter((name) => !env[name]);
-  if (missing.length > 0) {
+  const choice = chooseCredentials({
+    PDS_USERNAME: env.PDS_USERNAME || undefined,
+    PDS_PASSWORD: env.PDS_PASSWORD || undefined,
+    PDS_CREDENTIALS_SECRET_ID: env.PDS_CREDENTIALS_SECRET_ID?.trim() || undefined,
+  });
+  if (choice.kind === 'secret') return readSecretCredentials(choice.secretId, options);
+  if (choice.kind === 'missing') {
+    const { missing } = choice;
     throw new PdsConfigurationError(
       `PDS credentials are not configured: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing; ` +
         'set PDS_USERNAME and PDS_PASSWORD, or PDS_CREDENTIALS_SECRET_ID to a Secrets Manager secret holding {"username","password"}',
     );
   }
-  return { username: env.PDS_USERNAME as string, password: env.PDS_PASSWORD as string };
+  return { username: choice.username, password: choice.password };
+}
+
+/**
+ * The credentials stored in a Secrets Manager secret as JSON `{"username","password"}`, cached for
+ * `maxAgeSeconds`.
+ *
+ * @throws PdsConfigurationError naming the unreadable secret or its missing fields
+ * @example
+ * ```ts
+ * const credentials = await readSecretCredentials('pds-bridge/prod/pds-credentials');
+ * ```
+ */
+export async function readSecretCredentials(
+  secretId: string,
+  options: Omit<ResolveCredentialsOptions, 'env'> = {},
+): Promise<PdsCredentials> {
+  const read = options.getSecret ?? powertoolsGetSecret;
+  return credentialsFromSecret(secretId, await fetchSecret(read, secretId, options.maxAgeSeconds));
 }
 
 async function powertoolsGetSecret(secretId: string, options: { transform: 'json'; maxAge: number }) {

@@ -37,7 +37,7 @@ export type { PdsClientOptions, PdsOperation, PdsOperationMethod } from './clien
 export { createPdsClient, PDS_OPERATIONS } from './client.ts';
 export { PdsConfigurationError } from './configuration-error.ts';
 export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
-export { resolveCredentials } from './credentials.ts';
+export { chooseCredentials, readSecretCredentials, resolveCredentials } from './credentials.ts';
 export type { DataModelCurrentOptions, DataModelOperations, ExportFormatsOptions } from './datamodel.ts';
 export { PdsDataModel } from './datamodel.ts';
 export * from './errors.ts';

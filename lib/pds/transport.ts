@@ -12,6 +12,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import { checkDurationMs, checkInteger } from '../core/index.ts';
+import { checkHttpUrl } from '../http-url.ts';
 import { findRequestBodyError } from './body-error.ts';
 import { PdsConfigurationError } from './configuration-error.ts';
 import {
@@ -527,26 +528,22 @@ async function readExcerpt(body: Readable, limit: number): Promise<string> {
 }
 
 function parseBaseUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new PdsConfigurationError(
-      'PDS_BASE_URL is not a valid URL; set it to the PDS address, e.g. https://pds.example.com',
-    );
+  const checked = checkHttpUrl(baseUrl);
+  if (checked.ok) return checked.url;
+  switch (checked.kind) {
+    case 'invalid':
+      throw new PdsConfigurationError(
+        'PDS_BASE_URL is not a valid URL; set it to the PDS address, e.g. https://pds.example.com',
+      );
+    case 'protocol':
+      throw new PdsConfigurationError(`PDS_BASE_URL must use http or https, not ${checked.protocol}`);
+    case 'credentials':
+      throw new PdsConfigurationError(
+        'PDS_BASE_URL must not carry credentials; set PDS_USERNAME / PDS_PASSWORD or PDS_CREDENTIALS_SECRET_ID',
+      );
+    case 'query':
+      throw new PdsConfigurationError('PDS_BASE_URL must not carry a query or fragment; remove them');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PdsConfigurationError(`PDS_BASE_URL must use http or https, not ${url.protocol}`);
-  }
-  if (url.username || url.password) {
-    throw new PdsConfigurationError(
-      'PDS_BASE_URL must not carry credentials; set PDS_USERNAME / PDS_PASSWORD or PDS_CREDENTIALS_SECRET_ID',
-    );
-  }
-  if (url.search || url.hash) {
-    throw new PdsConfigurationError('PDS_BASE_URL must not carry a query or fragment; remove them');
-  }
-  return url;
 }
 
 function checkCredentials(credentials: PdsCredentials): PdsCredentials {

@@ -1,5 +1,5 @@
 /**
- * The pollers' own configuration variables, declared once for `loadConfig` (lib/config.ts): each
+ * The pollers' own configuration variables, declared once for `loadConfig` (lib/config/load.ts): each
  * handler passes the specs it uses and gets one ConfigError naming every bad variable at cold start.
  *
  * | variable | default | meaning |

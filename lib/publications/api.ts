@@ -30,7 +30,6 @@ import {
 } from '../state/watch-list.ts';
 import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
-import type { ApiSettings } from './config.ts';
 import {
   type ApiRequest,
   type ApiResponse,
@@ -48,6 +47,7 @@ import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';
 import { InvalidPathError, Router } from './router.ts';
 import { createApiSchemas, MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
+import type { ApiSettings } from './settings.ts';
 import {
   IdempotencyConflictError,
   IdempotencyContentionError,

@@ -4,7 +4,6 @@
  */
 export { type Api, type ApiDependencies, createApi } from './api.ts';
 export { AUTH_MODES, type AuthMode, type AuthSettings, authenticate, LOCAL_CALLER } from './auth.ts';
-export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './config.ts';
 export { buildOpenApiDocument } from './openapi.ts';
 export type { CountMetric, LogPort } from './ports.ts';
 export {
@@ -28,6 +27,7 @@ export {
   PUBLICATION_STATUSES,
   type PublicationStatus,
 } from './schemas.ts';
+export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
 export {
   IdempotencyConflictError,
   IdempotencyContentionError,

@@ -9,7 +9,7 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localLambdaContext } from '../../lib/http/index.ts';
-import { importHandlers } from '../../lib/local/handlers.ts';
+import { createLocalHandlers } from '../../lib/local/handlers.ts';
 import { LOCAL_FUNCTION_TIMEOUTS_MS } from '../../lib/local/resources.ts';
 import { s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
 import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
@@ -66,7 +66,7 @@ describe('the local stack under concurrent deliveries', { timeout: 60_000 }, () 
         region: stack.aws.region,
       }),
     ]);
-    const { ingest } = await importHandlers();
+    const { ingest } = createLocalHandlers();
     const invoke = () =>
       ingest(
         structuredClone(notification),

@@ -7,7 +7,7 @@ import {
 } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
-import type { ApiSettings } from '../../lib/publications/config.ts';
+import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

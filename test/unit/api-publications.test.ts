@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
-import type { ApiSettings } from '../../lib/publications/config.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
+import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { publicationIdFor } from '../../lib/publications/submit.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';

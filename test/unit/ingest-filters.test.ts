@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/config.ts';
 import { createIngestFilter, parseSuffixList } from '../../lib/ingest/filters.ts';
+import { INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
 import { uploadContentType, uploadFileName } from '../../lib/ingest/upload-name.ts';
 
 describe('createIngestFilter', () => {

@@ -18,7 +18,7 @@ import {
 import type { RunningLocalStack } from '../../lib/local/stack.ts';
 import { readStackFile, removeStackFile, stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS } from '../../lib/publications/config.ts';
+import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS } from '../../lib/publications/settings.ts';
 import { parseCsv } from '../../lib/simulator/csv.ts';
 import { problemsOf } from '../../lib/simulator/datamodel.ts';
 

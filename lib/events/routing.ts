@@ -1,0 +1,84 @@
+/**
+ * Which queue each event type goes to: its family's override variable when set, else
+ * EVENTS_QUEUE_URL (../shared/DESIGN.md, Configuration). The configuration asks this at cold start
+ * (every type a function emits must have a queue); the SQS sink asks it per event.
+ */
+import type { BaseSettings } from '../config/base.ts';
+import { ConfigError } from '../config/settings.ts';
+
+/** Event-type prefixes and the variable that may route that family to its own queue. */
+export const EVENT_QUEUE_OVERRIDES = Object.freeze({
+  'pds.ingest.': 'INGEST_EVENTS_QUEUE_URL',
+  'pds.messaging-asset.': 'MESSAGING_ASSET_EVENTS_QUEUE_URL',
+  'pds.supplier-review.': 'SUPPLIER_REVIEW_EVENTS_QUEUE_URL',
+  'pds.publication.': 'PUBLICATION_EVENTS_QUEUE_URL',
+} as const);
+
+type EventQueueOverride = (typeof EVENT_QUEUE_OVERRIDES)[keyof typeof EVENT_QUEUE_OVERRIDES];
+
+/** The queue variables routing reads, each `undefined` when unset. */
+export type EventQueueSettings = Partial<Pick<BaseSettings, 'EVENTS_QUEUE_URL' | EventQueueOverride>>;
+
+/**
+ * The override variable for an event type's family (`pds.ingest.completed` → `INGEST_EVENTS_QUEUE_URL`),
+ * or `undefined` for a type outside the known families.
+ *
+ * @example
+ * ```ts
+ * eventQueueOverrideFor('pds.publication.failed'); // 'PUBLICATION_EVENTS_QUEUE_URL'
+ * ```
+ */
+export function eventQueueOverrideFor(eventType: string): EventQueueOverride | undefined {
+  for (const [prefix, variable] of Object.entries(EVENT_QUEUE_OVERRIDES)) {
+    if (eventType.startsWith(prefix)) return variable;
+  }
+  return undefined;
+}
+
+function missingEventQueue(eventType: string, override: EventQueueOverride | undefined): string {
+  return `EVENTS_QUEUE_URL${override ? ` or ${override}` : ''} is required to send ${eventType} events (the SQS queue URL for events)`;
+}
+
+/**
+ * One configuration problem per event type (duplicates once) that no queue variable routes.
+ *
+ * @example
+ * ```ts
+ * unroutedEventTypeProblems({}, ['pds.ingest.failed']); // ['EVENTS_QUEUE_URL or INGEST_EVENTS_QUEUE_URL is required …']
+ * ```
+ */
+export function unroutedEventTypeProblems(
+  settings: EventQueueSettings,
+  eventTypes: readonly string[],
+): string[] {
+  const problems: string[] = [];
+  for (const eventType of new Set(eventTypes)) {
+    const override = eventQueueOverrideFor(eventType);
+    if (
+      settings.EVENTS_QUEUE_URL === undefined &&
+      (override === undefined || settings[override] === undefined)
+    ) {
+      problems.push(missingEventQueue(eventType, override));
+    }
+  }
+  return problems;
+}
+
+/**
+ * The queue an event type goes to: its family's override when set, else EVENTS_QUEUE_URL.
+ * Throws a {@link ConfigError} naming both variables when neither is set.
+ *
+ * @example
+ * ```ts
+ * eventQueueUrlFor(config, 'pds.ingest.completed'); // INGEST_EVENTS_QUEUE_URL ?? EVENTS_QUEUE_URL
+ * ```
+ */
+export function eventQueueUrlFor(
+  config: { readonly settings: EventQueueSettings },
+  eventType: string,
+): string {
+  const override = eventQueueOverrideFor(eventType);
+  const url = (override && config.settings[override]) || config.settings.EVENTS_QUEUE_URL;
+  if (!url) throw new ConfigError([missingEventQueue(eventType, override)]);
+  return url;
+}

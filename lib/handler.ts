@@ -1,0 +1,52 @@
+/**
+ * The handler edge: what every Lambda function does around its own work, written once. The logger
+ * takes the invocation's context (request id, function name, cold start), the cold start is counted
+ * and the invocation's metrics are written even when the work throws.
+ *
+ * A function's module is wiring only: it reads its configuration through its flow's factory and
+ * hands the result to {@link lambdaHandler}.
+ *
+ * @example
+ * ```ts
+ * // functions/ingest.ts
+ * export const handler = lambdaHandler(createIngestHandler(process.env));
+ * ```
+ */
+import type { Context } from 'aws-lambda';
+import { flushMetrics, logger, metrics } from './runtime.ts';
+
+/** One invocation's work: what a flow's handler factory returns. */
+export type InvocationHandler<E, R> = (event: E, context: Context) => Promise<R>;
+
+/** What the edge adds besides the logger context and the metrics flush. */
+export interface EdgeOptions {
+  /**
+   * Record Powertools' `ColdStart` metric on the first invocation. Default `true`; the api and the
+   * publish worker have never recorded it, and their dashboards do not expect it.
+   */
+  readonly coldStartMetric?: boolean;
+}
+
+/**
+ * Wraps one flow's work with the logger context, the cold-start metric and the metrics flush.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(async (event: SQSEvent) => processBatch(event));
+ * ```
+ */
+export function lambdaHandler<E, R>(
+  handle: InvocationHandler<E, R>,
+  options: EdgeOptions = {},
+): InvocationHandler<E, R> {
+  const coldStartMetric = options.coldStartMetric ?? true;
+  return async (event, context) => {
+    logger.addContext(context);
+    if (coldStartMetric) metrics.captureColdStartMetric();
+    try {
+      return await handle(event, context);
+    } finally {
+      flushMetrics();
+    }
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The one check of an http(s) base address, shared by the configuration (PDS_BASE_URL and the queue
+ * URLs, lib/config/settings.ts) and the PDS transport (lib/pds/transport.ts). Each caller words its
+ * own message from the fault, so an operator reads the same rule in both places.
+ */
+
+/** Why a text is not an http(s) base address. */
+export type HttpUrlFault =
+  | { readonly kind: 'invalid' }
+  /** `protocol` as the URL has it, colon included: `ftp:`. */
+  | { readonly kind: 'protocol'; readonly protocol: string }
+  | { readonly kind: 'credentials' }
+  | { readonly kind: 'query' };
+
+/** The parsed URL, or what is wrong with it. */
+export type HttpUrlCheck = { readonly ok: true; readonly url: URL } | ({ readonly ok: false } & HttpUrlFault);
+
+/**
+ * Parses an absolute http(s) URL without credentials, query or fragment (the parts a base address
+ * must not carry: credentials have their own variables, and paths are appended to it).
+ *
+ * @example
+ * ```ts
+ * checkHttpUrl('https://pds.example.com/'); // { ok: true, url: URL }
+ * checkHttpUrl('https://u:p@pds.example.com'); // { ok: false, kind: 'credentials' }
+ * ```
+ */
+export function checkHttpUrl(raw: string): HttpUrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, kind: 'invalid' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { ok: false, kind: 'protocol', protocol: url.protocol };
+  }
+  if (url.username || url.password) return { ok: false, kind: 'credentials' };
+  if (url.search || url.hash) return { ok: false, kind: 'query' };
+  return { ok: true, url };
+}

@@ -1,0 +1,216 @@
+/**
+ * The pollers' functions, each built from one configuration: the two scheduled runs share one
+ * skeleton ({@link scheduledRun}: run window, lease, metrics, report, failure), and the fan-out worker
+ * answers SQS with a partial batch response. The adapters are built once per factory call.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sqsClient } from '../aws.ts';
+import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
+import type { Metrics } from '../core/index.ts';
+import type { EventSink } from '../events/index.ts';
+import type { InvocationHandler } from '../handler.ts';
+import type { ClosablePdsClient } from '../pds/index.ts';
+import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
+import type { StateStore } from '../state/store.ts';
+import { runExclusive } from './exclusive.ts';
+import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
+import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
+import { parseReviewKeyChunk, SqsReviewKeyQueue } from './review-queue.ts';
+import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
+import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
+import { pollReviewKeys, pollSupplierReviews, type ScheduledReviewPollReport } from './supplier-reviews.ts';
+
+/** What a scheduled run answers when another run holds its lease. */
+export interface SkippedRun {
+  skipped: true;
+  heldBy: string | undefined;
+}
+
+/** What a poll reads and writes through: the PDS, the state store, the event sink, the logger. */
+export interface PollerDeps {
+  readonly pds: ClosablePdsClient;
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly logger: typeof logger;
+}
+
+/** One scheduled poller, as {@link scheduledRun} runs it. */
+export interface ScheduledPoll<R> {
+  /** The lease the run holds: the function's name, e.g. `poll-messaging-assets`. */
+  readonly lease: string;
+  /** What is polled, for the log lines: `messaging-asset` → "Messaging-asset poll finished". */
+  readonly subject: string;
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly pds: () => Promise<ClosablePdsClient>;
+  /** The run itself, within the invocation's window. */
+  readonly poll: (deps: PollerDeps, run: { runId: string; deadline: number }) => Promise<R>;
+  readonly record: (metrics: Metrics, report: R) => void;
+  /** The error the invocation must end with, after the metrics were recorded, or `undefined`. */
+  readonly failure: (report: R) => Error | undefined;
+}
+
+/**
+ * The skeleton both scheduled pollers share: the run never overlaps itself (a lease held for the
+ * invocation's remaining time plus a minute), stops starting work before the deadline, records its
+ * metrics and fails the invocation when the report says an operator must look.
+ *
+ * @example
+ * ```ts
+ * const run = scheduledRun({ lease: 'poll-x', subject: 'x', store, pds, poll, record, failure: () => undefined });
+ * await run({}, context); // the report, or { skipped: true, heldBy }
+ * ```
+ */
+export function scheduledRun<R extends object>(
+  poll: ScheduledPoll<R>,
+): InvocationHandler<unknown, R | SkippedRun> {
+  const title = `${poll.subject.charAt(0).toUpperCase()}${poll.subject.slice(1)} poll`;
+  return async (_event, context) => {
+    const { deadline, leaseTtlMs } = runWindow(context);
+    const pds = await poll.pds();
+    const result = await runExclusive(
+      poll.store,
+      { name: poll.lease, ttlMs: leaseTtlMs, owner: context.awsRequestId },
+      () =>
+        poll.poll(
+          { pds, store: poll.store, sink: poll.sink, logger },
+          { runId: context.awsRequestId, deadline },
+        ),
+    );
+    if (!result.ran) {
+      logger.info(`Another ${poll.subject} poll holds the lease; skipping this run`, { ...result });
+      metrics.addMetric('RunsSkipped', 'Count', 1);
+      return { skipped: true, heldBy: result.heldBy };
+    }
+    const report = result.value;
+    poll.record(metrics, report);
+    logger.info(`${title} finished`, { ...(report as Record<string, unknown>) });
+    const failure = poll.failure(report);
+    if (failure) throw failure;
+    return report;
+  };
+}
+
+/** What every poller function wires from its configuration: settings, state store, event sink, PDS. */
+function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eventType: string) {
+  const config = loadConfig(env, { require: ['STATE_BUCKET'], eventTypes: [eventType], settings });
+  return {
+    settings: config.settings,
+    store: stateStoreFor(config),
+    sink: eventSinkFor(config),
+    pds: () => pdsClientFor(config),
+  };
+}
+
+/**
+ * poll-messaging-assets: new messaging assets become `pds.messaging-asset.received` events.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createMessagingAssetPollHandler(process.env));
+ * ```
+ */
+export function createMessagingAssetPollHandler(
+  env: Environment,
+): InvocationHandler<unknown, MessagingAssetPollReport | SkippedRun> {
+  const wiring = pollerWiring(env, MESSAGING_ASSET_POLL_SETTINGS, 'pds.messaging-asset.received');
+  const { settings } = wiring;
+  return scheduledRun({
+    ...wiring,
+    lease: 'poll-messaging-assets',
+    subject: 'messaging-asset',
+    poll: (deps, { deadline }) =>
+      pollMessagingAssets(deps, {
+        firstRun: settings.POLL_FIRST_RUN,
+        concurrency: settings.POLL_CONCURRENCY,
+        pageSize: settings.POLL_PAGE_SIZE,
+        seenWindow: settings.POLL_SEEN_WINDOW,
+        failureLimit: settings.POLL_FAILURE_LIMIT,
+        deadline,
+      }),
+    record: recordMessagingAssetMetrics,
+    failure: messagingAssetRunFailure,
+  });
+}
+
+/**
+ * poll-supplier-reviews: new reviews of watched items become `pds.supplier-review.received` events; a
+ * large watch list is sent in chunks to the fan-out worker when REVIEW_POLL_QUEUE_URL is set.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createSupplierReviewPollHandler(process.env));
+ * ```
+ */
+export function createSupplierReviewPollHandler(
+  env: Environment,
+): InvocationHandler<unknown, ScheduledReviewPollReport | SkippedRun> {
+  const wiring = pollerWiring(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
+  const { settings } = wiring;
+  const queueUrl = settings.REVIEW_POLL_QUEUE_URL;
+  const queue = queueUrl ? new SqsReviewKeyQueue({ sqs: sqsClient(), queueUrl }) : undefined;
+  return scheduledRun({
+    ...wiring,
+    lease: 'poll-supplier-reviews',
+    subject: 'supplier-review',
+    poll: (deps, { runId, deadline }) =>
+      pollSupplierReviews(deps, {
+        runId,
+        concurrency: settings.POLL_CONCURRENCY,
+        failureLimit: settings.POLL_FAILURE_LIMIT,
+        inlineMax: settings.POLL_REVIEWS_INLINE_MAX,
+        chunkSize: settings.POLL_REVIEWS_CHUNK_SIZE,
+        deadline,
+        ...(queue ? { queue } : {}),
+      }),
+    record: recordScheduledReviewMetrics,
+    // Inline failures are retried by the next scheduled run; failing the invocation makes them visible.
+    failure: (report) => (report.mode === 'inline' ? reviewChunkFailure(report) : undefined),
+  });
+}
+
+/**
+ * poll-supplier-reviews-worker: polls the watched keys of each fan-out chunk. A chunk with a failed
+ * key is a batch item failure, so SQS delivers it again and finally to its DLQ.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createReviewChunkHandler(process.env));
+ * ```
+ */
+export function createReviewChunkHandler(env: Environment): InvocationHandler<SQSEvent, SQSBatchResponse> {
+  const {
+    settings,
+    store,
+    sink,
+    pds: pdsClient,
+  } = pollerWiring(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
+  const processor = new BatchProcessor(EventType.SQS);
+  return async (event: SQSEvent, context: Context) => {
+    const { deadline } = runWindow(context);
+    const pds = await pdsClient();
+    return await processPartialResponse(
+      event,
+      async (record: SQSRecord) => {
+        const chunk = parseReviewKeyChunk(record.body);
+        const log = logger.createChild({
+          persistentKeys: { messageId: record.messageId, runId: chunk.runId },
+        });
+        const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
+          concurrency: settings.POLL_CONCURRENCY,
+          failureLimit: settings.POLL_FAILURE_LIMIT,
+          deadline,
+        });
+        recordReviewMetrics(metrics, report);
+        log.info('Review chunk polled', { ...report });
+        const failure = reviewChunkFailure(report);
+        if (failure) throw failure;
+      },
+      processor,
+      // One chunk after the other: POLL_CONCURRENCY bounds the whole invocation, not each chunk. A
+      // batch whose every chunk failed is answered like any other partial failure, not thrown.
+      { context, processInParallel: false, throwOnFullBatchFailure: false },
+    );
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The publication functions, each built from one configuration: the HTTP API (API Gateway HTTP API,
+ * payload 2.0) and the publish worker on the internal publication queue. The adapters are built once
+ * per factory call and reused by every invocation.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
+import packageJson from '../../package.json' with { type: 'json' };
+import { sqsClient } from '../aws.ts';
+import { type Environment, loadConfig } from '../config.ts';
+import type { InvocationHandler } from '../handler.ts';
+import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
+import { createApi } from './api.ts';
+import { SqsPublicationQueue } from './queue.ts';
+import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
+import { publicationRecordHandler } from './worker.ts';
+
+/** Counts into the Powertools metrics, in the shape the publication code takes. */
+function count(name: string, value = 1): void {
+  metrics.addMetric(name, MetricUnit.Count, value);
+}
+
+/**
+ * The api function: publications, communication channels, item validation, the watch list, the
+ * OpenAPI document and health.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createApiHandler(process.env), { coldStartMetric: false });
+ * ```
+ */
+export function createApiHandler(
+  env: Environment,
+): InvocationHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const config = loadConfig(env, {
+    settings: API_SETTINGS,
+    require: ['STATE_BUCKET', 'PUBLICATION_QUEUE_URL'],
+  });
+  const api = createApi({
+    store: stateStoreFor(config),
+    queue: new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: config.settings.PUBLICATION_QUEUE_URL }),
+    pds: () => pdsClientFor(config),
+    settings: apiSettingsOf(config.settings),
+    version: packageJson.version,
+    log: logger,
+    count,
+  });
+  return (event) => api.handle(event);
+}
+
+/**
+ * The publish-worker function: carries out each publication of the internal queue; partial batch
+ * responses.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createPublishWorkerHandler(process.env), { coldStartMetric: false });
+ * ```
+ */
+export function createPublishWorkerHandler(env: Environment): InvocationHandler<SQSEvent, SQSBatchResponse> {
+  const config = loadConfig(env, {
+    settings: WORKER_SETTINGS,
+    require: ['STATE_BUCKET'],
+    eventTypes: ['pds.publication.completed', 'pds.publication.failed'],
+  });
+  const store = stateStoreFor(config);
+  const events = eventSinkFor(config);
+  const processor = new BatchProcessor(EventType.SQS);
+  return async (event, context) => {
+    const recordHandler = publicationRecordHandler({
+      store,
+      pds: await pdsClientFor(config),
+      events,
+      maxAttempts: config.settings.PUBLICATION_MAX_ATTEMPTS,
+      watchTtlMs: watchTtlMsOf(config.settings.WATCH_TTL_DAYS),
+      log: logger,
+      count,
+    });
+    return await processPartialResponse(event, recordHandler, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+  };
+}
