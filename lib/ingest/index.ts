@@ -42,7 +42,6 @@ export {
 } from './notification.ts';
 export { OncePerBatch } from './once-per-batch.ts';
 export type {
-  IngestLog,
   IngestPdsClient,
   IngestTags,
   ObjectRef,

@@ -35,7 +35,6 @@ export {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-export type { PollLog } from './ports.ts';
 export {
   chunkKeys,
   parseReviewKeyChunk,

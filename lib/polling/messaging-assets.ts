@@ -19,7 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { checkInteger, errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
+import { checkInteger, errorFields, errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -49,7 +49,7 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import { isSystemicPdsError, type PollLog } from './ports.ts';
+import { isSystemicPdsError } from './ports.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
@@ -58,7 +58,7 @@ export interface MessagingAssetPollDeps {
   pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLog;
+  logger?: Log;
 }
 
 export interface MessagingAssetPollOptions {

@@ -28,6 +28,7 @@ import {
   errorFields,
   errorSummary,
   type Limiter,
+  type Log,
   mapLimit,
   silentLog,
 } from '../core/index.ts';
@@ -54,14 +55,13 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import type { PollLog } from './ports.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
 export interface ReviewPollDeps {
   pds: Pick<PdsClient, 'listSupplierReviews' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLog;
+  logger?: Log;
 }
 
 export interface ReviewPollOptions {
@@ -151,7 +151,7 @@ export function reviewEvent(
 
 interface KeyContext {
   deps: ReviewPollDeps;
-  logger: PollLog;
+  logger: Log;
   sink: EventSink;
   limit: Limiter;
   now: () => Date;

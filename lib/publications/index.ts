@@ -5,7 +5,6 @@
 export { type Api, type ApiDependencies, createApi } from './api.ts';
 export { AUTH_MODES, type AuthMode, type AuthSettings, authenticate, LOCAL_CALLER } from './auth.ts';
 export { buildOpenApiDocument } from './openapi.ts';
-export type { CountMetric, LogPort } from './ports.ts';
 export {
   ApiProblem,
   type FieldError,

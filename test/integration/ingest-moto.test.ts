@@ -14,6 +14,7 @@ import {
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
+import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import {
@@ -40,7 +41,7 @@ type Handler = (
   context: ReturnType<typeof lambdaContext>,
 ) => Promise<SQSBatchResponse | IngestSummary>;
 
-const sinks = { log: { info() {}, warn() {}, error() {} }, metrics: { addMetric() {} } };
+const sinks = { log: silentLog, metrics: noopMetrics };
 
 describeOnMoto('ingest of one write delivered many times', () => {
   let moto: MotoServer;

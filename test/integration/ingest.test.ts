@@ -9,6 +9,7 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
+import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import {
@@ -64,8 +65,8 @@ function deps(overrides: Partial<NotificationDeps> = {}): NotificationDeps {
 }
 
 const sinks = {
-  log: { info() {}, warn() {}, error() {} },
-  metrics: { addMetric() {} },
+  log: silentLog,
+  metrics: noopMetrics,
 };
 
 /** Puts an object and returns the notification S3 would send for this write. */

@@ -37,6 +37,7 @@ function harness(failingKeys: string[] = []) {
     },
   };
   const log = {
+    debug: (message: string, extra?: Record<string, unknown>) => logs.push(['debug', message, extra]),
     info: (message: string, extra?: Record<string, unknown>) => logs.push(['info', message, extra]),
     warn: (message: string, extra?: Record<string, unknown>) => logs.push(['warn', message, extra]),
     error: (message: string, extra?: Record<string, unknown>) => logs.push(['error', message, extra]),
