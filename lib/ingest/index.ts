@@ -61,7 +61,7 @@ export {
 } from './progress.ts';
 export { reportNotification } from './report.ts';
 export { type IngestSummary, ingestS3Event, ingestSqsBody, type RunSinks, summarize } from './run.ts';
-export { MAX_OBJECT_TAGS, mergeTags, S3ObjectSource, S3ObjectTagger } from './s3-adapters.ts';
+export { S3ObjectSource, S3ObjectTagger } from './s3/adapters.ts';
 export {
   decodeS3Key,
   type IgnoredS3Record,
@@ -78,4 +78,5 @@ export {
   type StepRetryOptions,
   type StepRetryPolicy,
 } from './step-retry.ts';
+export { MAX_OBJECT_TAGS, mergeTags, type ObjectTag } from './tags.ts';
 export { uploadContentType, uploadFileName } from './upload-name.ts';

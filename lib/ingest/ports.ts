@@ -1,5 +1,5 @@
 /**
- * The ports the ingest logic depends on. Adapters: S3 (./s3-adapters.ts), in memory
+ * The ports the ingest logic depends on. Adapters: S3 (./s3/adapters.ts), in memory
  * (./memory-tagger.ts), the HTTP PDS client (lib/pds), the S3 state store (lib/state) and the SQS event
  * publisher (lib/events).
  */

@@ -42,7 +42,6 @@ export {
   ReviewFanOutError,
   type ReviewKeyChunk,
   type ReviewKeyQueue,
-  SqsReviewKeyQueue,
 } from './review-queue.ts';
 export { messagingAssetRunFailure, PollIncompleteError, reviewChunkFailure, runWindow } from './run.ts';
 export {
@@ -50,6 +49,7 @@ export {
   POLL_SETTINGS,
   REVIEW_POLL_SETTINGS,
 } from './settings.ts';
+export { SqsReviewKeyQueue } from './sqs/review-queue.ts';
 export {
   type KeyOutcome,
   type KeyStatus,

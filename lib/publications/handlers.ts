@@ -16,8 +16,8 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
-import { SqsPublicationQueue } from './queue.ts';
 import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
+import { SqsPublicationQueue } from './sqs/queue.ts';
 import { publicationRecordHandler } from './worker.ts';
 
 /**

@@ -17,7 +17,6 @@ export {
   type PublicationQueue,
   PublicationQueueError,
   parsePublicationMessage,
-  SqsPublicationQueue,
 } from './queue.ts';
 export { type PublicationRecord, publicationView, readPublication } from './records.ts';
 export {
@@ -27,6 +26,7 @@ export {
   type PublicationStatus,
 } from './schemas.ts';
 export { API_SETTINGS, type ApiSettings, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
+export { SqsPublicationQueue } from './sqs/queue.ts';
 export {
   IdempotencyConflictError,
   IdempotencyContentionError,
