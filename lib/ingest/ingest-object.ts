@@ -20,8 +20,8 @@
  */
 import { errorSummary, type Log, silentLog } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
-import { PdsError, PdsHttpError } from '../pds/errors.ts';
-import type { GatheringEntry } from '../pds/types.ts';
+import type { GatheringEntry } from '../pds/index.ts';
+import { PdsError, PdsHttpError } from '../pds/index.ts';
 import { ingestProgressKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';

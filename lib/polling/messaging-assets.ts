@@ -28,8 +28,7 @@ import {
   type MessageFetchError,
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
-import type { PdsClient } from '../pds/index.ts';
-import type { MessagingAssetSummary } from '../pds/types.ts';
+import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { checkpointKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';

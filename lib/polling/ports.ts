@@ -2,7 +2,7 @@
  * What the pollers ask of an error besides lib/core's `errorFields` and `errorSummary`: whether the
  * PDS as a whole is failing. They log through lib/core's `Log` (the Powertools Logger fits).
  */
-import { PdsError } from '../pds/errors.ts';
+import { PdsError } from '../pds/index.ts';
 
 /**
  * True when the error says the PDS as a whole is unavailable or refuses us (rate limited, 5xx,

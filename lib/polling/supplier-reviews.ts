@@ -33,9 +33,8 @@ import {
   silentLog,
 } from '../core/index.ts';
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
-import { PdsNotFoundError } from '../pds/errors.ts';
-import type { PdsClient } from '../pds/index.ts';
-import type { SupplierReview } from '../pds/types.ts';
+import type { PdsClient, SupplierReview } from '../pds/index.ts';
+import { PdsNotFoundError } from '../pds/index.ts';
 import type { StateStore } from '../state/store.ts';
 import {
   getWatchEntry,

@@ -7,14 +7,11 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import {
-  IngestInProgressError,
-  type IngestObjectDeps,
-  ingestObject,
-  MemoryObjectTagger,
-  type ObjectWriteEvent,
-  S3ObjectSource,
-} from '../../lib/ingest/index.ts';
+import { IngestInProgressError } from '../../lib/ingest/errors.ts';
+import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
+import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
+import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';

@@ -17,15 +17,11 @@ import { ZipFile } from 'yazl';
 import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import {
-  createIngestFilter,
-  type IngestSummary,
-  ingestSqsBody,
-  isRetryable,
-  type NotificationDeps,
-  S3ObjectSource,
-  S3ObjectTagger,
-} from '../../lib/ingest/index.ts';
+import { isRetryable } from '../../lib/ingest/errors.ts';
+import { createIngestFilter } from '../../lib/ingest/filters.ts';
+import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import { type IngestSummary, ingestSqsBody } from '../../lib/ingest/run.ts';
+import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';

@@ -12,13 +12,11 @@ import { ZipFile } from 'yazl';
 import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import {
-  createIngestFilter,
-  ingestSqsBody,
-  MemoryObjectTagger,
-  type NotificationDeps,
-  S3ObjectSource,
-} from '../../lib/ingest/index.ts';
+import { createIngestFilter } from '../../lib/ingest/filters.ts';
+import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
+import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import { ingestSqsBody } from '../../lib/ingest/run.ts';
+import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
