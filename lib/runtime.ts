@@ -16,7 +16,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { s3Client, sqsClient } from './aws.ts';
 import { type BaseSettings, type Config, requireSetting } from './config.ts';
 import type { EventSink } from './events/index.ts';
-import { eventQueueUrlFor } from './events/routing.ts';
+import { eventQueueUrlFor } from './events/index.ts';
 import { SqsEventPublisher } from './events/sqs/index.ts';
 import {
   type ClosablePdsClient,

@@ -18,7 +18,7 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
-import { unroutedEventTypeProblems } from '../events/routing.ts';
+import { unroutedEventTypeProblems } from '../events/index.ts';
 import { BASE_SETTINGS, type BaseSettings, type Config } from './base.ts';
 import { credentialSourceOf } from './credentials.ts';
 import {

@@ -1,7 +1,7 @@
 /**
  * The one log port of the bridge. Library code logs through it; handlers pass the Powertools `Logger`
  * straight in (its methods take a message and any number of structured extras), tests pass a recorder.
- * A flow that needs only some levels asks for `Pick<Log, 'info' | 'warn'>`, so its fakes stay small.
+ * Every flow takes the whole `Log` (no per-flow subsets), so one fake serves every test: `silentLog` or a recorder.
  */
 
 /** Structured extras of one log line, merged into the JSON line by the Powertools Logger. */

@@ -31,6 +31,13 @@ export {
   type EventPublishFailure,
 } from './errors.ts';
 export { exampleEvents, formatExample } from './examples.ts';
+export {
+  EVENT_QUEUE_OVERRIDES,
+  type EventQueueSettings,
+  eventQueueOverrideFor,
+  eventQueueUrlFor,
+  unroutedEventTypeProblems,
+} from './routing.ts';
 export type { EventSink } from './sink.ts';
 export {
   EVENT_DATA_SCHEMAS,

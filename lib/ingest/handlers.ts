@@ -8,14 +8,14 @@ import type { Context, S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aw
 import { s3Client, sqsClient } from '../aws.ts';
 import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
-import { delayFailedRecords, QueueUrlLookup } from '../retry-delay.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { inProgressUntil } from './errors.ts';
 import type { NotificationDeps } from './notification.ts';
 import { OncePerBatch } from './once-per-batch.ts';
 import { type IngestSummary, ingestS3Event, ingestSqsBody } from './run.ts';
-import { S3ObjectSource, S3ObjectTagger } from './s3-adapters.ts';
+import { S3ObjectSource, S3ObjectTagger } from './s3/adapters.ts';
 import { INGEST_EVENT_TYPES, INGEST_SETTINGS, type IngestOptions, ingestOptionsFrom } from './settings.ts';
+import { delayFailedRecords, QueueUrlLookup } from './sqs/retry-delay.ts';
 
 /** What the ingest function answers: a partial batch response, or the counts of a direct S3 event. */
 export type IngestResponse = SQSBatchResponse | IngestSummary;

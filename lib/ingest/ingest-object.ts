@@ -18,22 +18,15 @@
  * The event is emitted before the record is finished: a crash in between emits it again with the
  * same id, which consumers drop; the other order could lose it.
  */
-import { errorSummary, silentLog } from '../core/index.ts';
+import { errorSummary, type Log, silentLog } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
-import { PdsError, PdsHttpError } from '../pds/errors.ts';
-import type { GatheringEntry } from '../pds/types.ts';
+import type { GatheringEntry } from '../pds/index.ts';
+import { PdsError, PdsHttpError } from '../pds/index.ts';
 import { ingestProgressKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
 import { completedEvent, failedEvent } from './events.ts';
-import type {
-  IngestLog,
-  IngestPdsClient,
-  ObjectRef,
-  ObjectSource,
-  ObjectTagger,
-  TagResult,
-} from './ports.ts';
+import type { IngestPdsClient, ObjectRef, ObjectSource, ObjectTagger, TagResult } from './ports.ts';
 import {
   claimIngest,
   type IngestClaim,
@@ -62,7 +55,7 @@ export interface IngestObjectDeps {
   /** Claim lease; longer than the function timeout. */
   leaseMs: number;
   now?: () => number;
-  log?: IngestLog;
+  log?: Log;
   /** CloudEvents `source`; defaults to the envelope's default. */
   eventSource?: string;
   /**

@@ -3,7 +3,7 @@
  * (the local S3 emulator cannot tag: it would overwrite the object's body).
  */
 import type { IngestTags, ObjectRef, ObjectTagger, TagResult } from './ports.ts';
-import { MAX_OBJECT_TAGS, mergeTags } from './s3-adapters.ts';
+import { MAX_OBJECT_TAGS, mergeTags } from './tags.ts';
 
 /**
  * @example

@@ -1,10 +1,9 @@
 /**
- * The ports the ingest logic depends on. Adapters: S3 (./s3-adapters.ts), in memory
+ * The ports the ingest logic depends on. Adapters: S3 (./s3/adapters.ts), in memory
  * (./memory-tagger.ts), the HTTP PDS client (lib/pds), the S3 state store (lib/state) and the SQS event
  * publisher (lib/events).
  */
 import type { Readable } from 'node:stream';
-import type { Log } from '../core/index.ts';
 import type { PdsClient } from '../pds/index.ts';
 
 /** One write of an object: which bytes to read, and how to tell whether they are still the ones announced. */
@@ -56,6 +55,3 @@ export interface ObjectTagger {
 
 /** The part of the PDS client ingest uses. */
 export type IngestPdsClient = Pick<PdsClient, 'uploadGathering' | 'startImport'>;
-
-/** The levels the ingest logic logs at (lib/core `Log`; the Powertools Logger fits). */
-export type IngestLog = Pick<Log, 'info' | 'warn'>;

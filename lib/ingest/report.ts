@@ -6,10 +6,9 @@
  * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
  * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
  */
-import type { Metrics } from '../core/index.ts';
+import type { Log, Metrics } from '../core/index.ts';
 import { IngestInProgressError, isRetryable } from './errors.ts';
 import type { NotificationReport, WriteResult } from './notification.ts';
-import type { IngestLog } from './ports.ts';
 
 /**
  * Logs every write's result with its correlation ids (bucket, key, gatheringKey) and adds the metrics.
@@ -19,10 +18,7 @@ import type { IngestLog } from './ports.ts';
  * reportNotification(report, { log: logger, metrics });
  * ```
  */
-export function reportNotification(
-  report: NotificationReport,
-  sinks: { log: IngestLog; metrics: Metrics },
-): void {
+export function reportNotification(report: NotificationReport, sinks: { log: Log; metrics: Metrics }): void {
   const { log, metrics } = sinks;
   if (report.test) {
     log.info('S3 test event received; nothing to ingest');
@@ -35,7 +31,7 @@ export function reportNotification(
   for (const result of report.results) reportWrite(result, log, metrics);
 }
 
-function reportWrite(result: WriteResult, log: IngestLog, metrics: Metrics): void {
+function reportWrite(result: WriteResult, log: Log, metrics: Metrics): void {
   const ids = {
     bucket: result.write.bucket,
     s3Key: result.write.key,

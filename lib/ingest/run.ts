@@ -24,7 +24,7 @@ export interface IngestSummary {
 }
 
 export interface RunSinks {
-  log: Pick<Log, 'info' | 'warn' | 'error'>;
+  log: Log;
   metrics: Metrics;
 }
 

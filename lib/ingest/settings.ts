@@ -11,8 +11,8 @@
  * | `INGEST_RETRY_DELAY_SECONDS` | `30` | delay before a failed record comes back, doubled per receive up to 900 s |
  */
 import { setting } from '../config.ts';
-import { DEFAULT_RETRY_DELAY, type RetryDelayPolicy } from '../retry-delay.ts';
 import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
+import { DEFAULT_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.ts';
 import { DEFAULT_STEP_RETRY, type StepRetryPolicy } from './step-retry.ts';
 
 export const INGEST_SETTINGS = Object.freeze({

@@ -10,8 +10,13 @@
  * beyond the invocation's remaining time less a reserve to record the outcome and release the claim.
  */
 import { sleep } from '../core/index.ts';
-import { PdsError, PdsRateLimitedError } from '../pds/errors.ts';
-import { type RetryOptions, retryAfterOf, retryDelayMs } from '../pds/retry.ts';
+import {
+  PdsError,
+  PdsRateLimitedError,
+  type RetryOptions,
+  retryAfterOf,
+  retryDelayMs,
+} from '../pds/index.ts';
 
 export interface StepRetryPolicy extends RetryOptions {
   /** Kept free at the end of the invocation to record the outcome and release the claim, in ms. */

@@ -21,7 +21,7 @@
  */
 import * as z from 'zod';
 import { once } from '../lazy.ts';
-import type { MessagingAssetSummary } from '../pds/types.ts';
+import type { MessagingAssetSummary } from '../pds/index.ts';
 
 /** One asset whose fetch failed (or whose event SQS refused as invalid), kept for the next runs. */
 export interface RetryEntry {

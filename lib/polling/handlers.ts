@@ -16,9 +16,10 @@ import type { StateStore } from '../state/store.ts';
 import { runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
 import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
-import { parseReviewKeyChunk, SqsReviewKeyQueue } from './review-queue.ts';
+import { parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
+import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews, type ScheduledReviewPollReport } from './supplier-reviews.ts';
 
 /** What a scheduled run answers when another run holds its lease. */

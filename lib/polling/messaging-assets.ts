@@ -19,7 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { checkInteger, errorFields, errorSummary, mapLimit, silentLog } from '../core/index.ts';
+import { checkInteger, errorFields, errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -28,8 +28,7 @@ import {
   type MessageFetchError,
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
-import type { PdsClient } from '../pds/index.ts';
-import type { MessagingAssetSummary } from '../pds/types.ts';
+import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { checkpointKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
@@ -49,7 +48,7 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import { isSystemicPdsError, type PollLog } from './ports.ts';
+import { isSystemicPdsError } from './ports.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
@@ -58,7 +57,7 @@ export interface MessagingAssetPollDeps {
   pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLog;
+  logger?: Log;
 }
 
 export interface MessagingAssetPollOptions {

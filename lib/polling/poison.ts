@@ -18,7 +18,7 @@ import {
   type EventSink,
   type MessageFetchError,
 } from '../events/index.ts';
-import { PdsHttpError } from '../pds/errors.ts';
+import { PdsHttpError } from '../pds/index.ts';
 
 /** Consecutive failed runs after which an item is passed; `POLL_FAILURE_LIMIT`. */
 export const DEFAULT_FAILURE_LIMIT = 5;

@@ -2,11 +2,7 @@
  * What the pollers ask of an error besides lib/core's `errorFields` and `errorSummary`: whether the
  * PDS as a whole is failing. They log through lib/core's `Log` (the Powertools Logger fits).
  */
-import type { Log } from '../core/index.ts';
-import { PdsError } from '../pds/errors.ts';
-
-/** The levels the pollers log at. */
-export type PollLog = Pick<Log, 'info' | 'warn' | 'error'>;
+import { PdsError } from '../pds/index.ts';
 
 /**
  * True when the error says the PDS as a whole is unavailable or refuses us (rate limited, 5xx,

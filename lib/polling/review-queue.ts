@@ -4,12 +4,13 @@
  * internal queue (`REVIEW_POLL_QUEUE_URL`); the worker function polls the keys of one message.
  *
  * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …]}`.
+ *
+ * This file is the port and the chunk format, free of the AWS SDK so the worker reads chunks without
+ * loading it; the SQS adapter is ./sqs/review-queue.ts.
  */
 
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { checkInteger, sleep } from '../core/index.ts';
+import { checkInteger } from '../core/index.ts';
 import { toSendableJson } from '../events/index.ts';
-import { packBatches } from '../events/sqs/index.ts';
 
 /** One message of the fan-out queue. */
 export interface ReviewKeyChunk {
@@ -20,7 +21,7 @@ export interface ReviewKeyChunk {
   keys: string[];
 }
 
-/** Where chunks go; {@link SqsReviewKeyQueue} is the SQS adapter. */
+/** Where chunks go; `SqsReviewKeyQueue` (./sqs/review-queue.ts) is the SQS adapter. */
 export interface ReviewKeyQueue {
   /** Resolves once every chunk was accepted; otherwise rejects with {@link ReviewFanOutError}. */
   send(chunks: readonly ReviewKeyChunk[]): Promise<void>;
@@ -110,71 +111,5 @@ export class ReviewFanOutError extends Error {
     );
     this.name = 'ReviewFanOutError';
     this.failedChunks = failedChunks;
-  }
-}
-
-export interface SqsReviewKeyQueueOptions {
-  sqs: SQSClient;
-  queueUrl: string;
-  /** Sends per entry, the first included, for entries SQS failed without blaming the sender; default 3. */
-  maxAttempts?: number;
-}
-
-/**
- * Sends chunks with SendMessageBatch (10 entries and 1 MiB per request), retrying entries SQS failed
- * on its side.
- *
- * @example
- * await new SqsReviewKeyQueue({ sqs: sqsClient(), queueUrl }).send(chunkKeys(keys, { runId, now: new Date() }));
- */
-export class SqsReviewKeyQueue implements ReviewKeyQueue {
-  readonly #sqs: SQSClient;
-  readonly #queueUrl: string;
-  readonly #maxAttempts: number;
-
-  constructor(options: SqsReviewKeyQueueOptions) {
-    this.#sqs = options.sqs;
-    this.#queueUrl = options.queueUrl;
-    this.#maxAttempts = options.maxAttempts ?? 3;
-  }
-
-  async send(chunks: readonly ReviewKeyChunk[]): Promise<void> {
-    const items = chunks.map((chunk, index) => {
-      // Keys are the PDS's data: characters SQS refuses are escaped, so no key can block a chunk.
-      const body = toSendableJson(chunk);
-      return { id: `c${index}`, body, bytes: Buffer.byteLength(body, 'utf8') };
-    });
-    let failed = 0;
-    let reason = '';
-    for (const batch of packBatches(items)) {
-      let pending = batch;
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        const answer = await this.#sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.#queueUrl,
-            Entries: pending.map((item) => ({ Id: item.id, MessageBody: item.body })),
-          }),
-        );
-        const failures = new Map((answer.Failed ?? []).map((entry) => [entry.Id, entry]));
-        const succeeded = new Set((answer.Successful ?? []).map((entry) => entry.Id));
-        const retry = pending.filter(
-          (item) => !succeeded.has(item.id) && failures.get(item.id)?.SenderFault !== true,
-        );
-        const refused = pending.filter((item) => failures.get(item.id)?.SenderFault === true);
-        for (const item of refused)
-          reason = `${failures.get(item.id)?.Code}: ${failures.get(item.id)?.Message}`;
-        failed += refused.length;
-        if (retry.length > 0 && attempt >= this.#maxAttempts) {
-          failed += retry.length;
-          const entry = failures.get(retry[0]?.id);
-          reason = entry ? `${entry.Code}: ${entry.Message}` : 'SQS reported neither success nor failure';
-          break;
-        }
-        // Linear (100 ms, 200 ms, …) and without jitter: its own policy, kept; only the sleep is shared.
-        if (retry.length > 0) await sleep(100 * attempt);
-        pending = retry;
-      }
-    }
-    if (failed > 0) throw new ReviewFanOutError(failed, chunks.length, reason);
   }
 }

@@ -28,13 +28,13 @@ import {
   errorFields,
   errorSummary,
   type Limiter,
+  type Log,
   mapLimit,
   silentLog,
 } from '../core/index.ts';
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
-import { PdsNotFoundError } from '../pds/errors.ts';
-import type { PdsClient } from '../pds/index.ts';
-import type { SupplierReview } from '../pds/types.ts';
+import type { PdsClient, SupplierReview } from '../pds/index.ts';
+import { PdsNotFoundError } from '../pds/index.ts';
 import type { StateStore } from '../state/store.ts';
 import {
   getWatchEntry,
@@ -54,14 +54,13 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
-import type { PollLog } from './ports.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
 export interface ReviewPollDeps {
   pds: Pick<PdsClient, 'listSupplierReviews' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
-  logger?: PollLog;
+  logger?: Log;
 }
 
 export interface ReviewPollOptions {
@@ -151,7 +150,7 @@ export function reviewEvent(
 
 interface KeyContext {
   deps: ReviewPollDeps;
-  logger: PollLog;
+  logger: Log;
   sink: EventSink;
   limit: Limiter;
   now: () => Date;

@@ -16,7 +16,7 @@
  * nothing about which paths exist and nothing is recorded for it.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { silentLog } from '../core/index.ts';
+import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
 import { StateConflictError, type StateStore, StateStoreError } from '../state/store.ts';
 import {
@@ -41,7 +41,6 @@ import {
   validateBody,
 } from './http.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import type { CountMetric, LogPort } from './ports.ts';
 import { ApiProblem } from './problem.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';
@@ -64,8 +63,9 @@ export interface ApiDependencies {
   /** Reported by GET /health and in the OpenAPI document. */
   version: string;
   now?: () => Date;
-  log?: LogPort;
-  count?: CountMetric;
+  log?: Log;
+  /** Counts what happened (PublicationsAccepted, ApiErrors, …); the Powertools Metrics fits. */
+  metrics?: Metrics;
   /** Passed to the idempotency logic (tests shorten them). */
   idempotency?: { inProgressWaitMs?: number; claimTimeoutMs?: number };
 }
@@ -227,7 +227,7 @@ export function createApi(deps: ApiDependencies): Api {
           { store, queue: deps.queue, now, ...deps.idempotency },
           { request: body, caller: request.caller, ...(idempotencyKey ? { idempotencyKey } : {}) },
         );
-        deps.count?.(result.replayed ? 'PublicationReplays' : 'PublicationsAccepted');
+        deps.metrics?.addMetric(result.replayed ? 'PublicationReplays' : 'PublicationsAccepted', 'Count', 1);
         log.info(result.replayed ? 'Publication request replayed' : 'Publication accepted', {
           publicationId: result.publicationId,
           primaryKeys: body.primaryKeys.length,
@@ -465,12 +465,12 @@ export function createApi(deps: ApiDependencies): Api {
       const problem = problemOf(error);
       if (problem) {
         if (problem.status >= 500) {
-          deps.count?.('ApiErrors');
+          deps.metrics?.addMetric('ApiErrors', 'Count', 1);
           log.warn('Request failed', { requestId, path, status: problem.status, reason: problem.detail });
         }
         return problemResult(problem, path, requestId);
       }
-      deps.count?.('ApiErrors');
+      deps.metrics?.addMetric('ApiErrors', 'Count', 1);
       log.error('Request failed unexpectedly', { requestId, method, path, error });
       return problemResult(
         new ApiProblem(

@@ -3,7 +3,7 @@
  * rarely, and callers look them up before every publication. Concurrent misses share one PDS call;
  * a failed call is not cached.
  */
-import type { CommunicationChannel } from '../pds/types.ts';
+import type { CommunicationChannel } from '../pds/index.ts';
 
 export interface CachedChannels {
   channels: CommunicationChannel[];

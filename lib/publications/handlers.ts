@@ -4,7 +4,6 @@
  * per factory call and reused by every invocation.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
@@ -17,14 +16,9 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
-import { SqsPublicationQueue } from './queue.ts';
 import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
+import { SqsPublicationQueue } from './sqs/queue.ts';
 import { publicationRecordHandler } from './worker.ts';
-
-/** Counts into the Powertools metrics, in the shape the publication code takes. */
-function count(name: string, value = 1): void {
-  metrics.addMetric(name, MetricUnit.Count, value);
-}
 
 /**
  * The api function: publications, communication channels, item validation, the watch list, the
@@ -49,7 +43,7 @@ export function createApiHandler(
     settings: apiSettingsOf(config.settings),
     version: packageJson.version,
     log: logger,
-    count,
+    metrics,
   });
   return (event) => api.handle(event);
 }
@@ -80,7 +74,7 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
       maxAttempts: config.settings.PUBLICATION_MAX_ATTEMPTS,
       watchTtlMs: watchTtlMsOf(config.settings.WATCH_TTL_DAYS),
       log: logger,
-      count,
+      metrics,
     });
     return await processPartialResponse(event, recordHandler, processor, {
       context,

@@ -2,15 +2,16 @@
  * The internal queue between the API and the publish worker. A message carries only the publication
  * id; the worker reads everything else from the publication record, so a message sent twice (a retried
  * request re-queues) does no harm.
+ *
+ * This file is the port and the message format, free of the AWS SDK so the worker can read a message
+ * without loading it; the SQS adapter is ./sqs/queue.ts.
  */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-
 /** The body of a publication message. */
 export interface PublicationMessage {
   publicationId: string;
 }
 
-/** The port the API queues through; {@link SqsPublicationQueue} is the AWS adapter. */
+/** The port the API queues through; `SqsPublicationQueue` (./sqs/queue.ts) is the AWS adapter. */
 export interface PublicationQueue {
   /** Resolves once the queue accepted the message; rejects otherwise. */
   send(message: PublicationMessage): Promise<void>;
@@ -27,43 +28,6 @@ export class PublicationQueueError extends Error {
     );
     this.name = 'PublicationQueueError';
     this.publicationId = publicationId;
-  }
-}
-
-/**
- * Sends publication messages to an SQS queue (PUBLICATION_QUEUE_URL).
- *
- * @example
- * ```ts
- * const queue = new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: process.env.PUBLICATION_QUEUE_URL! });
- * await queue.send({ publicationId });
- * ```
- */
-export class SqsPublicationQueue implements PublicationQueue {
-  readonly #sqs: SQSClient;
-  readonly #queueUrl: string;
-
-  constructor(options: { sqs: SQSClient; queueUrl: string }) {
-    this.#sqs = options.sqs;
-    this.#queueUrl = options.queueUrl;
-  }
-
-  async send(message: PublicationMessage): Promise<void> {
-    try {
-      await this.#sqs.send(
-        new SendMessageCommand({
-          QueueUrl: this.#queueUrl,
-          MessageBody: JSON.stringify(message),
-          MessageAttributes: {
-            publicationId: { DataType: 'String', StringValue: message.publicationId },
-          },
-        }),
-      );
-    } catch (error) {
-      throw new PublicationQueueError(message.publicationId, (error as Error).message ?? String(error), {
-        cause: error,
-      });
-    }
   }
 }
 

@@ -8,7 +8,7 @@
  * with an `id`, which becomes its name under `components.schemas`.
  */
 import * as z from 'zod';
-import { DESTINATION_TYPES } from '../pds/types.ts';
+import { DESTINATION_TYPES } from '../pds/index.ts';
 
 /** Metadata kept for each schema: a component `id` for named ones, JSON Schema keywords for the rest. */
 export type SchemaMeta = z.core.JSONSchemaMeta;

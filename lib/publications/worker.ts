@@ -23,13 +23,12 @@
  * idempotency key for publications (docs/operations.md).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { silentLog } from '../core/index.ts';
+import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { createEvent, type EventSink } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
-import type { CountMetric, LogPort } from './ports.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
 import type { PublicationErrorView } from './schemas.ts';
@@ -43,8 +42,9 @@ export interface WorkerDependencies {
   /** How long published keys stay on the watch list (WATCH_TTL_DAYS). */
   watchTtlMs: number;
   now?: () => Date;
-  log?: LogPort;
-  count?: CountMetric;
+  log?: Log;
+  /** Counts what happened (PublicationsAccepted, ApiErrors, …); the Powertools Metrics fits. */
+  metrics?: Metrics;
 }
 
 /** What one delivery achieved. */
@@ -148,7 +148,7 @@ export async function processPublication(
     const at = now().toISOString();
     const failure = failureOf(error, at);
     if (error.retryable && receiveCount < deps.maxAttempts) {
-      deps.count?.('PublicationRetries');
+      deps.metrics?.addMetric('PublicationRetries', 'Count', 1);
       log.warn('Publication attempt failed; it will be retried', {
         publicationId,
         selectionId: record.selectionId,
@@ -162,7 +162,7 @@ export async function processPublication(
     }
     const { lastError: _lastError, ...rest } = record;
     await save({ ...rest, status: 'failed', failedAt: at, updatedAt: at, error: failure });
-    deps.count?.('PublicationsFailed');
+    deps.metrics?.addMetric('PublicationsFailed', 'Count', 1);
     log.error('Publication failed', { publicationId, selectionId: record.selectionId, ...failure });
     await notify(deps, record, now);
     await save({ ...record, notifiedAt: now().toISOString() });
@@ -172,7 +172,7 @@ export async function processPublication(
   const at = now().toISOString();
   const { lastError: _lastError, ...rest } = record;
   await save({ ...rest, status: 'published', publishedAt: at, updatedAt: at });
-  deps.count?.('PublicationsPublished');
+  deps.metrics?.addMetric('PublicationsPublished', 'Count', 1);
   log.info('Publication published', {
     publicationId,
     selectionId: record.selectionId,

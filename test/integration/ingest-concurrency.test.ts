@@ -6,18 +6,15 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import {
-  IngestInProgressError,
-  type IngestObjectDeps,
-  ingestObject,
-  MemoryObjectTagger,
-  type ObjectWriteEvent,
-  S3ObjectSource,
-} from '../../lib/ingest/index.ts';
+import { IngestInProgressError } from '../../lib/ingest/errors.ts';
+import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
+import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
+import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
@@ -45,11 +42,12 @@ describe('concurrent deliveries of one object write', () => {
   it('upload and import once; the others back off and later find the write finished', async () => {
     // prepare
     const state = mockConditionalS3('state');
-    const events: CloudEvent[] = [];
+    const sink = new RecordingSink();
+    const events = sink.events;
     const deps = (owner: string): IngestObjectDeps => ({
       pds,
       store: new S3StateStore({ client: state.client, bucket: 'state' }),
-      events: { publish: async (batch) => void events.push(...batch) },
+      events: sink,
       source: new S3ObjectSource(aws.s3),
       tagger: new MemoryObjectTagger(),
       owner,

@@ -18,12 +18,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
 import { sqsClient } from '../../lib/aws.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import {
-  claimIngest,
-  type IngestSummary,
-  type ObjectWriteEvent,
-  parseS3Event,
-} from '../../lib/ingest/index.ts';
+import { claimIngest } from '../../lib/ingest/progress.ts';
+import type { IngestSummary } from '../../lib/ingest/run.ts';
+import { type ObjectWriteEvent, parseS3Event } from '../../lib/ingest/s3-event.ts';
 import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';

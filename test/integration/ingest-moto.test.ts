@@ -14,17 +14,14 @@ import {
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
+import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import {
-  createIngestFilter,
-  type IngestSummary,
-  ingestSqsBody,
-  isRetryable,
-  type NotificationDeps,
-  S3ObjectSource,
-  S3ObjectTagger,
-} from '../../lib/ingest/index.ts';
+import { isRetryable } from '../../lib/ingest/errors.ts';
+import { createIngestFilter } from '../../lib/ingest/filters.ts';
+import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import { type IngestSummary, ingestSqsBody } from '../../lib/ingest/run.ts';
+import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
@@ -40,7 +37,7 @@ type Handler = (
   context: ReturnType<typeof lambdaContext>,
 ) => Promise<SQSBatchResponse | IngestSummary>;
 
-const sinks = { log: { info() {}, warn() {}, error() {} }, metrics: { addMetric() {} } };
+const sinks = { log: silentLog, metrics: noopMetrics };
 
 describeOnMoto('ingest of one write delivered many times', () => {
   let moto: MotoServer;

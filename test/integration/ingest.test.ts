@@ -9,15 +9,14 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
+import { noopMetrics, silentLog } from '../../lib/core/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import {
-  createIngestFilter,
-  ingestSqsBody,
-  MemoryObjectTagger,
-  type NotificationDeps,
-  S3ObjectSource,
-} from '../../lib/ingest/index.ts';
+import { createIngestFilter } from '../../lib/ingest/filters.ts';
+import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
+import type { NotificationDeps } from '../../lib/ingest/notification.ts';
+import { ingestSqsBody } from '../../lib/ingest/run.ts';
+import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3.ts';
@@ -64,8 +63,8 @@ function deps(overrides: Partial<NotificationDeps> = {}): NotificationDeps {
 }
 
 const sinks = {
-  log: { info() {}, warn() {}, error() {} },
-  metrics: { addMetric() {} },
+  log: silentLog,
+  metrics: noopMetrics,
 };
 
 /** Puts an object and returns the notification S3 would send for this write. */

@@ -9,7 +9,8 @@ import { type CloudEvent, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
-import { chunkKeys, parseReviewKeyChunk, SqsReviewKeyQueue } from '../../lib/polling/review-queue.ts';
+import { chunkKeys, parseReviewKeyChunk } from '../../lib/polling/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import {
   DEMO_CHANNEL_IDS,

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CloudEvent } from '../../lib/events/index.ts';
 import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { createIngestFilter } from '../../lib/ingest/filters.ts';
 import type { NotificationDeps } from '../../lib/ingest/notification.ts';
@@ -11,13 +10,15 @@ import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
 import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
 
 function harness(failingKeys: string[] = []) {
   const imports: string[] = [];
   const metrics: Array<[string, string, number]> = [];
   const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
-  const events: CloudEvent[] = [];
+  const sink = new RecordingSink();
+  const events = sink.events;
   const pds: IngestPdsClient = {
     async uploadGathering(source) {
       const { stream, fileName } = source as StreamUploadSource;
@@ -37,6 +38,7 @@ function harness(failingKeys: string[] = []) {
     },
   };
   const log = {
+    debug: (message: string, extra?: Record<string, unknown>) => logs.push(['debug', message, extra]),
     info: (message: string, extra?: Record<string, unknown>) => logs.push(['info', message, extra]),
     warn: (message: string, extra?: Record<string, unknown>) => logs.push(['warn', message, extra]),
     error: (message: string, extra?: Record<string, unknown>) => logs.push(['error', message, extra]),
@@ -45,7 +47,7 @@ function harness(failingKeys: string[] = []) {
     pds,
     source,
     store: new MemoryStateStore(),
-    events: { publish: async (batch) => void events.push(...batch) },
+    events: sink,
     owner: 'test',
     leaseMs: 60_000,
     accepts: createIngestFilter({ prefix: 'in/', suffixes: ['.csv'] }),

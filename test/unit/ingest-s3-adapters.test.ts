@@ -10,7 +10,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ObjectSourceError } from '../../lib/ingest/errors.ts';
-import { mergeTags, S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3-adapters.ts';
+import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts';
+import { mergeTags } from '../../lib/ingest/tags.ts';
 import { s3Error } from '../helpers/s3-conditional-mock.ts';
 
 const client = new S3Client({

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { loadConfig } from '../../lib/config.ts';
-import { INGEST_EVENT_TYPES, INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/index.ts';
+import { INGEST_EVENT_TYPES, INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
 import { bannerLines } from '../../lib/local/banner.ts';
 import { demoFiles, itemsCsv } from '../../lib/local/demo-files.ts';
 import { applyEnvironment, handlerEnvironment } from '../../lib/local/environment.ts';

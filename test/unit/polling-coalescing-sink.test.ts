@@ -63,10 +63,9 @@ describe('CoalescingSink', () => {
 
   it('rejects every waiting caller when the inner sink fails outright', async () => {
     // prepare
-    const sink = new CoalescingSink(
-      { publish: () => Promise.reject(new Error('no network')) },
-      { lingerMs: 1 },
-    );
+    const inner = new RecordingSink();
+    inner.failNext(Number.POSITIVE_INFINITY, () => new Error('no network'));
+    const sink = new CoalescingSink(inner, { lingerMs: 1 });
 
     // act
     const outcomes = await Promise.allSettled([sink.publish([assetEvent(1)]), sink.publish([assetEvent(2)])]);

@@ -9,8 +9,8 @@ import {
   parseReviewKeyChunk,
   ReviewChunkFormatError,
   ReviewFanOutError,
-  SqsReviewKeyQueue,
 } from '../../lib/polling/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
 
 const sqsMock = mockClient(SQSClient);
 const sqs = new SQSClient({ region: 'us-east-1' });

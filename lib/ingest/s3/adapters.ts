@@ -14,13 +14,10 @@ import {
   HeadObjectCommand,
   PutObjectTaggingCommand,
   type S3Client,
-  type Tag,
 } from '@aws-sdk/client-s3';
-import { ObjectSourceError, type ObjectSourceProblem } from './errors.ts';
-import type { IngestTags, ObjectRef, ObjectSource, ObjectTagger, OpenedObject, TagResult } from './ports.ts';
-
-/** S3 allows at most this many tags per object. */
-export const MAX_OBJECT_TAGS = 10;
+import { ObjectSourceError, type ObjectSourceProblem } from '../errors.ts';
+import type { IngestTags, ObjectRef, ObjectSource, ObjectTagger, OpenedObject, TagResult } from '../ports.ts';
+import { MAX_OBJECT_TAGS, mergeTags } from '../tags.ts';
 
 interface AwsErrorShape {
   name?: string;
@@ -180,18 +177,4 @@ export class S3ObjectTagger implements ObjectTagger {
       });
     }
   }
-}
-
-/**
- * The owner's tags with the ingest tags put over them (same keys replaced, order kept).
- *
- * @example
- * ```ts
- * mergeTags([{ Key: 'team', Value: 'a' }], { 'pds-ingest-outcome': 'imported' });
- * // [{ Key: 'team', Value: 'a' }, { Key: 'pds-ingest-outcome', Value: 'imported' }]
- * ```
- */
-export function mergeTags(existing: readonly Tag[], tags: IngestTags): Tag[] {
-  const kept = existing.filter((tag) => tag.Key === undefined || !Object.hasOwn(tags, tag.Key));
-  return [...kept, ...Object.entries(tags).map(([Key, Value]) => ({ Key, Value }))];
 }

@@ -1,0 +1,42 @@
+/**
+ * The SQS adapter of the publication queue port (../queue.ts): the api function sends through it.
+ */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type PublicationMessage, type PublicationQueue, PublicationQueueError } from '../queue.ts';
+
+/**
+ * Sends publication messages to an SQS queue (PUBLICATION_QUEUE_URL).
+ *
+ * @example
+ * ```ts
+ * const queue = new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: process.env.PUBLICATION_QUEUE_URL! });
+ * await queue.send({ publicationId });
+ * ```
+ */
+export class SqsPublicationQueue implements PublicationQueue {
+  readonly #sqs: SQSClient;
+  readonly #queueUrl: string;
+
+  constructor(options: { sqs: SQSClient; queueUrl: string }) {
+    this.#sqs = options.sqs;
+    this.#queueUrl = options.queueUrl;
+  }
+
+  async send(message: PublicationMessage): Promise<void> {
+    try {
+      await this.#sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.#queueUrl,
+          MessageBody: JSON.stringify(message),
+          MessageAttributes: {
+            publicationId: { DataType: 'String', StringValue: message.publicationId },
+          },
+        }),
+      );
+    } catch (error) {
+      throw new PublicationQueueError(message.publicationId, (error as Error).message ?? String(error), {
+        cause: error,
+      });
+    }
+  }
+}
