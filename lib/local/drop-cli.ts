@@ -7,11 +7,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createS3Client } from '../aws.ts';
+import { parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
-import { DEFAULT_STACK_FILE, readStackFile } from './stack-file.ts';
+import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
 
 /** The `--help` text. */
@@ -38,22 +38,16 @@ export interface DropCommand {
  * @throws LocalUsageError naming the problem
  */
 export function parseDropArgs(argv: string[]): DropCommand | 'help' {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        prefix: { type: 'string', default: '' },
-        'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new LocalUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      prefix: { type: 'string', default: '' },
+      'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
+      help: { type: 'boolean', default: false },
+    },
+    (message) => new LocalUsageError(message),
+    true,
+  );
   if (values.help) return 'help';
   if (positionals.length === 0) throw new LocalUsageError('name at least one FILE to drop');
   const prefix = String(values.prefix ?? '');
@@ -69,13 +63,7 @@ export function parseDropArgs(argv: string[]): DropCommand | 'help' {
  * process.exitCode = await runDropCli(process.argv.slice(2));
  * ```
  */
-export async function runDropCli(
-  argv: string[],
-  io: CliIo = {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  },
-): Promise<number> {
+export async function runDropCli(argv: string[], io: CliIo = processLineIo): Promise<number> {
   let command: DropCommand | 'help';
   try {
     command = parseDropArgs(argv);
@@ -101,12 +89,7 @@ export async function runDropCli(
     io.err(`drop: ${(error as Error).message}`);
     return 1;
   }
-  const s3 = createS3Client({
-    endpoint: facts.aws.endpoint,
-    region: facts.aws.region,
-    credentials: { accessKeyId: facts.aws.accessKeyId, secretAccessKey: facts.aws.secretAccessKey },
-    forcePathStyle: true,
-  });
+  const s3 = createS3Client({ ...emulatorClientConfig(facts.aws), forcePathStyle: true });
   try {
     for (const file of command.files) {
       const key = `${command.prefix}${basename(file)}`;

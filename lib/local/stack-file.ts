@@ -36,6 +36,27 @@ const stackFactsSchema = z.object({
 export type StackFacts = z.infer<typeof stackFactsSchema>;
 
 /**
+ * The AWS SDK client settings that reach the stack's emulator (add `forcePathStyle: true` for S3).
+ * Kept free of SDK imports so reading the stack file stays cheap.
+ *
+ * @example
+ * ```ts
+ * const s3 = createS3Client({ ...emulatorClientConfig(facts.aws), forcePathStyle: true });
+ * ```
+ */
+export function emulatorClientConfig(aws: StackFacts['aws']): {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+} {
+  return {
+    endpoint: aws.endpoint,
+    region: aws.region,
+    credentials: { accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey },
+  };
+}
+
+/**
  * The facts of a running stack; `pid` and `startedAt` default to this process and now.
  *
  * @example
