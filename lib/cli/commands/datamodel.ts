@@ -5,6 +5,7 @@ import type { ExportFormat } from '../../pds/types-v1.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag, trueFalseFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { formatRecord, formatTable } from '../output.ts';
+import { linesResult } from './shared.ts';
 
 const retrieve: Command = {
   name: 'datamodel retrieve',
@@ -45,7 +46,7 @@ const retrieve: Command = {
       limit: integerFlag(flags, 'limit', command),
     };
     const keys = await (await pds()).dataModel.retrieve(args[0] as string, filters);
-    return { data: keys, text: () => (keys.length === 0 ? '(no keys match)' : keys.join('\n')) };
+    return linesResult(keys, '(no keys match)');
   },
 };
 

@@ -149,43 +149,53 @@ const rm: Command = {
   },
 };
 
-const mv: Command = {
-  name: 'folders mv',
-  summary: 'move an asset or folder into another folder',
-  args: 'PATH DESTINATION',
-  minArgs: 2,
-  maxArgs: 2,
-  options: KIND_OPTIONS,
-  examples: ['pds folders mv /inbox/logo.png /images', 'pds folders mv /drafts /archive --folder'],
-  async run({ args, flags, pds, command }) {
-    const [path, destination] = args as [string, string];
-    const kind = kindFlag(flags, command);
-    const folders = (await pds()).assetFolders;
-    const moved = (await isAsset(folders, kind, path))
-      ? await folders.moveAsset(path, destination)
-      : await folders.moveFolder(path, destination);
-    return linkResult(moved);
-  },
-};
+type LinkChange = (folders: AssetFolderOperations, path: string, target: string) => Promise<AssetFolderLink>;
 
-const rename: Command = {
-  name: 'folders rename',
-  summary: 'rename an asset or folder',
-  args: 'PATH NEW_NAME',
-  minArgs: 2,
-  maxArgs: 2,
-  options: KIND_OPTIONS,
-  examples: ['pds folders rename /images/logo.png logo-2026.png'],
-  async run({ args, flags, pds, command }) {
-    const [path, name] = args as [string, string];
-    const kind = kindFlag(flags, command);
-    const folders = (await pds()).assetFolders;
-    const renamed = (await isAsset(folders, kind, path))
-      ? await folders.renameAsset(path, name)
-      : await folders.renameFolder(path, name);
-    return linkResult(renamed);
+/**
+ * A command the PDS serves once for assets and once for folders (move, rename): `--asset` / `--folder`
+ * choose, else the PDS is asked what PATH is.
+ */
+function assetOrFolderCommand(
+  about: Pick<Command, 'name' | 'summary' | 'args' | 'examples'>,
+  onAsset: LinkChange,
+  onFolder: LinkChange,
+): Command {
+  return {
+    ...about,
+    minArgs: 2,
+    maxArgs: 2,
+    options: KIND_OPTIONS,
+    async run({ args, flags, pds, command }) {
+      const [path, target] = args as [string, string];
+      const kind = kindFlag(flags, command);
+      const folders = (await pds()).assetFolders;
+      const change = (await isAsset(folders, kind, path)) ? onAsset : onFolder;
+      return linkResult(await change(folders, path, target));
+    },
+  };
+}
+
+const mv = assetOrFolderCommand(
+  {
+    name: 'folders mv',
+    summary: 'move an asset or folder into another folder',
+    args: 'PATH DESTINATION',
+    examples: ['pds folders mv /inbox/logo.png /images', 'pds folders mv /drafts /archive --folder'],
   },
-};
+  (folders, path, destination) => folders.moveAsset(path, destination),
+  (folders, path, destination) => folders.moveFolder(path, destination),
+);
+
+const rename = assetOrFolderCommand(
+  {
+    name: 'folders rename',
+    summary: 'rename an asset or folder',
+    args: 'PATH NEW_NAME',
+    examples: ['pds folders rename /images/logo.png logo-2026.png'],
+  },
+  (folders, path, name) => folders.renameAsset(path, name),
+  (folders, path, name) => folders.renameFolder(path, name),
+);
 
 const publicize: Command = {
   name: 'folders publicize',
