@@ -53,3 +53,33 @@ export function parseFlags(
     throw usageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
 }
+
+/**
+ * The start of a command's run: parse, and either hand the command back or end with an exit code (2 and
+ * `<program>: <problem> (see --help)` on stderr for a usage error, 0 after printing `usage` for --help).
+ *
+ * @example
+ * ```ts
+ * const command = parsedOrExitCode('drop', io, DROP_USAGE, () => parseDropArgs(argv));
+ * if (typeof command === 'number') return command;
+ * ```
+ */
+export function parsedOrExitCode<T extends object>(
+  program: string,
+  io: LineIo,
+  usage: string,
+  parse: () => T | 'help',
+): T | number {
+  let command: T | 'help';
+  try {
+    command = parse();
+  } catch (error) {
+    io.err(`${program}: ${(error as Error).message} (see --help)`);
+    return 2;
+  }
+  if (command === 'help') {
+    io.out(usage);
+    return 0;
+  }
+  return command;
+}

@@ -6,7 +6,7 @@
  * Exit codes: 0 stopped cleanly (or the demo passed), 1 failed to start (or the demo failed),
  * 2 invalid flags or environment.
  */
-import { type LineIo, parseFlags, processLineIo } from '../command-line.ts';
+import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import { setting } from '../config.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
@@ -186,17 +186,8 @@ export async function runLocalStackCli(
   io: CliIo = processLineIo,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  let command: StartCommand | 'help';
-  try {
-    command = parseStartArgs(argv, env);
-  } catch (error) {
-    io.err(`local-stack: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(START_USAGE);
-    return 0;
-  }
+  const command = parsedOrExitCode('local-stack', io, START_USAGE, () => parseStartArgs(argv, env));
+  if (typeof command === 'number') return command;
 
   const signals = interruptions(io);
   try {

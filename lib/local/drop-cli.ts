@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createS3Client } from '../aws.ts';
-import { parseFlags, processLineIo } from '../command-line.ts';
+import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from './stack-file.ts';
@@ -64,17 +64,8 @@ export function parseDropArgs(argv: string[]): DropCommand | 'help' {
  * ```
  */
 export async function runDropCli(argv: string[], io: CliIo = processLineIo): Promise<number> {
-  let command: DropCommand | 'help';
-  try {
-    command = parseDropArgs(argv);
-  } catch (error) {
-    io.err(`drop: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(DROP_USAGE);
-    return 0;
-  }
+  const command = parsedOrExitCode('drop', io, DROP_USAGE, () => parseDropArgs(argv));
+  if (typeof command === 'number') return command;
   for (const file of command.files) {
     const problem = await unreadable(file);
     if (problem) {

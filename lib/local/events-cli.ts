@@ -6,7 +6,7 @@
  * Exit codes: 0 stopped (Ctrl-C or `--count` reached), 1 no running stack, 2 invalid flags.
  */
 import { createS3Client, createSqsClient } from '../aws.ts';
-import { parseFlags, processLineIo } from '../command-line.ts';
+import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
 import { formatEventJson, formatEventLine } from './event-format.ts';
@@ -80,17 +80,8 @@ export async function runEventsCli(
   io: CliIo = processLineIo,
   isTerminal = process.stdout.isTTY === true,
 ): Promise<number> {
-  let command: EventsCommand | 'help';
-  try {
-    command = parseEventsArgs(argv, isTerminal);
-  } catch (error) {
-    io.err(`events: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(EVENTS_USAGE);
-    return 0;
-  }
+  const command = parsedOrExitCode('events', io, EVENTS_USAGE, () => parseEventsArgs(argv, isTerminal));
+  if (typeof command === 'number') return command;
   let facts: Awaited<ReturnType<typeof readStackFile>>;
   try {
     facts = await readStackFile(command.stackFile);

@@ -139,6 +139,11 @@ async function deleteItems({ state }: AssetFolderDeps, { req }: RequestContext):
   return emptyReply(204);
 }
 
+/** The operation for the other kind, named in the refusal of a path of the wrong kind: `_moveFolder` for an asset route. */
+function otherKindOperation(operation: '_move' | '_rename', kind: AssetFolderNode['linkType']): string {
+  return `${operation}${kind === 'ASSET' ? 'Folder' : 'Asset'}`;
+}
+
 async function move(
   { state }: AssetFolderDeps,
   { req, rest, user }: RequestContext,
@@ -146,8 +151,7 @@ async function move(
 ): Promise<Reply> {
   const body = await readFolderPathName(req);
   const tree = state.assetFolders;
-  const hint = kind === 'ASSET' ? '_moveFolder' : '_moveAsset';
-  const node = requireKind(tree, segmentsOfRest(rest), kind, 'moved', hint);
+  const node = requireKind(tree, segmentsOfRest(rest), kind, 'moved', otherKindOperation('_move', kind));
   if (body.path === undefined) {
     throw new SimulatorHttpError(
       400,
@@ -176,8 +180,7 @@ async function rename(
 ): Promise<Reply> {
   const body = await readFolderPathName(req);
   const tree = state.assetFolders;
-  const hint = kind === 'ASSET' ? '_renameFolder' : '_renameAsset';
-  const node = requireKind(tree, segmentsOfRest(rest), kind, 'renamed', hint);
+  const node = requireKind(tree, segmentsOfRest(rest), kind, 'renamed', otherKindOperation('_rename', kind));
   if (body.name === undefined) {
     throw new SimulatorHttpError(400, 'Send a JSON body {"name": "new name"} naming the new name');
   }
