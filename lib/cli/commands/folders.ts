@@ -8,7 +8,7 @@ import type { AssetFolderLink } from '../../pds/types-v1.ts';
 import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';
-import { plural, withUpload } from './shared.ts';
+import { conditionalGetFlags, conditionalGetOptions, plural, withUpload } from './shared.ts';
 
 const KIND_OPTIONS = {
   asset: { type: 'boolean', description: 'PATH is an asset (default: asked from the PDS)' },
@@ -60,15 +60,14 @@ const ls: Command = {
   minArgs: 0,
   maxArgs: 1,
   options: {
-    'if-none-match': { type: 'string', value: 'ETAG', description: 'ETag of a listing you hold' },
-    'allow-caching': { type: 'boolean', description: 'let caches reuse the answer' },
+    ...conditionalGetOptions('a listing'),
     download: { type: 'boolean', description: 'download the asset or the folder (ZIP) instead of listing' },
     output: { type: 'string', short: 'o', value: 'FILE', description: 'where --download writes' },
   },
   examples: ['pds folders ls /images', 'pds folders ls /documents --download -o documents.zip'],
   async run({ args, flags, pds, io, command }) {
     const path = args[0] ?? '/';
-    const allowCaching = booleanFlag(flags, 'allow-caching') || undefined;
+    const { ifNoneMatch, allowCaching } = conditionalGetFlags(flags);
     const output = stringFlag(flags, 'output');
     if (booleanFlag(flags, 'download')) {
       if (output === undefined && io.stdoutIsTTY) {
@@ -89,10 +88,7 @@ const ls: Command = {
       return { data, text: () => `Wrote ${formatBytes(bytes)} to ${output}` };
     }
     if (output !== undefined) throw new CliUsageError('--output goes with --download', command);
-    const listing = await (await pds()).assetFolders.list(path, {
-      ifNoneMatch: stringFlag(flags, 'if-none-match'),
-      allowCaching,
-    });
+    const listing = await (await pds()).assetFolders.list(path, { ifNoneMatch, allowCaching });
     if (listing.notModified) {
       return { data: listing, text: () => `Not modified: ${path} still has ETag ${listing.etag}` };
     }

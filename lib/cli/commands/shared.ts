@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream';
 import type { StreamUploadSource } from '../../pds/multipart.ts';
-import { CliInputError } from '../args.ts';
+import { booleanFlag, CliInputError, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
 import type { CommandResult } from '../command.ts';
 import { formatTable } from '../output.ts';
 import type { TransferProgress } from '../progress.ts';
@@ -166,4 +166,35 @@ export function tableResult<T>(
  */
 export function linesResult(lines: readonly string[], empty: string): CommandResult {
   return { data: lines, text: () => (lines.length === 0 ? empty : lines.join('\n')) };
+}
+
+/**
+ * The flags of a conditional GET (`--if-none-match ETAG`, `--allow-caching`); `held` names what the
+ * ETag belongs to in the help text.
+ *
+ * @example
+ * ```ts
+ * options: { ...conditionalGetOptions('a model'), verbose: { type: 'boolean' } },
+ * ```
+ */
+export function conditionalGetOptions(held: string): CliOptions {
+  return {
+    'if-none-match': { type: 'string', value: 'ETAG', description: `ETag of ${held} you hold` },
+    'allow-caching': { type: 'boolean', description: 'let caches reuse the answer' },
+  };
+}
+
+/**
+ * The values of {@link conditionalGetOptions} as the client takes them (allowCaching undefined when off).
+ *
+ * @example
+ * ```ts
+ * const answer = await pds.dataModel.current(conditionalGetFlags(flags));
+ * ```
+ */
+export function conditionalGetFlags(flags: FlagValues): { ifNoneMatch?: string; allowCaching?: true } {
+  return {
+    ifNoneMatch: stringFlag(flags, 'if-none-match'),
+    allowCaching: booleanFlag(flags, 'allow-caching') || undefined,
+  };
 }
