@@ -11,7 +11,7 @@ import { createS3Client } from '../aws.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
-import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from './stack-file.ts';
+import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
 
 /** The `--help` text. */
@@ -73,13 +73,8 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
       return 1;
     }
   }
-  let facts: Awaited<ReturnType<typeof readStackFile>>;
-  try {
-    facts = await readStackFile(command.stackFile);
-  } catch (error) {
-    io.err(`drop: ${(error as Error).message}`);
-    return 1;
-  }
+  const facts = await stackFactsOrReport('drop', io, command.stackFile);
+  if (facts === undefined) return 1;
   const s3 = createS3Client({ ...emulatorClientConfig(facts.aws), forcePathStyle: true });
   try {
     for (const file of command.files) {

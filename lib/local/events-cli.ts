@@ -11,7 +11,7 @@ import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
 import { formatEventJson, formatEventLine } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
-import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from './stack-file.ts';
+import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 
 /** The `--help` text. */
 export const EVENTS_USAGE = `Usage: npm run events -- [options]
@@ -82,13 +82,8 @@ export async function runEventsCli(
 ): Promise<number> {
   const command = parsedOrExitCode('events', io, EVENTS_USAGE, () => parseEventsArgs(argv, isTerminal));
   if (typeof command === 'number') return command;
-  let facts: Awaited<ReturnType<typeof readStackFile>>;
-  try {
-    facts = await readStackFile(command.stackFile);
-  } catch (error) {
-    io.err(`events: ${(error as Error).message}`);
-    return 1;
-  }
+  const facts = await stackFactsOrReport('events', io, command.stackFile);
+  if (facts === undefined) return 1;
   const clientConfig = emulatorClientConfig(facts.aws);
   const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
   const sqs = createSqsClient(clientConfig);
