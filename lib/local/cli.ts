@@ -6,7 +6,7 @@
  * Exit codes: 0 stopped cleanly (or the demo passed), 1 failed to start (or the demo failed),
  * 2 invalid flags or environment.
  */
-import { parseArgs } from 'node:util';
+import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import { setting } from '../config.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
@@ -60,15 +60,7 @@ export interface StartCommand {
 }
 
 /** Where the command writes; replaced in tests. */
-export interface CliIo {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const processIo: CliIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
+export type CliIo = LineIo;
 
 /**
  * Turns the arguments and the environment into what to start, or `'help'`.
@@ -83,29 +75,23 @@ export function parseStartArgs(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
 ): StartCommand | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'aws-port': { type: 'string' },
-        'pds-port': { type: 'string' },
-        'api-port': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'messaging-assets-rate': { type: 'string' },
-        'supplier-reviews-rate': { type: 'string' },
-        'review-delay': { type: 'string' },
-        'stack-file': { type: 'string' },
-        demo: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new LocalUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
+  const { values } = parseFlags(
+    argv,
+    {
+      'aws-port': { type: 'string' },
+      'pds-port': { type: 'string' },
+      'api-port': { type: 'string' },
+      'data-dir': { type: 'string' },
+      'messaging-assets-rate': { type: 'string' },
+      'supplier-reviews-rate': { type: 'string' },
+      'review-delay': { type: 'string' },
+      'stack-file': { type: 'string' },
+      demo: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    (message) => new LocalUsageError(message),
+  );
   if (values.help) return 'help';
   const demo = values.demo === true;
   const flag = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
@@ -197,20 +183,11 @@ function pdsFromEnvironment(env: Record<string, string | undefined>): PdsConnect
  */
 export async function runLocalStackCli(
   argv: string[],
-  io: CliIo = processIo,
+  io: CliIo = processLineIo,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  let command: StartCommand | 'help';
-  try {
-    command = parseStartArgs(argv, env);
-  } catch (error) {
-    io.err(`local-stack: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(START_USAGE);
-    return 0;
-  }
+  const command = parsedOrExitCode('local-stack', io, START_USAGE, () => parseStartArgs(argv, env));
+  if (typeof command === 'number') return command;
 
   const signals = interruptions(io);
   try {

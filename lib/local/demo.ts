@@ -22,6 +22,7 @@ import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event
 import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
+import { emulatorClientConfig } from './stack-file.ts';
 
 /** Per-step time limits, generous for a loaded CI machine. */
 export const DEMO_TIMEOUTS_MS = Object.freeze({
@@ -85,11 +86,7 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
   const timeouts: DemoTimeouts = { ...DEMO_TIMEOUTS_MS, ...options.timeouts };
   const interval = options.pollIntervalMs ?? 100;
   const out = options.out;
-  const clientConfig = {
-    endpoint: stack.aws.endpoint,
-    region: stack.aws.region,
-    credentials: { accessKeyId: stack.aws.accessKeyId, secretAccessKey: stack.aws.secretAccessKey },
-  };
+  const clientConfig = emulatorClientConfig(stack.aws);
   const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
   const sqs = createSqsClient(clientConfig);
   const pds = createPdsClient({

@@ -7,11 +7,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createS3Client } from '../aws.ts';
+import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
-import { DEFAULT_STACK_FILE, readStackFile } from './stack-file.ts';
+import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
 
 /** The `--help` text. */
@@ -38,22 +38,16 @@ export interface DropCommand {
  * @throws LocalUsageError naming the problem
  */
 export function parseDropArgs(argv: string[]): DropCommand | 'help' {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        prefix: { type: 'string', default: '' },
-        'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new LocalUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      prefix: { type: 'string', default: '' },
+      'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
+      help: { type: 'boolean', default: false },
+    },
+    (message) => new LocalUsageError(message),
+    true,
+  );
   if (values.help) return 'help';
   if (positionals.length === 0) throw new LocalUsageError('name at least one FILE to drop');
   const prefix = String(values.prefix ?? '');
@@ -69,24 +63,9 @@ export function parseDropArgs(argv: string[]): DropCommand | 'help' {
  * process.exitCode = await runDropCli(process.argv.slice(2));
  * ```
  */
-export async function runDropCli(
-  argv: string[],
-  io: CliIo = {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  },
-): Promise<number> {
-  let command: DropCommand | 'help';
-  try {
-    command = parseDropArgs(argv);
-  } catch (error) {
-    io.err(`drop: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(DROP_USAGE);
-    return 0;
-  }
+export async function runDropCli(argv: string[], io: CliIo = processLineIo): Promise<number> {
+  const command = parsedOrExitCode('drop', io, DROP_USAGE, () => parseDropArgs(argv));
+  if (typeof command === 'number') return command;
   for (const file of command.files) {
     const problem = await unreadable(file);
     if (problem) {
@@ -94,19 +73,9 @@ export async function runDropCli(
       return 1;
     }
   }
-  let facts: Awaited<ReturnType<typeof readStackFile>>;
-  try {
-    facts = await readStackFile(command.stackFile);
-  } catch (error) {
-    io.err(`drop: ${(error as Error).message}`);
-    return 1;
-  }
-  const s3 = createS3Client({
-    endpoint: facts.aws.endpoint,
-    region: facts.aws.region,
-    credentials: { accessKeyId: facts.aws.accessKeyId, secretAccessKey: facts.aws.secretAccessKey },
-    forcePathStyle: true,
-  });
+  const facts = await stackFactsOrReport('drop', io, command.stackFile);
+  if (facts === undefined) return 1;
+  const s3 = createS3Client({ ...emulatorClientConfig(facts.aws), forcePathStyle: true });
   try {
     for (const file of command.files) {
       const key = `${command.prefix}${basename(file)}`;

@@ -5,13 +5,13 @@
  *
  * Exit codes: 0 stopped (Ctrl-C or `--count` reached), 1 no running stack, 2 invalid flags.
  */
-import { parseArgs } from 'node:util';
 import { createS3Client, createSqsClient } from '../aws.ts';
+import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
 import { formatEventJson, formatEventLine } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
-import { DEFAULT_STACK_FILE, readStackFile } from './stack-file.ts';
+import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 
 /** The `--help` text. */
 export const EVENTS_USAGE = `Usage: npm run events -- [options]
@@ -41,24 +41,18 @@ export interface EventsCommand {
  * @throws LocalUsageError naming the bad flag
  */
 export function parseEventsArgs(argv: string[], isTerminal: boolean): EventsCommand | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        peek: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        text: { type: 'boolean', default: false },
-        count: { type: 'string' },
-        'stack-file': { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new LocalUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
+  const { values } = parseFlags(
+    argv,
+    {
+      peek: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      text: { type: 'boolean', default: false },
+      count: { type: 'string' },
+      'stack-file': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    (message) => new LocalUsageError(message),
+  );
   if (values.help) return 'help';
   if (values.json && values.text) throw new LocalUsageError('--json and --text exclude each other; give one');
   const rawCount = typeof values.count === 'string' ? values.count : undefined;
@@ -83,35 +77,14 @@ export function parseEventsArgs(argv: string[], isTerminal: boolean): EventsComm
  */
 export async function runEventsCli(
   argv: string[],
-  io: CliIo = {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  },
+  io: CliIo = processLineIo,
   isTerminal = process.stdout.isTTY === true,
 ): Promise<number> {
-  let command: EventsCommand | 'help';
-  try {
-    command = parseEventsArgs(argv, isTerminal);
-  } catch (error) {
-    io.err(`events: ${(error as Error).message} (see --help)`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(EVENTS_USAGE);
-    return 0;
-  }
-  let facts: Awaited<ReturnType<typeof readStackFile>>;
-  try {
-    facts = await readStackFile(command.stackFile);
-  } catch (error) {
-    io.err(`events: ${(error as Error).message}`);
-    return 1;
-  }
-  const clientConfig = {
-    endpoint: facts.aws.endpoint,
-    region: facts.aws.region,
-    credentials: { accessKeyId: facts.aws.accessKeyId, secretAccessKey: facts.aws.secretAccessKey },
-  };
+  const command = parsedOrExitCode('events', io, EVENTS_USAGE, () => parseEventsArgs(argv, isTerminal));
+  if (typeof command === 'number') return command;
+  const facts = await stackFactsOrReport('events', io, command.stackFile);
+  if (facts === undefined) return 1;
+  const clientConfig = emulatorClientConfig(facts.aws);
   const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
   const sqs = createSqsClient(clientConfig);
   const stop = new AbortController();

@@ -7,6 +7,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import type { LineIo } from '../command-line.ts';
 import { StackFileError } from './errors.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
@@ -34,6 +35,27 @@ const stackFactsSchema = z.object({
 
 /** What the file holds. */
 export type StackFacts = z.infer<typeof stackFactsSchema>;
+
+/**
+ * The AWS SDK client settings that reach the stack's emulator (add `forcePathStyle: true` for S3).
+ * Kept free of SDK imports so reading the stack file stays cheap.
+ *
+ * @example
+ * ```ts
+ * const s3 = createS3Client({ ...emulatorClientConfig(facts.aws), forcePathStyle: true });
+ * ```
+ */
+export function emulatorClientConfig(aws: StackFacts['aws']): {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+} {
+  return {
+    endpoint: aws.endpoint,
+    region: aws.region,
+    credentials: { accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey },
+  };
+}
 
 /**
  * The facts of a running stack; `pid` and `startedAt` default to this process and now.
@@ -119,6 +141,29 @@ export async function readStackFile(
     );
   }
   return facts;
+}
+
+/**
+ * The facts of the running stack for a command that needs them, or undefined after telling the user on
+ * stderr why there are none (`<program>: <reason>`); the command then ends with exit code 1.
+ *
+ * @example
+ * ```ts
+ * const facts = await stackFactsOrReport('drop', io, command.stackFile);
+ * if (facts === undefined) return 1;
+ * ```
+ */
+export async function stackFactsOrReport(
+  program: string,
+  io: LineIo,
+  path: string,
+): Promise<StackFacts | undefined> {
+  try {
+    return await readStackFile(path);
+  } catch (error) {
+    io.err(`${program}: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 /** True when a process with this id exists (signal 0 checks without signalling). */

@@ -9,11 +9,13 @@
  * address a different folder than the caller named.
  */
 import type { Readable } from 'node:stream';
+import { conditionalAnswer, requestJson } from './answers.ts';
+import { optionalEtag } from './checks.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { encodePathSegment } from './paths.ts';
-import { parseAnswer, schemasV1 } from './schemas.ts';
+import { schemasV1 } from './schemas.ts';
 import { headerOf, type PdsConditional, type PdsTransport } from './transport.ts';
 import { ASSET_FOLDER_OPERATIONS, type AssetFolderLink } from './types-v1.ts';
 
@@ -152,7 +154,7 @@ export class PdsAssetFolders implements AssetFolderOperations {
 
   async list(path: string, options: AssetFolderListOptions = {}): Promise<PdsConditional<AssetFolderLink[]>> {
     const line = { method: 'GET', path: `${BASE}{path}` };
-    const ifNoneMatch = optionalHeader(options.ifNoneMatch, 'ifNoneMatch', line);
+    const ifNoneMatch = optionalEtag(options.ifNoneMatch, 'ifNoneMatch', line);
     const response = await this.#transport.request({
       method: 'GET',
       path: BASE + bareOperationPath(path, line),
@@ -162,17 +164,7 @@ export class PdsAssetFolders implements AssetFolderOperations {
       expect: 'json',
       signal: options.signal,
     });
-    const etag = headerOf(response.headers, 'etag');
-    const cacheControl = headerOf(response.headers, 'cache-control');
-    if (response.status === 304) {
-      return { notModified: true, etag: etag ?? (ifNoneMatch as string), cacheControl };
-    }
-    return {
-      notModified: false,
-      value: parseAnswer(schemasV1.assetFolderLinks, response.body, response.request),
-      etag,
-      cacheControl,
-    };
+    return conditionalAnswer(response, ifNoneMatch, schemasV1.assetFolderLinks);
   }
 
   async download(path: string, options: AssetFolderDownloadOptions = {}): Promise<AssetDownload> {
@@ -206,15 +198,17 @@ export class PdsAssetFolders implements AssetFolderOperations {
     if (target === '' && options.name === undefined) {
       throw new PdsInvalidRequestError('the root folder always exists; name the folder to create', line);
     }
-    const response = await this.#transport.request({
-      method: 'POST',
-      path: BASE + target,
-      headers: { accept: JSON_ACCEPT },
-      json: options.name === undefined ? {} : { name: options.name },
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.assetFolderLink, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'POST',
+        path: BASE + target,
+        headers: { accept: JSON_ACCEPT },
+        json: options.name === undefined ? {} : { name: options.name },
+        signal: options.signal,
+      },
+      schemasV1.assetFolderLink,
+    );
   }
 
   async delete(path: string, options: PdsCallOptions = {}): Promise<void> {
@@ -324,15 +318,17 @@ export class PdsAssetFolders implements AssetFolderOperations {
     if (notRoot && target === '') {
       throw new PdsInvalidRequestError('the root folder cannot be moved, renamed or made public', line);
     }
-    const response = await this.#transport.request({
-      method,
-      path: `${BASE}/${operation}${target}`,
-      headers: { accept: JSON_ACCEPT },
-      ...(json !== undefined && { json }),
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.assetFolderLink, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method,
+        path: `${BASE}/${operation}${target}`,
+        headers: { accept: JSON_ACCEPT },
+        ...(json !== undefined && { json }),
+        signal: options.signal,
+      },
+      schemasV1.assetFolderLink,
+    );
   }
 
   async #upload(
@@ -344,15 +340,17 @@ export class PdsAssetFolders implements AssetFolderOperations {
     const line = { method: 'POST', path: `${BASE}/${operation}{path}` };
     const target = encodeAssetPath(folder, line);
     const multipart = await multipartRequest(source, line);
-    const response = await this.#transport.request({
-      method: 'POST',
-      path: `${BASE}/${operation}${target}`,
-      headers: { ...multipart.headers, accept: JSON_ACCEPT },
-      body: multipart.body,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.assetFolderLinks, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'POST',
+        path: `${BASE}/${operation}${target}`,
+        headers: { ...multipart.headers, accept: JSON_ACCEPT },
+        body: multipart.body,
+        signal: options.signal,
+      },
+      schemasV1.assetFolderLinks,
+    );
   }
 }
 
@@ -378,14 +376,6 @@ function checkName(name: unknown, what: string, line: PdsRequestLine): void {
       line,
     );
   }
-}
-
-function optionalHeader(value: string | undefined, name: string, line: PdsRequestLine): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '' || /[\r\n\0]/.test(value)) {
-    throw new PdsInvalidRequestError(`${name} must be a non-empty ETag such as '"abc"' on one line`, line);
-  }
-  return value;
 }
 
 /**

@@ -9,12 +9,14 @@
  * any request: either would silently address the other variant.
  */
 
+import { requestJson } from './answers.ts';
+import { isObject, isStringArray } from './checks.ts';
 import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { type PageOptions, PdsPaginator, transportPages } from './pagination.ts';
 import { encodePathSegment } from './paths.ts';
-import { parseAnswer, schemasV1 } from './schemas.ts';
+import { schemasV1 } from './schemas.ts';
 import type { PdsTransport } from './transport.ts';
 import {
   BULK_SUBSCRIPTION_ID_PATTERN,
@@ -211,26 +213,26 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
         line,
       );
     }
-    const response = await this.#transport.request({
-      method: 'POST',
-      path: BASE,
-      query: { synchronously: options.synchronously },
-      json: request,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscription, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'POST',
+        path: BASE,
+        query: { synchronously: options.synchronously },
+        json: request,
+        signal: options.signal,
+      },
+      schemasV1.bulkSubscription,
+    );
   }
 
   async get(ref: SubscriptionRef, options: PdsCallOptions = {}): Promise<BulkSubscription> {
     const path = subscriptionPath('GET', ref, '');
-    const response = await this.#transport.request({
-      method: 'GET',
-      path,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscription, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemasV1.bulkSubscription,
+    );
   }
 
   async update(
@@ -239,21 +241,23 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
     options: SubscriptionWriteOptions = {},
   ): Promise<BulkSubscription> {
     const path = subscriptionPath('PUT', ref, '');
-    if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) {
+    if (!isObject(changes)) {
       throw new PdsInvalidRequestError('changes must be an object of the fields to change', {
         method: 'PUT',
         path,
       });
     }
-    const response = await this.#transport.request({
-      method: 'PUT',
-      path,
-      query: { synchronously: options.synchronously },
-      json: changes,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscription, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'PUT',
+        path,
+        query: { synchronously: options.synchronously },
+        json: changes,
+        signal: options.signal,
+      },
+      schemasV1.bulkSubscription,
+    );
   }
 
   async delete(
@@ -273,24 +277,20 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
 
   async nameToId(name: string, options: PdsCallOptions = {}): Promise<string> {
     const path = subscriptionPath('GET', { name }, '/id');
-    const response = await this.#transport.request({
-      method: 'GET',
-      path,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.subscriptionIdAnswer, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemasV1.subscriptionIdAnswer,
+    );
   }
 
   async idToName(id: string | number, options: PdsCallOptions = {}): Promise<string> {
     const path = subscriptionPath('GET', { id }, '/name');
-    const response = await this.#transport.request({
-      method: 'GET',
-      path,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.subscriptionNameAnswer, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemasV1.subscriptionNameAnswer,
+    );
   }
 
   entries(
@@ -327,14 +327,11 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
     options: SubscriptionWriteOptions = {},
   ): Promise<BulkSubscriptionImport> {
     const path = subscriptionPath('DELETE', ref, '/entries/all');
-    const response = await this.#transport.request({
-      method: 'DELETE',
-      path,
-      query: { synchronously: options.synchronously },
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscriptionImport, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'DELETE', path, query: { synchronously: options.synchronously }, signal: options.signal },
+      schemasV1.bulkSubscriptionImport,
+    );
   }
 
   imports(ref: SubscriptionRef, options: PageOptions = {}): PdsPaginator<BulkSubscriptionImport> {
@@ -358,15 +355,17 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
       );
     }
     const multipart = await multipartRequest(source, line);
-    const response = await this.#transport.request({
-      method: 'POST',
-      path,
-      query: { action, synchronously: options.synchronously },
-      ...multipart,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscriptionImport, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'POST',
+        path,
+        query: { action, synchronously: options.synchronously },
+        ...multipart,
+        signal: options.signal,
+      },
+      schemasV1.bulkSubscriptionImport,
+    );
   }
 
   async #changeEntries(
@@ -382,24 +381,22 @@ export class PdsBulkSubscriptions implements BulkSubscriptionOperations {
         { method, path },
       );
     }
-    const response = await this.#transport.request({
-      method,
-      path,
-      query: { synchronously: options.synchronously },
-      json: entries,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.bulkSubscriptionImport, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method,
+        path,
+        query: { synchronously: options.synchronously },
+        json: entries,
+        signal: options.signal,
+      },
+      schemasV1.bulkSubscriptionImport,
+    );
   }
 }
 
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((each) => typeof each === 'string');
-}
-
 function isEntry(value: unknown): value is BulkSubscriptionEntry {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isObject(value)) return false;
   return Object.values(value).every(
     (each) => typeof each === 'string' || typeof each === 'boolean' || Number.isFinite(each),
   );

@@ -6,11 +6,13 @@
  * `FORBIDDEN` (the other families answer 401, code `UNAUTHORIZED`).
  */
 import { isIntegerInRange } from '../core/index.ts';
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import { conditionalAnswer, requestJson } from './answers.ts';
+import { optionalEtag, requireText } from './checks.ts';
+import { PdsInvalidRequestError } from './errors.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
 import { parseAnswer, schemasV1 } from './schemas.ts';
-import { headerOf, type PdsConditional, type PdsTransport } from './transport.ts';
+import type { PdsConditional, PdsTransport } from './transport.ts';
 import type {
   DataModel,
   DataModelRetrievalKind,
@@ -90,37 +92,30 @@ export class PdsDataModel implements DataModelOperations {
     if (filters.limit !== undefined && !isIntegerInRange(filters.limit, { min: 0 })) {
       throw new PdsInvalidRequestError(`limit must be an integer of 0 or more, got ${filters.limit}`, line);
     }
-    const response = await this.#transport.request({
-      method: 'GET',
-      path: pathOf`/v1/datamodel/retrieval/${kind}`,
-      query: {
-        q: filters.q,
-        dataModel: filters.dataModel,
-        extension: filters.extension,
-        leaf: filters.leaf,
-        parent: filters.parent,
-        name: filters.name,
-        code: filters.code,
-        limit: filters.limit,
+    return requestJson(
+      this.#transport,
+      {
+        method: 'GET',
+        path: pathOf`/v1/datamodel/retrieval/${kind}`,
+        query: {
+          q: filters.q,
+          dataModel: filters.dataModel,
+          extension: filters.extension,
+          leaf: filters.leaf,
+          parent: filters.parent,
+          name: filters.name,
+          code: filters.code,
+          limit: filters.limit,
+        },
+        signal: options.signal,
       },
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.dataModelKeys, response.body, response.request);
+      schemasV1.dataModelKeys,
+    );
   }
 
   async current(options: DataModelCurrentOptions = {}): Promise<PdsConditional<DataModel>> {
     const line = { method: 'GET', path: `${BASE}/current` };
-    const { ifNoneMatch } = options;
-    if (
-      ifNoneMatch !== undefined &&
-      (typeof ifNoneMatch !== 'string' || /^\s*$|[\r\n\0]/.test(ifNoneMatch))
-    ) {
-      throw new PdsInvalidRequestError(
-        `ifNoneMatch must be a non-empty ETag such as '"abc"' on one line`,
-        line,
-      );
-    }
+    const ifNoneMatch = optionalEtag(options.ifNoneMatch, 'ifNoneMatch', line);
     const response = await this.#transport.request({
       method: 'GET',
       path: line.path,
@@ -130,27 +125,16 @@ export class PdsDataModel implements DataModelOperations {
       expect: 'json',
       signal: options.signal,
     });
-    const etag = headerOf(response.headers, 'etag');
-    const cacheControl = headerOf(response.headers, 'cache-control');
-    if (response.status === 304)
-      return { notModified: true, etag: etag ?? (ifNoneMatch as string), cacheControl };
-    return {
-      notModified: false,
-      value: parseAnswer(schemasV1.dataModel, response.body, response.request),
-      etag,
-      cacheControl,
-    };
+    return conditionalAnswer(response, ifNoneMatch, schemasV1.dataModel);
   }
 
   async defaultItem(category: string, options: PdsCallOptions = {}): Promise<DefaultItem> {
     requireText(category, 'category', { method: 'GET', path: `${BASE}/defaultItem/{category}` });
-    const response = await this.#transport.request({
-      method: 'GET',
-      path: pathOf`/v1/datamodel/defaultItem/${category}`,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemasV1.defaultItem, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path: pathOf`/v1/datamodel/defaultItem/${category}`, signal: options.signal },
+      schemasV1.defaultItem,
+    );
   }
 
   exportFormats(options?: ExportFormatsOptions & { returnKeyValueFormat?: false }): Promise<ExportFormat[]>;
@@ -172,11 +156,5 @@ export class PdsDataModel implements DataModelOperations {
     return keyed
       ? parseAnswer(schemasV1.exportFormatsByKey, response.body, response.request)
       : parseAnswer(schemasV1.exportFormats, response.body, response.request);
-  }
-}
-
-function requireText(value: unknown, name: string, line: PdsRequestLine): void {
-  if (typeof value !== 'string' || value === '') {
-    throw new PdsInvalidRequestError(`${name} must be a non-empty string`, line);
   }
 }

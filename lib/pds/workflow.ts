@@ -7,13 +7,15 @@
  * lenient schema.
  */
 import type { Readable } from 'node:stream';
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import { requestJson } from './answers.ts';
+import { isObject, isStringArray, requireText } from './checks.ts';
+import { PdsInvalidRequestError } from './errors.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
 import type { PdsClient } from './ports.ts';
-import { parseAnswer, schemas } from './schemas.ts';
-import type { PdsTransport } from './transport.ts';
+import { schemas } from './schemas.ts';
+import type { PdsResponseBody, PdsTransport } from './transport.ts';
 import {
   type CommunicationChannel,
   DESTINATION_TYPES,
@@ -50,14 +52,11 @@ export class PdsWorkflow implements PdsClient {
     const path = '/api/v1/gatherings';
     // A file source is opened afresh per attempt; a one-shot stream makes the transport never retry.
     const multipart = await multipartRequest(source, { method: 'POST', path });
-    const response = await this.#transport.request({
-      method: 'POST',
-      path,
-      ...multipart,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemas.gatheringEntries, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'POST', path, ...multipart, signal: options.signal },
+      schemas.gatheringEntries,
+    );
   }
 
   async startImport(request: ImportRequest, options: PdsCallOptions = {}): Promise<void> {
@@ -86,16 +85,18 @@ export class PdsWorkflow implements PdsClient {
     if (request.attributeNames !== undefined && !isStringArray(request.attributeNames)) {
       throw new PdsInvalidRequestError('attributeNames must be an array of strings or left out', line);
     }
-    const response = await this.#transport.request({
-      method: 'POST',
-      path,
-      json: request,
-      // Validation has no side effect: repeating it is as safe as a GET.
-      idempotent: true,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemas.validationResponse, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      {
+        method: 'POST',
+        path,
+        json: request,
+        // Validation has no side effect: repeating it is as safe as a GET.
+        idempotent: true,
+        signal: options.signal,
+      },
+      schemas.validationResponse,
+    );
   }
 
   async createSelection(primaryKeys: readonly string[], options: PdsCallOptions = {}): Promise<Selection> {
@@ -104,14 +105,11 @@ export class PdsWorkflow implements PdsClient {
     if (!isStringArray(primaryKeys)) {
       throw new PdsInvalidRequestError('primaryKeys must be an array of strings', line);
     }
-    const response = await this.#transport.request({
-      method: 'POST',
-      path,
-      json: { primaryKeys },
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemas.selection, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'POST', path, json: { primaryKeys }, signal: options.signal },
+      schemas.selection,
+    );
   }
 
   async publish(request: PublicationRequest, options: PdsCallOptions = {}): Promise<void> {
@@ -141,58 +139,54 @@ export class PdsWorkflow implements PdsClient {
 
   async listCommunicationChannels(options: PdsCallOptions = {}): Promise<CommunicationChannel[]> {
     const path = '/api/v1/communicationchannels';
-    const response = await this.#transport.request({
-      method: 'GET',
-      path,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemas.communicationChannels, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemas.communicationChannels,
+    );
   }
 
   async listSupplierReviews(primaryKey: string, options: PdsCallOptions = {}): Promise<SupplierReview[]> {
     requireText(primaryKey, 'primaryKey', { method: 'GET', path: '/api/v1/supplierreviews/{primaryKey}' });
     const path = pathOf`/api/v1/supplierreviews/${primaryKey}`;
-    const response = await this.#transport.request({
-      method: 'GET',
-      path,
-      expect: 'json',
-      signal: options.signal,
-    });
-    return parseAnswer(schemas.supplierReviews, response.body, response.request);
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemas.supplierReviews,
+    );
   }
 
   async getMessagingAsset(messagingAssetId: number, options: PdsCallOptions = {}): Promise<string> {
-    const response = await this.#transport.request({
-      method: 'GET',
-      path: messagingAssetPath(messagingAssetId),
-      headers: { accept: XML_ACCEPT },
-      expect: 'text',
-      signal: options.signal,
-    });
-    return response.body;
+    return this.#messagingAsset(messagingAssetId, 'text', options);
   }
 
   async streamMessagingAsset(messagingAssetId: number, options: PdsCallOptions = {}): Promise<Readable> {
-    const response = await this.#transport.request({
-      method: 'GET',
-      path: messagingAssetPath(messagingAssetId),
-      headers: { accept: XML_ACCEPT },
-      expect: 'stream',
-      signal: options.signal,
-    });
-    return response.body;
+    return this.#messagingAsset(messagingAssetId, 'stream', options);
   }
 
   async listMessagingAssets(options: PdsCallOptions = {}): Promise<MessagingAssetSummary[]> {
     const path = '/api/v1/messaging/messagingassets/';
+    return requestJson(
+      this.#transport,
+      { method: 'GET', path, signal: options.signal },
+      schemas.messagingAssetSummaries,
+    );
+  }
+
+  /** One messaging asset's XML, whole or streamed: the two getters differ only in how the body comes back. */
+  async #messagingAsset<E extends 'text' | 'stream'>(
+    messagingAssetId: number,
+    expect: E,
+    options: PdsCallOptions,
+  ): Promise<PdsResponseBody<E>> {
     const response = await this.#transport.request({
       method: 'GET',
-      path,
-      expect: 'json',
+      path: messagingAssetPath(messagingAssetId),
+      headers: { accept: XML_ACCEPT },
+      expect,
       signal: options.signal,
     });
-    return parseAnswer(schemas.messagingAssetSummaries, response.body, response.request);
+    return response.body;
   }
 }
 
@@ -209,18 +203,4 @@ function messagingAssetPath(messagingAssetId: number): string {
     );
   }
   return pathOf`/api/v1/messaging/messagingassets/${messagingAssetId}`;
-}
-
-function requireText(value: unknown, name: string, line: PdsRequestLine): void {
-  if (typeof value !== 'string' || value === '') {
-    throw new PdsInvalidRequestError(`${name} must be a non-empty string`, line);
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
 }

@@ -3,7 +3,7 @@
  * disk, ZIP archives expanded member by member, and the result applied to the tree all or nothing:
  * every name and every folder-versus-asset conflict is checked before the first change.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
@@ -18,7 +18,7 @@ import {
   checkPathSegment,
   type FolderNode,
 } from './state-assets.ts';
-import { type ReceivedPart, receiveParts, requireMultipart, storeStream } from './uploads.ts';
+import { type ReceivedPart, receiveInto, requireMultipart, storeStream } from './uploads.ts';
 
 /** What an upload puts into the destination folder, in order: folders to create, assets to store. */
 export type UploadItem =
@@ -47,25 +47,14 @@ export async function receiveUpload(
 ): Promise<ReceivedUpload> {
   requireMultipart(req);
   const directory = join(uploadDir, 'assets', state.newUuid());
-  await mkdir(directory, { recursive: true });
-  try {
-    const parts = await receiveParts(req, state, directory);
-    if (parts.length === 0) {
-      throw new SimulatorHttpError(
-        400,
-        `The upload has no 'file' part with a file name; send the ${expand ? 'archive' : 'file'} as form field 'file'`,
-      );
-    }
+  return receiveInto(req, state, directory, expand ? 'the archive' : 'the file', async (parts) => {
     const items: UploadItem[] = [];
     for (const part of parts) {
       if (expand) items.push(...(await expandArchive(part, state, directory)));
       else items.push({ kind: 'ASSET', segments: [baseName(part.fileName)], file: fileOf(part) });
     }
     return { items, directory };
-  } catch (error) {
-    await rm(directory, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 /**

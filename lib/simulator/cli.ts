@@ -3,7 +3,8 @@
  * credentials, and closes cleanly on SIGINT / SIGTERM. Exit codes: 0 normal, 1 failed to start,
  * 2 invalid flags.
  */
-import { parseArgs } from 'node:util';
+
+import { type LineIo, parseFlags, processLineIo } from '../command-line.ts';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from './index.ts';
 
 /** The usage text printed by `--help`. */
@@ -33,15 +34,7 @@ export class CliUsageError extends Error {
 }
 
 /** Where the command writes; replaced in tests. */
-export interface CliOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const processOutput: CliOutput = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
+export type CliOutput = LineIo;
 
 /**
  * Turns command-line arguments into simulator options, or `'help'`.
@@ -50,28 +43,22 @@ const processOutput: CliOutput = {
  * parseCliArgs(['--port', '0', '--fault-rate', '0.1']); // { host: '127.0.0.1', port: 0, ..., faults: { rate: 0.1, seed: 1 } }
  */
 export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '4010' },
-        username: { type: 'string', default: 'demo' },
-        password: { type: 'string', default: 'demo' },
-        seed: { type: 'string', default: '1' },
-        'fault-rate': { type: 'string' },
-        'reset-rate': { type: 'string' },
-        'latency-ms': { type: 'string' },
-        'review-delay-ms': { type: 'string', default: '3000' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new CliUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
+  const { values } = parseFlags(
+    argv,
+    {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '4010' },
+      username: { type: 'string', default: 'demo' },
+      password: { type: 'string', default: 'demo' },
+      seed: { type: 'string', default: '1' },
+      'fault-rate': { type: 'string' },
+      'reset-rate': { type: 'string' },
+      'latency-ms': { type: 'string' },
+      'review-delay-ms': { type: 'string', default: '3000' },
+      help: { type: 'boolean', default: false },
+    },
+    (message) => new CliUsageError(message),
+  );
   if (values.help) return 'help';
   const text = (name: string) => String(values[name] ?? '');
   const seed = integerFlag('seed', text('seed'), Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -120,7 +107,7 @@ function shareFlag(name: string, raw: string): number {
  */
 export async function runCli(
   argv: string[],
-  output: CliOutput = processOutput,
+  output: CliOutput = processLineIo,
 ): Promise<RunningSimulator | undefined> {
   let options: SimulatorOptions | 'help';
   try {

@@ -69,16 +69,7 @@ export async function receiveGathering(
 ): Promise<Gathering> {
   requireMultipart(req);
   const gatheringKey = state.newUuid();
-  const directory = join(uploadDir, gatheringKey);
-  await mkdir(directory, { recursive: true });
-  try {
-    const parts = await receiveParts(req, state, directory);
-    if (parts.length === 0) {
-      throw new SimulatorHttpError(
-        400,
-        "The upload has no 'file' part with a file name; send each file as form field 'file'",
-      );
-    }
+  return receiveInto(req, state, join(uploadDir, gatheringKey), 'each file', async (parts, directory) => {
     const entries: StoredGatheringEntry[] = [];
     const paths = new Set<string>();
     for (const part of parts) {
@@ -89,6 +80,36 @@ export async function receiveGathering(
     const gathering = { gatheringKey, entries };
     state.gatherings.set(gatheringKey, gathering);
     return gathering;
+  });
+}
+
+/**
+ * The frame of a multipart upload kept on disk (after {@link requireMultipart}): the `file` parts stored in
+ * a new `directory`, 400 when there is none, then `use`. When anything fails the directory is removed, so a
+ * refused upload leaves no files behind.
+ *
+ * @example
+ * ```ts
+ * const count = await receiveInto(req, state, '/tmp/up/1', 'each file', async (parts) => parts.length);
+ * ```
+ */
+export async function receiveInto<T>(
+  req: IncomingMessage,
+  state: SimulatorState,
+  directory: string,
+  what: string,
+  use: (parts: ReceivedPart[], directory: string) => Promise<T>,
+): Promise<T> {
+  await mkdir(directory, { recursive: true });
+  try {
+    const parts = await receiveParts(req, state, directory);
+    if (parts.length === 0) {
+      throw new SimulatorHttpError(
+        400,
+        `The upload has no 'file' part with a file name; send ${what} as form field 'file'`,
+      );
+    }
+    return await use(parts, directory);
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
     throw error;

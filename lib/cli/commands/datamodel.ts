@@ -5,6 +5,7 @@ import type { ExportFormat } from '../../pds/types-v1.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag, trueFalseFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { formatRecord, formatTable } from '../output.ts';
+import { conditionalGetFlags, conditionalGetOptions, linesResult } from './shared.ts';
 
 const retrieve: Command = {
   name: 'datamodel retrieve',
@@ -45,7 +46,7 @@ const retrieve: Command = {
       limit: integerFlag(flags, 'limit', command),
     };
     const keys = await (await pds()).dataModel.retrieve(args[0] as string, filters);
-    return { data: keys, text: () => (keys.length === 0 ? '(no keys match)' : keys.join('\n')) };
+    return linesResult(keys, '(no keys match)');
   },
 };
 
@@ -55,16 +56,10 @@ const current: Command = {
   args: '',
   minArgs: 0,
   maxArgs: 0,
-  options: {
-    'if-none-match': { type: 'string', value: 'ETAG', description: 'ETag of a model you hold' },
-    'allow-caching': { type: 'boolean', description: 'let caches reuse the answer' },
-  },
+  options: conditionalGetOptions('a model'),
   examples: ['pds datamodel current > model.json', 'pds datamodel current --if-none-match \'"abc"\''],
   async run({ flags, pds }) {
-    const answer = await (await pds()).dataModel.current({
-      ifNoneMatch: stringFlag(flags, 'if-none-match'),
-      allowCaching: booleanFlag(flags, 'allow-caching') || undefined,
-    });
+    const answer = await (await pds()).dataModel.current(conditionalGetFlags(flags));
     if (answer.notModified)
       return { data: answer, text: () => `Not modified: ETag ${answer.etag} is current` };
     const { value: model, ...rest } = answer;

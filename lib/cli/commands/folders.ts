@@ -8,7 +8,7 @@ import type { AssetFolderLink } from '../../pds/types-v1.ts';
 import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';
-import { plural, withUpload } from './shared.ts';
+import { conditionalGetFlags, conditionalGetOptions, plural, withUpload } from './shared.ts';
 
 const KIND_OPTIONS = {
   asset: { type: 'boolean', description: 'PATH is an asset (default: asked from the PDS)' },
@@ -60,15 +60,14 @@ const ls: Command = {
   minArgs: 0,
   maxArgs: 1,
   options: {
-    'if-none-match': { type: 'string', value: 'ETAG', description: 'ETag of a listing you hold' },
-    'allow-caching': { type: 'boolean', description: 'let caches reuse the answer' },
+    ...conditionalGetOptions('a listing'),
     download: { type: 'boolean', description: 'download the asset or the folder (ZIP) instead of listing' },
     output: { type: 'string', short: 'o', value: 'FILE', description: 'where --download writes' },
   },
   examples: ['pds folders ls /images', 'pds folders ls /documents --download -o documents.zip'],
   async run({ args, flags, pds, io, command }) {
     const path = args[0] ?? '/';
-    const allowCaching = booleanFlag(flags, 'allow-caching') || undefined;
+    const { ifNoneMatch, allowCaching } = conditionalGetFlags(flags);
     const output = stringFlag(flags, 'output');
     if (booleanFlag(flags, 'download')) {
       if (output === undefined && io.stdoutIsTTY) {
@@ -89,10 +88,7 @@ const ls: Command = {
       return { data, text: () => `Wrote ${formatBytes(bytes)} to ${output}` };
     }
     if (output !== undefined) throw new CliUsageError('--output goes with --download', command);
-    const listing = await (await pds()).assetFolders.list(path, {
-      ifNoneMatch: stringFlag(flags, 'if-none-match'),
-      allowCaching,
-    });
+    const listing = await (await pds()).assetFolders.list(path, { ifNoneMatch, allowCaching });
     if (listing.notModified) {
       return { data: listing, text: () => `Not modified: ${path} still has ETag ${listing.etag}` };
     }
@@ -149,43 +145,53 @@ const rm: Command = {
   },
 };
 
-const mv: Command = {
-  name: 'folders mv',
-  summary: 'move an asset or folder into another folder',
-  args: 'PATH DESTINATION',
-  minArgs: 2,
-  maxArgs: 2,
-  options: KIND_OPTIONS,
-  examples: ['pds folders mv /inbox/logo.png /images', 'pds folders mv /drafts /archive --folder'],
-  async run({ args, flags, pds, command }) {
-    const [path, destination] = args as [string, string];
-    const kind = kindFlag(flags, command);
-    const folders = (await pds()).assetFolders;
-    const moved = (await isAsset(folders, kind, path))
-      ? await folders.moveAsset(path, destination)
-      : await folders.moveFolder(path, destination);
-    return linkResult(moved);
-  },
-};
+type LinkChange = (folders: AssetFolderOperations, path: string, target: string) => Promise<AssetFolderLink>;
 
-const rename: Command = {
-  name: 'folders rename',
-  summary: 'rename an asset or folder',
-  args: 'PATH NEW_NAME',
-  minArgs: 2,
-  maxArgs: 2,
-  options: KIND_OPTIONS,
-  examples: ['pds folders rename /images/logo.png logo-2026.png'],
-  async run({ args, flags, pds, command }) {
-    const [path, name] = args as [string, string];
-    const kind = kindFlag(flags, command);
-    const folders = (await pds()).assetFolders;
-    const renamed = (await isAsset(folders, kind, path))
-      ? await folders.renameAsset(path, name)
-      : await folders.renameFolder(path, name);
-    return linkResult(renamed);
+/**
+ * A command the PDS serves once for assets and once for folders (move, rename): `--asset` / `--folder`
+ * choose, else the PDS is asked what PATH is.
+ */
+function assetOrFolderCommand(
+  about: Pick<Command, 'name' | 'summary' | 'args' | 'examples'>,
+  onAsset: LinkChange,
+  onFolder: LinkChange,
+): Command {
+  return {
+    ...about,
+    minArgs: 2,
+    maxArgs: 2,
+    options: KIND_OPTIONS,
+    async run({ args, flags, pds, command }) {
+      const [path, target] = args as [string, string];
+      const kind = kindFlag(flags, command);
+      const folders = (await pds()).assetFolders;
+      const change = (await isAsset(folders, kind, path)) ? onAsset : onFolder;
+      return linkResult(await change(folders, path, target));
+    },
+  };
+}
+
+const mv = assetOrFolderCommand(
+  {
+    name: 'folders mv',
+    summary: 'move an asset or folder into another folder',
+    args: 'PATH DESTINATION',
+    examples: ['pds folders mv /inbox/logo.png /images', 'pds folders mv /drafts /archive --folder'],
   },
-};
+  (folders, path, destination) => folders.moveAsset(path, destination),
+  (folders, path, destination) => folders.moveFolder(path, destination),
+);
+
+const rename = assetOrFolderCommand(
+  {
+    name: 'folders rename',
+    summary: 'rename an asset or folder',
+    args: 'PATH NEW_NAME',
+    examples: ['pds folders rename /images/logo.png logo-2026.png'],
+  },
+  (folders, path, name) => folders.renameAsset(path, name),
+  (folders, path, name) => folders.renameFolder(path, name),
+);
 
 const publicize: Command = {
   name: 'folders publicize',

@@ -7,7 +7,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream';
 import type { StreamUploadSource } from '../../pds/multipart.ts';
-import { CliInputError } from '../args.ts';
+import { booleanFlag, CliInputError, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
+import type { CommandResult } from '../command.ts';
+import { formatTable } from '../output.ts';
 import type { TransferProgress } from '../progress.ts';
 
 /** Largest JSON input file read into memory (items, entries). */
@@ -136,4 +138,63 @@ export function plural(count: number, singular: string, pluralForm = `${singular
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A list result shown as a table: the records as data, one row per record as text.
+ *
+ * @example
+ * ```ts
+ * return tableResult(channels, ['ID', 'NAME', 'TYPE'], (c) => [c.id, c.name, c.type]);
+ * ```
+ */
+export function tableResult<T>(
+  records: readonly T[],
+  headers: readonly string[],
+  row: (record: T) => readonly unknown[],
+): CommandResult {
+  return { data: records, text: () => formatTable(headers, records.map(row)) };
+}
+
+/**
+ * A list of words shown one per line, or `empty` when there is none.
+ *
+ * @example
+ * ```ts
+ * return linesResult(tags, '(no tags)');
+ * ```
+ */
+export function linesResult(lines: readonly string[], empty: string): CommandResult {
+  return { data: lines, text: () => (lines.length === 0 ? empty : lines.join('\n')) };
+}
+
+/**
+ * The flags of a conditional GET (`--if-none-match ETAG`, `--allow-caching`); `held` names what the
+ * ETag belongs to in the help text.
+ *
+ * @example
+ * ```ts
+ * options: { ...conditionalGetOptions('a model'), verbose: { type: 'boolean' } },
+ * ```
+ */
+export function conditionalGetOptions(held: string): CliOptions {
+  return {
+    'if-none-match': { type: 'string', value: 'ETAG', description: `ETag of ${held} you hold` },
+    'allow-caching': { type: 'boolean', description: 'let caches reuse the answer' },
+  };
+}
+
+/**
+ * The values of {@link conditionalGetOptions} as the client takes them (allowCaching undefined when off).
+ *
+ * @example
+ * ```ts
+ * const answer = await pds.dataModel.current(conditionalGetFlags(flags));
+ * ```
+ */
+export function conditionalGetFlags(flags: FlagValues): { ifNoneMatch?: string; allowCaching?: true } {
+  return {
+    ifNoneMatch: stringFlag(flags, 'if-none-match'),
+    allowCaching: booleanFlag(flags, 'allow-caching') || undefined,
+  };
 }

@@ -61,6 +61,20 @@ function refOf(args: readonly string[], flags: FlagValues, command: string): Sub
   return { name };
 }
 
+/**
+ * The subscription and the remaining arguments of a command that takes files after it: with `--id` every
+ * argument is a file, otherwise the first one is the NAME.
+ */
+function refAndRest(
+  args: readonly string[],
+  flags: FlagValues,
+  command: string,
+): { ref: SubscriptionRef; rest: readonly string[] } {
+  const byId = stringFlag(flags, 'id') !== undefined;
+  const ref = refOf(byId ? [] : args.slice(0, 1), flags, command);
+  return { ref, rest: byId ? args : args.slice(1) };
+}
+
 function synchronously(flags: FlagValues): { synchronously?: boolean } {
   return booleanFlag(flags, 'async') ? { synchronously: false } : {};
 }
@@ -378,9 +392,7 @@ function changeEntriesCommand(kind: 'add-entries' | 'remove-entries'): Command {
       `pds subscriptions ${kind} --id 7 entries.json`,
     ],
     async run({ args, flags, pds, command }) {
-      const byId = stringFlag(flags, 'id') !== undefined;
-      const ref = refOf(byId ? [] : args.slice(0, 1), flags, command);
-      const rest = byId ? args : args.slice(1);
+      const { ref, rest } = refAndRest(args, flags, command);
       if (rest.length > 1) throw new CliUsageError('give at most one ENTRIES.json', command);
       const list = await entriesOf(rest[0], flags, command);
       const subscriptions = (await pds()).bulkSubscriptions;
@@ -442,9 +454,7 @@ const upload: Command = {
     'pds subscriptions upload --id 7 old.json --action DELETE_ENTRIES',
   ],
   async run({ args, flags, pds, command }) {
-    const byId = stringFlag(flags, 'id') !== undefined;
-    const ref = refOf(byId ? [] : args.slice(0, 1), flags, command);
-    const files = byId ? args : args.slice(1);
+    const { ref, rest: files } = refAndRest(args, flags, command);
     if (files.length !== 1) throw new CliUsageError('give exactly one FILE.json to upload', command);
     const action = (stringFlag(flags, 'action') ?? 'ADD_ENTRIES').toUpperCase();
     if (!(BULK_UPLOAD_ACTIONS as readonly string[]).includes(action)) {

@@ -3,6 +3,7 @@
  */
 import { booleanFlag, CliUsageError, integerFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
+import { linesResult } from './shared.ts';
 
 const list: Command = {
   name: 'tags list',
@@ -25,7 +26,7 @@ const list: Command = {
     };
     const max = integerFlag(flags, 'max', command, { min: 1 });
     const tags = await (await pds()).itemTags.list(args[0] as string, options).toArray(max);
-    return { data: tags, text: () => (tags.length === 0 ? '(no tags)' : tags.join('\n')) };
+    return linesResult(tags, '(no tags)');
   },
 };
 

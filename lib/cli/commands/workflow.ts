@@ -6,7 +6,7 @@ import { parseMessagingAssetSafely } from '../../xml/index.ts';
 import { booleanFlag, CliInputError, CliUsageError, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { formatTable, formatTime } from '../output.ts';
-import { plural, readJsonFile, withUpload } from './shared.ts';
+import { plural, readJsonFile, tableResult, withUpload } from './shared.ts';
 
 /** An uploaded gathering entry with the file it came from and whether it was imported. */
 interface UploadedEntry extends GatheringEntry {
@@ -53,14 +53,13 @@ const upload: Command = {
         entry.imported = true;
       }
     }
-    return {
-      data: uploaded,
-      text: () =>
-        formatTable(
-          ['FILE', 'PATH', 'CONTENT TYPE', 'GATHERING KEY', 'IMPORTED'],
-          uploaded.map((e) => [e.file, e.path, e.contentType, e.gatheringKey, e.imported ? 'yes' : 'no']),
-        ),
-    };
+    return tableResult(uploaded, ['FILE', 'PATH', 'CONTENT TYPE', 'GATHERING KEY', 'IMPORTED'], (e) => [
+      e.file,
+      e.path,
+      e.contentType,
+      e.gatheringKey,
+      e.imported ? 'yes' : 'no',
+    ]);
   },
 };
 
@@ -195,22 +194,19 @@ const reviews: Command = {
   examples: ['pds reviews 4006381333931'],
   async run({ args, pds }) {
     const list = await (await pds()).listSupplierReviews(args[0] as string);
-    return {
-      data: list,
-      text: () =>
-        formatTable(
-          ['DATE', 'STATUS', 'CHANNEL', 'SUPPLIER', 'REVIEWER', 'MESSAGING ASSET', 'COMMENT'],
-          list.map((r) => [
-            formatTime(r.date),
-            r.reviewStatus,
-            r.channelId,
-            r.supplier,
-            r.reviewer,
-            r.messagingAssetId,
-            r.comment,
-          ]),
-        ),
-    };
+    return tableResult(
+      list,
+      ['DATE', 'STATUS', 'CHANNEL', 'SUPPLIER', 'REVIEWER', 'MESSAGING ASSET', 'COMMENT'],
+      (r) => [
+        formatTime(r.date),
+        r.reviewStatus,
+        r.channelId,
+        r.supplier,
+        r.reviewer,
+        r.messagingAssetId,
+        r.comment,
+      ],
+    );
   },
 };
 
@@ -223,20 +219,13 @@ const messagesList: Command = {
   examples: ['pds messages list'],
   async run({ pds }) {
     const list = await (await pds()).listMessagingAssets();
-    return {
-      data: list,
-      text: () =>
-        formatTable(
-          ['ID', 'CREATED', 'PRIMARY KEY', 'CREATOR', 'CONTENT TYPE'],
-          list.map((m) => [
-            m.id,
-            formatTime(m.createdAt),
-            m.primaryKey,
-            m.messagingCreatorType,
-            m.contentType,
-          ]),
-        ),
-    };
+    return tableResult(list, ['ID', 'CREATED', 'PRIMARY KEY', 'CREATOR', 'CONTENT TYPE'], (m) => [
+      m.id,
+      formatTime(m.createdAt),
+      m.primaryKey,
+      m.messagingCreatorType,
+      m.contentType,
+    ]);
   },
 };
 
@@ -277,14 +266,7 @@ const channels: Command = {
   examples: ['pds channels'],
   async run({ pds }) {
     const list = await (await pds()).listCommunicationChannels();
-    return {
-      data: list,
-      text: () =>
-        formatTable(
-          ['ID', 'NAME', 'TYPE'],
-          list.map((c) => [c.id, c.name, c.type]),
-        ),
-    };
+    return tableResult(list, ['ID', 'NAME', 'TYPE'], (c) => [c.id, c.name, c.type]);
   },
 };
 

@@ -139,15 +139,30 @@ async function deleteItems({ state }: AssetFolderDeps, { req }: RequestContext):
   return emptyReply(204);
 }
 
+/**
+ * The body and the node of a move or rename: the node must be of the route's kind, and a refusal names
+ * the other kind's operation (`_moveFolder` for `_moveAsset` on a folder).
+ */
+async function changeTarget(
+  tree: AssetFolderTree,
+  { req, rest }: RequestContext,
+  kind: AssetFolderNode['linkType'],
+  verb: 'moved' | 'renamed',
+  operation: '_move' | '_rename',
+): Promise<{ body: FolderPathName; node: AssetFolderNode }> {
+  const body = await readFolderPathName(req);
+  const otherKind = `${operation}${kind === 'ASSET' ? 'Folder' : 'Asset'}`;
+  return { body, node: requireKind(tree, segmentsOfRest(rest), kind, verb, otherKind) };
+}
+
 async function move(
   { state }: AssetFolderDeps,
-  { req, rest, user }: RequestContext,
+  context: RequestContext,
   kind: AssetFolderNode['linkType'],
 ): Promise<Reply> {
-  const body = await readFolderPathName(req);
+  const { req, user } = context;
   const tree = state.assetFolders;
-  const hint = kind === 'ASSET' ? '_moveFolder' : '_moveAsset';
-  const node = requireKind(tree, segmentsOfRest(rest), kind, 'moved', hint);
+  const { body, node } = await changeTarget(tree, context, kind, 'moved', '_move');
   if (body.path === undefined) {
     throw new SimulatorHttpError(
       400,
@@ -171,13 +186,12 @@ async function move(
 
 async function rename(
   { state }: AssetFolderDeps,
-  { req, rest, user }: RequestContext,
+  context: RequestContext,
   kind: AssetFolderNode['linkType'],
 ): Promise<Reply> {
-  const body = await readFolderPathName(req);
+  const { req, user } = context;
   const tree = state.assetFolders;
-  const hint = kind === 'ASSET' ? '_renameFolder' : '_renameAsset';
-  const node = requireKind(tree, segmentsOfRest(rest), kind, 'renamed', hint);
+  const { body, node } = await changeTarget(tree, context, kind, 'renamed', '_rename');
   if (body.name === undefined) {
     throw new SimulatorHttpError(400, 'Send a JSON body {"name": "new name"} naming the new name');
   }
