@@ -3,7 +3,7 @@
  * for pasting into the document: `node scripts/print-event-examples.ts`.
  */
 import { stdout } from 'node:process';
-import { exampleEvents, formatExample } from '../lib/events/index.ts';
+import { exampleEvents, formatExample } from '../lib/events/examples.ts';
 
 for (const [type, events] of Object.entries(exampleEvents())) {
   stdout.write(`### ${type}\n\n`);

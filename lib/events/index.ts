@@ -1,6 +1,8 @@
 /**
  * Events: the CloudEvents envelope, the event types, the port they are published through and the
  * claim-check pointer format. Nothing here loads the AWS SDK; the SQS adapter is `./sqs/index.ts`.
+ * The documented examples (`./examples.ts`) are left out: they parse GDSN XML when built, and every
+ * function that sends an event would carry the XML parser for them.
  */
 export {
   DEFAULT_INLINE_LIMIT_BYTES,
@@ -30,7 +32,6 @@ export {
   EventPublishError,
   type EventPublishFailure,
 } from './errors.ts';
-export { exampleEvents, formatExample } from './examples.ts';
 export {
   EVENT_QUEUE_OVERRIDES,
   type EventQueueSettings,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES, exampleEvents, formatExample } from '../../lib/events/index.ts';
+import { exampleEvents, formatExample } from '../../lib/events/examples.ts';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../../lib/events/index.ts';
 
 const docsPath = path.resolve(import.meta.dirname, '../../docs/events.md');
 

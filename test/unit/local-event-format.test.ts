@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exampleEvents } from '../../lib/events/index.ts';
+import { exampleEvents } from '../../lib/events/examples.ts';
 import {
   formatEventJson,
   formatEventLine,

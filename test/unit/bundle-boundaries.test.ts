@@ -1,0 +1,56 @@
+/**
+ * What a bundle of a module really carries: the lint rule in biome.json keeps `@aws-sdk/*` imports out
+ * of lib/ but cannot see what a barrel pulls in through a chain of modules. Bundling the entries the
+ * flows build events and records from shows it.
+ */
+import path from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The packages (and lib/ folders) whose files a bundle of `entry` loads when it is imported: static
+ * imports only, since what `import()` reaches is split off and loaded when first used (scripts/build.ts).
+ */
+async function loadedWith(entry: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'silent',
+  });
+  const inputs = result.metafile.inputs;
+  const start = Object.keys(inputs).find((input) => input.endsWith(entry));
+  const seen = new Set<string>(start ? [start] : []);
+  for (const input of seen) {
+    for (const imported of inputs[input]?.imports ?? []) {
+      if (imported.kind !== 'dynamic-import' && !imported.external) seen.add(imported.path);
+    }
+  }
+  const origins = [...seen].map((input) => {
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    return inPackage?.[1] ?? path.dirname(input);
+  });
+  return [...new Set(origins)].sort();
+}
+
+describe('bundle boundaries', () => {
+  it.each([
+    ['lib/events/index.ts'],
+    ['lib/ingest/events.ts'],
+    ['lib/state/claim.ts'],
+    ['lib/polling/review-queue.ts'],
+    ['lib/publications/queue.ts'],
+  ])('building events and records from %s loads neither the AWS SDK nor the XML parser', async (entry) => {
+    // act
+    const origins = await loadedWith(entry);
+
+    // assess
+    expect(origins.filter((origin) => origin.startsWith('@aws-sdk/'))).toEqual([]);
+    expect(origins).not.toContain('fast-xml-parser');
+  });
+});
