@@ -8,6 +8,7 @@
  * const SETTINGS = { POLL_CONCURRENCY: setting.integer('PDS requests in flight', { max: 64, default: 8 }) };
  * ```
  */
+import { isIntegerInRange } from '../core/index.ts';
 import { checkHttpUrl } from '../http-url.ts';
 
 /** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
@@ -157,7 +158,7 @@ export const setting = {
         : `an integer from ${min} to ${max}`;
     return makeSetting(description, options, (raw) => {
       const value = /^[-+]?\d+$/.test(raw) ? Number(raw) : Number.NaN;
-      return Number.isSafeInteger(value) && value >= min && value <= max
+      return isIntegerInRange(value, { min, max })
         ? { ok: true, value }
         : { ok: false, problem: `must be ${expected}` };
     });
@@ -197,7 +198,7 @@ export const setting = {
     return makeSetting(description, options, (raw) => {
       const match = DURATION.exec(raw);
       const value = match ? Number(match[1]) * DURATION_UNITS_MS[(match[2] ?? 'ms') as 'ms'] : Number.NaN;
-      return Number.isSafeInteger(value) && value > 0
+      return isIntegerInRange(value, { min: 1 })
         ? { ok: true, value }
         : { ok: false, problem: 'must be a positive duration such as 500ms, 30s, 15m, 6h or 30d' };
     });

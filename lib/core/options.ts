@@ -1,7 +1,8 @@
 /**
  * The one family of option checks: each option is checked once, up front (in a constructor or where
  * settings are parsed), and a wrong value gets one error naming the option, what it accepts and what
- * it got. lib/config.ts keeps its own environment-variable checks (its messages quote the raw text).
+ * it got. Configuration variables (lib/config/settings.ts) use the same predicate and word their own
+ * problem, since a variable's message names the variable and quotes its raw text.
  */
 
 /**
