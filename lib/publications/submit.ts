@@ -21,6 +21,7 @@
  * over, completing and releasing follow the race rules of the claim primitive (lib/state/claim.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { backoffDelayMs, sleep } from '../core/index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
 import { idempotencyKey, publicationKey, sha256Hex } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
@@ -108,7 +109,8 @@ export interface SubmitResult {
 const RETRY_AFTER_SECONDS = 1;
 const MAX_TAKEOVER_CONFLICTS = 5;
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits between reads of a request still in progress: 25, 50, 100, 200, 250 ms…, without jitter. */
+const IN_PROGRESS_POLL = { baseMs: 25, maxMs: 250 } as const;
 
 /** Sends the message; any failure of the queue adapter becomes a {@link PublicationQueueError}. */
 async function send(queue: PublicationQueue, publicationId: string): Promise<void> {
@@ -248,11 +250,11 @@ async function submitWithKey(
   bodyHash: string,
   now: () => Date,
 ): Promise<SubmitResult> {
-  const sleep = deps.sleep ?? defaultSleep;
+  const wait = deps.sleep ?? sleep;
   const waitUntil = now().getTime() + (deps.inProgressWaitMs ?? 2_000);
   const stateKey = idempotencyKey(key, input.caller);
   const policy = idempotencyPolicy(deps, input, key, bodyHash, now);
-  let pause = 25;
+  let waits = 0;
   let conflicts = 0;
 
   for (;;) {
@@ -269,8 +271,8 @@ async function submitWithKey(
         if (now().getTime() >= waitUntil) {
           throw new RequestInProgressError(result.record.publicationId, RETRY_AFTER_SECONDS);
         }
-        await sleep(pause);
-        pause = Math.min(pause * 2, 250);
+        waits += 1;
+        await wait(backoffDelayMs(waits, IN_PROGRESS_POLL, () => 1));
         continue;
       case 'raced':
         if (result.step === 'create') continue; // a concurrent request won the create: read its record

@@ -18,6 +18,7 @@
  * ```
  */
 import { randomUUID } from 'node:crypto';
+import { OptionError } from '../core/index.ts';
 import { acquireClaim, advanceClaim, type Claim, releaseClaim } from './claim.ts';
 import { leaseKey } from './keys.ts';
 import type { StateStore } from './store.ts';
@@ -47,8 +48,9 @@ export interface LeaseOptions {
 }
 
 function checkTtl(ttlMs: number): void {
+  // Not checkDurationMs: that allows 0, and a lease that expires as it is taken excludes nobody.
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`Lease TTL must be a positive number of milliseconds, got ${ttlMs}`);
+    throw new OptionError('ttlMs', `Lease TTL must be a positive number of milliseconds, got ${ttlMs}`);
   }
 }
 
