@@ -35,7 +35,7 @@ import { parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../lib/polling/sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
 import { MemoryStateStore } from '../lib/state/memory.ts';
-import { S3StateStore } from '../lib/state/s3.ts';
+import { S3StateStore } from '../lib/state/s3/store.ts';
 import { watch } from '../lib/state/watch-list.ts';
 import { printTable, root } from './support.ts';
 

@@ -25,7 +25,7 @@ import {
   readSecretCredentials,
 } from './pds/index.ts';
 import { installSourceMappedStacks } from './source-mapped-stacks.ts';
-import { S3StateStore } from './state/s3.ts';
+import { S3StateStore } from './state/s3/store.ts';
 import type { StateStore } from './state/store.ts';
 
 // Stacks name the TypeScript sources, reading a bundle's map only when an error is formatted.

@@ -44,7 +44,7 @@ import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';

@@ -1,7 +1,7 @@
 /**
  * S3's conditional writes, decided as S3 decides them, for the local stack's S3 endpoint: the
  * emulator behind it accepts every write whatever its `If-None-Match` / `If-Match` say, and the
- * bridge's state store relies on them to keep concurrent deliveries apart (lib/state/s3.ts).
+ * bridge's state store relies on them to keep concurrent deliveries apart (lib/state/s3/store.ts).
  *
  * - PutObject (CopyObject too) and CompleteMultipartUpload with `If-None-Match: *`: 412
  *   PreconditionFailed when the key holds an object.

@@ -6,9 +6,9 @@
  * progress records, checkpoints, watch entries and leases safe when two invocations race: one wins,
  * the other gets a typed answer (`{ created: false }` or a {@link StateConflictError}) and re-reads.
  * Those answers describe other writers only: a write of this caller that took effect although its
- * answer was lost, and was sent again by the transport, is reported as done (./s3.ts says how).
+ * answer was lost, and was sent again by the transport, is reported as done (./s3/store.ts says how).
  *
- * Adapters: `S3StateStore` (./s3.ts, S3 conditional writes on the state bucket) and
+ * Adapters: `S3StateStore` (./s3/store.ts, S3 conditional writes on the state bucket) and
  * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
  */
 import { BridgeError, backoffDelayMs, checkInteger, sleep } from '../core/index.ts';

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 

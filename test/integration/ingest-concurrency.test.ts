@@ -13,7 +13,7 @@ import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
 import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';

@@ -24,7 +24,7 @@ import { type ObjectWriteEvent, parseS3Event } from '../../lib/ingest/s3-event.t
 import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { lambdaContext, s3Event, s3Record, sqsEvent, sqsRecord } from '../helpers/s3-events.ts';

@@ -25,7 +25,7 @@ import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts'
 import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { setEnv } from '../helpers/env.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { lambdaContext, s3Event, s3Record } from '../helpers/s3-events.ts';

@@ -19,7 +19,7 @@ import { ingestSqsBody } from '../../lib/ingest/run.ts';
 import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { s3Event, s3Record } from '../helpers/s3-events.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';

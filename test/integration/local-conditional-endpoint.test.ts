@@ -19,7 +19,7 @@ import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConditionalEndpoint } from '../../lib/local/conditional-endpoint.ts';
 import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 
 let emulator: RunningEmulator;

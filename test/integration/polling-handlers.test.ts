@@ -10,7 +10,7 @@ import type { CloudEvent } from '../../lib/events/index.ts';
 import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease, releaseLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { watch } from '../../lib/state/watch-list.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';

@@ -22,7 +22,7 @@ import {
   pollMessagingAssets,
 } from '../../lib/polling/messaging-assets.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { drainQueue } from '../helpers/polling.ts';

@@ -16,7 +16,7 @@ import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/poll
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';

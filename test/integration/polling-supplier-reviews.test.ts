@@ -18,7 +18,7 @@ import {
   type RunningSimulator,
   startSimulator,
 } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { drainQueue } from '../helpers/polling.ts';

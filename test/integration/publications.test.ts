@@ -23,7 +23,7 @@ import {
   type RunningSimulator,
   startSimulator,
 } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';
 import { setEnv } from '../helpers/env.ts';

@@ -17,7 +17,7 @@ import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/poll
 import { startSimulator } from '../../lib/simulator/index.ts';
 import { ingestProgressKey, leaseKey } from '../../lib/state/keys.ts';
 import { acquireLease, releaseLease, renewLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { StateConflictError } from '../../lib/state/store.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';

@@ -3,7 +3,7 @@
  * If-None-Match and If-Match, reached over HTTP like the real one.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 

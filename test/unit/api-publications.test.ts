@@ -5,7 +5,7 @@ import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { publicationIdFor } from '../../lib/publications/submit.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody, TEST_USER_ARN } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

@@ -3,7 +3,7 @@ import { IngestInProgressError, inProgressUntil } from '../../lib/ingest/errors.
 import { claimIngest } from '../../lib/ingest/progress.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { ObjectWrite } from '../../lib/state/keys.ts';
-import { S3StateStore } from '../../lib/state/s3.ts';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
 

@@ -4,7 +4,7 @@
  * `/watch` routes and the publish worker use (lib/state/watch-list.ts).
  */
 import { createS3Client } from '../../aws.ts';
-import { S3StateStore } from '../../state/s3.ts';
+import { S3StateStore } from '../../state/s3/store.ts';
 import type { StateStore } from '../../state/store.ts';
 import { isExpired, unwatch, type WatchEntry, watch, watchEntries } from '../../state/watch-list.ts';
 import { CliUsageError, integerFlag, stringFlag } from '../args.ts';

@@ -37,7 +37,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { type BackoffPolicy, backoffDelayMs, sleep } from '../core/index.ts';
+import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
 import {
   assertStateKey,
   type CreateResult,
@@ -51,7 +51,7 @@ import {
   type StateStore,
   StateStoreError,
   serializeState,
-} from './store.ts';
+} from '../store.ts';
 
 export interface S3StateStoreOptions {
   readonly client: S3Client;
