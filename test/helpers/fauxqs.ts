@@ -65,7 +65,33 @@ export interface AwsEmulator {
 }
 
 const ACCOUNT_ID = '000000000000';
-const FAKE_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
+/** Static credentials every local emulator accepts. */
+export const FAKE_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+/** The variables that point the AWS SDK (and lib/aws.ts) at an emulator on `endpoint`. */
+export function emulatorEnv(endpoint: string, region: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_ENDPOINT_URL_SQS: endpoint,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: FAKE_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: FAKE_CREDENTIALS.secretAccessKey,
+  };
+}
+
+/** A queue's attributes as strings, with the redrive policy to `dlqArn` when it has a dead-letter queue. */
+export function queueAttributes(queue: EmulatedQueue, dlqArn: string | undefined): Record<string, string> {
+  const attributes: Record<string, string> = { ...queue.attributes };
+  if (queue.visibilityTimeout !== undefined) attributes.VisibilityTimeout = String(queue.visibilityTimeout);
+  if (queue.dlq && dlqArn) {
+    attributes.RedrivePolicy = JSON.stringify({
+      deadLetterTargetArn: dlqArn,
+      maxReceiveCount: String(queue.dlq.maxReceiveCount),
+    });
+  }
+  return attributes;
+}
 
 /** Starts fauxqs on an ephemeral port with the given buckets and queues. */
 export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promise<AwsEmulator> {
@@ -92,17 +118,8 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
     };
     for (const spec of options.queues ?? []) {
       const queue = typeof spec === 'string' ? { name: spec } : spec;
-      const attributes: Record<string, string> = { ...queue.attributes };
-      if (queue.visibilityTimeout !== undefined)
-        attributes.VisibilityTimeout = String(queue.visibilityTimeout);
-      if (queue.dlq) {
-        create(queue.dlq.name, {});
-        attributes.RedrivePolicy = JSON.stringify({
-          deadLetterTargetArn: queueArns[queue.dlq.name],
-          maxReceiveCount: String(queue.dlq.maxReceiveCount),
-        });
-      }
-      create(queue.name, attributes);
+      if (queue.dlq) create(queue.dlq.name, {});
+      create(queue.name, queueAttributes(queue, queue.dlq && queueArns[queue.dlq.name]));
     }
 
     const s3 = new S3Client({ endpoint, region, credentials: FAKE_CREDENTIALS, forcePathStyle: true });
@@ -114,14 +131,7 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
       sqs,
       queueUrls,
       queueArns,
-      env: {
-        AWS_ENDPOINT_URL: endpoint,
-        AWS_ENDPOINT_URL_S3: endpoint,
-        AWS_ENDPOINT_URL_SQS: endpoint,
-        AWS_REGION: region,
-        AWS_ACCESS_KEY_ID: FAKE_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: FAKE_CREDENTIALS.secretAccessKey,
-      },
+      env: emulatorEnv(endpoint, region),
       server,
       async close() {
         s3.destroy();

@@ -26,7 +26,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import type { EmulatedQueue } from './fauxqs.ts';
+import { type EmulatedQueue, emulatorEnv, FAKE_CREDENTIALS, queueAttributes } from './fauxqs.ts';
 
 export interface MotoOptions {
   buckets?: string[];
@@ -55,7 +55,6 @@ export interface MotoServer {
   close(): Promise<void>;
 }
 
-const FAKE_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 const MOTO_COMMAND = 'moto_server';
 const INSTALL_HINT =
   'moto_server is not on PATH: install moto with its server extra for python3 (pip install "moto[server]")';
@@ -144,17 +143,8 @@ export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> 
     };
     for (const spec of options.queues ?? []) {
       const queue = typeof spec === 'string' ? { name: spec } : spec;
-      const attributes: Record<string, string> = { ...queue.attributes };
-      if (queue.visibilityTimeout !== undefined)
-        attributes.VisibilityTimeout = String(queue.visibilityTimeout);
-      if (queue.dlq) {
-        await create(queue.dlq.name, {});
-        attributes.RedrivePolicy = JSON.stringify({
-          deadLetterTargetArn: queueArns[queue.dlq.name],
-          maxReceiveCount: String(queue.dlq.maxReceiveCount),
-        });
-      }
-      await create(queue.name, attributes);
+      if (queue.dlq) await create(queue.dlq.name, {});
+      await create(queue.name, queueAttributes(queue, queue.dlq && queueArns[queue.dlq.name]));
     }
     return {
       endpoint,
@@ -163,14 +153,7 @@ export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> 
       sqs,
       queueUrls,
       queueArns,
-      env: {
-        AWS_ENDPOINT_URL: endpoint,
-        AWS_ENDPOINT_URL_S3: endpoint,
-        AWS_ENDPOINT_URL_SQS: endpoint,
-        AWS_REGION: region,
-        AWS_ACCESS_KEY_ID: FAKE_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: FAKE_CREDENTIALS.secretAccessKey,
-      },
+      env: emulatorEnv(endpoint, region),
       createBucket,
       close,
     };
