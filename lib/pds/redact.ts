@@ -1,44 +1,74 @@
 /**
  * Keeps credentials out of everything an error carries.
  *
- * The transport knows the password and the `Authorization` value it built from it. Error messages are
- * built from the request line only, but two kinds of text come from elsewhere: the server's answer (a
- * misbehaving proxy may echo request headers into an error page) and the messages of lower-level errors
- * (undici, Node, a JSON parser quoting the body). Both pass through a redactor before they reach a
- * `PdsError`, and lower-level errors are replaced by sanitised copies in the `cause` chain.
+ * The transport knows the credentials and the `Authorization` value it built from them. Error messages
+ * are built from the request line only, but two kinds of text come from elsewhere: the server's answer
+ * (a misbehaving proxy may echo request headers into an error page) and the messages of lower-level
+ * errors (undici, Node, a JSON parser quoting the body). Both pass through a redactor before they reach
+ * a `PdsError`, and lower-level errors are replaced by sanitised copies in the `cause` chain.
+ *
+ * The redactor replaces the credentials where they can actually appear, never the bare password as a
+ * substring of any text: with the password `demo`, a key `demo-key-1` is user data and stays intact.
  */
 
 const REDACTED = '[REDACTED]';
 const MAX_CAUSE_DEPTH = 4;
 
-/** Replaces every occurrence of the given secrets in a text. */
+/** An `Authorization` value: the scheme stays, the credentials go. */
+const AUTHORIZATION_VALUE = /\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]+/gi;
+/** The user-info of a URL (`scheme://user:password@host`). */
+const URL_USER_INFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"'<>]*@/gi;
+
+/** The credentials of one PDS account. */
+export interface RedactedCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Replaces credentials in a text where they can appear, and nothing else. */
 export class SecretRedactor {
-  readonly #secrets: string[];
+  readonly #literals: string[];
+  readonly #passwordMembers: RegExp | undefined;
 
   /**
-   * @param secrets values that must never be shown; empty strings are ignored. Percent-encoded variants
-   * are added so a secret that ended up in a URL is caught too.
+   * @param credentials the account whose secrets must never be shown: redacted are an `Authorization`
+   * value (`Basic …`, or its base64 token alone), the `username:password` pair (as in a URL's user-info
+   * or a decoded header, percent-encoded too), any URL user-info, and the value of a `"password"` member
+   * of JSON (the secret's JSON, also when quoted inside another JSON string). The password on its own is
+   * not searched for: it could be part of a key, a file name or any other user data.
    * @example
    * ```ts
-   * const redactor = new SecretRedactor(['hunter2']);
-   * redactor.redact('password=hunter2'); // 'password=[REDACTED]'
+   * const redactor = new SecretRedactor({ username: 'demo', password: 'demo' });
+   * redactor.redact('sent Basic ZGVtbzpkZW1v for demo-key-1'); // 'sent Basic [REDACTED] for demo-key-1'
    * ```
    */
-  constructor(secrets: readonly string[]) {
-    const all = new Set<string>();
-    for (const secret of secrets) {
-      if (!secret) continue;
-      all.add(secret);
-      all.add(encodeURIComponent(secret));
-    }
+  constructor({ username, password }: RedactedCredentials) {
+    const pair = `${username}:${password}`;
+    const literals = new Set([
+      Buffer.from(pair, 'utf8').toString('base64'),
+      pair,
+      `${encodeURIComponent(username)}:${encodeURIComponent(password)}`,
+    ]);
     // Longest first, so a secret that contains another is replaced whole.
-    this.#secrets = [...all].sort((a, b) => b.length - a.length);
+    this.#literals = [...literals]
+      .filter((literal) => literal.length > 1)
+      .sort((a, b) => b.length - a.length);
+    if (password) {
+      // The password as a JSON string value, raw, once escaped, or escaped again (JSON inside a JSON string).
+      const once = JSON.stringify(password).slice(1, -1);
+      const twice = JSON.stringify(once).slice(1, -1);
+      const values = [...new Set([password, once, twice])].map(escapeRegExp).join('|');
+      this.#passwordMembers = new RegExp(`(password\\\\*"\\s*:\\s*\\\\*")(?:${values})(?=\\\\*")`, 'gi');
+    }
   }
 
-  /** The text with every secret replaced by `[REDACTED]`. */
+  /** The text with every credential replaced by `[REDACTED]`. */
   redact(text: string): string {
     let out = text;
-    for (const secret of this.#secrets) out = out.replaceAll(secret, REDACTED);
+    for (const literal of this.#literals) out = out.replaceAll(literal, REDACTED);
+    out = out.replace(AUTHORIZATION_VALUE, `$1 ${REDACTED}`);
+    out = out.replace(URL_USER_INFO, `$1${REDACTED}@`);
+    if (this.#passwordMembers) out = out.replace(this.#passwordMembers, `$1${REDACTED}`);
     return out;
   }
 
@@ -76,4 +106,8 @@ export function codeOf(error: unknown): string | undefined {
 function codeAndMessage(error: Error): string {
   const code = codeOf(error);
   return code ? `${code}: ${error.message}` : error.message;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

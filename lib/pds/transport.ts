@@ -224,7 +224,7 @@ export class PdsTransport {
     const { username, password } = checkCredentials(options.credentials);
     const token = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
     this.#authorization = `Basic ${token}`;
-    this.#redactor = new SecretRedactor([password, token, `${username}:${password}`]);
+    this.#redactor = new SecretRedactor({ username, password });
 
     const connections = positiveInteger('connections', options.connections ?? DEFAULTS.connections);
     this.#timeouts = {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
@@ -8,6 +11,7 @@ import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/inge
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
 import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
+import { createPdsClient } from '../../lib/pds/index.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
@@ -238,5 +242,47 @@ describe('ingestS3Event', () => {
 
     expect(summary.imported).toBe(1);
     expect(imports).toEqual(['a b.csv']);
+  });
+});
+
+describe('ingest failures against a PDS that echoes what it received', () => {
+  it('report the key intact when it contains the password, and never the credentials', async () => {
+    // Prepare: password `demo`, a key that contains it, a server echoing every place a secret lives
+    const server = http.createServer((req, res) => {
+      req.resume();
+      const auth = req.headers.authorization ?? '';
+      const decoded = Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString();
+      const message = `file demo-key-1.csv refused; you sent ${auth} (${decoded}) from http://pds-user:demo@pds.example/ with {"username":"pds-user","password":"demo"}`;
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 400, message }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const pds = createPdsClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      credentials: { username: 'pds-user', password: 'demo' },
+    });
+    const { deps, sinks, logs, events } = harness();
+    const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/demo-key-1.csv', size: 1 })]));
+
+    // Act
+    try {
+      await ingestSqsBody(body, { ...deps, pds }, sinks);
+    } finally {
+      await pds.close();
+      server.close();
+    }
+
+    // Assess
+    const [event] = events;
+    expect(event?.type).toBe('pds.ingest.failed');
+    const reported = JSON.stringify([event, logs]);
+    expect(reported).toContain('demo-key-1');
+    expect(reported).not.toContain('[REDACTED]-key-1');
+    const token = Buffer.from('pds-user:demo').toString('base64');
+    expect(reported).not.toContain(token);
+    expect(reported).not.toContain('pds-user:demo');
+    expect(reported).not.toContain('"password":"demo"');
+    expect(reported).not.toContain('\\"password\\":\\"demo\\"');
   });
 });

@@ -7,6 +7,7 @@ import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PdsRequestBodyError } from '../../lib/pds/body-error.ts';
 import { PdsError } from '../../lib/pds/errors.ts';
+import { SecretRedactor } from '../../lib/pds/redact.ts';
 import { type PdsRequest, PdsTransport, type PdsTransportOptions } from '../../lib/pds/transport.ts';
 
 const password = 'S3cr3t-Passw0rd!';
@@ -194,8 +195,8 @@ describe('PdsTransport keeps credentials out of errors', () => {
     expectNoCredentials(error);
   });
 
-  it('when the request body fails with a message quoting the password', async () => {
-    // Act
+  it('when the request body fails with a message quoting the credentials', async () => {
+    // Act: the source of a body never holds the password alone, only in the forms a request carries
     const error = await failure(echoUrl, {
       method: 'PUT',
       path: '/200',
@@ -204,7 +205,9 @@ describe('PdsTransport keeps credentials out of errors', () => {
         Readable.from(
           (async function* () {
             yield Buffer.from('a');
-            throw new PdsRequestBodyError(`upstream refused ${password}`);
+            throw new PdsRequestBodyError(
+              `upstream refused Basic ${token} from http://bridge-user:${password}@pds.example.test/`,
+            );
           })(),
         ),
       expect: 'none',
@@ -213,5 +216,44 @@ describe('PdsTransport keeps credentials out of errors', () => {
     // Assess
     expect(error).toHaveProperty('code', 'INVALID_REQUEST');
     expectNoCredentials(error);
+  });
+});
+
+describe('SecretRedactor', () => {
+  it('leaves user data that contains the password intact', () => {
+    // Prepare
+    const redactor = new SecretRedactor({ username: 'demo', password: 'demo' });
+
+    // Act
+    const text = redactor.redact('file demo-key-1.csv of demo refused');
+
+    // Assess
+    expect(text).toBe('file demo-key-1.csv of demo refused');
+  });
+
+  it.each([
+    ['an Authorization header', 'authorization: Basic ZGVtbzpzM2NyM3Q=', 'authorization: Basic [REDACTED]'],
+    ['the base64 token alone', 'token ZGVtbzpzM2NyM3Q= sent', 'token [REDACTED] sent'],
+    ['URL user-info', 'GET http://demo:s3cr3t@pds.example/x', 'GET http://[REDACTED]@pds.example/x'],
+    ['the decoded pair', 'you are demo:s3cr3t', 'you are [REDACTED]'],
+    [
+      'the secret JSON',
+      '{"username":"demo","password":"s3cr3t"}',
+      '{"username":"demo","password":"[REDACTED]"}',
+    ],
+    [
+      'the secret JSON quoted in a JSON string',
+      '{"m":"{\\"password\\": \\"s3cr3t\\"}"}',
+      '{"m":"{\\"password\\": \\"[REDACTED]\\"}"}',
+    ],
+  ])('redacts %s', (_where, input, expected) => {
+    // Prepare
+    const redactor = new SecretRedactor({ username: 'demo', password: 's3cr3t' });
+
+    // Act
+    const text = redactor.redact(input);
+
+    // Assess
+    expect(text).toBe(expected);
   });
 });
