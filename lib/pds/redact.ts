@@ -15,7 +15,7 @@ const REDACTED = '[REDACTED]';
 const MAX_CAUSE_DEPTH = 4;
 
 /** An `Authorization` value: the scheme stays, the credentials go. */
-const AUTHORIZATION_VALUE = /\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]+/gi;
+const AUTHORIZATION_VALUE = /\b(Basic|Bearer)\s+([A-Za-z0-9+/=._~-]+)/gi;
 /** The user-info of a URL (`scheme://user:password@host`). */
 const URL_USER_INFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"'<>]*@/gi;
 
@@ -66,7 +66,9 @@ export class SecretRedactor {
   redact(text: string): string {
     let out = text;
     for (const literal of this.#literals) out = out.replaceAll(literal, REDACTED);
-    out = out.replace(AUTHORIZATION_VALUE, `$1 ${REDACTED}`);
+    out = out.replace(AUTHORIZATION_VALUE, (value, scheme: string, token: string) =>
+      isCredentialToken(scheme, token) ? `${scheme} ${REDACTED}` : value,
+    );
     out = out.replace(URL_USER_INFO, `$1${REDACTED}@`);
     if (this.#passwordMembers) out = out.replace(this.#passwordMembers, `$1${REDACTED}`);
     return out;
@@ -110,4 +112,13 @@ function codeAndMessage(error: Error): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether the word after `Basic` or `Bearer` is a credential rather than prose ("HTTP Basic auth"): a
+ * Basic token is base64 of `user:password`, a bearer token is long.
+ */
+function isCredentialToken(scheme: string, token: string): boolean {
+  if (scheme.toLowerCase() === 'bearer') return token.length >= 16;
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(token) && Buffer.from(token, 'base64').toString('utf8').includes(':');
 }

@@ -286,14 +286,15 @@ describe('pds (subprocess)', () => {
   it('answers wrong credentials with exit code 1 and the hint to check them', async () => {
     // Act
     const run = await pds(['channels'], {
-      env: { PDS_BASE_URL: sim.url, PDS_USERNAME: sim.username, PDS_PASSWORD: 'wrong' },
+      env: { PDS_BASE_URL: sim.url, PDS_USERNAME: sim.username, PDS_PASSWORD: 'Wr0ng-Passw0rd' },
     });
 
-    // Assess
+    // Assess: the simulator's own words ("wrong credentials", "HTTP Basic auth") are shown as they are
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('PDS answered 401');
     expect(run.stderr).toContain('check PDS_USERNAME / PDS_PASSWORD');
-    expect(run.stderr).not.toContain('wrong');
+    expect(run.stderr).not.toContain('Wr0ng-Passw0rd');
+    expect(run.stderr).not.toContain('[REDACTED]');
   });
 
   it('prints the stack with --debug', async () => {

@@ -225,10 +225,10 @@ describe('SecretRedactor', () => {
     const redactor = new SecretRedactor({ username: 'demo', password: 'demo' });
 
     // Act
-    const text = redactor.redact('file demo-key-1.csv of demo refused');
+    const text = redactor.redact('file demo-key-1.csv of demo refused; send HTTP Basic auth');
 
     // Assess
-    expect(text).toBe('file demo-key-1.csv of demo refused');
+    expect(text).toBe('file demo-key-1.csv of demo refused; send HTTP Basic auth');
   });
 
   it.each([
