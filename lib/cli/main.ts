@@ -182,15 +182,45 @@ function parseCommandArgs(command: Command, rest: string[]): { flags: FlagValues
 
 /** Prints one line naming the problem (with the stack under --debug) and returns the exit code. */
 function report(error: unknown, io: CliIo, debug: boolean): number {
-  const usage = error instanceof CliUsageError || error instanceof PdsConfigurationError;
+  const causes = causeMessages(error);
+  const region = causes.some((cause) => MISSING_REGION.test(cause));
+  const usage = error instanceof CliUsageError || error instanceof PdsConfigurationError || region;
   const known = usage || error instanceof PdsError || error instanceof CliInputError;
   const message = error instanceof Error ? error.message : String(error);
+  // A message that defers to its cause ("… failed with Error: see the cause") gets the cause shown.
+  const shown = causes.filter((cause) => !message.includes(cause)).join(': ');
+  const text = SEE_THE_CAUSE.test(message)
+    ? message.replace(SEE_THE_CAUSE, shown || 'no cause was given')
+    : `${message}${shown ? `: ${shown}` : ''}`;
   const hint =
-    error instanceof CliUsageError ? ` (see pds ${error.command ? `${error.command} ` : ''}--help)` : '';
-  const line = `${known ? '' : 'unexpected error: '}${message}${hint}`.replace(/\s*[\r\n]+\s*/g, ' ');
+    error instanceof CliUsageError
+      ? ` (see pds ${error.command ? `${error.command} ` : ''}--help)`
+      : region
+        ? ` (${REGION_HINT})`
+        : '';
+  const line = `${known ? '' : 'unexpected error: '}${text}${hint}`.replace(/\s*[\r\n]+\s*/g, ' ');
   writeLine(io.stderr, `pds: ${line}`);
   if (debug) writeLine(io.stderr, stackOf(error));
   return usage ? EXIT.usage : EXIT.failed;
+}
+
+/** The AWS SDK's answer when no region is configured (it reads AWS_REGION, not AWS_DEFAULT_REGION). */
+const MISSING_REGION = /\bRegion is missing\b/i;
+/** The words of a message that leaves the explanation to its cause. */
+const SEE_THE_CAUSE = /see the cause\s*$/;
+const REGION_HINT =
+  'set AWS_REGION, and AWS_DEFAULT_REGION for the AWS CLI v1, or use a profile with a region (AWS_PROFILE)';
+
+/** The messages of an error's causes, outermost first. */
+function causeMessages(error: unknown): string[] {
+  const messages: string[] = [];
+  let current = error instanceof Error ? error.cause : undefined;
+  for (let depth = 0; depth < 8 && current !== undefined; depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message) messages.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages;
 }
 
 /** The stack of an error and of each cause. */

@@ -3,7 +3,7 @@
  * line), flag converters, the table formatter and the progress display.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CliUsageError, integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
 import { COMMANDS } from '../../lib/cli/commands/index.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
@@ -245,6 +245,37 @@ describe('runCli usage', () => {
     // Assess
     expect(code).toBe(2);
     expect(stderr()).toContain('PDS_USERNAME and PDS_PASSWORD are missing');
+  });
+
+  it('reports a missing AWS region as a configuration problem (exit 2) that says what to set', async () => {
+    // Prepare: no region anywhere the SDK looks
+    for (const name of [
+      'AWS_REGION',
+      'AWS_DEFAULT_REGION',
+      'AWS_PROFILE',
+      'AWS_ENDPOINT_URL',
+      'AWS_ENDPOINT_URL_S3',
+    ]) {
+      vi.stubEnv(name, undefined);
+    }
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/aws-config');
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/aws-credentials');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    const { io, stderr } = fakeIo();
+
+    // Act
+    const code = await runCli(['watch', 'list', '--state-bucket', 'state'], io).finally(() =>
+      vi.unstubAllEnvs(),
+    );
+
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr()).not.toContain('unexpected error');
+    expect(stderr()).not.toContain('see the cause');
+    expect(stderr()).toContain('Region is missing');
+    expect(stderr()).toContain('AWS_REGION');
+    expect(stderr().trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('accepts global options before the command words', async () => {
