@@ -23,7 +23,7 @@ export interface BannerOptions {
  */
 export function bannerLines(stack: RunningLocalStack, options: BannerOptions = {}): string[] {
   const { aws, api, pds } = stack;
-  const credentials = `AWS_ACCESS_KEY_ID=${aws.accessKeyId} AWS_SECRET_ACCESS_KEY=${aws.secretAccessKey} AWS_REGION=${aws.region}`;
+  const credentials = `AWS_ACCESS_KEY_ID=${aws.accessKeyId} AWS_SECRET_ACCESS_KEY=${aws.secretAccessKey} AWS_REGION=${aws.region} AWS_DEFAULT_REGION=${aws.region}`;
   const pdsLine = pds.simulated
     ? `  PDS simulator   ${pds.url}   user ${pds.username}, password ${pds.password} (demo data)`
     : `  PDS             ${pds.url}   user ${pds.username} (from PDS_BASE_URL, PDS_USERNAME, PDS_PASSWORD)`;

@@ -264,6 +264,14 @@ describe('bannerLines', () => {
     expect(text).toContain('.local/stack.json');
   });
 
+  it('gives the AWS CLI its region in both variables, as AWS CLI v1 reads only AWS_DEFAULT_REGION', () => {
+    // Act
+    const text = bannerLines(fakeStack()).join('\n');
+
+    // Assess
+    expect(text).toMatch(/AWS_REGION=(\S+) AWS_DEFAULT_REGION=\1\b/);
+  });
+
   it('names a real PDS without its password', () => {
     const text = bannerLines(
       fakeStack({
