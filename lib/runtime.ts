@@ -31,11 +31,17 @@ import type { StateStore } from './state/store.ts';
 // Stacks name the TypeScript sources, reading a bundle's map only when an error is formatted.
 installSourceMappedStacks();
 
-/** Structured JSON logs; `POWERTOOLS_SERVICE_NAME` and `POWERTOOLS_LOG_LEVEL` tune it. */
-export const logger = new Logger({ serviceName: 'pds-bridge' });
+/**
+ * The function's service name: `POWERTOOLS_SERVICE_NAME`, which the template sets per function
+ * (`pds-bridge-ingest`, …), so logs and metrics tell the functions apart; `pds-bridge` without it.
+ */
+export const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'pds-bridge';
 
-/** CloudWatch embedded-metric-format metrics under the `PdsBridge` namespace. */
-export const metrics = new Metrics({ namespace: 'PdsBridge', serviceName: 'pds-bridge' });
+/** Structured JSON logs (`service` is {@link serviceName}); `POWERTOOLS_LOG_LEVEL` tunes it. */
+export const logger = new Logger({ serviceName });
+
+/** CloudWatch embedded-metric-format metrics under the `PdsBridge` namespace, dimension `service`. */
+export const metrics = new Metrics({ namespace: 'PdsBridge', serviceName });
 
 /** Writes the invocation's metrics, if it recorded any (Powertools warns on every empty flush). */
 export function flushMetrics(): void {

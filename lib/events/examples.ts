@@ -80,6 +80,7 @@ export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
           bucket: 'pds-drop',
           key: 'incoming/items.csv',
           versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          code: 'unauthorized',
           reason: 'PDS answered 401 to POST /api/v1/gatherings (check PDS_USERNAME / PDS_PASSWORD)',
           pdsStatus: 401,
           retryable: false,
@@ -176,6 +177,7 @@ export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
         time: TIME,
         data: {
           publicationId: '0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60',
+          code: 'rejected',
           reason: 'PDS answered 404 to POST /api/v1/selections: unknown primary keys 00614141999999',
           pdsStatus: 404,
           retryable: false,

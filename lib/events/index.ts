@@ -32,6 +32,7 @@ export {
   EventPublishError,
   type EventPublishFailure,
 } from './errors.ts';
+export { type PdsFailureCode, pdsFailureCode } from './failure-codes.ts';
 export {
   EVENT_QUEUE_OVERRIDES,
   type EventQueueSettings,
@@ -45,13 +46,17 @@ export {
   EVENT_TYPES,
   type EventDataMap,
   type EventType,
+  INGEST_FAILURE_CODES,
   type IngestCompletedData,
   type IngestFailedData,
+  type IngestFailureCode,
   isEventType,
   type MessageFetchError,
   type MessagingAssetReceivedData,
+  PUBLICATION_FAILURE_CODES,
   type PublicationCompletedData,
   type PublicationFailedData,
+  type PublicationFailureCode,
   type RawXmlPointer,
   type SupplierReviewReceivedData,
 } from './types.ts';

@@ -20,6 +20,47 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * Why an ingest failed, as a stable machine-readable code (`pds.ingest.failed` `data.code`); the set
+ * only grows. docs/events.md says what a consumer does with each.
+ */
+export const INGEST_FAILURE_CODES = [
+  /** The object was replaced by a newer upload after its notification; the newer one is ingested on its own. */
+  'superseded',
+  /** The object (or its version) was deleted before it could be ingested. */
+  'gone',
+  /** The object is in an archive storage class and must be restored first. */
+  'archived',
+  /** The PDS accepted the upload but listed no entries (an empty archive, no importable file). */
+  'no-entries',
+  /** The PDS refused the file or an import with a 4xx other than 401/403/429. */
+  'rejected',
+  /** The PDS refused the bridge's credentials (401/403). */
+  'unauthorized',
+  /** The PDS answered something the bridge cannot use (unreadable answer, entries in several gatherings). */
+  'invalid-answer',
+  /** The bridge refused to send the request it built (a bug: report it). */
+  'internal',
+] as const;
+export type IngestFailureCode = (typeof INGEST_FAILURE_CODES)[number];
+
+/**
+ * Why a publication failed (`pds.publication.failed` `data.code`); the set only grows.
+ */
+export const PUBLICATION_FAILURE_CODES = [
+  /** The PDS refused the selection or the publication with a 4xx other than 401/403/429. */
+  'rejected',
+  /** The PDS refused the bridge's credentials (401/403). */
+  'unauthorized',
+  /** The PDS answered something the bridge cannot use. */
+  'invalid-answer',
+  /** The bridge refused to send the request it built (a bug: report it). */
+  'internal',
+  /** The PDS failed transiently on every one of `PUBLICATION_MAX_ATTEMPTS` deliveries. */
+  'attempts-exhausted',
+] as const;
+export type PublicationFailureCode = (typeof PUBLICATION_FAILURE_CODES)[number];
+
 /** An S3 object that was (or could not be) ingested. */
 interface S3ObjectRef {
   bucket: string;
@@ -37,6 +78,8 @@ export interface IngestCompletedData extends S3ObjectRef {
 
 /** `pds.ingest.failed`: an S3 object could not be ingested. */
 export interface IngestFailedData extends S3ObjectRef {
+  /** Why, as one of {@link INGEST_FAILURE_CODES}. */
+  code: IngestFailureCode;
   reason: string;
   /** HTTP status the PDS answered, when the PDS refused. */
   pdsStatus?: number;
@@ -116,6 +159,8 @@ export interface PublicationFailedData {
   publicationId: string;
   /** Set when the failure happened after the selection was created. */
   selectionId?: string;
+  /** Why, as one of {@link PUBLICATION_FAILURE_CODES}. */
+  code: PublicationFailureCode;
   reason: string;
   pdsStatus?: number;
   retryable: boolean;
@@ -205,6 +250,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
   'pds.ingest.failed': () =>
     z.object({
       ...s3ObjectRef(),
+      code: z.enum(INGEST_FAILURE_CODES),
       reason: nonEmpty(),
       pdsStatus: httpStatus().optional(),
       retryable: z.boolean(),
@@ -257,6 +303,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
     z.object({
       publicationId: nonEmpty(),
       selectionId: nonEmpty().optional(),
+      code: z.enum(PUBLICATION_FAILURE_CODES),
       reason: nonEmpty(),
       pdsStatus: httpStatus().optional(),
       retryable: z.boolean(),

@@ -109,11 +109,15 @@ export function isRetryable(error: unknown): boolean {
 
 /** The PDS accepted the upload but its answer cannot be imported (no entries, mixed gatherings): permanent. */
 export class IngestRejectedError extends BridgeError {
-  constructor(detail: string) {
+  /** `no-entries` for an answer that lists nothing, `invalid-answer` for one that cannot be imported. */
+  readonly problem: 'no-entries' | 'invalid-answer';
+
+  constructor(problem: 'no-entries' | 'invalid-answer', detail: string) {
     super(
       'INGEST_REJECTED',
       `The PDS answer to the upload cannot be imported: ${detail}; check the file and the PDS`,
     );
     this.name = 'IngestRejectedError';
+    this.problem = problem;
   }
 }

@@ -4,7 +4,7 @@
  * a repeated emission after a crash carries the same id and consumers drop it, while a file dropped
  * again (a new write) gets new ids.
  */
-import { type CloudEvent, createEvent } from '../events/index.ts';
+import { type CloudEvent, createEvent, type IngestFailureCode } from '../events/index.ts';
 import type { ObjectWrite } from '../state/keys.ts';
 
 /** The parts that identify one object write; every ingest event of that write shares them. */
@@ -53,7 +53,7 @@ export function completedEvent(
  */
 export function failedEvent(
   write: ObjectWrite,
-  failure: { reason: string; pdsStatus?: number; retryable: boolean },
+  failure: { code: IngestFailureCode; reason: string; pdsStatus?: number | undefined; retryable: boolean },
   source?: string,
 ): CloudEvent<'pds.ingest.failed'> {
   return createEvent({
@@ -63,6 +63,7 @@ export function failedEvent(
     ...(source ? { source } : {}),
     data: {
       ...objectRef(write),
+      code: failure.code,
       reason: failure.reason,
       ...(failure.pdsStatus !== undefined ? { pdsStatus: failure.pdsStatus } : {}),
       retryable: failure.retryable,

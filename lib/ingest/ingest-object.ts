@@ -19,7 +19,7 @@
  * same id, which consumers drop; the other order could lose it.
  */
 import { errorSummary, type Log, silentLog } from '../core/index.ts';
-import type { EventSink } from '../events/index.ts';
+import { type EventSink, type IngestFailureCode, pdsFailureCode } from '../events/index.ts';
 import type { GatheringEntry } from '../pds/index.ts';
 import { PdsError, PdsHttpError } from '../pds/index.ts';
 import { ingestProgressKey } from '../state/keys.ts';
@@ -214,9 +214,9 @@ async function upload(
     observeRetry(write, deps),
   );
   const first = answer[0];
-  if (!first) throw new IngestRejectedError('it lists no entries (an empty archive?)');
+  if (!first) throw new IngestRejectedError('no-entries', 'it lists no entries (an empty archive?)');
   if (answer.some((entry) => entry.gatheringKey !== first.gatheringKey)) {
-    throw new IngestRejectedError('its entries name more than one gatheringKey');
+    throw new IngestRejectedError('invalid-answer', 'its entries name more than one gatheringKey');
   }
   return {
     size,
@@ -275,8 +275,11 @@ async function fail(
   const objectStillOurs = !(error instanceof ObjectSourceError && (superseded || error.problem === 'gone'));
   const pdsStatus = error instanceof PdsHttpError ? error.status : undefined;
   const reason = failureReason(error, claim.record);
+  const code = failureCode(error);
 
-  await deps.events.publish([failedEvent(write, { reason, pdsStatus, retryable: false }, deps.eventSource)]);
+  await deps.events.publish([
+    failedEvent(write, { code, reason, pdsStatus, retryable: false }, deps.eventSource),
+  ]);
   const tag = objectStillOurs
     ? await tagObject(write, { gatheringKey: claim.record.gatheringKey, outcome: 'failed' }, deps)
     : undefined;
@@ -294,6 +297,17 @@ async function fail(
     ...(pdsStatus !== undefined ? { pdsStatus } : {}),
     ...(tag ? { tag } : {}),
   };
+}
+
+/** The `code` of the failed event; see INGEST_FAILURE_CODES (lib/events/types.ts). */
+function failureCode(error: Error): IngestFailureCode {
+  if (error instanceof ObjectSourceError) {
+    // 'unavailable' is always retryable (lib/ingest/s3/adapters.ts) and never ends here.
+    return error.problem === 'unavailable' ? 'internal' : error.problem;
+  }
+  if (error instanceof IngestRejectedError) return error.problem;
+  if (error instanceof PdsError) return pdsFailureCode(error);
+  return 'internal';
 }
 
 function failureReason(error: Error, record: Readonly<IngestProgressRecord>): string {

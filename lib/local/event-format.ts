@@ -107,7 +107,7 @@ function ingestCompleted(data: Data): string {
 
 function failed(data: Data): string {
   return joinFacts([
-    `failed${data.retryable === true ? ' (retryable)' : ''}: ${text(data.reason) || 'no reason given'}`,
+    `failed${data.code ? ` [${text(data.code)}]` : ''}${data.retryable === true ? ' (retryable)' : ''}: ${text(data.reason) || 'no reason given'}`,
     typeof data.pdsStatus === 'number' ? `PDS ${data.pdsStatus}` : '',
   ]);
 }

@@ -8,6 +8,7 @@
  * with an `id`, which becomes its name under `components.schemas`.
  */
 import * as z from 'zod';
+import { PUBLICATION_FAILURE_CODES } from '../events/types.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
 
 /** Metadata kept for each schema: a component `id` for named ones, JSON Schema keywords for the rest. */
@@ -146,6 +147,12 @@ export function createApiSchemas(limits: SchemaLimits) {
 
   const publicationError = z
     .object({
+      code: z
+        .enum(PUBLICATION_FAILURE_CODES)
+        .optional()
+        .describe(
+          'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
+        ),
       reason: z.string(),
       pdsStatus: z.number().int().optional(),
       retryable: z.boolean(),

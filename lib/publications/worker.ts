@@ -24,7 +24,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
-import { createEvent, type EventSink } from '../events/index.ts';
+import { createEvent, type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
@@ -88,6 +88,19 @@ function failureOf(error: PdsError, at: string): PublicationErrorView {
   };
 }
 
+/** The failure code of a publication that ends with `error`: a transient one ends only at the last attempt. */
+function finalFailureCode(error: PdsError): PublicationFailureCode {
+  return error.retryable ? 'attempts-exhausted' : pdsFailureCode(error);
+}
+
+/** The code of a failed record written before records carried one (best reading of what it kept). */
+function recordedFailureCode(error: Omit<PublicationErrorView, 'at'>): PublicationFailureCode {
+  if (error.code !== undefined) return error.code;
+  if (error.retryable) return 'attempts-exhausted';
+  if (error.pdsStatus === 401 || error.pdsStatus === 403) return 'unauthorized';
+  return error.pdsStatus === undefined ? 'invalid-answer' : 'rejected';
+}
+
 /**
  * Carries out one publication (one delivery of its message); see the module comment.
  *
@@ -146,8 +159,8 @@ export async function processPublication(
   } catch (error) {
     if (!(error instanceof PdsError)) throw error;
     const at = now().toISOString();
-    const failure = failureOf(error, at);
     if (error.retryable && receiveCount < deps.maxAttempts) {
+      const failure = failureOf(error, at);
       deps.metrics?.addMetric('PublicationRetries', 'Count', 1);
       log.warn('Publication attempt failed; it will be retried', {
         publicationId,
@@ -160,6 +173,7 @@ export async function processPublication(
       await save({ ...record, lastError: failure, updatedAt: at }).catch(() => undefined);
       throw new PublicationRetryError(publicationId, receiveCount, error);
     }
+    const failure = { code: finalFailureCode(error), ...failureOf(error, at) };
     const { lastError: _lastError, ...rest } = record;
     await save({ ...rest, status: 'failed', failedAt: at, updatedAt: at, error: failure });
     deps.metrics?.addMetric('PublicationsFailed', 'Count', 1);
@@ -220,6 +234,7 @@ async function notify(deps: WorkerDependencies, record: PublicationRecord, now: 
       data: {
         publicationId,
         ...(record.selectionId === undefined ? {} : { selectionId: record.selectionId }),
+        code: recordedFailureCode(error),
         reason: error.reason,
         ...(error.pdsStatus === undefined ? {} : { pdsStatus: error.pdsStatus }),
         retryable: error.retryable,

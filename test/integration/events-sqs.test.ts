@@ -189,6 +189,7 @@ describe('SqsEventPublisher against the S3+SQS emulator', () => {
       data: {
         bucket: 'drops',
         key: 'incoming/😀 items.csv',
+        code: 'rejected',
         reason: 'refused by the test',
         retryable: false,
       },

@@ -299,7 +299,7 @@ describe('ingest with S3 emulator and PDS simulator', () => {
     expect(tagger.calls).toHaveLength(0);
   });
 
-  it('reports a notification of an overwritten object as superseded and ingests the newer write', async () => {
+  it('reports a notification of an overwritten object with the code superseded and ingests the newer write', async () => {
     // prepare: two writes of one key, the first one's notification arrives after the overwrite
     const older = await drop('incoming/overwritten.csv', 'primaryKey__\n6001\n', 'text/csv');
     const newer = await drop('incoming/overwritten.csv', 'primaryKey__\n6002\n', 'text/csv');
@@ -314,6 +314,7 @@ describe('ingest with S3 emulator and PDS simulator', () => {
     const events = await receivedEvents();
     expect(events.map((e) => e.type)).toEqual(['pds.ingest.failed', 'pds.ingest.completed']);
     expect(events[0]?.data).toMatchObject({
+      code: 'superseded',
       retryable: false,
       reason: expect.stringContaining('replaced by a newer upload'),
     });
@@ -333,7 +334,10 @@ describe('ingest with S3 emulator and PDS simulator', () => {
 
       expect(summary.failed).toBe(1);
       const [event] = await receivedEvents();
-      expect(event).toMatchObject({ type: 'pds.ingest.failed', data: { pdsStatus: 401, retryable: false } });
+      expect(event).toMatchObject({
+        type: 'pds.ingest.failed',
+        data: { code: 'unauthorized', pdsStatus: 401, retryable: false },
+      });
       expect(tagger.tagsOf(DROPS, 'incoming/refused.csv')).toEqual({ 'pds-ingest-outcome': 'failed' });
     } finally {
       await refusing.close();

@@ -288,6 +288,26 @@ describe('serverless template: the whole stack', () => {
     expect(roles.size).toBe(names.length);
   });
 
+  it('gives every function its own service name for its logs and metrics', async () => {
+    // prepare
+    const names = await handlerNames();
+
+    // act
+    const services = names.map(
+      (name) => envOf(defaults.template, `${pascal(name)}LambdaFunction`).POWERTOOLS_SERVICE_NAME,
+    );
+
+    // assess
+    expect(services).toEqual(names.map((name) => `pds-bridge-${name}`));
+    expect(new Set(services).size).toBe(names.length);
+    // The same in every stage: dashboards and alarms name the dimension, not the stage.
+    expect(
+      names.map(
+        (name) => envOf(everything.template, `${pascal(name)}LambdaFunction`).POWERTOOLS_SERVICE_NAME,
+      ),
+    ).toEqual(services);
+  });
+
   it('packages each function as its bundle, its chunks and their source maps, nothing else', async () => {
     const { template, artifacts } = defaults;
     for (const name of await handlerNames()) {

@@ -20,6 +20,7 @@ const failedPublication = (
     ...(overrides.time === undefined ? {} : { time: overrides.time }),
     data: {
       publicationId: 'p-1',
+      code: 'rejected',
       reason: overrides.reason ?? 'unknown selection',
       pdsStatus: 404,
       retryable: false,
@@ -50,7 +51,13 @@ describe('createEvent', () => {
       time: '2026-11-20T09:15:00.000Z',
       subject: 'publication/p-1',
       datacontenttype: 'application/json',
-      data: { publicationId: 'p-1', reason: 'unknown selection', pdsStatus: 404, retryable: false },
+      data: {
+        publicationId: 'p-1',
+        code: 'rejected',
+        reason: 'unknown selection',
+        pdsStatus: 404,
+        retryable: false,
+      },
     });
     expect(DEFAULT_EVENT_SOURCE).toBe('urn:pds-bridge');
   });
@@ -179,7 +186,7 @@ describe('createEvent', () => {
         type: 'pds.publication.failed' as EventType,
         subject: 'publication/p',
         idParts: ['p'],
-        data: { publicationId: 'p', reason: 'r', retryable: true },
+        data: { publicationId: 'p', code: 'attempts-exhausted', reason: 'r', retryable: true },
         ...override,
       } as Parameters<typeof createEvent>[0]),
     );

@@ -38,7 +38,7 @@ function ingestEvent(key: string): CloudEvent<'pds.ingest.failed'> {
     subject: `s3://drop/${key}`,
     idParts: ['drop', key],
     time: '2026-11-20T09:15:00Z',
-    data: { bucket: 'drop', key, reason: 'refused', pdsStatus: 400, retryable: false },
+    data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', pdsStatus: 400, retryable: false },
   });
 }
 

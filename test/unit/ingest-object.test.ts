@@ -6,7 +6,14 @@ import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
 import type { ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
 import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
-import { PdsBadRequestError, PdsRateLimitedError, PdsServerError } from '../../lib/pds/errors.ts';
+import {
+  PdsBadRequestError,
+  PdsInvalidRequestError,
+  PdsInvalidResponseError,
+  PdsRateLimitedError,
+  PdsServerError,
+  PdsUnauthorizedError,
+} from '../../lib/pds/errors.ts';
 import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
@@ -320,7 +327,7 @@ describe('ingestObject', () => {
     expect(events.events).toHaveLength(1);
     expect(events.events[0]).toMatchObject({
       type: 'pds.ingest.failed',
-      data: { key: 'gone.csv', retryable: false },
+      data: { key: 'gone.csv', code: 'gone', retryable: false },
     });
     expect(events.events[0]?.data).not.toHaveProperty('pdsStatus');
     expect(tagger.calls).toHaveLength(0);
@@ -339,7 +346,10 @@ describe('ingestObject', () => {
       status: 'superseded',
       reason: expect.stringContaining('replaced by a newer upload'),
     });
-    expect(events.events[0]).toMatchObject({ type: 'pds.ingest.failed', data: { retryable: false } });
+    expect(events.events[0]).toMatchObject({
+      type: 'pds.ingest.failed',
+      data: { code: 'superseded', retryable: false },
+    });
     expect(tagger.calls).toHaveLength(0);
     expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'superseded' });
   });
@@ -357,6 +367,7 @@ describe('ingestObject', () => {
     expect(events.events[0]).toMatchObject({
       type: 'pds.ingest.failed',
       data: {
+        code: 'rejected',
         pdsStatus: 400,
         retryable: false,
         reason: expect.stringContaining('1 of 2 entries were imported before'),
@@ -469,7 +480,7 @@ describe('ingestObject', () => {
     const outcome = await ingestObject(write('empty.zip', 'z1'), deps());
 
     expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('lists no entries') });
-    expect(events.events[0]?.type).toBe('pds.ingest.failed');
+    expect(events.events[0]).toMatchObject({ type: 'pds.ingest.failed', data: { code: 'no-entries' } });
   });
 
   it('writes no tags when tagging is off', async () => {
@@ -482,5 +493,98 @@ describe('ingestObject', () => {
     expect(outcome.status).toBe('imported');
     expect(outcome).not.toHaveProperty('tag');
     expect(tagger.calls).toHaveLength(0);
+  });
+});
+
+describe('ingestObject failure codes', () => {
+  it('codes an object in an archive storage class as archived', async () => {
+    // prepare
+    const { source, events, deps } = setup();
+    const w = write('cold.csv', 'e1');
+    source.open = async (ref) => {
+      throw new ObjectSourceError('archived', ref, 'the object is in GLACIER; restore it first', false);
+    };
+
+    // act
+    await ingestObject(w, deps());
+
+    // assess
+    expect(events.events[0]).toMatchObject({ type: 'pds.ingest.failed', data: { code: 'archived' } });
+  });
+
+  it.each([
+    ['unauthorized', 401],
+    ['unauthorized', 403],
+  ])('codes a PDS refusing the credentials as %s (%i)', async (code, status) => {
+    // prepare
+    const { pds, source, events, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.uploadFault = () => new PdsUnauthorizedError(status, UPLOAD_LINE, '');
+
+    // act
+    await ingestObject(write('items.csv', 'e1'), deps());
+
+    // assess
+    expect(events.events[0]).toMatchObject({ data: { code, pdsStatus: status, retryable: false } });
+  });
+
+  it('codes an upload the PDS refuses with a 4xx as rejected', async () => {
+    // prepare
+    const { pds, source, events, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.uploadFault = () => new PdsBadRequestError(400, UPLOAD_LINE, 'not a CSV');
+
+    // act
+    await ingestObject(write('items.csv', 'e1'), deps());
+
+    // assess
+    expect(events.events[0]).toMatchObject({ data: { code: 'rejected', pdsStatus: 400 } });
+  });
+
+  it('codes an unreadable PDS answer as invalid-answer', async () => {
+    // prepare
+    const { pds, source, events, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.uploadFault = () => new PdsInvalidResponseError('not JSON', UPLOAD_LINE);
+
+    // act
+    await ingestObject(write('items.csv', 'e1'), deps());
+
+    // assess
+    expect(events.events[0]).toMatchObject({ data: { code: 'invalid-answer' } });
+    expect(events.events[0]?.data).not.toHaveProperty('pdsStatus');
+  });
+
+  it('codes an upload answer whose entries name several gatherings as invalid-answer', async () => {
+    // prepare
+    const { pds, source, events, deps } = setup();
+    source.put('batch.zip', 'zip', 'z1');
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv']);
+    const mixed: IngestObjectDeps['pds'] = {
+      uploadGathering: async (request) =>
+        (await pds.uploadGathering(request)).map((entry, i) => ({ ...entry, gatheringKey: `g-${i}` })),
+      startImport: (request) => pds.startImport(request),
+    };
+
+    // act
+    await ingestObject(write('batch.zip', 'z1'), { ...deps(), pds: mixed });
+
+    // assess
+    expect(events.events[0]).toMatchObject({
+      data: { code: 'invalid-answer', reason: expect.stringContaining('more than one gatheringKey') },
+    });
+  });
+
+  it('codes a request the PDS client refuses to send as internal', async () => {
+    // prepare
+    const { pds, source, events, deps } = setup();
+    source.put('items.csv', 'x', 'e1');
+    pds.importFault = () => new PdsInvalidRequestError('empty path segment', IMPORT_LINE);
+
+    // act
+    await ingestObject(write('items.csv', 'e1'), deps());
+
+    // assess
+    expect(events.events[0]).toMatchObject({ data: { code: 'internal' } });
   });
 });

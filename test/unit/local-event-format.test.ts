@@ -57,19 +57,37 @@ describe('formatEventLine', () => {
     expect(line).toContain('5 entries imported (a.csv, b.csv, c.csv, +2 more)');
   });
 
-  it('gives the reason, the PDS status and whether a retry may help for failures', () => {
+  it('gives the code, the reason, the PDS status and whether a retry may help for failures', () => {
     const line = formatEventLine(
       received({
         type: 'pds.ingest.failed',
         time: TIME,
         subject: 's3://pds-drop/items.csv',
-        data: { reason: 'PDS answered 401; check PDS_USERNAME', pdsStatus: 401, retryable: false },
+        data: {
+          code: 'unauthorized',
+          reason: 'PDS answered 401; check PDS_USERNAME',
+          pdsStatus: 401,
+          retryable: false,
+        },
       }),
     );
 
     expect(line).toMatch(
-      /pds\.ingest\.failed\s+s3:\/\/pds-drop\/items\.csv {2}failed: PDS answered 401; check PDS_USERNAME · PDS 401$/,
+      /pds\.ingest\.failed\s+s3:\/\/pds-drop\/items\.csv {2}failed \[unauthorized\]: PDS answered 401; check PDS_USERNAME · PDS 401$/,
     );
+  });
+
+  it('shows a failure without a code (an event from an older bridge) without brackets', () => {
+    const line = formatEventLine(
+      received({
+        type: 'pds.publication.failed',
+        time: TIME,
+        subject: 'publication/1',
+        data: { reason: 'PDS answered 503', retryable: true },
+      }),
+    );
+
+    expect(line).toMatch(/publication\/1 {2}failed \(retryable\): PDS answered 503$/);
   });
 
   it('shows the review status, reviewer, channel, asset and confirmation state of a supplier review', () => {

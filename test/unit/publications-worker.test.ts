@@ -1,6 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { describe, expect, it } from 'vitest';
-import { PdsNotFoundError, PdsServerError } from '../../lib/pds/errors.ts';
+import {
+  PdsInvalidRequestError,
+  PdsInvalidResponseError,
+  PdsNotFoundError,
+  PdsServerError,
+  PdsUnauthorizedError,
+} from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
@@ -191,13 +197,19 @@ describe('processPublication', () => {
       status: 'failed',
       selectionId: 'sel-1',
       failedAt: T0.toISOString(),
-      error: { pdsStatus: 503, retryable: true },
+      error: { code: 'attempts-exhausted', pdsStatus: 503, retryable: true },
       notifiedAt: T0.toISOString(),
     });
     expect(events.events).toHaveLength(1);
     expect(events.events[0]).toMatchObject({
       type: 'pds.publication.failed',
-      data: { publicationId: ID, selectionId: 'sel-1', pdsStatus: 503, retryable: true },
+      data: {
+        publicationId: ID,
+        selectionId: 'sel-1',
+        code: 'attempts-exhausted',
+        pdsStatus: 503,
+        retryable: true,
+      },
     });
     expect((events.events[0]?.data as { reason?: string } | undefined)?.reason).toMatch(/PDS answered 503/);
     expect(await getWatchEntry(store, KEYS[0] as string)).toBeUndefined();
@@ -219,9 +231,10 @@ describe('processPublication', () => {
     // Assess
     expect(outcome).toBe('failed');
     expect(calls.publications).toEqual([]);
-    expect((await read())?.error).toMatchObject({ pdsStatus: 404, retryable: false });
+    expect((await read())?.error).toMatchObject({ code: 'rejected', pdsStatus: 404, retryable: false });
     expect(events.events[0]?.data).toEqual({
       publicationId: ID,
+      code: 'rejected',
       reason: expect.stringContaining('unknown primary keys'),
       pdsStatus: 404,
       retryable: false,
@@ -329,5 +342,63 @@ describe('publicationRecordHandler with the Powertools BatchProcessor', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(events.events.map((e) => e.type)).toEqual(['pds.publication.failed']);
+  });
+});
+
+describe('processPublication failure codes', () => {
+  const line = { method: 'POST', path: PUBLICATIONS };
+
+  it.each([
+    ['unauthorized', new PdsUnauthorizedError(401, line, '')],
+    ['unauthorized', new PdsUnauthorizedError(403, line, '')],
+    ['invalid-answer', new PdsInvalidResponseError('not JSON', line)],
+    ['internal', new PdsInvalidRequestError('empty path segment', line)],
+  ])('codes a publish that fails for good as %s', async (code, error) => {
+    // Prepare
+    const { pds } = scriptedPds({ publications: [error] });
+    const { deps, events, read } = await setup(pds);
+
+    // Act
+    await processPublication(deps, ID, 1);
+
+    // Assess
+    expect((await read())?.error).toMatchObject({ code });
+    expect(events.events[0]).toMatchObject({ type: 'pds.publication.failed', data: { code } });
+  });
+
+  it('gives no code to the last error of a publication that is still retried', async () => {
+    // Prepare
+    const { pds } = scriptedPds({ publications: [unavailable(PUBLICATIONS)] });
+    const { deps, read } = await setup(pds);
+
+    // Act
+    await expect(processPublication(deps, ID, 1)).rejects.toThrow(/SQS delivers the message again/);
+
+    // Assess
+    expect((await read())?.lastError).toMatchObject({ pdsStatus: 503, retryable: true });
+    expect((await read())?.lastError).not.toHaveProperty('code');
+  });
+
+  it.each([
+    ['rejected', { pdsStatus: 404, retryable: false }],
+    ['unauthorized', { pdsStatus: 401, retryable: false }],
+    ['attempts-exhausted', { pdsStatus: 503, retryable: true }],
+    ['invalid-answer', { retryable: false }],
+  ])('derives %s for a failed record written before records carried a code', async (code, error) => {
+    // Prepare
+    const { pds } = scriptedPds();
+    const failed: PublicationRecord = {
+      ...queuedRecord(),
+      status: 'failed',
+      failedAt: T0.toISOString(),
+      error: { reason: 'refused', at: T0.toISOString(), ...error },
+    };
+    const { deps, events } = await setup(pds, failed);
+
+    // Act
+    await processPublication(deps, ID, 1);
+
+    // Assess
+    expect(events.events[0]).toMatchObject({ type: 'pds.publication.failed', data: { code } });
   });
 });
