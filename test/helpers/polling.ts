@@ -1,6 +1,6 @@
 /**
  * Factories for the pollers' tests: a Lambda context, the Lambda SQS event built from received
- * messages, and a queue drain for integration tests against fauxqs. The PDS and event sink fakes are
+ * messages, an approved supplier review for the simulator, and a queue drain for integration tests against fauxqs. The PDS and event sink fakes are
  * the shared ones (fake-pds.ts, event-sink.ts).
  */
 import {
@@ -10,6 +10,26 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
+import type { NewSupplierReview } from '../../lib/simulator/index.ts';
+
+/** An approved review of `primaryKey` as a data pool sends it, for `sim.state.addSupplierReview`. */
+export function approvedReview(
+  primaryKey: string,
+  changes: Partial<NewSupplierReview> = {},
+): NewSupplierReview {
+  return {
+    primaryKey,
+    supplierId: '0614141000012',
+    channelId: 'gdsn-de',
+    supplier: 'Demo Supplier GmbH',
+    reviewer: 'Demo Retail DE',
+    reviewStatus: 'APPROVED',
+    date: 1_767_603_600_000,
+    comment: '',
+    messagingCreatorType: 'REVIEW',
+    ...changes,
+  };
+}
 
 /** A Lambda context with a fixed remaining time. */
 export function lambdaContext(remainingMs = 60_000, requestId = 'req-1'): Context {

@@ -4,7 +4,7 @@
  * over HTTP, events read back from moto's queue. Exactly one upload and one import per gathering entry,
  * whatever the number of deliveries; every delivery is acknowledged or retried, none lost.
  */
-import { GetObjectTaggingCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectTaggingCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
@@ -27,7 +27,7 @@ import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { setEnv } from '../helpers/env.ts';
-import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
+import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
 import { lambdaContext, s3Event, s3Record } from '../helpers/s3-events.ts';
 import { type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
@@ -51,12 +51,7 @@ describeOnMoto('ingest of one write delivered many times', () => {
   beforeAll(async () => {
     moto = await startMoto({ buckets: ['drops', 'state'], queues: ['ingest', 'events'] });
     proxy = await startS3Proxy(moto.endpoint);
-    s3 = new S3Client({
-      endpoint: proxy.endpoint,
-      region: moto.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
+    s3 = motoS3Client(proxy.endpoint, moto.region);
     // Slow uploads, so the deliveries overlap while the first one streams.
     sim = await startSimulator({
       demoData: false,

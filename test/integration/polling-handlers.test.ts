@@ -14,7 +14,7 @@ import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { watch } from '../../lib/state/watch-list.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
-import { drainQueue, lambdaContext, sqsEventFrom } from '../helpers/polling.ts';
+import { approvedReview, drainQueue, lambdaContext, sqsEventFrom } from '../helpers/polling.ts';
 
 type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
 
@@ -42,17 +42,7 @@ beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 20 });
   for (const key of KEYS) {
     sim.state.addSupplierReview(
-      {
-        primaryKey: key,
-        supplierId: '0614141000012',
-        channelId: 'gdsn-de',
-        supplier: 'Demo Supplier GmbH',
-        reviewer: 'Demo Retail DE',
-        reviewStatus: 'APPROVED',
-        date: 1_767_603_600_000,
-        comment: '',
-        messagingCreatorType: 'REVIEW',
-      },
+      approvedReview(key),
       `<catalogueItemConfirmationMessage><note>${key}</note></catalogueItemConfirmationMessage>`,
     );
   }

@@ -19,7 +19,7 @@ import { acquireLease } from '../../lib/state/lease.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
-import { drainQueue } from '../helpers/polling.ts';
+import { approvedReview, drainQueue } from '../helpers/polling.ts';
 
 const XML = '<catalogueItemConfirmationMessage><note>moto</note></catalogueItemConfirmationMessage>';
 const DAY = 86_400_000;
@@ -125,20 +125,7 @@ describeOnMoto('the pollers on S3 conditional writes', () => {
     const w = await world();
     const keys = ['MOTO-1', 'MOTO-2'];
     for (const primaryKey of keys) {
-      w.sim.state.addSupplierReview(
-        {
-          primaryKey,
-          supplierId: '0614141000012',
-          channelId: 'gdsn-de',
-          supplier: 'Demo Supplier GmbH',
-          reviewer: 'Demo Retail DE',
-          reviewStatus: 'APPROVED',
-          date: 1_767_603_600_000,
-          comment: '',
-          messagingCreatorType: 'REVIEW',
-        },
-        XML,
-      );
+      w.sim.state.addSupplierReview(approvedReview(primaryKey), XML);
     }
     await watch(w.store, keys, { ttlMs: 30 * DAY, source: 'operator' });
 

@@ -21,7 +21,7 @@ import {
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
-import { drainQueue } from '../helpers/polling.ts';
+import { approvedReview, drainQueue } from '../helpers/polling.ts';
 
 type ReviewEvent = CloudEvent<'pds.supplier-review.received'>;
 
@@ -163,20 +163,7 @@ describe('pollSupplierReviews against the simulator and fauxqs', () => {
     const key = 'ITEM-😀-1';
     const xml =
       '<catalogueItemConfirmationMessage><note>a\uFFFEb\uFFFFc</note></catalogueItemConfirmationMessage>';
-    const review = sim.state.addSupplierReview(
-      {
-        primaryKey: key,
-        supplierId: '0614141000012',
-        channelId: 'gdsn-de',
-        supplier: 'Demo Supplier GmbH',
-        reviewer: 'Demo Retail DE',
-        reviewStatus: 'APPROVED',
-        date: 1_767_603_600_000,
-        comment: 'looks good 👍',
-        messagingCreatorType: 'REVIEW',
-      },
-      xml,
-    );
+    const review = sim.state.addSupplierReview(approvedReview(key, { comment: 'looks good 👍' }), xml);
     await watch(store, [key], { ttlMs: 30 * DAY, source: 'operator' });
 
     // act
