@@ -45,23 +45,27 @@ export interface AwsEmulatorOptions {
   messageSpies?: boolean;
 }
 
-export interface AwsEmulator {
+/** What every S3+SQS emulator helper hands a test (fauxqs here, moto in ./moto.ts). */
+export interface EmulatedAws {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
   region: string;
   /** Path-style S3 client with fake static credentials. */
   s3: S3Client;
   sqs: SQSClient;
-  /** Queue URLs by name (dead-letter queues included), on the endpoint's own host. */
+  /** Queue URLs by name (dead-letter queues included). */
   queueUrls: Record<string, string>;
   /** Queue ARNs by name. */
   queueArns: Record<string, string>;
   /** Variables that point the AWS SDK (and lib/aws.ts) at the emulator. */
   env: Record<string, string>;
-  /** The fauxqs server itself, for `spy`, `inspectQueue`, `reset`. */
-  server: FauxqsServer;
   /** Destroys the clients and stops the server. */
   close(): Promise<void>;
+}
+
+export interface AwsEmulator extends EmulatedAws {
+  /** The fauxqs server itself, for `spy`, `inspectQueue`, `reset`. */
+  server: FauxqsServer;
 }
 
 const ACCOUNT_ID = '000000000000';

@@ -26,7 +26,13 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import { type EmulatedQueue, emulatorEnv, FAKE_CREDENTIALS, queueAttributes } from './fauxqs.ts';
+import {
+  type EmulatedAws,
+  type EmulatedQueue,
+  emulatorEnv,
+  FAKE_CREDENTIALS,
+  queueAttributes,
+} from './fauxqs.ts';
 
 export interface MotoOptions {
   buckets?: string[];
@@ -36,23 +42,9 @@ export interface MotoOptions {
   region?: string;
 }
 
-export interface MotoServer {
-  /** `http://127.0.0.1:<port>`. */
-  endpoint: string;
-  region: string;
-  /** Path-style S3 client with fake static credentials. */
-  s3: S3Client;
-  sqs: SQSClient;
-  /** Queue URLs by name (dead-letter queues included). */
-  queueUrls: Record<string, string>;
-  /** Queue ARNs by name. */
-  queueArns: Record<string, string>;
-  /** Variables that point the AWS SDK (and lib/aws.ts) at moto. */
-  env: Record<string, string>;
+export interface MotoServer extends EmulatedAws {
   /** Creates a bucket (used between tests to get a fresh one). */
   createBucket(name: string): Promise<void>;
-  /** Destroys the clients and stops the server. */
-  close(): Promise<void>;
 }
 
 const MOTO_COMMAND = 'moto_server';
