@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SupplierReview } from '../../lib/pds/types.ts';
 import { FINGERPRINT_LENGTH, reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { approvedReview } from '../helpers/polling.ts';
 
-const REVIEW: SupplierReview = {
-  primaryKey: '0614141123452',
-  supplierId: '0614141000012',
-  channelId: 'gdsn-de',
-  messagingAssetId: 42,
-  supplier: 'Demo Supplier GmbH',
-  reviewer: 'Demo Retail DE',
-  reviewStatus: 'APPROVED',
-  date: 1_767_603_600_000,
-  comment: '',
-  messagingCreatorType: 'REVIEW',
-};
+const REVIEW: SupplierReview = { ...approvedReview('0614141123452'), messagingAssetId: 42 };
 
 describe('reviewFingerprint', () => {
   it('is the same for the same review, whatever the key order or descriptive fields', () => {

@@ -230,6 +230,11 @@ function reasonClass(reason: string | undefined): string {
     .slice(0, 140);
 }
 
+/** A target that is met only when `value` is 0. */
+function none(name: string, value: number): Target {
+  return { name, value, target: '0', pass: value === 0 };
+}
+
 /**
  * Judges a run.
  *
@@ -269,39 +274,14 @@ export function tallyRun(
   const outsideWindow = repeated.repeated - repeated.inWindow;
 
   const targets: Target[] = [
-    { name: 'objects lost', value: lostKeys.length, target: '0', pass: lostKeys.length === 0 },
-    { name: 'progress records stuck', value: unfinished.length, target: '0', pass: unfinished.length === 0 },
-    {
-      name: 'repeated imports outside the crash window',
-      value: outsideWindow,
-      target: '0',
-      pass: outsideWindow === 0,
-    },
-    {
-      name: 'duplicate events with different ids',
-      value: events.differentId,
-      target: '0',
-      pass: events.differentId === 0,
-    },
-    { name: 'objects in the DLQ (not ingested)', value: inDlq.size, target: '0', pass: inDlq.size === 0 },
-    {
-      name: 'DLQ messages of ingested objects',
-      value: dlqOfFinished,
-      target: '0',
-      pass: dlqOfFinished === 0,
-    },
-    {
-      name: 'uploads repeated without a kill',
-      value: uploadsRepeatedWithoutKill,
-      target: '0',
-      pass: uploadsRepeatedWithoutKill === 0,
-    },
-    {
-      name: 'messages left in the queue',
-      value: facts.leftInQueue,
-      target: '0',
-      pass: facts.leftInQueue === 0,
-    },
+    none('objects lost', lostKeys.length),
+    none('progress records stuck', unfinished.length),
+    none('repeated imports outside the crash window', outsideWindow),
+    none('duplicate events with different ids', events.differentId),
+    none('objects in the DLQ (not ingested)', inDlq.size),
+    none('DLQ messages of ingested objects', dlqOfFinished),
+    none('uploads repeated without a kill', uploadsRepeatedWithoutKill),
+    none('messages left in the queue', facts.leftInQueue),
   ];
 
   return {
