@@ -31,7 +31,7 @@ import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
 import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
-import { parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
+import { keysToPoll, parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../lib/polling/sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
 import { MemoryStateStore } from '../lib/state/memory.ts';
@@ -65,22 +65,33 @@ const keyOf = (index: number) => `BENCH-${String(index).padStart(6, '0')}`;
 async function serveSimulator(): Promise<void> {
   const { startSimulator } = await import('../lib/simulator/index.ts');
   const sim = await startSimulator({ demoData: false, port: 0, faults: { latencyMs: LATENCY_MS } });
-  for (let index = 0; index < KEYS; index++) {
-    sim.state.addSupplierReview(
-      {
-        primaryKey: keyOf(index),
-        supplierId: '0614141000012',
-        channelId: 'gdsn-de',
-        supplier: 'Demo Supplier GmbH',
-        reviewer: 'Demo Retail DE',
-        reviewStatus: index % 7 === 0 ? 'REVIEW' : 'APPROVED',
-        date: 1_767_603_600_000 + index,
-        comment: '',
-        messagingCreatorType: 'REVIEW',
-      },
-      XML[index % 3] as string,
-    );
-  }
+  /** One review per key; each round is a day later, so it is a new review of every key. */
+  const addReviews = (round: number) => {
+    for (let index = 0; index < KEYS; index++) {
+      sim.state.addSupplierReview(
+        {
+          primaryKey: keyOf(index),
+          supplierId: '0614141000012',
+          channelId: 'gdsn-de',
+          supplier: 'Demo Supplier GmbH',
+          reviewer: 'Demo Retail DE',
+          reviewStatus: index % 7 === 0 ? 'REVIEW' : 'APPROVED',
+          date: 1_767_603_600_000 + round * 86_400_000 + index,
+          comment: '',
+          messagingCreatorType: 'REVIEW',
+        },
+        XML[index % 3] as string,
+      );
+    }
+  };
+  addReviews(0);
+  // The parent asks for a further round of reviews between phases (steady state: one new review per key).
+  let round = 0;
+  process.on('message', (message) => {
+    if (message !== 'add-reviews') return;
+    addReviews(++round);
+    process.send?.('added');
+  });
   for (let index = KEYS; index < ASSETS; index++)
     sim.state.addMessagingAsset({ xml: XML[index % 3] as string });
   process.stdout.write(`ready ${sim.url}\n`);
@@ -97,7 +108,7 @@ async function serveFauxqs(): Promise<void> {
 
 async function child(kind: string): Promise<{ url: string; process: ChildProcess }> {
   const proc = spawn(process.execPath, [import.meta.filename, '--serve', kind, ...process.argv.slice(2)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -145,6 +156,17 @@ async function main(): Promise<void> {
   const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
   const s3 = new S3Client({ endpoint: fauxqs.url, region: 'us-east-1', credentials, forcePathStyle: true });
   const sqs = new SQSClient({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
+  // S3 requests by command, for the requests-per-key column: each one is money on a real bucket.
+  const s3Requests = new Map<string, number>();
+  s3.middlewareStack.add(
+    (next, context) => (args) => {
+      const command = context.commandName ?? 'unknown';
+      s3Requests.set(command, (s3Requests.get(command) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRequests' },
+  );
+  const s3Count = (command: string) => s3Requests.get(command) ?? 0;
   const pdsClient = createPdsClient({
     baseUrl: simulator.url,
     credentials: { username: 'demo', password: 'demo' },
@@ -178,8 +200,17 @@ async function main(): Promise<void> {
     const rows: Array<Array<string | number>> = [];
     let cpu = process.cpuUsage();
     /** One table row; `reference` is the same PDS requests made by a bare loop at the same concurrency. */
-    const record = (phase: string, seconds: number, events: number, parallel: number, reference?: number) => {
+    const record = (
+      phase: string,
+      seconds: number,
+      events: number,
+      parallel: number,
+      reference?: number,
+      perKey?: number,
+    ) => {
       const requests = count();
+      const s3 = `${s3Count('GetObjectCommand')}/${s3Count('PutObjectCommand')}/${s3Count('ListObjectsV2Command')}`;
+      const reads = perKey ? (s3Count('GetObjectCommand') / perKey).toFixed(2) : '-';
       const floor = (requests * LATENCY_MS) / 1000 / parallel;
       const used = process.cpuUsage(cpu);
       rows.push([
@@ -192,8 +223,11 @@ async function main(): Promise<void> {
         reference === undefined ? '-' : reference.toFixed(2),
         reference === undefined ? '-' : (seconds / reference).toFixed(2),
         ((used.user + used.system) / 1e6).toFixed(2),
+        s3,
+        reads,
       ]);
       reset();
+      s3Requests.clear();
       cpu = process.cpuUsage();
     };
     const timed = async (fn: () => Promise<unknown>) => {
@@ -218,8 +252,13 @@ async function main(): Promise<void> {
         });
       });
     const rawReviewsOne = await rawReviews(CONCURRENCY);
+    // A poll with nothing new needs only the listing of each key's reviews.
+    const rawNothingNew = await timed(() =>
+      mapLimit(keys, CONCURRENCY, (key) => pdsClient.listSupplierReviews(key)),
+    );
     const rawReviewsFanOut = await rawReviews(CONCURRENCY * WORKERS);
     reset();
+    s3Requests.clear();
     cpu = process.cpuUsage();
 
     // Phase 1: the messaging-asset backlog, then a run with nothing new.
@@ -235,15 +274,24 @@ async function main(): Promise<void> {
     );
     record('messaging assets: nothing new', seconds, 0, CONCURRENCY);
 
-    // Phase 2: every watched key in one invocation, watch list in fauxqs, then again with nothing new.
+    // Phase 2: every watched key in one invocation, watch list in fauxqs: the first poll after the keys
+    // were watched (every entry read once), a poll with nothing new, then one new review on every key.
     let emitted = 0;
     seconds = await timed(async () => {
-      emitted = (await pollReviewKeys({ pds, store, sink }, keys, { concurrency: CONCURRENCY }))
-        .reviewsEmitted;
+      const report = await pollSupplierReviews(
+        { pds, store, sink },
+        { runId: 'first', inlineMax: KEYS, concurrency: CONCURRENCY },
+      );
+      emitted = report.mode === 'inline' ? report.reviewsEmitted : 0;
     });
-    record('reviews: one invocation', seconds, emitted, CONCURRENCY, rawReviewsOne);
-    seconds = await timed(() => pollReviewKeys({ pds, store, sink }, keys, { concurrency: CONCURRENCY }));
-    record('reviews: nothing new', seconds, 0, CONCURRENCY);
+    record('reviews: first poll after watching', seconds, emitted, CONCURRENCY, rawReviewsOne, KEYS);
+    seconds = await timed(() =>
+      pollSupplierReviews(
+        { pds, store, sink },
+        { runId: 'again', inlineMax: KEYS, concurrency: CONCURRENCY },
+      ),
+    );
+    record('reviews: nothing new', seconds, 0, CONCURRENCY, rawNothingNew, KEYS);
 
     // Phase 3: the same with the watch list in memory: what the poller does when the state store is not
     // fauxqs (a single-threaded emulator that serves about 600 S3 requests per second on this machine).
@@ -291,7 +339,7 @@ async function main(): Promise<void> {
           empty = 0;
           const report = await pollReviewKeys(
             { pds, store: memory, sink },
-            parseReviewKeyChunk(message.Body ?? '').keys,
+            keysToPoll(parseReviewKeyChunk(message.Body ?? '')),
             {
               concurrency: CONCURRENCY,
             },
@@ -312,6 +360,32 @@ async function main(): Promise<void> {
       rawReviewsFanOut,
     );
 
+    // Phase 5: steady state with the watch list in fauxqs: one new review on every key since the last poll.
+    await new Promise((resolve) => {
+      simulator.process.once('message', resolve);
+      simulator.process.send('add-reviews');
+    });
+    // Reference: list each key's reviews and fetch the newest one's message, nothing else.
+    const rawNewReview = await timed(async () => {
+      const limit = createLimiter(CONCURRENCY);
+      await mapLimit(keys, CONCURRENCY * 4, async (key) => {
+        const reviews = await limit(() => pdsClient.listSupplierReviews(key));
+        const newest = reviews.reduce((a, b) => (b.date > a.date ? b : a));
+        await limit(() => pdsClient.getMessagingAsset(newest.messagingAssetId));
+      });
+    });
+    reset();
+    s3Requests.clear();
+    cpu = process.cpuUsage();
+    seconds = await timed(async () => {
+      const report = await pollSupplierReviews(
+        { pds, store, sink },
+        { runId: 'new', inlineMax: KEYS, concurrency: CONCURRENCY },
+      );
+      emitted = report.mode === 'inline' ? report.reviewsEmitted : 0;
+    });
+    record('reviews: a new review on every key', seconds, emitted, CONCURRENCY, rawNewReview, KEYS);
+
     process.stdout.write(
       `\n${ASSETS} messaging assets, ${KEYS} watched keys, simulator latency ${LATENCY_MS} ms, POLL_CONCURRENCY ${CONCURRENCY}\n\n`,
     );
@@ -326,6 +400,8 @@ async function main(): Promise<void> {
         'reference s',
         'x reference',
         'poller CPU s',
+        'S3 GET/PUT/LIST',
+        'S3 GET per key',
       ],
       rows,
     );

@@ -44,8 +44,9 @@ import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
+import { readProgress } from '../../lib/state/review-progress.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import { watch } from '../../lib/state/watch-list.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
 import { bundleForNode, median, printTable, removeQuietly } from '../support.ts';
@@ -441,8 +442,9 @@ async function run(
   const checkpoint: MessagingAssetCheckpoint | undefined = stored
     ? parseCheckpoint(stored.value, MESSAGING_ASSETS_CHECKPOINT)
     : undefined;
+  const reviewProgress = await readProgress(store, keys);
   const seenByKey = new Map<string, string[]>();
-  for (const key of keys) seenByKey.set(key, (await getWatchEntry(store, key))?.seen ?? []);
+  for (const key of keys) seenByKey.set(key, reviewProgress.get(key)?.seen ?? []);
   const leases = await moto.s3.send(new ListObjectsV2Command({ Bucket: 'chaos-state', Prefix: 'leases/' }));
   const leasesHeld = (leases.Contents ?? []).map((object) => object.Key ?? '');
   const dlq = await moto.sqs.send(

@@ -16,7 +16,7 @@ import type { StateStore } from '../state/store.ts';
 import { runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
 import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
-import { parseReviewKeyChunk } from './review-queue.ts';
+import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
 import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
@@ -198,7 +198,7 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
         const log = logger.createChild({
           persistentKeys: { messageId: record.messageId, runId: chunk.runId },
         });
-        const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
+        const report = await pollReviewKeys({ pds, store, sink, logger: log }, keysToPoll(chunk), {
           concurrency: settings.POLL_CONCURRENCY,
           failureLimit: settings.POLL_FAILURE_LIMIT,
           deadline,

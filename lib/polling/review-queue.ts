@@ -3,7 +3,9 @@
  * handle, the scheduled run splits the keys into chunks and sends each chunk as one message to an
  * internal queue (`REVIEW_POLL_QUEUE_URL`); the worker function polls the keys of one message.
  *
- * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …]}`.
+ * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …],"etags":["…", …]}`;
+ * `etags` (the ETag of each key's watch entry when the run listed it, same order) spares the worker
+ * reading entries that did not change; chunks without it are polled too, reading every entry.
  *
  * This file is the port and the chunk format, free of the AWS SDK so the worker reads chunks without
  * loading it; the SQS adapter is ./sqs/review-queue.ts.
@@ -19,6 +21,8 @@ export interface ReviewKeyChunk {
   runId: string;
   enqueuedAt: string;
   keys: string[];
+  /** The ETag of each key's watch entry when it was listed, in the order of `keys`. */
+  etags?: string[];
 }
 
 /** Where chunks go; `SqsReviewKeyQueue` (./sqs/review-queue.ts) is the SQS adapter. */
@@ -39,28 +43,49 @@ export const MAX_CHUNK_BYTES = 200 * 1024;
  * chunkKeys(['a', 'b', 'c'], { chunkSize: 2, runId: 'r1', now: new Date() }).map((chunk) => chunk.keys); // [['a','b'],['c']]
  */
 export function chunkKeys(
-  keys: readonly string[],
+  keys: ReadonlyArray<string | { primaryKey: string; etag: string }>,
   options: { chunkSize?: number; runId: string; now: Date },
 ): ReviewKeyChunk[] {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   checkInteger('chunkSize', chunkSize, { min: 1 });
   const base = { version: 1 as const, runId: options.runId, enqueuedAt: options.now.toISOString() };
-  const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [] }), 'utf8');
+  const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [], etags: [] }), 'utf8');
   const chunks: ReviewKeyChunk[] = [];
   let current: string[] = [];
+  let etags: string[] = [];
   let bytes = overhead;
+  const flush = () => {
+    chunks.push({ ...base, keys: current, ...(etags.length === current.length ? { etags } : {}) });
+    current = [];
+    etags = [];
+    bytes = overhead;
+  };
   for (const key of keys) {
-    const keyBytes = Buffer.byteLength(toSendableJson(key), 'utf8') + 1;
-    if (current.length > 0 && (current.length === chunkSize || bytes + keyBytes > MAX_CHUNK_BYTES)) {
-      chunks.push({ ...base, keys: current });
-      current = [];
-      bytes = overhead;
-    }
-    current.push(key);
+    const listed = typeof key === 'string' ? { primaryKey: key } : key;
+    const keyBytes =
+      Buffer.byteLength(toSendableJson(listed.primaryKey), 'utf8') +
+      1 +
+      ('etag' in listed ? Buffer.byteLength(toSendableJson(listed.etag), 'utf8') + 1 : 0);
+    if (current.length > 0 && (current.length === chunkSize || bytes + keyBytes > MAX_CHUNK_BYTES)) flush();
+    current.push(listed.primaryKey);
+    if ('etag' in listed) etags.push(listed.etag);
     bytes += keyBytes;
   }
-  if (current.length > 0) chunks.push({ ...base, keys: current });
+  if (current.length > 0) flush();
   return chunks;
+}
+
+/**
+ * The keys of a chunk as the poller takes them: with their listed ETags when the chunk has them.
+ *
+ * @example
+ * keysToPoll(parseReviewKeyChunk(record.body)); // [{ primaryKey: '04012345678901', etag: '"9f…"' }, …]
+ */
+export function keysToPoll(chunk: ReviewKeyChunk): Array<{ primaryKey: string; etag?: string }> {
+  return chunk.keys.map((primaryKey, index) => {
+    const etag = chunk.etags?.[index];
+    return etag === undefined ? { primaryKey } : { primaryKey, etag };
+  });
 }
 
 /** A fan-out message body is not a chunk this bridge wrote. */
@@ -93,11 +118,23 @@ export function parseReviewKeyChunk(body: string): ReviewKeyChunk {
   if (!Array.isArray(chunk.keys) || !chunk.keys.every((key) => typeof key === 'string' && key.length > 0)) {
     throw new ReviewChunkFormatError('"keys" must be an array of non-empty strings');
   }
+  const { etags } = chunk;
+  if (
+    etags !== undefined &&
+    !(
+      Array.isArray(etags) &&
+      etags.length === chunk.keys.length &&
+      etags.every((etag) => typeof etag === 'string' && etag.length > 0)
+    )
+  ) {
+    throw new ReviewChunkFormatError('"etags" must be an array of non-empty strings, one per key');
+  }
   return {
     version: 1,
     runId: typeof chunk.runId === 'string' ? chunk.runId : '',
     enqueuedAt: typeof chunk.enqueuedAt === 'string' ? chunk.enqueuedAt : '',
     keys: chunk.keys,
+    ...(etags ? { etags } : {}),
   };
 }
 

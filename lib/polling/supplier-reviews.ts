@@ -29,20 +29,22 @@ import {
   errorSummary,
   type Limiter,
   type Log,
-  mapLimit,
+  type Settled,
   silentLog,
 } from '../core/index.ts';
 import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
-import type { StateStore } from '../state/store.ts';
 import {
-  getWatchEntry,
-  isExpired,
-  purgeIfExpired,
-  recordReviewOutcome,
-  watchedPrimaryKeys,
-} from '../state/watch-list.ts';
+  type KeyProgress,
+  nextProgress,
+  type ProgressShardRead,
+  progressShardOf,
+  readProgressShard,
+  writeProgressShard,
+} from '../state/review-progress.ts';
+import type { StateStore } from '../state/store.ts';
+import { purgeIfExpired, readWatchEntry, type WatchedKey, watchedKeys } from '../state/watch-list.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { reviewFingerprint } from './fingerprint.ts';
@@ -162,8 +164,49 @@ type Built =
   | { ok: true; fingerprint: string; event: CloudEvent<'pds.supplier-review.received'>; passed?: boolean }
   | { ok: false; fingerprint: string; error: unknown };
 
-async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutcome> {
+/** A key to poll: its primary key, and the ETag of its watch entry when the caller listed it. */
+export type KeyToPoll = string | { primaryKey: string; etag?: string | undefined };
+
+/** One key's outcome, and its progress to record: a new value, `null` to forget it, or unchanged. */
+interface PolledKey {
+  outcome: KeyOutcome;
+  progress?: KeyProgress | null;
+}
+
+/**
+ * The progress to start from: the remembered one when the listing shows the watch entry unchanged
+ * since (no read), else the entry read now, with its progress carried over (from an entry written
+ * before progress was kept apart, the entry's own `seen` and `failing`).
+ */
+async function startingProgress(
+  key: { primaryKey: string; etag?: string | undefined },
+  remembered: KeyProgress | undefined,
+  store: StateStore,
+): Promise<{ progress: KeyProgress; reread: boolean } | undefined> {
+  if (remembered && key.etag !== undefined && remembered.watchEtag === key.etag) {
+    return { progress: remembered, reread: false };
+  }
+  const read = await readWatchEntry(store, key.primaryKey);
+  if (!read) return undefined;
+  const failing = remembered ? remembered.failing : read.entry.failing;
+  return {
+    progress: {
+      watchEtag: read.etag,
+      expiresAt: read.entry.expiresAt,
+      seen: remembered?.seen ?? read.entry.seen ?? [],
+      ...(failing ? { failing } : {}),
+    },
+    reread: true,
+  };
+}
+
+async function pollKey(
+  key: { primaryKey: string; etag?: string | undefined },
+  remembered: KeyProgress | undefined,
+  context: KeyContext,
+): Promise<PolledKey> {
   const { deps, logger, limit } = context;
+  const { primaryKey } = key;
   const outcome: KeyOutcome = {
     primaryKey,
     status: 'polled',
@@ -173,13 +216,19 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
     emittedAsFailed: 0,
   };
   const now = context.now();
-  const entry = await getWatchEntry(deps.store, primaryKey);
-  if (!entry) return { ...outcome, status: 'unwatched' };
-  if (isExpired(entry, now)) {
+  const start = await startingProgress(key, remembered, deps.store);
+  if (!start)
+    return { outcome: { ...outcome, status: 'unwatched' }, progress: remembered ? null : undefined };
+  const { progress: entry, reread } = start;
+  // A re-read entry is remembered (its ETag and expiry) even when nothing else changes.
+  const unchanged = reread ? entry : undefined;
+  if (entry.expiresAt <= now.toISOString()) {
     const purged = await purgeIfExpired(deps.store, primaryKey, now);
     if (purged) logger.info('Watch entry expired; purged', { primaryKey, expiresAt: entry.expiresAt });
     // Not purged means someone refreshed it meanwhile: it is polled on the next run.
-    return { ...outcome, status: purged ? 'purged' : 'deferred' };
+    return purged
+      ? { outcome: { ...outcome, status: 'purged' }, progress: null }
+      : { outcome: { ...outcome, status: 'deferred' } };
   }
 
   let reviews: SupplierReview[];
@@ -191,13 +240,13 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
         primaryKey,
         expiresAt: entry.expiresAt,
       });
-      return { ...outcome, status: 'not-found' };
+      return { outcome: { ...outcome, status: 'not-found' }, progress: unchanged };
     }
     logger.warn('Supplier reviews could not be listed; the key is polled again on the next run', {
       primaryKey,
       ...errorFields(error),
     });
-    return { ...outcome, status: 'failed', error: errorSummary(error) };
+    return { outcome: { ...outcome, status: 'failed', error: errorSummary(error) }, progress: unchanged };
   }
 
   const seen = new Set(entry.seen);
@@ -206,7 +255,7 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
     const fingerprint = reviewFingerprint(review);
     if (!seen.has(fingerprint) && !fresh.has(fingerprint)) fresh.set(fingerprint, review);
   }
-  if (fresh.size === 0) return outcome;
+  if (fresh.size === 0) return { outcome, progress: unchanged };
 
   const time = now;
   const options = { time, ...(context.source ? { source: context.source } : {}) };
@@ -289,11 +338,7 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
       }
     }
   }
-  await recordReviewOutcome(deps.store, primaryKey, {
-    emitted: accepted.map((item) => item.fingerprint),
-    failed,
-    now,
-  });
+  const progress = nextProgress(entry, { emitted: accepted.map((item) => item.fingerprint), failed, now });
 
   outcome.emitted = accepted.length;
   outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
@@ -325,7 +370,57 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
       );
     }
   }
-  return outcome;
+  return { outcome, progress };
+}
+
+/**
+ * Polls the keys shard by shard (../state/review-progress.ts): each shard's progress is read once
+ * before its keys and written once after them, only after SQS accepted their events. Keys of all
+ * shards share one window of `width` keys in flight; a key not started by `deadline` is left out.
+ */
+async function pollByShard(
+  keys: ReadonlyArray<{ primaryKey: string; etag?: string | undefined }>,
+  context: KeyContext,
+  width: number,
+  deadline: number | undefined,
+): Promise<Map<string, Settled<KeyOutcome>>> {
+  const shards = Map.groupBy(keys, (key) => progressShardOf(key.primaryKey));
+  const settled = new Map<string, Settled<KeyOutcome>>();
+  const keySlot = createLimiter(width);
+  const { store } = context.deps;
+  await Promise.all(
+    [...shards].map(async ([shard, shardKeys]) => {
+      let read: ProgressShardRead;
+      try {
+        read = await readProgressShard(store, shard);
+      } catch (error) {
+        for (const key of shardKeys) settled.set(key.primaryKey, { ok: false, error });
+        return;
+      }
+      const changes = new Map<string, KeyProgress | null>();
+      await Promise.all(
+        shardKeys.map((key) =>
+          keySlot(async () => {
+            if (deadline !== undefined && Date.now() >= deadline) return;
+            try {
+              const polled = await pollKey(key, read.progress.get(key.primaryKey), context);
+              settled.set(key.primaryKey, { ok: true, value: polled.outcome });
+              if (polled.progress !== undefined) changes.set(key.primaryKey, polled.progress);
+            } catch (error) {
+              settled.set(key.primaryKey, { ok: false, error });
+            }
+          }),
+        ),
+      );
+      try {
+        await writeProgressShard(store, shard, changes, read);
+      } catch (error) {
+        // Their events went out but are not recorded: the next run sends them again (same ids).
+        for (const primaryKey of changes.keys()) settled.set(primaryKey, { ok: false, error });
+      }
+    }),
+  );
+  return settled;
 }
 
 /**
@@ -337,7 +432,7 @@ async function pollKey(primaryKey: string, context: KeyContext): Promise<KeyOutc
  */
 export async function pollReviewKeys(
   deps: ReviewPollDeps,
-  keys: readonly string[],
+  keys: readonly KeyToPoll[],
   options: ReviewPollOptions = {},
 ): Promise<ReviewPollReport> {
   const concurrency = options.concurrency ?? 8;
@@ -350,11 +445,13 @@ export async function pollReviewKeys(
     source: options.source,
     failureLimit: checkedFailureLimit(options.failureLimit),
   };
-  const unique = [...new Set(keys)];
-  const deadline = options.deadline;
-  const settled = await mapLimit(unique, concurrency * 4, (key) => pollKey(key, context), {
-    shouldStop: () => deadline !== undefined && Date.now() >= deadline,
-  });
+  const byKey = new Map<string, { primaryKey: string; etag?: string | undefined }>();
+  for (const key of keys) {
+    const listed = typeof key === 'string' ? { primaryKey: key } : key;
+    if (!byKey.has(listed.primaryKey)) byKey.set(listed.primaryKey, listed);
+  }
+  const unique = [...byKey.keys()];
+  const settled = await pollByShard([...byKey.values()], context, concurrency * 4, options.deadline);
 
   const report: ReviewPollReport = {
     keys: unique.length,
@@ -370,8 +467,8 @@ export async function pollReviewKeys(
     reviewsEmittedAsFailed: 0,
     failedKeys: [],
   };
-  settled.forEach((result, index) => {
-    const primaryKey = unique[index] as string;
+  unique.forEach((primaryKey) => {
+    const result = settled.get(primaryKey);
     const outcome: KeyOutcome =
       result === undefined
         ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0, emittedAsFailed: 0 }
@@ -449,11 +546,13 @@ export async function pollSupplierReviews(
   options: ScheduledReviewPollOptions,
 ): Promise<ScheduledReviewPollReport> {
   const inlineMax = options.inlineMax ?? 200;
-  const keys: string[] = [];
-  for await (const key of watchedPrimaryKeys(deps.store)) keys.push(key);
+  const keys: WatchedKey[] = [];
+  for await (const key of watchedKeys(deps.store)) keys.push(key);
 
   if (keys.length > inlineMax && options.queue) {
-    const chunks = chunkKeys(keys, {
+    // A shard's keys travel together, so one worker reads and writes its progress once.
+    const byShard = keys.toSorted((a, b) => progressShardOf(a.primaryKey) - progressShardOf(b.primaryKey));
+    const chunks = chunkKeys(byShard, {
       chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
       runId: options.runId,
       now: (options.now ?? (() => new Date()))(),

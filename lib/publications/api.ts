@@ -22,6 +22,7 @@ import { StateConflictError, type StateStore, StateStoreError } from '../state/s
 import {
   getWatchEntry,
   isExpired,
+  seenReviewCounts,
   unwatch,
   type WatchEntry,
   WatchListError,
@@ -97,15 +98,21 @@ function decodeCursor(cursor: string): string {
   return primaryKey;
 }
 
-function watchEntryView(entry: WatchEntry, now: Date): WatchEntryView {
-  return {
+/** The entries as the API shows them, with the count of reviews emitted for each (from the poller's progress). */
+async function watchEntryViews(
+  store: StateStore,
+  entries: readonly WatchEntry[],
+  now: Date,
+): Promise<WatchEntryView[]> {
+  const seen = await seenReviewCounts(store, entries);
+  return entries.map((entry) => ({
     primaryKey: entry.primaryKey,
     addedAt: entry.addedAt,
     expiresAt: entry.expiresAt,
     expired: isExpired(entry, now),
     sources: entry.sources,
-    seenReviews: entry.seen.length,
-  };
+    seenReviews: seen.get(entry.primaryKey) ?? 0,
+  }));
 }
 
 function checkedPrimaryKey(primaryKey: string | undefined): string {
@@ -321,18 +328,19 @@ export function createApi(deps: ApiDependencies): Api {
           limit = parsed.data;
         }
         const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-        const entries: WatchEntryView[] = [];
+        const page: WatchEntry[] = [];
         let more = false;
         for await (const entry of watchEntries(
           store,
           after === undefined ? {} : { afterPrimaryKey: after },
         )) {
-          if (entries.length === limit) {
+          if (page.length === limit) {
             more = true;
             break;
           }
-          entries.push(watchEntryView(entry, request.now));
+          page.push(entry);
         }
+        const entries = await watchEntryViews(store, page, request.now);
         const last = entries.at(-1);
         return {
           status: 200,
@@ -353,7 +361,8 @@ export function createApi(deps: ApiDependencies): Api {
         const entry = await getWatchEntry(store, primaryKey);
         if (!entry)
           throw new ApiProblem('not-found', `${JSON.stringify(primaryKey)} is not on the watch list`);
-        return { status: 200, body: watchEntryView(entry, request.now) };
+        const [view] = await watchEntryViews(store, [entry], request.now);
+        return { status: 200, body: view };
       },
     },
     {
@@ -381,9 +390,10 @@ export function createApi(deps: ApiDependencies): Api {
           now: request.now,
         });
         const added = entry?.addedAt === request.now.toISOString();
+        const [view] = await watchEntryViews(store, [entry as WatchEntry], request.now);
         return {
           status: added ? 201 : 200,
-          body: watchEntryView(entry as WatchEntry, request.now),
+          body: view,
           ...(added ? { headers: { location: `/watch/${encodeURIComponent(primaryKey)}` } } : {}),
         };
       },

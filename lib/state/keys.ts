@@ -6,6 +6,7 @@
  * | `ingest/<bucket>/<sha256 of key>/<write>.json` | dropped S3 object version: ingest progress | {@link ingestProgressKey} |
  * | `checkpoints/<name>.json` | poller checkpoint | {@link checkpointKey} |
  * | `watch/<primaryKey>.json` | watched primary key (supplier reviews) | {@link watchKey} |
+ * | `review-progress/<nn>.json` | shard of the review poller's progress (see ./review-progress.ts) | `reviewProgressKey` |
  * | `idempotency/<sha256>.json` | Idempotency-Key of an API request | {@link idempotencyKey} |
  * | `publications/<id>.json` | publication request and outcome | {@link publicationKey} |
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |
@@ -21,6 +22,7 @@ export const STATE_PREFIXES = Object.freeze({
   ingest: 'ingest/',
   checkpoints: 'checkpoints/',
   watch: 'watch/',
+  reviewProgress: 'review-progress/',
   idempotency: 'idempotency/',
   publications: 'publications/',
   claimCheck: 'claim-check/',

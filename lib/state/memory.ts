@@ -10,6 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   assertStateKey,
   type CreateResult,
+  type ListedState,
   type MutateOptions,
   type MutateResult,
   type Mutation,
@@ -121,9 +122,16 @@ export class MemoryStateStore implements StateStore {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix)) yield entry.key;
+  }
+
+  async *listEntries(prefix: string): AsyncIterable<ListedState> {
     await this.#hook('list', prefix);
     const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort(utf8Compare);
-    yield* keys;
+    for (const key of keys) {
+      const stored = this.#objects.get(key);
+      if (stored) yield { key, etag: stored.etag };
+    }
   }
 
   mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {

@@ -20,6 +20,12 @@ export interface StateEntry<T> {
   readonly etag: string;
 }
 
+/** One key of a listing and the ETag of its current version. */
+export interface ListedState {
+  readonly key: string;
+  readonly etag: string;
+}
+
 /** Outcome of `create`: the new ETag, or the fact that something already exists under the key. */
 export type CreateResult = { readonly created: true; readonly etag: string } | { readonly created: false };
 
@@ -60,6 +66,11 @@ export interface StateStore {
   delete(key: string, etag?: string): Promise<void>;
   /** Every key that starts with `prefix`, in ascending (UTF-8 byte) order. */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Like `list`, with each key's current ETag (the one `get` would return): lets a caller that cached
+   * a value with its ETag tell from the listing alone whether the value changed since.
+   */
+  listEntries(prefix: string): AsyncIterable<ListedState>;
   /**
    * Read–modify–write with conditional writes, retried with jittered back-off on conflicts. `fn` may run
    * more than once, so it must only compute (no side effects).

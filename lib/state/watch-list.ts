@@ -4,11 +4,12 @@
  * One state object per key (`watch/<primaryKey>.json`, see ./keys.ts). Keys are added by the
  * publish worker for every published item and by operators (API watch routes, `pds watch`); each
  * addition extends the entry's expiry, and expired entries are skipped and purged by the poller.
- * The entry also keeps the fingerprints of the reviews already emitted for the key, so one read
- * per key tells the poller what is new. Every change is a conditional read–modify–write
- * (`StateStore.mutate`), so publications, operators and pollers never overwrite each other.
+ * What the poller already emitted per key is kept apart, in shards (./review-progress.ts), so a poll
+ * reads one document per shard rather than one per key. Every change is a conditional
+ * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
 import { primaryKeyOfWatchKey, STATE_PREFIXES, watchKey } from './keys.ts';
+import { forgetProgress, type ReviewFailure, readProgress } from './review-progress.ts';
 import { StateConflictError, type StateStore } from './store.ts';
 
 export interface WatchEntry {
@@ -19,33 +20,17 @@ export interface WatchEntry {
   expiresAt: string;
   /** Who asked, most recent last, e.g. `publication:<id>` or `operator`; at most {@link MAX_SOURCES}. */
   sources: string[];
-  /** Fingerprints of reviews already emitted, oldest first; at most {@link MAX_SEEN}. */
-  seen: string[];
   /**
-   * Reviews that failed on the latest runs and were not emitted yet, with their count of consecutive
-   * failed runs (the poller passes a review once it reaches `POLL_FAILURE_LIMIT`); absent when none.
+   * Fingerprints of reviews already emitted, as entries written before the poller kept its progress
+   * apart (./review-progress.ts); the poller carries them over once and they are not updated since.
    */
+  seen?: string[];
+  /** Failing reviews, as entries written before the progress was kept apart; see `seen`. */
   failing?: ReviewFailure[];
 }
 
-/** A review of the key that failed on consecutive runs. */
-export interface ReviewFailure {
-  fingerprint: string;
-  /** Consecutive runs that failed on it. */
-  attempts: number;
-  /** ISO time of the first of those failures. */
-  firstFailedAt: string;
-  /** Message of the latest failure, for operators reading the entry. */
-  lastError: string;
-}
-
-/** Failing reviews kept per key; beyond it the oldest are forgotten (and counted again from zero). */
-export const MAX_FAILING = 100;
-
 /** Sources kept per entry: enough to tell why a key is watched without growing forever. */
 export const MAX_SOURCES = 20;
-/** Review fingerprints kept per key; older ones fall off (a review that old is not listed again in practice). */
-export const MAX_SEEN = 1000;
 
 export interface WatchOptions {
   /** How long from `now` the key stays watched; an existing later expiry is kept. */
@@ -98,7 +83,8 @@ export async function watch(
           ...(live?.sources ?? []).filter((source) => source !== options.source),
           options.source,
         ].slice(-MAX_SOURCES),
-        seen: current?.seen ?? [],
+        // Progress of entries written before it was kept apart, until the poller has carried it over.
+        ...(current?.seen ? { seen: current.seen } : {}),
         ...(current?.failing ? { failing: current.failing } : {}),
       };
     });
@@ -114,6 +100,8 @@ export async function unwatch(store: StateStore, primaryKey: string): Promise<bo
   const existing = await store.get<WatchEntry>(key);
   if (!existing) return false;
   await store.delete(key);
+  // Watched again later, the key starts afresh, as it would have when its entry held the progress.
+  await forgetProgress(store, primaryKey);
   return true;
 }
 
@@ -124,24 +112,37 @@ export async function getWatchEntry(store: StateStore, primaryKey: string): Prom
 }
 
 /** True when the entry's expiry has passed at `now`. */
-export function isExpired(entry: WatchEntry, now: Date = new Date()): boolean {
+export function isExpired(entry: Pick<WatchEntry, 'expiresAt'>, now: Date = new Date()): boolean {
   return entry.expiresAt <= now.toISOString();
 }
 
+/** A watched key as the listing shows it: the primary key and the ETag of its entry. */
+export interface WatchedKey {
+  primaryKey: string;
+  /** Changes whenever the entry does (a refresh, a new expiry). */
+  etag: string;
+}
+
 /**
- * Every watched primary key, in state-key order, without reading the entries: cheap enough for a
- * scheduled run to split thousands of keys into chunks. Hashed (very long) keys are read to learn the key.
+ * Every watched key with its entry's ETag, in state-key order, without reading the entries: cheap
+ * enough for a scheduled run to split thousands of keys into chunks. Hashed (very long) keys are read
+ * to learn the key.
  */
-export async function* watchedPrimaryKeys(store: StateStore): AsyncGenerator<string> {
-  for await (const stateKey of store.list(STATE_PREFIXES.watch)) {
+export async function* watchedKeys(store: StateStore): AsyncGenerator<WatchedKey> {
+  for await (const { key: stateKey, etag } of store.listEntries(STATE_PREFIXES.watch)) {
     const primaryKey = primaryKeyOfWatchKey(stateKey);
     if (primaryKey !== undefined) {
-      yield primaryKey;
+      yield { primaryKey, etag };
       continue;
     }
     const entry = await store.get<WatchEntry>(stateKey);
-    if (entry) yield entry.value.primaryKey;
+    if (entry) yield { primaryKey: entry.value.primaryKey, etag: entry.etag };
   }
+}
+
+/** Every watched primary key, in state-key order (see {@link watchedKeys}). */
+export async function* watchedPrimaryKeys(store: StateStore): AsyncGenerator<string> {
+  for await (const { primaryKey } of watchedKeys(store)) yield primaryKey;
 }
 
 /** Options of {@link watchEntries}. */
@@ -165,78 +166,35 @@ export async function* watchEntries(
 }
 
 /**
- * Records review fingerprints as emitted for a key. Call only after the events were accepted. A key
- * removed meanwhile stays removed; the newest {@link MAX_SEEN} fingerprints are kept.
- */
-export async function recordSeen(
-  store: StateStore,
-  primaryKey: string,
-  fingerprints: readonly string[],
-): Promise<void> {
-  assertPrimaryKey(primaryKey);
-  if (fingerprints.length === 0) return;
-  await store.mutate<WatchEntry>(watchKey(primaryKey), (current) => {
-    if (!current) return undefined;
-    const fresh = fingerprints.filter((fingerprint) => !current.seen.includes(fingerprint));
-    if (fresh.length === 0) return undefined;
-    return { ...current, seen: [...current.seen, ...fresh].slice(-MAX_SEEN) };
-  });
-}
-
-/** What one run did with the new reviews of a key. */
-export interface ReviewOutcome {
-  /** Fingerprints whose events SQS accepted. */
-  emitted: readonly string[];
-  /** Reviews that failed in this run, with the reason. */
-  failed: ReadonlyArray<{ fingerprint: string; reason: string }>;
-  now?: Date;
-}
-
-/**
- * Records one run's outcome on a key in one conditional write: emitted fingerprints join `seen` and
- * leave `failing`; each failed review's count of consecutive failed runs goes up by one. Call only
- * after the events were accepted. A key removed meanwhile stays removed.
+ * How many reviews the poller has emitted for each entry's key, reading each progress shard once.
  *
  * @example
- * ```ts
- * await recordReviewOutcome(store, '04012345678901', { emitted: ['9f…'], failed: [{ fingerprint: '3c…', reason: '503' }] });
- * ```
+ * (await seenReviewCounts(store, [entry])).get(entry.primaryKey); // 3
  */
-export async function recordReviewOutcome(
+export async function seenReviewCounts(
+  store: StateStore,
+  entries: readonly WatchEntry[],
+): Promise<Map<string, number>> {
+  const progress = await readProgress(
+    store,
+    entries.map((entry) => entry.primaryKey),
+  );
+  return new Map(
+    entries.map((entry) => [
+      entry.primaryKey,
+      progress.get(entry.primaryKey)?.seen.length ?? entry.seen?.length ?? 0,
+    ]),
+  );
+}
+
+/** The entry of a key and its ETag, or `undefined` when it is not watched. */
+export async function readWatchEntry(
   store: StateStore,
   primaryKey: string,
-  outcome: ReviewOutcome,
-): Promise<void> {
+): Promise<{ entry: WatchEntry; etag: string } | undefined> {
   assertPrimaryKey(primaryKey);
-  if (outcome.emitted.length === 0 && outcome.failed.length === 0) return;
-  const now = (outcome.now ?? new Date()).toISOString();
-  await store.mutate<WatchEntry>(watchKey(primaryKey), (current) => {
-    if (!current) return undefined;
-    const emitted = new Set(outcome.emitted);
-    const failing = new Map(
-      (current.failing ?? [])
-        .filter((failure) => !emitted.has(failure.fingerprint))
-        .map((failure) => [failure.fingerprint, failure]),
-    );
-    for (const { fingerprint, reason } of outcome.failed) {
-      const previous = failing.get(fingerprint);
-      failing.delete(fingerprint); // re-inserted last: the newest failures are kept
-      failing.set(fingerprint, {
-        fingerprint,
-        attempts: (previous?.attempts ?? 0) + 1,
-        firstFailedAt: previous?.firstFailedAt ?? now,
-        lastError: reason.slice(0, 300),
-      });
-    }
-    const fresh = outcome.emitted.filter((fingerprint) => !current.seen.includes(fingerprint));
-    const { failing: _previous, ...rest } = current;
-    const kept = [...failing.values()].slice(-MAX_FAILING);
-    return {
-      ...rest,
-      seen: [...current.seen, ...fresh].slice(-MAX_SEEN),
-      ...(kept.length > 0 ? { failing: kept } : {}),
-    };
-  });
+  const stored = await store.get<WatchEntry>(watchKey(primaryKey));
+  return stored && { entry: stored.value, etag: stored.etag };
 }
 
 /** Deletes the entry of a key if it is (still) expired at `now`; true when it was purged. */

@@ -138,7 +138,7 @@ export function mockConditionalS3(bucket = 'state'): ConditionalS3Mock {
     const truncated = start + size < all.length;
     return {
       $metadata: { ...METADATA, httpStatusCode: 200 },
-      Contents: page.map((Key) => ({ Key })),
+      Contents: page.map((Key) => ({ Key, ETag: objects.get(Key)?.etag })),
       KeyCount: page.length,
       IsTruncated: truncated,
       ...(truncated ? { NextContinuationToken: String(start + size) } : {}),

@@ -188,6 +188,27 @@ export function describeStateStoreBehaviour(
       expect(byteOrderListing ? listed : [...listed].sort()).toEqual(expected);
     });
 
+    it('lists each key with the ETag a read returns, and a new ETag once the value changes', async () => {
+      // prepare
+      const created = await store.create('watch/a.json', { n: 1 });
+      await store.create('watch/b.json', { n: 2 });
+      const before = new Map<string, string>();
+      for await (const entry of store.listEntries('watch/')) before.set(entry.key, entry.etag);
+
+      // act
+      if (!created.created) throw new Error('watch/a.json existed');
+      await store.update('watch/a.json', { n: 3 }, created.etag);
+      const after = new Map<string, string>();
+      for await (const entry of store.listEntries('watch/')) after.set(entry.key, entry.etag);
+
+      // assess
+      expect(before.get('watch/a.json')).toBe(created.etag);
+      expect(before.get('watch/b.json')).toBe((await store.get('watch/b.json'))?.etag);
+      expect(after.get('watch/a.json')).toBe((await store.get('watch/a.json'))?.etag);
+      expect(after.get('watch/a.json')).not.toBe(created.etag);
+      expect(after.get('watch/b.json')).toBe(before.get('watch/b.json'));
+    });
+
     it('stores awkward primary keys under distinct, listable keys', async () => {
       // prepare
       const primaryKeys = [

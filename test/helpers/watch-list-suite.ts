@@ -3,16 +3,25 @@
  * a factory that returns an empty store.
  */
 import { describe, expect, it } from 'vitest';
+import { watchKey } from '../../lib/state/keys.ts';
+import {
+  MAX_SEEN,
+  nextProgress,
+  progressShardOf,
+  readProgress,
+  readProgressShard,
+  writeProgressShard,
+} from '../../lib/state/review-progress.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import {
   getWatchEntry,
   isExpired,
-  MAX_SEEN,
   purgeIfExpired,
-  recordSeen,
+  seenReviewCounts,
   unwatch,
   watch,
   watchEntries,
+  watchedKeys,
   watchedPrimaryKeys,
 } from '../../lib/state/watch-list.ts';
 
@@ -53,15 +62,19 @@ export function describeWatchListBehaviour(
         addedAt: t0.toISOString(),
         expiresAt: later(30 * DAY).toISOString(),
         sources: ['publication:p1'],
-        seen: [],
       });
     });
 
-    it('extends the expiry on a later addition but never shortens it, and keeps the seen reviews', async () => {
-      // Prepare
+    it('extends the expiry on a later addition but never shortens it, and keeps the progress of an older entry', async () => {
+      // Prepare: an entry as written before the poller kept its progress apart
       const store = await makeStore();
-      await watch(store, ['k'], { ttlMs: 30 * DAY, source: 'publication:p1', now: t0 });
-      await recordSeen(store, 'k', ['review-a']);
+      await store.create(watchKey('k'), {
+        primaryKey: 'k',
+        addedAt: t0.toISOString(),
+        expiresAt: later(30 * DAY).toISOString(),
+        sources: ['publication:p1'],
+        seen: ['review-a'],
+      });
 
       // Act
       await watch(store, ['k'], { ttlMs: 1 * DAY, source: 'operator', now: later(DAY) });
@@ -75,27 +88,64 @@ export function describeWatchListBehaviour(
       expect(long?.sources).toEqual(['operator', 'publication:p1']);
       expect(long?.seen).toEqual(['review-a']);
       expect(long?.addedAt).toBe(t0.toISOString());
+      expect((await seenReviewCounts(store, long ? [long] : [])).get('k')).toBe(1);
     });
 
-    it('records each fingerprint once, keeps the newest ones, and ignores keys no longer watched', async () => {
+    it('lists each watched key with an ETag that changes when its entry does', async () => {
       // Prepare
       const store = await makeStore();
-      await watch(store, ['k'], { ttlMs: DAY, source: 'operator', now: t0 });
-      const many = Array.from({ length: MAX_SEEN + 5 }, (_, i) => `r${i}`);
+      await watch(store, ['a', 'b'], { ttlMs: DAY, source: 'operator', now: t0 });
+      const before = new Map((await collect(watchedKeys(store))).map((key) => [key.primaryKey, key.etag]));
 
       // Act
-      await recordSeen(store, 'k', ['r0', 'r1']);
-      await recordSeen(store, 'k', ['r1', 'r2']);
-      const few = (await getWatchEntry(store, 'k'))?.seen;
-      await recordSeen(store, 'k', many);
-      await recordSeen(store, 'gone', ['r0']);
+      await watch(store, ['a'], { ttlMs: 5 * DAY, source: 'operator', now: t0 });
+      const after = new Map((await collect(watchedKeys(store))).map((key) => [key.primaryKey, key.etag]));
+
+      // Assess
+      expect(after.get('a')).not.toBe(before.get('a'));
+      expect(after.get('b')).toBe(before.get('b'));
+    });
+
+    it("keeps each key's emitted fingerprints once, the newest ones, in its progress shard", async () => {
+      // Prepare
+      const store = await makeStore();
+      const [entry] = await watch(store, ['k'], { ttlMs: DAY, source: 'operator', now: t0 });
+      const start = { watchEtag: 'e1', expiresAt: entry?.expiresAt ?? '', seen: [] };
+      const many = Array.from({ length: MAX_SEEN + 5 }, (_, i) => `r${i}`);
+      const record = async (emitted: string[]) => {
+        const current = (await readProgress(store, ['k'])).get('k') ?? start;
+        const next = nextProgress(current, { emitted, failed: [], now: t0 });
+        await writeProgressShard(store, progressShardOf('k'), new Map([['k', next]]));
+      };
+
+      // Act
+      await record(['r0', 'r1']);
+      await record(['r1', 'r2']);
+      const few = (await readProgress(store, ['k'])).get('k')?.seen;
+      await record(many);
 
       // Assess
       expect(few).toEqual(['r0', 'r1', 'r2']);
-      const seen = (await getWatchEntry(store, 'k'))?.seen ?? [];
+      const seen = (await readProgress(store, ['k'])).get('k')?.seen ?? [];
       expect(seen).toHaveLength(MAX_SEEN);
       expect(seen.at(-1)).toBe(`r${MAX_SEEN + 4}`);
-      expect(await getWatchEntry(store, 'gone')).toBeUndefined();
+      expect((await seenReviewCounts(store, entry ? [entry] : [])).get('k')).toBe(MAX_SEEN);
+    });
+
+    it('keeps the fingerprints of both writers when two runs record one key from the same read', async () => {
+      // Prepare: both runs read the shard, then each emitted a different review of the key
+      const store = await makeStore();
+      const shard = progressShardOf('k');
+      const start = { watchEtag: 'e1', expiresAt: later(DAY).toISOString(), seen: ['r0'] };
+      await writeProgressShard(store, shard, new Map([['k', start]]));
+      const readByBoth = await readProgressShard(store, shard);
+
+      // Act
+      await writeProgressShard(store, shard, new Map([['k', { ...start, seen: ['r0', 'r1'] }]]), readByBoth);
+      await writeProgressShard(store, shard, new Map([['k', { ...start, seen: ['r0', 'r2'] }]]), readByBoth);
+
+      // Assess
+      expect((await readProgress(store, ['k'])).get('k')?.seen.sort()).toEqual(['r0', 'r1', 'r2']);
     });
 
     it('purges an expired key but not one refreshed in time', async () => {
@@ -129,6 +179,7 @@ export function describeWatchListBehaviour(
           await backing.delete(key, etag);
         },
         list: (prefix) => backing.list(prefix),
+        listEntries: (prefix) => backing.listEntries(prefix),
         mutate: (key, fn, options) => backing.mutate(key, fn, options),
       };
       await watch(store, ['k'], { ttlMs: DAY, source: 'operator', now: t0 });
@@ -142,16 +193,23 @@ export function describeWatchListBehaviour(
       expect(entry && isExpired(entry, later(2 * DAY))).toBe(false);
     });
 
-    it('removes a key on request and reports whether it was watched', async () => {
+    it('removes a key on request, with its progress, and reports whether it was watched', async () => {
       // Prepare
       const store = await makeStore();
-      await watch(store, ['k'], { ttlMs: DAY, source: 'operator', now: t0 });
+      await watch(store, ['k', 'other'], { ttlMs: DAY, source: 'operator', now: t0 });
+      const progress = { watchEtag: 'e1', expiresAt: later(DAY).toISOString(), seen: ['r0'] };
+      for (const key of ['k', 'other']) {
+        await writeProgressShard(store, progressShardOf(key), new Map([[key, progress]]));
+      }
 
       // Act
       const results = [await unwatch(store, 'k'), await unwatch(store, 'k')];
 
       // Assess
       expect(results).toEqual([true, false]);
+      const left = await readProgress(store, ['k', 'other']);
+      expect(left.has('k')).toBe(false);
+      expect(left.get('other')?.seen).toEqual(['r0']);
     });
 
     it('lists very long keys, which are stored hashed, by their real value', async () => {

@@ -179,6 +179,7 @@ describe('pollMessagingAssets against the simulator and fauxqs', () => {
           : w.store.update(key, value, etag),
       delete: (key, etag) => w.store.delete(key, etag),
       list: (prefix) => w.store.list(prefix),
+      listEntries: (prefix) => w.store.listEntries(prefix),
       mutate: (key, fn, options) => w.store.mutate(key, fn, options),
     };
     const deps = { pds: w.pds, store: crashing, sink: w.sink };

@@ -16,8 +16,9 @@ import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/poll
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease } from '../../lib/state/lease.ts';
+import { readProgress } from '../../lib/state/review-progress.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import { watch } from '../../lib/state/watch-list.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { approvedReview, drainQueue } from '../helpers/polling.ts';
 
@@ -134,7 +135,7 @@ describeOnMoto('the pollers on S3 conditional writes', () => {
       { pds: w.pds, store: w.store, sink: w.sink({ missingQueue: true }) },
       { runId: 'run-refused' },
     );
-    const seenAfterRefused = (await getWatchEntry(w.store, 'MOTO-1'))?.seen;
+    const seenAfterRefused = (await readProgress(w.store, ['MOTO-1'])).get('MOTO-1')?.seen;
     const accepted = await pollSupplierReviews(
       { pds: w.pds, store: w.store, sink: w.sink() },
       { runId: 'run-ok' },
@@ -156,7 +157,7 @@ describeOnMoto('the pollers on S3 conditional writes', () => {
     expect(accepted).toMatchObject({ keysFailed: 0, reviewsEmitted: 2 });
     expect(again).toMatchObject({ keysFailed: 0, reviewsEmitted: 0 });
     expect(events.map((event) => event.subject).sort()).toEqual(['item/MOTO-1', 'item/MOTO-2']);
-    expect((await getWatchEntry(w.store, 'MOTO-1'))?.seen).toHaveLength(1);
+    expect((await readProgress(w.store, ['MOTO-1'])).get('MOTO-1')?.seen).toHaveLength(1);
   });
 
   it('lets a run that starts while another holds the lease skip, for both pollers', async () => {

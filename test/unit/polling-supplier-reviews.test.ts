@@ -5,10 +5,22 @@ import { eventId } from '../../lib/events/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { watchKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import {
+  type KeyProgress,
+  PROGRESS_SHARDS,
+  progressShardOf,
+  readProgress,
+} from '../../lib/state/review-progress.ts';
+import type { StateStore } from '../../lib/state/store.ts';
+import { getWatchEntry, watch, watchedKeys } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
+
+async function progressOf(store: StateStore, primaryKey: string): Promise<KeyProgress | undefined> {
+  return (await readProgress(store, [primaryKey])).get(primaryKey);
+}
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
 const REVIEW_XML = readFileSync(path.join(fixtures, 'cic-3.1-review.xml'), 'utf8');
@@ -48,7 +60,7 @@ describe('pollReviewKeys', () => {
     const data = sink.dataOf('pds.supplier-review.received')[0];
     expect(data?.review).toEqual(review);
     expect(data?.cic?.[0]).toMatchObject({ gdsnVersion: '3.1', state: 'REVIEW', gtin: '00614141123469' });
-    expect((await getWatchEntry(store, 'A1'))?.seen).toEqual([reviewFingerprint(review)]);
+    expect((await progressOf(store, 'A1'))?.seen).toEqual([reviewFingerprint(review)]);
   });
 
   it('emits only the reviews that arrived since the last run', async () => {
@@ -166,7 +178,7 @@ describe('pollReviewKeys', () => {
     // assess
     expect(first).toMatchObject({ keysFailed: 1, reviewsEmitted: 0, reviewsFailed: 1 });
     expect(second.reviewsEmitted).toBe(1);
-    expect((await getWatchEntry(store, 'A1'))?.seen).toHaveLength(1);
+    expect((await progressOf(store, 'A1'))?.seen).toHaveLength(1);
   });
 
   it('emits a review whose message fails on consecutive runs with messageError at the failure limit, and the key recovers', async () => {
@@ -188,7 +200,7 @@ describe('pollReviewKeys', () => {
       status: 503,
       failedRuns: 2,
     });
-    const entry = await getWatchEntry(store, 'A1');
+    const entry = await progressOf(store, 'A1');
     expect(entry?.seen).toEqual([reviewFingerprint(review)]);
     expect(entry?.failing).toBeUndefined();
   });
@@ -206,7 +218,7 @@ describe('pollReviewKeys', () => {
 
     // act
     const first = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
-    const failingAfterFirst = (await getWatchEntry(store, 'A1'))?.failing;
+    const failingAfterFirst = (await progressOf(store, 'A1'))?.failing;
     const second = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
     const third = await pollReviewKeys(deps, ['A1'], { failureLimit: 2 });
 
@@ -219,7 +231,7 @@ describe('pollReviewKeys', () => {
     expect(data.map((item) => item.review.reviewStatus)).toEqual(['APPROVED', 'REVIEW']);
     expect(data[1]?.messageError).toMatchObject({ name: 'InvalidMessageContents', failedRuns: 2 });
     expect(data[1]?.document).toBeUndefined();
-    expect((await getWatchEntry(store, 'A1'))?.seen.sort()).toEqual(
+    expect((await progressOf(store, 'A1'))?.seen.sort()).toEqual(
       [reviewFingerprint(refused), reviewFingerprint(ordinary)].sort(),
     );
   });
@@ -254,6 +266,128 @@ describe('pollReviewKeys', () => {
   });
 });
 
+describe('pollSupplierReviews: state requests', () => {
+  /** A store that counts its operations by kind and key prefix (`get watch/`, `update review-progress/`, …). */
+  function countingStore() {
+    const counts = new Map<string, number>();
+    const store = new MemoryStateStore({
+      beforeOperation: ({ kind, key }) => {
+        const name = `${kind} ${key.slice(0, key.indexOf('/') + 1)}`;
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      },
+    });
+    const count = (name: string) => counts.get(name) ?? 0;
+    const reset = () => counts.clear();
+    return { store, count, reset, counts };
+  }
+  const keys = Array.from({ length: 200 }, (_, index) => `K${String(index).padStart(3, '0')}`);
+
+  it('reads no watch entry and writes nothing when nothing is new', async () => {
+    // prepare
+    const pds = new FakePds();
+    const { store, count, reset } = countingStore();
+    await watch(store, keys, { ttlMs: 30 * DAY, source: 'test' });
+    for (const key of keys) pds.addReview(key, REVIEW_XML);
+    const deps = { pds, store, sink: new RecordingSink() };
+    await pollSupplierReviews(deps, { runId: 'first', inlineMax: 1000 });
+    reset();
+
+    // act
+    const report = await pollSupplierReviews(deps, { runId: 'second', inlineMax: 1000 });
+
+    // assess
+    expect(report).toMatchObject({ mode: 'inline', keysPolled: 200, reviewsEmitted: 0 });
+    expect(count('get watch/')).toBe(0);
+    expect(count('get review-progress/')).toBeLessThanOrEqual(PROGRESS_SHARDS);
+    expect(count('create review-progress/') + count('update review-progress/')).toBe(0);
+    expect(count('update watch/') + count('create watch/')).toBe(0);
+  });
+
+  it('writes the progress only of the shards whose keys got new reviews', async () => {
+    // prepare
+    const pds = new FakePds();
+    const { store, count, reset } = countingStore();
+    await watch(store, keys, { ttlMs: 30 * DAY, source: 'test' });
+    const deps = { pds, store, sink: new RecordingSink() };
+    await pollSupplierReviews(deps, { runId: 'first', inlineMax: 1000 });
+    reset();
+    const changed = ['K007', 'K123'];
+    for (const key of changed) pds.addReview(key, REVIEW_XML);
+
+    // act
+    const report = await pollSupplierReviews(deps, { runId: 'second', inlineMax: 1000 });
+
+    // assess
+    expect(report).toMatchObject({ reviewsEmitted: 2, keysFailed: 0 });
+    const shards = new Set(changed.map(progressShardOf)).size;
+    expect(count('update review-progress/')).toBe(shards);
+    expect(count('get watch/')).toBe(0);
+  });
+
+  it('reads an entry again once it changed, and polls it until its new expiry', async () => {
+    // prepare
+    const pds = new FakePds();
+    const store = new MemoryStateStore();
+    const t0 = new Date('2026-11-20T10:00:00.000Z');
+    await watch(store, ['A1'], { ttlMs: DAY, source: 'test', now: t0 });
+    const deps = { pds, store, sink: new RecordingSink() };
+    await pollSupplierReviews(deps, { runId: 'first', now: () => t0 });
+    await watch(store, ['A1'], { ttlMs: 10 * DAY, source: 'publication:p2', now: t0 });
+    pds.addReview('A1', REVIEW_XML);
+
+    // act: two days later the remembered expiry has passed, the entry's has not
+    const later = new Date(t0.getTime() + 2 * DAY);
+    const report = await pollSupplierReviews(deps, { runId: 'later', now: () => later });
+
+    // assess
+    expect(report).toMatchObject({ keysPolled: 1, keysPurged: 0, reviewsEmitted: 1 });
+    expect((await progressOf(store, 'A1'))?.expiresAt).toBe(new Date(t0.getTime() + 10 * DAY).toISOString());
+  });
+
+  it('purges an expired key and forgets its progress', async () => {
+    // prepare
+    const pds = new FakePds();
+    const store = new MemoryStateStore();
+    const t0 = new Date('2026-11-20T10:00:00.000Z');
+    await watch(store, ['A1'], { ttlMs: DAY, source: 'test', now: t0 });
+    pds.addReview('A1', REVIEW_XML);
+    const deps = { pds, store, sink: new RecordingSink() };
+    await pollSupplierReviews(deps, { runId: 'first', now: () => t0 });
+
+    // act
+    const later = new Date(t0.getTime() + 2 * DAY);
+    const report = await pollSupplierReviews(deps, { runId: 'later', now: () => later });
+
+    // assess
+    expect(report).toMatchObject({ keysPurged: 1 });
+    expect(await getWatchEntry(store, 'A1')).toBeUndefined();
+    expect(await progressOf(store, 'A1')).toBeUndefined();
+  });
+
+  it('carries over the reviews an entry written before the progress shards had seen', async () => {
+    // prepare: an entry of the former layout, its one review already emitted
+    const pds = new FakePds();
+    const store = new MemoryStateStore();
+    const review = pds.addReview('A1', REVIEW_XML);
+    await store.create(watchKey('A1'), {
+      primaryKey: 'A1',
+      addedAt: '2026-11-01T00:00:00.000Z',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+      sources: ['operator'],
+      seen: [reviewFingerprint(review)],
+    });
+    const sink = new RecordingSink();
+
+    // act
+    const report = await pollSupplierReviews({ pds, store, sink }, { runId: 'upgraded' });
+
+    // assess
+    expect(report).toMatchObject({ keysPolled: 1, reviewsEmitted: 0 });
+    expect(sink.events).toEqual([]);
+    expect((await progressOf(store, 'A1'))?.seen).toEqual([reviewFingerprint(review)]);
+  });
+});
+
 describe('pollSupplierReviews', () => {
   it('polls a small watch list inline', async () => {
     // prepare
@@ -282,7 +416,15 @@ describe('pollSupplierReviews', () => {
 
     // assess
     expect(report).toEqual({ mode: 'fan-out', watched: 7, chunks: 3 });
-    expect(queue.chunks.map((chunk) => chunk.keys)).toEqual([['K0', 'K1', 'K2'], ['K3', 'K4', 'K5'], ['K6']]);
+    const sent = queue.chunks.flatMap((chunk) => chunk.keys);
+    expect(queue.chunks.map((chunk) => chunk.keys.length)).toEqual([3, 3, 1]);
+    expect(sent.toSorted()).toEqual(keys);
+    // A shard's keys travel together, each with the ETag its watch entry was listed with.
+    const shards = sent.map(progressShardOf);
+    expect(shards).toEqual(shards.toSorted((a, b) => a - b));
+    const listed = new Map<string, string>();
+    for await (const key of watchedKeys(deps.store)) listed.set(key.primaryKey, key.etag);
+    expect(queue.chunks.flatMap((chunk) => chunk.etags)).toEqual(sent.map((key) => listed.get(key)));
     expect(queue.chunks.every((chunk) => chunk.runId === 'run-1')).toBe(true);
     expect(pds.calls).toEqual([]);
   });

@@ -6,7 +6,14 @@
 import { createS3Client } from '../../aws.ts';
 import { S3StateStore } from '../../state/s3/store.ts';
 import type { StateStore } from '../../state/store.ts';
-import { isExpired, unwatch, type WatchEntry, watch, watchEntries } from '../../state/watch-list.ts';
+import {
+  isExpired,
+  seenReviewCounts,
+  unwatch,
+  type WatchEntry,
+  watch,
+  watchEntries,
+} from '../../state/watch-list.ts';
 import { CliUsageError, integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 
@@ -32,9 +39,29 @@ function stateStore({ flags, io, command }: CommandContext): StateStore {
   return new S3StateStore({ client: createS3Client(), bucket });
 }
 
-function describe(entry: WatchEntry, now: Date): string {
+/** An entry as the command shows it: the stored fields and how many reviews the poller emitted. */
+interface EntryView {
+  primaryKey: string;
+  addedAt: string;
+  expiresAt: string;
+  sources: string[];
+  seenReviews: number;
+}
+
+async function views(store: StateStore, entries: readonly WatchEntry[]): Promise<EntryView[]> {
+  const seen = await seenReviewCounts(store, entries);
+  return entries.map(({ primaryKey, addedAt, expiresAt, sources }) => ({
+    primaryKey,
+    addedAt,
+    expiresAt,
+    sources,
+    seenReviews: seen.get(primaryKey) ?? 0,
+  }));
+}
+
+function describe(entry: EntryView, now: Date): string {
   const state = isExpired(entry, now) ? 'expired' : `until ${entry.expiresAt}`;
-  return `${entry.primaryKey}  ${state}  (${entry.sources.join(', ')}; ${entry.seen.length} reviews seen)`;
+  return `${entry.primaryKey}  ${state}  (${entry.sources.join(', ')}; ${entry.seenReviews} reviews seen)`;
 }
 
 const list: Command = {
@@ -46,8 +73,10 @@ const list: Command = {
   options: stateOptions,
   examples: ['pds watch list --state-bucket pds-bridge-state-123456789012-eu-central-1-prod'],
   async run(context) {
-    const entries: WatchEntry[] = [];
-    for await (const entry of watchEntries(stateStore(context))) entries.push(entry);
+    const store = stateStore(context);
+    const stored: WatchEntry[] = [];
+    for await (const entry of watchEntries(store)) stored.push(entry);
+    const entries = await views(store, stored);
     const now = new Date();
     return {
       data: entries,
@@ -76,7 +105,11 @@ const add: Command = {
     const { args, flags, io, command } = context;
     const days =
       integerFlag(flags, 'days', command, { min: 1 }) ?? (Number(io.env.WATCH_TTL_DAYS) || DEFAULT_TTL_DAYS);
-    const entries = await watch(stateStore(context), args, { ttlMs: days * DAY_MS, source: 'operator' });
+    const store = stateStore(context);
+    const entries = await views(
+      store,
+      await watch(store, args, { ttlMs: days * DAY_MS, source: 'operator' }),
+    );
     const now = new Date();
     return { data: entries, text: () => entries.map((e) => describe(e, now)).join('\n') };
   },

@@ -41,6 +41,7 @@ import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
 import {
   assertStateKey,
   type CreateResult,
+  type ListedState,
   type MutateOptions,
   type MutateResult,
   type Mutation,
@@ -272,6 +273,10 @@ export class S3StateStore implements StateStore {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix)) yield entry.key;
+  }
+
+  async *listEntries(prefix: string): AsyncIterable<ListedState> {
     let continuationToken: string | undefined;
     do {
       let page: ListObjectsV2CommandOutput;
@@ -288,7 +293,9 @@ export class S3StateStore implements StateStore {
         throw this.#failure('ListObjectsV2', prefix || '(all keys)', error);
       }
       for (const object of page.Contents ?? []) {
-        if (object.Key !== undefined) yield object.Key;
+        if (object.Key === undefined) continue;
+        if (!object.ETag) throw this.#failure('ListObjectsV2', object.Key, { name: 'MissingETag' });
+        yield { key: object.Key, etag: object.ETag };
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken);
