@@ -78,6 +78,8 @@ export const EVENT_QUEUES: readonly EventQueue[] = [
 /** Where the data schemas are, relative to the AsyncAPI document (both under schemas/). */
 const dataSchemaRef = (type: EventType): string => `./${dataSchemaPath(type).replace(/^schemas\//, '')}`;
 
+const description = (type: EventType): string => EVENT_DATA_SCHEMAS[type].description ?? '';
+
 function envelopeSchema(type: EventType): JsonSchema {
   return {
     type: 'object',
@@ -173,7 +175,9 @@ function message(type: EventType): JsonSchema {
   return {
     name: type,
     title: type,
-    summary: EVENT_DATA_SCHEMAS[type].description,
+    // The first sentence says what happened; the rest (what it does not say) is the description.
+    summary: description(type).split('. ')[0]?.replace(/\.?$/, '.'),
+    description: description(type),
     contentType: 'application/json',
     headers: headersSchema(type),
     payload: {

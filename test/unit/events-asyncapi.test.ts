@@ -3,7 +3,6 @@ import path from 'node:path';
 import { fromFile, Parser } from '@asyncapi/parser';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_QUEUES } from '../../lib/events/asyncapi.ts';
@@ -11,6 +10,7 @@ import { ASYNCAPI_PATH, contractFiles, contractText } from '../../lib/events/con
 import { exampleEvents } from '../../lib/events/examples.ts';
 import { type CloudEvent, EVENT_TYPES } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
+import { eventSchemaValidator } from '../helpers/json-schema.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const documentPath = path.join(root, ASYNCAPI_PATH);
@@ -43,9 +43,7 @@ function messageValidators(type: string) {
     .all()
     .find((candidate) => candidate.id() === type);
   if (message === undefined) throw new Error(`no message ${type}`);
-  // strictRequired is off: the data schemas' oneOf lists `required` of properties defined beside it.
-  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
-  ajv.addFormat('uuid', true).addFormat('date-time', true).addFormat('uri-reference', true);
+  const ajv = eventSchemaValidator();
   // The parser resolved the $refs to the data schema files; what it adds (x-parser-*) and the files'
   // own $id and $schema, now nested, are left out.
   const strip = (schema: unknown) =>
@@ -160,6 +158,23 @@ describe('schemas/asyncapi.json', () => {
       expect(validate.payload(example.payload()), JSON.stringify(validate.payload.errors)).toBe(true);
       expect(validate.headers(example.headers()), JSON.stringify(validate.headers.errors)).toBe(true);
     }
+  });
+
+  it('refuses under one message the events of another type, and attributes that do not match', () => {
+    // prepare
+    const completed = messageValidators('pds.ingest.completed');
+    const [failed] = exampleEvents()['pds.ingest.failed'];
+
+    // act
+    const otherType = completed.payload(JSON.parse(JSON.stringify(failed)));
+    const oldSchema = completed.payload({
+      ...exampleEvents()['pds.ingest.completed'][0],
+      dataschema: 'urn:pds-bridge:schemas/events/pds.ingest.completed/v0.json',
+    });
+    const badId = completed.headers({ type: 'pds.ingest.completed', id: 'not-a-uuid' });
+
+    // assess
+    expect([otherType, oldSchema, badId]).toEqual([false, false, false]);
   });
 
   describe('against what the SQS publisher sends', () => {

@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { breakingChanges } from '../../lib/events/compatibility.ts';
 import { contractFiles, contractText } from '../../lib/events/contracts.ts';
@@ -17,6 +16,7 @@ import {
   EVENT_TYPES,
   type EventType,
 } from '../../lib/events/index.ts';
+import { eventSchemaValidator } from '../helpers/json-schema.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
@@ -33,9 +33,7 @@ const readCommitted = (file: string): string | undefined => {
 
 /** Every committed data schema file, as the package ships them, in one validator (looked up by $id). */
 function validatorOfCommittedSchemas() {
-  // strictRequired is off: oneOf: [{ required: [document] }, …] names properties defined beside it, as intended.
-  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
-  ajv.addFormat('uuid', true).addFormat('date-time', true).addFormat('uri-reference', true);
+  const ajv = eventSchemaValidator();
   for (const type of readdirSync(path.join(root, 'schemas/events'))) {
     for (const file of readdirSync(path.join(root, 'schemas/events', type))) {
       ajv.addSchema(JSON.parse(readFileSync(path.join(root, 'schemas/events', type, file), 'utf8')));
