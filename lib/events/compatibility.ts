@@ -132,7 +132,8 @@ function typeChanges(before: unknown, after: unknown, path: string): string[] {
   const was = asStrings(before).sort();
   const is = asStrings(after).sort();
   if (isDeepStrictEqual(was, is)) return [];
-  const narrowed = is.every((type) => was.includes(type));
+  // No type at all accepts every type: dropping the keyword widens.
+  const narrowed = is.length > 0 && is.every((type) => was.includes(type));
   return [`${at(path)}: type ${narrowed ? 'narrowed' : 'changed'} from ${show(before)} to ${show(after)}`];
 }
 

@@ -66,9 +66,14 @@ describe('breakingChanges refuses', () => {
       s.properties.pdsStatus = { type: 'number', minimum: 100, maximum: 599 };
     });
 
+    const untyped = changed((s) => {
+      s.properties.key = { minLength: 1 };
+    });
+
     expect(breakingChanges(baseline(), current)).toEqual([
       'pdsStatus: type changed from "integer" to "number"',
     ]);
+    expect(breakingChanges(baseline(), untyped)).toEqual(['key: type changed from "string" to nothing']);
   });
 
   it('a new required field', () => {
