@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { dataSchemaUri } from './dataschema.ts';
 import { EventDataError } from './errors.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';
 
@@ -26,6 +27,8 @@ export type CloudEvent<T extends EventType = EventType> = T extends EventType
       /** What the event is about, e.g. `s3://drop-bucket/items.csv` or `messaging-asset/42`. */
       subject: string;
       datacontenttype: 'application/json';
+      /** The schema of `data` and its version (lib/events/dataschema.ts), a URI naming a file of the package. */
+      dataschema: string;
       data: EventDataMap[T];
     }
   : never;
@@ -114,6 +117,7 @@ export function createEvent<T extends EventType>(input: CreateEventInput<T>): Cl
     time: isoTime(type, input.time),
     subject,
     datacontenttype: 'application/json',
+    dataschema: dataSchemaUri(type),
     data,
   };
   return event as CloudEvent<T>;

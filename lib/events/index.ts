@@ -2,7 +2,8 @@
  * Events: the CloudEvents envelope, the event types, the port they are published through and the
  * claim-check pointer format. Nothing here loads the AWS SDK; the SQS adapter is `./sqs/index.ts`.
  * The documented examples (`./examples.ts`) are left out: they parse GDSN XML when built, and every
- * function that sends an event would carry the XML parser for them.
+ * function that sends an event would carry the XML parser for them. So are the build-time contract
+ * generators (`./json-schema.ts`, `./compatibility.ts`, `./asyncapi.ts`, `./contracts.ts`).
  */
 export {
   DEFAULT_INLINE_LIMIT_BYTES,
@@ -16,6 +17,7 @@ export {
   type PayloadS3Pointer,
   parsePayloadPointer,
 } from './claim-check.ts';
+export { DATA_SCHEMA_URN_PREFIX, dataSchemaPath, dataSchemaUri, EVENT_DATA_VERSIONS } from './dataschema.ts';
 export {
   type CloudEvent,
   type CreateEventInput,

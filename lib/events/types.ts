@@ -176,96 +176,186 @@ export interface EventDataMap {
   'pds.publication.failed': PublicationFailedData;
 }
 
+// The descriptions below reach consumers: they are the `description`s of the JSON Schemas in
+// schemas/events (npm run schemas). Say what a field means to a reader of the event.
 const nonEmpty = once(() => z.string().min(1));
 const count = once(() => z.number().int().nonnegative());
 const httpStatus = once(() => z.number().int().min(100).max(599));
 
-const s3ObjectRef = once(() => ({ bucket: nonEmpty(), key: nonEmpty(), versionId: nonEmpty().optional() }));
+const s3ObjectRef = once(() => ({
+  bucket: nonEmpty().describe('The S3 bucket the file was dropped into.'),
+  key: nonEmpty().describe('The object key of the dropped file, decoded (as S3 lists it).'),
+  versionId: nonEmpty()
+    .optional()
+    .describe('The version of the object, when the bucket is versioned; absent otherwise.'),
+}));
 
 const xmlErrorInfo = once(() =>
-  z.object({
-    name: nonEmpty(),
-    code: z.string().optional(),
-    message: nonEmpty(),
-    line: z.number().int().positive().optional(),
-    column: z.number().int().positive().optional(),
-  }),
+  z
+    .object({
+      name: nonEmpty().describe('The error class, e.g. XmlParseError.'),
+      code: z.string().optional().describe('A stable code for the kind of error, e.g. MALFORMED.'),
+      message: nonEmpty().describe('What is wrong with the XML, for people.'),
+      line: z.number().int().positive().optional().describe('Line of the error in the XML, from 1.'),
+      column: z.number().int().positive().optional().describe('Column of the error in the XML, from 1.'),
+    })
+    .describe('Why the XML could not be parsed; the text itself is in rawXml or rawXmlPointer.'),
 );
 
 const parsedDocument = once(() =>
-  z.object({
-    rootName: nonEmpty(),
-    rootNamespace: z.string().optional(),
-    namespaces: z.record(z.string(), z.string()),
-    root: z.record(z.string(), z.unknown()),
-  }),
+  z
+    .object({
+      rootName: nonEmpty().describe('Local name of the root element, namespace prefix removed.'),
+      rootNamespace: z.string().optional().describe('Namespace URI of the root element, when it has one.'),
+      namespaces: z
+        .record(z.string(), z.string())
+        .describe('The namespace declarations of the root element: prefix to URI.'),
+      root: z
+        .record(z.string(), z.unknown())
+        .describe(
+          'The root element: every child element an array of objects, attributes under "@_<name>", text under "#text", every value a string, namespace prefixes removed.',
+        ),
+    })
+    .describe("The messaging asset's XML, parsed (lib/xml/parse.ts)."),
 );
 
 const cicSummary = once(() =>
-  z.object({
-    gdsnVersion: z.enum(['3.1', '2.8']),
-    state: nonEmpty(),
-    gtin: nonEmpty(),
-    recipientGln: z.string().optional(),
-    recipientDataPool: z.string().optional(),
-    dataSource: z.string().optional(),
-    targetMarketCountryCode: z.string().optional(),
-    documentIdentifier: z.string().optional(),
-    confirmationIdentifier: z.string().optional(),
-    creationDateTime: z.string().optional(),
-    statuses: z.array(
-      z.object({
-        code: z.string(),
-        gtin: z.string().optional(),
-        descriptions: z.array(z.object({ languageCode: z.string().optional(), text: z.string() })),
-        correctiveActions: z.array(
-          z.object({ code: z.string(), expectedCorrectiveInformation: z.string().optional() }),
-        ),
-      }),
-    ),
-  }),
+  z
+    .object({
+      gdsnVersion: z.enum(['3.1', '2.8']).describe('The GDSN version the confirmation is written in.'),
+      state: nonEmpty().describe(
+        'The confirmation state: RECEIVED, REVIEW, REJECTED, SYNCHRONISED (3.1) or ACCEPTED, … (2.8); the set is open.',
+      ),
+      gtin: nonEmpty().describe('The GTIN of the confirmed item.'),
+      recipientGln: z.string().optional().describe('GLN of the recipient that confirms.'),
+      recipientDataPool: z.string().optional().describe("GLN of the recipient's data pool."),
+      dataSource: z.string().optional().describe("GLN of the item's information provider."),
+      targetMarketCountryCode: z
+        .string()
+        .optional()
+        .describe('ISO 3166 numeric code of the target market, e.g. 276 (Germany).'),
+      documentIdentifier: z
+        .string()
+        .optional()
+        .describe("The Standard Business Document Header's InstanceIdentifier (one per message)."),
+      confirmationIdentifier: z.string().optional().describe("The confirmation's own identification."),
+      creationDateTime: z
+        .string()
+        .optional()
+        .describe('When the confirmation (else the message) was created, as written in the XML.'),
+      statuses: z
+        .array(
+          z.object({
+            code: z.string().describe('The confirmation status code, e.g. CIC999.'),
+            gtin: z.string().optional().describe('The GTIN the status is about, when it names one.'),
+            descriptions: z.array(z.object({ languageCode: z.string().optional(), text: z.string() })),
+            correctiveActions: z.array(
+              z.object({ code: z.string(), expectedCorrectiveInformation: z.string().optional() }),
+            ),
+          }),
+        )
+        .describe('The statuses the recipient gave, with their descriptions and corrective actions.'),
+    })
+    .describe('Summary of one GDSN CatalogueItemConfirmation in the message.'),
+);
+
+const cicList = once(() =>
+  z
+    .array(cicSummary())
+    .optional()
+    .describe('One summary per GDSN CatalogueItemConfirmation in the document.'),
+);
+
+const rawXml = once(() =>
+  z.string().optional().describe('The XML as received, when it could not be parsed (parseError).'),
 );
 
 const notBoth = (data: { document?: unknown; parseError?: unknown }) =>
   data.document === undefined || data.parseError === undefined;
 
 const messageError = once(() =>
-  z.object({
-    name: nonEmpty(),
-    message: nonEmpty(),
-    status: httpStatus().optional(),
-    failedRuns: z.number().int().positive().optional(),
-  }),
+  z
+    .object({
+      name: nonEmpty().describe('The error class, e.g. PdsNotFoundError.'),
+      message: nonEmpty().describe('The last reason, for people.'),
+      status: httpStatus().optional().describe('HTTP status the PDS answered, when it answered one.'),
+      failedRuns: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('Consecutive runs that failed before the poller passed the item (POLL_FAILURE_LIMIT).'),
+    })
+    .describe(
+      'Why the event carries no message: the PDS refused it for good (e.g. 404), or fetching or sending it failed on POLL_FAILURE_LIMIT consecutive runs and the poller passed it.',
+    ),
+);
+
+const pdsStatus = once(() =>
+  httpStatus().optional().describe('HTTP status the PDS answered, when the PDS refused.'),
+);
+const reason = once(() =>
+  nonEmpty().describe('What went wrong and what to do, for people; its wording may change: branch on code.'),
 );
 
 /** zod schema of each event type's data. */
 export const EVENT_DATA_SCHEMAS = lazily({
   'pds.ingest.completed': () =>
-    z.object({
-      ...s3ObjectRef(),
-      size: count(),
-      gatheringKey: nonEmpty(),
-      entriesImported: z.array(z.object({ path: nonEmpty(), assetKey: nonEmpty() })),
-    }),
+    z
+      .object({
+        ...s3ObjectRef(),
+        size: count().describe('Bytes of the S3 object.'),
+        gatheringKey: nonEmpty().describe('The PDS gathering the file was uploaded as.'),
+        entriesImported: z
+          .array(
+            z.object({
+              path: nonEmpty().describe(
+                "The entry's path in the gathering (for a ZIP: archive name/member path).",
+              ),
+              assetKey: nonEmpty().describe('The PDS asset key of the entry.'),
+            }),
+          )
+          .describe(
+            'Each entry of the gathering (each member, for a ZIP) the PDS accepted an import request for.',
+          ),
+      })
+      .describe(
+        'A file dropped into the S3 drop bucket was uploaded to the PDS as a gathering and the PDS accepted an import request for every entry of it. The PDS answers an import request without a body and imports afterwards, so this says the requests were accepted, not that items were created: an empty or unreadable file, or a file of a kind the PDS does not import, also completes.',
+      ),
   'pds.ingest.failed': () =>
-    z.object({
-      ...s3ObjectRef(),
-      code: z.enum(INGEST_FAILURE_CODES),
-      reason: nonEmpty(),
-      pdsStatus: httpStatus().optional(),
-      retryable: z.boolean(),
-    }),
+    z
+      .object({
+        ...s3ObjectRef(),
+        code: z
+          .enum(INGEST_FAILURE_CODES)
+          .describe(
+            'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
+          ),
+        reason: reason(),
+        pdsStatus: pdsStatus(),
+        retryable: z
+          .boolean()
+          .describe('True when the same file may succeed later (the PDS was unavailable or rate limited).'),
+      })
+      .describe('A file dropped into the S3 drop bucket could not be ingested.'),
   'pds.messaging-asset.received': () =>
     z
       .object({
-        messagingAssetId: z.number().int(),
-        createdAt: z.number().int().optional(),
-        primaryKey: z.string().optional(),
+        messagingAssetId: z.number().int().describe("The messaging asset's id in the PDS."),
+        createdAt: z
+          .number()
+          .int()
+          .optional()
+          .describe('When the PDS created the asset, epoch milliseconds.'),
+        primaryKey: z.string().optional().describe('The item the asset is about, as the PDS lists it.'),
         document: parsedDocument().optional(),
         parseError: xmlErrorInfo().optional(),
-        rawXml: z.string().optional(),
-        rawXmlPointer: z.object({ bucket: nonEmpty(), key: nonEmpty() }).optional(),
-        cic: z.array(cicSummary()).optional(),
+        rawXml: rawXml(),
+        rawXmlPointer: z
+          .object({ bucket: nonEmpty(), key: nonEmpty() })
+          .optional()
+          .describe('Where the raw XML was stored instead of rawXml, when it was too large to carry.'),
+        cic: cicList(),
         messageError: messageError().optional(),
       })
       .refine(
@@ -275,39 +365,74 @@ export const EVENT_DATA_SCHEMAS = lazily({
         {
           message: 'exactly one of document and parseError (or messageError, for a passed asset) must be set',
         },
-      ),
+      )
+      .meta({
+        description:
+          'A messaging asset (an XML message, usually a GDSN CatalogueItemConfirmation) appeared in the PDS. Exactly one of document (parsed), parseError (not parseable; the text in rawXml or rawXmlPointer) and messageError (passed without its XML) is set.',
+        oneOf: [{ required: ['document'] }, { required: ['parseError'] }, { required: ['messageError'] }],
+      }),
   'pds.supplier-review.received': () =>
     z
       .object({
         // The review passes through as the PDS sent it; only what routing needs is checked.
-        review: z.looseObject({ primaryKey: nonEmpty(), messagingAssetId: z.number().int() }),
-        messagingAssetId: z.number().int(),
+        review: z
+          .looseObject({ primaryKey: nonEmpty(), messagingAssetId: z.number().int() })
+          .describe(
+            'The supplier review as the PDS sent it; fields beyond primaryKey and messagingAssetId pass through unchecked.',
+          ),
+        messagingAssetId: z.number().int().describe('The messaging asset the review points to.'),
         document: parsedDocument().optional(),
         parseError: xmlErrorInfo().optional(),
-        rawXml: z.string().optional(),
+        rawXml: rawXml(),
         messageError: messageError().optional(),
-        cic: z.array(cicSummary()).optional(),
+        cic: cicList(),
       })
-      .refine(notBoth, { message: 'document and parseError must not both be set' }),
+      .refine(notBoth, { message: 'document and parseError must not both be set' })
+      .meta({
+        description:
+          'A new supplier review arrived on a watched item, with the messaging asset it points to: parsed (document), not parseable (parseError with rawXml), or absent (messageError).',
+        not: { required: ['document', 'parseError'] },
+      }),
   'pds.publication.completed': () =>
-    z.object({
-      publicationId: nonEmpty(),
-      selectionId: nonEmpty(),
-      numberOfItems: count(),
-      destinations: z.array(
-        z.object({ destinationType: z.enum(DESTINATION_TYPES), destinationId: nonEmpty() }),
+    z
+      .object({
+        publicationId: nonEmpty().describe('The id the HTTP API gave the publication request.'),
+        selectionId: nonEmpty().describe('The PDS selection created from the primary keys.'),
+        numberOfItems: count().describe('Items in the selection, as the PDS counted them.'),
+        destinations: z
+          .array(
+            z.object({
+              destinationType: z.enum(DESTINATION_TYPES),
+              destinationId: nonEmpty(),
+            }),
+          )
+          .describe('Where the selection was published.'),
+        primaryKeys: z.array(nonEmpty()).describe('The primary keys of the request.'),
+      })
+      .describe(
+        'A publication requested through the HTTP API was carried out: the PDS created a selection of the primary keys and accepted the request to publish it to the destinations.',
       ),
-      primaryKeys: z.array(nonEmpty()),
-    }),
   'pds.publication.failed': () =>
-    z.object({
-      publicationId: nonEmpty(),
-      selectionId: nonEmpty().optional(),
-      code: z.enum(PUBLICATION_FAILURE_CODES),
-      reason: nonEmpty(),
-      pdsStatus: httpStatus().optional(),
-      retryable: z.boolean(),
-    }),
+    z
+      .object({
+        publicationId: nonEmpty().describe('The id the HTTP API gave the publication request.'),
+        selectionId: nonEmpty()
+          .optional()
+          .describe('Set when the failure happened after the selection was created.'),
+        code: z
+          .enum(PUBLICATION_FAILURE_CODES)
+          .describe(
+            'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
+          ),
+        reason: reason(),
+        pdsStatus: pdsStatus(),
+        retryable: z
+          .boolean()
+          .describe(
+            'True when the PDS failed transiently on every attempt: the same request may succeed later.',
+          ),
+      })
+      .describe('A publication requested through the HTTP API could not be carried out.'),
 } satisfies { [T in EventType]: () => z.ZodType });
 
 /** Whether `value` names one of {@link EVENT_TYPES}. */

@@ -1,10 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ASYNCAPI_PATH } from '../../lib/events/contracts.ts';
 import { exampleEvents, formatExample } from '../../lib/events/examples.ts';
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../../lib/events/index.ts';
+import { dataSchemaPath, dataSchemaUri, EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../../lib/events/index.ts';
 
-const docsPath = path.resolve(import.meta.dirname, '../../docs/events.md');
+const root = path.resolve(import.meta.dirname, '../..');
+const docsPath = path.join(root, 'docs/events.md');
+
+/** The targets of the relative links of a markdown file, resolved against its folder (anchors dropped). */
+function relativeLinks(file: string): string[] {
+  const markdown = readFileSync(file, 'utf8');
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => (match[1] ?? '').split('#')[0] ?? '')
+    .filter((target) => target !== '' && !/^[a-z]+:/.test(target))
+    .map((target) => path.resolve(path.dirname(file), target));
+}
 
 /** The fenced ```json blocks under each `### <type>` heading of docs/events.md, parsed. */
 function documentedExamples(markdown: string): Map<string, unknown[]> {
@@ -44,6 +55,44 @@ describe('docs/events.md', () => {
       expect(shownType).toBe(type);
       expect(EVENT_DATA_SCHEMAS[type].safeParse(data).success).toBe(true);
     }
+  });
+});
+
+describe('docs/events.md, Schemas and versions', () => {
+  const markdown = readFileSync(docsPath, 'utf8');
+
+  it('lists every type with the schema file and dataschema of its current version', () => {
+    // act
+    const rows = [...markdown.matchAll(/^\| \[`([^`]+)`\]\(\.\.\/([^)]+)\) \| `([^`]+)` \|$/gm)].map(
+      ([, type, file, uri]) => ({ type, file, uri }),
+    );
+
+    // assess
+    expect(rows).toEqual(
+      EVENT_TYPES.map((type) => ({ type, file: dataSchemaPath(type), uri: dataSchemaUri(type) })),
+    );
+  });
+
+  it('links only to files that exist, the schemas and the AsyncAPI document among them', () => {
+    // act
+    const links = relativeLinks(docsPath);
+
+    // assess
+    expect(links.filter((target) => !existsSync(target))).toEqual([]);
+    expect(links).toContain(path.join(root, ASYNCAPI_PATH));
+  });
+});
+
+describe('README.md', () => {
+  it('links the event catalogue, its schemas and the AsyncAPI document, to files that exist', () => {
+    // act
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const links = relativeLinks(path.join(root, 'README.md'));
+
+    // assess
+    expect(readme).toContain('](docs/events.md#schemas-and-versions)');
+    expect(links).toContain(path.join(root, ASYNCAPI_PATH));
+    expect(links.filter((target) => !existsSync(target))).toEqual([]);
   });
 });
 

@@ -51,6 +51,7 @@ describe('createEvent', () => {
       time: '2026-11-20T09:15:00.000Z',
       subject: 'publication/p-1',
       datacontenttype: 'application/json',
+      dataschema: 'urn:pds-bridge:schemas/events/pds.publication.failed/v1.json',
       data: {
         publicationId: 'p-1',
         code: 'rejected',
