@@ -54,7 +54,7 @@ const pdsClients = new WeakMap<object, Promise<ClosablePdsClient>>();
 /**
  * The PDS client of this configuration, built on first use and reused by every invocation.
  * Credentials come from the secret (cached by Powertools) or the variables; retries are counted in
- * the `PdsRetries` metric.
+ * the `PdsRetries` metric, and each attempt's duration is recorded in `PdsLatency`.
  */
 export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<ClosablePdsClient> {
   const cached = pdsClients.get(config);
@@ -67,6 +67,8 @@ export function pdsClientFor(config: Config<Partial<BaseSettings>>): Promise<Clo
         metrics.addMetric('PdsRetries', 'Count', 1);
         logger.warn('Retrying a PDS request', { ...retry });
       },
+      // Every attempt, retried or not: the dashboard's PDS latency (p50/p99) and request count.
+      onAnswer: (answer) => metrics.addMetric('PdsLatency', 'Milliseconds', answer.durationMs),
     }),
   );
   pdsClients.set(config, client);

@@ -212,7 +212,7 @@ const LATE_SHARE = 0.05;
 /** How often the schedules fire: the messaging-asset poller and the scheduled review run. */
 const ASSET_SCHEDULE_MS = 2000;
 const REVIEW_SCHEDULE_MS = 8000;
-/** Fan-out workers at once (the worker's reserved concurrency in deploy/pollers.yml). */
+/** Fan-out workers at once (the worker's event-source maximum concurrency in deploy/pollers.yml). */
 const REVIEW_WORKERS = 4;
 
 /** Sends commands to the simulator child and waits for their answers. */

@@ -53,6 +53,7 @@ export type { ClosablePdsClient, PdsClient, PdsV1Client } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
 export { DEFAULT_RETRY, parseRetryAfter, retryAfterOf, retryDelayMs } from './retry.ts';
 export type {
+  PdsAnswerEvent,
   PdsConditional,
   PdsCredentials,
   PdsExpect,

@@ -18,6 +18,7 @@ import { PdsConfigurationError } from './configuration-error.ts';
 import {
   httpErrorFor,
   PdsError,
+  PdsHttpError,
   PdsInvalidRequestError,
   PdsInvalidResponseError,
   PdsNetworkError,
@@ -147,6 +148,18 @@ export interface PdsRetryEvent {
   path: string;
 }
 
+/**
+ * Reported after each attempt, answered or failed: how long the PDS took to answer (up to its status
+ * and headers; an upload's time includes sending the body).
+ */
+export interface PdsAnswerEvent {
+  method: string;
+  path: string;
+  /** The HTTP status, or `undefined` when no answer came (timeout, reset, refused connection). */
+  status: number | undefined;
+  durationMs: number;
+}
+
 export interface PdsCredentials {
   username: string;
   password: string;
@@ -173,6 +186,8 @@ export interface PdsTransportOptions {
   random?: () => number;
   /** Called before each retry, e.g. to count retries in metrics. */
   onRetry?: (event: PdsRetryEvent) => void;
+  /** Called after each attempt with its duration, e.g. to record the PDS's latency in metrics. */
+  onAnswer?: (event: PdsAnswerEvent) => void;
   /** Use this dispatcher (an undici Agent or MockAgent) instead of an own pool; `close()` leaves it open. */
   dispatcher?: Dispatcher;
 }
@@ -215,6 +230,7 @@ export class PdsTransport {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
   readonly #onRetry: ((event: PdsRetryEvent) => void) | undefined;
+  readonly #onAnswer: ((event: PdsAnswerEvent) => void) | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: PdsTransportOptions) {
@@ -242,6 +258,7 @@ export class PdsTransport {
     this.#sleep = options.sleep ?? defaultSleep;
     this.#random = options.random ?? Math.random;
     this.#onRetry = options.onRetry;
+    this.#onAnswer = options.onAnswer;
 
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
@@ -278,11 +295,15 @@ export class PdsTransport {
 
     for (let attempt = 1; ; attempt++) {
       request.signal?.throwIfAborted();
+      const started = performance.now();
       try {
-        return await this.#attempt(request, method, line, headers, body);
+        const response = await this.#attempt(request, method, line, headers, body);
+        this.#reportAnswer(line, response.status, started);
+        return response;
       } catch (caught) {
         if (request.signal?.aborted) throw request.signal.reason;
         const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
+        this.#reportAnswer(line, error instanceof PdsHttpError ? error.status : undefined, started);
         const context = { attempt, maxAttempts: this.#retry.maxAttempts, repeatable, replayable };
         if (!shouldRetry(error, context)) throw error;
         const delayMs = retryDelayMs(attempt, retryAfterOf(error), this.#retry, this.#random);
@@ -293,6 +314,14 @@ export class PdsTransport {
         }
         await this.#wait(delayMs, request.signal);
       }
+    }
+  }
+
+  #reportAnswer(line: PdsRequestLine, status: number | undefined, started: number): void {
+    try {
+      this.#onAnswer?.({ ...line, status, durationMs: performance.now() - started });
+    } catch {
+      // Like onRetry: measuring must never fail the call it measures.
     }
   }
 

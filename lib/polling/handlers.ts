@@ -55,7 +55,8 @@ export interface ScheduledPoll<R> {
 /**
  * The skeleton both scheduled pollers share: the run never overlaps itself (a lease held for the
  * invocation's remaining time plus a minute), stops starting work before the deadline, records its
- * metrics and fails the invocation when the report says an operator must look.
+ * metrics and fails the invocation when the report says an operator must look; a run that completes
+ * counts `PollRunSucceeded`.
  *
  * @example
  * ```ts
@@ -89,6 +90,9 @@ export function scheduledRun<R extends object>(
     logger.info(`${title} finished`, { ...(report as Record<string, unknown>) });
     const failure = poll.failure(report);
     if (failure) throw failure;
+    // The heartbeat the "poller stopped" alarm watches: a missing data point is a run that did not
+    // happen, was skipped or failed, so the alarm needs no other signal.
+    metrics.addMetric('PollRunSucceeded', 'Count', 1);
     return report;
   };
 }

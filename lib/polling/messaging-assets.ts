@@ -96,6 +96,7 @@ export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport 
     unpublished: 0,
     floor: null,
     highestId: null,
+    checkpointAgeSeconds: 0,
   };
 }
 
@@ -136,6 +137,11 @@ export interface MessagingAssetPollReport {
   /** The checkpoint's floor and highest emitted id after the run. */
   floor: number | null;
   highestId: number | null;
+  /**
+   * How far the checkpoint lags behind the PDS after the run: the age of the oldest listed asset it
+   * has not passed yet (new, or waiting for a retry), in seconds; 0 when it is caught up.
+   */
+  checkpointAgeSeconds: number;
 }
 
 type Fetched =
@@ -204,6 +210,20 @@ function assetEvent(
   });
 }
 
+/** Seconds since the oldest listed asset the checkpoint still has to pass was created; 0 when none is. */
+function checkpointAgeSeconds(
+  listing: readonly MessagingAssetSummary[],
+  checkpoint: MessagingAssetCheckpoint,
+  now: Date,
+): number {
+  const pending = selectCandidates(listing, checkpoint).candidates.filter((asset) =>
+    Number.isSafeInteger(asset.createdAt),
+  );
+  if (pending.length === 0) return 0;
+  const oldest = Math.min(...pending.map((asset) => asset.createdAt));
+  return Math.max(0, Math.round((now.getTime() - oldest) / 1000));
+}
+
 /**
  * Runs one poll and reports what it did; a run that stopped early says why in `stopped`. Throws when
  * the listing or the state store fails, or when the checkpoint was changed by someone else
@@ -250,6 +270,7 @@ export async function pollMessagingAssets(
     report.retryPending = checkpoint?.retry.length ?? 0;
     report.floor = checkpoint?.floor ?? null;
     report.highestId = checkpoint?.highestId ?? null;
+    report.checkpointAgeSeconds = checkpoint ? checkpointAgeSeconds(listing, checkpoint, now()) : 0;
     return report;
   };
 

@@ -10,7 +10,8 @@ import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-rev
 
 /**
  * Metrics of one messaging-asset run: AssetsEmitted, AssetsFailed, AssetsEmittedAsFailed, ParseErrors,
- * AssetsRetryPending, AssetsAbandoned, AssetsRemaining, EventsUnpublished.
+ * AssetsRetryPending, AssetsAbandoned, AssetsRemaining, EventsUnpublished, and CheckpointAgeSeconds (how
+ * far the checkpoint lags behind the PDS).
  *
  * @example
  * recordMessagingAssetMetrics(metrics, report);
@@ -27,6 +28,7 @@ export function recordMessagingAssetMetrics(metrics: Metrics, report: MessagingA
     AssetsRemaining: report.remaining,
     EventsUnpublished: report.unpublished,
   });
+  metrics.addMetric('CheckpointAgeSeconds', 'Seconds', report.checkpointAgeSeconds);
 }
 
 /**

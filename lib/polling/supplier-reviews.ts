@@ -16,8 +16,8 @@
  *
  * Concurrency: one limiter caps the PDS requests in flight (`concurrency`, default 8) across all keys;
  * keys are worked on four times that wide so that state-store and SQS calls overlap PDS calls. With the fan-out,
- * each worker invocation has its own limiter: the PDS sees at most (worker reserved concurrency + 1)
- * × `concurrency` requests from the review polling.
+ * each worker invocation has its own limiter: the PDS sees at most (the worker's event-source maximum
+ * concurrency + 1) × `concurrency` requests from the review polling.
  *
  * The scheduled run (`pollSupplierReviews`) lists the watched keys and polls them inline, or, above
  * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.

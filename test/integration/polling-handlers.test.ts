@@ -5,7 +5,7 @@
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
@@ -28,6 +28,8 @@ let store: S3StateStore;
 let restoreEnv: () => void;
 let pollMessagingAssets: Handler;
 let pollSupplierReviews: Handler;
+/** The handlers' Powertools metrics, imported after the environment (which disables their output) is set. */
+let metrics: typeof import('../../lib/runtime.ts')['metrics'];
 let worker: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 beforeAll(async () => {
@@ -63,6 +65,7 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   store = new S3StateStore({ client: aws.s3, bucket: BUCKET });
+  metrics = (await import('../../lib/runtime.ts')).metrics;
   pollMessagingAssets = (await import('../../functions/poll-messaging-assets.ts')).handler as Handler;
   pollSupplierReviews = (await import('../../functions/poll-supplier-reviews.ts')).handler as Handler;
   worker = (await import('../../functions/poll-supplier-reviews-worker.ts')).handler as typeof worker;
@@ -97,6 +100,38 @@ describe('poll-messaging-assets handler', () => {
     expect(skipped).toEqual({ skipped: true, heldBy: 'someone-else' });
     expect(events).toHaveLength(48);
     expect(new Set(events.map((event) => event.type))).toEqual(new Set(['pds.messaging-asset.received']));
+  });
+});
+
+describe('the poller heartbeat', () => {
+  it('counts PollRunSucceeded for a run that completed, never for a skipped or failed one', async () => {
+    // prepare
+    const recorded = vi.spyOn(metrics, 'addMetric');
+    const heartbeats = () => recorded.mock.calls.filter(([name]) => name === 'PollRunSucceeded');
+    try {
+      // act: a completed run, a run that meets another's lease, a run the PDS refuses
+      await pollMessagingAssets({}, lambdaContext(60_000, 'run-ok'));
+      const afterCompleted = heartbeats().length;
+      const lease = await acquireLease(store, 'poll-messaging-assets', 60_000, 'someone-else');
+      await pollMessagingAssets({}, lambdaContext(60_000, 'run-skipped'));
+      if (lease) await releaseLease(store, lease);
+      // Every attempt of the listing (the client tries a GET 4 times) fails.
+      sim.failNext(4, {
+        kind: 'status',
+        status: 500,
+        method: 'GET',
+        pathPrefix: '/api/v1/messaging/messagingassets',
+      });
+      const failed = await pollMessagingAssets({}, lambdaContext(60_000, 'run-failed')).catch((e) => e);
+
+      // assess
+      expect(afterCompleted).toBe(1);
+      expect(heartbeats()).toEqual([['PollRunSucceeded', 'Count', 1]]);
+      expect(failed).toBeInstanceOf(Error);
+      expect(recorded.mock.calls).toContainEqual(['CheckpointAgeSeconds', 'Seconds', 0]);
+    } finally {
+      recorded.mockRestore();
+    }
   });
 });
 

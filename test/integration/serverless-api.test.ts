@@ -32,7 +32,14 @@ let template: CloudFormationTemplate;
 let bundleDir = '';
 
 beforeAll(async () => {
-  template = await packageService(['--stage', 'ci', '--param', 'publicationMaxAttempts=4']);
+  template = await packageService([
+    '--stage',
+    'ci',
+    '--param',
+    'publicationMaxAttempts=4',
+    '--param',
+    'pdsBaseUrl=https://pds.ci.test',
+  ]);
   // Other test files rebuild dist/ concurrently: keep a copy of the bundle this run produced.
   bundleDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-api-bundle-'));
   await cp(path.resolve(import.meta.dirname, '../../dist/api'), bundleDir, { recursive: true });

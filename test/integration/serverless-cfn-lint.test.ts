@@ -15,7 +15,8 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 /** The parameters that change which resources and conditions the template holds. */
 const CHOICES = [
-  ['--stage', 'prod', '--region', 'us-east-1'],
+  ['--stage', 'prod', '--region', 'us-east-1', '--param', 'pdsBaseUrl=https://pds.acme.test'],
+  ['--param', 'reserveConcurrency=true'],
   ['--param', 'dropBucket=acme-drops', '--param', 'ingestPrefix=incoming/'],
   ['--param', 'alarmEmail=ops@example.com'],
 ].flat();

@@ -43,6 +43,11 @@ const PARAMETERS = {
   watchTtlDays: '7',
   alarmEmail: 'ops@example.com',
   ingestAgeAlarmSeconds: '1800',
+  reserveConcurrency: 'true',
+  apiThrottleBurst: '20',
+  apiThrottleRate: '10',
+  apiErrorsAlarmCount: '3',
+  apiLatencyAlarmMs: '2000',
 } as const;
 
 let defaults: PackagedService;
@@ -192,15 +197,31 @@ describe('serverless template: the whole stack', () => {
       'AWS::ApiGatewayV2::Route': expect.any(Array),
       'AWS::ApiGatewayV2::Stage': ['HttpApiStage'],
       'AWS::CloudWatch::Alarm': [
+        ...functionIds.flatMap((id) => [`${id}FunctionErrorsAlarm`, `${id}FunctionThrottlesAlarm`]),
+        'ApiLatencyAlarm',
+        'ApiServerErrorsAlarm',
+        'AssetsEmittedAsFailedAlarm',
+        'AssetsFailingAlarm',
         'EventsDeadLetterQueueAlarm',
+        'EventsUnpublishedAlarm',
         'IngestDeadLetterQueueAlarm',
+        'IngestFailedAlarm',
         'IngestQueueAgeAlarm',
         'MessagingAssetEventsDeadLetterQueueAlarm',
+        'PollMessagingAssetsStoppedAlarm',
+        'PollSupplierReviewsStoppedAlarm',
+        'PollerFailedRunsQueueAlarm',
         'PollerScheduleDeadLetterQueueAlarm',
         'PublicationDeadLetterQueueAlarm',
+        'PublicationsFailedAlarm',
+        'ReviewChunkKeysFailingAlarm',
+        'ReviewChunkReviewsEmittedAsFailedAlarm',
+        'ReviewKeysFailingAlarm',
         'ReviewPollDeadLetterQueueAlarm',
+        'ReviewsEmittedAsFailedAlarm',
         'SupplierReviewEventsDeadLetterQueueAlarm',
-      ],
+      ].sort(),
+      'AWS::CloudWatch::Dashboard': ['Dashboard'],
       'AWS::IAM::Role': [
         'ApiRole',
         'IngestRole',
@@ -222,7 +243,7 @@ describe('serverless template: the whole stack', () => {
       ],
       'AWS::Lambda::Function': functionIds.map((id) => `${id}LambdaFunction`),
       'AWS::Lambda::Permission': ['ApiLambdaPermissionHttpApi'],
-      'AWS::Logs::LogGroup': functionIds.map((id) => `${id}LogGroup`),
+      'AWS::Logs::LogGroup': [...functionIds.map((id) => `${id}LogGroup`), 'HttpApiLogGroup'].sort(),
       'AWS::S3::Bucket': ['DropBucket', 'ServerlessDeploymentBucket', 'StateBucket'],
       'AWS::S3::BucketPolicy': ['DropBucketPolicy', 'ServerlessDeploymentBucketPolicy', 'StateBucketPolicy'],
       'AWS::SNS::Subscription': ['AlarmEmailSubscription'],
@@ -235,6 +256,7 @@ describe('serverless template: the whole stack', () => {
         'IngestQueue',
         'MessagingAssetEventsDeadLetterQueue',
         'MessagingAssetEventsQueue',
+        'PollerFailedRunsQueue',
         'PollerScheduleDeadLetterQueue',
         'PublicationDeadLetterQueue',
         'PublicationQueue',
@@ -408,6 +430,7 @@ describe('serverless template: the whole stack', () => {
           'EventsDeadLetterQueue',
           'IngestDeadLetterQueue',
           'MessagingAssetEventsDeadLetterQueue',
+          'PollerFailedRunsQueue',
           'PollerScheduleDeadLetterQueue',
           'PublicationDeadLetterQueue',
           'ReviewPollDeadLetterQueue',
@@ -538,6 +561,16 @@ describe('serverless template: the whole stack', () => {
       PUBLICATION_MAX_ATTEMPTS: '3',
       WATCH_TTL_DAYS: '7',
     });
+    expect(t.Conditions?.ReserveConcurrency).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    expect(dig(props(t, 'HttpApiStage'), 'DefaultRouteSettings')).toMatchObject({
+      ThrottlingBurstLimit: '20',
+      ThrottlingRateLimit: '10',
+    });
+    expect(props(t, 'ApiServerErrorsAlarm').Threshold).toBe('3');
+    expect(props(t, 'ApiLatencyAlarm').Threshold).toBe('2000');
+    // The schedule's interval is the period of its poller's "stopped" alarm.
+    expect(props(t, 'PollMessagingAssetsStoppedAlarm').Period).toBe(120);
+    expect(props(t, 'PollSupplierReviewsStoppedAlarm').Period).toBe(3600);
   });
 
   it('documents every parameter the templates read, and no other', async () => {

@@ -26,6 +26,10 @@ beforeAll(async () => {
     'eu-west-1',
     '--param',
     'messagingAssetsRate=rate(2 minutes)',
+    '--param',
+    'pdsBaseUrl=https://pds.ci.test',
+    '--param',
+    'reserveConcurrency=true',
   ]);
 }, 180_000);
 
@@ -53,10 +57,19 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
     }
   });
 
-  it('never lets a scheduled run overlap itself, and bounds the workers', () => {
-    expect(properties('PollMessagingAssetsLambdaFunction').ReservedConcurrentExecutions).toBe(1);
-    expect(properties('PollSupplierReviewsLambdaFunction').ReservedConcurrentExecutions).toBe(1);
-    expect(properties('PollSupplierReviewsWorkerLambdaFunction').ReservedConcurrentExecutions).toBe(4);
+  it('never lets a scheduled run overlap itself, and bounds the workers, when concurrency is reserved', () => {
+    const reserved = (count: number) => ({
+      'Fn::If': ['ReserveConcurrency', count, { Ref: 'AWS::NoValue' }],
+    });
+
+    expect((template as { Conditions?: unknown }).Conditions).toMatchObject({
+      ReserveConcurrency: { 'Fn::Equals': ['true', 'true'] },
+    });
+    expect(properties('PollMessagingAssetsLambdaFunction').ReservedConcurrentExecutions).toEqual(reserved(1));
+    expect(properties('PollSupplierReviewsLambdaFunction').ReservedConcurrentExecutions).toEqual(reserved(1));
+    expect(properties('PollSupplierReviewsWorkerLambdaFunction').ReservedConcurrentExecutions).toEqual(
+      reserved(4),
+    );
   });
 
   it('routes each event family to its own queue with a dead-letter queue', () => {
@@ -161,8 +174,10 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
       statementsOf(role)
         .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
         .flatMap((statement) => [statement.Resource].flat());
+    // Its events, and (Lambda, with this role) the record of a failed scheduled run.
     expect(sends('PollMessagingAssetsRole')).toEqual([
       { 'Fn::GetAtt': ['MessagingAssetEventsQueue', 'Arn'] },
+      { 'Fn::GetAtt': ['PollerFailedRunsQueue', 'Arn'] },
     ]);
     expect(sends('PollSupplierReviewsWorkerRole')).toEqual([
       { 'Fn::GetAtt': ['SupplierReviewEventsQueue', 'Arn'] },
@@ -178,6 +193,7 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
       'ReviewPollQueue',
       'ReviewPollDeadLetterQueue',
       'PollerScheduleDeadLetterQueue',
+      'PollerFailedRunsQueue',
     ]) {
       expect(template.Outputs?.[`${queue}Url`]?.Value).toEqual({ Ref: queue });
       expect(template.Outputs?.[`${queue}Arn`]?.Value).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });

@@ -7,7 +7,14 @@ describe('serverless.yml packaged offline by osls', () => {
   let template: CloudFormationTemplate;
 
   beforeAll(async () => {
-    template = await packageService(['--stage', 'ci', '--region', 'eu-west-1']);
+    template = await packageService([
+      '--stage',
+      'ci',
+      '--region',
+      'eu-west-1',
+      '--param',
+      'pdsBaseUrl=https://pds.ci.test',
+    ]);
   }, 120_000);
 
   it('declares a private, encrypted, versioned state bucket', () => {

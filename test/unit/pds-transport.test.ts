@@ -244,6 +244,33 @@ describe('PdsTransport retries', () => {
     expect(retries).toEqual(['1:PdsServerError', '2:PdsServerError']);
   });
 
+  it('reports every attempt with its status and duration, answered or not', async () => {
+    // Prepare: a slow 503, then a 200; then a port nothing listens on
+    const server = await serve((_req, res, n) =>
+      n === 0 ? setTimeout(() => json(res, 503, {}), 50) : json(res, 200, [1]),
+    );
+    const answers: Array<{ status: number | undefined; durationMs: number; path: string }> = [];
+    const { t } = transport(server.url, {
+      onAnswer: ({ status, durationMs, path }) => answers.push({ status, durationMs, path }),
+    });
+    const unreachable = transport(`http://127.0.0.1:${await closedPort()}`, {
+      retry: { maxAttempts: 1 },
+      onAnswer: ({ status, durationMs, path }) => answers.push({ status, durationMs, path }),
+    });
+
+    // Act
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    await unreachable.t.request({ method: 'GET', path: '/y', expect: 'json' }).catch(() => undefined);
+
+    // Assess
+    expect(answers.map(({ status, path }) => [status, path])).toEqual([
+      [503, '/x'],
+      [200, '/x'],
+      [undefined, '/y'],
+    ]);
+    expect(answers[0]?.durationMs).toBeGreaterThanOrEqual(45);
+  });
+
   it('caps the backoff and gives up after maxAttempts with the last typed error', async () => {
     // Prepare
     const server = await serve((_req, res) => json(res, 502, { message: 'bad gateway' }));

@@ -79,6 +79,25 @@ describe('pollMessagingAssets', () => {
     expect(report.parseErrors).toBe(1);
   });
 
+  it('reports how far the checkpoint lags behind: the age of the oldest asset still to pass, 0 once caught up', async () => {
+    // prepare: three assets created ten, five and one minute ago; the second cannot be fetched
+    const { pds, deps } = setup();
+    const now = new Date('2026-01-05T12:00:00Z');
+    for (const minutes of [10, 5, 1]) {
+      pds.addAsset(SYNCHRONISED, { createdAt: now.getTime() - minutes * 60_000 });
+    }
+    pds.failAsset.set(2, 'server');
+
+    // act
+    const stuck = await pollMessagingAssets(deps, { firstRun: 'backlog', now: () => now });
+    pds.failAsset.delete(2);
+    const caughtUp = await pollMessagingAssets(deps, { firstRun: 'backlog', now: () => now });
+
+    // assess
+    expect(stuck.checkpointAgeSeconds).toBe(5 * 60);
+    expect(caughtUp.checkpointAgeSeconds).toBe(0);
+  });
+
   it('goes on past an asset whose fetch fails and fetches it again on the next run', async () => {
     // prepare
     const { pds, sink, store, deps } = setup(5);

@@ -1,0 +1,179 @@
+/**
+ * Deploy safety: what `osls package` (and so `osls deploy`) refuses before CloudFormation sees the
+ * template, each with a message naming the fix. serverless.yml loads it as a local osls plugin
+ * (deploy/checks-plugin.mjs); the rules are plain functions so that tests call them directly.
+ *
+ * - `pdsBaseUrl` is required, and must be an http(s) URL, for every stage but the ones in
+ *   {@link PLACEHOLDER_STAGES}: without it a stack would call a placeholder host.
+ * - The stage ends the bucket names (`pds-bridge-state-<account>-<region>-<stage>`): a stage that
+ *   would make one invalid (capitals, too long, …) is refused here instead of failing mid-deploy.
+ * - `reserveConcurrency` is `true` or `false`; anything else would silently mean `false`.
+ * - A poller schedule must be `rate(N minutes|hours)` between 1 minute and 8 hours: its "poller
+ *   stopped" alarm watches three intervals, and CloudWatch evaluates at most one day.
+ */
+
+/** Stages that may package without `pdsBaseUrl`; serverless.yml (`params`) gives them a placeholder. */
+export const PLACEHOLDER_STAGES: readonly string[] = ['dev', 'local'];
+
+/** What the checks read, as osls resolved it. */
+export interface DeploymentChoices {
+  stage: string;
+  region: string;
+  /** `--param pdsBaseUrl`, or the placeholder serverless.yml gives the stages that may go without. */
+  pdsBaseUrl: string;
+  reserveConcurrency: string;
+  /** The pollers' schedule expressions, by poller. */
+  schedules: Readonly<Record<string, string>>;
+}
+
+/** `pds-bridge-state-` and `pds-bridge-drop-`: the longer one bounds the stage. */
+const BUCKET_PREFIX = 'pds-bridge-state-';
+/** An account id is 12 digits. */
+const ACCOUNT_ID_LENGTH = 12;
+/** S3's longest bucket name. */
+const BUCKET_NAME_MAX = 63;
+/** Endings S3 reserves for its own access points and directory buckets. */
+const RESERVED_BUCKET_SUFFIXES = ['-s3alias', '--ol-s3', '--x-s3', '--table-s3'];
+
+/**
+ * Every reason the choices cannot be deployed, one sentence each; empty when they can.
+ *
+ * @example
+ * ```ts
+ * deploymentProblems({ stage: 'Prod', region: 'eu-central-1', pdsBaseUrl: '', reserveConcurrency: 'false', schedules: {} });
+ * // ['pdsBaseUrl is required for stage "Prod": …', 'Stage "Prod" would make the bucket name …']
+ * ```
+ */
+export function deploymentProblems(choices: DeploymentChoices): string[] {
+  const problems: string[] = [];
+  const { stage, region } = choices;
+
+  const url = choices.pdsBaseUrl.trim();
+  if (url === '') {
+    problems.push(
+      `pdsBaseUrl is required for stage "${stage}": add --param pdsBaseUrl=https://<your PDS> ` +
+        `(only the stages ${PLACEHOLDER_STAGES.join(' and ')} package without it, with a placeholder host).`,
+    );
+  } else if (!isHttpUrl(url)) {
+    problems.push(
+      `pdsBaseUrl "${url}" is not an http(s) URL: give the PDS's address, e.g. https://pds.acme.example.`,
+    );
+  }
+
+  const bucket = `${BUCKET_PREFIX}${'1'.repeat(ACCOUNT_ID_LENGTH)}-${region}-${stage}`;
+  const longest = BUCKET_NAME_MAX - (bucket.length - stage.length);
+  const endsReserved = RESERVED_BUCKET_SUFFIXES.find((suffix) => stage.endsWith(suffix));
+  if (!/^[a-z0-9-]*[a-z0-9]$/.test(stage) || stage.length > longest || endsReserved) {
+    problems.push(
+      `Stage "${stage}" would make the bucket name "${BUCKET_PREFIX}<account>-${region}-${stage}" invalid: ` +
+        `use lowercase letters, digits and hyphens, end with a letter or digit, at most ${longest} characters ` +
+        `in ${region}${endsReserved ? `, not ending in "${endsReserved}"` : ''}.`,
+    );
+  }
+
+  if (choices.reserveConcurrency !== 'true' && choices.reserveConcurrency !== 'false') {
+    problems.push(
+      `reserveConcurrency must be true or false, not "${choices.reserveConcurrency}" (docs/deployment.md, "Concurrency").`,
+    );
+  }
+
+  for (const [poller, expression] of Object.entries(choices.schedules)) {
+    const interval = scheduleIntervalSeconds(expression);
+    if (typeof interval === 'string') problems.push(`The ${poller} schedule ${interval}`);
+  }
+  return problems;
+}
+
+const UNIT_SECONDS: Record<string, number> = { minute: 60, minutes: 60, hour: 3600, hours: 3600 };
+/** CloudWatch evaluates at most one day; the alarm watches three intervals. */
+const LONGEST_INTERVAL_SECONDS = 86_400 / 3;
+
+/**
+ * Seconds between two runs of a `rate(...)` schedule, or why the expression cannot be used (a
+ * sentence completing "The <poller> schedule …").
+ *
+ * @example
+ * ```ts
+ * scheduleIntervalSeconds('rate(5 minutes)'); // 300
+ * ```
+ */
+export function scheduleIntervalSeconds(expression: string): number | string {
+  const rate = /^rate\((\d+) (minutes?|hours?|days?)\)$/.exec(expression.trim());
+  const seconds = rate ? Number(rate[1]) * (UNIT_SECONDS[rate[2] as string] ?? Number.NaN) : Number.NaN;
+  if (!(seconds >= 60 && seconds <= LONGEST_INTERVAL_SECONDS)) {
+    return (
+      `"${expression}" is not a rate between 1 minute and 8 hours: use rate(N minutes) or rate(N hours). ` +
+      'Its "poller stopped" alarm fires after three intervals without a successful run, and CloudWatch ' +
+      'evaluates at most one day.'
+    );
+  }
+  return seconds;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The few parts of the osls instance the plugin touches. */
+interface Osls {
+  service: {
+    provider: { stage: string; region: string };
+    custom?: {
+      deployChecks?: Partial<Omit<DeploymentChoices, 'stage' | 'region'>>;
+    };
+  };
+  classes: { Error: new (message: string, code?: string) => Error };
+}
+
+interface VariableSourceMeta {
+  address: string | null;
+  resolveVariable: (variable: string) => Promise<unknown>;
+}
+
+/**
+ * The osls plugin: refuses packaging when {@link deploymentProblems} finds any, and resolves
+ * `${pollerIntervalSeconds:<poller>}` (the seconds between two runs of `custom.deployChecks.schedules.<poller>`)
+ * for the "poller stopped" alarms.
+ */
+export class DeployChecks {
+  readonly hooks: Record<string, () => void>;
+  readonly configurationVariablesSources: Record<
+    string,
+    { resolve: (meta: VariableSourceMeta) => Promise<{ value: number }> }
+  >;
+
+  constructor(serverless: Osls) {
+    const fail = (message: string) => new serverless.classes.Error(message, 'PDS_BRIDGE_DEPLOY_CHECK');
+    this.hooks = {
+      'before:package:initialize': () => {
+        const { provider, custom } = serverless.service;
+        const given = custom?.deployChecks ?? {};
+        const problems = deploymentProblems({
+          stage: provider.stage,
+          region: provider.region,
+          pdsBaseUrl: String(given.pdsBaseUrl ?? ''),
+          reserveConcurrency: String(given.reserveConcurrency ?? ''),
+          schedules: given.schedules ?? {},
+        });
+        if (problems.length > 0) {
+          throw fail(`pds-bridge cannot be packaged:\n- ${problems.join('\n- ')}`);
+        }
+      },
+    };
+    this.configurationVariablesSources = {
+      pollerIntervalSeconds: {
+        resolve: async ({ address, resolveVariable }) => {
+          const expression = String(await resolveVariable(`self:custom.deployChecks.schedules.${address}`));
+          const interval = scheduleIntervalSeconds(expression);
+          // An unusable expression is refused by the hook above, together with every other problem.
+          return { value: typeof interval === 'number' ? interval : 60 };
+        },
+      },
+    };
+  }
+}
