@@ -49,7 +49,7 @@ function channelOf(type: EventType): { queue: SqsQueueBinding; deadLetterQueue: 
 let template: CloudFormationTemplate;
 
 beforeAll(async () => {
-  template = await packageService(['--stage', STAGE]);
+  template = await packageService(['--stage', STAGE, '--param', 'pdsBaseUrl=https://pds.ci.test']);
 }, 180_000);
 
 function queueProperties(logicalId: string | undefined): Record<string, unknown> {
