@@ -48,6 +48,7 @@ export function templateFunctions(template: CloudFormationTemplate): Map<string,
  * whose name depends on a parameter): `${StateBucket.Arn}/ingest/*` is `StateBucket/ingest/*`.
  */
 export function resourceName(resource: unknown): string {
+  if (typeof resource === 'string') return resource;
   const id = referencedId(resource);
   if (id !== undefined) return id;
   const sub = dig(resource, 'Fn::Sub');

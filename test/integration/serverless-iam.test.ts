@@ -145,6 +145,27 @@ describe('the permission checks', () => {
     expect(ingestDifferences(changed)).toEqual(['- secretsmanager:GetSecretValue on PdsCredentialsSecret']);
   });
 
+  it('takes X-Ray grants as platform grants while the function traces, and as extra grants otherwise', () => {
+    // prepare
+    const changed = withIngestStatements((statements) => {
+      statements.push({
+        Effect: 'Allow',
+        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+        Resource: '*',
+      });
+    });
+    const traced = structuredClone(changed);
+    const ingest = traced.Resources.IngestLambdaFunction?.Properties as Record<string, unknown>;
+    ingest.TracingConfig = { Mode: 'Active' };
+
+    // act / assess
+    expect(ingestDifferences(traced)).toEqual([]);
+    expect(ingestDifferences(changed)).toEqual([
+      '+ xray:PutTelemetryRecords on *',
+      '+ xray:PutTraceSegments on *',
+    ]);
+  });
+
   it('counts the state store DeleteObject only where the code deletes a record', () => {
     // prepare
     const carried = 'new GetObjectCommand(a); new PutObjectCommand(b); new DeleteObjectCommand(c);';
