@@ -20,6 +20,7 @@ import {
 } from '../permissions.ts';
 import { STATE_PREFIXES } from '../state/keys.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from './sqs/queue.ts';
 
 const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
@@ -80,7 +81,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       actions: actions(CLAIM_CHECK_ACTIONS.store),
       why: 'stores event bodies too large for SQS',
     },
-    ...(['pds.publication.completed', 'pds.publication.failed'] as const).map((eventType) => ({
+    ...PUBLICATION_EVENT_TYPES.map((eventType) => ({
       resource: eventQueueOf(eventType),
       actions: actions(EVENT_PUBLISHER_ACTIONS),
       why: `sends ${eventType}`,
