@@ -8,11 +8,15 @@
  * - called: the IAM actions of the SDK commands its bundle can send, found in the bundle esbuild
  *   builds for it (tree-shaken as shipped, not minified, so class names stay readable).
  */
+import path from 'node:path';
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { eventQueueOverrideFor } from '../../lib/events/routing.ts';
 import type { Grant, PermissionTable, Resource } from '../../lib/permissions.ts';
 import { functionBuildOptions } from '../../scripts/build.ts';
 import { type CloudFormationTemplate, dig, referencedId } from './serverless.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
 
 /** Actions by resource; resources as {@link resourceName} writes them (`StateBucket/ingest/*`, `EventsQueue`). */
 export type Grants = Map<string, Set<string>>;
@@ -318,4 +322,57 @@ export function callDifferences(called: readonly string[], row: readonly Grant[]
 /** Every function's row, from the flows' tables. */
 export function mergeTables(...tables: PermissionTable[]): PermissionTable {
   return Object.assign({}, ...tables);
+}
+
+/** The files that declare the StateStore port's `delete`: the port and its implementations. */
+const STATE_STORE_FILES = ['lib/state/store.ts', 'lib/state/s3/store.ts', 'lib/state/memory.ts'].map((file) =>
+  path.join(root, file),
+);
+
+/**
+ * Every call of the StateStore port's `delete` in `lib/` and `functions/`, found by type (the method
+ * the call resolves to is declared by the port or an implementation), as `file:line` and the call's
+ * text. {@link SENT_ONLY_WITH} recognises such calls by their text in a bundle; this finds the ones it
+ * would miss.
+ */
+export function stateStoreDeleteCalls(): Array<{ where: string; text: string }> {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (!config) throw new Error('tsconfig.json could not be read');
+  const sources = config.fileNames.filter((file) => /^(lib|functions)\//.test(path.relative(root, file)));
+  const program = ts.createProgram(sources, config.options);
+  const checker = program.getTypeChecker();
+  const calls: Array<{ where: string; text: string }> = [];
+  for (const file of program.getSourceFiles()) {
+    if (!sources.includes(file.fileName)) continue;
+    const visit = (node: ts.Node): void => {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === 'delete'
+      ) {
+        const declarations = checker.getSymbolAtLocation(node.expression.name)?.declarations ?? [];
+        if (
+          declarations.some((declaration) => STATE_STORE_FILES.includes(declaration.getSourceFile().fileName))
+        ) {
+          const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
+          calls.push({
+            where: `${path.relative(root, file.fileName)}:${line + 1}`,
+            text: node.getText(file),
+          });
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return calls;
 }

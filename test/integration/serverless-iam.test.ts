@@ -20,6 +20,8 @@ import {
   mergeTables,
   platformGrants,
   roleGrants,
+  SENT_ONLY_WITH,
+  stateStoreDeleteCalls,
   type TemplateFunction,
   tabledGrants,
   templateFunctions,
@@ -85,6 +87,15 @@ describe('the permissions of every function', () => {
     },
     60_000,
   );
+
+  it('finds every delete of a state record by the text the bundle scan looks for', () => {
+    // act
+    const calls = stateStoreDeleteCalls();
+
+    // assess
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.filter(({ text }) => !SENT_ONLY_WITH.DeleteObjectCommand?.test(text))).toEqual([]);
+  }, 60_000);
 
   it('is shown as it is in docs/deployment.md', async () => {
     // act
