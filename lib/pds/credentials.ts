@@ -23,6 +23,9 @@ export interface ResolveCredentialsOptions {
 
 const DEFAULT_MAX_AGE_SECONDS = 300;
 
+/** The IAM action on the secret (PDS_CREDENTIALS_SECRET_ID) that Powertools' `getSecret` calls. */
+export const SECRET_CREDENTIALS_ACTIONS = Object.freeze(['secretsmanager:GetSecretValue'] as const);
+
 /** The three credential variables, each `undefined` when unset. */
 export interface CredentialVariables {
   readonly PDS_USERNAME?: string | undefined;

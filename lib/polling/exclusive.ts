@@ -9,6 +9,12 @@ import { leaseKey } from '../state/keys.ts';
 import { acquireLease, type LeaseRecord, releaseLease } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
 
+/** The leases of the scheduled pollers, one per function (their state keys are `leaseKey(name)`). */
+export const POLLER_LEASES = Object.freeze({
+  messagingAssets: 'poll-messaging-assets',
+  supplierReviews: 'poll-supplier-reviews',
+} as const);
+
 export interface ExclusiveOptions {
   /** Lease name, e.g. `poll-messaging-assets`. */
   name: string;

@@ -13,7 +13,7 @@ import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import type { StateStore } from '../state/store.ts';
-import { runExclusive } from './exclusive.ts';
+import { POLLER_LEASES, runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
 import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
 import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
@@ -123,7 +123,7 @@ export function createMessagingAssetPollHandler(
   const { settings } = wiring;
   return scheduledRun({
     ...wiring,
-    lease: 'poll-messaging-assets',
+    lease: POLLER_LEASES.messagingAssets,
     subject: 'messaging-asset',
     poll: (deps, { deadline }) =>
       pollMessagingAssets(deps, {
@@ -157,7 +157,7 @@ export function createSupplierReviewPollHandler(
   const queue = queueUrl ? new SqsReviewKeyQueue({ sqs: sqsClient(), queueUrl }) : undefined;
   return scheduledRun({
     ...wiring,
-    lease: 'poll-supplier-reviews',
+    lease: POLLER_LEASES.supplierReviews,
     subject: 'supplier-review',
     poll: (deps, { runId, deadline }) =>
       pollSupplierReviews(deps, {

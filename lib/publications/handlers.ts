@@ -16,7 +16,13 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
-import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
+import {
+  API_SETTINGS,
+  apiSettingsOf,
+  PUBLICATION_EVENT_TYPES,
+  WORKER_SETTINGS,
+  watchTtlMsOf,
+} from './settings.ts';
 import { SqsPublicationQueue } from './sqs/queue.ts';
 import { publicationRecordHandler } from './worker.ts';
 
@@ -61,7 +67,7 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
   const config = loadConfig(env, {
     settings: WORKER_SETTINGS,
     require: ['STATE_BUCKET'],
-    eventTypes: ['pds.publication.completed', 'pds.publication.failed'],
+    eventTypes: PUBLICATION_EVENT_TYPES,
   });
   const store = stateStoreFor(config);
   const events = eventSinkFor(config);

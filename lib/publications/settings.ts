@@ -46,6 +46,9 @@ export const WORKER_SETTINGS = Object.freeze({
   WATCH_TTL_DAYS: WATCH_TTL_SETTING,
 });
 
+/** The event types the publish worker emits (each needs a queue at cold start). */
+export const PUBLICATION_EVENT_TYPES = ['pds.publication.completed', 'pds.publication.failed'] as const;
+
 /** Settings the api needs, read from a loaded config. */
 export interface ApiSettings {
   maxKeys: number;

@@ -148,9 +148,10 @@ describe('serverless template: api and publish worker', () => {
     const bySid = (statementsOf: Statement[], sid: string) => statementsOf.find((s) => s.Sid === sid);
 
     expect(list(bySid(api, 'QueuePublications')?.Action as string)).toEqual(['sqs:SendMessage']);
-    expect(JSON.stringify(bySid(api, 'PublicationsIdempotencyAndWatchList')?.Resource)).toMatch(
-      /publications\/\*.*idempotency\/\*.*watch\/\*/,
+    expect(JSON.stringify(bySid(api, 'PublicationsAndIdempotency')?.Resource)).toMatch(
+      /publications\/\*.*idempotency\/\*/,
     );
+    expect(JSON.stringify(bySid(api, 'WatchList')?.Resource)).toMatch(/watch\/\*/);
     expect(JSON.stringify(api)).not.toContain('EventsQueue');
     expect(bySid(worker, 'ConsumePublicationQueue')?.Action).toEqual([
       'sqs:ReceiveMessage',

@@ -167,7 +167,7 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
       expect(asJson(logs?.Resource)).toContain(`log-group:/aws/lambda/pds-bridge-ci-${name}:*`);
     }
     const assetState = statementsOf('PollMessagingAssetsRole').find(
-      (statement) => statement.Sid === 'CheckpointAndLease',
+      (statement) => statement.Sid === 'Checkpoint',
     );
     expect(asJson(assetState?.Resource)).toContain('checkpoints/messaging-assets.json');
     const sends = (role: string) =>

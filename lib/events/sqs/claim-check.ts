@@ -12,6 +12,15 @@ import {
 } from '../claim-check.ts';
 import { ClaimCheckError } from '../errors.ts';
 
+/**
+ * The IAM actions on the claim-check objects (`claim-check/*` of the state bucket): publishers store,
+ * consumers read (docs/events.md). Nothing deletes them; a lifecycle rule does.
+ */
+export const CLAIM_CHECK_ACTIONS = Object.freeze({
+  store: ['s3:PutObject'],
+  resolve: ['s3:GetObject'],
+} as const);
+
 /** Stores `body` under `key` and returns the pointer to put in the message. */
 export async function storePayload(
   s3: S3Client,

@@ -30,6 +30,9 @@ import { storePayload } from './claim-check.ts';
 /** The queue URL for an event type (lib/events/routing.ts `eventQueueUrlFor` applies the per-family overrides). */
 export type QueueUrlResolver = (type: EventType) => string;
 
+/** The IAM actions on each event queue (SendMessageBatch is authorised as SendMessage). */
+export const EVENT_PUBLISHER_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
+
 /** SQS limits of one SendMessageBatch request. */
 export const MAX_BATCH_ENTRIES = 10;
 export const MAX_BATCH_BYTES = 1_048_576;

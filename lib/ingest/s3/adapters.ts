@@ -2,9 +2,7 @@
  * The S3 adapters of the ingest ports: {@link S3ObjectSource} streams dropped objects,
  * {@link S3ObjectTagger} merges the ingest tags into their tag sets.
  *
- * Needs on the drop bucket: s3:GetObject and s3:GetObjectVersion (read, HeadObject), s3:ListBucket (so
- * a deleted object answers 404 instead of 403), s3:GetObjectTagging, s3:GetObjectVersionTagging,
- * s3:PutObjectTagging, s3:PutObjectVersionTagging.
+ * Their IAM actions on the drop bucket are {@link OBJECT_SOURCE_ACTIONS} and {@link OBJECT_TAGGER_ACTIONS}.
  */
 import { Readable } from 'node:stream';
 import {
@@ -18,6 +16,30 @@ import {
 import { ObjectSourceError, type ObjectSourceProblem } from '../errors.ts';
 import type { IngestTags, ObjectRef, ObjectSource, ObjectTagger, OpenedObject, TagResult } from '../ports.ts';
 import { MAX_OBJECT_TAGS, mergeTags } from '../tags.ts';
+
+/**
+ * What {@link S3ObjectSource} needs: GetObject, and GetObjectVersion because it names the announced
+ * version; on the bucket, ListBucket, without which S3 answers 403 instead of 404 for a deleted object.
+ */
+export const OBJECT_SOURCE_ACTIONS = Object.freeze({
+  objects: ['s3:GetObject', 's3:GetObjectVersion'],
+  bucket: ['s3:ListBucket'],
+} as const);
+
+/**
+ * What {@link S3ObjectTagger} needs on the objects: HeadObject is authorised as GetObject, and each
+ * call on a version as the `…Version…` action.
+ */
+export const OBJECT_TAGGER_ACTIONS = Object.freeze({
+  objects: [
+    's3:GetObject',
+    's3:GetObjectVersion',
+    's3:GetObjectTagging',
+    's3:GetObjectVersionTagging',
+    's3:PutObjectTagging',
+    's3:PutObjectVersionTagging',
+  ],
+} as const);
 
 interface AwsErrorShape {
   name?: string;

@@ -6,6 +6,9 @@ import { ChangeMessageVisibilityBatchCommand, GetQueueUrlCommand, type SQSClient
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type RetryDelayPolicy, retryDelaySeconds } from '../retry-delay.ts';
 
+/** The IAM actions on the queue the records came from (ChangeMessageVisibilityBatch is authorised as ChangeMessageVisibility). */
+export const RETRY_DELAY_ACTIONS = Object.freeze(['sqs:GetQueueUrl', 'sqs:ChangeMessageVisibility'] as const);
+
 /** Finds queue URLs from the ARNs Lambda puts in `eventSourceARN`; cached for the container's life. */
 export class QueueUrlLookup {
   readonly #sqs: SQSClient;

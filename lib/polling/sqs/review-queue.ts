@@ -8,6 +8,9 @@ import { toSendableJson } from '../../events/index.ts';
 import { packBatches } from '../../events/sqs/index.ts';
 import { ReviewFanOutError, type ReviewKeyChunk, type ReviewKeyQueue } from '../review-queue.ts';
 
+/** The IAM actions on the review-poll queue (SendMessageBatch is authorised as SendMessage). */
+export const REVIEW_KEY_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
+
 export interface SqsReviewKeyQueueOptions {
   sqs: SQSClient;
   queueUrl: string;

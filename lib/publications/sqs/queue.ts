@@ -4,6 +4,9 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type PublicationMessage, type PublicationQueue, PublicationQueueError } from '../queue.ts';
 
+/** The IAM actions on the publication queue. */
+export const PUBLICATION_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
+
 /**
  * Sends publication messages to an SQS queue (PUBLICATION_QUEUE_URL).
  *

@@ -54,6 +54,19 @@ import {
   serializeState,
 } from '../store.ts';
 
+/**
+ * The IAM actions each use of the store needs (the permission tables compose them; docs/deployment.md,
+ * "Permissions"). Writes and deletes read the key back after a lost answer, so they need GetObject
+ * too. `bucket` is granted on the bucket itself: `list` needs it, and without it S3 answers 403
+ * instead of 404 for a key that does not exist, which `get` relies on.
+ */
+export const STATE_STORE_ACTIONS = Object.freeze({
+  read: ['s3:GetObject'],
+  write: ['s3:GetObject', 's3:PutObject'],
+  delete: ['s3:GetObject', 's3:DeleteObject'],
+  bucket: ['s3:ListBucket'],
+} as const);
+
 export interface S3StateStoreOptions {
   readonly client: S3Client;
   /** The state bucket (STATE_BUCKET). */

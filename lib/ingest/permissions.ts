@@ -1,0 +1,71 @@
+/**
+ * What the ingest function calls AWS for: its row of the permission table (lib/permissions.ts;
+ * test/integration/serverless-iam.test.ts holds deploy/ingest.yml to it).
+ *
+ * The progress records are never deleted: a claim is given back by writing the record without a live
+ * lease (lib/ingest/progress.ts), so the next delivery resumes from what it holds.
+ */
+import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
+import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import {
+  actions,
+  dropBucket,
+  dropObjects,
+  eventQueueOf,
+  type PermissionTable,
+  secretNamedBy,
+  stateBucket,
+  stateObjects,
+  triggerQueue,
+} from '../permissions.ts';
+import { STATE_PREFIXES } from '../state/keys.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { OBJECT_SOURCE_ACTIONS, OBJECT_TAGGER_ACTIONS } from './s3/adapters.ts';
+import { INGEST_EVENT_TYPES } from './settings.ts';
+import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';
+
+export const INGEST_PERMISSIONS: PermissionTable = {
+  ingest: [
+    {
+      resource: dropObjects,
+      actions: actions(OBJECT_SOURCE_ACTIONS.objects, OBJECT_TAGGER_ACTIONS.objects),
+      why: 'streams the announced version of each drop and merges the ingest tags into its tag set',
+    },
+    {
+      resource: dropBucket,
+      actions: actions(OBJECT_SOURCE_ACTIONS.bucket),
+      why: 'tells a deleted drop (404) from a forbidden one',
+    },
+    {
+      resource: stateBucket,
+      actions: actions(STATE_STORE_ACTIONS.bucket),
+      why: 'tells a progress record not written yet (404) from a forbidden one',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.ingest),
+      actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
+      why: 'claims and advances the progress record of each write',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      actions: actions(CLAIM_CHECK_ACTIONS.store),
+      why: 'stores event bodies too large for SQS',
+    },
+    ...INGEST_EVENT_TYPES.map((eventType) => ({
+      resource: eventQueueOf(eventType),
+      actions: actions(EVENT_PUBLISHER_ACTIONS),
+      why: `sends ${eventType}`,
+    })),
+    {
+      resource: triggerQueue,
+      actions: actions(RETRY_DELAY_ACTIONS),
+      why: 'brings a failed record back after its back-off instead of the visibility timeout',
+    },
+    {
+      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
+      actions: actions(SECRET_CREDENTIALS_ACTIONS),
+      why: 'reads the PDS credentials',
+    },
+  ],
+};

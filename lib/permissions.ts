@@ -1,0 +1,120 @@
+/**
+ * The vocabulary of the permission tables: what each function's code calls AWS for, on which resource.
+ *
+ * Each flow keeps its table beside its code (`lib/ingest/permissions.ts`, `lib/polling/permissions.ts`,
+ * `lib/publications/permissions.ts`), composed from the actions each adapter exports next to the SDK
+ * calls it makes (for example `STATE_STORE_ACTIONS` in lib/state/s3/store.ts).
+ * test/integration/serverless-iam.test.ts holds every function's role in the packaged template to its
+ * table, and the table to the SDK calls found in the function's bundle (docs/deployment.md,
+ * "Permissions").
+ *
+ * Resources are named the way the code finds them, never by ARN: the state bucket and a key pattern
+ * in it (built from lib/state/keys.ts, so a renamed prefix moves the table with it), the drop bucket
+ * the S3 notifications name, the queue or secret a configuration variable names, the queue whose
+ * messages invoke the function.
+ */
+
+/** Where a call goes. */
+export type Resource =
+  /** The state bucket itself (STATE_BUCKET): listing, and 404 instead of 403 for a missing key. */
+  | { readonly kind: 'state-bucket' }
+  /** Objects of the state bucket: one key (`checkpoints/messaging-assets.json`) or a prefix and `*`. */
+  | { readonly kind: 'state-objects'; readonly pattern: string }
+  /** The drop bucket itself, whose notifications reach the ingest. */
+  | { readonly kind: 'drop-bucket' }
+  /** Every object of the drop bucket. */
+  | { readonly kind: 'drop-objects' }
+  /** The queue whose URL a configuration variable holds (`PUBLICATION_QUEUE_URL`). */
+  | { readonly kind: 'queue'; readonly variable: string }
+  /** The queue an event type is routed to (its family's override variable, else EVENTS_QUEUE_URL). */
+  | { readonly kind: 'event-queue'; readonly eventType: string }
+  /** The queue whose messages invoke the function (the code finds it in the record's eventSourceARN). */
+  | { readonly kind: 'trigger-queue' }
+  /** The Secrets Manager secret a configuration variable names (`PDS_CREDENTIALS_SECRET_ID`). */
+  | { readonly kind: 'secret'; readonly variable: string };
+
+/** Actions the code calls on one resource, and why, in a few words. */
+export interface Grant {
+  readonly resource: Resource;
+  readonly actions: readonly string[];
+  readonly why: string;
+}
+
+/** A function's grants, by the name of its handler (`functions/<name>.ts`). */
+export type PermissionTable = Readonly<Record<string, readonly Grant[]>>;
+
+export const stateBucket: Resource = Object.freeze({ kind: 'state-bucket' });
+export const dropBucket: Resource = Object.freeze({ kind: 'drop-bucket' });
+export const dropObjects: Resource = Object.freeze({ kind: 'drop-objects' });
+export const triggerQueue: Resource = Object.freeze({ kind: 'trigger-queue' });
+
+/**
+ * Objects of the state bucket: a key from lib/state/keys.ts, or a prefix from `STATE_PREFIXES`, which
+ * stands for every key under it.
+ *
+ * @example
+ * ```ts
+ * stateObjects(STATE_PREFIXES.watch); // watch/*
+ * stateObjects(leaseKey('poll-messaging-assets')); // leases/poll-messaging-assets.json
+ * ```
+ */
+export function stateObjects(keyOrPrefix: string): Resource {
+  return { kind: 'state-objects', pattern: keyOrPrefix.endsWith('/') ? `${keyOrPrefix}*` : keyOrPrefix };
+}
+
+/** The queue whose URL the configuration variable `variable` holds. */
+export function queueNamedBy(variable: string): Resource {
+  return { kind: 'queue', variable };
+}
+
+/** The queue events of `eventType` are routed to (lib/events/routing.ts). */
+export function eventQueueOf(eventType: string): Resource {
+  return { kind: 'event-queue', eventType };
+}
+
+/** The secret the configuration variable `variable` names. */
+export function secretNamedBy(variable: string): Resource {
+  return { kind: 'secret', variable };
+}
+
+/** The actions of several adapters on one resource, once each, sorted. */
+export function actions(...lists: ReadonlyArray<readonly string[]>): readonly string[] {
+  return [...new Set(lists.flat())].sort();
+}
+
+/** A resource as the docs name it: `state bucket: ingest/*`, `queue in PUBLICATION_QUEUE_URL`. */
+export function describeResource(resource: Resource): string {
+  switch (resource.kind) {
+    case 'state-bucket':
+      return 'state bucket';
+    case 'state-objects':
+      return `state bucket: \`${resource.pattern}\``;
+    case 'drop-bucket':
+      return 'drop bucket';
+    case 'drop-objects':
+      return 'drop bucket: `*`';
+    case 'queue':
+      return `queue in \`${resource.variable}\``;
+    case 'event-queue':
+      return `queue of \`${resource.eventType}\``;
+    case 'trigger-queue':
+      return 'its trigger queue';
+    case 'secret':
+      return `secret in \`${resource.variable}\``;
+  }
+}
+
+/**
+ * The table as Markdown, one line per grant (docs/deployment.md, "Permissions", shows it and a test
+ * keeps the two equal).
+ */
+export function renderPermissionTable(table: PermissionTable): string {
+  const lines = ['| function | resource | actions | why |', '|---|---|---|---|'];
+  for (const [name, grants] of Object.entries(table)) {
+    for (const grant of grants) {
+      const granted = grant.actions.map((action) => `\`${action}\``).join(', ');
+      lines.push(`| ${name} | ${describeResource(grant.resource)} | ${granted} | ${grant.why} |`);
+    }
+  }
+  return lines.join('\n');
+}

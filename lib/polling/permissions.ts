@@ -1,0 +1,98 @@
+/**
+ * What the pollers call AWS for: their rows of the permission table (lib/permissions.ts;
+ * test/integration/serverless-iam.test.ts holds deploy/pollers.yml to it).
+ *
+ * The checkpoint is only ever rewritten, never deleted; a lease is deleted when its run ends
+ * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
+ * pollers never write watch entries: what they emitted goes to their progress (lib/state/review-progress.ts).
+ */
+import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
+import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import {
+  actions,
+  eventQueueOf,
+  type Grant,
+  type PermissionTable,
+  queueNamedBy,
+  secretNamedBy,
+  stateBucket,
+  stateObjects,
+} from '../permissions.ts';
+import { leaseKey, STATE_PREFIXES } from '../state/keys.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { POLLER_LEASES } from './exclusive.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
+import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';
+
+const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
+
+/** What every poller does: find missing state records, claim-check large events, read the PDS credentials. */
+function shared(eventType: string, bucketWhy = 'tells a missing record (404) from a forbidden one'): Grant[] {
+  return [
+    { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
+    {
+      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      actions: actions(CLAIM_CHECK_ACTIONS.store),
+      why: 'stores event bodies too large for SQS',
+    },
+    {
+      resource: eventQueueOf(eventType),
+      actions: actions(EVENT_PUBLISHER_ACTIONS),
+      why: `sends ${eventType}`,
+    },
+    {
+      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
+      actions: actions(SECRET_CREDENTIALS_ACTIONS),
+      why: 'reads the PDS credentials',
+    },
+  ];
+}
+
+/** The review pollers' state: the watch entries they read and purge, and their own progress. */
+const reviewState: Grant[] = [
+  {
+    resource: stateObjects(STATE_PREFIXES.watch),
+    actions: actions(read, remove),
+    why: 'reads a watch entry the listing shows changed, purges expired entries',
+  },
+  {
+    resource: stateObjects(STATE_PREFIXES.reviewProgress),
+    actions: actions(read, write),
+    why: 'reads and records the reviews emitted per key, one document per shard of keys',
+  },
+];
+
+export const POLLING_PERMISSIONS: PermissionTable = {
+  'poll-messaging-assets': [
+    ...shared('pds.messaging-asset.received'),
+    {
+      resource: stateObjects(MESSAGING_ASSETS_CHECKPOINT),
+      actions: actions(read, write),
+      why: 'reads and moves the checkpoint',
+    },
+    {
+      resource: stateObjects(leaseKey(POLLER_LEASES.messagingAssets)),
+      actions: actions(read, write, remove),
+      why: 'holds the run lease and deletes it when the run ends',
+    },
+  ],
+  'poll-supplier-reviews': [
+    ...shared(
+      'pds.supplier-review.received',
+      'lists the watch list; tells a missing record (404) from a forbidden one',
+    ),
+    ...reviewState,
+    {
+      resource: stateObjects(leaseKey(POLLER_LEASES.supplierReviews)),
+      actions: actions(read, write, remove),
+      why: 'holds the run lease and deletes it when the run ends',
+    },
+    {
+      resource: queueNamedBy('REVIEW_POLL_QUEUE_URL'),
+      actions: actions(REVIEW_KEY_QUEUE_ACTIONS),
+      why: 'fans a large watch list out in chunks',
+    },
+  ],
+  'poll-supplier-reviews-worker': [...shared('pds.supplier-review.received'), ...reviewState],
+};

@@ -1,0 +1,96 @@
+/**
+ * What the api and the publish worker call AWS for: their rows of the permission table
+ * (lib/permissions.ts; test/integration/serverless-iam.test.ts holds deploy/api.yml to it).
+ *
+ * Publication and idempotency records are never deleted: a submission that gives its claim back
+ * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
+ */
+import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
+import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import {
+  actions,
+  eventQueueOf,
+  type Grant,
+  type PermissionTable,
+  queueNamedBy,
+  secretNamedBy,
+  stateBucket,
+  stateObjects,
+} from '../permissions.ts';
+import { STATE_PREFIXES } from '../state/keys.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { PUBLICATION_EVENT_TYPES } from './settings.ts';
+import { PUBLICATION_QUEUE_ACTIONS } from './sqs/queue.ts';
+
+const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
+
+const credentials: Grant = {
+  resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
+  actions: actions(SECRET_CREDENTIALS_ACTIONS),
+  why: 'reads the PDS credentials',
+};
+
+export const PUBLICATION_PERMISSIONS: PermissionTable = {
+  api: [
+    {
+      resource: stateBucket,
+      actions: actions(bucket),
+      why: 'lists the watch list (GET /watch); tells a missing record (404) from a forbidden one',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.publications),
+      actions: actions(read, write),
+      why: 'records each publication request and answers GET /publications/{id}',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.idempotency),
+      actions: actions(read, write),
+      why: 'remembers the Idempotency-Key of each POST /publications',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.watch),
+      actions: actions(read, write, remove),
+      why: 'reads, refreshes and removes watch entries (/watch/{key})',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.reviewProgress),
+      actions: actions(read, write),
+      why: "shows the reviews seen per watched key; forgets a removed key's progress",
+    },
+    {
+      resource: queueNamedBy('PUBLICATION_QUEUE_URL'),
+      actions: actions(PUBLICATION_QUEUE_ACTIONS),
+      why: 'queues each accepted publication for the worker',
+    },
+    credentials,
+  ],
+  'publish-worker': [
+    {
+      resource: stateBucket,
+      actions: actions(bucket),
+      why: 'tells a missing record (404) from a forbidden one',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.publications),
+      actions: actions(read, write),
+      why: 'records the outcome of each publication',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.watch),
+      actions: actions(read, write),
+      why: 'puts the published keys on the watch list',
+    },
+    {
+      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      actions: actions(CLAIM_CHECK_ACTIONS.store),
+      why: 'stores event bodies too large for SQS',
+    },
+    ...PUBLICATION_EVENT_TYPES.map((eventType) => ({
+      resource: eventQueueOf(eventType),
+      actions: actions(EVENT_PUBLISHER_ACTIONS),
+      why: `sends ${eventType}`,
+    })),
+    credentials,
+  ],
+};

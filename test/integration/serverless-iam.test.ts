@@ -1,0 +1,215 @@
+/**
+ * Least privilege, checked three ways for every function (docs/deployment.md, "Permissions"): its
+ * role grants exactly its row of the permission table plus the platform grants; the table lists
+ * exactly the AWS calls its bundle can make; and the docs show the table as it is.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { INGEST_PERMISSIONS } from '../../lib/ingest/permissions.ts';
+import { dropObjects, renderPermissionTable } from '../../lib/permissions.ts';
+import { POLLING_PERMISSIONS } from '../../lib/polling/permissions.ts';
+import { PUBLICATION_PERMISSIONS } from '../../lib/publications/permissions.ts';
+import { functionNames } from '../../scripts/build.ts';
+import {
+  bundleText,
+  callDifferences,
+  calledActions,
+  grantDifferences,
+  mergeGrants,
+  mergeTables,
+  platformGrants,
+  roleGrants,
+  SENT_ONLY_WITH,
+  stateStoreDeleteCalls,
+  type TemplateFunction,
+  tabledGrants,
+  templateFunctions,
+} from '../helpers/iam.ts';
+import { type CloudFormationTemplate, packageService } from '../helpers/serverless.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const TABLE = mergeTables(INGEST_PERMISSIONS, POLLING_PERMISSIONS, PUBLICATION_PERMISSIONS);
+const NAMES = await functionNames();
+
+describe('the permissions of every function', () => {
+  let template: CloudFormationTemplate;
+  let functions: Map<string, TemplateFunction>;
+
+  beforeAll(async () => {
+    template = await packageService();
+    functions = templateFunctions(template);
+  }, 240_000);
+
+  const fn = (name: string): TemplateFunction => {
+    const found = functions.get(name);
+    if (!found) throw new Error(`functions/${name}.ts has no function in the template`);
+    return found;
+  };
+
+  it('has a table row for every function, and a function for every row', () => {
+    // assess
+    expect(Object.keys(TABLE).sort()).toEqual(NAMES);
+    expect([...functions.keys()].sort()).toEqual(NAMES);
+  });
+
+  it('gives every function a role of its own', () => {
+    // act
+    const roles = NAMES.map((name) => fn(name).role);
+
+    // assess
+    expect(new Set(roles).size).toBe(NAMES.length);
+  });
+
+  it.each(NAMES)('grants %s exactly its table row and what Lambda does on its behalf', (name) => {
+    // prepare
+    const expected = mergeGrants(
+      platformGrants(template, fn(name)),
+      tabledGrants(template, fn(name), TABLE[name] ?? []),
+    );
+
+    // act
+    const granted = roleGrants(template, fn(name).role);
+
+    // assess
+    expect(grantDifferences(granted, expected)).toEqual([]);
+  });
+
+  it.each(NAMES)(
+    'lists in the table of %s exactly the AWS calls its bundle makes',
+    async (name) => {
+      // act
+      const { actions, unknown } = calledActions(await bundleText(name));
+
+      // assess
+      expect(unknown, 'SDK commands without their IAM actions in COMMAND_ACTIONS').toEqual([]);
+      expect(callDifferences(actions, TABLE[name] ?? [])).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('finds every delete of a state record by the text the bundle scan looks for', () => {
+    // act
+    const calls = stateStoreDeleteCalls();
+
+    // assess
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.filter(({ text }) => !SENT_ONLY_WITH.DeleteObjectCommand?.test(text))).toEqual([]);
+  }, 60_000);
+
+  it('is shown as it is in docs/deployment.md', async () => {
+    // act
+    const docs = await readFile(path.join(root, 'docs/deployment.md'), 'utf8');
+
+    // assess
+    expect(docs).toContain(renderPermissionTable(TABLE));
+  });
+});
+
+describe('the permission checks', () => {
+  let template: CloudFormationTemplate;
+
+  beforeAll(async () => {
+    template = await packageService();
+  }, 240_000);
+
+  /** The template with `change` applied to a copy of the ingest role's statements. */
+  function withIngestStatements(change: (statements: Array<Record<string, unknown>>) => void) {
+    const copy = structuredClone(template);
+    const policies = copy.Resources.IngestRole?.Properties?.Policies as Array<{
+      PolicyDocument: { Statement: Array<Record<string, unknown>> };
+    }>;
+    change(policies[0]?.PolicyDocument.Statement ?? []);
+    return copy;
+  }
+
+  function ingestDifferences(changed: CloudFormationTemplate): string[] {
+    const ingest = templateFunctions(changed).get('ingest') as TemplateFunction;
+    const expected = mergeGrants(
+      platformGrants(changed, ingest),
+      tabledGrants(changed, ingest, TABLE.ingest ?? []),
+    );
+    return grantDifferences(roleGrants(changed, ingest.role), expected);
+  }
+
+  it('names a grant no call needs', () => {
+    // prepare
+    const changed = withIngestStatements((statements) => {
+      const progress = statements.find((statement) => statement.Sid === 'ProgressRecords');
+      if (progress) progress.Action = [...(progress.Action as string[]), 's3:DeleteObject'];
+    });
+
+    // act / assess
+    expect(ingestDifferences(changed)).toEqual(['+ s3:DeleteObject on StateBucket/ingest/*']);
+  });
+
+  it('names a call without its grant', () => {
+    // prepare
+    const changed = withIngestStatements((statements) => {
+      statements.splice(
+        statements.findIndex((statement) => statement.Sid === 'PdsCredentials'),
+        1,
+      );
+    });
+
+    // act / assess
+    expect(ingestDifferences(changed)).toEqual(['- secretsmanager:GetSecretValue on PdsCredentialsSecret']);
+  });
+
+  it('takes X-Ray grants as platform grants while the function traces, and as extra grants otherwise', () => {
+    // prepare
+    const changed = withIngestStatements((statements) => {
+      statements.push({
+        Effect: 'Allow',
+        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+        Resource: '*',
+      });
+    });
+    const traced = structuredClone(changed);
+    const ingest = traced.Resources.IngestLambdaFunction?.Properties as Record<string, unknown>;
+    ingest.TracingConfig = { Mode: 'Active' };
+
+    // act / assess
+    expect(ingestDifferences(traced)).toEqual([]);
+    expect(ingestDifferences(changed)).toEqual([
+      '+ xray:PutTelemetryRecords on *',
+      '+ xray:PutTraceSegments on *',
+    ]);
+  });
+
+  it('counts the state store DeleteObject only where the code deletes a record', () => {
+    // prepare
+    const carried = 'new GetObjectCommand(a); new PutObjectCommand(b); new DeleteObjectCommand(c);';
+
+    // act
+    const kept = calledActions(carried).actions;
+    const deleting = calledActions(`${carried} await deps.store.delete(key, etag);`).actions;
+
+    // assess
+    expect(kept).not.toContain('s3:DeleteObject');
+    expect(deleting).toContain('s3:DeleteObject');
+    expect(callDifferences(deleting, TABLE['publish-worker'] ?? [])).toContain(
+      '- s3:DeleteObject: called, not in the table',
+    );
+  });
+
+  it('refuses an SDK command whose IAM actions it does not know', () => {
+    // act
+    const { unknown } = calledActions('await sqs.send(new PurgeQueueCommand2({ QueueUrl }));');
+
+    // assess
+    expect(unknown).toEqual(['PurgeQueueCommand']);
+  });
+
+  it('takes a version action as called with its base action, and not without it', () => {
+    // prepare
+    const row = [{ resource: dropObjects, actions: ['s3:GetObject', 's3:GetObjectVersion'], why: 'reads' }];
+
+    // act / assess
+    expect(callDifferences(['s3:GetObject'], row)).toEqual([]);
+    expect(callDifferences([], row)).toEqual([
+      '+ s3:GetObject: in the table, never called',
+      '+ s3:GetObjectVersion: in the table, never called',
+    ]);
+  });
+});
