@@ -40,6 +40,7 @@ import {
   readJsonBody,
   validateBody,
 } from './http.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
@@ -216,12 +217,17 @@ export function createApi(deps: ApiDependencies): Api {
       problems: [400, 409, 415, 422, 503],
       async handle(request) {
         const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
-        const idempotencyKey = headerOf(request.event, 'idempotency-key');
-        if (idempotencyKey !== undefined && !parameters.idempotencyKey.safeParse(idempotencyKey).success) {
-          throw new ApiProblem(
-            'invalid-header',
-            'Idempotency-Key must be 1 to 255 visible ASCII characters, e.g. a UUID',
-          );
+        const header = headerOf(request.event, 'idempotency-key');
+        let idempotencyKey: string | undefined;
+        if (header !== undefined) {
+          const parsed = parseIdempotencyKey(header);
+          if (!parsed.ok) {
+            throw new ApiProblem(
+              'invalid-header',
+              `The Idempotency-Key ${parsed.reason}; send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (quotes optional)`,
+            );
+          }
+          idempotencyKey = parsed.key;
         }
         const result = await submitPublication(
           { store, queue: deps.queue, now, ...deps.idempotency },
