@@ -300,6 +300,23 @@ export function createApiSchemas(limits: SchemaLimits) {
       description: 'RFC 9457 problem details (application/problem+json); docs/api.md lists every type.',
     });
 
+  const gatewayMessage = z.object({ message: z.string() }).register(registry, {
+    id: 'GatewayMessage',
+    description:
+      'What API Gateway answers itself, before or instead of the bridge (never problem+json): e.g. {"message":"Forbidden"}.',
+  });
+
+  const openApiDocument = z
+    .looseObject({
+      openapi: z.literal('3.1.0'),
+      info: z.looseObject({ title: z.string(), version: z.string() }),
+      paths: z.record(z.string(), z.unknown()),
+    })
+    .register(registry, {
+      id: 'OpenApiDocument',
+      description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.',
+    });
+
   const publicationId = z
     .string()
     .min(1)
@@ -346,6 +363,8 @@ export function createApiSchemas(limits: SchemaLimits) {
     health,
     problem,
     fieldError,
+    gatewayMessage,
+    openApiDocument,
     parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor },
   };
 }
