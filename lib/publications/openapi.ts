@@ -41,26 +41,22 @@ function schemaRef(schemas: ApiSchemas, schema: z.ZodType): JsonObject {
 const GATEWAY_ANSWERS: Record<number, { description: string; message: string }> = {
   403: {
     description:
-      'API Gateway refused the request before the bridge saw it: no SigV4 signature, an invalid or expired one, or a ' +
+      'the request was refused before the bridge saw it: no SigV4 signature, an invalid or expired one, or a ' +
       'principal without execute-api:Invoke on this route (docs/api.md, Authentication). The message may name the reason.',
     message: 'Forbidden',
   },
-  413: {
-    description: "The body is over API Gateway's 10 MB payload limit.",
-    message: 'Request Entity Too Large',
-  },
+  413: { description: 'the body is over the 10 MB payload limit.', message: 'Request Entity Too Large' },
   429: {
-    description:
-      "API Gateway's throttling limits for the stage or account were reached; retry with back-off.",
+    description: 'the throttling limits of the stage or the account were reached; retry with back-off.',
     message: 'Too Many Requests',
   },
   500: {
     description:
-      'The api function failed before it could answer (crashed, ran out of memory or hit its 29 s timeout).',
+      'the api function failed before it could answer (crashed, ran out of memory or hit its 29 s timeout).',
     message: 'Internal Server Error',
   },
   503: {
-    description: 'The api function did not answer within the integration timeout (30 s).',
+    description: 'the api function did not answer within the integration timeout (30 s).',
     message: 'Service Unavailable',
   },
 };
@@ -116,7 +112,7 @@ function errorResponses(route: ApiRoute, schemas: ApiSchemas): Record<string, Js
       ...(problem ? [problem.description] : []),
       ...(fromGateway
         ? [
-            `${problem ? 'Or, as application/json from API Gateway itself: ' : 'From API Gateway itself: '}${fromGateway.description}`,
+            `${problem ? 'Or, from' : 'From'} API Gateway itself (application/json): ${fromGateway.description}`,
           ]
         : []),
     ];

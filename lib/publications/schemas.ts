@@ -165,10 +165,11 @@ export function createApiSchemas(limits: SchemaLimits) {
     .object({
       code: z
         .enum(PUBLICATION_FAILURE_CODES)
-        .optional()
-        .describe(
-          'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
-        ),
+        .register(registry, {
+          description:
+            'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
+        })
+        .optional(),
       reason: z.string(),
       pdsStatus: z.number().int().optional(),
       retryable: z.boolean(),
@@ -287,12 +288,14 @@ export function createApiSchemas(limits: SchemaLimits) {
       status: z.number().int(),
       detail: z.string(),
       instance: z.string().optional(),
+      // Registered, not .describe()d: the document is generated from this registry's metadata only.
       requestId: z
         .string()
-        .optional()
-        .describe(
-          "API Gateway's id of the request (also in the api function's logs); quote it when reporting a problem.",
-        ),
+        .register(registry, {
+          description:
+            "API Gateway's id of the request (also in the api function's logs); quote it when reporting a problem.",
+        })
+        .optional(),
       errors: z.array(fieldError).optional(),
     })
     .register(registry, {
