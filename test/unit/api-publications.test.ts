@@ -362,6 +362,24 @@ describe('POST /publications round trips and the durability contract', () => {
     expect(traced.trace).toEqual(['create', 'get']);
   });
 
+  it('answers two concurrent requests with one key and different bodies with one 202 and one 422', async () => {
+    // Prepare
+    const { api, queue, store } = setup({
+      store: new S3StateStore({ client: mockConditionalS3().client, bucket: 'state' }),
+    });
+
+    // Act
+    const answers = await Promise.all([
+      api.handle(postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'rt-race' })),
+      api.handle(postPublicationEvent(publicationBody(['2']), { idempotencyKey: 'rt-race' })),
+    ]);
+
+    // Assess
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([202, 422]);
+    expect(queue.sent).toEqual([{ publicationId: publicationIdFor(TEST_USER_ARN, 'rt-race') }]);
+    expect(await keysOf(store, 'publications/')).toHaveLength(1);
+  });
+
   it('never queues a request that the state store did not record', async () => {
     // Prepare
     const store = new MemoryStateStore();
