@@ -1,11 +1,16 @@
 /**
  * POST /publications through the local HTTP adapter under autocannon: the real API handler (bearer
- * authentication, JSON parsing, zod validation, idempotency records and the publication record in a
- * MemoryStateStore, a message to an in-memory queue sink) against the same adapter answering a
- * constant 202, measured in the same run. Every request carries a distinct Idempotency-Key, so each
- * one is a new publication (the worst case: two conditional creates per request).
+ * authentication, JSON parsing, zod validation, the publication record, a queued message) against
+ * the same adapter answering a constant 202, measured in the same run. Every request carries a
+ * distinct Idempotency-Key, so each one is a new publication (the worst case: nothing to replay).
  *
  *   node bench/api.ts [--duration 10] [--connections 10] [--runs 2] [--keys 10]
+ *                     [--state memory|s3] [--latency-ms 20]
+ *
+ * `--state memory` (default) keeps the record in a MemoryStateStore and the message in memory: the
+ * API's own cost. `--state s3` uses the S3 state store and the SQS queue on the local emulator behind
+ * a proxy adding `--latency-ms` to every request, and counts the S3/SQS requests per POST: on Lambda
+ * the latency of a request is those sequential round trips.
  *
  * The servers run in a child process (bench/api/server.ts); autocannon runs here. Prints requests per
  * second and latency (p50, p99) of both, and the ratios.
@@ -47,8 +52,13 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     runs: { type: 'string', default: '2' },
     keys: { type: 'string', default: '10' },
+    state: { type: 'string', default: 'memory' },
+    'latency-ms': { type: 'string', default: '20' },
   },
 });
+const state = values.state;
+if (state !== 'memory' && state !== 's3') throw new Error('--state must be memory or s3');
+const latencyMs = Number(values['latency-ms']);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const runs = Number(values.runs);
@@ -58,7 +68,13 @@ const TOKEN = 'bench-token-0123456789abcdef';
 async function startServers(): Promise<{ api: string; constant: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'api/server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_API_TOKEN: TOKEN, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    env: {
+      ...process.env,
+      BENCH_API_TOKEN: TOKEN,
+      BENCH_STATE: state,
+      BENCH_LATENCY_MS: String(latencyMs),
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    },
   });
   const urls = await new Promise<{ api: string; constant: string }>((resolve, reject) => {
     let seen = '';
@@ -103,17 +119,29 @@ async function measure(url: string, seconds: number): Promise<AutocannonResult> 
   });
 }
 
+interface Stats {
+  queued: number;
+  awsRequests: number;
+}
+
 const servers = await startServers();
+const statsOf = async () => (await (await fetch(`${servers.constant}/stats`)).json()) as Stats;
 try {
   const results: Record<'api' | 'constant', AutocannonResult[]> = { api: [], constant: [] };
+  /** S3/SQS requests per 202 of each measured api run. */
+  const roundTrips: number[] = [];
   // A short warm-up of each target (JIT, connection pools) that is not counted.
   await measure(servers.constant, 2);
   await measure(servers.api, 2);
   for (let run = 0; run < runs; run++) {
     results.constant.push(await measure(servers.constant, duration));
-    results.api.push(await measure(servers.api, duration));
+    const before = await statsOf();
+    const result = await measure(servers.api, duration);
+    const after = await statsOf();
+    results.api.push(result);
+    roundTrips.push((after.awsRequests - before.awsRequests) / Math.max(1, after.queued - before.queued));
   }
-  const stats = (await (await fetch(`${servers.constant}/stats`)).json()) as { queued: number };
+  const stats = await statsOf();
   const apiAccepted = results.api.reduce((sum, r) => sum + r.requests.total - r.non2xx, 0);
   const failures = [...results.api, ...results.constant].reduce(
     (sum, r) => sum + r.non2xx + r.errors + r.timeouts,
@@ -127,8 +155,12 @@ try {
   });
   const api = summary(results.api);
   const constant = summary(results.constant);
+  const backend =
+    state === 's3'
+      ? `S3 state store and SQS on the emulator, +${latencyMs} ms per request`
+      : 'state in memory';
   process.stdout.write(
-    `POST /publications, ${keyCount} keys, distinct Idempotency-Keys; ${connections} connections, ${duration} s x ${runs} runs (median)\n\n`,
+    `POST /publications, ${keyCount} keys, distinct Idempotency-Keys, ${backend}; ${connections} connections, ${duration} s x ${runs} runs (median)\n\n`,
   );
   printTable(
     ['target', 'req/s', 'p50 ms', 'p99 ms'],
@@ -150,6 +182,15 @@ try {
   );
   const perRun = (list: AutocannonResult[]) => list.map((r) => r.requests.average.toFixed(0)).join(', ');
   process.stdout.write(`\nreq/s per run: constant ${perRun(results.constant)}; api ${perRun(results.api)}\n`);
+  if (state === 's3') {
+    const count = median(roundTrips);
+    process.stdout.write(
+      `S3/SQS requests per accepted POST: ${roundTrips.map((n) => n.toFixed(2)).join(', ')} per run; ` +
+        `floor ${latencyMs} ms x ${count.toFixed(2)} = ${(latencyMs * count).toFixed(0)} ms; ` +
+        `p50 ${api.p50.toFixed(1)} ms (${(api.p50 / (latencyMs * count)).toFixed(2)} x floor), ` +
+        `p99 ${api.p99.toFixed(1)} ms (${(api.p99 / (latencyMs * count)).toFixed(2)} x floor)\n`,
+    );
+  }
   process.stdout.write(
     `non-2xx, errors and timeouts: ${failures}; publications queued by the api: ${stats.queued} (2xx answers incl. warm-up ≥ ${apiAccepted})\n`,
   );

@@ -38,15 +38,22 @@ import {
   headerOf,
   jsonResult,
   problemResult,
+  type RouteProblem,
   readJsonBody,
   validateBody,
 } from './http.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';
 import { InvalidPathError, Router } from './router.ts';
-import { createApiSchemas, MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
+import {
+  createApiSchemas,
+  IDEMPOTENCY_KEY_RETENTION,
+  MAX_PRIMARY_KEY_LENGTH,
+  type WatchEntryView,
+} from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
 import {
   IdempotencyConflictError,
@@ -179,6 +186,29 @@ function problemOf(error: unknown): ApiProblem | undefined {
   return undefined;
 }
 
+/** Problem answers several routes share, with what they mean there. */
+const STATE_UNAVAILABLE: RouteProblem = {
+  types: ['service-unavailable'],
+  description: 'The state bucket is unavailable; retry after Retry-After.',
+};
+const BAD_PATH: RouteProblem = {
+  types: ['invalid-path'],
+  description: 'The path parameter is empty, too long or not valid percent-encoding.',
+};
+const NOT_JSON: RouteProblem = {
+  types: ['unsupported-media-type'],
+  description: 'The body is not declared as application/json (see Accept-Post).',
+};
+const PDS_REFUSED: RouteProblem = {
+  types: ['pds-error'],
+  description:
+    "The PDS refused the bridge's request or failed in a way retrying does not fix (e.g. the bridge's credentials were refused).",
+};
+const PDS_DOWN: RouteProblem = {
+  types: ['pds-unavailable'],
+  description: 'The PDS is unavailable (5xx, 429, timeout or network); retry after Retry-After.',
+};
+
 /**
  * Builds the API. The handler never throws: every failure becomes a problem answer (500 for the
  * unexpected, logged with the request id).
@@ -206,7 +236,9 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'Publish items to destinations, durably',
       description:
         'Validates the request, records it and queues it for the publish worker, then answers 202 with the publication id and a Location header. ' +
-        'With an Idempotency-Key, a retried request returns the first answer instead of publishing twice; the same key with a different body is 409.',
+        'With an Idempotency-Key (draft-ietf-httpapi-idempotency-key-header), a retried request gets the first answer again, marked ' +
+        '`Idempotent-Replayed: true`, instead of publishing twice; the same key with a different body is 422, and 409 while the first ' +
+        `request with the key is still being accepted. ${IDEMPOTENCY_KEY_RETENTION}`,
       body: schemas.publicationRequest,
       parameters: [{ name: 'Idempotency-Key', in: 'header', schema: parameters.idempotencyKey }],
       responses: {
@@ -216,19 +248,55 @@ export function createApi(deps: ApiDependencies): Api {
           schema: schemas.publicationAccepted,
           headers: {
             Location: 'The publication: /publications/{publicationId}',
-            'Idempotent-Replayed': 'true when this answer replays an earlier request with the same key',
+            'Idempotent-Replayed': {
+              description:
+                'Present (`true`) only when this answer replays an earlier request with the same Idempotency-Key; nothing new was recorded or queued.',
+              schema: { type: 'string', enum: ['true'] },
+            },
           },
         },
       },
-      problems: [400, 409, 415, 422, 503],
+      problems: {
+        400: {
+          types: ['invalid-json', 'invalid-header'],
+          description:
+            'Nothing was recorded: the body is empty or not JSON (invalid-json), or the Idempotency-Key is malformed ' +
+            '(invalid-header: empty, neither a Structured Field String nor a bare visible-ASCII key, two keys, or over 255 characters).',
+        },
+        409: {
+          types: ['request-in-progress'],
+          description:
+            'A request with this Idempotency-Key is still being accepted (it has held the key for less than 30 s); ' +
+            'send the same request again after Retry-After.',
+        },
+        415: NOT_JSON,
+        422: {
+          types: ['validation-failed', 'idempotency-key-reused'],
+          description:
+            'Nothing was recorded: the body has invalid fields (validation-failed, each listed in `errors`), or this ' +
+            'Idempotency-Key was already used with a different body (idempotency-key-reused; `publicationId` names that ' +
+            'publication): use a new key for a new publication.',
+        },
+        503: {
+          types: ['service-unavailable'],
+          description:
+            'The state bucket or the queue is unavailable. The request may be recorded (`publicationId` when it is): ' +
+            'send it again with the same Idempotency-Key after Retry-After.',
+        },
+      },
       async handle(request) {
         const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
-        const idempotencyKey = headerOf(request.event, 'idempotency-key');
-        if (idempotencyKey !== undefined && !parameters.idempotencyKey.safeParse(idempotencyKey).success) {
-          throw new ApiProblem(
-            'invalid-header',
-            'Idempotency-Key must be 1 to 255 visible ASCII characters, e.g. a UUID',
-          );
+        const header = headerOf(request.event, 'idempotency-key');
+        let idempotencyKey: string | undefined;
+        if (header !== undefined) {
+          const parsed = parseIdempotencyKey(header);
+          if (!parsed.ok) {
+            throw new ApiProblem(
+              'invalid-header',
+              `The Idempotency-Key ${parsed.reason}; send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (quotes optional)`,
+            );
+          }
+          idempotencyKey = parsed.key;
         }
         const result = await submitPublication(
           { store, queue: deps.queue, now, ...deps.idempotency },
@@ -256,7 +324,11 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'Status and outcome of a publication',
       parameters: [{ name: 'publicationId', in: 'path', schema: parameters.publicationId }],
       responses: { 200: { description: 'The publication.', schema: schemas.publication } },
-      problems: [400, 404, 503],
+      problems: {
+        400: BAD_PATH,
+        404: { types: ['not-found'], description: 'No publication has this id.' },
+        503: STATE_UNAVAILABLE,
+      },
       async handle(request) {
         const id = request.params.publicationId as string;
         const entry = await readPublication(store, id);
@@ -276,7 +348,7 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'The PDS communication channels (their ids are COMMUNICATION_CHANNEL destinations)',
       description: `Read from the PDS and reused for ${settings.channelsCacheMs / 1000} s.`,
       responses: { 200: { description: 'The channels.', schema: schemas.communicationChannels } },
-      problems: [502, 503],
+      problems: { 502: PDS_REFUSED, 503: PDS_DOWN },
       async handle() {
         const pds = await deps.pds();
         const cached = await channels.get(() => pds.listCommunicationChannels());
@@ -293,7 +365,16 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'Validate an item through the PDS',
       body: schemas.validationRequest,
       responses: { 200: { description: 'The PDS validation results.', schema: schemas.validationResponse } },
-      problems: [400, 415, 422, 502, 503],
+      problems: {
+        400: { types: ['invalid-json'], description: 'The body is empty or not JSON.' },
+        415: NOT_JSON,
+        422: {
+          types: ['validation-failed'],
+          description: 'The body has invalid fields, each listed in `errors`; the PDS was not called.',
+        },
+        502: PDS_REFUSED,
+        503: PDS_DOWN,
+      },
       async handle(request) {
         const body = validateBody(schemas.validationRequest, readJsonBody(request.event));
         const pds = await deps.pds();
@@ -317,7 +398,13 @@ export function createApi(deps: ApiDependencies): Api {
       responses: {
         200: { description: 'One page of entries, expired ones included.', schema: schemas.watchList },
       },
-      problems: [400, 503],
+      problems: {
+        400: {
+          types: ['invalid-query'],
+          description: '`limit` is not an integer from 1 to 1000, or `cursor` is not one this API returned.',
+        },
+        503: STATE_UNAVAILABLE,
+      },
       async handle(request) {
         const query = request.event.queryStringParameters ?? {};
         let limit = DEFAULT_PAGE_SIZE;
@@ -355,7 +442,11 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'One watch-list entry',
       parameters: [{ name: 'primaryKey', in: 'path', schema: parameters.pathPrimaryKey }],
       responses: { 200: { description: 'The entry.', schema: schemas.watchEntry } },
-      problems: [400, 404, 503],
+      problems: {
+        400: BAD_PATH,
+        404: { types: ['not-found'], description: 'The key is not on the watch list.' },
+        503: STATE_UNAVAILABLE,
+      },
       async handle(request) {
         const primaryKey = checkedPrimaryKey(request.params.primaryKey);
         const entry = await getWatchEntry(store, primaryKey);
@@ -381,7 +472,7 @@ export function createApi(deps: ApiDependencies): Api {
           headers: { Location: 'The entry: /watch/{primaryKey}' },
         },
       },
-      problems: [400, 503],
+      problems: { 400: BAD_PATH, 503: STATE_UNAVAILABLE },
       async handle(request) {
         const primaryKey = checkedPrimaryKey(request.params.primaryKey);
         const [entry] = await watch(store, [primaryKey], {
@@ -405,7 +496,11 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'Take a primary key off the watch list',
       parameters: [{ name: 'primaryKey', in: 'path', schema: parameters.pathPrimaryKey }],
       responses: { 204: { description: 'Removed.' } },
-      problems: [400, 404, 503],
+      problems: {
+        400: BAD_PATH,
+        404: { types: ['not-found'], description: 'The key is not on the watch list.' },
+        503: STATE_UNAVAILABLE,
+      },
       async handle(request) {
         const primaryKey = checkedPrimaryKey(request.params.primaryKey);
         if (!(await unwatch(store, primaryKey))) {
@@ -419,8 +514,10 @@ export function createApi(deps: ApiDependencies): Api {
       path: '/openapi.json',
       operationId: 'getOpenApiDocument',
       summary: 'This document',
-      responses: { 200: { description: 'The OpenAPI 3.1 document of this API.' } },
-      problems: [],
+      responses: {
+        200: { description: 'The OpenAPI 3.1 document of this API.', schema: schemas.openApiDocument },
+      },
+      problems: {},
       async handle() {
         return { status: 200, body: document() };
       },
@@ -432,7 +529,7 @@ export function createApi(deps: ApiDependencies): Api {
       summary: 'Liveness: the API answers (no dependency is checked)',
       public: true,
       responses: { 200: { description: 'The API is up.', schema: schemas.health } },
-      problems: [],
+      problems: {},
       async handle() {
         return { status: 200, body: { status: 'ok', service: 'pds-bridge', version: deps.version } };
       },

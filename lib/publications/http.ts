@@ -5,7 +5,13 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { ApiProblem, type FieldError, jsonPointer, PROBLEM_CONTENT_TYPE } from './problem.ts';
+import {
+  ApiProblem,
+  type FieldError,
+  jsonPointer,
+  PROBLEM_CONTENT_TYPE,
+  type ProblemSlug,
+} from './problem.ts';
 
 /** What a route handler gets. */
 export interface ApiRequest {
@@ -27,11 +33,23 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
+/** OpenAPI description of one response header: its meaning, and its JSON Schema (default a string). */
+export interface HeaderSpec {
+  description: string;
+  schema?: Record<string, unknown>;
+}
+
 /** OpenAPI description of one response of a route. */
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | HeaderSpec>;
+}
+
+/** The problem answers of one status on one route: which types, and what they mean there. */
+export interface RouteProblem {
+  types: ProblemSlug[];
+  description: string;
 }
 
 /** OpenAPI description of one parameter of a route. */
@@ -55,8 +73,11 @@ export interface ApiRoute {
   body?: z.ZodType;
   parameters?: ParameterSpec[];
   responses: Record<number, ResponseSpec>;
-  /** Statuses this route may answer with problem+json, besides the ones every route may (401, 500). */
-  problems: number[];
+  /**
+   * The problem+json answers of this route by status, besides the ones every route may give
+   * (401 unauthorized on authenticated routes, 500 internal-error).
+   */
+  problems: Partial<Record<number, RouteProblem>>;
   handle(request: ApiRequest): Promise<ApiResponse>;
 }
 

@@ -2,10 +2,14 @@
  * The OpenAPI 3.1 document of the API, generated from the route table and the zod schemas the routes
  * validate with (`z.toJSONSchema`, JSON Schema 2020-12, which is OpenAPI 3.1's dialect). Nothing is
  * written by hand twice: a changed schema or a new route changes the document.
+ *
+ * It describes what callers meet when deployed, not only what the function answers: every error
+ * response lists the problem types the route gives at that status, and beside them the answers API
+ * Gateway gives by itself (403, 413, 429, 500, 503 as `{"message": …}`).
  */
 import * as z from 'zod';
-import type { ApiRoute } from './http.ts';
-import { PROBLEM_CONTENT_TYPE, PROBLEMS } from './problem.ts';
+import type { ApiRoute, RouteProblem } from './http.ts';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX } from './problem.ts';
 import type { ApiSchemas } from './schemas.ts';
 
 export interface OpenApiOptions {
@@ -15,11 +19,6 @@ export interface OpenApiOptions {
 }
 
 type JsonObject = Record<string, unknown>;
-
-/** Reason phrases of the statuses problem answers use. */
-const PROBLEM_DESCRIPTIONS: Record<number, string> = Object.fromEntries(
-  Object.values(PROBLEMS).map((problem) => [problem.status, problem.title]),
-);
 
 function withoutDialect(schema: JsonObject): JsonObject {
   const { $schema: _dialect, $id: _id, ...rest } = schema;
@@ -34,11 +33,95 @@ function schemaRef(schemas: ApiSchemas, schema: z.ZodType): JsonObject {
   );
 }
 
-function problemResponse(status: number, schemas: ApiSchemas): JsonObject {
+/**
+ * What API Gateway answers by itself, in `{"message": …}` bodies (application/json, never problem+json),
+ * by status: what it means and the message it carries. HTTP APIs answer an integration timeout with
+ * 503, not 504 as REST APIs do.
+ */
+const GATEWAY_ANSWERS: Record<number, { description: string; message: string }> = {
+  403: {
+    description:
+      'the request was refused before the bridge saw it: no SigV4 signature, an invalid or expired one, or a ' +
+      'principal without execute-api:Invoke on this route (docs/api.md, Authentication). The message may name the reason.',
+    message: 'Forbidden',
+  },
+  413: { description: 'the body is over the 10 MB payload limit.', message: 'Request Entity Too Large' },
+  429: {
+    description: 'the throttling limits of the stage or the account were reached; retry with back-off.',
+    message: 'Too Many Requests',
+  },
+  500: {
+    description:
+      'the api function failed before it could answer (crashed, ran out of memory or hit its 29 s timeout).',
+    message: 'Internal Server Error',
+  },
+  503: {
+    description: 'the api function did not answer within the integration timeout (30 s).',
+    message: 'Service Unavailable',
+  },
+};
+
+/** Problem answers every route may give, besides its own. */
+const COMMON_PROBLEMS: Record<number, RouteProblem> = {
+  401: {
+    types: ['unauthorized'],
+    description:
+      'The request carried no IAM identity (deployed: only if a route were left without IAM authorisation) or, on the ' +
+      'local stack, no valid bearer token. Nothing was recorded.',
+  },
+  500: {
+    types: ['internal-error'],
+    description: "Unexpected; the api function's logs have the details under `requestId`.",
+  },
+};
+
+function problemContent(schemas: ApiSchemas, status: number, problem: RouteProblem): JsonObject {
   return {
-    description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
-    content: { [PROBLEM_CONTENT_TYPE]: { schema: schemaRef(schemas, schemas.problem) } },
+    schema: {
+      allOf: [
+        schemaRef(schemas, schemas.problem),
+        {
+          properties: {
+            type: { enum: problem.types.map((slug) => `${PROBLEM_TYPE_PREFIX}${slug}`) },
+            status: { const: status },
+          },
+        },
+      ],
+    },
   };
+}
+
+function gatewayContent(schemas: ApiSchemas, status: number): JsonObject {
+  return {
+    schema: schemaRef(schemas, schemas.gatewayMessage),
+    example: { message: GATEWAY_ANSWERS[status]?.message },
+  };
+}
+
+/** The error responses of a route: its problems, the common ones, and what API Gateway answers itself. */
+function errorResponses(route: ApiRoute, schemas: ApiSchemas): Record<string, JsonObject> {
+  const problems: Partial<Record<number, RouteProblem>> = { ...route.problems, 500: COMMON_PROBLEMS[500] };
+  if (!route.public) problems[401] = COMMON_PROBLEMS[401];
+  const gateway = new Set([429, 500, 503, ...(route.public ? [] : [403]), ...(route.body ? [413] : [])]);
+  const statuses = new Set([...Object.keys(problems).map(Number), ...gateway]);
+  const responses: Record<string, JsonObject> = {};
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const problem = problems[status];
+    const fromGateway = gateway.has(status) ? GATEWAY_ANSWERS[status] : undefined;
+    const descriptions = [
+      ...(problem ? [problem.description] : []),
+      ...(fromGateway
+        ? [
+            `${problem ? 'Or, from' : 'From'} API Gateway itself (application/json): ${fromGateway.description}`,
+          ]
+        : []),
+    ];
+    const content: JsonObject = {};
+    if (problem) content[PROBLEM_CONTENT_TYPE] = problemContent(schemas, status, problem);
+    if (fromGateway) content['application/json'] = gatewayContent(schemas, status);
+    responses[String(status)] = { description: descriptions.join(' '), content };
+  }
+  return responses;
 }
 
 function operationOf(route: ApiRoute, schemas: ApiSchemas): JsonObject {
@@ -49,10 +132,11 @@ function operationOf(route: ApiRoute, schemas: ApiSchemas): JsonObject {
       ...(spec.headers
         ? {
             headers: Object.fromEntries(
-              Object.entries(spec.headers).map(([name, description]) => [
-                name,
-                { description, schema: { type: 'string' } },
-              ]),
+              Object.entries(spec.headers).map(([name, header]) => {
+                const { description, schema = { type: 'string' } } =
+                  typeof header === 'string' ? { description: header } : header;
+                return [name, { description, schema }];
+              }),
             ),
           }
         : {}),
@@ -61,10 +145,7 @@ function operationOf(route: ApiRoute, schemas: ApiSchemas): JsonObject {
         : {}),
     };
   }
-  const problemStatuses = new Set([...route.problems, ...(route.public ? [] : [401]), 500]);
-  for (const status of [...problemStatuses].sort((a, b) => a - b)) {
-    responses[String(status)] = problemResponse(status, schemas);
-  }
+  Object.assign(responses, errorResponses(route, schemas));
   const operation: JsonObject = {
     operationId: route.operationId,
     summary: route.summary,
@@ -130,6 +211,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
         'Deployed, every operation except GET /health needs AWS SigV4-signed requests (service execute-api); ' +
         'the local stack takes a bearer token instead. Errors are RFC 9457 problem details.',
     },
+    // Relative to where this document is served (GET /openapi.json at the API's root): the stack
+    // output ApiUrl when deployed, the address the local stack prints locally.
+    servers: [{ url: '/', description: 'The API that serves this document' }],
     security: [{ sigv4: [] }, { bearerToken: [] }],
     paths,
     components: {

@@ -2,7 +2,7 @@
  * What the api and the publish worker call AWS for: their rows of the permission table
  * (lib/permissions.ts; test/integration/serverless-iam.test.ts holds deploy/api.yml to it).
  *
- * Publication and idempotency records are never deleted: a submission that gives its claim back
+ * Publication records (which also carry the Idempotency-Key) are never deleted: a submission that gives its claim back
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
 import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
@@ -41,12 +41,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
     {
       resource: stateObjects(STATE_PREFIXES.publications),
       actions: actions(read, write),
-      why: 'records each publication request and answers GET /publications/{id}',
-    },
-    {
-      resource: stateObjects(STATE_PREFIXES.idempotency),
-      actions: actions(read, write),
-      why: 'remembers the Idempotency-Key of each POST /publications',
+      why: 'records each publication request with its Idempotency-Key, answers GET /publications/{id}',
     },
     {
       resource: stateObjects(STATE_PREFIXES.watch),

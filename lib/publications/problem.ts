@@ -31,19 +31,21 @@ export interface ProblemDocument {
   [extension: string]: unknown;
 }
 
-/** Every problem the API can answer: slug → status and title. */
+/**
+ * Every problem the function answers: slug → status and title. API Gateway answers some requests
+ * itself (403, 413, 429, and 500/503 when the function fails or is late) with its own
+ * `{"message": …}` bodies, never these; ./openapi.ts documents both.
+ */
 export const PROBLEMS = {
   'invalid-json': { status: 400, title: 'The request body is not valid JSON' },
   'invalid-header': { status: 400, title: 'A request header is not valid' },
   'invalid-path': { status: 400, title: 'The request path is not valid' },
   'invalid-query': { status: 400, title: 'A query parameter is not valid' },
   unauthorized: { status: 401, title: 'Authentication is required' },
-  forbidden: { status: 403, title: 'The credentials are not allowed to call this API' },
   'not-found': { status: 404, title: 'Nothing exists at this address' },
   'method-not-allowed': { status: 405, title: 'The method is not allowed on this resource' },
-  'idempotency-key-reused': { status: 409, title: 'The Idempotency-Key was used with a different body' },
+  'idempotency-key-reused': { status: 422, title: 'The Idempotency-Key was used with a different body' },
   'request-in-progress': { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
-  'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
   'validation-failed': { status: 422, title: 'The request body has invalid fields' },
   'internal-error': { status: 500, title: 'The bridge failed unexpectedly' },

@@ -37,6 +37,22 @@ export interface PublicationRecord {
   lastError?: PublicationErrorView;
   /** Set once the completed or failed event was accepted and the keys were watched: nothing is left to do. */
   notifiedAt?: string;
+  /**
+   * The Idempotency-Key bookkeeping of a keyed request, kept in the record itself so that one
+   * conditional create answers both "is this key new?" and "is the request recorded?" (./submit.ts).
+   * Absent on requests without a key and on records written before it existed.
+   */
+  idempotency?: IdempotencyState;
+}
+
+/** Where a keyed request stands in being accepted (queued); see ./submit.ts. */
+export interface IdempotencyState {
+  /** Held while a request is queueing the message; absent once queued or given up. */
+  claim?: { token: string; at: string };
+  /** When the queue accepted the message: from then on every retry with the key is a replay. */
+  queuedAt?: string;
+  /** Why the last request holding the claim could not queue the message. */
+  lastError?: string;
 }
 
 /** The record of a publication, or `undefined` when there is none. */

@@ -10,6 +10,20 @@
 import * as z from 'zod';
 import { PUBLICATION_FAILURE_CODES } from '../events/types.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  parseIdempotencyKey,
+} from './idempotency-key.ts';
+
+/**
+ * How long a key is remembered, as the draft asks servers to publish. The key lives in its
+ * publication record (./submit.ts), and the deployment sets no expiry on `publications/`.
+ */
+export const IDEMPOTENCY_KEY_RETENTION =
+  'A key is remembered as long as its publication record is kept in the state bucket (publications/<id>.json); ' +
+  'the deployment does not expire these records, so a key is never forgotten unless an operator deletes the record. ' +
+  'A request still being accepted holds its key for at most 30 s; after that a retry takes it over.';
 
 /** Metadata kept for each schema: a component `id` for named ones, JSON Schema keywords for the rest. */
 export type SchemaMeta = z.core.JSONSchemaMeta;
@@ -127,7 +141,9 @@ export function createApiSchemas(limits: SchemaLimits) {
           });
         }
       });
-    });
+    })
+    // A destination has exactly these two fields, so "the same type and id" is JSON Schema's equality.
+    .register(registry, { uniqueItems: true });
 
   const publicationRequest = z.strictObject({ primaryKeys, destinations }).register(registry, {
     id: 'PublicationRequest',
@@ -149,10 +165,11 @@ export function createApiSchemas(limits: SchemaLimits) {
     .object({
       code: z
         .enum(PUBLICATION_FAILURE_CODES)
-        .optional()
-        .describe(
-          'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
-        ),
+        .register(registry, {
+          description:
+            'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
+        })
+        .optional(),
       reason: z.string(),
       pdsStatus: z.number().int().optional(),
       retryable: z.boolean(),
@@ -271,11 +288,36 @@ export function createApiSchemas(limits: SchemaLimits) {
       status: z.number().int(),
       detail: z.string(),
       instance: z.string().optional(),
+      // Registered, not .describe()d: the document is generated from this registry's metadata only.
+      requestId: z
+        .string()
+        .register(registry, {
+          description:
+            "API Gateway's id of the request (also in the api function's logs); quote it when reporting a problem.",
+        })
+        .optional(),
       errors: z.array(fieldError).optional(),
     })
     .register(registry, {
       id: 'Problem',
       description: 'RFC 9457 problem details (application/problem+json); docs/api.md lists every type.',
+    });
+
+  const gatewayMessage = z.object({ message: z.string() }).register(registry, {
+    id: 'GatewayMessage',
+    description:
+      'What API Gateway answers itself, before or instead of the bridge (never problem+json): e.g. {"message":"Forbidden"}.',
+  });
+
+  const openApiDocument = z
+    .looseObject({
+      openapi: z.literal('3.1.0'),
+      info: z.looseObject({ title: z.string(), version: z.string() }),
+      paths: z.record(z.string(), z.unknown()),
+    })
+    .register(registry, {
+      id: 'OpenApiDocument',
+      description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.',
     });
 
   const publicationId = z
@@ -287,12 +329,17 @@ export function createApiSchemas(limits: SchemaLimits) {
   });
   const idempotencyKey = z
     .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/)
+    .check((ctx) => {
+      const parsed = parseIdempotencyKey(ctx.value);
+      if (!parsed.ok) ctx.issues.push({ code: 'custom', input: ctx.value, message: parsed.reason });
+    })
     .register(registry, {
       description:
-        'Makes a retried POST return the first answer instead of publishing twice: 1 to 255 visible ASCII characters, unique per intended publication.',
+        'Makes a retried POST return the first answer instead of publishing twice. A Structured Field String ' +
+        '(draft-ietf-httpapi-idempotency-key-header), e.g. `"8e03978e-40d5-43e8-bc93-6894a57f9324"`, or the same ' +
+        `key unquoted; 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters once unquoted, unique per intended publication ` +
+        `and scoped to the caller. ${IDEMPOTENCY_KEY_RETENTION}`,
+      pattern: IDEMPOTENCY_KEY_PATTERN,
     });
   const pageLimit = z.coerce.number().int().min(1).max(1000).register(registry, {
     description: 'Entries per page, 1 to 1000; default 100.',
@@ -319,6 +366,8 @@ export function createApiSchemas(limits: SchemaLimits) {
     health,
     problem,
     fieldError,
+    gatewayMessage,
+    openApiDocument,
     parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor },
   };
 }

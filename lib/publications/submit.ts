@@ -1,48 +1,38 @@
 /**
- * Accepting a publication request durably, with Idempotency-Key semantics.
+ * Accepting a publication request durably, with Idempotency-Key semantics
+ * (draft-ietf-httpapi-idempotency-key-header).
  *
- * Without a key: a random publication id, the publication record, the queue message.
+ * Without a key: a random publication id; create the publication record, then send the message.
  *
  * With a key, the publication id is derived from the caller and the key (a SHA-256 written as a
- * UUID), so every retry of one request names the same publication and no stray records are left by
- * races. The steps:
+ * UUID), so every retry of one request names the same record, `publications/<id>.json`, and that
+ * record carries the key's bookkeeping (`idempotency`: a claim while a request queues the message,
+ * `queuedAt` once the queue accepted it). Three sequential round trips for a new key:
  *
- * 1. Create `publications/<id>.json` (If-None-Match). If it exists, its body hash must match (else 409).
- * 2. Create `idempotency/<hash>.json` as `pending` with a claim (If-None-Match). Exactly one of two
- *    concurrent identical requests wins this create.
- * 3. The winner sends the queue message, then marks the record `complete` with the answer.
+ * 1. Create the record, holding the claim (If-None-Match). This one write makes the request durable
+ *    and tells whether the key is new: exactly one of two concurrent requests with a key wins it.
+ * 2. Send the message.
+ * 3. Mark the record queued (If-Match on the ETag of step 1), so that a retry knows the first answer
+ *    was 202 and replays it. Losing this write to the worker (which moved the record on after
+ *    receiving the message) is fine: a record the worker moved was queued.
  *
- * A request that finds the record already there compares body hashes (different body → 409
- * `idempotency-key-reused`), replays a complete answer, and waits briefly (default 2 s) for a pending
- * one; if the holder still has not finished it answers 409 `request-in-progress` with Retry-After. A
- * pending record whose holder gave up (queueing failed: the claim is released at once) or vanished
- * (its claim is older than the claim timeout) is taken over with a conditional write, and the taker
- * queues the message again: that is how a retry after a 503 gets the request queued. Creating, taking
- * over, completing and releasing follow the race rules of the claim primitive (lib/state/claim.ts).
+ * A request whose create is refused reads the record: another body → 422 `idempotency-key-reused`;
+ * queued (or moved on by the worker) → the 202 replayed; claimed by a request still within the claim
+ * timeout → wait briefly (default 2 s) for it, then 409 `request-in-progress` with Retry-After; a
+ * claim released (queueing failed) or abandoned (older than the claim timeout: its request died) →
+ * taken over with a conditional write, and the taker queues the message again. That is how a retry
+ * after a 503 gets the request queued. The race rules are the claim primitive's (lib/state/claim.ts).
+ *
+ * docs/api.md ("Round trips of POST /publications") says why none of the three steps can go.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { backoffDelayMs, sleep } from '../core/index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
-import { idempotencyKey, publicationKey, sha256Hex } from '../state/keys.ts';
+import { publicationKey, sha256Hex } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { type PublicationQueue, PublicationQueueError } from './queue.ts';
 import type { PublicationRecord } from './records.ts';
 import type { PublicationRequestBody } from './schemas.ts';
-
-/** The idempotency record of one (caller, Idempotency-Key). */
-export interface IdempotencyRecord {
-  bodyHash: string;
-  publicationId: string;
-  state: 'pending' | 'complete';
-  createdAt: string;
-  /** Held while a request is queueing the message; absent once released. */
-  claim?: { token: string; at: string };
-  /** Why the last holder gave up, while pending. */
-  lastError?: string;
-  completedAt?: string;
-  /** The first answer, replayed to every retry. */
-  response?: { status: 202; body: { publicationId: string; status: 'queued' } };
-}
 
 /** The Idempotency-Key was used before with a different body. */
 export class IdempotencyConflictError extends Error {
@@ -160,7 +150,12 @@ export async function submitPublication(deps: SubmitDependencies, input: SubmitI
   const bodyHash = bodyHashOf(input.request);
   if (input.idempotencyKey === undefined) {
     const publicationId = randomUUID();
-    await createPublicationRecord(deps.store, newRecord(publicationId, input, bodyHash, now()));
+    // A random id is never taken, so the create needs no read before it.
+    const created = await deps.store.create(
+      publicationKey(publicationId),
+      newRecord(publicationId, input, bodyHash, now()),
+    );
+    if (!created.created) throw new Error(`The random publication id ${publicationId} is already taken`);
     await queueOrMarkFailed(deps, publicationId, now);
     return { publicationId, replayed: false };
   }
@@ -178,15 +173,6 @@ function newRecord(publicationId: string, input: SubmitInput, bodyHash: string, 
     updatedAt: at.toISOString(),
     attempts: 0,
   };
-}
-
-async function createPublicationRecord(store: StateStore, record: PublicationRecord): Promise<void> {
-  const created = await store.create(publicationKey(record.publicationId), record);
-  if (created.created) return;
-  const existing = await store.get<PublicationRecord>(publicationKey(record.publicationId));
-  if (existing && existing.value.bodyHash !== record.bodyHash) {
-    throw new IdempotencyConflictError(record.publicationId);
-  }
 }
 
 async function queueOrMarkFailed(deps: SubmitDependencies, publicationId: string, now: () => Date) {
@@ -212,34 +198,36 @@ async function queueOrMarkFailed(deps: SubmitDependencies, publicationId: string
 }
 
 /**
- * How an idempotency record carries its claim: `claim.at` plus the claim timeout is the lease end, an
- * absent claim (released) has none. Records of another body or already complete are never claimed.
+ * True once the request of a keyed record is known to be queued: marked so by the request that
+ * queued it, or moved on by the worker, which only touches a record after receiving its message.
+ */
+function isQueued(record: PublicationRecord): boolean {
+  return record.idempotency?.queuedAt !== undefined || record.status !== 'queued';
+}
+
+/**
+ * How a keyed publication record carries its claim: `claim.at` plus the claim timeout is the lease
+ * end, an absent claim (released) has none. Records of another body, already queued, or written
+ * before records carried the key's bookkeeping are never claimed: acquire reports them settled.
  */
 function idempotencyPolicy(
   deps: SubmitDependencies,
   input: SubmitInput,
-  key: string,
+  publicationId: string,
   bodyHash: string,
   now: () => Date,
-): ClaimPolicy<IdempotencyRecord> {
+): ClaimPolicy<PublicationRecord> {
   const claimTimeoutMs = deps.claimTimeoutMs ?? 30_000;
+  const claim = () => ({ token: randomUUID(), at: now().toISOString() });
   return {
-    leaseEnd: (record) =>
-      record.claim ? Date.parse(record.claim.at) + claimTimeoutMs : Number.NEGATIVE_INFINITY,
-    claimable: (record) => record.bodyHash === bodyHash && record.state !== 'complete',
-    fresh: async () => {
-      // The publication record is written first, so the idempotency record never names a missing one.
-      const publicationId = publicationIdFor(input.caller, key);
-      await createPublicationRecord(deps.store, newRecord(publicationId, input, bodyHash, now()));
-      return {
-        bodyHash,
-        publicationId,
-        state: 'pending',
-        createdAt: now().toISOString(),
-        claim: { token: randomUUID(), at: now().toISOString() },
-      };
+    leaseEnd: (record) => {
+      const held = record.idempotency?.claim;
+      return held ? Date.parse(held.at) + claimTimeoutMs : Number.NEGATIVE_INFINITY;
     },
-    takeOver: (record) => ({ ...record, claim: { token: randomUUID(), at: now().toISOString() } }),
+    claimable: (record) =>
+      record.bodyHash === bodyHash && record.idempotency !== undefined && !isQueued(record),
+    fresh: () => ({ ...newRecord(publicationId, input, bodyHash, now()), idempotency: { claim: claim() } }),
+    takeOver: (record) => ({ ...record, idempotency: { ...record.idempotency, claim: claim() } }),
   };
 }
 
@@ -252,24 +240,37 @@ async function submitWithKey(
 ): Promise<SubmitResult> {
   const wait = deps.sleep ?? sleep;
   const waitUntil = now().getTime() + (deps.inProgressWaitMs ?? 2_000);
-  const stateKey = idempotencyKey(key, input.caller);
-  const policy = idempotencyPolicy(deps, input, key, bodyHash, now);
+  const publicationId = publicationIdFor(input.caller, key);
+  const stateKey = publicationKey(publicationId);
+  const policy = idempotencyPolicy(deps, input, publicationId, bodyHash, now);
   let waits = 0;
   let conflicts = 0;
+  // A new key is the common case: create first, and read only when the create is refused.
+  let createFirst = true;
 
   for (;;) {
-    const result = await acquireClaim(deps.store, stateKey, policy, { now: () => now().getTime() });
+    const result = await acquireClaim(deps.store, stateKey, policy, {
+      now: () => now().getTime(),
+      createFirst,
+    });
+    createFirst = false;
     switch (result.outcome) {
       case 'acquired':
         // Created, or taken over from a holder that gave up or vanished: queue the message ourselves.
-        return queueAndComplete(deps, result.claim, now);
-      case 'settled':
-        if (result.record.bodyHash !== bodyHash)
-          throw new IdempotencyConflictError(result.record.publicationId);
-        return { publicationId: result.record.publicationId, replayed: true };
+        return queueAndMarkQueued(deps, result.claim, now);
+      case 'settled': {
+        const { record } = result;
+        if (record.bodyHash !== bodyHash) throw new IdempotencyConflictError(publicationId);
+        if (record.idempotency === undefined && record.status === 'queued') {
+          // Written before records carried the key's bookkeeping: whether its message went out is
+          // unknown, so send it again (the worker is idempotent by publication id) before replaying.
+          await send(deps.queue, publicationId);
+        }
+        return { publicationId, replayed: true };
+      }
       case 'held':
         if (now().getTime() >= waitUntil) {
-          throw new RequestInProgressError(result.record.publicationId, RETRY_AFTER_SECONDS);
+          throw new RequestInProgressError(publicationId, RETRY_AFTER_SECONDS);
         }
         waits += 1;
         await wait(backoffDelayMs(waits, IN_PROGRESS_POLL, () => 1));
@@ -283,9 +284,9 @@ async function submitWithKey(
   }
 }
 
-async function queueAndComplete(
+async function queueAndMarkQueued(
   deps: SubmitDependencies,
-  held: Claim<IdempotencyRecord>,
+  held: Claim<PublicationRecord>,
   now: () => Date,
 ): Promise<SubmitResult> {
   const { record } = held;
@@ -294,23 +295,19 @@ async function queueAndComplete(
     await send(deps.queue, publicationId);
   } catch (error) {
     // Release the claim so that the client's retry re-queues at once instead of waiting for the timeout.
-    const { claim: _released, ...rest } = record;
     await releaseClaim(deps.store, held, {
-      ...rest,
-      lastError: (error as Error).message ?? String(error),
+      ...record,
+      idempotency: { lastError: (error as Error).message ?? String(error) },
     }).catch(() => undefined);
     throw error;
   }
-  const { claim: _done, lastError: _cleared, ...rest } = record;
-  const complete: IdempotencyRecord = {
-    ...rest,
-    state: 'complete',
-    completedAt: now().toISOString(),
-    response: { status: 202, body: { publicationId, status: 'queued' } },
-  };
-  // The message is queued, so the request is accepted whatever happens to this write. If it fails (or
-  // someone took over after our claim timed out), a retry finds the record pending and, once the claim
-  // times out, queues again: harmless, the worker is idempotent by publication id.
-  await advanceClaim(deps.store, held, complete).catch(() => undefined);
+  // The message is queued, so the request is accepted whatever happens to this write. If it fails,
+  // a retry finds the record claimed and, once the claim times out, queues again: harmless, the
+  // worker is idempotent by publication id. If the worker already moved the record on, the write is
+  // refused and not needed (see isQueued).
+  await advanceClaim(deps.store, held, {
+    ...record,
+    idempotency: { queuedAt: now().toISOString() },
+  }).catch(() => undefined);
   return { publicationId, replayed: false };
 }

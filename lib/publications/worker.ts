@@ -27,7 +27,7 @@ import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { createEvent, type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import { StateConflictError, type StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
@@ -79,6 +79,9 @@ export class PublicationRetryError extends Error {
   }
 }
 
+/** Reads of the record before the first transition gives up on conflicts (and SQS delivers again). */
+const START_READS = 3;
+
 function failureOf(error: PdsError, at: string): PublicationErrorView {
   return {
     reason: error.message,
@@ -118,29 +121,46 @@ export async function processPublication(
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? silentLog;
   const key = publicationKey(publicationId);
-  const entry = await readPublication(store, publicationId);
-  if (!entry) throw new PublicationNotFoundError(publicationId);
-  let record = entry.value;
-  let etag = entry.etag;
+  let record!: PublicationRecord;
+  let etag = '';
   const save = async (next: PublicationRecord) => {
     ({ etag } = await store.update(key, next, etag));
     record = next;
   };
 
-  if (record.notifiedAt !== undefined) return 'already-done';
-  if (record.status === 'published' || record.status === 'failed') {
-    // The outcome was recorded but the event may not have gone out: finish that part only.
-    await notify(deps, record, now);
-    await save({ ...record, notifiedAt: now().toISOString() });
-    return record.status;
+  let conflict: StateConflictError | undefined;
+  for (let read = 1; ; read++) {
+    const entry = await readPublication(store, publicationId);
+    if (!entry) throw new PublicationNotFoundError(publicationId);
+    ({ value: record, etag } = entry);
+    // Only the api's mark leaves a record queued; anything else that moved it is another delivery
+    // at work, which this one must not join (two would create two selections).
+    if (conflict && record.status !== 'queued') throw conflict;
+    if (record.notifiedAt !== undefined) return 'already-done';
+    if (record.status === 'published' || record.status === 'failed') {
+      // The outcome was recorded but the event may not have gone out: finish that part only.
+      await notify(deps, record, now);
+      await save({ ...record, notifiedAt: now().toISOString() });
+      return record.status;
+    }
+    try {
+      await save({
+        ...record,
+        status: 'publishing',
+        attempts: record.attempts + 1,
+        updatedAt: now().toISOString(),
+      });
+      break;
+    } catch (error) {
+      // The message often arrives while the api is still marking the record queued (submit.ts): that
+      // write moves the ETag without changing anything the worker needs, so read again rather than
+      // wait for the visibility timeout.
+      if (!(error instanceof StateConflictError) || record.status !== 'queued' || read >= START_READS) {
+        throw error;
+      }
+      conflict = error;
+    }
   }
-
-  await save({
-    ...record,
-    status: 'publishing',
-    attempts: record.attempts + 1,
-    updatedAt: now().toISOString(),
-  });
   try {
     if (record.selectionId === undefined) {
       const selection = await pds.createSelection(record.request.primaryKeys);

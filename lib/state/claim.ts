@@ -49,6 +49,12 @@ export interface Claim<R> {
 export interface AcquireOptions {
   /** Clock in epoch milliseconds. Default: Date.now. */
   readonly now?: () => number;
+  /**
+   * Try the conditional create before reading. For keys that are nearly always free (a fresh id), it
+   * saves the read: one round trip instead of two. A refused create costs one more round trip than
+   * reading first, after which acquire goes on as usual. Default false.
+   */
+  readonly createFirst?: boolean;
 }
 
 /** What {@link acquireClaim} found and did. */
@@ -77,7 +83,8 @@ export type ReleaseResult = { readonly outcome: 'released' } | { readonly outcom
 /**
  * Claims the record under `key`: creates it when nothing is stored, takes it over when its lease has
  * ended, and otherwise reports who holds it, that it is settled, or that a concurrent acquirer won.
- * One read and at most one conditional write; callers decide whether to read again.
+ * One read and at most one conditional write (with `createFirst`, the create comes first and the
+ * read only when it was refused); callers decide whether to read again.
  *
  * @example
  * ```ts
@@ -96,6 +103,13 @@ export async function acquireClaim<R>(
   options: AcquireOptions = {},
 ): Promise<AcquireResult<R>> {
   const now = options.now ?? Date.now;
+  if (options.createFirst) {
+    const record = await policy.fresh(now());
+    const created = await store.create(key, record);
+    if (created.created) {
+      return { outcome: 'acquired', claim: { key, record, etag: created.etag }, takenOver: false };
+    }
+  }
   const current = await store.get<R>(key);
   const at = now();
   if (current === undefined) {

@@ -7,7 +7,7 @@
  * | `checkpoints/<name>.json` | poller checkpoint | {@link checkpointKey} |
  * | `watch/<primaryKey>.json` | watched primary key (supplier reviews) | {@link watchKey} |
  * | `review-progress/<nn>.json` | shard of the review poller's progress (see ./review-progress.ts) | `reviewProgressKey` |
- * | `idempotency/<sha256>.json` | Idempotency-Key of an API request | {@link idempotencyKey} |
+ * | `idempotency/<sha256>.json` | Idempotency-Key of an API request, as written before the publication record carried it (nothing reads these now) | {@link idempotencyKey} |
  * | `publications/<id>.json` | publication request and outcome | {@link publicationKey} |
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |
  * | `leases/<name>.json` | "a run never overlaps itself" lease | {@link leaseKey} |

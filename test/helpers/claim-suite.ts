@@ -125,6 +125,39 @@ export function describeClaimBehaviour(
       expect((await store.get<JobRecord>(KEY))?.value.holder).toBe('early');
     });
 
+    it('with createFirst, claims a free key without reading it and otherwise decides as after a read', async () => {
+      // prepare: count the reads the acquirers make
+      const store = await makeStore();
+      let reads = 0;
+      const counting = new Proxy(store, {
+        get(target, property) {
+          if (property === 'get') reads += 1;
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+
+      // act
+      const created = await acquireClaim(counting, KEY, jobPolicy('a'), { now: () => 0, createFirst: true });
+      const readsToCreate = reads;
+      const held = await acquireClaim(counting, KEY, jobPolicy('b'), { now: () => 10, createFirst: true });
+      const takenOver = await acquireClaim(counting, KEY, jobPolicy('c'), {
+        now: () => 2 * LEASE,
+        createFirst: true,
+      });
+
+      // assess
+      expect(created).toMatchObject({ outcome: 'acquired', takenOver: false });
+      expect(readsToCreate).toBe(0);
+      expect(held).toMatchObject({ outcome: 'held', leaseEnd: LEASE, record: { holder: 'a' } });
+      expect(takenOver).toMatchObject({
+        outcome: 'acquired',
+        takenOver: true,
+        claim: { record: { holder: 'c' } },
+      });
+      expect((await store.get<JobRecord>(KEY))?.value).toMatchObject({ holder: 'c', takeovers: 1 });
+    });
+
     it('advances the holder on its own ETag, step after step', async () => {
       // prepare
       const store = await makeStore();

@@ -148,9 +148,9 @@ describe('serverless template: api and publish worker', () => {
     const bySid = (statementsOf: Statement[], sid: string) => statementsOf.find((s) => s.Sid === sid);
 
     expect(list(bySid(api, 'QueuePublications')?.Action as string)).toEqual(['sqs:SendMessage']);
-    expect(JSON.stringify(bySid(api, 'PublicationsAndIdempotency')?.Resource)).toMatch(
-      /publications\/\*.*idempotency\/\*/,
-    );
+    expect(JSON.stringify(bySid(api, 'Publications')?.Resource)).toMatch(/publications\/\*/);
+    // The Idempotency-Key lives in the publication record; nothing reads idempotency/ any more.
+    expect(JSON.stringify(api)).not.toContain('idempotency/');
     expect(JSON.stringify(bySid(api, 'WatchList')?.Resource)).toMatch(/watch\/\*/);
     expect(JSON.stringify(api)).not.toContain('EventsQueue');
     expect(bySid(worker, 'ConsumePublicationQueue')?.Action).toEqual([

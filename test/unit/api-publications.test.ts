@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
+import type { PublicationQueue } from '../../lib/publications/queue.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import type { ApiSettings } from '../../lib/publications/settings.ts';
-import { publicationIdFor } from '../../lib/publications/submit.ts';
+import { bodyHashOf, publicationIdFor } from '../../lib/publications/submit.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { type StateStore, StateStoreError } from '../../lib/state/store.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody, TEST_USER_ARN } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
@@ -127,7 +128,7 @@ describe('POST /publications', () => {
     expect(queue.sent).toHaveLength(1);
   });
 
-  it('answers 409 when the Idempotency-Key is reused with a different body', async () => {
+  it('answers 422 when the Idempotency-Key is reused with a different body', async () => {
     // Prepare
     const { api, queue } = setup();
     await api.handle(postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'k' }));
@@ -136,10 +137,10 @@ describe('POST /publications', () => {
     const result = await api.handle(postPublicationEvent(publicationBody(['2']), { idempotencyKey: 'k' }));
 
     // Assess
-    expect(result.statusCode).toBe(409);
+    expect(result.statusCode).toBe(422);
     expect(bodyOf(result)).toMatchObject({
       type: 'urn:pds-bridge:problem:idempotency-key-reused',
-      status: 409,
+      status: 422,
     });
     expect(queue.sent).toHaveLength(1);
   });
@@ -196,7 +197,7 @@ describe('POST /publications', () => {
     expect(bodyOf(a)).toEqual(bodyOf(b));
     expect(queue.sent).toHaveLength(1);
     expect(await keysOf(store, 'publications/')).toHaveLength(1);
-    expect(await keysOf(store, 'idempotency/')).toHaveLength(1);
+    expect(await keysOf(store, 'idempotency/')).toEqual([]);
   });
 
   it('answers 409 in progress with Retry-After while the first request with the key is still queueing', async () => {
@@ -289,5 +290,185 @@ describe('POST /publications', () => {
     const record = (await store.get<PublicationRecord>(publicationKey(id)))?.value;
     expect(record?.status).toBe('failed');
     expect(record?.error?.reason).toMatch(/could not be queued/);
+  });
+});
+
+/** Writes down, in order, every state-store and queue request the API makes. */
+function tracing(store: StateStore, queue: PublicationQueue) {
+  const trace: string[] = [];
+  const tracedStore = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (['get', 'create', 'update', 'delete'].includes(String(property))) trace.push(String(property));
+        return value.apply(target, args);
+      };
+    },
+  });
+  const tracedQueue: PublicationQueue = {
+    send: (message) => {
+      trace.push('send');
+      return queue.send(message);
+    },
+  };
+  return { trace, store: tracedStore, queue: tracedQueue };
+}
+
+describe('POST /publications round trips and the durability contract', () => {
+  it('records a new key in one create, then queues, then marks it queued: three round trips', async () => {
+    // Prepare
+    const recording = new RecordingQueue();
+    const traced = tracing(new MemoryStateStore(), recording);
+    const { api } = setup({ store: traced.store, queue: traced.queue });
+
+    // Act
+    const result = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-1' }));
+
+    // Assess
+    expect(result.statusCode).toBe(202);
+    expect(traced.trace).toEqual(['create', 'send', 'update']);
+    const id = bodyOf(result).publicationId as string;
+    const record = (await traced.store.get<PublicationRecord>(publicationKey(id)))?.value;
+    expect(record?.idempotency).toEqual({ queuedAt: T0.toISOString() });
+  });
+
+  it('records a request without a key in one create, then queues it: two round trips', async () => {
+    // Prepare
+    const traced = tracing(new MemoryStateStore(), new RecordingQueue());
+    const { api } = setup({ store: traced.store, queue: traced.queue });
+
+    // Act
+    const result = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Assess
+    expect(result.statusCode).toBe(202);
+    expect(traced.trace).toEqual(['create', 'send']);
+  });
+
+  it('answers a replay from the refused create and one read, queueing nothing', async () => {
+    // Prepare
+    const traced = tracing(new MemoryStateStore(), new RecordingQueue());
+    const { api } = setup({ store: traced.store, queue: traced.queue });
+    await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-2' }));
+    traced.trace.length = 0;
+
+    // Act
+    const replay = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-2' }));
+
+    // Assess
+    expect(replay.statusCode).toBe(202);
+    expect(replay.headers?.['idempotent-replayed']).toBe('true');
+    expect(traced.trace).toEqual(['create', 'get']);
+  });
+
+  it('answers two concurrent requests with one key and different bodies with one 202 and one 422', async () => {
+    // Prepare
+    const { api, queue, store } = setup({
+      store: new S3StateStore({ client: mockConditionalS3().client, bucket: 'state' }),
+    });
+
+    // Act
+    const answers = await Promise.all([
+      api.handle(postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'rt-race' })),
+      api.handle(postPublicationEvent(publicationBody(['2']), { idempotencyKey: 'rt-race' })),
+    ]);
+
+    // Assess
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([202, 422]);
+    expect(queue.sent).toEqual([{ publicationId: publicationIdFor(TEST_USER_ARN, 'rt-race') }]);
+    expect(await keysOf(store, 'publications/')).toHaveLength(1);
+  });
+
+  it('never queues a request that the state store did not record', async () => {
+    // Prepare
+    const store = new MemoryStateStore();
+    const failing = new Proxy(store, {
+      get(target, property) {
+        if (property === 'create') {
+          return async () => {
+            throw new StateStoreError('publications/x.json', 'S3 is unavailable (simulated)', true);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { api, queue } = setup({ store: failing });
+
+    // Act
+    const keyed = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-3' }));
+    const unkeyed = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Assess
+    expect(keyed.statusCode).toBe(503);
+    expect(unkeyed.statusCode).toBe(503);
+    expect(queue.attempts).toBe(0);
+  });
+
+  it('after a crash between queueing and marking queued, answers 409 until the claim times out, then queues the same publication again', async () => {
+    // Prepare: the first invocation sends its message and dies before its mark is written
+    let clock = T0.getTime();
+    const store = new MemoryStateStore();
+    const queue = new RecordingQueue();
+    const dying = new Proxy(store, {
+      get(target, property) {
+        if (property === 'update') return () => new Promise(() => {});
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const crashing = setup({ store: dying, queue, now: () => new Date(clock) });
+    void crashing.api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-4' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const { api } = setup({
+      store,
+      queue,
+      now: () => new Date(clock),
+      idempotency: { inProgressWaitMs: 0, claimTimeoutMs: 30_000 },
+    });
+
+    // Act
+    const tooEarly = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-4' }));
+    clock += 31_000;
+    const later = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-4' }));
+    const replay = await api.handle(postPublicationEvent(publicationBody(), { idempotencyKey: 'rt-4' }));
+
+    // Assess: the second message names the same publication, which the worker carries out once
+    const id = publicationIdFor(TEST_USER_ARN, 'rt-4');
+    expect(tooEarly.statusCode).toBe(409);
+    expect(later.statusCode).toBe(202);
+    expect(bodyOf(later).publicationId).toBe(id);
+    expect(replay.headers?.['idempotent-replayed']).toBe('true');
+    expect(queue.sent).toEqual([{ publicationId: id }, { publicationId: id }]);
+  });
+
+  it('replays a key recorded before records carried its bookkeeping, queueing it again to be sure', async () => {
+    // Prepare: a record as the previous version left it (its idempotency record lived elsewhere)
+    const { api, store, queue } = setup();
+    const body = publicationBody(['04012345678901']);
+    const id = publicationIdFor(TEST_USER_ARN, 'legacy');
+    await store.create(publicationKey(id), {
+      publicationId: id,
+      status: 'queued',
+      request: api.schemas.publicationRequest.parse(body),
+      bodyHash: bodyHashOf(api.schemas.publicationRequest.parse(body)),
+      requestedBy: TEST_USER_ARN,
+      createdAt: T0.toISOString(),
+      updatedAt: T0.toISOString(),
+      attempts: 0,
+    } satisfies PublicationRecord);
+
+    // Act
+    const same = await api.handle(postPublicationEvent(body, { idempotencyKey: 'legacy' }));
+    const other = await api.handle(
+      postPublicationEvent(publicationBody(['04012345678902']), { idempotencyKey: 'legacy' }),
+    );
+
+    // Assess
+    expect(same.statusCode).toBe(202);
+    expect(same.headers?.['idempotent-replayed']).toBe('true');
+    expect(queue.sent).toEqual([{ publicationId: id }]);
+    expect(other.statusCode).toBe(422);
   });
 });

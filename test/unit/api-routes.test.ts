@@ -296,19 +296,48 @@ describe('GET /openapi.json', () => {
       '202',
       '400',
       '401',
+      '403',
       '409',
+      '413',
       '415',
       '422',
+      '429',
       '500',
       '503',
     ]);
     expect(post.responses['422']?.content['application/problem+json']?.schema).toEqual({
-      $ref: '#/components/schemas/Problem',
+      allOf: [
+        { $ref: '#/components/schemas/Problem' },
+        {
+          properties: {
+            type: {
+              enum: [
+                'urn:pds-bridge:problem:validation-failed',
+                'urn:pds-bridge:problem:idempotency-key-reused',
+              ],
+            },
+            status: { const: 422 },
+          },
+        },
+      ],
     });
+    expect(post.responses['403']?.content).toEqual({
+      'application/json': {
+        schema: { $ref: '#/components/schemas/GatewayMessage' },
+        example: { message: 'Forbidden' },
+      },
+    });
+    expect(Object.keys(post.responses['500']?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'application/problem+json',
+    ]);
     expect(post.parameters[0]).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
     const request = document.components.schemas.PublicationRequest as unknown as ObjectSchema;
     expect(request.properties.primaryKeys).toMatchObject({ minItems: 1, maxItems: 250, uniqueItems: true });
-    expect(request.properties.destinations.items).toEqual({ $ref: '#/components/schemas/Destination' });
+    expect(request.properties.destinations).toMatchObject({
+      items: { $ref: '#/components/schemas/Destination' },
+      uniqueItems: true,
+    });
     expect(request.additionalProperties).toBe(false);
     expect(document.components.schemas.Destination?.properties).toMatchObject({
       destinationType: { enum: ['IN_PLATFORM', 'COMMUNICATION_CHANNEL'] },
@@ -316,6 +345,7 @@ describe('GET /openapi.json', () => {
     expect(document.components.schemas.Destination).not.toHaveProperty('$schema');
     expect(document.paths['/health']?.get?.security).toEqual([]);
     expect(document.paths['/health']?.get?.responses).not.toHaveProperty('401');
+    expect(document.paths['/health']?.get?.responses).not.toHaveProperty('403');
     expect(document.paths['/watch/{primaryKey}']?.put?.parameters).toEqual([
       expect.objectContaining({ name: 'primaryKey', in: 'path', required: true }),
     ]);

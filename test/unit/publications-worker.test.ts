@@ -282,6 +282,41 @@ describe('processPublication', () => {
     expect(calls.publications).toHaveLength(1);
   });
 
+  it('publishes at the first delivery when the api marks the record queued between its read and its write', async () => {
+    // Prepare: the api's mark (lib/publications/submit.ts) lands just before the worker's first write
+    const { pds, calls } = scriptedPds();
+    const { deps, store, read } = await setup(pds, {
+      ...queuedRecord(),
+      idempotency: { claim: { token: 't', at: T0.toISOString() } },
+    });
+    let marked = false;
+    const racing = new Proxy(store, {
+      get(target, property) {
+        if (property === 'update') {
+          return async <T>(key: string, value: T, etag: string) => {
+            if (!marked) {
+              marked = true;
+              const current = (await target.get<PublicationRecord>(key))?.value as PublicationRecord;
+              await target.update(key, { ...current, idempotency: { queuedAt: T0.toISOString() } }, etag);
+            }
+            return target.update(key, value, etag);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    // Act
+    const outcome = await processPublication({ ...deps, store: racing }, ID, 1);
+
+    // Assess
+    expect(marked).toBe(true);
+    expect(outcome).toBe('published');
+    expect(calls.selections).toHaveLength(1);
+    expect(await read()).toMatchObject({ status: 'published', attempts: 1 });
+  });
+
   it('throws for a message whose publication record does not exist', async () => {
     // Prepare
     const { pds } = scriptedPds();
