@@ -7,7 +7,7 @@
  * validator, scan.ts, fast-xml-parser's parser) gives, down to the order of keys; for anything else
  * it returns `undefined` and the general path decides. That covers every error (so messages, lines
  * and columns stay the validator's), every DOCTYPE (refused there), a byte order mark, non-ASCII or
- * many-colon names, names that are properties of `Object.prototype`, and nesting as deep as the
+ * many-colon names, names that are properties of `Object.prototype`, and nesting deeper than the
  * limit. It follows the general path's rules where they differ from the XML specification's: text
  * is trimmed piece by piece (a comment joins the pieces around it; a child, a CDATA section or a
  * processing instruction separates them) before references are decoded; CDATA is kept as written;
@@ -25,6 +25,7 @@ const SEMICOLON = 0x3b;
 const HASH = 0x23;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
+const COLON = 0x3a;
 
 /** ASCII name characters: 1 may start a name, 2 may follow. Anything else sends a name elsewhere. */
 const NAME = new Uint8Array(128);
@@ -40,7 +41,7 @@ const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
 const isHexDigit = (code: number): boolean =>
   isDigit(code) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 const isWordChar = (code: number): boolean =>
-  code === 0x5f || isDigit(code) || (code < 128 && NAME[code] === 1 && code !== 0x3a);
+  code === 0x5f || isDigit(code) || (code < 128 && NAME[code] === 1 && code !== COLON);
 
 /** Keys a plain object already has: as element names they would reach its prototype. */
 const INHERITED = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
@@ -49,7 +50,7 @@ interface Open {
   /** The name as written, prefix included: the end tag must repeat it. */
   qualifiedName: string;
   element: XmlElement;
-  /** Attributes as [key, value] pairs, set on the element when it closes, after its children and text. */
+  /** Attributes, flat (key, value, key, value, …): set when the element closes, after its children and text. */
   attributes: string[] | undefined;
   /** Text pieces so far, each trimmed and decoded; undefined while there is none. */
   text: string | undefined;
@@ -71,15 +72,6 @@ function referenceEnd(xml: string, at: number): number {
   const start = i;
   while (i - start < 20 && isWordChar(xml.charCodeAt(i))) i++;
   return i > start && xml.charCodeAt(i) === SEMICOLON ? i + 1 : -1;
-}
-
-/** Whether every `&` in `xml[from, to)` starts a reference the validator accepts. */
-function referencesWellFormed(xml: string, from: number, to: number): boolean {
-  for (let at = xml.indexOf('&', from); at !== -1 && at < to; at = xml.indexOf('&', at + 1)) {
-    const end = referenceEnd(xml, at);
-    if (end === -1 || end > to) return false;
-  }
-  return true;
 }
 
 function isBlank(xml: string, from: number, to: number): boolean {
@@ -119,8 +111,8 @@ function localName(qualified: string): string | undefined {
 /** End of a processing instruction starting at `lt`, or -1 when it is one to leave to the general path. */
 function processingInstructionEnd(xml: string, lt: number): number {
   let i = lt + 2;
-  if (!startsName(xml.charCodeAt(i)) || xml.charCodeAt(i) === 0x3a) return -1;
-  while (continuesName(xml.charCodeAt(i)) && xml.charCodeAt(i) !== 0x3a) i++;
+  if (!startsName(xml.charCodeAt(i)) || xml.charCodeAt(i) === COLON) return -1;
+  while (continuesName(xml.charCodeAt(i)) && xml.charCodeAt(i) !== COLON) i++;
   const target = xml.slice(lt + 2, i);
   // The declaration is only accepted first; any other target starting with `xml` is reserved.
   if (/^xml/i.test(target) && !(target === 'xml' && lt === 0)) return -1;
@@ -160,6 +152,8 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
   let root: Open | undefined;
   let rootNamespace: string | undefined;
   let rootDone = false;
+  // Found once and moved forward, so that every `&` is looked at once, however many pieces of text.
+  let ampersand = xml.indexOf('&');
 
   let i = 0;
   while (i < length) {
@@ -170,7 +164,13 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
       if (open === undefined) {
         if (!isBlank(xml, i, textEnd)) return undefined;
       } else {
-        if (!referencesWellFormed(xml, i, textEnd)) return undefined;
+        for (; ampersand !== -1 && ampersand < textEnd; ampersand = xml.indexOf('&', ampersand + 1)) {
+          // Those before `i` were in markup (attribute values, comments, CDATA): the validator ignores them.
+          if (ampersand >= i) {
+            const end = referenceEnd(xml, ampersand);
+            if (end === -1 || end > textEnd) return undefined;
+          }
+        }
         open.pending += xml.slice(i, textEnd);
       }
     }
@@ -220,7 +220,7 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
       const rootPrefix =
         stack.length === 0 ? qualifiedName.slice(0, Math.max(0, qualifiedName.indexOf(':'))) : undefined;
       let attributes: string[] | undefined;
-      let rawNames: string[] | undefined;
+      let rawNames: Set<string> | undefined;
       let selfClosing = false;
       for (;;) {
         let code = xml.charCodeAt(j);
@@ -253,9 +253,10 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
         const raw = xml.slice(j + 1, valueEnd);
         j = valueEnd + 1;
 
-        if (rawNames === undefined) rawNames = [rawName];
-        else if (rawNames.includes(rawName)) return undefined;
-        else rawNames.push(rawName);
+        // A Set, not a list: a hostile tag may hold a million attributes.
+        rawNames ??= new Set();
+        if (rawNames.has(rawName)) return undefined;
+        rawNames.add(rawName);
         const local = localName(rawName);
         if (local === undefined) return undefined;
         if (rawName === 'xmlns' || rawName.startsWith('xmlns:')) {

@@ -93,7 +93,8 @@ function dropEmptyText(elements: XmlElement[]): void {
       if (key === TEXT_KEY) {
         if (value === '') delete element[key];
       } else if (Array.isArray(value)) {
-        pending.push(...value);
+        // One at a time: spreading a list of a million siblings overflows the stack.
+        for (const nested of value) pending.push(nested);
       }
     }
   }

@@ -169,6 +169,29 @@ describe('parseInOnePass', () => {
     expect(answered.length).toBeGreaterThan(samples.length / 4);
   });
 
+  it('reads an element with 200,000 children, as the general path now does too', () => {
+    // prepare: the general path used to overflow the stack on a list this long
+    const xml = `<r>${'<b>1</b>'.repeat(200_000)}</r>`;
+
+    // act
+    const document = parseInOnePass(xml, 100);
+
+    // assess
+    expect(document?.root.b).toHaveLength(200_000);
+    expect(JSON.stringify(document)).toBe(general(xml, 100));
+  });
+
+  it('reads a million pieces of text between processing instructions and comments', () => {
+    // prepare: each piece once made the one pass look for `&` up to the end of the document
+    const xml = `<r>${'a<?p?>b<!---->'.repeat(500_000)}&amp;</r>`;
+
+    // act
+    const document = parseInOnePass(xml, 100);
+
+    // assess
+    expect(document?.root['#text']).toHaveLength(1_000_001);
+  });
+
   it.each([
     ['a DOCTYPE', '<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>'],
     ['malformed XML', '<a><b></a>'],
