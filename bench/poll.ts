@@ -7,7 +7,8 @@
  *
  * Prints, per phase, the time to drain, the PDS requests made (counted at the client), events per
  * second and the floor the concurrency allows: requests x latency / concurrency (x workers for the
- * fan-out). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
+ * fan-out), and the poller process's CPU time in all and per event; below the table, the CPU the
+ * reference loop of the messaging assets took (what fetching alone costs this process). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
  * invocation (state in fauxqs, then in memory), and the same watch list fanned out through the
  * review-poll queue to `--workers` workers (in this process: they share its CPU and the emulator).
  *
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
         reference === undefined ? '-' : reference.toFixed(2),
         reference === undefined ? '-' : (seconds / reference).toFixed(2),
         ((used.user + used.system) / 1e6).toFixed(2),
+        events === 0 ? '-' : ((used.user + used.system) / 1e3 / events).toFixed(3),
         s3,
         reads,
       ]);
@@ -238,9 +240,11 @@ async function main(): Promise<void> {
 
     // References: the same PDS requests without the poller around them (no state, no parsing, no SQS).
     const assetIds = (await pdsClient.listMessagingAssets()).map((asset) => asset.id);
+    const referenceCpu = process.cpuUsage();
     const rawAssets = await timed(() =>
       mapLimit(assetIds, CONCURRENCY, (id) => pdsClient.getMessagingAsset(id)),
     );
+    const rawAssetsCpu = process.cpuUsage(referenceCpu);
     const rawReviews = (parallel: number) =>
       timed(async () => {
         const limit = createLimiter(parallel);
@@ -400,10 +404,18 @@ async function main(): Promise<void> {
         'reference s',
         'x reference',
         'poller CPU s',
+        'CPU ms/event',
         'S3 GET/PUT/LIST',
         'S3 GET per key',
       ],
       rows,
+    );
+    process.stdout.write(
+      `\nreference for the messaging assets (the same GETs in a bare loop): ${(
+        (rawAssetsCpu.user + rawAssetsCpu.system) / 1e6
+      ).toFixed(
+        2,
+      )} s CPU, ${((rawAssetsCpu.user + rawAssetsCpu.system) / 1e3 / assetIds.length).toFixed(3)} ms per asset\n`,
     );
     process.stdout.write(
       `\nqueued: ${await queued(assetQueue)} messaging-asset events, ${await queued(reviewQueue)} review events\n`,

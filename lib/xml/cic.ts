@@ -11,7 +11,7 @@
  * sits in the document, yields one summary; one transaction may hold several. A confirmation
  * without a state or a GTIN cannot be routed and is not summarised (the document still carries it).
  */
-import { attributeOf, child, children, type ParsedDocument, textOf, type XmlElement } from './parse.ts';
+import { attributeOf, child, children, type ParsedDocument, textOf, type XmlElement } from './document.ts';
 
 export type GdsnVersion = '3.1' | '2.8';
 

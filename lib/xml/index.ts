@@ -7,20 +7,22 @@ export {
   type GdsnVersion,
   summariseCatalogueItemConfirmation,
 } from './cic.ts';
-export { decodeXmlEntities } from './entities.ts';
-export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
 export {
   ATTRIBUTE_PREFIX,
   attributeOf,
   child,
   children,
-  DEFAULT_MAX_XML_BYTES,
-  DEFAULT_MAX_XML_DEPTH,
   type ParsedDocument,
-  type ParseOptions,
-  parseMessagingAsset,
   TEXT_KEY,
   textOf,
   type XmlElement,
+} from './document.ts';
+export { decodeXmlEntities } from './entities.ts';
+export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
+export {
+  DEFAULT_MAX_XML_BYTES,
+  DEFAULT_MAX_XML_DEPTH,
+  type ParseOptions,
+  parseMessagingAsset,
 } from './parse.ts';
 export { parseMessagingAssetSafely, type SafeParseResult } from './safe.ts';

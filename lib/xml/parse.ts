@@ -1,57 +1,30 @@
 /**
- * Messaging-asset XML → a JSON document whose shape does not depend on the data.
+ * Parsing a messaging asset into the shape of document.ts, safely.
  *
- * The shape (stable whatever an element's count, attributes or emptiness):
- * - The root element is `document.root`, named by `document.rootName` (its local name).
- * - Every element is an object ({@link XmlElement}). Every child element is listed under its
- *   local name in an ARRAY, even when it occurs once: `root.transaction[0].documentCommand[0]`.
- * - Attributes are strings under `@_` + local name: `state="ACCEPTED"` → `{ '@_state': 'ACCEPTED' }`.
- * - Text (trimmed; CDATA merged in; the text of mixed content concatenated) is a string under
- *   `#text`, present only when not empty. So a value is always `el.name[0]['#text']`, and
- *   `textOf(child(el, 'name'))` reads it without caring whether it is there.
- * - Every value is a string: nothing is converted to numbers or booleans, so GTINs and GLNs keep
- *   their leading zeros (`00614141123452`).
- * - Namespace prefixes are removed from element and attribute names, so
- *   `catalogue_item_confirmation:catalogueItemConfirmation` and `cic:catalogueItemConfirmation`
- *   parse the same. The declarations are kept in `document.namespaces` (prefix → URI) and the root's
- *   namespace in `document.rootNamespace`. Elements of different namespaces with the same local name
- *   share one array: consumers match on local names.
- * - Comments, processing instructions and the XML declaration are dropped.
+ * Safety: the size is checked before anything else (default 10 MiB), a DOCTYPE is refused outright
+ * (so no XXE and no entity bomb is possible), only XML's predefined entities and character
+ * references are decoded, and nesting is bounded (default 100 levels).
  *
- * Safety: the size is checked before anything else (default 10 MiB), well-formedness is checked
- * with `XMLValidator` (errors carry line and column), a DOCTYPE is refused outright (so no XXE and
- * no entity bomb is possible), only XML's predefined entities and character references are decoded,
- * and nesting is bounded (default 100 levels).
+ * Two paths give the same document. The one pass (one-pass.ts) reads documents in the form senders
+ * write and returns nothing for anything else; then the general path decides: fast-xml-parser's
+ * `XMLValidator` checks well-formedness (its errors carry line and column), scan.ts collects the
+ * namespace declarations and refuses a DOCTYPE, and fast-xml-parser builds the tree. So every error
+ * and every unusual document is handled exactly as before the one pass existed, and the common
+ * document costs one pass instead of three (test/unit/xml-characterization.test.ts holds the results).
  */
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { checkInteger } from '../core/index.ts';
+import { ATTRIBUTE_PREFIX, type ParsedDocument, TEXT_KEY, type XmlElement } from './document.ts';
 import { xmlOnlyEntityDecoder } from './entities.ts';
 import { XmlParseError } from './errors.ts';
+import { parseInOnePass } from './one-pass.ts';
 import { scanMarkup } from './scan.ts';
 
-/** Prefix of attribute keys in an {@link XmlElement}. */
-export const ATTRIBUTE_PREFIX = '@_';
-/** Key of an element's text in an {@link XmlElement}. */
-export const TEXT_KEY = '#text';
 /** Default size limit: 10 MiB of UTF-8. */
 export const DEFAULT_MAX_XML_BYTES = 10 * 1024 * 1024;
 /** Default nesting limit; GDSN messages nest about 10 levels deep. */
 export const DEFAULT_MAX_XML_DEPTH = 100;
-
-/** One element: `#text`, `@_<attribute>` strings and `<child>` arrays (see the module comment). */
-export type XmlElement = { [key: string]: string | XmlElement[] };
-
-/** A parsed messaging asset. */
-export interface ParsedDocument {
-  /** Local name of the root element, e.g. `catalogueItemConfirmationMessage`. */
-  rootName: string;
-  /** Namespace URI of the root element, when declared. */
-  rootNamespace?: string;
-  /** Every namespace declaration in the document: prefix → URI (`''` = default namespace). */
-  namespaces: Record<string, string>;
-  root: XmlElement;
-}
 
 export interface ParseOptions {
   /** Largest accepted document in UTF-8 bytes; default {@link DEFAULT_MAX_XML_BYTES}. */
@@ -120,14 +93,15 @@ function dropEmptyText(elements: XmlElement[]): void {
       if (key === TEXT_KEY) {
         if (value === '') delete element[key];
       } else if (Array.isArray(value)) {
-        pending.push(...value);
+        // One at a time: spreading a list of a million siblings overflows the stack.
+        for (const nested of value) pending.push(nested);
       }
     }
   }
 }
 
 /**
- * Parses a messaging asset into the stable shape described in this module's comment.
+ * Parses a messaging asset into the stable shape described in document.ts.
  * Throws {@link XmlParseError} for anything that is not acceptable XML.
  *
  * @example
@@ -140,6 +114,14 @@ export function parseMessagingAsset(xml: string, options: ParseOptions = {}): Pa
   const maxBytes = positiveInteger('maxBytes', options.maxBytes, DEFAULT_MAX_XML_BYTES);
   const maxDepth = positiveInteger('maxDepth', options.maxDepth, DEFAULT_MAX_XML_DEPTH);
   checkSize(xml, maxBytes);
+  return parseInOnePass(xml, maxDepth) ?? parseWithFastXmlParser(xml, maxDepth);
+}
+
+/**
+ * The general path (size already checked): validator, markup scan, fast-xml-parser. Exported for
+ * the tests that hold the one pass to it.
+ */
+export function parseWithFastXmlParser(xml: string, maxDepth: number): ParsedDocument {
   checkWellFormed(xml);
   const scan = scanMarkup(xml);
 
@@ -174,32 +156,4 @@ export function parseMessagingAsset(xml: string, options: ParseOptions = {}): Pa
     namespaces: { ...scan.namespaces },
     root,
   };
-}
-
-/**
- * The child elements named `name` (local name) of `element`; an empty array when there are none.
- *
- * @example
- * children(doc.root, 'transaction').length; // how many transactions
- */
-export function children(element: XmlElement | undefined, name: string): XmlElement[] {
-  const value = element?.[name];
-  return Array.isArray(value) ? value : [];
-}
-
-/** The first child element named `name`, or undefined. */
-export function child(element: XmlElement | undefined, name: string): XmlElement | undefined {
-  return children(element, name)[0];
-}
-
-/** The text of `element` (`''` when it has none or is undefined). */
-export function textOf(element: XmlElement | undefined): string {
-  const value = element?.[TEXT_KEY];
-  return typeof value === 'string' ? value : '';
-}
-
-/** The value of attribute `name` (local name) of `element`, or undefined. */
-export function attributeOf(element: XmlElement | undefined, name: string): string | undefined {
-  const value = element?.[`${ATTRIBUTE_PREFIX}${name}`];
-  return typeof value === 'string' ? value : undefined;
 }

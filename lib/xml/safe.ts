@@ -3,8 +3,9 @@
  * broken message is reported in its event instead of stopping the run.
  */
 import { type CicSummary, summariseCatalogueItemConfirmation } from './cic.ts';
+import type { ParsedDocument } from './document.ts';
 import { type XmlErrorInfo, XmlParseError } from './errors.ts';
-import { type ParsedDocument, type ParseOptions, parseMessagingAsset } from './parse.ts';
+import { type ParseOptions, parseMessagingAsset } from './parse.ts';
 
 export type SafeParseResult =
   | { ok: true; document: ParsedDocument; cic?: CicSummary[] }

@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseInOnePass } from '../../lib/xml/one-pass.ts';
+import { parseWithFastXmlParser } from '../../lib/xml/parse.ts';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const gdsn = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
+  readFileSync(path.join(fixtures, name), 'utf8'),
+);
+
+/** The general path's answer as JSON text (key order included), or its error's code and message. */
+function general(xml: string, maxDepth: number): string {
+  try {
+    return JSON.stringify(parseWithFastXmlParser(xml, maxDepth));
+  } catch (error) {
+    return `error ${(error as { code?: string }).code}: ${(error as Error).message}`;
+  }
+}
+
+// Pieces chosen to reach the places where the general path has rules of its own: prefixes, names
+// that are object properties, references, spaces at the edges of text and values, line ends.
+const names = fc.constantFrom(
+  'a',
+  'b',
+  'gtin',
+  'x:a',
+  'y:a',
+  'cic:c',
+  'a:b:c',
+  'é',
+  'toString',
+  ':a',
+  'a-1.b',
+);
+const attributeNames = fc.constantFrom(
+  'v',
+  'w',
+  'x:v',
+  'y:v',
+  'xmlns',
+  'xmlns:x',
+  'xmlns:cic',
+  'xml:lang',
+  'xmlnsv',
+);
+const characters = fc.constantFrom(
+  'x',
+  '0',
+  ' ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\r',
+  '&amp;',
+  '&lt;',
+  '&#32;',
+  '&#x2013;',
+  '&nbsp;',
+  '&',
+  '&#X41;',
+  '>',
+  ']]>',
+  '"',
+  "'",
+  'ü',
+  '\u00A0',
+  '\u3000',
+  '\uFFFE',
+  '😀',
+);
+const text = fc.array(characters, { maxLength: 6 }).map((parts) => parts.join(''));
+const quoted = fc
+  .tuple(
+    fc.constantFrom('"', "'"),
+    fc.array(fc.constantFrom('x', ' ', '\t', '\n', '&amp;', '&', '<', '>', 'ü'), { maxLength: 4 }),
+  )
+  .map(([quote, parts]) => `${quote}${parts.join('').replaceAll(quote, '')}${quote}`);
+const space = fc.constantFrom(' ', '  ', '\n', '\t', '\r\n');
+const attribute = fc
+  .tuple(space, attributeNames, fc.constantFrom('=', ' = '), quoted)
+  .map(([before, name, equals, value]) => `${before}${name}${equals}${value}`);
+
+const { element } = fc.letrec<{ element: string; content: string }>((tie) => ({
+  element: fc
+    .tuple(
+      names,
+      fc.array(attribute, { maxLength: 3 }),
+      fc.constantFrom('', ' ', '\n'),
+      fc.option(tie('content'), { nil: undefined }),
+    )
+    .map(([name, attributes, close, content]) =>
+      content === undefined
+        ? `<${name}${attributes.join('')}${close}/>`
+        : `<${name}${attributes.join('')}${close}>${content}</${name}${close}>`,
+    ),
+  content: fc
+    .array(
+      fc.oneof(
+        { weight: 3, arbitrary: text },
+        { weight: 3, arbitrary: tie('element') },
+        { weight: 1, arbitrary: text.map((t) => `<!--${t.replaceAll('-->', '')}-->`) },
+        { weight: 1, arbitrary: text.map((t) => `<![CDATA[${t.replaceAll(']]>', '')}]]>`) },
+        { weight: 1, arbitrary: fc.constantFrom('<?pi x?>', '<?pi v="?>"?>', '<?xml version="1.0"?>') },
+      ),
+      { maxLength: 4 },
+    )
+    .map((parts) => parts.join('')),
+}));
+
+const prolog = fc.constantFrom(
+  '',
+  '<?xml version="1.0" encoding="UTF-8"?>\n',
+  '\uFEFF',
+  '<!-- c -->',
+  ' <?pi x?>',
+);
+const document = fc
+  .tuple(prolog, element, fc.constantFrom('', '\n', ' tail', '<!-- c -->', '<a/>'))
+  .map((parts) => parts.join(''));
+
+/** A document, or one with a piece inserted, removed or cut off: the general path's errors are reached too. */
+const mutated = fc.oneof(
+  document,
+  fc
+    .tuple(
+      document,
+      fc.nat(),
+      fc.constantFrom('<', '>', '&', '/', '"', '<!DOCTYPE a>', '<?xml version="1.0"?>', '</a>', '<b>'),
+    )
+    .map(
+      ([xml, at, piece]) => xml.slice(0, at % (xml.length + 1)) + piece + xml.slice(at % (xml.length + 1)),
+    ),
+  fc
+    .tuple(document, fc.nat())
+    .map(([xml, at]) => xml.slice(0, at % (xml.length + 1)) + xml.slice((at % (xml.length + 1)) + 1)),
+  fc.tuple(document, fc.nat()).map(([xml, at]) => xml.slice(0, at % (xml.length + 1))),
+);
+
+describe('parseInOnePass', () => {
+  it('reads the GDSN fixtures itself, as the general path does', () => {
+    for (const xml of gdsn) {
+      // act
+      const document = parseInOnePass(xml, 100);
+
+      // assess
+      expect(document).toBeDefined();
+      expect(JSON.stringify(document)).toBe(general(xml, 100));
+    }
+  });
+
+  it('gives exactly what the general path gives whenever it answers, for any document', () => {
+    fc.assert(
+      fc.property(mutated, fc.constantFrom(3, 100), (xml, maxDepth) => {
+        const document = parseInOnePass(xml, maxDepth);
+        if (document !== undefined) expect(JSON.stringify(document)).toBe(general(xml, maxDepth));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('answers most well-formed documents itself', () => {
+    // act
+    const samples = fc.sample(element, { numRuns: 500, seed: 14 });
+    const answered = samples.filter((xml) => parseInOnePass(xml, 100) !== undefined);
+
+    // assess: the rest (odd names, stray ampersands, ...) go to the general path
+    expect(answered.length).toBeGreaterThan(samples.length / 4);
+  });
+
+  it('reads an element with 200,000 children, as the general path now does too', () => {
+    // prepare: the general path used to overflow the stack on a list this long
+    const xml = `<r>${'<b>1</b>'.repeat(200_000)}</r>`;
+
+    // act
+    const document = parseInOnePass(xml, 100);
+
+    // assess
+    expect(document?.root.b).toHaveLength(200_000);
+    expect(JSON.stringify(document)).toBe(general(xml, 100));
+  });
+
+  it('reads a million pieces of text between processing instructions and comments', () => {
+    // prepare: each piece once made the one pass look for `&` up to the end of the document
+    const xml = `<r>${'a<?p?>b<!---->'.repeat(500_000)}&amp;</r>`;
+
+    // act
+    const document = parseInOnePass(xml, 100);
+
+    // assess
+    expect(document?.root['#text']).toHaveLength(1_000_001);
+  });
+
+  it.each([
+    ['a DOCTYPE', '<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>'],
+    ['malformed XML', '<a><b></a>'],
+    ['a stray ampersand', '<a>fish & chips</a>'],
+    ['a byte order mark', '\uFEFF<a/>'],
+    ['an element named like an object property', '<r><constructor/></r>'],
+    ['nesting deeper than the limit', '<a><a><a><a></a></a></a></a>'],
+  ])('leaves %s to the general path', (_label, xml) => {
+    expect(parseInOnePass(xml, 3)).toBeUndefined();
+  });
+});
