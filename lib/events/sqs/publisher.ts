@@ -56,7 +56,10 @@ export interface SqsEventPublisherOptions {
   baseDelayMs?: number;
   /** Longest wait between retries; default 5000 ms. */
   maxDelayMs?: number;
-  /** Batches in flight at once for a standard queue (FIFO queues get one, to keep order); default 4. */
+  /**
+   * Batches in flight at once for a standard queue (FIFO queues get one, to keep order); default 10,
+   * so a poller's page of 100 events goes out in one round of requests rather than three.
+   */
   concurrency?: number;
   /** Injected for tests; default a real timer. */
   sleep?: (ms: number) => Promise<void>;
@@ -152,7 +155,7 @@ export class SqsEventPublisher implements EventSink {
     this.#maxAttempts = integerOption('maxAttempts', options.maxAttempts, 4, 1, 20);
     this.#baseDelayMs = integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000);
     this.#maxDelayMs = integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000);
-    this.#concurrency = integerOption('concurrency', options.concurrency, 4, 1, 64);
+    this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
     this.#sleep = options.sleep ?? sleep;
     if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
       throw new EventConfigError(
