@@ -1,0 +1,143 @@
+/**
+ * The cost model: what a stated daily load costs a month, from the requests one unit of each
+ * operation makes (measured by bench/costs.ts against the emulator and the simulator) and public
+ * list prices. Pure arithmetic, so it is unit-tested (test/unit/cost-model.test.ts) and re-run
+ * whenever the measured counts change.
+ */
+
+/** AWS list prices for US East (N. Virginia), in USD, as published on the service pricing pages. */
+export const PRICES = Object.freeze({
+  region: 'us-east-1',
+  /** When these were last checked against the pricing pages. */
+  checked: '2026-03',
+  lambdaPerMillionRequests: 0.2,
+  /** arm64, the architecture serverless.yml deploys; first 7.5 billion GB-s a month. */
+  lambdaPerGbSecondArm: 0.0000133334,
+  /** PUT, COPY, POST, LIST (and multipart parts, tagging writes). */
+  s3PerThousandWrites: 0.005,
+  /** GET, HEAD and every other request but DELETE, which is free. */
+  s3PerThousandReads: 0.0004,
+  /** Standard queues; every 64 KiB of a request's payload counts as one request. */
+  sqsPerMillionRequests: 0.4,
+  /** HTTP APIs, first 300 million requests a month. */
+  httpApiPerMillionRequests: 1.0,
+});
+
+/** S3 request classes as billed. */
+export type S3Class = 'write' | 'read' | 'free';
+
+/** Which price class each S3 operation the bridge uses is billed in. */
+export function s3ClassOf(command: string): S3Class {
+  const name = command.replace(/Command$/, '');
+  if (name === 'DeleteObject' || name === 'DeleteObjects') return 'free';
+  if (
+    [
+      'PutObject',
+      'CopyObject',
+      'ListObjectsV2',
+      'ListObjects',
+      'ListObjectVersions',
+      'CreateMultipartUpload',
+      'UploadPart',
+      'CompleteMultipartUpload',
+      'PutObjectTagging',
+    ].includes(name)
+  ) {
+    return 'write';
+  }
+  return 'read';
+}
+
+/** What one unit of an operation costs in requests and compute. */
+export interface UnitCost {
+  /** Lambda invocations (may be a fraction: a batch serves several units). */
+  invocations: number;
+  /** GB-seconds of Lambda time. */
+  gbSeconds: number;
+  s3Writes: number;
+  s3Reads: number;
+  /** SQS requests as billed (64 KiB chunks), the bridge's own and the event sources'. */
+  sqsRequests: number;
+  /** HTTP API requests. */
+  apiRequests: number;
+}
+
+/** One line of the model: an operation, its unit cost, and how many units a month. */
+export interface Line {
+  operation: string;
+  /** What one unit is, e.g. `drop`, `run`, `publication`. */
+  unit: string;
+  unitsPerMonth: number;
+  cost: UnitCost;
+}
+
+/** A line's monthly requests, compute and price. */
+export interface MonthlyLine {
+  operation: string;
+  invocations: number;
+  gbSeconds: number;
+  s3Writes: number;
+  s3Reads: number;
+  sqsRequests: number;
+  apiRequests: number;
+  usd: { lambda: number; s3: number; sqs: number; api: number; total: number };
+}
+
+/**
+ * Monthly figures of one line at list prices (no free tier: it is per account, shared with
+ * everything else the account runs).
+ *
+ * @example
+ * monthly({ operation: 'ingest', unit: 'drop', unitsPerMonth: 30_000, cost }).usd.total;
+ */
+export function monthly(line: Line, prices = PRICES): MonthlyLine {
+  const n = line.unitsPerMonth;
+  const c = line.cost;
+  const invocations = c.invocations * n;
+  const gbSeconds = c.gbSeconds * n;
+  const s3Writes = c.s3Writes * n;
+  const s3Reads = c.s3Reads * n;
+  const sqsRequests = c.sqsRequests * n;
+  const apiRequests = c.apiRequests * n;
+  const lambda =
+    (invocations / 1e6) * prices.lambdaPerMillionRequests + gbSeconds * prices.lambdaPerGbSecondArm;
+  const s3 = (s3Writes / 1000) * prices.s3PerThousandWrites + (s3Reads / 1000) * prices.s3PerThousandReads;
+  const sqs = (sqsRequests / 1e6) * prices.sqsPerMillionRequests;
+  const api = (apiRequests / 1e6) * prices.httpApiPerMillionRequests;
+  return {
+    operation: line.operation,
+    invocations,
+    gbSeconds,
+    s3Writes,
+    s3Reads,
+    sqsRequests,
+    apiRequests,
+    usd: { lambda, s3, sqs, api, total: lambda + s3 + sqs + api },
+  };
+}
+
+/** The sum of monthly lines. */
+export function total(lines: readonly MonthlyLine[]): MonthlyLine {
+  const sum = (pick: (line: MonthlyLine) => number) => lines.reduce((acc, line) => acc + pick(line), 0);
+  return {
+    operation: 'total',
+    invocations: sum((l) => l.invocations),
+    gbSeconds: sum((l) => l.gbSeconds),
+    s3Writes: sum((l) => l.s3Writes),
+    s3Reads: sum((l) => l.s3Reads),
+    sqsRequests: sum((l) => l.sqsRequests),
+    apiRequests: sum((l) => l.apiRequests),
+    usd: {
+      lambda: sum((l) => l.usd.lambda),
+      s3: sum((l) => l.usd.s3),
+      sqs: sum((l) => l.usd.sqs),
+      api: sum((l) => l.usd.api),
+      total: sum((l) => l.usd.total),
+    },
+  };
+}
+
+/** SQS bills each 64 KiB of a request's payload as one request. */
+export function sqsBilledRequests(payloadBytes: number): number {
+  return Math.max(1, Math.ceil(payloadBytes / 65_536));
+}
