@@ -136,6 +136,26 @@ async function waitForEvent(
   }
 }
 
+/** The event of one messaging asset, read from (and left on) the messaging-asset event queue. */
+async function waitForAssetEvent(id: number): Promise<Event> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const answer = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: stack.queues.messagingAssetEvents.url,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 0,
+        WaitTimeSeconds: 1,
+      }),
+    );
+    for (const message of answer.Messages ?? []) {
+      const event = JSON.parse(message.Body ?? '{}') as Event;
+      if (event.subject === `messaging-asset/${id}`) return event;
+    }
+  }
+  throw new Error(`no event of messaging asset ${id}`);
+}
+
 async function visible(queueUrl: string): Promise<number> {
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
@@ -347,6 +367,38 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(gone.data.code).toBe('gone');
     const why = await pdsJson<{ writes: WhyWrite[] }>(['bridge', 'why', subjectOf('ops/missing.csv')]);
     expect(why.writes[0]).toMatchObject({ state: 'failed', code: 'gone' });
+  });
+
+  it('why: a publication shows its status, items and the id of its completed event; a messaging asset where it stands', async () => {
+    // prepare: a publication through the HTTP API, imported keys to an organization
+    const accepted = await fetch(`${stack.api.url}/publications`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.api.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        primaryKeys: ['0614141999996'],
+        destinations: [{ destinationType: 'IN_PLATFORM', destinationId: 'org-ops' }],
+      }),
+    });
+    const { publicationId } = (await accepted.json()) as { publicationId: string };
+    const published = await waitForEvent('publication', (e) => e.subject === `publication/${publicationId}`);
+    const asset = await waitForAssetEvent(2);
+
+    // act
+    const publication = await pdsJson<Record<string, unknown>>(['bridge', 'why', publicationId]);
+    const assetAnswer = await pdsJson<Record<string, unknown>>(['bridge', 'why', 'messaging-asset/2']);
+    const unknownAsset = await pdsJson<Record<string, unknown>>(['bridge', 'why', '999999']);
+
+    // assess
+    expect(published.type).toBe('pds.publication.completed');
+    expect(publication).toMatchObject({
+      kind: 'publication',
+      found: true,
+      status: 'published',
+      primaryKeys: 1,
+      events: [{ type: 'pds.publication.completed', id: published.id }],
+    });
+    expect(assetAnswer).toMatchObject({ state: 'emitted', events: [{ id: asset.id }] });
+    expect(unknownAsset).toMatchObject({ state: 'not-seen-yet', events: [] });
   });
 
   it('replay: lists the finished ingests of the window, then sends their events again with the same ids', async () => {
