@@ -142,7 +142,7 @@ async function ingestReason(body: string, store: StateStore): Promise<string> {
   const reasons = await Promise.all(
     notification.writes.map(async (write) => {
       const record = (await store.get<IngestProgressRecord>(ingestProgressKey(write)))?.value;
-      if (!record) return 'ingest: no progress record (no delivery got as far as claiming the write)';
+      if (!record) return 'ingest: no progress record (no delivery claimed the write)';
       if (record.status === 'done') return 'ingest: already imported (redriving is harmless)';
       if (record.status === 'failed')
         return `ingest: already ${record.outcome ?? 'failed'} (redriving is harmless)`;
