@@ -183,6 +183,7 @@ interface WhyWrite {
 
 describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
   let completed: Event;
+  let published: Event;
 
   it('why: an imported file shows its gathering, its imported entries and the id of the event it sent', async () => {
     // prepare
@@ -380,7 +381,7 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
       }),
     });
     const { publicationId } = (await accepted.json()) as { publicationId: string };
-    const published = await waitForEvent('publication', (e) => e.subject === `publication/${publicationId}`);
+    published = await waitForEvent('publication', (e) => e.subject === `publication/${publicationId}`);
     const asset = await waitForAssetEvent(2);
 
     // act
@@ -401,7 +402,7 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(unknownAsset).toMatchObject({ state: 'not-seen-yet', events: [] });
   });
 
-  it('replay: lists the finished ingests of the window, then sends their events again with the same ids', async () => {
+  it('replay: lists what finished in the window, then sends the events again with their first ids', async () => {
     // prepare: every event so far was consumed
     await waitForEvent('nothing', () => false, 1500).catch(() => undefined);
     received.length = 0;
@@ -412,30 +413,39 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
       'replay',
       '--since',
       '10m',
-      '--kind',
-      'ingest',
     ]);
     const queuedAfterDryRun = await visible(stack.queues.events.url);
-    const applied = await pdsJson<{ sent: number }>([
+    const onlyIngests = await pdsJson<{ events: Event[] }>([
       'bridge',
       'replay',
       '--since',
       '10m',
       '--kind',
       'ingest',
+    ]);
+    const applied = await pdsJson<{ sent: number }>([
+      'bridge',
+      'replay',
+      '--since',
+      '10m',
       '--apply',
+      '--rate',
+      '50',
     ]);
     const again = await waitForEvent('replayed completed', (e) => e.id === completed.id);
+    const publicationAgain = await waitForEvent('replayed publication', (e) => e.id === published.id);
 
     // assess
     expect(dryRun.applied).toBe(false);
-    expect(dryRun.events.map((e) => e.id)).toContain(completed.id);
+    expect(dryRun.events.map((e) => e.id)).toEqual(expect.arrayContaining([completed.id, published.id]));
     expect(queuedAfterDryRun).toBe(0);
+    expect(onlyIngests.events.map((e) => e.type).every((type) => type.startsWith('pds.ingest.'))).toBe(true);
     expect(applied.sent).toBe(dryRun.events.length);
     expect(again).toMatchObject({
       type: 'pds.ingest.completed',
       subject: completed.subject,
       data: completed.data,
     });
+    expect(publicationAgain).toMatchObject({ type: 'pds.publication.completed', data: published.data });
   });
 });
