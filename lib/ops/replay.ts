@@ -1,6 +1,6 @@
 /**
  * `replay`: the events of finished ingests and publications in a time window, built again from their
- * records with the ids (and times) they were first sent with, so consumers that already have them
+ * records with the ids they were first sent with, so consumers that already have them
  * drop them and a consumer that lost them gets them. A dry run lists them; sending is rate-capped.
  *
  * A failed ingest recorded before records kept the failure code (`code`) cannot be rebuilt exactly

@@ -221,7 +221,7 @@ const replay: Command = {
   name: 'bridge replay',
   summary: 'send again the events of ingests and publications finished in a time window (same ids)',
   description:
-    "Rebuilds pds.ingest.completed|failed and pds.publication.completed|failed from the records of everything finished between --since and --until, with the ids and times they were first sent with: consumers that have them drop them, a consumer that lost them gets them. Without --apply it lists them. Events go to the stage's events queue (pds-bridge-<stage>-events) unless --queue-url names another.",
+    "Rebuilds pds.ingest.completed|failed and pds.publication.completed|failed from the records of everything finished between --since and --until, with the ids they were first sent with: consumers that have them drop them, a consumer that lost them gets them. Without --apply it lists them. Events go to the stage's events queue (pds-bridge-<stage>-events) unless --queue-url names another.",
   args: '',
   minArgs: 0,
   maxArgs: 0,
