@@ -8,16 +8,9 @@ import type { EventSink } from '../events/index.ts';
 import { SqsEventPublisher } from '../events/sqs/index.ts';
 import { S3StateStore } from '../state/s3/store.ts';
 import type { StateStore } from '../state/store.ts';
+import { OperatorTargetError } from './errors.ts';
 import { SqsOperatorQueues } from './sqs/queues.ts';
 import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';
-
-/** A deployment's resources could not be found from what the operator gave. */
-export class OperatorTargetError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperatorTargetError';
-  }
-}
 
 export interface OperatorConnection {
   readonly stage: string;

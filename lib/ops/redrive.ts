@@ -14,6 +14,7 @@ import { parseS3NotificationBody } from '../ingest/s3-event.ts';
 import { readPublication } from '../publications/records.ts';
 import { ingestProgressKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
+import { OperatorTargetError } from './errors.ts';
 import type { MoveResult, OperatorQueues, PeekedMessage } from './ports.ts';
 import type { RedrivePair } from './target.ts';
 
@@ -61,7 +62,7 @@ export async function planRedrive(
 ): Promise<RedrivePlan> {
   const depth = await queues.depth(pair.deadLetter);
   if (depth === undefined) {
-    throw new Error(
+    throw new OperatorTargetError(
       `There is no queue named ${pair.deadLetter}: check the stage (--stage) and the region; the schedule DLQ exists only in deployed stacks`,
     );
   }
@@ -88,7 +89,7 @@ export async function planRedrive(
 /**
  * Moves the dead-letter queue's messages back to the source queue, at most `perSecond` a second.
  *
- * @throws Error for the schedule DLQ, which has no source queue
+ * @throws OperatorTargetError for the schedule DLQ, which has no source queue
  */
 export async function applyRedrive(
   queues: OperatorQueues,
@@ -96,7 +97,7 @@ export async function applyRedrive(
   options: { perSecond: number; max?: number },
 ): Promise<MoveResult> {
   if (!pair.source) {
-    throw new Error(
+    throw new OperatorTargetError(
       `${pair.deadLetter} has no source queue: its messages are poller invocations that EventBridge Scheduler could not make; fix the cause (the ERROR_MESSAGE the dry run shows) and purge it, the next scheduled run polls again`,
     );
   }

@@ -366,6 +366,12 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(applied).toMatchObject({ applied: true, moved: { method: 'copy', moved: 3 } });
     expect(await visible(dlq)).toBe(0);
     expect(gone.data.code).toBe('gone');
+    const scheduleDlq = await pds(['bridge', 'redrive', 'poller-schedule']);
+    const unknownQueue = await pds(['bridge', 'redrive', 'nonsense']);
+    expect(scheduleDlq.code).toBe(2);
+    expect(scheduleDlq.stderr).toContain('exists only in deployed stacks');
+    expect(unknownQueue.code).toBe(2);
+    expect(unknownQueue.stderr).toContain('use one of ingest, publications');
     const why = await pdsJson<{ writes: WhyWrite[] }>(['bridge', 'why', subjectOf('ops/missing.csv')]);
     expect(why.writes[0]).toMatchObject({ state: 'failed', code: 'gone' });
   });

@@ -9,10 +9,10 @@
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
-import { connectOperator, type OperatorConnection, OperatorTargetError } from '../../ops/connect.ts';
+import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
+import { OperatorTargetError } from '../../ops/errors.ts';
 import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
 import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops/replay.ts';
-import { QueueNotFoundError } from '../../ops/sqs/queues.ts';
 import { bridgeStatus } from '../../ops/status.ts';
 import {
   type BridgeTarget,
@@ -97,11 +97,7 @@ async function withConnection<T>(
     connection = await connectOperator(await targetOf(context));
     return await fn(connection);
   } catch (error) {
-    if (
-      error instanceof OperatorTargetError ||
-      error instanceof QueueNotFoundError ||
-      error instanceof WhySubjectError
-    ) {
+    if (error instanceof OperatorTargetError || error instanceof WhySubjectError) {
       throw new CliUsageError(error.message, context.command);
     }
     throw error;

@@ -18,6 +18,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { sleep } from '../../core/index.ts';
+import { OperatorTargetError } from '../errors.ts';
 import type { MoveOptions, MoveResult, OperatorQueues, PeekedMessage, QueueDepth } from '../ports.ts';
 
 /** Errors that mean "no such queue". */
@@ -203,7 +204,7 @@ export class SqsOperatorQueues implements OperatorQueues {
 }
 
 /** A queue the command needs does not exist (wrong stage, region or account). */
-export class QueueNotFoundError extends Error {
+export class QueueNotFoundError extends OperatorTargetError {
   readonly queueName: string;
 
   constructor(name: string) {
