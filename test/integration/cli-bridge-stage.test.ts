@@ -1,0 +1,111 @@
+/**
+ * `pds bridge --stage NAME` as an operator runs it against a deployed stack: a subprocess with the
+ * AWS SDK's usual environment (here pointed at the S3+SQS emulator), resources found by the names the
+ * templates give them, the state bucket derived from the account in the events queue's URL.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { watch } from '../../lib/state/watch-list.ts';
+import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/pds.mjs');
+/** deploy/core.yml's name for stage `qa` in the emulator's account and region. */
+const STATE_BUCKET = 'pds-bridge-state-000000000000-us-east-1-qa';
+
+let aws: AwsEmulator;
+
+function pds(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...aws.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  const roles = [
+    'ingest',
+    'publications',
+    'review-poll',
+    'events',
+    'messaging-asset-events',
+    'supplier-review-events',
+  ];
+  aws = await startAwsEmulator({
+    buckets: [STATE_BUCKET],
+    queues: [
+      ...roles.map((role) => ({
+        name: `pds-bridge-qa-${role}`,
+        dlq: { name: `pds-bridge-qa-${role}-dlq`, maxReceiveCount: 5 },
+      })),
+      'pds-bridge-qa-poller-schedule-dlq',
+    ],
+  });
+  await watch(new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET }), ['04012345678901'], {
+    ttlMs: 86_400_000,
+    source: 'operator',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await aws?.close();
+});
+
+describe('pds bridge --stage', () => {
+  it("finds the stage's queues and state bucket by the template's names", async () => {
+    // prepare: a failed scheduler invocation in the schedule's DLQ, with the attributes the scheduler sets
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls['pds-bridge-qa-poller-schedule-dlq'],
+        MessageBody: '{}',
+        MessageAttributes: {
+          ERROR_CODE: { DataType: 'String', StringValue: 'AWS.Lambda.ResourceNotFoundException' },
+          ERROR_MESSAGE: { DataType: 'String', StringValue: 'Function not found' },
+        },
+      }),
+    );
+
+    // act
+    const status = await pds(['bridge', 'status', '--stage', 'qa']);
+    const schedule = await pds(['bridge', 'redrive', 'poller-schedule'], { PDS_BRIDGE_STAGE: 'qa' });
+    const refused = await pds(['bridge', 'redrive', 'poller-schedule', '--apply', '--stage', 'qa']);
+
+    // assess
+    expect(status.stderr).toBe('');
+    const parsed = JSON.parse(status.stdout) as {
+      stage: string;
+      stateBucket: string;
+      watchList: { keys: number };
+      queues: Array<{ role: string; exists: boolean; deadLetter?: { exists: boolean; visible?: number } }>;
+    };
+    expect(parsed).toMatchObject({ stage: 'qa', stateBucket: STATE_BUCKET, watchList: { keys: 1 } });
+    expect(parsed.queues.every((queue) => queue.role === 'poller-schedule' || queue.exists)).toBe(true);
+    expect(parsed.queues.find((queue) => queue.role === 'poller-schedule')?.deadLetter).toEqual(
+      expect.objectContaining({ exists: true, visible: 1 }),
+    );
+    expect(JSON.parse(schedule.stdout)).toMatchObject({
+      count: 1,
+      reasons: [{ count: 1, reason: 'scheduler: AWS.Lambda.ResourceNotFoundException: Function not found' }],
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('has no source queue');
+  });
+
+  it('says which stage has no queues, as a configuration error', async () => {
+    const run = await pds(['bridge', 'status', '--stage', 'nosuch']);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Cannot find the state bucket of stage 'nosuch'");
+  });
+});
