@@ -102,6 +102,45 @@ describe('pds bridge --stage', () => {
     expect(refused.stderr).toContain('has no source queue');
   });
 
+  it("groups a DLQ sample by what the records say: a publication's last error, an event's type", async () => {
+    // prepare: a publication the worker kept failing on, and an event a consumer failed on
+    const store = new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET });
+    await store.create('publications/p-1.json', {
+      publicationId: 'p-1',
+      status: 'publishing',
+      request: { primaryKeys: ['04012345678901'], destinations: [] },
+      attempts: 3,
+      lastError: { reason: 'PDS answered 503', retryable: true, at: '2026-05-04T10:00:00.000Z' },
+    });
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls['pds-bridge-qa-publications-dlq'],
+        MessageBody: JSON.stringify({ publicationId: 'p-1' }),
+      }),
+    );
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls['pds-bridge-qa-events-dlq'],
+        MessageBody: '{"specversion":"1.0"}',
+        MessageAttributes: { type: { DataType: 'String', StringValue: 'pds.ingest.completed' } },
+      }),
+    );
+
+    // act
+    const publications = await pds(['bridge', 'redrive', 'publications', '--stage', 'qa']);
+    const events = await pds(['bridge', 'redrive', 'pds-bridge-qa-events-dlq', '--stage', 'qa']);
+
+    // assess
+    expect(JSON.parse(publications.stdout)).toMatchObject({
+      count: 1,
+      reasons: [{ count: 1, reason: 'publication publishing: PDS answered 503' }],
+    });
+    expect(JSON.parse(events.stdout)).toMatchObject({
+      source: 'pds-bridge-qa-events',
+      reasons: [{ count: 1, reason: 'event pds.ingest.completed failed in its consumer' }],
+    });
+  });
+
   it('says which stage has no queues, as a configuration error', async () => {
     const run = await pds(['bridge', 'status', '--stage', 'nosuch']);
 
