@@ -3,6 +3,7 @@
  * source queue at a capped rate. Why a message failed is read from what the bridge recorded about it:
  *
  * - EventBridge Scheduler's messages carry `ERROR_CODE` / `ERROR_MESSAGE` attributes;
+ * - a Lambda on-failure destination record (the pollers' failed runs): its `errorType` and `errorMessage`;
  * - an S3 notification (ingest): the progress record of each write it names (`lastError`, status);
  * - a publication message `{publicationId}`: the publication record (`lastError`, `error`, status);
  * - an event (the event queues' DLQs): its type; the consumer that failed on it holds the reason;
@@ -98,7 +99,7 @@ export async function applyRedrive(
 ): Promise<MoveResult> {
   if (!pair.source) {
     throw new OperatorTargetError(
-      `${pair.deadLetter} has no source queue: its messages are poller invocations that EventBridge Scheduler could not make; fix the cause (the ERROR_MESSAGE the dry run shows) and purge it, the next scheduled run polls again`,
+      `${pair.deadLetter} has no source queue: its messages are poller runs that could not be made or failed (the dry run shows why); fix the cause and purge it, the next scheduled run polls again`,
     );
   }
   return queues.move(pair.deadLetter, pair.source, options);
@@ -114,6 +115,9 @@ async function reasonOf(message: PeekedMessage, store: StateStore): Promise<stri
     body = JSON.parse(message.body);
   } catch {
     return 'unreadable message (not JSON)';
+  }
+  if (isObject(body) && isObject(body.requestContext) && 'responsePayload' in body) {
+    return failedRunReason(body);
   }
   if (isObject(body) && typeof body.publicationId === 'string') {
     const record = (await readPublication(store, body.publicationId))?.value;
@@ -151,6 +155,17 @@ async function ingestReason(body: string, store: StateStore): Promise<string> {
     }),
   );
   return [...new Set(reasons)].join('; ') || 'S3 notification of no object';
+}
+
+/** The reason of a Lambda destination record: the function and the error its invocation ended with. */
+function failedRunReason(record: Record<string, unknown>): string {
+  const context = record.requestContext as Record<string, unknown>;
+  const functionName = String(context.functionArn ?? '').split(':')[6] ?? 'a function';
+  const payload = isObject(record.responsePayload) ? record.responsePayload : {};
+  const error = [payload.errorType, payload.errorMessage]
+    .filter((part) => typeof part === 'string')
+    .join(': ');
+  return `failed run of ${functionName || 'a function'}: ${cut(error || String(context.condition ?? 'no error given'))}`;
 }
 
 function cut(text: string): string {

@@ -11,7 +11,7 @@ import { leaseKey, STATE_PREFIXES } from '../state/keys.ts';
 import type { LeaseRecord, LeaseRunOutcome } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
 import type { OperatorQueues } from './ports.ts';
-import { POLLER_LEASES, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
+import { FAILED_RUNS_ROLE, POLLER_LEASES, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
 
 export interface PollerStatus {
   name: string;
@@ -27,7 +27,7 @@ export interface PollerStatus {
 export interface QueueStatus {
   role: string;
   name: string;
-  /** False when the queue does not exist (the schedule DLQ in the local stack). */
+  /** False when the queue does not exist; always for the schedule DLQ and the failed-runs queue, which have no source queue. */
   exists: boolean;
   visible?: number;
   inFlight?: number;
@@ -186,10 +186,11 @@ async function ingestsInFlight(
 }
 
 async function queueStatuses(queues: OperatorQueues, stage: string): Promise<QueueStatus[]> {
-  const roles: string[] = [...QUEUE_ROLES, SCHEDULE_DLQ_ROLE];
+  const roles: string[] = [...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE];
   return Promise.all(
     roles.map(async (role): Promise<QueueStatus> => {
-      const deadLetterName = queueName(stage, role, { deadLetter: true });
+      // The failed-runs destination holds failures like a DLQ; its name has no -dlq.
+      const deadLetterName = queueName(stage, role, { deadLetter: role !== FAILED_RUNS_ROLE });
       const deadLetter = await queues.depth(deadLetterName);
       const deadLetterView = {
         name: deadLetterName,

@@ -20,6 +20,12 @@ export type QueueRole = (typeof QUEUE_ROLES)[number];
 /** A dead-letter queue with no source queue: EventBridge Scheduler's failed poller invocations (not in the local stack). */
 export const SCHEDULE_DLQ_ROLE = 'poller-schedule';
 
+/**
+ * The pollers' on-failure destination (`pds-bridge-<stage>-poller-failed-runs`, deployed stacks only):
+ * a record per scheduled run that failed, with its error. Like the schedule's DLQ it has no source queue.
+ */
+export const FAILED_RUNS_ROLE = 'poller-failed-runs';
+
 /** The leases of the scheduled pollers (lib/polling/handlers.ts), which record their last runs. */
 export const POLLER_LEASES = ['poll-messaging-assets', 'poll-supplier-reviews'] as const;
 
@@ -85,6 +91,9 @@ export interface RedrivePair {
  * @returns undefined when it names no queue of the stage
  */
 export function redrivePair(stage: string, text: string): RedrivePair | undefined {
+  if (text === FAILED_RUNS_ROLE || text === queueName(stage, FAILED_RUNS_ROLE)) {
+    return { role: FAILED_RUNS_ROLE, deadLetter: queueName(stage, FAILED_RUNS_ROLE) };
+  }
   const roles: string[] = [...QUEUE_ROLES, SCHEDULE_DLQ_ROLE];
   const role = roles.find(
     (each) =>

@@ -50,6 +50,7 @@ beforeAll(async () => {
         dlq: { name: `pds-bridge-qa-${role}-dlq`, maxReceiveCount: 5 },
       })),
       'pds-bridge-qa-poller-schedule-dlq',
+      'pds-bridge-qa-poller-failed-runs',
     ],
   });
   await watch(new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET }), ['04012345678901'], {
@@ -139,6 +140,50 @@ describe('pds bridge --stage', () => {
       source: 'pds-bridge-qa-events',
       reasons: [{ count: 1, reason: 'event pds.ingest.completed failed in its consumer' }],
     });
+  });
+
+  it("explains the pollers' failed runs by the error each run ended with, and moves none back", async () => {
+    // prepare: the record Lambda sends to an on-failure destination
+    await aws.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.queueUrls['pds-bridge-qa-poller-failed-runs'],
+        MessageBody: JSON.stringify({
+          version: '1.0',
+          timestamp: '2026-05-04T10:00:00.000Z',
+          requestContext: {
+            requestId: 'r-1',
+            functionArn:
+              'arn:aws:lambda:us-east-1:000000000000:function:pds-bridge-qa-poll-messaging-assets:$LATEST',
+            condition: 'RetriesExhausted',
+            approximateInvokeCount: 1,
+          },
+          requestPayload: {},
+          responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+          responsePayload: { errorType: 'PollIncompleteError', errorMessage: 'Messaging-asset poll stopped' },
+        }),
+      }),
+    );
+
+    // act
+    const failedRuns = await pds(['bridge', 'redrive', 'poller-failed-runs', '--stage', 'qa']);
+    const status = JSON.parse((await pds(['bridge', 'status', '--stage', 'qa'])).stdout) as {
+      queues: Array<{ role: string; deadLetter?: { visible?: number } }>;
+    };
+    const refused = await pds(['bridge', 'redrive', 'poller-failed-runs', '--stage', 'qa', '--apply']);
+
+    // assess
+    expect(JSON.parse(failedRuns.stdout)).toMatchObject({
+      count: 1,
+      reasons: [
+        {
+          count: 1,
+          reason:
+            'failed run of pds-bridge-qa-poll-messaging-assets: PollIncompleteError: Messaging-asset poll stopped',
+        },
+      ],
+    });
+    expect(status.queues.find((queue) => queue.role === 'poller-failed-runs')?.deadLetter?.visible).toBe(1);
+    expect(refused.code).toBe(2);
   });
 
   it('says which stage has no queues, as a configuration error', async () => {

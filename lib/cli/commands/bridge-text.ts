@@ -112,8 +112,8 @@ export function statusText(status: BridgeStatus): string {
   const queues = formatTable(
     ['QUEUE', 'VISIBLE', 'IN FLIGHT', 'DEAD-LETTER QUEUE', 'DLQ MESSAGES'],
     status.queues.map((queue) => [
-      queue.role === 'poller-schedule' ? '' : queue.name,
-      queue.exists ? queue.visible : queue.role === 'poller-schedule' ? '' : 'missing',
+      sourceless(queue.role) ? '' : queue.name,
+      queue.exists ? queue.visible : sourceless(queue.role) ? '' : 'missing',
       queue.exists ? queue.inFlight : '',
       queue.deadLetter?.name,
       queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : 'missing') : '',
@@ -147,6 +147,11 @@ export function statusText(status: BridgeStatus): string {
     '',
     queues,
   ].join('\n');
+}
+
+/** The queues that hold failures without a source queue: the schedule's DLQ and the failed-runs destination. */
+function sourceless(role: string): boolean {
+  return role === 'poller-schedule' || role === 'poller-failed-runs';
 }
 
 /** The answer of `bridge redrive`. */

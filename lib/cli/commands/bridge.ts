@@ -16,6 +16,7 @@ import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops
 import { bridgeStatus } from '../../ops/status.ts';
 import {
   type BridgeTarget,
+  FAILED_RUNS_ROLE,
   isStageName,
   QUEUE_ROLES,
   redrivePair,
@@ -181,7 +182,7 @@ const status: Command = {
 const redrive: Command = {
   name: 'bridge redrive',
   summary: 'what is in a dead-letter queue and why; with --apply, move it back to its queue',
-  description: `QUEUE is one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE].join(', ')} (or a queue's full name, or its DLQ's). The dry run counts the DLQ's messages, shows the oldest and groups a sample by reason (what the bridge recorded about each; the sampled messages stay in the DLQ). --apply moves them back to the source queue with SQS's message move task, at most --rate a second; where there is none (the local emulator) they are received, sent and deleted at that rate.`,
+  description: `QUEUE is one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE].join(', ')} (or a queue's full name, or its DLQ's). The dry run counts the DLQ's messages, shows the oldest and groups a sample by reason (what the bridge recorded about each; the sampled messages stay in the DLQ). --apply moves them back to the source queue with SQS's message move task, at most --rate a second; where there is none (the local emulator) they are received, sent and deleted at that rate.`,
   args: 'QUEUE',
   minArgs: 1,
   maxArgs: 1,
@@ -200,7 +201,7 @@ const redrive: Command = {
       const pair = redrivePair(connection.stage, context.args[0] as string);
       if (!pair) {
         throw new CliUsageError(
-          `'${context.args[0]}' is not a queue of the bridge; use one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE].join(', ')}`,
+          `'${context.args[0]}' is not a queue of the bridge; use one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE].join(', ')}`,
           command,
         );
       }
