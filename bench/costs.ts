@@ -34,6 +34,7 @@ import { startSimulator } from '../lib/simulator/index.ts';
 import { S3StateStore } from '../lib/state/s3/store.ts';
 import { watch } from '../lib/state/watch-list.ts';
 import {
+  FIXED_PRICES,
   type Line,
   monthly,
   PRICES,
@@ -154,6 +155,39 @@ class RequestCounter {
   }
 }
 
+/**
+ * The monthly costs that do not depend on the load, from the packaged template when there is one
+ * (`npm run package` writes it): alarms, dashboards and the credentials secret.
+ */
+function printFixedCosts(): void {
+  const file = path.join(root, '.serverless/cloudformation-template-update-stack.json');
+  let resources: Record<string, { Type: string }>;
+  try {
+    resources = JSON.parse(readFileSync(file, 'utf8')).Resources;
+  } catch {
+    process.stdout.write(
+      '\nFixed costs: run `npm run package` first to count the alarms, dashboards and secrets of the template.\n',
+    );
+    return;
+  }
+  const count = (type: string) =>
+    Object.values(resources).filter((resource) => resource.Type === type).length;
+  const rows = [
+    ['CloudWatch alarms (standard resolution)', count('AWS::CloudWatch::Alarm'), FIXED_PRICES.alarm],
+    [
+      'CloudWatch dashboards (the first 3 of an account are free)',
+      count('AWS::CloudWatch::Dashboard'),
+      FIXED_PRICES.dashboard,
+    ],
+    ['Secrets Manager secrets', count('AWS::SecretsManager::Secret'), FIXED_PRICES.secret],
+  ] as const;
+  process.stdout.write('\nFixed monthly costs of the packaged template (default parameters):\n\n');
+  printTable(
+    ['resource', 'count', 'price each', 'per month'],
+    rows.map(([name, n, price]) => [name, n, `$${price.toFixed(2)}`, `$${(n * price).toFixed(2)}`]),
+  );
+}
+
 async function main(): Promise<void> {
   const region = 'us-east-1';
   const memory = functionMemoryMb();
@@ -171,6 +205,9 @@ async function main(): Promise<void> {
       logLevel: 'ERROR',
     }),
   );
+  // Deployed, the ingest tags each drop with its outcome (one more S3 write); the local stack turns it
+  // off only because the emulator's tagging rewrites the object.
+  process.env.INGEST_TAG_OBJECTS = 'true';
   resetAwsClients();
   const counter = new RequestCounter();
   counter.watchS3(s3Client());
@@ -532,6 +569,7 @@ async function main(): Promise<void> {
         usd(line.usd.total),
       ]),
     );
+    printFixedCosts();
   } finally {
     restore();
     resetAwsClients();

@@ -44,6 +44,7 @@ import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
+import type { LeaseRecord } from '../../lib/state/lease.ts';
 import { readProgress } from '../../lib/state/review-progress.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { watch } from '../../lib/state/watch-list.ts';
@@ -446,7 +447,12 @@ async function run(
   const seenByKey = new Map<string, string[]>();
   for (const key of keys) seenByKey.set(key, reviewProgress.get(key)?.seen ?? []);
   const leases = await moto.s3.send(new ListObjectsV2Command({ Bucket: 'chaos-state', Prefix: 'leases/' }));
-  const leasesHeld = (leases.Contents ?? []).map((object) => object.Key ?? '');
+  // A finished run leaves its lease record behind, expired, with how it ended: only live ones are held.
+  const leasesHeld: string[] = [];
+  for (const object of leases.Contents ?? []) {
+    const lease = (await store.get<LeaseRecord>(object.Key ?? ''))?.value;
+    if (lease && lease.expiresAt > Date.now()) leasesHeld.push(object.Key ?? '');
+  }
   const dlq = await moto.sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: moto.queueUrls['review-poll-dlq'],

@@ -23,6 +23,13 @@ export const PRICES = Object.freeze({
   httpApiPerMillionRequests: 1.0,
 });
 
+/** Monthly prices of resources that cost the same whatever the load (same region and date). */
+export const FIXED_PRICES = Object.freeze({
+  alarm: 0.1,
+  dashboard: 3.0,
+  secret: 0.4,
+});
+
 /** S3 request classes as billed. */
 export type S3Class = 'write' | 'read' | 'free';
 

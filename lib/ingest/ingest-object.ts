@@ -287,6 +287,7 @@ async function fail(
     status: 'failed',
     outcome: superseded ? 'superseded' : 'failed',
     reason,
+    code,
     ...(pdsStatus !== undefined ? { pdsStatus } : {}),
     leaseUntil: 0,
   });

@@ -16,6 +16,8 @@
  * SQS once that lease has ended); one that finds an expired (or released) lease takes the record over and resumes from what it
  * says. Keep the lease longer than the function timeout, so a live invocation is never overtaken.
  */
+
+import type { IngestFailureCode } from '../events/index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy } from '../state/claim.ts';
 import { ingestProgressKey, type ObjectWrite } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
@@ -55,6 +57,8 @@ export interface IngestProgressRecord {
   /** Set with `done` (imported) or `failed` (failed, superseded). */
   outcome?: 'imported' | 'failed' | 'superseded';
   reason?: string;
+  /** Set with `failed`: the `code` of the `pds.ingest.failed` event (lib/events/types.ts), so it can be replayed. */
+  code?: IngestFailureCode;
   pdsStatus?: number;
   /** The retryable failure that made the last holder give the claim back. */
   lastError?: string;

@@ -5,6 +5,7 @@
  * the first line; the lease also covers invocations the deployment does not control.
  */
 
+import { errorSummary } from '../core/index.ts';
 import { leaseKey } from '../state/keys.ts';
 import { acquireLease, type LeaseRecord, releaseLease } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
@@ -15,7 +16,7 @@ export const POLLER_LEASES = Object.freeze({
   supplierReviews: 'poll-supplier-reviews',
 } as const);
 
-export interface ExclusiveOptions {
+export interface ExclusiveOptions<T = unknown> {
   /** Lease name, e.g. `poll-messaging-assets`. */
   name: string;
   /** Longer than the run can last (the handler uses the Lambda's remaining time plus a margin). */
@@ -23,6 +24,12 @@ export interface ExclusiveOptions {
   /** Who runs, e.g. the Lambda request id. */
   owner: string;
   now?: () => number;
+  /**
+   * Says whether the run's value is a success. When given, the lease record is kept when the run ends
+   * and records how it ended (`lastRun`, `lastSuccessAt`: lib/state/lease.ts); a throw is a failure.
+   * Without it the lease record is deleted.
+   */
+  succeeded?: (value: T) => boolean | { ok: false; error: string };
 }
 
 /** The run's value, or who held the lease when it did not run. */
@@ -40,7 +47,7 @@ export type ExclusiveResult<T> =
  */
 export async function runExclusive<T>(
   store: StateStore,
-  options: ExclusiveOptions,
+  options: ExclusiveOptions<T>,
   fn: () => Promise<T>,
 ): Promise<ExclusiveResult<T>> {
   const lease = await acquireLease(
@@ -58,10 +65,25 @@ export async function runExclusive<T>(
       expiresAt: holder ? new Date(holder.expiresAt).toISOString() : undefined,
     };
   }
-  try {
-    return { ran: true, value: await fn() };
-  } finally {
+  const release = (outcome?: { ok: boolean; error?: string }) =>
     // A lease that cannot be released expires after its TTL; that must not hide the run's own outcome.
-    await releaseLease(store, lease).catch(() => false);
+    releaseLease(store, lease, outcome, options.now ? { now: options.now } : {}).catch(() => false);
+  let value: T;
+  try {
+    value = await fn();
+  } catch (error) {
+    await release(options.succeeded ? { ok: false, error: errorSummary(error) } : undefined);
+    throw error;
   }
+  const judged = options.succeeded?.(value);
+  await release(
+    judged === undefined
+      ? undefined
+      : judged === true
+        ? { ok: true }
+        : judged === false
+          ? { ok: false }
+          : judged,
+  );
+  return { ran: true, value };
 }

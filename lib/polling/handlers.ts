@@ -73,7 +73,16 @@ export function scheduledRun<R extends object>(
     const pds = await poll.pds();
     const result = await runExclusive(
       poll.store,
-      { name: poll.lease, ttlMs: leaseTtlMs, owner: context.awsRequestId },
+      {
+        name: poll.lease,
+        ttlMs: leaseTtlMs,
+        owner: context.awsRequestId,
+        // Kept in the lease record for operators (`pds bridge status`: last successful run).
+        succeeded: (report) => {
+          const failure = poll.failure(report);
+          return failure ? { ok: false, error: failure.message } : true;
+        },
+      },
       () =>
         poll.poll(
           { pds, store: poll.store, sink: poll.sink, logger },

@@ -24,11 +24,12 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
-import { createEvent, type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
+import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
+import { publicationOutcomeEvent } from './events.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
 import type { PublicationErrorView } from './schemas.ts';
@@ -94,14 +95,6 @@ function failureOf(error: PdsError, at: string): PublicationErrorView {
 /** The failure code of a publication that ends with `error`: a transient one ends only at the last attempt. */
 function finalFailureCode(error: PdsError): PublicationFailureCode {
   return error.retryable ? 'attempts-exhausted' : pdsFailureCode(error);
-}
-
-/** The code of a failed record written before records carried one (best reading of what it kept). */
-function recordedFailureCode(error: Omit<PublicationErrorView, 'at'>): PublicationFailureCode {
-  if (error.code !== undefined) return error.code;
-  if (error.retryable) return 'attempts-exhausted';
-  if (error.pdsStatus === 401 || error.pdsStatus === 403) return 'unauthorized';
-  return error.pdsStatus === undefined ? 'invalid-answer' : 'rejected';
 }
 
 /**
@@ -219,48 +212,15 @@ export async function processPublication(
 
 /** Watches the keys of a published record and emits its event; emits the failed event otherwise. */
 async function notify(deps: WorkerDependencies, record: PublicationRecord, now: () => Date): Promise<void> {
-  const { publicationId } = record;
-  const subject = `publication/${publicationId}`;
   if (record.status === 'published') {
     await watch(deps.store, record.request.primaryKeys, {
       ttlMs: deps.watchTtlMs,
-      source: `publication:${publicationId}`,
+      source: `publication:${record.publicationId}`,
       now: now(),
     });
-    await deps.events.publish([
-      createEvent({
-        type: 'pds.publication.completed',
-        subject,
-        idParts: [publicationId],
-        time: record.publishedAt,
-        data: {
-          publicationId,
-          selectionId: record.selectionId as string,
-          numberOfItems: record.numberOfItems ?? 0,
-          destinations: record.request.destinations,
-          primaryKeys: record.request.primaryKeys,
-        },
-      }),
-    ]);
-    return;
   }
-  const error: Omit<PublicationErrorView, 'at'> = record.error ?? { reason: 'unknown', retryable: false };
-  await deps.events.publish([
-    createEvent({
-      type: 'pds.publication.failed',
-      subject,
-      idParts: [publicationId],
-      time: record.failedAt,
-      data: {
-        publicationId,
-        ...(record.selectionId === undefined ? {} : { selectionId: record.selectionId }),
-        code: recordedFailureCode(error),
-        reason: error.reason,
-        ...(error.pdsStatus === undefined ? {} : { pdsStatus: error.pdsStatus }),
-        retryable: error.retryable,
-      },
-    }),
-  ]);
+  const event = publicationOutcomeEvent(record);
+  if (event) await deps.events.publish([event]);
 }
 
 /**

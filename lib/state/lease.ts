@@ -33,6 +33,26 @@ export interface LeaseRecord {
   acquiredAt: number;
   /** Epoch milliseconds after which anyone may take the lease over. */
   expiresAt: number;
+  /**
+   * How the latest run that gave the lease back with an outcome ended (see {@link releaseLease}); kept
+   * across acquisitions, so operators read "last run" and "last successful run" here (`pds bridge status`).
+   */
+  lastRun?: LeaseRunOutcome;
+  /** Epoch milliseconds at which the latest successful run ended; kept across acquisitions. */
+  lastSuccessAt?: number;
+}
+
+/** How one run under a lease ended. */
+export interface LeaseRunOutcome {
+  /** Who ran (the lease's owner). */
+  owner: string;
+  /** Epoch milliseconds at which the run started (acquired the lease). */
+  startedAt: number;
+  /** Epoch milliseconds at which it ended. */
+  endedAt: number;
+  ok: boolean;
+  /** Why it did not succeed; at most 500 characters. */
+  error?: string;
 }
 
 /** A held lease; pass it to {@link renewLease} and {@link releaseLease}. */
@@ -76,12 +96,16 @@ export async function acquireLease(
 ): Promise<Lease | undefined> {
   checkTtl(ttlMs);
   const now = (options.now ?? Date.now)();
-  // A take-over writes a whole new record: nothing of the expired holder's is kept.
+  // A take-over writes a whole new record: of the expired holder's, only the run history is kept.
   const record: LeaseRecord = { owner, token: randomUUID(), acquiredAt: now, expiresAt: now + ttlMs };
   const result = await acquireClaim(
     store,
     leaseKey(name),
-    { leaseEnd: (current) => current.expiresAt, fresh: () => record, takeOver: () => record },
+    {
+      leaseEnd: (current) => current.expiresAt,
+      fresh: () => record,
+      takeOver: (current) => ({ ...record, ...runHistory(current) }),
+    },
     { now: () => now },
   );
   return result.outcome === 'acquired' ? leaseOf(name, result.claim) : undefined;
@@ -105,30 +129,61 @@ export async function renewLease(
 ): Promise<Lease | undefined> {
   checkTtl(ttlMs);
   const now = (options.now ?? Date.now)();
-  const record: LeaseRecord = {
-    owner: lease.owner,
-    token: lease.token,
-    acquiredAt: lease.acquiredAt,
-    expiresAt: now + ttlMs,
-  };
+  const record: LeaseRecord = { ...claimOf(lease).record, expiresAt: now + ttlMs };
   const step = await advanceClaim(store, claimOf(lease), record);
   return step.outcome === 'advanced' ? leaseOf(lease.name, step.claim) : undefined;
 }
 
 /**
  * Gives the lease back so the next run need not wait for it to expire. Returns false when it had
- * already been taken over (the record is then left alone).
+ * already been taken over (the record is then left alone). Without `outcome` the record is deleted;
+ * with it, the record stays, expired, and says how the run ended (`lastRun`, and `lastSuccessAt` when
+ * it succeeded), which the next holder keeps.
  *
  * @example
  * ```ts
  * await releaseLease(store, lease);
+ * await releaseLease(store, lease, { ok: false, error: 'PDS unavailable' });
  * ```
  */
-export async function releaseLease(store: StateStore, lease: Lease): Promise<boolean> {
-  return (await releaseClaim(store, claimOf(lease))).outcome === 'released';
+export async function releaseLease(
+  store: StateStore,
+  lease: Lease,
+  outcome?: { ok: boolean; error?: string },
+  options: LeaseOptions = {},
+): Promise<boolean> {
+  const claim = claimOf(lease);
+  if (outcome === undefined) return (await releaseClaim(store, claim)).outcome === 'released';
+  const endedAt = (options.now ?? Date.now)();
+  const lastRun: LeaseRunOutcome = {
+    owner: lease.owner,
+    startedAt: lease.acquiredAt,
+    endedAt,
+    ok: outcome.ok,
+    ...(outcome.ok || outcome.error === undefined ? {} : { error: outcome.error.slice(0, 500) }),
+  };
+  const final: LeaseRecord = {
+    ...claim.record,
+    expiresAt: 0,
+    lastRun,
+    ...(outcome.ok ? { lastSuccessAt: endedAt } : {}),
+  };
+  return (await releaseClaim(store, claim, final)).outcome === 'released';
+}
+
+/** The run history of a record, carried to the next holder. */
+function runHistory(record: LeaseRecord): Pick<LeaseRecord, 'lastRun' | 'lastSuccessAt'> {
+  return {
+    ...(record.lastRun ? { lastRun: record.lastRun } : {}),
+    ...(record.lastSuccessAt !== undefined ? { lastSuccessAt: record.lastSuccessAt } : {}),
+  };
 }
 
 function claimOf(lease: Lease): Claim<LeaseRecord> {
   const { owner, token, acquiredAt, expiresAt } = lease;
-  return { key: lease.key, etag: lease.etag, record: { owner, token, acquiredAt, expiresAt } };
+  return {
+    key: lease.key,
+    etag: lease.etag,
+    record: { owner, token, acquiredAt, expiresAt, ...runHistory(lease) },
+  };
 }

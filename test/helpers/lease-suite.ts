@@ -100,6 +100,29 @@ export function describeLeaseBehaviour(
       expect(next).toMatchObject({ owner: 'run-2' });
     });
 
+    it('keeps how each run ended when released with an outcome, across later runs, and frees the lease', async () => {
+      // prepare
+      const store = await makeStore();
+      const first = await acquireLease(store, 'poll', TTL, 'run-1', { now: () => 0 });
+      if (!first) throw new Error('acquisition failed');
+
+      // act: run-1 succeeds, run-2 fails, run-3 is still running
+      await releaseLease(store, first, { ok: true }, { now: () => 1000 });
+      const second = await acquireLease(store, 'poll', TTL, 'run-2', { now: () => 2000 });
+      if (!second) throw new Error('the released lease was not free');
+      await releaseLease(store, second, { ok: false, error: 'PDS unavailable' }, { now: () => 3000 });
+      const third = await acquireLease(store, 'poll', TTL, 'run-3', { now: () => 4000 });
+      const stored = (await store.get<LeaseRecord>(leaseKey('poll')))?.value;
+
+      // assess
+      expect(third).toMatchObject({ owner: 'run-3', expiresAt: 4000 + TTL });
+      expect(stored).toMatchObject({
+        owner: 'run-3',
+        lastSuccessAt: 1000,
+        lastRun: { owner: 'run-2', startedAt: 2000, endedAt: 3000, ok: false, error: 'PDS unavailable' },
+      });
+    });
+
     it('refuses a TTL that is not a positive duration', async () => {
       // prepare
       const store = await makeStore();

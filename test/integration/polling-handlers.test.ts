@@ -115,11 +115,11 @@ describe('the poller heartbeat', () => {
       const lease = await acquireLease(store, 'poll-messaging-assets', 60_000, 'someone-else');
       await pollMessagingAssets({}, lambdaContext(60_000, 'run-skipped'));
       if (lease) await releaseLease(store, lease);
-      // The listing is refused with an answer the client does not retry, so exactly this one fault is
-      // used up (a retried status could leave some queued for the requests of later tests).
+      // A 500 on the listing, which the client does not retry (lib/pds/retry.ts): exactly this one
+      // scripted fault is used up, none is left queued for the requests of later tests.
       sim.failNext(1, {
         kind: 'status',
-        status: 400,
+        status: 500,
         method: 'GET',
         pathPrefix: '/api/v1/messaging/messagingassets',
       });

@@ -332,7 +332,7 @@ describe('ingestObject', () => {
     expect(events.events[0]?.data).not.toHaveProperty('pdsStatus');
     expect(tagger.calls).toHaveLength(0);
     expect(pds.uploads).toHaveLength(0);
-    expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'failed' });
+    expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'failed', code: 'gone' });
   });
 
   it('reports a write replaced since its notification as superseded, without tagging the newer object', async () => {
@@ -351,7 +351,11 @@ describe('ingestObject', () => {
       data: { code: 'superseded', retryable: false },
     });
     expect(tagger.calls).toHaveLength(0);
-    expect(await recordOf(store, w)).toMatchObject({ status: 'failed', outcome: 'superseded' });
+    expect(await recordOf(store, w)).toMatchObject({
+      status: 'failed',
+      outcome: 'superseded',
+      code: 'superseded',
+    });
   });
 
   it('ends with a failed event carrying the PDS status when the PDS refuses an import with a 4xx', async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runExclusive } from '../../lib/polling/exclusive.ts';
 import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from '../../lib/polling/run.ts';
-import { acquireLease } from '../../lib/state/lease.ts';
+import { leaseKey } from '../../lib/state/keys.ts';
+import { acquireLease, type LeaseRecord } from '../../lib/state/lease.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 
 describe('runWindow', () => {
@@ -32,6 +33,36 @@ describe('runExclusive', () => {
 
     // assess
     expect(result).toEqual({ ran: true, value: 42 });
+  });
+
+  it('records in the lease how each judged run ended: a report judged failed, a throw, and the last success', async () => {
+    // prepare
+    const store = new MemoryStateStore();
+    let clock = 1000;
+    const options = {
+      name: 'poll-test',
+      ttlMs: 60_000,
+      owner: 'run-1',
+      now: () => clock,
+      succeeded: (value: number) => (value > 0 ? true : { ok: false as const, error: 'nothing polled' }),
+    };
+
+    // act
+    await runExclusive(store, options, async () => 1);
+    clock = 2000;
+    await runExclusive(store, options, async () => 0);
+    clock = 3000;
+    await expect(runExclusive(store, options, () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    const stored = (await store.get<LeaseRecord>(leaseKey('poll-test')))?.value;
+
+    // assess
+    expect(stored).toMatchObject({
+      expiresAt: 0,
+      lastSuccessAt: 1000,
+      lastRun: { ok: false, endedAt: 3000, error: expect.stringContaining('boom') },
+    });
   });
 
   it('does not run while another run holds the lease, and says who holds it', async () => {

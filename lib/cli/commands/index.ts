@@ -2,6 +2,7 @@
  * The command table of `pds`: every subcommand, found by its words.
  */
 import type { Command } from '../command.ts';
+import { bridgeCommands } from './bridge.ts';
 import { dataModelCommands } from './datamodel.ts';
 import { folderCommands } from './folders.ts';
 import { subscriptionCommands } from './subscriptions.ts';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly Command[] = [
   ...dataModelCommands,
   ...tagCommands,
   ...watchCommands,
+  ...bridgeCommands,
 ];
 
 /** What each group of subcommands is about, for the top-level help. */
@@ -27,4 +29,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   datamodel: 'the data model',
   tags: 'custom tags of items',
   watch: 'the supplier-review watch list of the bridge (in its state bucket)',
+  bridge: 'the bridge itself: why a file, publication or message went as it did, status, redrive, replay',
 };

@@ -1,0 +1,288 @@
+/**
+ * `pds bridge …`: the operators' commands about the bridge itself (not the PDS): `why`, `status`,
+ * `redrive`, `replay`. They read the bridge's state bucket and queues (lib/ops) of either
+ *
+ * - the local stack (`npm start`), found through the stack file it writes (`.local/stack.json`, or
+ *   `--stack-file`): the default when no stage is named; or
+ * - a deployed stage (`--stage NAME` or `PDS_BRIDGE_STAGE`), with the caller's AWS credentials and
+ *   region (the usual chain) and the names the templates give: `pds-bridge-<stage>-<queue>`, the state
+ *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
+ */
+import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
+import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
+import { OperatorTargetError } from '../../ops/errors.ts';
+import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
+import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops/replay.ts';
+import { bridgeStatus } from '../../ops/status.ts';
+import {
+  type BridgeTarget,
+  FAILED_RUNS_ROLE,
+  isStageName,
+  QUEUE_ROLES,
+  redrivePair,
+  SCHEDULE_DLQ_ROLE,
+} from '../../ops/target.ts';
+import { explain, parseWhySubject, WhySubjectError } from '../../ops/why.ts';
+import { booleanFlag, CliUsageError, integerFlag, listFlag, stringFlag } from '../args.ts';
+import type { Command, CommandContext } from '../command.ts';
+import { explanationText, redriveText, replayText, statusText } from './bridge-text.ts';
+
+const targetOptions = {
+  stage: {
+    type: 'string',
+    value: 'STAGE',
+    description: 'the deployed stage (default $PDS_BRIDGE_STAGE; without one, the local stack of npm start)',
+  },
+  'state-bucket': {
+    type: 'string',
+    value: 'BUCKET',
+    description: 'the state bucket of the stage (default $STATE_BUCKET, else derived from the stage)',
+  },
+  'stack-file': {
+    type: 'string',
+    value: 'FILE',
+    description: `the local stack's connection file (default ${DEFAULT_STACK_FILE})`,
+  },
+} as const;
+
+/** Default and largest rate of redrive and replay, messages a second (SQS's move task allows 500). */
+const DEFAULT_RATE = 10;
+const MAX_RATE = 500;
+
+const rateOption = {
+  rate: { type: 'string', value: 'N', description: `at most N messages a second (default ${DEFAULT_RATE})` },
+  apply: { type: 'boolean', description: 'do it (without: a dry run that changes nothing)' },
+} as const;
+
+/** Where the command connects, from its flags and environment. */
+async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeTarget> {
+  const stage = stringFlag(flags, 'stage') ?? io.env.PDS_BRIDGE_STAGE;
+  const stackFile = stringFlag(flags, 'stack-file');
+  if (stage !== undefined && stage !== 'local') {
+    if (!isStageName(stage)) {
+      throw new CliUsageError(
+        `--stage must be a stage name as deployed (lower-case letters, digits, '-'), got '${stage}'`,
+        command,
+      );
+    }
+    if (stackFile !== undefined) {
+      throw new CliUsageError('--stack-file names the local stack; leave it out with --stage', command);
+    }
+    const stateBucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
+    return { stage, ...(stateBucket ? { stateBucket } : {}) };
+  }
+  const path = stackFile ?? DEFAULT_STACK_FILE;
+  try {
+    const facts = await readStackFile(path);
+    return {
+      stage: 'local',
+      stateBucket: stringFlag(flags, 'state-bucket') ?? facts.buckets.state,
+      emulator: emulatorClientConfig(facts.aws),
+      stackFile: path,
+    };
+  } catch (error) {
+    throw new CliUsageError(
+      `${(error as Error).message.replace(/\.$/, '')}; for a deployed stack pass --stage STAGE (or set PDS_BRIDGE_STAGE) with AWS credentials and AWS_REGION`,
+      command,
+    );
+  }
+}
+
+/** Runs `fn` connected to the target; what the operator named wrongly becomes a usage error (exit 2). */
+async function withConnection<T>(
+  context: CommandContext,
+  fn: (connection: OperatorConnection) => Promise<T>,
+): Promise<T> {
+  let connection: OperatorConnection | undefined;
+  try {
+    connection = await connectOperator(await targetOf(context));
+    return await fn(connection);
+  } catch (error) {
+    if (error instanceof OperatorTargetError || error instanceof WhySubjectError) {
+      throw new CliUsageError(error.message, context.command);
+    }
+    throw error;
+  } finally {
+    connection?.close();
+  }
+}
+
+function rateOf(context: CommandContext): number {
+  return integerFlag(context.flags, 'rate', context.command, { min: 1, max: MAX_RATE }) ?? DEFAULT_RATE;
+}
+
+/** `--since` / `--until`: an ISO 8601 time, or a duration before now (`90m`, `12h`, `7d`). */
+export function parseTimeFlag(text: string, name: string, command: string, now: number): number {
+  const relative = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+  if (relative) {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return now - Number(relative[1]) * unit;
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw new CliUsageError(
+      `--${name} must be an ISO 8601 time (2026-05-04T10:00:00Z) or a duration before now (90m, 12h, 7d), got '${text}'`,
+      command,
+    );
+  }
+  return at;
+}
+
+const why: Command = {
+  name: 'bridge why',
+  summary: 'everything the bridge recorded about a dropped file, a publication or a messaging asset',
+  description:
+    'SUBJECT is s3://BUCKET/KEY (every write of that key the ingest saw: attempts, owner, outcome, failure code and reason, gathering key, imported entries, the ids of the events sent), a publication id (or publication/ID) or a messaging-asset id (or messaging-asset/ID). Each answer ends with what to do next.',
+  args: 'SUBJECT',
+  minArgs: 1,
+  maxArgs: 1,
+  options: {
+    ...targetOptions,
+    version: { type: 'string', value: 'ID', description: 'only this S3 version of the object' },
+  },
+  examples: [
+    "pds bridge why 's3://pds-bridge-local-drop/incoming/items.csv'",
+    'pds bridge why s3://pds-bridge-drop-123456789012-eu-central-1-prod/in/items.zip --version 3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY --stage prod',
+    'pds bridge why 0f9c6a2e-8d1b-4a53-9a57-6f7c1e2d3b4a --stage prod',
+    'pds bridge why messaging-asset/42',
+  ],
+  async run(context) {
+    const version = stringFlag(context.flags, 'version');
+    const subject = (() => {
+      try {
+        return parseWhySubject(context.args[0] as string, version);
+      } catch (error) {
+        throw new CliUsageError((error as Error).message, context.command);
+      }
+    })();
+    if (version !== undefined && subject.kind !== 'object') {
+      throw new CliUsageError('--version applies to s3://BUCKET/KEY only', context.command);
+    }
+    const answer = await withConnection(context, (connection) => explain(connection.store, subject));
+    return { data: answer, text: () => explanationText(answer) };
+  },
+};
+
+const status: Command = {
+  name: 'bridge status',
+  summary: 'poller checkpoints and last successful runs, watch list, ingests in flight, queue and DLQ depths',
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: targetOptions,
+  examples: ['pds bridge status', 'pds bridge status --stage prod --json'],
+  async run(context) {
+    const result = await withConnection(context, (connection) =>
+      bridgeStatus(connection.store, connection.queues, connection),
+    );
+    return { data: result, text: () => statusText(result) };
+  },
+};
+
+const redrive: Command = {
+  name: 'bridge redrive',
+  summary: 'what is in a dead-letter queue and why; with --apply, move it back to its queue',
+  description: `QUEUE is one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE].join(', ')} (or a queue's full name, or its DLQ's). The dry run counts the DLQ's messages, shows the oldest and groups a sample by reason (what the bridge recorded about each; the sampled messages stay in the DLQ). --apply moves them back to the source queue with SQS's message move task, at most --rate a second; where there is none (the local emulator) they are received, sent and deleted at that rate.`,
+  args: 'QUEUE',
+  minArgs: 1,
+  maxArgs: 1,
+  options: {
+    ...targetOptions,
+    ...rateOption,
+    sample: { type: 'string', value: 'N', description: 'messages looked at for the reasons (default 50)' },
+  },
+  examples: ['pds bridge redrive ingest', 'pds bridge redrive publications --stage prod --apply --rate 5'],
+  async run(context) {
+    const { command } = context;
+    const apply = booleanFlag(context.flags, 'apply');
+    const perSecond = rateOf(context);
+    const sample = integerFlag(context.flags, 'sample', command, { min: 1, max: 1000 }) ?? 50;
+    const result = await withConnection(context, async (connection) => {
+      const pair = redrivePair(connection.stage, context.args[0] as string);
+      if (!pair) {
+        throw new CliUsageError(
+          `'${context.args[0]}' is not a queue of the bridge; use one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE].join(', ')}`,
+          command,
+        );
+      }
+      const plan = await planRedrive(connection.queues, connection.store, pair, { sample });
+      if (!apply || plan.count === 0) return { ...plan, applied: false as const, perSecond };
+      const moved = await applyRedrive(connection.queues, pair, { perSecond });
+      return { ...plan, applied: true as const, perSecond, moved };
+    });
+    return { data: result, text: () => redriveText(result) };
+  },
+};
+
+const replay: Command = {
+  name: 'bridge replay',
+  summary: 'send again the events of ingests and publications finished in a time window (same ids)',
+  description:
+    "Rebuilds pds.ingest.completed|failed and pds.publication.completed|failed from the records of everything finished between --since and --until, with the ids they were first sent with: consumers that have them drop them, a consumer that lost them gets them. Without --apply it lists them. Events go to the stage's events queue (pds-bridge-<stage>-events) unless --queue-url names another.",
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: {
+    ...targetOptions,
+    ...rateOption,
+    since: {
+      type: 'string',
+      value: 'TIME',
+      description: 'start of the window: ISO 8601 time or a duration before now (12h, 7d)',
+    },
+    until: { type: 'string', value: 'TIME', description: 'end of the window (default now)' },
+    kind: {
+      type: 'string',
+      value: 'KIND',
+      multiple: true,
+      description: `only ${REPLAY_KINDS.join(' or ')} events (default both)`,
+    },
+    'queue-url': {
+      type: 'string',
+      value: 'URL',
+      description: 'send to this queue instead of the events queue',
+    },
+  },
+  examples: [
+    'pds bridge replay --since 2h',
+    'pds bridge replay --stage prod --since 2026-05-04T08:00:00Z --until 2026-05-04T12:00:00Z --kind ingest --apply --rate 20',
+  ],
+  async run(context) {
+    const { flags, command } = context;
+    const now = Date.now();
+    const sinceText = stringFlag(flags, 'since');
+    if (sinceText === undefined) {
+      throw new CliUsageError(
+        'name the window: --since TIME (ISO 8601, or a duration before now such as 12h)',
+        command,
+      );
+    }
+    const since = parseTimeFlag(sinceText, 'since', command, now);
+    const untilText = stringFlag(flags, 'until');
+    const until = untilText === undefined ? now : parseTimeFlag(untilText, 'until', command, now);
+    if (until <= since) throw new CliUsageError('--until must be later than --since', command);
+    const kinds = listFlag(flags, 'kind');
+    for (const kind of kinds ?? []) {
+      if (!(REPLAY_KINDS as readonly string[]).includes(kind)) {
+        throw new CliUsageError(`--kind must be ${REPLAY_KINDS.join(' or ')}, got '${kind}'`, command);
+      }
+    }
+    const apply = booleanFlag(flags, 'apply');
+    const perSecond = rateOf(context);
+    const result = await withConnection(context, async (connection) => {
+      const plan = await planReplay(connection.store, {
+        since,
+        until,
+        ...(kinds ? { kinds: kinds as ReplayKind[] } : {}),
+      });
+      if (!apply) return { ...plan, applied: false as const, perSecond };
+      const { sink, queueUrl } = await connection.eventSink(stringFlag(flags, 'queue-url'));
+      const sent = await sendReplay(sink, plan.events, { perSecond });
+      return { ...plan, applied: true as const, perSecond, queueUrl, sent };
+    });
+    return { data: result, text: () => replayText(result) };
+  },
+};
+
+/** The `pds bridge …` commands. */
+export const bridgeCommands: Command[] = [why, status, redrive, replay];

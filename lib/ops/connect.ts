@@ -1,0 +1,81 @@
+/**
+ * Builds what the operators' commands talk through from a {@link BridgeTarget}: the state store on
+ * the state bucket, the queues, and an event sink for replays. Against AWS the clients use the usual
+ * credential chain and region (AWS_PROFILE, AWS_REGION, …); against the local stack, its emulator.
+ */
+import { createS3Client, createSqsClient } from '../aws.ts';
+import type { EventSink } from '../events/index.ts';
+import { SqsEventPublisher } from '../events/sqs/index.ts';
+import { S3StateStore } from '../state/s3/store.ts';
+import type { StateStore } from '../state/store.ts';
+import { OperatorTargetError } from './errors.ts';
+import { SqsOperatorQueues } from './sqs/queues.ts';
+import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';
+
+export interface OperatorConnection {
+  readonly stage: string;
+  readonly stateBucket: string;
+  readonly store: StateStore;
+  readonly queues: SqsOperatorQueues;
+  /** Sends events to `queueUrl`, or to the stage's `events` queue (where ingest and publication events go). */
+  eventSink(queueUrl?: string): Promise<{ sink: EventSink; queueUrl: string }>;
+  close(): void;
+}
+
+/**
+ * Connects to the target's state bucket and queues. The state bucket of a deployed stage, when not
+ * given, is derived from the account in its events queue's URL (deploy/core.yml names it
+ * `pds-bridge-state-<account>-<region>-<stage>`).
+ *
+ * @example
+ * ```ts
+ * const connection = await connectOperator({ stage: 'prod' });
+ * try { await bridgeStatus(connection.store, connection.queues, connection); } finally { connection.close(); }
+ * ```
+ */
+export async function connectOperator(target: BridgeTarget): Promise<OperatorConnection> {
+  const sqs = createSqsClient(target.emulator ? { ...target.emulator } : {});
+  const s3 = createS3Client(target.emulator ? { ...target.emulator, forcePathStyle: true } : {});
+  const queues = new SqsOperatorQueues({ sqs });
+  const close = () => {
+    sqs.destroy();
+    s3.destroy();
+  };
+  try {
+    let stateBucket = target.stateBucket;
+    if (stateBucket === undefined) {
+      const events = queueName(target.stage, 'events');
+      const url = await queues.url(events);
+      const account = url ? accountOfQueueUrl(url) : undefined;
+      if (!account) {
+        throw new OperatorTargetError(
+          `Cannot find the state bucket of stage '${target.stage}': there is no queue ${events} in region ${await sqs.config.region()} for these credentials; check --stage and AWS_REGION, or pass --state-bucket (the StateBucketName stack output)`,
+        );
+      }
+      stateBucket = deployedStateBucket(account, await sqs.config.region(), target.stage);
+    }
+    const bucket = stateBucket;
+    return {
+      stage: target.stage,
+      stateBucket: bucket,
+      store: new S3StateStore({ client: s3, bucket }),
+      queues,
+      async eventSink(queueUrl) {
+        const url = queueUrl ?? (await queues.url(queueName(target.stage, 'events')));
+        if (!url) {
+          throw new OperatorTargetError(
+            `There is no queue ${queueName(target.stage, 'events')}: pass --queue-url with the queue the events go to`,
+          );
+        }
+        return {
+          sink: new SqsEventPublisher({ sqs, queueUrl: () => url, claimCheck: { s3, bucket } }),
+          queueUrl: url,
+        };
+      },
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * `replay`: the events of finished ingests and publications in a time window, built again from their
+ * records with the ids they were first sent with, so consumers that already have them
+ * drop them and a consumer that lost them gets them. A dry run lists them; sending is rate-capped.
+ *
+ * A failed ingest recorded before records kept the failure code (`code`) cannot be rebuilt exactly
+ * and is listed as skipped.
+ */
+import { sleep } from '../core/index.ts';
+import type { CloudEvent, EventSink } from '../events/index.ts';
+import { completedEvent, failedEvent } from '../ingest/events.ts';
+import type { IngestProgressRecord } from '../ingest/progress.ts';
+import { publicationOutcomeEvent } from '../publications/events.ts';
+import type { PublicationRecord } from '../publications/records.ts';
+import { STATE_PREFIXES } from '../state/keys.ts';
+import type { StateStore } from '../state/store.ts';
+
+/** What can be replayed. */
+export const REPLAY_KINDS = ['ingest', 'publication'] as const;
+export type ReplayKind = (typeof REPLAY_KINDS)[number];
+
+export interface ReplayWindow {
+  /** Epoch ms, inclusive. */
+  since: number;
+  /** Epoch ms, exclusive. */
+  until: number;
+  /** Default both. */
+  kinds?: readonly ReplayKind[];
+}
+
+export interface ReplayPlan {
+  since: string;
+  until: string;
+  /** Oldest first. */
+  events: CloudEvent[];
+  /** Finished records in the window whose event cannot be rebuilt, with why. */
+  skipped: Array<{ record: string; reason: string }>;
+}
+
+/**
+ * Finds the finished ingests and publications whose outcome was recorded in the window and builds
+ * their events. Reads every record of the chosen kinds (one GET each).
+ *
+ * @example
+ * ```ts
+ * const plan = await planReplay(store, { since: Date.now() - 86_400_000, until: Date.now() });
+ * plan.events.map((event) => event.id);
+ * ```
+ */
+export async function planReplay(store: StateStore, window: ReplayWindow): Promise<ReplayPlan> {
+  const kinds = window.kinds ?? REPLAY_KINDS;
+  const found: Array<{ at: number; event: CloudEvent }> = [];
+  const skipped: ReplayPlan['skipped'] = [];
+  const inWindow = (at: number) => at >= window.since && at < window.until;
+  if (kinds.includes('ingest')) {
+    for await (const key of store.list(STATE_PREFIXES.ingest)) {
+      const record = (await store.get<IngestProgressRecord>(key))?.value;
+      if (!record || !inWindow(record.updatedAt)) continue;
+      const built = ingestEvent(record);
+      if (built === undefined) continue;
+      if (typeof built === 'string') skipped.push({ record: key, reason: built });
+      else found.push({ at: record.updatedAt, event: built });
+    }
+  }
+  if (kinds.includes('publication')) {
+    for await (const key of store.list(STATE_PREFIXES.publications)) {
+      const record = (await store.get<PublicationRecord>(key))?.value;
+      const at = record ? Date.parse(record.publishedAt ?? record.failedAt ?? record.updatedAt) : Number.NaN;
+      // Only publications whose event was sent: the worker sends the others itself.
+      if (!record?.notifiedAt || !inWindow(at)) continue;
+      const event = publicationOutcomeEvent(record);
+      if (event) found.push({ at, event });
+    }
+  }
+  found.sort((a, b) => a.at - b.at || a.event.id.localeCompare(b.event.id));
+  return {
+    since: new Date(window.since).toISOString(),
+    until: new Date(window.until).toISOString(),
+    events: found.map(({ event }) => event),
+    skipped,
+  };
+}
+
+/** The event a finished ingest sent, its `time` the moment its outcome was recorded; a string says why there is none. */
+function ingestEvent(record: IngestProgressRecord): CloudEvent | string | undefined {
+  const write = {
+    bucket: record.bucket,
+    key: record.key,
+    ...(record.versionId ? { versionId: record.versionId } : {}),
+    ...(record.etag ? { etag: record.etag } : {}),
+    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
+  };
+  const time = new Date(record.updatedAt).toISOString();
+  if (record.status === 'done') {
+    const event = completedEvent(write, {
+      size: record.size ?? 0,
+      gatheringKey: record.gatheringKey ?? '',
+      entries: record.entries ?? [],
+    });
+    return { ...event, time };
+  }
+  if (record.status !== 'failed') return undefined;
+  const code = record.code ?? (record.outcome === 'superseded' ? 'superseded' : undefined);
+  if (code === undefined) {
+    return 'recorded before failure codes were kept: its pds.ingest.failed cannot be rebuilt exactly';
+  }
+  const event = failedEvent(write, {
+    code,
+    reason: record.reason ?? '',
+    pdsStatus: record.pdsStatus,
+    retryable: false,
+  });
+  return { ...event, time };
+}
+
+/**
+ * Sends the events at most `perSecond` a second (in batches of up to 10 through the sink).
+ *
+ * @example
+ * ```ts
+ * await sendReplay(sink, plan.events, { perSecond: 10 });
+ * ```
+ */
+export async function sendReplay(
+  sink: EventSink,
+  events: readonly CloudEvent[],
+  options: { perSecond: number; onSent?: (sent: number) => void },
+): Promise<number> {
+  const batch = Math.max(1, Math.min(10, options.perSecond));
+  let sent = 0;
+  for (let index = 0; index < events.length; index += batch) {
+    const started = Date.now();
+    const slice = events.slice(index, index + batch);
+    await sink.publish(slice);
+    sent += slice.length;
+    options.onSent?.(sent);
+    const due = (slice.length * 1000) / options.perSecond - (Date.now() - started);
+    if (due > 0 && sent < events.length) await sleep(due);
+  }
+  return sent;
+}

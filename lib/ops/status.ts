@@ -1,0 +1,214 @@
+/**
+ * `status`: how the bridge is doing, from its own records and its queues. Poller checkpoint and
+ * lease records (last run, last successful run: lib/state/lease.ts), watch-list size, ingests in
+ * flight (progress records not finished), queue and dead-letter-queue depths.
+ */
+import { mapAll } from '../core/index.ts';
+import type { IngestProgressRecord } from '../ingest/progress.ts';
+import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
+import { POLLER_LEASES } from '../polling/exclusive.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
+import { leaseKey, STATE_PREFIXES } from '../state/keys.ts';
+import type { LeaseRecord, LeaseRunOutcome } from '../state/lease.ts';
+import type { StateStore } from '../state/store.ts';
+import type { OperatorQueues } from './ports.ts';
+import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
+
+export interface PollerStatus {
+  name: string;
+  /** A run holds the lease now. */
+  running: boolean;
+  runningSince?: string;
+  lastRun?: { startedAt: string; endedAt: string; ok: boolean; error?: string };
+  lastSuccessAt?: string;
+  /** Milliseconds since the last successful run. */
+  lastSuccessAgeMs?: number;
+}
+
+export interface QueueStatus {
+  role: string;
+  name: string;
+  /** False when the queue does not exist; always for the schedule DLQ and the failed-runs queue, which have no source queue. */
+  exists: boolean;
+  visible?: number;
+  inFlight?: number;
+  delayed?: number;
+  deadLetter?: { name: string; exists: boolean; visible?: number };
+}
+
+export interface InFlightIngest {
+  bucket: string;
+  key: string;
+  versionId?: string;
+  status: IngestProgressRecord['status'];
+  owner: string;
+  attempts: number;
+  /** `held` while a delivery's lease runs, `stalled` when it was given back or ran out. */
+  claim: 'held' | 'stalled';
+  updatedAt: string;
+  lastError?: string;
+}
+
+export interface BridgeStatus {
+  at: string;
+  stage: string;
+  stateBucket: string;
+  checkpoint?: {
+    name: string;
+    floor: number | null;
+    highestId: number | null;
+    seen: number;
+    retry: number;
+    updatedAt: string;
+    ageMs: number;
+  };
+  pollers: PollerStatus[];
+  watchList: { keys: number };
+  ingests: { records: number; inFlight: InFlightIngest[] };
+  queues: QueueStatus[];
+}
+
+export interface StatusOptions {
+  stage: string;
+  stateBucket: string;
+  /** Epoch ms; default Date.now. */
+  now?: number;
+  /** Progress records read at once. Default 16. */
+  concurrency?: number;
+}
+
+/**
+ * Collects the status. Reads every ingest progress record (one GET each) to find the ones in flight.
+ *
+ * @example
+ * ```ts
+ * const status = await bridgeStatus(store, queues, { stage: 'prod', stateBucket });
+ * status.pollers[0]?.lastSuccessAt;
+ * ```
+ */
+export async function bridgeStatus(
+  store: StateStore,
+  queues: OperatorQueues,
+  options: StatusOptions,
+): Promise<BridgeStatus> {
+  const now = options.now ?? Date.now();
+  const [checkpoint, pollers, watchKeys, ingests, queueStates] = await Promise.all([
+    store.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT),
+    Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
+    countKeys(store, STATE_PREFIXES.watch),
+    ingestsInFlight(store, now, options.concurrency ?? 16),
+    queueStatuses(queues, options.stage),
+  ]);
+  return {
+    at: new Date(now).toISOString(),
+    stage: options.stage,
+    stateBucket: options.stateBucket,
+    ...(checkpoint
+      ? {
+          checkpoint: {
+            name: MESSAGING_ASSETS_CHECKPOINT,
+            floor: checkpoint.value.floor,
+            highestId: checkpoint.value.highestId,
+            seen: checkpoint.value.seen.length,
+            retry: checkpoint.value.retry.length,
+            updatedAt: checkpoint.value.updatedAt,
+            ageMs: now - Date.parse(checkpoint.value.updatedAt),
+          },
+        }
+      : {}),
+    pollers,
+    watchList: { keys: watchKeys },
+    ingests,
+    queues: queueStates,
+  };
+}
+
+async function pollerStatus(store: StateStore, name: string, now: number): Promise<PollerStatus> {
+  const record = (await store.get<LeaseRecord>(leaseKey(name)))?.value;
+  if (!record) return { name, running: false };
+  const running = record.expiresAt > now;
+  return {
+    name,
+    running,
+    ...(running ? { runningSince: new Date(record.acquiredAt).toISOString() } : {}),
+    ...(record.lastRun ? { lastRun: runView(record.lastRun) } : {}),
+    ...(record.lastSuccessAt !== undefined
+      ? {
+          lastSuccessAt: new Date(record.lastSuccessAt).toISOString(),
+          lastSuccessAgeMs: now - record.lastSuccessAt,
+        }
+      : {}),
+  };
+}
+
+function runView(run: LeaseRunOutcome): NonNullable<PollerStatus['lastRun']> {
+  return {
+    startedAt: new Date(run.startedAt).toISOString(),
+    endedAt: new Date(run.endedAt).toISOString(),
+    ok: run.ok,
+    ...(run.error ? { error: run.error } : {}),
+  };
+}
+
+async function countKeys(store: StateStore, prefix: string): Promise<number> {
+  let count = 0;
+  for await (const _key of store.list(prefix)) count += 1;
+  return count;
+}
+
+async function ingestsInFlight(
+  store: StateStore,
+  now: number,
+  concurrency: number,
+): Promise<BridgeStatus['ingests']> {
+  const keys: string[] = [];
+  for await (const key of store.list(STATE_PREFIXES.ingest)) keys.push(key);
+  const records = await mapAll(
+    keys,
+    concurrency,
+    async (key) => (await store.get<IngestProgressRecord>(key))?.value,
+  );
+  const inFlight: InFlightIngest[] = [];
+  for (const record of records) {
+    if (!record || record.status === 'done' || record.status === 'failed') continue;
+    inFlight.push({
+      bucket: record.bucket,
+      key: record.key,
+      ...(record.versionId ? { versionId: record.versionId } : {}),
+      status: record.status,
+      owner: record.owner,
+      attempts: record.attempts,
+      claim: record.leaseUntil > now ? 'held' : 'stalled',
+      updatedAt: new Date(record.updatedAt).toISOString(),
+      ...(record.lastError ? { lastError: record.lastError } : {}),
+    });
+  }
+  return { records: keys.length, inFlight };
+}
+
+async function queueStatuses(queues: OperatorQueues, stage: string): Promise<QueueStatus[]> {
+  const roles: string[] = [...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE];
+  return Promise.all(
+    roles.map(async (role): Promise<QueueStatus> => {
+      // The failed-runs destination holds failures like a DLQ; its name has no -dlq.
+      const deadLetterName = queueName(stage, role, { deadLetter: role !== FAILED_RUNS_ROLE });
+      const deadLetter = await queues.depth(deadLetterName);
+      const deadLetterView = {
+        name: deadLetterName,
+        exists: deadLetter !== undefined,
+        ...(deadLetter ? { visible: deadLetter.visible } : {}),
+      };
+      if (role === SCHEDULE_DLQ_ROLE)
+        return { role, name: deadLetterName, exists: false, deadLetter: deadLetterView };
+      const name = queueName(stage, role);
+      const depth = await queues.depth(name);
+      return {
+        role,
+        name,
+        exists: depth !== undefined,
+        ...(depth ? { visible: depth.visible, inFlight: depth.inFlight, delayed: depth.delayed } : {}),
+        deadLetter: deadLetterView,
+      };
+    }),
+  );
+}

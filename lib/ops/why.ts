@@ -1,0 +1,426 @@
+/**
+ * `why`: everything the bridge recorded about one thing an operator asks about, and what to do next.
+ *
+ * - an S3 object (`s3://bucket/key`): every write of that key the ingest saw (its progress records,
+ *   lib/ingest/progress.ts), each with attempts, owner, outcome, failure code and reason, gathering key
+ *   and imported entries, and the ids of the events it emitted (ids are deterministic, lib/events);
+ * - a publication id: its record (lib/publications/records.ts) and its event;
+ * - a messaging-asset id: where it stands in the poller's checkpoint (lib/polling/checkpoint.ts).
+ *
+ * Reads the state store only.
+ */
+import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
+import { writeIdParts } from '../ingest/events.ts';
+import type { IngestProgressRecord } from '../ingest/progress.ts';
+import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
+import { type PublicationRecord, readPublication } from '../publications/records.ts';
+import { ingestObjectPrefix, leaseKey } from '../state/keys.ts';
+import type { LeaseRecord } from '../state/lease.ts';
+import type { StateStore } from '../state/store.ts';
+
+/** What `why` was asked about, read from its argument. */
+export type WhySubject =
+  | { kind: 'object'; bucket: string; key: string; versionId?: string }
+  | { kind: 'publication'; publicationId: string }
+  | { kind: 'messaging-asset'; messagingAssetId: number };
+
+/** An argument `why` cannot read. */
+export class WhySubjectError extends Error {
+  constructor(text: string) {
+    super(
+      `Cannot tell what '${text}' is: give s3://BUCKET/KEY for a dropped file, a publication id (or publication/ID) or a messaging-asset id (digits, or messaging-asset/ID)`,
+    );
+    this.name = 'WhySubjectError';
+  }
+}
+
+/**
+ * Reads `why`'s argument: `s3://bucket/key`, `publication/<id>` or `messaging-asset/<id>` (the
+ * `subject` of the events), a number (a messaging asset) or any other id (a publication).
+ *
+ * @example
+ * ```ts
+ * parseWhySubject('s3://drops/in/items.csv'); // { kind: 'object', bucket: 'drops', key: 'in/items.csv' }
+ * parseWhySubject('42'); // { kind: 'messaging-asset', messagingAssetId: 42 }
+ * ```
+ */
+export function parseWhySubject(text: string, versionId?: string): WhySubject {
+  const s3 = /^s3:\/\/([^/]+)\/(.+)$/.exec(text);
+  if (s3) {
+    return {
+      kind: 'object',
+      bucket: s3[1] as string,
+      key: s3[2] as string,
+      ...(versionId ? { versionId } : {}),
+    };
+  }
+  const asset = /^(?:messaging-asset\/)?(\d{1,15})$/.exec(text);
+  if (asset) return { kind: 'messaging-asset', messagingAssetId: Number(asset[1]) };
+  const publication = /^(?:publication\/)?([A-Za-z0-9][A-Za-z0-9._:-]{0,199})$/.exec(text);
+  if (publication) return { kind: 'publication', publicationId: publication[1] as string };
+  throw new WhySubjectError(text);
+}
+
+/** An event the bridge emitted (or will emit) for the subject. */
+export interface EmittedEvent {
+  type: string;
+  id: string;
+}
+
+/** One write of a dropped object, as its progress record tells it. */
+export interface WriteExplanation {
+  versionId?: string;
+  etag?: string;
+  sequencer?: string;
+  /** `in-progress` while a delivery holds the claim, `stalled` when the last one gave it back. */
+  state: 'imported' | 'failed' | 'superseded' | 'in-progress' | 'stalled';
+  status: IngestProgressRecord['status'];
+  attempts: number;
+  owner: string;
+  claimedAt: string;
+  updatedAt: string;
+  leaseUntil?: string;
+  size?: number;
+  gatheringKey?: string;
+  entries: Array<{ path: string; assetKey: string; imported: boolean }>;
+  code?: IngestFailureCode;
+  reason?: string;
+  pdsStatus?: number;
+  lastError?: string;
+  events: EmittedEvent[];
+  next: string;
+  /** The state-store key of the record. */
+  record: string;
+}
+
+export interface ObjectExplanation {
+  kind: 'object';
+  bucket: string;
+  key: string;
+  versionId?: string;
+  /** Oldest first. */
+  writes: WriteExplanation[];
+  next: string;
+}
+
+export interface PublicationExplanation {
+  kind: 'publication';
+  publicationId: string;
+  found: boolean;
+  status?: PublicationRecord['status'];
+  attempts?: number;
+  requestedBy?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  selectionId?: string;
+  numberOfItems?: number;
+  primaryKeys?: number;
+  code?: PublicationFailureCode;
+  reason?: string;
+  pdsStatus?: number;
+  lastError?: string;
+  notifiedAt?: string;
+  events: EmittedEvent[];
+  next: string;
+}
+
+export interface MessagingAssetExplanation {
+  kind: 'messaging-asset';
+  messagingAssetId: number;
+  /** Where the id stands in the checkpoint. */
+  state: 'emitted' | 'failing' | 'not-seen-yet' | 'no-checkpoint';
+  attempts?: number;
+  firstFailedAt?: string;
+  lastError?: string;
+  checkpoint?: { floor: number | null; highestId: number | null; updatedAt: string };
+  lastSuccessfulRun?: string;
+  events: EmittedEvent[];
+  next: string;
+}
+
+export type Explanation = ObjectExplanation | PublicationExplanation | MessagingAssetExplanation;
+
+export interface WhyOptions {
+  /** Epoch ms; default Date.now. */
+  now?: number;
+}
+
+/**
+ * Explains one subject from the state store.
+ *
+ * @example
+ * ```ts
+ * const answer = await explain(store, parseWhySubject('s3://drops/in/items.csv'));
+ * if (answer.kind === 'object') answer.writes.map((w) => w.state);
+ * ```
+ */
+export async function explain(
+  store: StateStore,
+  subject: WhySubject,
+  options: WhyOptions = {},
+): Promise<Explanation> {
+  const now = options.now ?? Date.now();
+  switch (subject.kind) {
+    case 'object':
+      return explainObject(store, subject, now);
+    case 'publication':
+      return explainPublication(store, subject.publicationId);
+    case 'messaging-asset':
+      return explainMessagingAsset(store, subject.messagingAssetId);
+  }
+}
+
+async function explainObject(
+  store: StateStore,
+  subject: Extract<WhySubject, { kind: 'object' }>,
+  now: number,
+): Promise<ObjectExplanation> {
+  const records: Array<{ key: string; record: IngestProgressRecord }> = [];
+  for await (const key of store.list(ingestObjectPrefix(subject.bucket, subject.key))) {
+    const entry = await store.get<IngestProgressRecord>(key);
+    // Hashed keys of two object keys never share a prefix, but check: the record names its key.
+    if (entry && entry.value.key === subject.key) records.push({ key, record: entry.value });
+  }
+  const writes = records
+    .filter(({ record }) => subject.versionId === undefined || record.versionId === subject.versionId)
+    .sort((a, b) => a.record.claimedAt - b.record.claimedAt || a.key.localeCompare(b.key))
+    .map(({ key, record }) => explainWrite(key, record, now));
+  return {
+    kind: 'object',
+    bucket: subject.bucket,
+    key: subject.key,
+    ...(subject.versionId ? { versionId: subject.versionId } : {}),
+    writes,
+    next: writes.length === 0 ? noWriteSeen(subject) : (writes.at(-1) as WriteExplanation).next,
+  };
+}
+
+function noWriteSeen(subject: { bucket: string; key: string; versionId?: string }): string {
+  return `The bridge saw no write of s3://${subject.bucket}/${subject.key}${subject.versionId ? ` version ${subject.versionId}` : ''}. Check that the object is in the drop bucket and matches INGEST_PREFIX / INGEST_SUFFIXES (other keys are skipped), that its notification is not waiting in the ingest DLQ (pds bridge redrive ingest), and that the bucket's notification reaches the ingest queue (pds bridge status shows its depth).`;
+}
+
+function explainWrite(key: string, record: IngestProgressRecord, now: number): WriteExplanation {
+  const write = {
+    bucket: record.bucket,
+    key: record.key,
+    ...(record.versionId ? { versionId: record.versionId } : {}),
+    ...(record.etag ? { etag: record.etag } : {}),
+    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
+  };
+  const state: WriteExplanation['state'] =
+    record.status === 'done'
+      ? 'imported'
+      : record.status === 'failed'
+        ? record.outcome === 'superseded'
+          ? 'superseded'
+          : 'failed'
+        : record.leaseUntil > now
+          ? 'in-progress'
+          : 'stalled';
+  const code = record.code ?? (record.outcome === 'superseded' ? 'superseded' : undefined);
+  const events: EmittedEvent[] = [];
+  if (state === 'imported') {
+    events.push({
+      type: 'pds.ingest.completed',
+      id: eventId('pds.ingest.completed', [...writeIdParts(write), record.gatheringKey ?? '']),
+    });
+  } else if (state === 'failed' || state === 'superseded') {
+    events.push({ type: 'pds.ingest.failed', id: eventId('pds.ingest.failed', writeIdParts(write)) });
+  }
+  return {
+    ...(record.versionId ? { versionId: record.versionId } : {}),
+    ...(record.etag ? { etag: record.etag } : {}),
+    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
+    state,
+    status: record.status,
+    attempts: record.attempts,
+    owner: record.owner,
+    claimedAt: iso(record.claimedAt),
+    updatedAt: iso(record.updatedAt),
+    ...(state === 'in-progress' ? { leaseUntil: iso(record.leaseUntil) } : {}),
+    ...(record.size !== undefined ? { size: record.size } : {}),
+    ...(record.gatheringKey ? { gatheringKey: record.gatheringKey } : {}),
+    entries: (record.entries ?? []).map(({ path, assetKey, imported }) => ({ path, assetKey, imported })),
+    ...(code ? { code } : {}),
+    ...(record.reason ? { reason: record.reason } : {}),
+    ...(record.pdsStatus !== undefined ? { pdsStatus: record.pdsStatus } : {}),
+    ...(record.lastError && state !== 'imported' ? { lastError: record.lastError } : {}),
+    events,
+    next: nextForWrite(state, code, record),
+    record: key,
+  };
+}
+
+/** What an operator does about a write in this state; see docs/operations.md. */
+function nextForWrite(
+  state: WriteExplanation['state'],
+  code: IngestFailureCode | undefined,
+  record: IngestProgressRecord,
+): string {
+  switch (state) {
+    case 'imported':
+      return 'Nothing: every entry was imported and pds.ingest.completed was sent. A consumer that lost the event gets it again with pds bridge replay (same id).';
+    case 'in-progress':
+      return `Wait: ${record.owner} is working on it until ${iso(record.leaseUntil)} (status ${record.status}).`;
+    case 'stalled':
+      return `A delivery stopped before the end${record.lastError ? ` (${record.lastError})` : ''}; SQS delivers the notification again and the next delivery resumes from status ${record.status}. If it is in the ingest DLQ instead, fix the cause and run pds bridge redrive ingest --apply.`;
+    case 'superseded':
+      return 'Nothing: the object was replaced by a newer upload before this one was read; the newer write is ingested through its own notification (listed after this one).';
+    case 'failed':
+      return nextForCode(code, record);
+  }
+}
+
+function nextForCode(code: IngestFailureCode | undefined, record: IngestProgressRecord): string {
+  switch (code) {
+    case 'gone':
+      return 'The object was deleted before it was read: upload it again to ingest it.';
+    case 'archived':
+      return 'The object is in an archive storage class: restore it, then copy it onto itself (a new write) to ingest it.';
+    case 'no-entries':
+      return 'The PDS found nothing to import (an empty archive?): fix the file and upload it again.';
+    case 'rejected':
+      return `The PDS refused the file${record.pdsStatus ? ` (HTTP ${record.pdsStatus})` : ''}: fix what the reason names and upload the file again (a new write; the failed one is never retried).`;
+    case 'unauthorized':
+      return 'The PDS refused the bridge credentials: fix the secret (PdsCredentialsSecretArn), then upload the file again.';
+    case 'invalid-answer':
+      return 'The PDS answered something the bridge cannot use: report it to the PDS owner with the reason, then upload the file again.';
+    case 'internal':
+      return 'The bridge refused to send the request it built: report it as a bug with the reason.';
+    default:
+      return 'Read the reason; upload the file again once its cause is fixed.';
+  }
+}
+
+async function explainPublication(store: StateStore, publicationId: string): Promise<PublicationExplanation> {
+  const entry = await readPublication(store, publicationId);
+  if (!entry) {
+    return {
+      kind: 'publication',
+      publicationId,
+      found: false,
+      events: [],
+      next: 'No such publication: check the id (POST /publications answered it) and the stage; records are kept in the state bucket under publications/.',
+    };
+  }
+  const record = entry.value;
+  const events: EmittedEvent[] = [];
+  if (record.status === 'published') {
+    events.push({
+      type: 'pds.publication.completed',
+      id: eventId('pds.publication.completed', [publicationId]),
+    });
+  } else if (record.status === 'failed') {
+    events.push({ type: 'pds.publication.failed', id: eventId('pds.publication.failed', [publicationId]) });
+  }
+  const error = record.error ?? undefined;
+  return {
+    kind: 'publication',
+    publicationId,
+    found: true,
+    status: record.status,
+    attempts: record.attempts,
+    requestedBy: record.requestedBy,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    ...(record.selectionId ? { selectionId: record.selectionId } : {}),
+    ...(record.numberOfItems !== undefined ? { numberOfItems: record.numberOfItems } : {}),
+    primaryKeys: record.request.primaryKeys.length,
+    ...(error?.code ? { code: error.code } : {}),
+    ...(error ? { reason: error.reason } : {}),
+    ...(error?.pdsStatus !== undefined ? { pdsStatus: error.pdsStatus } : {}),
+    ...(record.lastError && record.status !== 'published' ? { lastError: record.lastError.reason } : {}),
+    ...(record.notifiedAt ? { notifiedAt: record.notifiedAt } : {}),
+    events,
+    next: nextForPublication(record),
+  };
+}
+
+function nextForPublication(record: PublicationRecord): string {
+  const finished = record.status === 'published' || record.status === 'failed';
+  if (finished && !record.notifiedAt) {
+    return 'The outcome is recorded but its event was not sent yet: the worker sends it when the message is delivered again; if the message is in the publication DLQ, run pds bridge redrive publications --apply.';
+  }
+  switch (record.status) {
+    case 'queued':
+      return 'Waiting for the publish worker: check the publication queue and its DLQ (pds bridge status). A keyed request whose queueing failed (503) is queued again when the caller retries with the same Idempotency-Key.';
+    case 'publishing':
+      return `The worker is carrying it out${record.lastError ? `; the last attempt failed transiently (${record.lastError.reason}) and SQS delivers it again` : ''}.`;
+    case 'published':
+      return 'Nothing: it was published and pds.publication.completed was sent. A consumer that lost the event gets it again with pds bridge replay (same id).';
+    case 'failed': {
+      const code = record.error?.code;
+      if (code === 'attempts-exhausted') {
+        return 'The PDS stayed unavailable on every attempt: once it is back, send the request again with a new Idempotency-Key.';
+      }
+      if (code === 'unauthorized')
+        return 'The PDS refused the bridge credentials: fix the secret, then send the request again.';
+      if (code === 'rejected') {
+        return 'The PDS refused it (unknown keys or destinations, named in the reason): fix the request and send it again.';
+      }
+      return 'Read the reason; report invalid answers to the PDS owner and internal failures as a bug.';
+    }
+  }
+}
+
+async function explainMessagingAsset(store: StateStore, id: number): Promise<MessagingAssetExplanation> {
+  const [checkpointEntry, leaseEntry] = await Promise.all([
+    store.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT),
+    store.get<LeaseRecord>(leaseKey('poll-messaging-assets')),
+  ]);
+  const lastSuccess = leaseEntry?.value.lastSuccessAt;
+  const base = {
+    kind: 'messaging-asset' as const,
+    messagingAssetId: id,
+    ...(lastSuccess !== undefined ? { lastSuccessfulRun: iso(lastSuccess) } : {}),
+  };
+  const event = { type: 'pds.messaging-asset.received', id: eventId('pds.messaging-asset.received', [id]) };
+  if (!checkpointEntry) {
+    return {
+      ...base,
+      state: 'no-checkpoint',
+      events: [],
+      next: 'The messaging-asset poller has not finished a run yet (no checkpoint): check pds bridge status and the function poll-messaging-assets.',
+    };
+  }
+  const checkpoint = checkpointEntry.value;
+  const summary = {
+    floor: checkpoint.floor,
+    highestId: checkpoint.highestId,
+    updatedAt: checkpoint.updatedAt,
+  };
+  const retry = checkpoint.retry.find((entry) => entry.id === id);
+  if (retry) {
+    return {
+      ...base,
+      state: 'failing',
+      attempts: retry.attempts,
+      firstFailedAt: retry.firstFailedAt,
+      lastError: retry.lastError,
+      checkpoint: summary,
+      events: [],
+      next: `Its fetch (or its event) failed on ${retry.attempts} consecutive runs; it is tried again on every run and emitted with messageError after POLL_FAILURE_LIMIT runs. If the error stays, ask the PDS owner about asset ${id}.`,
+    };
+  }
+  if ((checkpoint.floor !== null && id <= checkpoint.floor) || checkpoint.seen.includes(id)) {
+    return {
+      ...base,
+      state: 'emitted',
+      checkpoint: summary,
+      events: [event],
+      next: "Nothing: its event was accepted by SQS (or it was passed as done by the first run). To emit it again, remove the id from the checkpoint's seen list (lower floor below it if needed); consumers see the same event id.",
+    };
+  }
+  return {
+    ...base,
+    state: 'not-seen-yet',
+    checkpoint: summary,
+    events: [],
+    next: 'The poller has not listed it yet: check that the last successful run is recent (pds bridge status) and that the PDS lists the asset (pds messages list).',
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
