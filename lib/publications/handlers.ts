@@ -9,10 +9,12 @@ import type {
   APIGatewayProxyStructuredResultV2,
   SQSBatchResponse,
   SQSEvent,
+  SQSRecord,
 } from 'aws-lambda';
 import packageJson from '../../package.json' with { type: 'json' };
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig } from '../config.ts';
+import { continueTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
@@ -76,7 +78,9 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
       log: logger,
       metrics,
     });
-    return await processPartialResponse(event, recordHandler, processor, {
+    // Each publication continues the trace of the request that queued it.
+    const traced = (record: SQSRecord) => continueTrace(record, () => recordHandler(record));
+    return await processPartialResponse(event, traced, processor, {
       context,
       throwOnFullBatchFailure: false,
     });
