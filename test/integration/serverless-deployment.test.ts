@@ -201,6 +201,7 @@ describe('serverless template: the whole stack', () => {
         'ReviewPollDeadLetterQueueAlarm',
         'SupplierReviewEventsDeadLetterQueueAlarm',
       ],
+      'AWS::IAM::ManagedPolicy': ['TracingPolicy'],
       'AWS::IAM::Role': [
         'ApiRole',
         'IngestRole',
@@ -362,6 +363,7 @@ describe('serverless template: the whole stack', () => {
           'DropBucketPolicy',
           'ServerlessDeploymentBucketPolicy',
           'AlarmTopicPolicy',
+          'TracingPolicy',
         ]),
       );
     }
