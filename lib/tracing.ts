@@ -44,14 +44,17 @@ export interface InvocationTracing {
  */
 export const invocationTracing = once(async (): Promise<InvocationTracing | undefined> => {
   if (!tracingEnabled()) return undefined;
-  let Tracer: typeof import('@aws-lambda-powertools/tracer').Tracer;
   try {
-    ({ Tracer } = await import('@aws-lambda-powertools/tracer'));
+    return await startTracing();
   } catch (error) {
     // Traces are for looking into the work; losing them must not stop it.
-    logger.error('X-Ray tracing is off: the tracer could not be loaded', { error });
+    logger.error('X-Ray tracing is off: the tracer could not be started', { error });
     return undefined;
   }
+});
+
+async function startTracing(): Promise<InvocationTracing> {
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
   const tracer = new Tracer({ serviceName });
   tracer.captureAWSv3Client(s3Client());
   tracer.captureAWSv3Client(sqsClient());
@@ -77,4 +80,4 @@ export const invocationTracing = once(async (): Promise<InvocationTracing | unde
       }
     },
   };
-});
+}
