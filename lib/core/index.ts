@@ -17,6 +17,7 @@ export {
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
 export {
   continueTrace,
+  continuingTrace,
   currentTraceparent,
   formatTraceparent,
   newTraceparent,

@@ -149,3 +149,16 @@ export function continueTrace<T>(message: TracedMessage, work: () => T): T {
     ].find((candidate) => parseTraceparent(candidate) !== undefined) ?? currentTraceparent();
   return withTraceparent(traceparent, work);
 }
+
+/**
+ * `handle`, each call of it run in the trace its message continues ({@link continueTrace}): for the
+ * record handler of a queue.
+ *
+ * @example
+ * ```ts
+ * await processPartialResponse(event, continuingTrace(recordHandler), processor);
+ * ```
+ */
+export function continuingTrace<M extends TracedMessage, R>(handle: (message: M) => R): (message: M) => R {
+  return (message) => continueTrace(message, () => handle(message));
+}

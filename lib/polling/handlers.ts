@@ -7,7 +7,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
-import { continueTrace, type Metrics } from '../core/index.ts';
+import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
@@ -191,25 +191,24 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
   return async (event: SQSEvent, context: Context) => {
     const { deadline } = runWindow(context);
     const pds = await pdsClient();
-    const pollChunk = async (record: SQSRecord) => {
-      const chunk = parseReviewKeyChunk(record.body);
-      const log = logger.createChild({
-        persistentKeys: { messageId: record.messageId, runId: chunk.runId },
-      });
-      const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
-        concurrency: settings.POLL_CONCURRENCY,
-        failureLimit: settings.POLL_FAILURE_LIMIT,
-        deadline,
-      });
-      recordReviewMetrics(metrics, report);
-      log.info('Review chunk polled', { ...report });
-      const failure = reviewChunkFailure(report);
-      if (failure) throw failure;
-    };
     return await processPartialResponse(
       event,
       // Each chunk continues the trace of the run that queued it (its events name that run).
-      (record: SQSRecord) => continueTrace(record, () => pollChunk(record)),
+      continuingTrace(async (record: SQSRecord) => {
+        const chunk = parseReviewKeyChunk(record.body);
+        const log = logger.createChild({
+          persistentKeys: { messageId: record.messageId, runId: chunk.runId },
+        });
+        const report = await pollReviewKeys({ pds, store, sink, logger: log }, chunk.keys, {
+          concurrency: settings.POLL_CONCURRENCY,
+          failureLimit: settings.POLL_FAILURE_LIMIT,
+          deadline,
+        });
+        recordReviewMetrics(metrics, report);
+        log.info('Review chunk polled', { ...report });
+        const failure = reviewChunkFailure(report);
+        if (failure) throw failure;
+      }),
       processor,
       // One chunk after the other: POLL_CONCURRENCY bounds the whole invocation, not each chunk. A
       // batch whose every chunk failed is answered like any other partial failure, not thrown.

@@ -9,12 +9,11 @@ import type {
   APIGatewayProxyStructuredResultV2,
   SQSBatchResponse,
   SQSEvent,
-  SQSRecord,
 } from 'aws-lambda';
 import packageJson from '../../package.json' with { type: 'json' };
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig } from '../config.ts';
-import { continueTrace } from '../core/index.ts';
+import { continuingTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
@@ -79,8 +78,7 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
       metrics,
     });
     // Each publication continues the trace of the request that queued it.
-    const traced = (record: SQSRecord) => continueTrace(record, () => recordHandler(record));
-    return await processPartialResponse(event, traced, processor, {
+    return await processPartialResponse(event, continuingTrace(recordHandler), processor, {
       context,
       throwOnFullBatchFailure: false,
     });
