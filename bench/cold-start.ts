@@ -9,7 +9,9 @@
  * Budget (issue 7): under 1 MiB and under 150 ms of import per function. Processes run as deployed
  * (serverless.yml): without --enable-source-maps, as the bundles map their stacks when an error is
  * formatted (lib/source-mapped-stacks.ts). The import is also measured with the flag, which reads
- * every source map at load, for comparison.
+ * every source map at load, for comparison. Deployed, tracing is on (X-Ray active tracing): the
+ * `traced` columns measure the import in Lambda's environment until the tracer it starts loading
+ * (lib/tracing.ts) is loaded too; outside Lambda nothing of the tracer is loaded.
  *
  * This machine's speed varies between runs and within one (shared host): a bare process's boot time
  * moves by half. Each row shows the median and the fastest of its processes, and the median ratio of
@@ -18,7 +20,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -63,12 +65,34 @@ const CHILD_ENV = {
 };
 
 /**
+ * What Lambda adds for a function with active tracing: with it, lib/tracing.ts loads Powertools'
+ * Tracer (and the X-Ray SDK) at cold start; without it, never.
+ */
+const LAMBDA_ENV = {
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+  LAMBDA_TASK_ROOT: os.tmpdir(),
+  _HANDLER: 'index.handler',
+};
+
+/** The chunk of a built function that holds the tracer (the only one with the X-Ray SDK in it). */
+async function tracerChunkOf(name: string): Promise<string> {
+  const { files } = await bundleFiles(bundleDir(name));
+  for (const file of files) {
+    if ((await readFile(file, 'utf8')).includes('AWSXRay')) return file;
+  }
+  throw new Error(
+    `dist/${name}/ holds no chunk with the X-Ray SDK: is lib/tracing.ts still loaded by import()?`,
+  );
+}
+
+/**
  * Reports when user code started (Node's own start-up before it, from `performance.timeOrigin`) and
  * how long the import took, then exits at once. Both are taken before `process.stdout` is touched:
  * its first use costs milliseconds of its own.
  */
-function childScript(file: string | undefined): string {
-  const load = file ? `await import(${JSON.stringify(pathToFileURL(file).href)});` : '';
+function childScript(files: readonly string[]): string {
+  const load = files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)});`).join('\n');
   return [
     'const started = performance.now();',
     load,
@@ -85,10 +109,20 @@ interface Sample {
 }
 
 /** One fresh process: `file` imported (or nothing), with or without source-map support. */
-async function sample(file: string | undefined, nodeSourceMaps: boolean): Promise<Sample> {
+async function sample(
+  file: string | undefined,
+  nodeSourceMaps: boolean,
+  lambda?: { tracerChunk: string },
+): Promise<Sample> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(file)], {
-    env: { ...CHILD_ENV, NODE_OPTIONS: nodeSourceMaps ? '--enable-source-maps' : '' },
+  // In Lambda the function's import starts loading the tracer; importing its chunk again waits for it.
+  const files = [...(file ? [file] : []), ...(lambda ? [lambda.tracerChunk] : [])];
+  const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(files)], {
+    env: {
+      ...CHILD_ENV,
+      ...(lambda ? LAMBDA_ENV : {}),
+      NODE_OPTIONS: nodeSourceMaps ? '--enable-source-maps' : '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -149,6 +183,11 @@ const DEPENDENCY_FLOORS: Record<string, string> = {
   ].join('\n'),
   'undici: Pool': "export { Pool } from 'undici';",
   'zod: one object schema': "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
+  // Imported by lib/tracing.ts only where tracing is on (Lambda), after the function's own import.
+  'Powertools: Tracer (Lambda only)': [
+    "import { Tracer } from '@aws-lambda-powertools/tracer';",
+    "export const tracer = new Tracer({ serviceName: 'bench' });",
+  ].join('\n'),
   'Powertools: Logger + Metrics': [
     "import { Logger } from '@aws-lambda-powertools/logger';",
     "import { Metrics } from '@aws-lambda-powertools/metrics';",
@@ -191,6 +230,10 @@ async function main(): Promise<void> {
     const reference: Sample[] = [];
     const deployed = new Map<string, Sample[]>(all.map((name) => [name, []]));
     const withNodeMaps = new Map<string, Sample[]>(all.map((name) => [name, []]));
+    const inLambda = new Map<string, Sample[]>(all.map((name) => [name, []]));
+    const tracerChunks = new Map(
+      await Promise.all(all.map(async (name) => [name, await tracerChunkOf(name)] as const)),
+    );
     const floorSamples = new Map<string, Sample[]>([...floors.keys()].map((label) => [label, []]));
     // Interleaved, so a busy moment of the shared machine spreads over every row and the reference.
     for (let run = 0; run < runs; run++) {
@@ -198,6 +241,8 @@ async function main(): Promise<void> {
       for (const name of all) {
         deployed.get(name)?.push(await sample(bundlePath(name), false));
         withNodeMaps.get(name)?.push(await sample(bundlePath(name), true));
+        const tracerChunk = tracerChunks.get(name) as string;
+        inLambda.get(name)?.push(await sample(bundlePath(name), false, { tracerChunk }));
       }
       for (const [label, file] of floors) floorSamples.get(label)?.push(await sample(file, false));
     }
@@ -211,7 +256,7 @@ async function main(): Promise<void> {
         `reference: a fresh node process importing nothing takes ${ms(referenceWall)} ms from spawn to exit, ` +
         `${ms(referenceBoot)} ms of it before the first line of user code (fastest: ${ms(fastestBoot)} ms)\n\n`,
     );
-    const overBudget = { fastest: [] as string[], median: [] as string[] };
+    const overBudget = { fastest: [] as string[], median: [] as string[], traced: [] as string[] };
     const rows: Array<Array<string | number>> = [];
     for (const name of all) {
       const { files, bytes } = await bundleFiles(bundleDir(name));
@@ -222,6 +267,7 @@ async function main(): Promise<void> {
       const wallMs = medianOf(samples, 'wallMs');
       if (bytes >= BUNDLE_BUDGET_BYTES || fastestMs >= IMPORT_BUDGET_MS) overBudget.fastest.push(name);
       if (bytes >= BUNDLE_BUDGET_BYTES || importMs >= IMPORT_BUDGET_MS) overBudget.median.push(name);
+      if (fastestOf(inLambda.get(name), 'importMs') >= IMPORT_BUDGET_MS) overBudget.traced.push(name);
       rows.push([
         name,
         bytes,
@@ -231,6 +277,9 @@ async function main(): Promise<void> {
         ms(fastestMs),
         median(samples.map((one) => one.importMs / one.bootMs)).toFixed(2),
         ms(medianOf(withNodeMaps.get(name), 'importMs')),
+        ms(medianOf(inLambda.get(name), 'importMs')),
+        ms(fastestOf(inLambda.get(name), 'importMs')),
+        median((inLambda.get(name) ?? []).map((one) => one.importMs / one.bootMs)).toFixed(2),
         ms(wallMs - referenceWall),
       ]);
     }
@@ -244,6 +293,9 @@ async function main(): Promise<void> {
         'fastest',
         'import ÷ boot',
         'import ms, --enable-source-maps',
+        'import ms, traced (Lambda)',
+        'traced fastest',
+        'traced ÷ boot',
         'process − reference ms',
       ],
       rows,
@@ -264,7 +316,8 @@ async function main(): Promise<void> {
       `\nbudget: under ${kib(BUNDLE_BUDGET_BYTES)} KiB and under ${IMPORT_BUDGET_MS} ms of import per function, as deployed\n` +
         `  fastest of ${runs} (the machine uncontended): ${verdict(overBudget.fastest)}\n` +
         `  median of ${runs} (this run's contention: boot ${ms(referenceBoot)} ms against ${ms(fastestBoot)} ms at best): ` +
-        `${verdict(overBudget.median)}\n`,
+        `${verdict(overBudget.median)}\n` +
+        `  traced, as in Lambda, fastest of ${runs}: ${verdict(overBudget.traced)}\n`,
     );
     if (overBudget.fastest.length > 0) process.exitCode = 1;
   } finally {

@@ -1,7 +1,9 @@
 /**
  * The handler edge: what every Lambda function does around its own work, written once. The logger
- * takes the invocation's context (request id, function name, cold start), the cold start is counted
- * and the invocation's metrics are written even when the work throws.
+ * takes the invocation's context (request id, function name, cold start), the cold start is counted,
+ * the work runs in the invocation's trace (X-Ray subsegment in Lambda, lib/tracing.ts; the
+ * `traceparent` its events carry, lib/core/trace-context.ts) and the invocation's metrics are written
+ * even when the work throws.
  *
  * A function's module is wiring only: it reads its configuration through its flow's factory and
  * hands the result to {@link lambdaHandler}.
@@ -13,7 +15,22 @@
  * ```
  */
 import type { Context } from 'aws-lambda';
+import { traceparentFromXRay, withTraceparent } from './core/index.ts';
 import { flushMetrics, logger, metrics } from './runtime.ts';
+import { invocationTracing, tracingEnabled } from './tracing.ts';
+
+// Loaded while the rest of the cold start runs; awaited by the first invocation.
+if (tracingEnabled()) void invocationTracing();
+
+/**
+ * The invocation's X-Ray trace header: Lambda keeps it in `_X_AMZN_TRACE_ID`, or, where one
+ * environment runs several invocations at once, in its invoke store.
+ */
+function xrayTraceHeader(): string | undefined {
+  const store = (globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId(): string | undefined } } })
+    .awslambda?.InvokeStore;
+  return store?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
+}
 
 /** One invocation's work: what a flow's handler factory returns. */
 export type InvocationHandler<E, R> = (event: E, context: Context) => Promise<R>;
@@ -44,7 +61,11 @@ export function lambdaHandler<E, R>(
     logger.addContext(context);
     if (coldStartMetric) metrics.captureColdStartMetric();
     try {
-      return await handle(event, context);
+      const tracing = await invocationTracing();
+      // Outside Lambda there is no header: a fresh trace per invocation.
+      return await withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
+        tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
+      );
     } finally {
       flushMetrics();
     }

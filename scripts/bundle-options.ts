@@ -78,6 +78,32 @@ const undiciHttp1Only: Plugin = {
   },
 };
 
+/**
+ * Powertools' Tracer (lib/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
+ * `captureAWSClient`; Tracer marks them deprecated) brings `semver` along: 30 KiB of the three pollers'
+ * budget. The bridge uses the SDK v3 and `captureAWSv3Client`; the v2 patcher is left out, and reached
+ * anyway, it fails naming this plugin.
+ */
+const xraySdkV3Only: Plugin = {
+  name: 'xray-sdk-v3-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/patchers\/aws_p(\.js)?$/ }, (args) =>
+      /[/\\]aws-xray-sdk-core[/\\]/.test(args.importer)
+        ? { path: args.path, namespace: 'xray-sdk-v3-only' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'xray-sdk-v3-only' }, () => ({
+      contents: [
+        'const leftOut = () => {',
+        "  throw new Error('The X-Ray SDK patcher of the AWS SDK v2 is left out of this bundle (scripts/bundle-options.ts): use captureAWSv3Client.');",
+        '};',
+        'module.exports = { captureAWS: leftOut, captureAWSClient: leftOut };',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 /** Node's built-in modules, with and without the `node:` prefix (`fs`, `node:fs`, `node:test`…). */
 const builtinModule = new RegExp(
   `^(node:)?(${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`,
@@ -128,7 +154,7 @@ export function nodeBundleOptions(entry: string, outfile: string): BuildOptions 
     // undici's marker for "bundled, as in Node.js core": leaves out the experimental Milo parser
     // (150 KiB of WebAssembly, off unless UNDICI_USE_MILO is set).
     define: { esbuildDetection: 'true' },
-    plugins: [undiciPoolOnly, undiciHttp1Only, portableLlhttpOnly, builtinsThroughRequire],
+    plugins: [undiciPoolOnly, undiciHttp1Only, portableLlhttpOnly, xraySdkV3Only, builtinsThroughRequire],
     minify: true,
     sourcemap: true,
     sourcesContent: false,

@@ -1,6 +1,6 @@
 /**
  * The shared core of the bridge: the log and metrics ports, the error base and log fields, back-off,
- * bounded concurrency and option checks. No AWS SDK, no Powertools import.
+ * bounded concurrency, option checks and the trace context of the work in progress. No AWS SDK, no Powertools import.
  */
 export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
 export { BridgeError, type BridgeErrorOptions, errorFields, errorSummary } from './errors.ts';
@@ -15,3 +15,16 @@ export {
   type OptionErrorFactory,
 } from './options.ts';
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
+export {
+  continueTrace,
+  continuingTrace,
+  currentTraceparent,
+  formatTraceparent,
+  newTraceparent,
+  parseTraceparent,
+  TRACEPARENT_ATTRIBUTE,
+  type TracedMessage,
+  type TraceParent,
+  traceparentFromXRay,
+  withTraceparent,
+} from './trace-context.ts';

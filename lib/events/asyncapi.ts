@@ -123,6 +123,12 @@ function envelopeSchema(type: EventType): JsonSchema {
         description:
           'The schema of data and its version: the $id of the schema file; without the "urn:pds-bridge:" prefix it is the file\'s path in the pds-bridge package.',
       },
+      traceparent: {
+        type: 'string',
+        pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+        description:
+          'W3C trace context of the work that produced the event (CloudEvents distributed-tracing extension). The bridge always sets it; it is not part of id. How to continue the trace: docs/events.md, "Tracing".',
+      },
       data: { $ref: dataSchemaRef(type) },
     },
   };

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { currentTraceparent, parseTraceparent } from '../core/index.ts';
 import { dataSchemaUri } from './dataschema.ts';
 import { EventDataError } from './errors.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';
@@ -29,6 +30,12 @@ export type CloudEvent<T extends EventType = EventType> = T extends EventType
       datacontenttype: 'application/json';
       /** The schema of `data` and its version (lib/events/dataschema.ts), a URI naming a file of the package. */
       dataschema: string;
+      /**
+       * W3C trace context of the work that produced the event (CloudEvents distributed-tracing
+       * extension): `00-<trace id>-<parent id>-<flags>`. The bridge always sets it; optional here so
+       * events stored before it existed still read.
+       */
+      traceparent?: string;
       data: EventDataMap[T];
     }
   : never;
@@ -43,6 +50,8 @@ export interface CreateEventInput<T extends EventType> {
   time?: string | Date;
   /** What identifies the fact (e.g. bucket, key, version); with `type` they determine `id`. */
   idParts: ReadonlyArray<string | number>;
+  /** Defaults to the trace of the work in progress (`currentTraceparent` from lib/core). */
+  traceparent?: string;
 }
 
 /**
@@ -80,7 +89,8 @@ function isoTime(type: string, time: string | Date | undefined): string {
 
 /**
  * Builds an event after checking its data against the type's schema; throws {@link EventDataError}
- * when type, subject, idParts, time or data are wrong. The data object is kept as given.
+ * when type, subject, idParts, time, traceparent or data are wrong. The data object is kept as given.
+ * `traceparent` is not part of the id: the same fact reached by two attempts keeps one id.
  *
  * @example
  * const event = createEvent({
@@ -106,6 +116,13 @@ export function createEvent<T extends EventType>(input: CreateEventInput<T>): Cl
   }
   const source = input.source ?? DEFAULT_EVENT_SOURCE;
   if (source.length === 0) throw new EventDataError(type, 'source must be a non-empty URI reference');
+  const traceparent = input.traceparent ?? currentTraceparent();
+  if (!parseTraceparent(traceparent)) {
+    throw new EventDataError(
+      type,
+      `traceparent ${JSON.stringify(traceparent)} is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)`,
+    );
+  }
   const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
   if (!checked.success) throw new EventDataError(type, z.prettifyError(checked.error).replace(/\n/g, ' '));
 
@@ -118,6 +135,7 @@ export function createEvent<T extends EventType>(input: CreateEventInput<T>): Cl
     subject,
     datacontenttype: 'application/json',
     dataschema: dataSchemaUri(type),
+    traceparent,
     data,
   };
   return event as CloudEvent<T>;

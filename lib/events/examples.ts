@@ -3,11 +3,14 @@
  * the XML parser) from fixed inputs. docs/events.md shows exactly these; a unit test fails when
  * the two drift apart. Print them with `node scripts/print-event-examples.ts`.
  */
+import { withTraceparent } from '../core/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { type CloudEvent, createEvent } from './envelope.ts';
 import type { EventType } from './types.ts';
 
 const TIME = '2026-11-20T09:15:00.000Z';
+/** An invocation's X-Ray header `Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1`. */
+const TRACEPARENT = '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01';
 
 const SYNCHRONISED_XML =
   '<cic:catalogueItemConfirmationMessage xmlns:cic="urn:gs1:gdsn:catalogue_item_confirmation:xsd:3">' +
@@ -48,6 +51,10 @@ function parseErrorOf(xml: string) {
 
 /** The example events of every type, in catalogue order. */
 export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
+  return withTraceparent(TRACEPARENT, examples);
+}
+
+function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
   return {
     'pds.ingest.completed': [
       createEvent({

@@ -7,7 +7,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
-import type { Metrics } from '../core/index.ts';
+import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
@@ -206,7 +206,8 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
     const pds = await pdsClient();
     return await processPartialResponse(
       event,
-      async (record: SQSRecord) => {
+      // Each chunk continues the trace of the run that queued it (its events name that run).
+      continuingTrace(async (record: SQSRecord) => {
         const chunk = parseReviewKeyChunk(record.body);
         const log = logger.createChild({
           persistentKeys: { messageId: record.messageId, runId: chunk.runId },
@@ -220,7 +221,7 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
         log.info('Review chunk polled', { ...report });
         const failure = reviewChunkFailure(report);
         if (failure) throw failure;
-      },
+      }),
       processor,
       // One chunk after the other: POLL_CONCURRENCY bounds the whole invocation, not each chunk. A
       // batch whose every chunk failed is answered like any other partial failure, not thrown.

@@ -13,6 +13,7 @@ import type {
 import packageJson from '../../package.json' with { type: 'json' };
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig } from '../config.ts';
+import { continuingTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import { createApi } from './api.ts';
@@ -82,7 +83,8 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
       log: logger,
       metrics,
     });
-    return await processPartialResponse(event, recordHandler, processor, {
+    // Each publication continues the trace of the request that queued it.
+    return await processPartialResponse(event, continuingTrace(recordHandler), processor, {
       context,
       throwOnFullBatchFailure: false,
     });

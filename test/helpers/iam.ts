@@ -72,10 +72,21 @@ function add(grants: Grants, resource: string, actions: Iterable<string>): void 
   grants.set(resource, held);
 }
 
-/** What a role's inline policies allow, merged by resource. */
+/**
+ * What a role is allowed, merged by resource: its inline policies, and the statements of the policies
+ * attached to it from outside (an `AWS::IAM::ManagedPolicy` or `AWS::IAM::Policy` naming it in `Roles`,
+ * as deploy/tracing.yml does for X-Ray).
+ */
 export function roleGrants(template: CloudFormationTemplate, role: string): Grants {
   const grants: Grants = new Map();
-  for (const policy of listOf(template.Resources[role]?.Properties?.Policies)) {
+  const attached = Object.values(template.Resources)
+    .filter(
+      (resource) =>
+        (resource.Type === 'AWS::IAM::ManagedPolicy' || resource.Type === 'AWS::IAM::Policy') &&
+        listOf(resource.Properties?.Roles).some((ref) => referencedId(ref) === role),
+    )
+    .map((resource) => resource.Properties);
+  for (const policy of [...listOf(template.Resources[role]?.Properties?.Policies), ...attached]) {
     for (const statement of listOf(dig(policy, 'PolicyDocument', 'Statement'))) {
       const { Effect, Action, Resource } = statement as {
         Effect: string;

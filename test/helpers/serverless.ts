@@ -278,12 +278,16 @@ export function isWildcardResource(resource: unknown): boolean {
   return parts[0] === 'arn' && parts.length >= 6 && parts.slice(5).join(':') === '*';
 }
 
+/** What a traced function sends to X-Ray; IAM knows no narrower resource for them than `*`. */
+const XRAY_WRITE_ACTIONS = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+
 /**
  * The problems of a template's permission policies, one line each (empty when there are none):
  *
  * - an Allow statement granting a wildcard action (`*`, `service:*`) on a wildcard resource;
  * - an Allow statement on a wildcard resource at all, except `cloudwatch:PutMetricData` restricted by
- *   a `cloudwatch:namespace` condition (the only way that action can be scoped);
+ *   a `cloudwatch:namespace` condition (the only way that action can be scoped) and X-Ray's write
+ *   actions (`xray:PutTraceSegments`, `xray:PutTelemetryRecords`), which take no resource but `*`;
  * - an Allow statement with `NotAction` or `NotResource` (it grants everything not listed);
  * - a role with managed policies attached (their statements are not in the template to check).
  */
@@ -303,6 +307,7 @@ export function policyProblems(template: CloudFormationTemplate): string[] {
       problems.push(`${name} grants ${actions.join(', ')} on a wildcard resource`);
       continue;
     }
+    if (actions.every((action) => XRAY_WRITE_ACTIONS.has(action))) continue;
     const namespaced = statement.Condition?.StringEquals?.['cloudwatch:namespace'] !== undefined;
     if (!(actions.every((action) => action === 'cloudwatch:PutMetricData') && namespaced)) {
       problems.push(`${name} grants ${actions.join(', ')} on a wildcard resource`);

@@ -110,17 +110,25 @@ async function deliverOnce(): Promise<{ messages: Message[]; response: SQSBatchR
       MaxNumberOfMessages: 10,
       WaitTimeSeconds: 5,
       MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+      MessageAttributeNames: ['All'],
     }),
   );
   const messages = received.Messages ?? [];
   if (messages.length === 0) throw new Error('no publication message arrived within 5 s');
   const event = sqsEvent(
-    messages.map((message) =>
-      publicationSqsRecord(message.Body ?? '', {
+    messages.map((message) => ({
+      ...publicationSqsRecord(message.Body ?? '', {
         messageId: message.MessageId as string,
         receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 1),
       }),
-    ),
+      // As Lambda hands them over: the attributes the sender set (the trace it hands on).
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+          name,
+          { dataType: value.DataType ?? 'String', stringValue: value.StringValue },
+        ]),
+      ),
+    })),
   );
   const response = await worker(
     event,
@@ -195,6 +203,31 @@ describe('publications through the emulator and the simulator', () => {
     for (const key of keys) {
       expect((await getWatchEntry(store, key))?.sources).toContain(`publication:${id}`);
     }
+  });
+
+  it("continues the trace of the request: the completed event names the api invocation's X-Ray trace", async () => {
+    // Prepare: the api invocation runs in an X-Ray trace, as in Lambda
+    process.env._X_AMZN_TRACE_ID =
+      'Root=1-6760a2b1-0123456789abcdef01234567;Parent=89abcdef01234567;Sampled=1';
+
+    // Act
+    let id: string;
+    try {
+      id = await requestPublication([DEMO_PRIMARY_KEYS.water], 'traced-1');
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
+    }
+    await deliverOnce();
+    const events = await receiveEvents();
+
+    // Assess
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'pds.publication.completed',
+        subject: `publication/${id}`,
+        traceparent: '00-6760a2b10123456789abcdef01234567-89abcdef01234567-01',
+      }),
+    ]);
   });
 
   it('retries a PDS outage on the publication through SQS redelivery and completes with one selection', async () => {

@@ -222,6 +222,7 @@ describe('serverless template: the whole stack', () => {
         'SupplierReviewEventsDeadLetterQueueAlarm',
       ].sort(),
       'AWS::CloudWatch::Dashboard': ['Dashboard'],
+      'AWS::IAM::ManagedPolicy': ['TracingPolicy'],
       'AWS::IAM::Role': [
         'ApiRole',
         'IngestRole',
@@ -384,6 +385,7 @@ describe('serverless template: the whole stack', () => {
           'DropBucketPolicy',
           'ServerlessDeploymentBucketPolicy',
           'AlarmTopicPolicy',
+          'TracingPolicy',
         ]),
       );
     }

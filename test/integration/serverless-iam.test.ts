@@ -157,23 +157,22 @@ describe('the permission checks', () => {
   });
 
   it('takes X-Ray grants as platform grants while the function traces, and as extra grants otherwise', () => {
-    // prepare
-    const changed = withIngestStatements((statements) => {
-      statements.push({
-        Effect: 'Allow',
-        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
-        Resource: '*',
-      });
-    });
-    const traced = structuredClone(changed);
-    const ingest = traced.Resources.IngestLambdaFunction?.Properties as Record<string, unknown>;
-    ingest.TracingConfig = { Mode: 'Active' };
+    // prepare: as packaged, ingest is traced and TracingPolicy (deploy/tracing.yml) grants X-Ray
+    const untraced = structuredClone(template);
+    const ingest = untraced.Resources.IngestLambdaFunction?.Properties as Record<string, unknown>;
+    delete ingest.TracingConfig;
+    const withoutPolicy = structuredClone(template);
+    delete withoutPolicy.Resources.TracingPolicy;
 
     // act / assess
-    expect(ingestDifferences(traced)).toEqual([]);
-    expect(ingestDifferences(changed)).toEqual([
+    expect(ingestDifferences(template)).toEqual([]);
+    expect(ingestDifferences(untraced)).toEqual([
       '+ xray:PutTelemetryRecords on *',
       '+ xray:PutTraceSegments on *',
+    ]);
+    expect(ingestDifferences(withoutPolicy)).toEqual([
+      '- xray:PutTelemetryRecords on *',
+      '- xray:PutTraceSegments on *',
     ]);
   });
 

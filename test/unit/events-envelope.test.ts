@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseTraceparent, withTraceparent } from '../../lib/core/index.ts';
 import {
   createEvent,
   DEFAULT_EVENT_SOURCE,
@@ -8,6 +9,7 @@ import {
   serializeEvent,
 } from '../../lib/events/index.ts';
 
+const TRACEPARENT = '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01';
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const failedPublication = (
@@ -40,7 +42,9 @@ function dataError(build: () => unknown): EventDataError {
 describe('createEvent', () => {
   it('builds a CloudEvents 1.0 envelope around the data', () => {
     // act
-    const event = failedPublication({ time: '2026-11-20T10:15:00+01:00' });
+    const event = withTraceparent(TRACEPARENT, () =>
+      failedPublication({ time: '2026-11-20T10:15:00+01:00' }),
+    );
 
     // assess
     expect(event).toEqual({
@@ -52,6 +56,7 @@ describe('createEvent', () => {
       subject: 'publication/p-1',
       datacontenttype: 'application/json',
       dataschema: 'urn:pds-bridge:schemas/events/pds.publication.failed/v1.json',
+      traceparent: TRACEPARENT,
       data: {
         publicationId: 'p-1',
         code: 'rejected',
@@ -71,6 +76,34 @@ describe('createEvent', () => {
     // assess
     expect(again.id).toBe(first.id);
     expect(first.id).toMatch(UUID_V8);
+  });
+
+  it('names the trace of the work in progress, and a fresh valid one outside any', () => {
+    // act
+    const inside = withTraceparent(TRACEPARENT, () => failedPublication());
+    const outside = [failedPublication(), failedPublication()];
+
+    // assess
+    expect(inside.traceparent).toBe(TRACEPARENT);
+    for (const event of outside) expect(parseTraceparent(event.traceparent)).toBeDefined();
+    expect(outside[0]?.traceparent).not.toBe(outside[1]?.traceparent);
+    expect(outside[0]?.id).toBe(inside.id);
+  });
+
+  it('refuses a traceparent that is not W3C trace context', () => {
+    // act
+    const build = () =>
+      createEvent({
+        type: 'pds.publication.failed',
+        subject: 'publication/p-1',
+        idParts: ['p-1'],
+        traceparent: 'Root=1-5759e988-bd862e3fe1be46a994272793',
+        data: { publicationId: 'p-1', code: 'rejected', reason: 'x', pdsStatus: 404, retryable: false },
+      });
+
+    // assess
+    expect(build).toThrow(EventDataError);
+    expect(build).toThrow(/traceparent .* is not a W3C traceparent/);
   });
 
   it('gives different facts different ids', () => {

@@ -3,7 +3,7 @@
  * sends its chunks through it.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { sleep } from '../../core/index.ts';
+import { currentTraceparent, sleep, TRACEPARENT_ATTRIBUTE } from '../../core/index.ts';
 import { toSendableJson } from '../../events/index.ts';
 import { packBatches } from '../../events/sqs/index.ts';
 import { ReviewFanOutError, type ReviewKeyChunk, type ReviewKeyQueue } from '../review-queue.ts';
@@ -37,10 +37,13 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
   }
 
   async send(chunks: readonly ReviewKeyChunk[]): Promise<void> {
+    const traceparent = currentTraceparent();
+    // SQS counts an attribute's name, data type and value in the message's size.
+    const attributeBytes = TRACEPARENT_ATTRIBUTE.length + 'String'.length + traceparent.length;
     const items = chunks.map((chunk, index) => {
       // Keys are the PDS's data: characters SQS refuses are escaped, so no key can block a chunk.
       const body = toSendableJson(chunk);
-      return { id: `c${index}`, body, bytes: Buffer.byteLength(body, 'utf8') };
+      return { id: `c${index}`, body, bytes: Buffer.byteLength(body, 'utf8') + attributeBytes };
     });
     let failed = 0;
     let reason = '';
@@ -50,7 +53,14 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
         const answer = await this.#sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: this.#queueUrl,
-            Entries: pending.map((item) => ({ Id: item.id, MessageBody: item.body })),
+            Entries: pending.map((item) => ({
+              Id: item.id,
+              MessageBody: item.body,
+              // The worker continues this trace: its events name the run that found the keys.
+              MessageAttributes: {
+                [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: traceparent },
+              },
+            })),
           }),
         );
         const failures = new Map((answer.Failed ?? []).map((entry) => [entry.Id, entry]));

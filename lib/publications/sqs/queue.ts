@@ -2,6 +2,7 @@
  * The SQS adapter of the publication queue port (../queue.ts): the api function sends through it.
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { currentTraceparent, TRACEPARENT_ATTRIBUTE } from '../../core/index.ts';
 import { type PublicationMessage, type PublicationQueue, PublicationQueueError } from '../queue.ts';
 
 /** The IAM actions on the publication queue. */
@@ -33,6 +34,8 @@ export class SqsPublicationQueue implements PublicationQueue {
           MessageBody: JSON.stringify(message),
           MessageAttributes: {
             publicationId: { DataType: 'String', StringValue: message.publicationId },
+            // The worker continues this trace: its events name the request that asked for them.
+            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: currentTraceparent() },
           },
         }),
       );
