@@ -15,7 +15,8 @@ import { BridgeError } from '../core/index.ts';
  * - `claim-check-invalid`: the message is flagged as offloaded (`ExtendedPayloadSize`) but its body is
  *   not a pointer, or the stored payload is empty.
  * - `claim-check-missing`: the pointer names an S3 object that does not exist (expired or deleted).
- * - `claim-check-unreadable`: reading the object failed otherwise (permissions, network, throttling).
+ * - `claim-check-unreadable`: reading the object failed otherwise (permissions, network, throttling),
+ *   or the reader was created without a payload fetcher.
  * - `duplicate-in-progress`: another consumer is processing the same event id right now.
  */
 export const CONSUMER_ERROR_CODES = [
@@ -46,9 +47,9 @@ export interface ConsumerErrorContext extends ErrorOptions {
 /**
  * A message that could not be read as a bridge event, or an event already being processed elsewhere.
  *
- * `retryable` is true only where trying the same message again later can succeed
- * (`claim-check-unreadable`, `duplicate-in-progress`); let those go back to the queue. Anything else
- * will fail again on every delivery: send it to a dead-letter queue.
+ * `retryable` is true only where trying the same message again later can succeed (S3 unreachable
+ * for `claim-check-unreadable`, and `duplicate-in-progress`); let those go back to the queue. Anything
+ * else will fail again on every delivery until something changes: send it to a dead-letter queue.
  *
  * @example
  * ```ts

@@ -13,7 +13,8 @@ interface AwsError {
 
 /**
  * Reads claim-checked payloads with `s3`. A missing object fails with `claim-check-missing` (not
- * retryable: it will not come back); any other failure with `claim-check-unreadable` (retryable).
+ * retryable: it will not come back); any other failure with `claim-check-unreadable`, retryable
+ * unless S3 refused access or the bucket does not exist.
  *
  * @example
  * ```ts
@@ -41,10 +42,12 @@ export function s3PayloadFetcher(s3: S3Client): PayloadFetcher {
         );
       }
       const status = $metadata?.httpStatusCode;
+      // Refused access or a missing bucket needs a change of permissions or configuration first.
+      const refused = name === 'AccessDenied' || name === 'NoSuchBucket' || status === 403;
       throw new ConsumerError(
         'claim-check-unreadable',
-        `could not read the claim-checked event body ${location}: ${name ?? 'Error'}${status ? ` (${status})` : ''}. Check that this consumer may s3:GetObject on the bucket (and use its KMS key, if any); the message goes back to the queue.`,
-        { messageId, cause: error, retryable: true },
+        `could not read the claim-checked event body ${location}: ${name ?? 'Error'}${status ? ` (${status})` : ''}. ${refused ? 'Check that the bucket exists and that this consumer may s3:GetObject on it (and kms:Decrypt on its key, if any)' : 'S3 failed or could not be reached; the message goes back to the queue and is read on a later delivery'}.`,
+        { messageId, cause: error, retryable: !refused },
       );
     }
   };
