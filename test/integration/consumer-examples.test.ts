@@ -8,14 +8,17 @@
  *   installed from its build, so `pds-bridge/consumer` resolves through package.json exports.
  * - Python (examples/consumer-python/consumer.py): python3 and boto3 only, following the pointer by
  *   hand as the AWS extended client does.
+ *
+ * And the other direction: a message sent the way the Python extended client sends it, read by the kit.
  */
 import { spawn } from 'node:child_process';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEventReader, s3PayloadFetcher } from '../../lib/consumer/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import { consumerTestEvents, publishAsBridge } from '../helpers/consumer-events.ts';
+import { consumerTestEvents, publishAsBridge, receiveMessages } from '../helpers/consumer-events.ts';
 import { type ConsumerProject, createConsumerProject } from '../helpers/consumer-package.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { describeWithPython } from '../helpers/python.ts';
@@ -63,6 +66,26 @@ function expectedLine(event: CloudEvent): Record<string, unknown> {
     ...(event.type === 'pds.ingest.failed' ? { code: event.data.code } : {}),
   };
 }
+
+/**
+ * What amazon-sqs-python-extended-client's send_message does with `large_payload_support` and
+ * `always_through_s3`: the body stored under a random UUID key, the message body the json.dumps of
+ * [pointer class, {s3BucketName, s3Key}], ExtendedPayloadSize (Number) holding the body's UTF-8 size.
+ */
+const PYTHON_EXTENDED_CLIENT_SEND = `
+import json, os, uuid, boto3
+from botocore.config import Config
+body = os.environ["BODY"]
+encoded = body.encode("utf-8")
+key = str(uuid.uuid4())
+boto3.client("s3", config=Config(s3={"addressing_style": "path"})).put_object(Body=encoded, Bucket=os.environ["BUCKET"], Key=key)
+pointer = json.dumps(["software.amazon.payloadoffloading.PayloadS3Pointer", {"s3BucketName": os.environ["BUCKET"], "s3Key": key}])
+boto3.client("sqs").send_message(
+    QueueUrl=os.environ["QUEUE_URL"],
+    MessageBody=pointer,
+    MessageAttributes={"ExtendedPayloadSize": {"DataType": "Number", "StringValue": str(len(encoded))}},
+)
+`;
 
 function printedEvents(stdout: string): Array<Record<string, unknown>> {
   return stdout
@@ -134,6 +157,33 @@ describe('the consumer examples, reading the queue the bridge writes to', () => 
       expect(result.code).toBe(0);
       expect(printedEvents(result.stdout)).toEqual(expected);
       expect(result.stderr).toMatch(/not-json: SQS message .*: the body is not JSON/);
+    }, 90_000);
+  });
+
+  describeWithPython('a message written by a Python extended client, read by the kit', () => {
+    it('follows the pointer the way amazon-sqs-python-extended-client writes it', async () => {
+      // prepare: its send path, step by step (the package itself is not installable here)
+      const [event] = small;
+      if (!event) throw new Error('no small event');
+      const result = await run('python3', ['-c', PYTHON_EXTENDED_CLIENT_SEND], {
+        cwd: root,
+        env: { ...consumerEnv(), QUEUE_URL: queueUrl, BUCKET: 'bridge-state', BODY: JSON.stringify(event) },
+      });
+      expect(result.stderr).toBe('');
+      const [message] = await receiveMessages(aws, queueUrl, 1);
+      const reader = createEventReader({ payloads: s3PayloadFetcher(aws.s3) });
+
+      // act
+      const read = await reader.read(message ?? {});
+
+      // assess
+      expect(message?.Body).toMatch(
+        /^\["software\.amazon\.payloadoffloading\.PayloadS3Pointer", \{"s3BucketName": "bridge-state", "s3Key": "[0-9a-f-]{36}"\}\]$/,
+      );
+      expect(read).toMatchObject({ id: event.id, type: event.type, data: event.data });
+      await aws.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message?.ReceiptHandle }),
+      );
     }, 90_000);
   });
 
