@@ -13,7 +13,7 @@
  * Stores ({@link DedupStore}): `MemoryDedupStore` (one process, bounded) and `s3DedupStore` (S3
  * conditional writes, shared by every consumer instance).
  */
-import { checkDurationMs } from '../core/index.ts';
+import { checkDurationMs, OptionError } from '../core/index.ts';
 import {
   acquireClaim,
   advanceClaim,
@@ -82,7 +82,8 @@ export class Deduplicator {
 
   constructor(options: DeduplicatorOptions) {
     if (typeof options?.store?.create !== 'function') {
-      throw new TypeError(
+      throw new OptionError(
+        'store',
         'Deduplicator needs a store: new MemoryDedupStore() or s3DedupStore({ client, bucket })',
       );
     }
@@ -91,7 +92,8 @@ export class Deduplicator {
     this.#inProgressMs = checkDurationMs('inProgressMs', options.inProgressMs ?? HOUR_MS / 4);
     const prefix = options.keyPrefix ?? DEFAULT_DEDUP_PREFIX;
     if (prefix !== '' && (!prefix.endsWith('/') || prefix.startsWith('/'))) {
-      throw new TypeError(
+      throw new OptionError(
+        'keyPrefix',
         `keyPrefix must be empty or end with "/" (and not start with one), got ${JSON.stringify(prefix)}`,
       );
     }

@@ -5,6 +5,7 @@
  * Fetching the offloaded payload is a port ({@link PayloadFetcher}) so that this file loads no AWS
  * SDK; the S3 adapter is `./s3/payload-fetcher.ts`.
  */
+import { OptionError } from '../core/index.ts';
 import {
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   LEGACY_PAYLOAD_SIZE_ATTRIBUTE,
@@ -94,10 +95,14 @@ export function createEventReader(
 ): EventReader<BridgeEvent | UnknownEvent> {
   const unknownTypes = options.unknownTypes ?? 'reject';
   if (unknownTypes !== 'reject' && unknownTypes !== 'return') {
-    throw new TypeError(`unknownTypes must be 'reject' or 'return', got ${JSON.stringify(unknownTypes)}`);
+    throw new OptionError(
+      'unknownTypes',
+      `unknownTypes must be 'reject' or 'return', got ${JSON.stringify(unknownTypes)}`,
+    );
   }
   if (options.payloads !== undefined && typeof options.payloads !== 'function') {
-    throw new TypeError(
+    throw new OptionError(
+      'payloads',
       'payloads must be a function that reads a claim-checked payload, e.g. s3PayloadFetcher(s3)',
     );
   }

@@ -4,6 +4,7 @@
  * instance share one record per event id.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { OptionError } from '../../core/index.ts';
 import { S3StateStore } from '../../state/s3/store.ts';
 import type { DedupStore } from '../dedup.ts';
 
@@ -25,10 +26,13 @@ export interface S3DedupStoreOptions {
  */
 export function s3DedupStore(options: S3DedupStoreOptions): DedupStore {
   if (typeof options?.client?.send !== 'function') {
-    throw new TypeError('s3DedupStore needs client: an S3Client from @aws-sdk/client-s3');
+    throw new OptionError('client', 's3DedupStore needs client: an S3Client from @aws-sdk/client-s3');
   }
   if (typeof options.bucket !== 'string' || options.bucket.trim() === '') {
-    throw new TypeError('s3DedupStore needs bucket: the name of a bucket this consumer may write to');
+    throw new OptionError(
+      'bucket',
+      's3DedupStore needs bucket: the name of a bucket this consumer may write to',
+    );
   }
   return new S3StateStore({ client: options.client, bucket: options.bucket });
 }

@@ -3,6 +3,7 @@
  * key, as the AWS SQS extended clients do.
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { OptionError } from '../../core/index.ts';
 import { ConsumerError } from '../errors.ts';
 import type { PayloadFetcher } from '../reader.ts';
 
@@ -23,7 +24,10 @@ interface AwsError {
  */
 export function s3PayloadFetcher(s3: S3Client): PayloadFetcher {
   if (typeof s3?.send !== 'function') {
-    throw new TypeError('s3PayloadFetcher needs an S3Client from @aws-sdk/client-s3, e.g. new S3Client({})');
+    throw new OptionError(
+      's3',
+      's3PayloadFetcher needs an S3Client from @aws-sdk/client-s3, e.g. new S3Client({})',
+    );
   }
   return async (pointer, messageId) => {
     const location = `s3://${pointer.s3BucketName}/${pointer.s3Key}`;
