@@ -1,11 +1,12 @@
 /**
  * A consumer's project on disk, with pds-bridge installed the way npm lays it out: the package's
- * package.json and its built consumer kit under node_modules/pds-bridge, its dependencies beside it. Tests import `pds-bridge/consumer` from it exactly as a consumer does, through the
+ * package.json, its built consumer kit and its schemas under node_modules/pds-bridge, its dependencies
+ * beside it. Tests import `pds-bridge/consumer` from it exactly as a consumer does, through the
  * package's `exports`, so a wrong path, a missing build step or a Node 22 feature shows up here.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildConsumer } from '../../scripts/build-consumer.ts';
@@ -38,6 +39,7 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
     await writeFile(path.join(packageDir, 'package.json'), await readFile(path.join(root, 'package.json')));
     await buildConsumer(path.join(packageDir, 'dist', 'consumer'));
+    await cp(path.join(root, 'schemas'), path.join(packageDir, 'schemas'), { recursive: true });
     // pds-bridge's dependencies (zod, the AWS SDK) beside it, in npm's flat layout, where the
     // consumer's own imports of them find them too.
     const installed = await readdir(path.join(root, 'node_modules'));

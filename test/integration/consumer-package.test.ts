@@ -138,7 +138,7 @@ describe('the pds-bridge/consumer package entry', () => {
     expect(mistyped.stdout).toMatch(/Property 'gatheringKey' does not exist on type 'IngestFailedData'/);
   }, 120_000);
 
-  it('is carried in the tarball npm pack makes', () => {
+  it('is carried in the tarball npm pack makes, with the event schemas', () => {
     // act
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: project.packageDir,
@@ -156,6 +156,7 @@ describe('the pds-bridge/consumer package entry', () => {
         'dist/consumer/index.js',
         'dist/consumer/types/lib/consumer/index.d.ts',
         'dist/consumer/types/lib/events/types.d.ts',
+        'schemas/asyncapi.json',
       ]),
     );
   });
