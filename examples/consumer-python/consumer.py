@@ -36,6 +36,16 @@ KNOWN_TYPES = (
 )
 
 
+# The version of each type's data this consumer is written for (docs/events.md, "Schemas and versions").
+# During a breaking change the bridge sends both versions of each fact for one release: skip the other.
+DATA_VERSION = 1
+
+
+def is_known(event):
+    expected = f"urn:pds-bridge:schemas/events/{event['type']}/v{DATA_VERSION}.json"
+    return event["type"] in KNOWN_TYPES and event.get("dataschema", expected) == expected
+
+
 class NotAnEvent(Exception):
     """The message cannot be read as a pds-bridge event; retrying will not change that."""
 
@@ -88,10 +98,10 @@ def handle(event):
         "id": event["id"],
         "type": event["type"],
         "subject": event["subject"],
-        "known": event["type"] in KNOWN_TYPES,  # newer bridges may add types: skip those you do not handle
+        "known": is_known(event),  # newer bridges may add types and versions: skip those you do not handle
         "dataBytes": len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")),
     }
-    if event["type"] == "pds.ingest.failed":
+    if line["known"] and event["type"] == "pds.ingest.failed":
         line["code"] = data["code"]  # branch on code, never on reason
     print(json.dumps(line), flush=True)
 

@@ -8,7 +8,13 @@
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
 import * as z from 'zod';
-import { EVENT_DATA_SCHEMAS, type EventDataMap, type EventType, isEventType } from '../events/index.ts';
+import {
+  dataSchemaUri,
+  EVENT_DATA_SCHEMAS,
+  type EventDataMap,
+  type EventType,
+  isEventType,
+} from '../events/index.ts';
 import { ConsumerError } from './errors.ts';
 
 /** Attributes the envelope itself defines (CloudEvents 1.0 core attributes plus `data`). */
@@ -55,8 +61,9 @@ export type BridgeEvent<T extends EventType = EventType> = T extends EventType
 
 /**
  * A well-formed CloudEvent of a type this version of the kit does not know (a newer bridge's, or
- * another producer's on the same queue). Returned only with `unknownTypes: 'return'`; its data is
- * unchecked. Tell it apart with {@link isBridgeEvent}.
+ * another producer's on the same queue), or of a known type whose `dataschema` names a version of
+ * its data this kit does not know (during a breaking change the bridge emits both versions). Returned
+ * only with `unknownTypes: 'return'`; its data is unchecked. Tell it apart with {@link isBridgeEvent}.
  */
 export interface UnknownEvent extends Omit<EnvelopeAttributes, 'time' | 'subject' | 'datacontenttype'> {
   readonly type: string;
@@ -66,7 +73,10 @@ export interface UnknownEvent extends Omit<EnvelopeAttributes, 'time' | 'subject
   readonly data: unknown;
 }
 
-/** What to do with a type the kit does not know: throw `unknown-type` (default), or return it. */
+/**
+ * What to do with a type, or a data-schema version, the kit does not know: throw `unknown-type` or
+ * `unknown-version` (default), or return it as an {@link UnknownEvent}.
+ */
 export type UnknownTypePolicy = 'reject' | 'return';
 
 /**
@@ -80,7 +90,12 @@ export type UnknownTypePolicy = 'reject' | 'return';
  * ```
  */
 export function isBridgeEvent(event: BridgeEvent | UnknownEvent): event is BridgeEvent {
-  return isEventType(event.type);
+  return isEventType(event.type) && isKnownVersion(event.type, event.dataschema);
+}
+
+/** Events without `dataschema` come from bridges older than it and carry the first version. */
+function isKnownVersion(type: EventType, dataschema: unknown): boolean {
+  return dataschema === undefined || dataschema === dataSchemaUri(type);
 }
 
 /** RFC 3339 date-time (the `time` attribute's format), with a zone designator. */
@@ -179,6 +194,16 @@ export function parseEventBody(body: string, context: ParseContext): BridgeEvent
     throw new ConsumerError(
       'unknown-type',
       `event ${id} has type ${JSON.stringify(type)}, which this version of pds-bridge/consumer does not know. If the bridge emits a new type, upgrade pds-bridge; to receive such events unchecked instead, create the reader with unknownTypes: 'return'.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+  if (!isKnownVersion(type, envelope.dataschema)) {
+    if (context.unknownTypes === 'return') {
+      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
+    }
+    throw new ConsumerError(
+      'unknown-version',
+      `event ${id} (${type}) has dataschema ${JSON.stringify(envelope.dataschema)}, a version of its data this version of pds-bridge/consumer does not know (it reads ${dataSchemaUri(type)}). During a breaking change the bridge sends both versions of each fact for one release: upgrade pds-bridge to read the new one, or create the reader with unknownTypes: 'return' to receive the other version unchecked and skip it.`,
       { messageId, eventId: id, eventType: type },
     );
   }

@@ -11,6 +11,8 @@ import { BridgeError } from '../core/index.ts';
  * - `unsupported-content-type`: `datacontenttype` is not JSON, or the data is binary (`data_base64`).
  * - `unknown-type`: a well-formed event of a type this version of the kit does not know (only when
  *   `unknownTypes` is `'reject'`, the default).
+ * - `unknown-version`: a known type whose `dataschema` names a version of its data this kit does not
+ *   know (only when `unknownTypes` is `'reject'`, the default).
  * - `invalid-data`: `data` does not match the schema of its event type.
  * - `claim-check-invalid`: the message is flagged as offloaded (`ExtendedPayloadSize`) but its body is
  *   not a pointer, or the stored payload is empty.
@@ -24,6 +26,7 @@ export const CONSUMER_ERROR_CODES = [
   'not-cloudevent',
   'unsupported-content-type',
   'unknown-type',
+  'unknown-version',
   'invalid-data',
   'claim-check-invalid',
   'claim-check-missing',

@@ -46,8 +46,9 @@ export interface EventReaderOptions<U extends UnknownTypePolicy = 'reject'> {
    */
   payloads?: PayloadFetcher;
   /**
-   * Event types this version does not know: `'reject'` (default) throws `unknown-type`; `'return'`
-   * hands them over as {@link UnknownEvent}, data unchecked.
+   * Event types, or data-schema versions (`dataschema`), this version does not know: `'reject'`
+   * (default) throws `unknown-type` or `unknown-version`; `'return'` hands them over as
+   * {@link UnknownEvent}, data unchecked.
    */
   unknownTypes?: U;
 }

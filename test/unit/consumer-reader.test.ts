@@ -71,7 +71,7 @@ describe('createEventReader: envelope and data', () => {
     const reader = createEventReader();
     const body = JSON.stringify({
       ...completed,
-      dataschema: 'https://example.com/schemas/events/pds.ingest.completed/v1.json',
+      dataschema: 'urn:pds-bridge:schemas/events/pds.ingest.completed/v1.json',
       traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       data: { ...completed.data, addedLater: 'kept' },
     });
@@ -80,7 +80,7 @@ describe('createEventReader: envelope and data', () => {
     const event = reader.parse(body);
 
     // assess
-    expect(event.dataschema).toBe('https://example.com/schemas/events/pds.ingest.completed/v1.json');
+    expect(event.dataschema).toBe('urn:pds-bridge:schemas/events/pds.ingest.completed/v1.json');
     expect(event.extensions).toEqual({
       traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
     });
@@ -134,6 +134,15 @@ describe('createEventReader: envelope and data', () => {
       'unknown-type',
       /"pds\.ingest\.started".*unknownTypes: 'return'/,
     ],
+    [
+      'a data-schema version the kit does not know',
+      JSON.stringify({
+        ...completed,
+        dataschema: 'urn:pds-bridge:schemas/events/pds.ingest.completed/v2.json',
+      }),
+      'unknown-version',
+      /dataschema "urn:pds-bridge:schemas\/events\/pds\.ingest\.completed\/v2\.json".*reads urn:pds-bridge:schemas\/events\/pds\.ingest\.completed\/v1\.json.*both versions/,
+    ],
   ])('refuses %s with a coded error naming the problem', async (_name, body, code, message) => {
     // act
     const error = await readError(() => createEventReader().read(sdkMessage(body)));
@@ -169,6 +178,27 @@ describe('createEventReader: envelope and data', () => {
     expect(isBridgeEvent(event)).toBe(false);
     expect(event).toMatchObject({ type: 'pds.ingest.started', data: { any: 1 }, id: completed.id });
     expect(isBridgeEvent(known)).toBe(true);
+  });
+
+  it("returns the other version of a known type unchecked with unknownTypes: 'return', and reads events without dataschema", () => {
+    // prepare: during a breaking change the bridge sends both versions of each fact
+    const reader = createEventReader({ unknownTypes: 'return' });
+    const { dataschema: _current, ...withoutSchema } = completed;
+
+    // act
+    const other = reader.parse(
+      JSON.stringify({
+        ...completed,
+        dataschema: 'urn:pds-bridge:schemas/events/pds.ingest.completed/v2.json',
+        data: { renamed: true },
+      }),
+    );
+    const older = createEventReader().parse(JSON.stringify(withoutSchema));
+
+    // assess
+    expect(isBridgeEvent(other)).toBe(false);
+    expect(other.data).toEqual({ renamed: true });
+    expect(older).toMatchObject({ id: completed.id, type: 'pds.ingest.completed' });
   });
 
   it('refuses options it does not understand, up front', () => {
