@@ -1,6 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    alias: {
+      // The examples import the kit by its package name, as consumers do; in-process tests get the
+      // source (tsconfig.json maps it the same way). test/integration/consumer-package.test.ts and the
+      // example runs check the built entry that package.json exports.
+      'pds-bridge/consumer': fileURLToPath(new URL('./lib/consumer/index.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

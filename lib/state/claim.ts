@@ -18,6 +18,9 @@
  */
 import { StateConflictError, type StateStore } from './store.ts';
 
+/** The part of a {@link StateStore} claims use: stores that only hold claims need no more. */
+export type ClaimStore = Pick<StateStore, 'get' | 'create' | 'update' | 'delete'>;
+
 /** How the records of one kind carry their claim. */
 export interface ClaimPolicy<R> {
   /**
@@ -97,7 +100,7 @@ export type ReleaseResult = { readonly outcome: 'released' } | { readonly outcom
  * ```
  */
 export async function acquireClaim<R>(
-  store: StateStore,
+  store: ClaimStore,
   key: string,
   policy: ClaimPolicy<R>,
   options: AcquireOptions = {},
@@ -144,7 +147,7 @@ export async function acquireClaim<R>(
  * ```
  */
 export async function advanceClaim<R>(
-  store: StateStore,
+  store: ClaimStore,
   claim: Claim<R>,
   next: R,
 ): Promise<AdvanceResult<R>> {
@@ -168,7 +171,7 @@ export async function advanceClaim<R>(
  * await releaseClaim(store, claim, { ...claim.record, leaseUntil: 0 }); // kept, free to take over
  * ```
  */
-export async function releaseClaim<R>(store: StateStore, claim: Claim<R>, final?: R): Promise<ReleaseResult> {
+export async function releaseClaim<R>(store: ClaimStore, claim: Claim<R>, final?: R): Promise<ReleaseResult> {
   try {
     if (final === undefined) await store.delete(claim.key, claim.etag);
     else await store.update(claim.key, final, claim.etag);

@@ -45,6 +45,8 @@ describe('bundle boundaries', () => {
     ['lib/state/claim.ts'],
     ['lib/polling/review-queue.ts'],
     ['lib/publications/queue.ts'],
+    ['lib/consumer/reader.ts'],
+    ['lib/consumer/dedup.ts'],
   ])('building events and records from %s loads neither the AWS SDK nor the XML parser', async (entry) => {
     // act
     const origins = await loadedWith(entry);

@@ -1,0 +1,232 @@
+/**
+ * Parses and verifies one event body: JSON, a CloudEvents 1.0 envelope in JSON format, a JSON
+ * `datacontenttype`, and `data` checked against the zod schema of its type (the same schemas that
+ * build the bridge's events, so the reader and the writer cannot disagree).
+ *
+ * Attributes beyond the ones the bridge documents (CloudEvents extensions such as `traceparent`,
+ * or attributes a newer bridge adds) never make an event invalid; they are handed over in
+ * `extensions`, as the CloudEvents spec asks of consumers.
+ */
+import * as z from 'zod';
+import {
+  dataSchemaUri,
+  EVENT_DATA_SCHEMAS,
+  type EventDataMap,
+  type EventType,
+  isEventType,
+} from '../events/index.ts';
+import { ConsumerError } from './errors.ts';
+
+/** Attributes the envelope itself defines (CloudEvents 1.0 core attributes plus `data`). */
+const CORE_ATTRIBUTES = new Set([
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'time',
+  'subject',
+  'datacontenttype',
+  'dataschema',
+  'data',
+  'data_base64',
+]);
+
+/** The attributes every event carries, whatever its type. */
+interface EnvelopeAttributes {
+  readonly specversion: '1.0';
+  /** Deterministic: the same fact always has the same id; deduplicate on it. */
+  readonly id: string;
+  readonly source: string;
+  /** RFC 3339 time of the fact, as sent. */
+  readonly time: string;
+  /** What the event is about, e.g. `s3://drop-bucket/items.csv`. */
+  readonly subject: string;
+  readonly datacontenttype: string;
+  /** URI of the schema `data` adheres to, when the bridge sent one. */
+  readonly dataschema?: string;
+  /**
+   * Every other attribute of the envelope (CloudEvents extensions such as `traceparent`, or
+   * attributes added by a newer bridge), by name.
+   */
+  readonly extensions: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A verified event of a type this kit knows, with data checked against its schema. `BridgeEvent` is
+ * the union of all types, discriminated by `type`; `BridgeEvent<'pds.ingest.failed'>` is one type.
+ */
+export type BridgeEvent<T extends EventType = EventType> = T extends EventType
+  ? EnvelopeAttributes & { readonly type: T; readonly data: EventDataMap[T] }
+  : never;
+
+/**
+ * A well-formed CloudEvent of a type this version of the kit does not know (a newer bridge's, or
+ * another producer's on the same queue), or of a known type whose `dataschema` names a version of
+ * its data this kit does not know (during a breaking change the bridge emits both versions). Returned
+ * only with `unknownTypes: 'return'`; its data is unchecked. Tell it apart with {@link isBridgeEvent}.
+ */
+export interface UnknownEvent extends Omit<EnvelopeAttributes, 'time' | 'subject' | 'datacontenttype'> {
+  readonly type: string;
+  readonly time?: string;
+  readonly subject?: string;
+  readonly datacontenttype?: string;
+  readonly data: unknown;
+}
+
+/**
+ * What to do with a type, or a data-schema version, the kit does not know: throw `unknown-type` or
+ * `unknown-version` (default), or return it as an {@link UnknownEvent}.
+ */
+export type UnknownTypePolicy = 'reject' | 'return';
+
+/**
+ * True for an event of a known type (its `type` narrows `data`), false for an {@link UnknownEvent}.
+ *
+ * @example
+ * ```ts
+ * const event = await reader.read(message);
+ * if (!isBridgeEvent(event)) return; // a type this consumer does not handle
+ * if (event.type === 'pds.ingest.failed') console.log(event.data.code);
+ * ```
+ */
+export function isBridgeEvent(event: BridgeEvent | UnknownEvent): event is BridgeEvent {
+  return isEventType(event.type) && isKnownVersion(event.type, event.dataschema);
+}
+
+/** Events without `dataschema` come from bridges older than it and carry the first version. */
+function isKnownVersion(type: EventType, dataschema: unknown): boolean {
+  return dataschema === undefined || dataschema === dataSchemaUri(type);
+}
+
+/** RFC 3339 date-time (the `time` attribute's format), with a zone designator. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** `application/json`, `text/json` or any `…/…+json`, with or without parameters. */
+function isJsonContentType(value: string): boolean {
+  const mediaType = value.split(';')[0]?.trim().toLowerCase() ?? '';
+  return (
+    mediaType === 'application/json' || mediaType === 'text/json' || /^[a-z]+\/[^/]+\+json$/.test(mediaType)
+  );
+}
+
+interface ParseContext {
+  messageId?: string | undefined;
+  unknownTypes: UnknownTypePolicy;
+}
+
+/**
+ * The verified event in `body`; throws {@link ConsumerError} naming what is wrong.
+ *
+ * @example
+ * ```ts
+ * const event = parseEventBody(text, { unknownTypes: 'reject' });
+ * ```
+ */
+export function parseEventBody(body: string, context: ParseContext): BridgeEvent | UnknownEvent {
+  const { messageId } = context;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const start = JSON.stringify(body.slice(0, 40));
+    throw new ConsumerError(
+      'not-json',
+      `the body is not JSON (${(error as Error).message}; it starts ${start}). It was not sent by pds-bridge: check which producer writes to this queue.`,
+      { messageId, cause: error },
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConsumerError(
+      'not-cloudevent',
+      `the body is JSON but not an object, so not a CloudEvents envelope${Array.isArray(value) ? ' (an array: if it names a PayloadS3Pointer, read the message with its attributes so the claim-check is followed)' : ''}.`,
+      { messageId },
+    );
+  }
+  const envelope = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if (envelope.specversion !== '1.0') {
+    problems.push(`specversion must be "1.0", got ${JSON.stringify(envelope.specversion) ?? 'nothing'}`);
+  }
+  for (const name of ['id', 'source', 'type'] as const) {
+    if (typeof envelope[name] !== 'string' || envelope[name] === '') {
+      problems.push(`${name} must be a non-empty string`);
+    }
+  }
+  for (const name of ['subject', 'datacontenttype', 'dataschema'] as const) {
+    if (envelope[name] !== undefined && typeof envelope[name] !== 'string') {
+      problems.push(`${name} must be a string when present`);
+    }
+  }
+  if (envelope.time !== undefined && (typeof envelope.time !== 'string' || !RFC3339.test(envelope.time))) {
+    problems.push(`time must be an RFC 3339 date-time, got ${JSON.stringify(envelope.time)}`);
+  }
+  const eventId = typeof envelope.id === 'string' ? envelope.id : undefined;
+  const eventType = typeof envelope.type === 'string' ? envelope.type : undefined;
+  if (problems.length > 0) {
+    throw new ConsumerError(
+      'not-cloudevent',
+      `the body is not a CloudEvents 1.0 envelope: ${problems.join('; ')}. pds-bridge always sends specversion, id, source, type, time, subject, datacontenttype and data; check which producer writes to this queue.`,
+      { messageId, eventId, eventType },
+    );
+  }
+  const type = envelope.type as string;
+  const id = envelope.id as string;
+  if (
+    'data_base64' in envelope ||
+    (envelope.datacontenttype !== undefined && !isJsonContentType(envelope.datacontenttype as string))
+  ) {
+    throw new ConsumerError(
+      'unsupported-content-type',
+      `event ${id} (${type}) carries ${'data_base64' in envelope ? 'binary data (data_base64)' : `datacontenttype ${JSON.stringify(envelope.datacontenttype)}`}; this reader handles JSON data only.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+
+  const extensions: Record<string, unknown> = {};
+  for (const [name, attribute] of Object.entries(envelope)) {
+    if (!CORE_ATTRIBUTES.has(name)) extensions[name] = attribute;
+  }
+
+  if (!isEventType(type)) {
+    if (context.unknownTypes === 'return') {
+      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
+    }
+    throw new ConsumerError(
+      'unknown-type',
+      `event ${id} has type ${JSON.stringify(type)}, which this version of pds-bridge/consumer does not know. If the bridge emits a new type, upgrade pds-bridge; to receive such events unchecked instead, create the reader with unknownTypes: 'return'.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+  if (!isKnownVersion(type, envelope.dataschema)) {
+    if (context.unknownTypes === 'return') {
+      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
+    }
+    throw new ConsumerError(
+      'unknown-version',
+      `event ${id} (${type}) has dataschema ${JSON.stringify(envelope.dataschema)}, a version of its data this version of pds-bridge/consumer does not know (it reads ${dataSchemaUri(type)}). During a breaking change the bridge sends both versions of each fact for one release: upgrade pds-bridge to read the new one, or create the reader with unknownTypes: 'return' to receive the other version unchecked and skip it.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+  // The bridge's own events always carry these two; their absence means a different producer.
+  const missing = (['time', 'subject'] as const).filter((name) => envelope[name] === undefined);
+  if (missing.length > 0) {
+    throw new ConsumerError(
+      'not-cloudevent',
+      `event ${id} (${type}) has no ${missing.join(' and ')}, which every pds-bridge event carries; check which producer writes to this queue.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+  const checked = EVENT_DATA_SCHEMAS[type].safeParse(envelope.data);
+  if (!checked.success) {
+    throw new ConsumerError(
+      'invalid-data',
+      `the data of event ${id} (${type}) does not match its schema: ${z.prettifyError(checked.error).replace(/\n/g, ' ')}. Report it to the bridge's operators with the event id; do not retry.`,
+      { messageId, eventId: id, eventType: type },
+    );
+  }
+  return {
+    ...(envelope as Omit<BridgeEvent, 'extensions'>),
+    datacontenttype: (envelope.datacontenttype as string | undefined) ?? 'application/json',
+    extensions,
+  } as BridgeEvent;
+}

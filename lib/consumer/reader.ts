@@ -1,0 +1,160 @@
+/**
+ * Reads one SQS message as a bridge event: follows a claim-check pointer (the AWS SQS extended client
+ * format, current and legacy forms), then parses and verifies the envelope and its data.
+ *
+ * Fetching the offloaded payload is a port ({@link PayloadFetcher}) so that this file loads no AWS
+ * SDK; the S3 adapter is `./s3/payload-fetcher.ts`.
+ */
+import { OptionError } from '../core/index.ts';
+import {
+  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
+  LEGACY_PAYLOAD_SIZE_ATTRIBUTE,
+  type MessageAttributeLike,
+  type PayloadS3Pointer,
+  parsePayloadPointer,
+} from '../events/index.ts';
+import { type BridgeEvent, parseEventBody, type UnknownEvent, type UnknownTypePolicy } from './envelope.ts';
+import { ConsumerError } from './errors.ts';
+
+/**
+ * One received message: the SDK's `ReceiveMessage` `Message` (`Body`, `MessageAttributes`,
+ * `MessageId`) or a Lambda `SQSRecord` (`body`, `messageAttributes`, `messageId`).
+ */
+export type SqsMessageLike =
+  | {
+      Body?: string | undefined;
+      MessageAttributes?: Record<string, MessageAttributeLike> | undefined;
+      MessageId?: string | undefined;
+    }
+  | {
+      body: string;
+      messageAttributes?: Record<string, MessageAttributeLike> | undefined;
+      messageId?: string | undefined;
+    };
+
+/**
+ * Reads the payload a claim-check pointer names. Throws {@link ConsumerError} with
+ * `claim-check-missing` when the object does not exist, `claim-check-unreadable` otherwise.
+ */
+export type PayloadFetcher = (pointer: PayloadS3Pointer, messageId: string | undefined) => Promise<string>;
+
+export interface EventReaderOptions<U extends UnknownTypePolicy = 'reject'> {
+  /**
+   * Reads claim-checked payloads, e.g. `s3PayloadFetcher(new S3Client({}))`. Without it a
+   * claim-checked message fails with `claim-check-unreadable`. No default: the kit never creates an
+   * AWS client on its own.
+   */
+  payloads?: PayloadFetcher;
+  /**
+   * Event types, or data-schema versions (`dataschema`), this version does not know: `'reject'`
+   * (default) throws `unknown-type` or `unknown-version`; `'return'` hands them over as
+   * {@link UnknownEvent}, data unchecked.
+   */
+  unknownTypes?: U;
+}
+
+export interface EventReader<E> {
+  /** The verified event in `message`, following a claim-check pointer; throws {@link ConsumerError}. */
+  read(message: SqsMessageLike): Promise<E>;
+  /** The verified event in a body already read (no claim-check); throws {@link ConsumerError}. */
+  parse(body: string): E;
+}
+
+function partsOf(message: SqsMessageLike) {
+  if ('body' in message) {
+    return { body: message.body, attributes: message.messageAttributes, messageId: message.messageId };
+  }
+  return { body: message.Body, attributes: message.MessageAttributes, messageId: message.MessageId };
+}
+
+function attributeValue(attribute: MessageAttributeLike | undefined): string | undefined {
+  return attribute?.StringValue ?? attribute?.stringValue;
+}
+
+/**
+ * A reader of bridge events. Options are checked here, once.
+ *
+ * @example
+ * ```ts
+ * import { S3Client } from '@aws-sdk/client-s3';
+ * import { createEventReader, s3PayloadFetcher } from 'pds-bridge/consumer';
+ *
+ * const reader = createEventReader({ payloads: s3PayloadFetcher(new S3Client({})) });
+ * const event = await reader.read(message); // Message from ReceiveMessage, or a Lambda SQSRecord
+ * switch (event.type) {
+ *   case 'pds.ingest.completed': console.log(event.data.gatheringKey); break;
+ *   case 'pds.ingest.failed': console.log(event.data.code, event.data.reason); break;
+ * }
+ * ```
+ */
+export function createEventReader(options?: EventReaderOptions<'reject'>): EventReader<BridgeEvent>;
+export function createEventReader(
+  options: EventReaderOptions<'return'>,
+): EventReader<BridgeEvent | UnknownEvent>;
+export function createEventReader(
+  options: EventReaderOptions<UnknownTypePolicy> = {},
+): EventReader<BridgeEvent | UnknownEvent> {
+  const unknownTypes = options.unknownTypes ?? 'reject';
+  if (unknownTypes !== 'reject' && unknownTypes !== 'return') {
+    throw new OptionError(
+      'unknownTypes',
+      `unknownTypes must be 'reject' or 'return', got ${JSON.stringify(unknownTypes)}`,
+    );
+  }
+  if (options.payloads !== undefined && typeof options.payloads !== 'function') {
+    throw new OptionError(
+      'payloads',
+      'payloads must be a function that reads a claim-checked payload, e.g. s3PayloadFetcher(s3)',
+    );
+  }
+  const fetchPayload = options.payloads;
+
+  async function resolveBody(
+    message: SqsMessageLike,
+  ): Promise<{ body: string; messageId: string | undefined }> {
+    const { body, attributes, messageId } = partsOf(message);
+    if (typeof body !== 'string' || body === '') {
+      throw new ConsumerError('not-json', 'the message has no body. It was not sent by pds-bridge.', {
+        messageId,
+      });
+    }
+    const flagged =
+      attributeValue(attributes?.[EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]) ??
+      attributeValue(attributes?.[LEGACY_PAYLOAD_SIZE_ATTRIBUTE]);
+    const pointer = parsePayloadPointer(body);
+    if (pointer === undefined) {
+      if (flagged === undefined) return { body, messageId };
+      throw new ConsumerError(
+        'claim-check-invalid',
+        `the message carries ${EXTENDED_PAYLOAD_SIZE_ATTRIBUTE}=${flagged} but its body is not an S3 pointer in the SQS extended client format; it was not written by an extended client. Inspect the message in the queue or its dead-letter queue.`,
+        { messageId },
+      );
+    }
+    if (fetchPayload === undefined) {
+      throw new ConsumerError(
+        'claim-check-unreadable',
+        `the event was too large to send inline and is stored at s3://${pointer.s3BucketName}/${pointer.s3Key}, but this reader has no payload fetcher: create it with { payloads: s3PayloadFetcher(new S3Client({})) }.`,
+        { messageId },
+      );
+    }
+    const stored = await fetchPayload(pointer, messageId);
+    if (stored === '') {
+      throw new ConsumerError(
+        'claim-check-invalid',
+        `the claim-checked payload s3://${pointer.s3BucketName}/${pointer.s3Key} is empty. Report it to the bridge's operators.`,
+        { messageId },
+      );
+    }
+    return { body: stored, messageId };
+  }
+
+  return {
+    async read(message) {
+      const { body, messageId } = await resolveBody(message);
+      return parseEventBody(body, { messageId, unknownTypes });
+    },
+    parse(body) {
+      return parseEventBody(body, { unknownTypes });
+    },
+  };
+}

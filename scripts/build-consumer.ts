@@ -1,0 +1,121 @@
+/**
+ * Builds the consumer kit, the package's `pds-bridge/consumer` entry (lib/consumer/index.ts), into
+ * dist/consumer/: `index.js` (plain ESM JavaScript for Node 20 and later, with its source map) and
+ * `types/` (TypeScript declarations). package.json `exports` points there.
+ *
+ * Why built, not shipped as source: Node refuses to strip types below node_modules, and Node 20 has
+ * no type stripping at all. Unlike the Lambda bundles, the dependencies stay imports (zod,
+ * @aws-sdk/client-s3): the consumer's own copies are used, so an S3Client it creates is the class the
+ * kit expects.
+ *
+ * Run: `node scripts/build-consumer.ts` (`npm run build` runs it too). Importing this module builds nothing.
+ */
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import ts from 'typescript';
+
+const root = path.resolve(import.meta.dirname, '..');
+const lib = path.join(root, 'lib');
+const entry = path.join(lib, 'consumer', 'index.ts');
+
+/** Where `npm run build` writes the kit. */
+export const CONSUMER_DIST = path.join(root, 'dist', 'consumer');
+
+/** The declarations of the entry, relative to the output directory (package.json `exports.types`). */
+export const CONSUMER_TYPES_ENTRY = path.join('types', 'lib', 'consumer', 'index.d.ts');
+
+/**
+ * The kit imports a few values from modules that also hold the bridge's PDS client, whose load-time
+ * code (`new Set(...)` constants, undici) esbuild must keep unless told it has no effects. None of
+ * lib/'s modules does anything on load that another module relies on, so they are declared side-effect
+ * free: unused modules drop out, and undici, which needs Node 22, is not imported.
+ */
+const libWithoutSideEffects: Plugin = {
+  name: 'lib-without-side-effects',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === 'resolved') return undefined;
+      const resolved = await builder.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        importer: args.importer,
+        pluginData: 'resolved',
+      });
+      if (resolved.errors.length > 0 || !resolved.path.startsWith(lib + path.sep)) return resolved;
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+
+/** TypeScript's options for the declarations: the project's tsconfig, emitting `.d.ts` only. */
+function declarationOptions(outDir: string): ts.CompilerOptions {
+  const configFile = path.join(root, 'tsconfig.json');
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    { noEmit: false, declaration: true, emitDeclarationOnly: true, outDir, rootDir: root },
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
+  if (parsed === undefined) throw new Error(`Cannot read ${configFile}`);
+  return parsed.options;
+}
+
+/**
+ * The declarations keep the sources' `./x.ts` specifiers; a consumer's TypeScript resolves `./x.js`
+ * to `x.d.ts` in every module mode, so relative specifiers are written that way.
+ */
+async function rewriteSpecifiers(dir: string): Promise<void> {
+  const files = (await readdir(dir, { recursive: true })).filter((file) => file.endsWith('.d.ts'));
+  await Promise.all(
+    files.map(async (file) => {
+      const full = path.join(dir, file);
+      const text = await readFile(full, 'utf8');
+      const rewritten = text.replace(
+        /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g,
+        '$1$2.js$3',
+      );
+      if (rewritten !== text) await writeFile(full, rewritten);
+    }),
+  );
+}
+
+/**
+ * Builds the kit into `outDir`: `index.js`, `index.js.map` and `types/`.
+ *
+ * @example
+ * ```ts
+ * await buildConsumer('/tmp/pkg/dist/consumer'); // then import '/tmp/pkg/dist/consumer/index.js'
+ * ```
+ */
+export async function buildConsumer(outDir: string = CONSUMER_DIST): Promise<void> {
+  await rm(outDir, { recursive: true, force: true });
+  await build({
+    entryPoints: [entry],
+    outfile: path.join(outDir, 'index.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    plugins: [libWithoutSideEffects],
+    sourcemap: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+
+  const typesDir = path.join(outDir, 'types');
+  const program = ts.createProgram([entry], declarationOptions(typesDir));
+  const emitted = program.emit(undefined, undefined, undefined, true);
+  if (emitted.diagnostics.length > 0) {
+    const messages = emitted.diagnostics.map((diagnostic) =>
+      ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'),
+    );
+    throw new Error(`Declarations of the consumer kit failed:\n${messages.join('\n')}`);
+  }
+  await rewriteSpecifiers(typesDir);
+}
+
+if (import.meta.main) {
+  await buildConsumer();
+  process.stdout.write(`Built ${path.relative(root, CONSUMER_DIST)}/\n`);
+}

@@ -1,0 +1,77 @@
+/**
+ * A consumer's project on disk, with pds-bridge installed the way npm lays it out: the package's
+ * package.json, its built consumer kit and its schemas under node_modules/pds-bridge, its dependencies
+ * beside it. Tests import `pds-bridge/consumer` from it exactly as a consumer does, through the
+ * package's `exports`, so a wrong path, a missing build step or a Node 22 feature shows up here.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildConsumer } from '../../scripts/build-consumer.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export interface ConsumerProject {
+  /** The project directory: package.json (`"type": "module"`) and node_modules/pds-bridge. */
+  dir: string;
+  /** Where pds-bridge is installed in it. */
+  packageDir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * Creates a consumer project in a temporary directory with the consumer kit freshly built into it
+ * (never into this checkout's dist/, which other tests and builds own).
+ *
+ * @example
+ * ```ts
+ * const project = await createConsumerProject();
+ * spawnSync('node', ['-e', "import('pds-bridge/consumer')"], { cwd: project.dir });
+ * ```
+ */
+export async function createConsumerProject(): Promise<ConsumerProject> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pds-consumer-'));
+  const packageDir = path.join(dir, 'node_modules', 'pds-bridge');
+  try {
+    await mkdir(packageDir, { recursive: true });
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
+    await writeFile(path.join(packageDir, 'package.json'), await readFile(path.join(root, 'package.json')));
+    await buildConsumer(path.join(packageDir, 'dist', 'consumer'));
+    await cp(path.join(root, 'schemas'), path.join(packageDir, 'schemas'), { recursive: true });
+    // pds-bridge's dependencies (zod, the AWS SDK) beside it, in npm's flat layout, where the
+    // consumer's own imports of them find them too.
+    const installed = await readdir(path.join(root, 'node_modules'));
+    for (const name of installed.filter((entry) => !entry.startsWith('.') && entry !== 'pds-bridge')) {
+      await symlink(path.join(root, 'node_modules', name), path.join(dir, 'node_modules', name), 'dir');
+    }
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, packageDir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A `node` executable and its major version. */
+export interface NodeBinary {
+  path: string;
+  major: number;
+}
+
+/**
+ * The oldest `node` on PATH (our machines: Node 20 from the system, Node 24 from node_modules/.bin,
+ * which npm puts first), so that a test proves what the oldest supported runtime does.
+ */
+export function oldestNodeOnPath(): NodeBinary {
+  const found: NodeBinary[] = [];
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'node');
+    if (dir === '' || !existsSync(candidate) || found.some((node) => node.path === candidate)) continue;
+    const probe = spawnSync(candidate, ['--version'], { encoding: 'utf8' });
+    const major = Number(/^v(\d+)\./.exec(probe.stdout ?? '')?.[1]);
+    if (probe.status === 0 && Number.isInteger(major)) found.push({ path: candidate, major });
+  }
+  const oldest = found.sort((a, b) => a.major - b.major)[0];
+  return oldest ?? { path: process.execPath, major: Number(process.versions.node.split('.')[0]) };
+}
