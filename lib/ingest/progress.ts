@@ -64,6 +64,22 @@ export interface IngestProgressRecord {
   lastError?: string;
 }
 
+/**
+ * The object write a record is about, as the ingest identified it.
+ *
+ * @example
+ * ingestProgressKey(objectWriteOf(record)) === stateKeyTheRecordWasReadFrom; // true
+ */
+export function objectWriteOf(record: IngestProgressRecord): ObjectWrite {
+  return {
+    bucket: record.bucket,
+    key: record.key,
+    ...(record.versionId ? { versionId: record.versionId } : {}),
+    ...(record.etag ? { etag: record.etag } : {}),
+    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
+  };
+}
+
 export interface ClaimOptions {
   /** Identifies this delivery in the record. */
   owner: string;

@@ -9,7 +9,7 @@
 import { sleep } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import { completedEvent, failedEvent } from '../ingest/events.ts';
-import type { IngestProgressRecord } from '../ingest/progress.ts';
+import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
 import type { PublicationRecord } from '../publications/records.ts';
 import { STATE_PREFIXES } from '../state/keys.ts';
@@ -83,13 +83,7 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
 
 /** The event a finished ingest sent, its `time` the moment its outcome was recorded; a string says why there is none. */
 function ingestEvent(record: IngestProgressRecord): CloudEvent | string | undefined {
-  const write = {
-    bucket: record.bucket,
-    key: record.key,
-    ...(record.versionId ? { versionId: record.versionId } : {}),
-    ...(record.etag ? { etag: record.etag } : {}),
-    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
-  };
+  const write = objectWriteOf(record);
   const time = new Date(record.updatedAt).toISOString();
   if (record.status === 'done') {
     const event = completedEvent(write, {

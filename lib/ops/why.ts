@@ -11,7 +11,7 @@
  */
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
-import type { IngestProgressRecord } from '../ingest/progress.ts';
+import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
@@ -201,13 +201,7 @@ function noWriteSeen(subject: { bucket: string; key: string; versionId?: string 
 }
 
 function explainWrite(key: string, record: IngestProgressRecord, now: number): WriteExplanation {
-  const write = {
-    bucket: record.bucket,
-    key: record.key,
-    ...(record.versionId ? { versionId: record.versionId } : {}),
-    ...(record.etag ? { etag: record.etag } : {}),
-    ...(record.sequencer ? { sequencer: record.sequencer } : {}),
-  };
+  const write = objectWriteOf(record);
   const state: WriteExplanation['state'] =
     record.status === 'done'
       ? 'imported'
