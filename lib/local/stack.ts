@@ -31,7 +31,6 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
-import { createLocalHandlers } from './handlers.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -145,6 +144,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Clients cached before the environment pointed at the emulator would talk to AWS.
     resetAwsClients();
     cleanups.push(resetAwsClients);
+    // Imported only now: each handler module builds its logger and metrics from the environment when it
+    // is first imported, and the log level and disabled metrics above must already be in it.
+    const { createLocalHandlers } = await import('./handlers.ts');
     const handlers = createLocalHandlers(process.env);
 
     const clientConfig = {

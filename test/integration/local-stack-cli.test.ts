@@ -169,6 +169,8 @@ describe('npm start', { timeout: 180_000 }, () => {
     // assess
     expect(firstExit, first.output()).toBe(0);
     expect(first.output()).toContain('Stopped.');
+    // The handlers log at WARN and print no metrics: the terminal shows the stack's own lines.
+    expect(first.output()).not.toMatch(/"level":"INFO"|"_aws":/);
     expect(fileAfterStop).toBe('removed');
     expect((listed.Contents ?? []).map((object) => object.Key)).toContain(key);
     expect(keptEvent.id).toBe(ingested.id);
