@@ -87,12 +87,32 @@ export function traceparentFromXRay(header: string | undefined): string | undefi
  */
 export function newTraceparent(): string {
   for (;;) {
-    const traceId = randomBytes(16).toString('hex');
-    const parentId = randomBytes(8).toString('hex');
+    const traceId = randomHex(16);
+    const parentId = randomHex(8);
     if (traceId !== ZERO_TRACE_ID && parentId !== ZERO_PARENT_ID) {
       return formatTraceparent({ traceId, parentId, sampled: false });
     }
   }
+}
+
+/**
+ * Random bytes are drawn from the system's generator a block at a time and handed out in order, each
+ * byte once (as `crypto.randomUUID` does): outside a traced invocation every event gets a fresh
+ * trace, and two calls into the generator per event cost more than building the rest of the event.
+ */
+const RANDOM_BLOCK_BYTES = 4096;
+let randomBlock = Buffer.alloc(0);
+let randomOffset = 0;
+
+/** `bytes` fresh random bytes as lower-case hex. */
+function randomHex(bytes: number): string {
+  if (randomOffset + bytes > randomBlock.length) {
+    randomBlock = randomBytes(RANDOM_BLOCK_BYTES);
+    randomOffset = 0;
+  }
+  const hex = randomBlock.toString('hex', randomOffset, randomOffset + bytes);
+  randomOffset += bytes;
+  return hex;
 }
 
 const context = new AsyncLocalStorage<string>();

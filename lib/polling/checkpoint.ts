@@ -156,7 +156,7 @@ export function advanceCheckpoint(
   const emitted = new Set(outcome.emitted);
   const gone = new Set(outcome.gone ?? []);
 
-  let seen = [...new Set([...checkpoint.seen, ...outcome.emitted])].sort((a, b) => a - b);
+  let seen = mergeAscending(checkpoint.seen, outcome.emitted);
   let floor = checkpoint.floor;
   if (seen.length > seenWindow) {
     let raised = seen[seen.length - seenWindow - 1] as number;
@@ -198,6 +198,35 @@ export function advanceCheckpoint(
     checkpoint: { version: 1, floor, highestId: highestEmitted, seen, retry, updatedAt: now },
     abandoned,
   };
+}
+
+/** True when every id is larger than the one before it. */
+function strictlyAscending(ids: readonly number[]): boolean {
+  for (let index = 1; index < ids.length; index++) {
+    if ((ids[index] as number) <= (ids[index - 1] as number)) return false;
+  }
+  return true;
+}
+
+/**
+ * The ids of both lists, ascending, each once. `seen` is kept ascending by every write, so a page
+ * costs a merge with its own (sorted) ids rather than a sort of the whole window; a stored list
+ * that is not ascending (edited by hand) is sorted as a whole.
+ */
+function mergeAscending(seen: readonly number[], emitted: readonly number[]): number[] {
+  const added = [...new Set(emitted)].sort((a, b) => a - b);
+  if (!strictlyAscending(seen)) return [...new Set([...seen, ...added])].sort((a, b) => a - b);
+  const merged: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < seen.length || j < added.length) {
+    const next =
+      j >= added.length || (i < seen.length && (seen[i] as number) <= (added[j] as number))
+        ? (seen[i++] as number)
+        : (added[j++] as number);
+    if (merged.length === 0 || next !== merged[merged.length - 1]) merged.push(next);
+  }
+  return merged;
 }
 
 /** Built on first use (lib/lazy.ts). */

@@ -19,7 +19,14 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
-import { checkInteger, errorFields, errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
+import {
+  checkInteger,
+  createLimiter,
+  errorFields,
+  errorSummary,
+  type Log,
+  silentLog,
+} from '../core/index.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -299,22 +306,23 @@ export async function pollMessagingAssets(
   }
   let pendingGone = gone.map((entry) => entry.id);
 
-  const fetchPage = async (from: number): Promise<Fetched[]> => {
-    const page = candidates.slice(from, from + pageSize);
+  // One limiter for every fetch of the run, its waiters served in order: the next page's fetches
+  // queue behind this page's and take the slots its last requests free, and no more than
+  // `concurrency` PDS requests are ever in flight.
+  const limit = createLimiter(concurrency);
+  const fetchOne = async (asset: MessagingAssetSummary, time: Date): Promise<Fetched> => {
+    try {
+      const xml = await pds.getMessagingAsset(asset.id);
+      const event = messagingAssetEvent(asset, xml, eventOptions(time));
+      return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
+    } catch (error) {
+      return { ok: false, asset, error };
+    }
+  };
+  const fetchPage = (from: number): Promise<Fetched[]> => {
     const time = now();
-    const settled = await mapLimit(page, concurrency, async (asset): Promise<Fetched> => {
-      try {
-        const xml = await pds.getMessagingAsset(asset.id);
-        const event = messagingAssetEvent(asset, xml, eventOptions(time));
-        return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
-      } catch (error) {
-        return { ok: false, asset, error };
-      }
-    });
-    return settled.map((result, index) =>
-      result?.ok
-        ? result.value
-        : { ok: false as const, asset: page[index] as MessagingAssetSummary, error: result?.error },
+    return Promise.all(
+      candidates.slice(from, from + pageSize).map((asset) => limit(() => fetchOne(asset, time))),
     );
   };
   // Every checkpoint write applies the configured limits: a write with the defaults would move the
@@ -326,8 +334,9 @@ export async function pollMessagingAssets(
   });
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
 
-  // While a page is published and recorded, the next one is already being fetched: the PDS requests
-  // of one page at a time stay within `concurrency`, and publishing no longer idles them.
+  // While a page is fetched, the next one is queued behind it (the shared limiter keeps the PDS
+  // requests within `concurrency`), so its fetches go on while this page is published and recorded,
+  // and neither the tail of a page nor publishing idles them. At most two pages are held at once.
   let start = 0;
   let prefetched: Promise<Fetched[]> | undefined;
   for (; start < candidates.length; start += pageSize) {
@@ -336,9 +345,10 @@ export async function pollMessagingAssets(
       break;
     }
     const page = candidates.slice(start, start + pageSize);
-    const fetched = await (prefetched ?? fetchPage(start));
+    const fetching = prefetched ?? fetchPage(start);
     prefetched =
       start + pageSize < candidates.length && !pastDeadline() ? fetchPage(start + pageSize) : undefined;
+    const fetched = await fetching;
     const failures = fetched.filter((item) => !item.ok);
     if (failures.length === page.length && failures.every((item) => isSystemicPdsError(item.error))) {
       report.failed += failures.length;

@@ -111,6 +111,16 @@ describe('the trace of the work in progress', () => {
     expect(parseTraceparent(newTraceparent())).toBeDefined();
   });
 
+  it('makes a fresh, valid and distinct traceparent on every call, across blocks of random bytes', () => {
+    // act: 24 random bytes a call, 4096 a block: 1000 calls draw from six blocks
+    const made = Array.from({ length: 1000 }, () => newTraceparent());
+
+    // assess
+    expect(made.every((value) => parseTraceparent(value)?.sampled === false)).toBe(true);
+    expect(new Set(made.map((value) => parseTraceparent(value)?.traceId)).size).toBe(made.length);
+    expect(new Set(made.map((value) => parseTraceparent(value)?.parentId)).size).toBe(made.length);
+  });
+
   it('continues the trace a queue message carries, else its X-Ray header, else the current one', () => {
     // prepare
     const queued = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

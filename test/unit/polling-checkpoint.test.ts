@@ -141,6 +141,33 @@ describe('advanceCheckpoint', () => {
     expect(next.retry).toEqual([]);
   });
 
+  it('merges the accepted ids into seen in order, each once, whatever order they come in', () => {
+    // prepare: late ids between seen ones, a repeat of a seen id, a duplicate within the page
+    const current = checkpoint({ seen: [2, 5, 9] });
+
+    // act
+    const { checkpoint: next } = advanceCheckpoint(
+      current,
+      { emitted: [12, 3, 5, 10, 3, 1], failed: [] },
+      { now: NOW },
+    );
+
+    // assess
+    expect(next.seen).toEqual([1, 2, 3, 5, 9, 10, 12]);
+    expect(next.highestId).toBe(12);
+  });
+
+  it('sorts a stored seen list that is not ascending (edited by hand) before merging', () => {
+    // prepare
+    const current = checkpoint({ seen: [9, 2, 5, 5] });
+
+    // act
+    const { checkpoint: next } = advanceCheckpoint(current, { emitted: [7, 2], failed: [] }, { now: NOW });
+
+    // assess
+    expect(next.seen).toEqual([2, 5, 7, 9]);
+  });
+
   it('keeps the seen window bounded by raising the floor past the oldest ids', () => {
     // prepare
     const current = checkpoint({ seen: [1, 2, 3] });

@@ -61,6 +61,47 @@ describe('pollMessagingAssets', () => {
     expect((await storedCheckpoint(store)).highestId).toBe(25);
   });
 
+  it('fetches the next page in the slots the tail of the current page frees, within the concurrency', async () => {
+    // prepare: asset 1 answers once asset 3 (the next page) was asked for, or after 500 ms
+    const { pds, sink, store } = setup(4);
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+      setTimeout(resolve, 500);
+    });
+    const order: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slowFirst = {
+      listMessagingAssets: () => pds.listMessagingAssets(),
+      getMessagingAsset: async (id: number) => {
+        order.push(`start ${id}`);
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          if (id === 1) await firstHeld;
+          if (id === 3) releaseFirst();
+          return await pds.getMessagingAsset(id);
+        } finally {
+          inFlight--;
+          order.push(`end ${id}`);
+        }
+      },
+    };
+
+    // act
+    const report = await pollMessagingAssets(
+      { pds: slowFirst, store, sink },
+      { firstRun: 'backlog', pageSize: 2, concurrency: 2 },
+    );
+
+    // assess
+    expect(report.emitted).toBe(4);
+    expect(order.indexOf('start 3')).toBeLessThan(order.indexOf('end 1'));
+    expect(maxInFlight).toBe(2);
+    expect(sink.requests).toEqual([2, 2]);
+    expect(emittedIds(sink)).toEqual([1, 2, 3, 4]);
+  });
+
   it('carries the parsed document and the CIC summary, or the parse error and the raw text', async () => {
     // prepare
     const { pds, sink, deps } = setup();
