@@ -10,6 +10,7 @@
 import * as z from 'zod';
 import {
   dataSchemaUri,
+  ENVELOPE_ATTRIBUTES,
   EVENT_DATA_SCHEMAS,
   type EventDataMap,
   type EventType,
@@ -17,19 +18,8 @@ import {
 } from '../events/index.ts';
 import { ConsumerError } from './errors.ts';
 
-/** Attributes the envelope itself defines (CloudEvents 1.0 core attributes plus `data`). */
-const CORE_ATTRIBUTES = new Set([
-  'specversion',
-  'id',
-  'source',
-  'type',
-  'time',
-  'subject',
-  'datacontenttype',
-  'dataschema',
-  'data',
-  'data_base64',
-]);
+/** Attributes the envelope itself defines (the bridge's CloudEvents attributes, plus `data_base64`). */
+const CORE_ATTRIBUTES = new Set<string>([...ENVELOPE_ATTRIBUTES, 'data_base64']);
 
 /** The attributes every event carries, whatever its type. */
 interface EnvelopeAttributes {

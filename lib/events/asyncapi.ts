@@ -9,7 +9,7 @@
  */
 import { EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, PAYLOAD_POINTER_CLASS } from './claim-check.ts';
 import { dataSchemaPath, dataSchemaUri } from './dataschema.ts';
-import { DEFAULT_EVENT_SOURCE } from './envelope.ts';
+import { DEFAULT_EVENT_SOURCE, ENVELOPE_ATTRIBUTES } from './envelope.ts';
 import { exampleEvents } from './examples.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventType } from './types.ts';
@@ -86,17 +86,7 @@ function envelopeSchema(type: EventType): JsonSchema {
     title: `${type} event`,
     description:
       `A CloudEvents 1.0 event (JSON format). ${EVENT_DATA_SCHEMAS[type].description ?? ''}`.trim(),
-    required: [
-      'specversion',
-      'id',
-      'source',
-      'type',
-      'time',
-      'subject',
-      'datacontenttype',
-      'dataschema',
-      'data',
-    ],
+    required: [...ENVELOPE_ATTRIBUTES],
     properties: {
       specversion: { const: '1.0' },
       id: {

@@ -14,6 +14,22 @@ import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isE
 export const DEFAULT_EVENT_SOURCE = 'urn:pds-bridge';
 
 /**
+ * The CloudEvents attributes every event of the bridge carries (`traceparent`, an extension, aside):
+ * what consumers can require (the AsyncAPI document) and tell apart from extensions (the consumer kit).
+ */
+export const ENVELOPE_ATTRIBUTES = [
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'time',
+  'subject',
+  'datacontenttype',
+  'dataschema',
+  'data',
+] as const;
+
+/**
  * One event. `CloudEvent<'pds.ingest.failed'>` is that type's event; plain `CloudEvent` is the
  * union of all types, discriminated by `type`.
  */

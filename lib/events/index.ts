@@ -23,6 +23,7 @@ export {
   type CreateEventInput,
   createEvent,
   DEFAULT_EVENT_SOURCE,
+  ENVELOPE_ATTRIBUTES,
   eventId,
   serializeEvent,
   toSendableJson,

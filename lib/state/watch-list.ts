@@ -140,11 +140,6 @@ export async function* watchedKeys(store: StateStore): AsyncGenerator<WatchedKey
   }
 }
 
-/** Every watched primary key, in state-key order (see {@link watchedKeys}). */
-export async function* watchedPrimaryKeys(store: StateStore): AsyncGenerator<string> {
-  for await (const { primaryKey } of watchedKeys(store)) yield primaryKey;
-}
-
 /** Options of {@link watchEntries}. */
 export interface WatchEntriesOptions {
   /** Start after this key's entry (in state-key order), for paging; the key need not be watched any more. */
