@@ -68,9 +68,20 @@ function optionalText(element: XmlElement | undefined): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/** Child element arrays of `element`, skipping attributes and text. */
-function childLists(element: XmlElement): Array<[string, XmlElement[]]> {
-  return Object.entries(element).filter((entry): entry is [string, XmlElement[]] => Array.isArray(entry[1]));
+/**
+ * Calls `visit` with each child element list of `element` (attributes and text skipped) until it
+ * returns true. A loop over the keys, not `Object.entries`: the walk runs over every element of every
+ * messaging asset, and the arrays of entries were most of its cost.
+ */
+function someChildList(
+  element: XmlElement,
+  visit: (name: string, elements: XmlElement[]) => boolean,
+): boolean {
+  for (const name in element) {
+    const value = element[name];
+    if (Array.isArray(value) && visit(name, value)) return true;
+  }
+  return false;
 }
 
 function isConfirmation(name: string, element: XmlElement): boolean {
@@ -81,14 +92,14 @@ function isConfirmation(name: string, element: XmlElement): boolean {
 function findConfirmations(document: ParsedDocument): XmlElement[] {
   if (isConfirmation(document.rootName, document.root)) return [document.root];
   const found: XmlElement[] = [];
-  const visit = (element: XmlElement): void => {
-    for (const [name, elements] of childLists(element)) {
+  const visit = (element: XmlElement): boolean =>
+    someChildList(element, (name, elements) => {
       for (const candidate of elements) {
         if (isConfirmation(name, candidate)) found.push(candidate);
         else visit(candidate);
       }
-    }
-  };
+      return false;
+    });
   visit(document.root);
   return found;
 }
@@ -96,13 +107,14 @@ function findConfirmations(document: ParsedDocument): XmlElement[] {
 function findFirst(element: XmlElement, name: string, depth: number): XmlElement | undefined {
   const direct = child(element, name);
   if (direct !== undefined || depth <= 1) return direct;
-  for (const [, elements] of childLists(element)) {
-    for (const candidate of elements) {
-      const found = findFirst(candidate, name, depth - 1);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
+  let found: XmlElement | undefined;
+  someChildList(element, (_, elements) =>
+    elements.some((candidate) => {
+      found = findFirst(candidate, name, depth - 1);
+      return found !== undefined;
+    }),
+  );
+  return found;
 }
 
 /** `<x>528</x>` or `<x><countryISOCode>528</countryISOCode></x>`. */
