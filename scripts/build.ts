@@ -70,11 +70,14 @@ export function functionBuildOptions(name: string): BuildOptions {
     // Lambda always sets: they read profiles, SSO caches, credential_process and token files from the
     // home directory, which Lambda does not have. Left out (about 90 KiB with the clients they pull
     // in); reached anyway, the import fails naming the package. From a checkout, node_modules has them.
+    // `bowser` is the browser's user-agent parser, imported on demand by @aws-sdk/core's browser
+    // user-agent provider; clients built for Node use the Node provider and never reach it (33 KiB).
     external: [
       '@aws-sdk/credential-provider-ini',
       '@aws-sdk/credential-provider-process',
       '@aws-sdk/credential-provider-sso',
       '@aws-sdk/credential-provider-web-identity',
+      'bowser',
     ],
   };
 }
