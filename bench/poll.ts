@@ -26,8 +26,8 @@ import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
+import { createSqsClient } from '../lib/aws.ts';
 import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
@@ -156,7 +156,8 @@ async function main(): Promise<void> {
   const [simulator, fauxqs] = await Promise.all([child('simulator'), child('fauxqs')]);
   const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
   const s3 = new S3Client({ endpoint: fauxqs.url, region: 'us-east-1', credentials, forcePathStyle: true });
-  const sqs = new SQSClient({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
+  // The factory the handlers use, so the bench measures the client configuration that ships.
+  const sqs = createSqsClient({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
   // S3 requests by command, for the requests-per-key column: each one is money on a real bucket.
   const s3Requests = new Map<string, number>();
   s3.middlewareStack.add(

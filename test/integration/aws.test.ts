@@ -1,5 +1,11 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  GetQueueUrlCommand,
+  QueueDoesNotExist,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetAwsClients, s3Client, sqsClient } from '../../lib/aws.ts';
 import { setEnv } from '../helpers/env.ts';
@@ -51,6 +57,31 @@ describe('lib/aws clients pointed at an emulator through the environment alone',
     expect(received.Messages?.[0]?.Body).toBe('{"type":"pds.ingest.completed"}');
     expect(warn).not.toHaveBeenCalled();
     warn.mockRestore();
+  });
+
+  it('send batches with every character of their bodies kept, and name a missing queue with its typed error', async () => {
+    // prepare: quotes, backslashes, characters JSON escapes, text beyond Latin-1 (lib/aws.ts picks the JSON codec)
+    const bodies = ['{"a":"\\"quoted\\" \\\\ back"}', 'tab\tline\nend', 'Grüße – 東京 ✓'];
+    const missing = (aws.queueUrls.events ?? '').replace(/events$/, 'no-such-queue');
+
+    // act
+    const sent = await sqsClient().send(
+      new SendMessageBatchCommand({
+        QueueUrl: aws.queueUrls.events,
+        Entries: bodies.map((MessageBody, index) => ({ Id: `m${index}`, MessageBody })),
+      }),
+    );
+    const received = await aws.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: aws.queueUrls.events, MaxNumberOfMessages: 10 }),
+    );
+    const refused = await sqsClient()
+      .send(new SendMessageCommand({ QueueUrl: missing, MessageBody: 'x' }))
+      .catch((error: unknown) => error);
+
+    // assess
+    expect(sent.Successful).toHaveLength(3);
+    expect(received.Messages?.map((message) => message.Body).sort()).toEqual([...bodies].sort());
+    expect(refused).toBeInstanceOf(QueueDoesNotExist);
   });
 });
 

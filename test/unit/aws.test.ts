@@ -1,3 +1,5 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { AwsJson1_0Protocol, JsonCodec } from '@aws-sdk/core/protocols';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   configuredEndpoint,
@@ -86,6 +88,38 @@ describe('createSqsClient', () => {
     // assess
     expect(local.config.useQueueUrlAsEndpoint).toBe(false);
     expect(aws.config.useQueueUrlAsEndpoint).toBe(true);
+  });
+
+  it("speaks the SDK's own SQS protocol, changing only the JSON codec", () => {
+    // prepare: what lib/aws.ts copies from the SDK's client, read off both (an SDK upgrade that
+    // changes one of them fails here, not in production)
+    restore = setEnv(NO_ENDPOINTS);
+    interface ProtocolSettings {
+      serviceTarget: string;
+      awsQueryCompatible: boolean;
+      options: { defaultNamespace: string; errorTypeRegistries: unknown[] };
+      codec: { settings: unknown };
+      getShapeId(): string;
+    }
+    const settings = (client: SQSClient) => {
+      const protocol = client.config.protocol as unknown as ProtocolSettings;
+      return {
+        shapeId: protocol.getShapeId(),
+        serviceTarget: protocol.serviceTarget,
+        awsQueryCompatible: protocol.awsQueryCompatible,
+        options: protocol.options,
+        codecSettings: protocol.codec.settings,
+      };
+    };
+
+    // act
+    const ours = createSqsClient();
+    const sdk = new SQSClient({});
+
+    // assess
+    expect(settings(ours)).toEqual(settings(sdk));
+    expect(ours.config.protocol).toBeInstanceOf(AwsJson1_0Protocol);
+    expect((ours.config.protocol as unknown as ProtocolSettings).codec).toBeInstanceOf(JsonCodec);
   });
 });
 
