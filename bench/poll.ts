@@ -20,14 +20,14 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { createSqsClient } from '../lib/aws.ts';
+import { createS3Client, createSqsClient } from '../lib/aws.ts';
 import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
@@ -155,8 +155,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const [simulator, fauxqs] = await Promise.all([child('simulator'), child('fauxqs')]);
   const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
-  const s3 = new S3Client({ endpoint: fauxqs.url, region: 'us-east-1', credentials, forcePathStyle: true });
-  // The factory the handlers use, so the bench measures the client configuration that ships.
+  // The factories the handlers use, so the bench measures the client configuration that ships.
+  const s3 = createS3Client({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
   const sqs = createSqsClient({ endpoint: fauxqs.url, region: 'us-east-1', credentials });
   // S3 requests by command, for the requests-per-key column: each one is money on a real bucket.
   const s3Requests = new Map<string, number>();
