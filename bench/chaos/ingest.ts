@@ -33,7 +33,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { ingestProgressKey } from '../../lib/state/keys.ts';
+import { ingestProgressKey, isIngestProgressKey } from '../../lib/state/keys.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
 import { printTable, removeQuietly } from '../support.ts';
@@ -337,6 +337,8 @@ async function progressRecords(s3: S3Client): Promise<ProgressRecordFacts[]> {
       new ListObjectsV2Command({ Bucket: STATE, Prefix: 'ingest/', ContinuationToken: token }),
     );
     for (const { Key } of page.Contents ?? []) {
+      // The entries stored beside a record are not records.
+      if (!Key || !isIngestProgressKey(Key)) continue;
       const object = await s3.send(new GetObjectCommand({ Bucket: STATE, Key }));
       const record = JSON.parse((await object.Body?.transformToString()) ?? '{}') as {
         key: string;
