@@ -172,11 +172,8 @@ describe('why and replay of an ingest, in either layout of its progress record',
     const { zip, emitted } = await ingested(store);
     const key = ingestProgressKey(zip);
     const current = await store.get<IngestProgressRecord>(key);
-    const {
-      entryCount: _count,
-      importedRanges: _ranges,
-      ...earlier
-    } = current?.value as IngestProgressRecord;
+    if (!current) throw new Error('the ingest left no record');
+    const { entryCount: _count, importedRanges: _ranges, ...earlier } = current.value;
     await store.update(
       key,
       {
@@ -187,7 +184,7 @@ describe('why and replay of an ingest, in either layout of its progress record',
           { path: 'batch/c.csv', assetKey: 'g-1-a2', imported: true },
         ],
       },
-      current?.etag ?? '',
+      current.etag,
     );
     for await (const stored of store.list('ingest/')) if (stored !== key) await store.delete(stored);
 
