@@ -63,6 +63,8 @@ export interface ArchiveFigures {
   members: number;
   concurrency: number;
   seconds: number;
+  /** Of those, the upload (the simulator stores every member before it answers). */
+  uploadSeconds: number;
   pdsRequests: number;
   stateRequests: number;
   /** Entries document(s) and record writes, in bytes. */
@@ -128,10 +130,16 @@ async function zipOf(members: number): Promise<Buffer> {
 function countingPds(inner: IngestPdsClient) {
   const perPath = new Map<string, number>();
   let requests = 0;
+  let uploadMs = 0;
   const pds: IngestPdsClient = {
-    uploadGathering: (source) => {
+    uploadGathering: async (source) => {
       requests += 1;
-      return inner.uploadGathering(source);
+      const started = performance.now();
+      try {
+        return await inner.uploadGathering(source);
+      } finally {
+        uploadMs += performance.now() - started;
+      }
     },
     startImport: (request) => {
       requests += 1;
@@ -139,7 +147,7 @@ function countingPds(inner: IngestPdsClient) {
       return inner.startImport(request);
     },
   };
-  return { pds, perPath, requests: () => requests };
+  return { pds, perPath, requests: () => requests, uploadSeconds: () => uploadMs / 1000 };
 }
 
 interface RunSetup {
@@ -217,6 +225,7 @@ async function runArchive(
     members: setup.members,
     concurrency: setup.concurrency,
     seconds,
+    uploadSeconds: counting.uploadSeconds(),
     pdsRequests: counting.requests(),
     stateRequests: store.totalRequests,
     entriesBytes: store.bytesByKind.get('entries') ?? 0,
@@ -317,6 +326,8 @@ export function printArchivesReport(result: ArchivesBenchResult): void {
       'run',
       'concurrency',
       'wall s',
+      'of which upload s',
+      'ms per member after upload',
       'PDS requests',
       'state requests',
       'entries bytes',
@@ -331,6 +342,8 @@ export function printArchivesReport(result: ArchivesBenchResult): void {
       run.label,
       run.concurrency,
       run.seconds.toFixed(1),
+      run.uploadSeconds.toFixed(1),
+      (((run.seconds - run.uploadSeconds) * 1000) / run.members).toFixed(1),
       run.pdsRequests,
       run.stateRequests,
       run.entriesBytes,
