@@ -215,7 +215,11 @@ async function importEntries(
   gathering: GatheringProgress,
   deps: IngestObjectDeps,
 ): Promise<number> {
-  const ledger = new ImportLedger(gathering.imported, (importedRanges) => claim.advance({ importedRanges }));
+  // Each write is the whole record: the last holder's error (up to 1,000 characters) is dropped with
+  // the first one, which says this delivery gets on, so a write stays a few hundred bytes.
+  const ledger = new ImportLedger(gathering.imported, (importedRanges) =>
+    claim.advance({ importedRanges, lastError: undefined }),
+  );
   const pending = missingIndexes(gathering.imported, gathering.entries.length);
   const onRetry = observeRetry(write, deps);
   let accepted = 0;

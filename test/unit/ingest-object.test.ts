@@ -671,6 +671,36 @@ describe('ingestObject: large archives', () => {
     expect(large.record / 1000).toBeLessThan(800);
   });
 
+  it("drops the last holder's error with the first import it records, so each record write stays small", async () => {
+    // prepare: a delivery gave the claim back with a long error after the upload
+    const pds = new FakePds();
+    const store = new TrafficCountingStore(new MemoryStateStore(), (key) =>
+      key.includes('/entries/') ? 'entries' : 'record',
+    );
+    const { source, deps } = setup({ pds, store });
+    source.put('big.zip', 'zip', 'z1');
+    pds.archives.set('big.zip', members(200));
+    const w = write('big.zip', 'z1');
+    let failOnce = true;
+    pds.importFault = () => {
+      if (!failOnce) return undefined;
+      failOnce = false;
+      return new PdsServerError(503, IMPORT_LINE, 'x'.repeat(2000));
+    };
+    await expect(ingestObject(w, { ...deps('first'), importConcurrency: 1 })).rejects.toThrow();
+    expect((await recordOf(store, w))?.lastError?.length).toBeGreaterThan(500);
+    const before = { bytes: store.bytesByKind.get('record') ?? 0, updates: store.requests.update };
+
+    // act
+    await ingestObject(w, { ...deps('retry'), importConcurrency: 1 });
+
+    // assess
+    const bytes = (store.bytesByKind.get('record') ?? 0) - before.bytes;
+    const updates = store.requests.update - before.updates;
+    expect(bytes / updates).toBeLessThan(600);
+    expect((await recordOf(store, w))?.lastError).toBeUndefined();
+  });
+
   it('after a kill at any progress write, imports each member again at most once, and only up to importConcurrency of them', async () => {
     for (const killAt of [2, 5, 17, 40]) {
       // prepare: the process dies at the killAt-th record update (1 is `uploaded`)
