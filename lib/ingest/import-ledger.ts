@@ -14,8 +14,8 @@ import { addIndexes, type IndexRanges } from './index-ranges.ts';
 
 /**
  * Imports of one gathering in flight at once, by default (`INGEST_IMPORT_CONCURRENCY`). At 8, a
- * 10,000-entry archive at 50 ms per import takes about 1.5 minutes of the 15-minute timeout instead of
- * about 10 one at a time (docs/benchmarks.md, "Large archives"); with the function's maximum
+ * 10,000-entry archive at 50 ms per PDS request took 4 minutes of the 15-minute timeout, where one at
+ * a time needs about the whole timeout (docs/benchmarks.md, "Large archives"); with the function's maximum
  * concurrency of 10 and batches of 4, the ingest then keeps at most 320 imports in flight against the
  * PDS, the same order as the pollers' `POLL_CONCURRENCY` of 8 per invocation. It is also the most
  * imports a kill can leave accepted but unrecorded.
