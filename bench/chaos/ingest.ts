@@ -524,7 +524,7 @@ export function printReport(report: IngestChaosReport): void {
     report.targets.map((t) => [t.name, t.value, t.target, t.pass ? 'PASS' : 'FAIL']),
   );
   process.stdout.write(
-    `\nCrash window (import accepted → imported flag written), ms:\n` +
+    `\nCrash window (import accepted → next progress write of its record answered), ms:\n` +
       `  from the PDS taking it:      p50 ${w.p50}, p90 ${w.p90}, p99 ${w.p99}, max ${w.max} (${w.count} imports)\n` +
       `  from the worker's 202:       p50 ${a.p50}, p90 ${a.p90}, p99 ${a.p99}, max ${a.max} (${a.count} imports)\n`,
   );

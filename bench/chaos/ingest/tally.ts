@@ -105,9 +105,9 @@ export interface IngestChaosTally {
   duplicateEventsDifferentId: number;
   leftInQueue: number;
   pdsFaults: SimulatorReport['faults'];
-  /** PDS took the import → its `imported` flag written (If-Match PUT answered), in ms. */
+  /** PDS took the import → the next write of its progress record answered (If-Match PUT), in ms. */
   crashWindowFromPdsMs: Percentiles;
-  /** The worker got the import's 202 → its `imported` flag written, in ms. */
+  /** The worker got the import's 202 → the next write of its progress record answered, in ms. */
   crashWindowFromAnswerMs: Percentiles;
   seconds: number;
   targets: Target[];
