@@ -6,7 +6,8 @@
  *
  * What must hold: every member imported; none more than twice; the repeats no more than
  * INGEST_IMPORT_CONCURRENCY per kill (the documented window, docs/operations.md); the progress
- * written in total stays linear in the members (entries once, then small records).
+ * written in total stays linear in the members (entries once, then small records). And a record left
+ * by the earlier layout (entries inline) is resumed on S3 and carried over.
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
 import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { mulberry32 } from '../../lib/simulator/random.ts';
-import { ingestProgressKey } from '../../lib/state/keys.ts';
+import { ingestEntriesKey, ingestProgressKey } from '../../lib/state/keys.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { KilledError, KillSwitch } from '../helpers/kill-switch.ts';
@@ -137,5 +138,64 @@ describeOnMoto('ingest of a large archive with kills at random moments', () => {
     // assess: the progress written is linear: the entries (once per gathering) and small records
     const recordBytes = store.bytesByKind.get('record') ?? 0;
     expect(recordBytes / MEMBERS).toBeLessThan(800);
+  });
+  it('resumes a record of the earlier layout (entries inline) on S3, importing only the rest, and carries it over', async () => {
+    // prepare: a delivery of the earlier code uploaded 50 members, imported 20, and died
+    const write = await dropZip('incoming/earlier.zip', 50);
+    const uploaded = await pds.uploadGathering({
+      stream: (await new S3ObjectSource(s3).open(write)).stream,
+      size: write.size,
+      fileName: 'earlier.zip',
+      contentType: 'application/zip',
+    });
+    const store = new S3StateStore({ client: s3, bucket: 'state' });
+    const gatheringKey = uploaded[0]?.gatheringKey ?? '';
+    await store.create(ingestProgressKey(write), {
+      bucket: write.bucket,
+      key: write.key,
+      etag: write.etag,
+      sequencer: write.sequencer,
+      status: 'uploaded',
+      owner: 'earlier',
+      leaseUntil: 0,
+      attempts: 1,
+      claimedAt: 1,
+      updatedAt: 1,
+      size: write.size,
+      gatheringKey,
+      entries: uploaded.map((entry, index) => ({
+        path: entry.path,
+        assetKey: entry.assetKey,
+        imported: index < 20,
+      })),
+    } satisfies IngestProgressRecord);
+    const importsBefore = sim.state.imports.length;
+
+    // act
+    const outcome = await ingestObject(write, {
+      pds,
+      store,
+      events: new RecordingSink(),
+      source: new S3ObjectSource(s3),
+      owner: 'current',
+      leaseMs: LEASE_MS,
+    });
+
+    // assess
+    expect(outcome).toMatchObject({
+      status: 'imported',
+      importsStarted: 30,
+      bytesUploaded: 0,
+      resumed: true,
+    });
+    const taken = sim.state.imports.slice(importsBefore).map((taken) => taken.path);
+    expect(new Set(taken)).toEqual(new Set(uploaded.slice(20).map((entry) => entry.path)));
+    const record = (await store.get<IngestProgressRecord>(ingestProgressKey(write)))?.value;
+    expect(record).toMatchObject({ status: 'done', entryCount: 50, importedRanges: [[0, 50]] });
+    expect(record?.entries).toBeUndefined();
+    expect((await store.get(ingestEntriesKey(ingestProgressKey(write), gatheringKey)))?.value).toMatchObject({
+      gatheringKey,
+      entries: uploaded.map(({ path, assetKey }) => ({ path, assetKey })),
+    });
   });
 });
