@@ -39,6 +39,7 @@ import {
   monthly,
   PRICES,
   s3ClassOf,
+  scaleLine,
   sqsBilledRequests,
   total,
   type UnitCost,
@@ -67,6 +68,7 @@ const LOAD = {
   itemsPerPublication: Number(values['items-per-publication']),
 };
 const LATENCY_MS = Number(values['latency-ms']);
+const GROWTH_FACTORS = [1, 10, 100];
 const DAYS_PER_MONTH = 30;
 const XML = readFileSync(path.join(root, '../shared/fixtures/gdsn/cic-3.1-review.xml'), 'utf8');
 
@@ -185,6 +187,55 @@ function printFixedCosts(): void {
   printTable(
     ['resource', 'count', 'price each', 'per month'],
     rows.map(([name, n, price]) => [name, n, `$${price.toFixed(2)}`, `$${(n * price).toFixed(2)}`]),
+  );
+}
+
+/**
+ * The month and the review run at 1x, 10x and 100x the stated load, from the same lines: the
+ * per-unit lines take more units, the review run more keys per run (scaleLine in ./costs/model.ts).
+ */
+function printGrowth(lines: readonly Line[]): void {
+  const usd = (value: number) => `$${value.toFixed(2)}`;
+  const count = (value: number) => Math.round(value).toLocaleString('en-US');
+  const run = lines.find((line) => line.growth !== undefined);
+  const rows = GROWTH_FACTORS.map((factor) => {
+    const scaled = lines.map((line) => scaleLine(line, factor));
+    const month = total(scaled.map((line) => monthly(line)));
+    const perRun = run ? scaleLine(run, factor).cost : undefined;
+    return [
+      `${factor}x`,
+      count(LOAD.dropsPerDay * factor),
+      count(LOAD.assetsPerDay * factor),
+      count(LOAD.publicationsPerDay * factor),
+      count(LOAD.keys * factor),
+      perRun ? count(perRun.invocations) : '',
+      perRun ? count(perRun.s3Reads + perRun.s3Writes) : '',
+      perRun ? count(perRun.sqsRequests) : '',
+      perRun ? perRun.gbSeconds.toFixed(0) : '',
+      usd(month.usd.lambda),
+      usd(month.usd.s3),
+      usd(month.usd.sqs + month.usd.api),
+      usd(month.usd.total),
+    ];
+  });
+  process.stdout.write('\nGrowth: the same model at 1x, 10x and 100x the load (fixed costs apart):\n\n');
+  printTable(
+    [
+      'load',
+      'drops/day',
+      'assets/day',
+      'publications/day',
+      'watched keys',
+      'review run: invocations',
+      'S3 requests',
+      'SQS requests',
+      'GB-s',
+      'month: Lambda',
+      'S3',
+      'SQS+API',
+      'total',
+    ],
+    rows,
   );
 }
 
@@ -407,6 +458,8 @@ async function main(): Promise<void> {
       operation: `supplier reviews: run over ${LOAD.keys} keys`,
       unit: 'run',
       unitsPerMonth: reviewRunsPerMonth,
+      // More load watches more keys: each run costs more (one scheduled invocation, then per chunk).
+      growth: { perUnit: true, fixed: { invocations: 1 } },
       cost: await measure(
         'poll-supplier-reviews, nothing new',
         'run',
@@ -570,6 +623,7 @@ async function main(): Promise<void> {
       ]),
     );
     printFixedCosts();
+    printGrowth(lines);
   } finally {
     restore();
     resetAwsClients();

@@ -33,7 +33,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { ingestProgressKey } from '../../lib/state/keys.ts';
+import { ingestProgressKey, isIngestProgressKey } from '../../lib/state/keys.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
 import { printTable, removeQuietly } from '../support.ts';
@@ -337,6 +337,8 @@ async function progressRecords(s3: S3Client): Promise<ProgressRecordFacts[]> {
       new ListObjectsV2Command({ Bucket: STATE, Prefix: 'ingest/', ContinuationToken: token }),
     );
     for (const { Key } of page.Contents ?? []) {
+      // The entries stored beside a record are not records.
+      if (!Key || !isIngestProgressKey(Key)) continue;
       const object = await s3.send(new GetObjectCommand({ Bucket: STATE, Key }));
       const record = JSON.parse((await object.Body?.transformToString()) ?? '{}') as {
         key: string;
@@ -522,7 +524,7 @@ export function printReport(report: IngestChaosReport): void {
     report.targets.map((t) => [t.name, t.value, t.target, t.pass ? 'PASS' : 'FAIL']),
   );
   process.stdout.write(
-    `\nCrash window (import accepted → imported flag written), ms:\n` +
+    `\nCrash window (import accepted → next progress write of its record answered), ms:\n` +
       `  from the PDS taking it:      p50 ${w.p50}, p90 ${w.p90}, p99 ${w.p99}, max ${w.max} (${w.count} imports)\n` +
       `  from the worker's 202:       p50 ${a.p50}, p90 ${a.p90}, p99 ${a.p99}, max ${a.max} (${a.count} imports)\n`,
   );

@@ -76,6 +76,43 @@ export interface Line {
   unit: string;
   unitsPerMonth: number;
   cost: UnitCost;
+  /**
+   * How the line grows with the load ({@link scaleLine}): by default, more units at the same cost each
+   * (a drop costs the same however many there are). `perUnit` lines keep their units (a scheduled run
+   * every 5 minutes) and each unit costs more, in proportion to the load, but for the `fixed` part of
+   * its cost (the one scheduled invocation of a run that fans out one invocation per chunk).
+   */
+  growth?: { perUnit: true; fixed: Partial<UnitCost> };
+}
+
+/**
+ * The line at `factor` times the stated load: `factor` times the units, or, for a line whose unit
+ * grows with the load (a run over every watched key), the same units each costing `factor` times as
+ * much beyond its fixed part. Linear, so it over-estimates what does not grow with the keys (a
+ * listing page per 1,000 keys, 64 progress shards): bench/scale/watch-lists.ts measures how a run
+ * really grows.
+ *
+ * @example
+ * scaleLine({ operation: 'ingest', unit: 'drop', unitsPerMonth: 30_000, cost }, 10).unitsPerMonth; // 300000
+ */
+export function scaleLine(line: Line, factor: number): Line {
+  if (!line.growth) return { ...line, unitsPerMonth: line.unitsPerMonth * factor };
+  const { fixed } = line.growth;
+  const grow = (name: keyof UnitCost) => {
+    const still = fixed[name] ?? 0;
+    return still + (line.cost[name] - still) * factor;
+  };
+  return {
+    ...line,
+    cost: {
+      invocations: grow('invocations'),
+      gbSeconds: grow('gbSeconds'),
+      s3Writes: grow('s3Writes'),
+      s3Reads: grow('s3Reads'),
+      sqsRequests: grow('sqsRequests'),
+      apiRequests: grow('apiRequests'),
+    },
+  };
 }
 
 /** A line's monthly requests, compute and price. */

@@ -57,6 +57,7 @@ export function createIngestHandler(env: Environment): InvocationHandler<SQSEven
       ...(tagger ? { tagger } : {}),
       accepts: options.accepts,
       leaseMs: options.leaseMs,
+      importConcurrency: options.importConcurrency,
       owner,
       batch,
       retry: { ...options.stepRetry, remainingMs: () => context.getRemainingTimeInMillis() },

@@ -4,9 +4,10 @@
  * 1. claim its progress record (lib/ingest/progress.ts); a finished record makes this a duplicate;
  * 2. unless the record already says `uploaded`: stream the object from S3 into `POST /gatherings`
  *    (exact Content-Length, nothing buffered) and record the gathering key and entries;
- * 3. start the import of every entry not yet recorded as imported, recording each right after the
- *    PDS accepted it. A transient PDS answer to 2 or 3 is repeated within the invocation when
- *    `retry` allows (./step-retry.ts), before it is left to SQS;
+ * 3. start the import of every entry not yet recorded as imported, `importConcurrency` at a time,
+ *    recording each as soon as the PDS accepted it (./import-ledger.ts: one record write in flight,
+ *    carrying every import accepted meanwhile). A transient PDS answer to 2 or 3 is repeated within
+ *    the invocation when `retry` allows (./step-retry.ts), before it is left to SQS;
  * 4. emit `pds.ingest.completed`, tag the object (best effort: a tag that cannot be written is logged
  *    and counted, never a reason to retry), mark the record `done`.
  *
@@ -18,7 +19,7 @@
  * The event is emitted before the record is finished: a crash in between emits it again with the
  * same id, which consumers drop; the other order could lose it.
  */
-import { errorSummary, type Log, silentLog } from '../core/index.ts';
+import { errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
 import { type EventSink, type IngestFailureCode, pdsFailureCode } from '../events/index.ts';
 import type { GatheringEntry } from '../pds/index.ts';
 import { PdsError, PdsHttpError } from '../pds/index.ts';
@@ -26,13 +27,17 @@ import { ingestProgressKey } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
 import { completedEvent, failedEvent } from './events.ts';
+import { DEFAULT_IMPORT_CONCURRENCY, ImportLedger } from './import-ledger.ts';
+import { countIndexes, missingIndexes } from './index-ranges.ts';
 import type { IngestPdsClient, ObjectRef, ObjectSource, ObjectTagger, TagResult } from './ports.ts';
+import { claimIngest, type IngestClaim, type IngestProgressRecord } from './progress.ts';
 import {
-  claimIngest,
-  type IngestClaim,
-  type IngestEntryProgress,
-  type IngestProgressRecord,
-} from './progress.ts';
+  carryOverInlineEntries,
+  type GatheringEntryRef,
+  type GatheringProgress,
+  readGatheringProgress,
+  storeGatheringEntries,
+} from './progress-entries.ts';
 import type { ObjectWriteEvent } from './s3-event.ts';
 import { retryPdsStep, type StepRetryEvent, type StepRetryOptions } from './step-retry.ts';
 import { uploadContentType, uploadFileName } from './upload-name.ts';
@@ -65,6 +70,11 @@ export interface IngestObjectDeps {
   retry?: StepRetryOptions;
   /** Told of every such repetition (metrics); it is logged either way. */
   onStepRetry?: (event: StepRetryEvent) => void;
+  /**
+   * Imports of one gathering in flight at once (`INGEST_IMPORT_CONCURRENCY`); also how many accepted
+   * imports a kill can leave unrecorded. Default {@link DEFAULT_IMPORT_CONCURRENCY}.
+   */
+  importConcurrency?: number;
 }
 
 /** How one delivery ended (thrown errors aside). */
@@ -157,34 +167,26 @@ async function carryOut(
 ): Promise<IngestOutcome> {
   const resumed = takenOver || claim.record.status !== 'claimed';
   let bytesUploaded = 0;
-  if (claim.record.status === 'claimed') {
+  let gathering = await readGatheringProgress(deps.store, claim.key, claim.record);
+  if (gathering === undefined) {
     const uploaded = await upload(write, deps);
+    // The entries first: a record saying `uploaded` always points to stored entries.
+    await storeGatheringEntries(deps.store, claim.key, uploaded.gatheringKey, uploaded.entries);
     await claim.advance({
       status: 'uploaded',
       size: uploaded.size,
       gatheringKey: uploaded.gatheringKey,
-      entries: uploaded.entries,
+      entryCount: uploaded.entries.length,
+      importedRanges: [],
     });
     bytesUploaded = uploaded.size;
+    gathering = { gatheringKey: uploaded.gatheringKey, entries: uploaded.entries, imported: [] };
+  } else {
+    await carryOverInlineEntries(deps.store, claim, gathering);
   }
 
-  const gatheringKey = claim.record.gatheringKey ?? '';
-  let importsStarted = 0;
-  for (const [index, entry] of (claim.record.entries ?? []).entries()) {
-    if (entry.imported) continue;
-    await retryPdsStep(
-      'import',
-      () => deps.pds.startImport({ gatheringKey, path: entry.path }),
-      deps.retry,
-      observeRetry(write, deps),
-    );
-    importsStarted += 1;
-    // Recorded at once: once this write has landed, no retry repeats the import.
-    const entries = (claim.record.entries ?? []).map((e, i) => (i === index ? { ...e, imported: true } : e));
-    await claim.advance({ entries });
-  }
-
-  const entries = claim.record.entries ?? [];
+  const importsStarted = await importEntries(write, claim, gathering, deps);
+  const { gatheringKey, entries } = gathering;
   await deps.events.publish([
     completedEvent(write, { size: claim.record.size ?? 0, gatheringKey, entries }, deps.eventSource),
   ]);
@@ -202,11 +204,56 @@ async function carryOut(
   };
 }
 
+/**
+ * Starts the import of every entry not on record yet, `importConcurrency` at a time, each recorded as
+ * soon as the PDS accepted it. After a failure no further import starts; those in flight finish and
+ * are recorded, then the first failure is thrown. Returns how many imports the PDS accepted.
+ */
+async function importEntries(
+  write: ObjectWriteEvent,
+  claim: IngestClaim,
+  gathering: GatheringProgress,
+  deps: IngestObjectDeps,
+): Promise<number> {
+  // Each write is the whole record: the last holder's error (up to 1,000 characters) is dropped with
+  // the first one, which says this delivery gets on, so a write stays a few hundred bytes.
+  const ledger = new ImportLedger(gathering.imported, (importedRanges) =>
+    claim.advance({ importedRanges, lastError: undefined }),
+  );
+  const pending = missingIndexes(gathering.imported, gathering.entries.length);
+  const onRetry = observeRetry(write, deps);
+  let accepted = 0;
+  let failure: { error: unknown } | undefined;
+  await mapLimit(
+    pending,
+    deps.importConcurrency ?? DEFAULT_IMPORT_CONCURRENCY,
+    async (index) => {
+      const entry = gathering.entries[index] as GatheringEntryRef;
+      try {
+        await retryPdsStep(
+          'import',
+          () => deps.pds.startImport({ gatheringKey: gathering.gatheringKey, path: entry.path }),
+          deps.retry,
+          onRetry,
+        );
+        accepted += 1;
+        // On record before this slot starts another: no retry repeats this import.
+        await ledger.record(index);
+      } catch (error) {
+        failure ??= { error };
+      }
+    },
+    { shouldStop: () => failure !== undefined },
+  );
+  if (failure) throw failure.error;
+  return accepted;
+}
+
 /** Streams the object into one gathering; a repeated upload reads the object afresh. */
 async function upload(
   write: ObjectWriteEvent,
   deps: IngestObjectDeps,
-): Promise<{ size: number; gatheringKey: string; entries: IngestEntryProgress[] }> {
+): Promise<{ size: number; gatheringKey: string; entries: GatheringEntryRef[] }> {
   const { size, answer } = await retryPdsStep(
     'upload',
     () => uploadOnce(write, deps),
@@ -221,7 +268,7 @@ async function upload(
   return {
     size,
     gatheringKey: first.gatheringKey,
-    entries: answer.map((entry) => ({ path: entry.path, assetKey: entry.assetKey, imported: false })),
+    entries: answer.map((entry) => ({ path: entry.path, assetKey: entry.assetKey })),
   };
 }
 
@@ -318,11 +365,13 @@ function failureReason(error: Error, record: Readonly<IngestProgressRecord>): st
   if (error instanceof ObjectSourceError && error.problem === 'gone') {
     return `The object was deleted before it could be ingested (${error.message}); upload it again to ingest it`;
   }
-  const entries = record.entries ?? [];
-  const imported = entries.filter((entry) => entry.imported).length;
+  const total = record.entryCount ?? record.entries?.length ?? 0;
+  const imported = record.entries
+    ? record.entries.filter((entry) => entry.imported).length
+    : countIndexes(record.importedRanges ?? []);
   const partial =
-    entries.length > 0
-      ? ` (gathering ${record.gatheringKey}: ${imported} of ${entries.length} entries were imported before)`
+    total > 0
+      ? ` (gathering ${record.gatheringKey}: ${imported} of ${total} entries were imported before)`
       : '';
   return `${error.message}${partial}`;
 }

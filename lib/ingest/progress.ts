@@ -5,9 +5,15 @@
  * Life of a record (`ingest/<bucket>/<sha256 of key>/<write>.json`, see lib/state/keys.ts):
  *
  * ```
- * (none) ──create, If-None-Match──▶ claimed ──▶ uploaded {gatheringKey, entries[imported]} ──▶ done
+ * (none) ──create, If-None-Match──▶ claimed ──▶ uploaded {gatheringKey, entryCount, importedRanges} ──▶ done
  *                                      └──────────────┴──────────────▶ failed
  * ```
+ *
+ * The entries themselves (path and asset key of each) are written once, beside the record
+ * (./progress-entries.ts), and the record keeps only which of them were imported, as ranges of
+ * indexes: each import rewrites a few hundred bytes instead of every entry, so the bytes written for
+ * an archive grow with its size, not with its square. Records written before (`entries` inline, each
+ * with its `imported` flag) are still read, and carried over to this layout when a delivery resumes one.
  *
  * The race rules are those of the claim primitive (lib/state/claim.ts): claiming is a conditional
  * create; every later change is a conditional update on the ETag this holder wrote last, so a holder
@@ -53,6 +59,14 @@ export interface IngestProgressRecord {
   /** Bytes uploaded (the object's Content-Length). */
   size?: number;
   gatheringKey?: string;
+  /** Entries of the gathering (set with `uploaded`); stored in ingestEntriesKey(key, gatheringKey). */
+  entryCount?: number;
+  /** Indexes (in the entries' order) of the entries whose import the PDS accepted: `[from, to)` ranges. */
+  importedRanges?: Array<[number, number]>;
+  /**
+   * The layout before entries moved out of the record: every entry with its flag, rewritten whole on
+   * each import. Still read (and carried over when resumed); never written any more.
+   */
   entries?: IngestEntryProgress[];
   /** Set with `done` (imported) or `failed` (failed, superseded). */
   outcome?: 'imported' | 'failed' | 'superseded';

@@ -8,10 +8,12 @@
  * | `INGEST_TAG_OBJECTS` | `true` | tag dropped objects with `pds-gathering-key` and `pds-ingest-outcome` (false for the local emulator) |
  * | `INGEST_LEASE_SECONDS` | `960` | how long a delivery holds its claim on an object write; keep it above the function timeout |
  * | `INGEST_PDS_ATTEMPTS` | `4` | attempts per PDS step (upload, each import) within one invocation after a transient answer; 1 leaves every retry to SQS |
+ * | `INGEST_IMPORT_CONCURRENCY` | `8` | imports of one file in flight at once; also the most imports a kill can repeat |
  * | `INGEST_RETRY_DELAY_SECONDS` | `30` | delay before a failed record comes back, doubled per receive up to 900 s |
  */
 import { setting } from '../config.ts';
 import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
+import { DEFAULT_IMPORT_CONCURRENCY } from './import-ledger.ts';
 import { DEFAULT_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.ts';
 import { DEFAULT_STEP_RETRY, type StepRetryPolicy } from './step-retry.ts';
 
@@ -35,6 +37,10 @@ export const INGEST_SETTINGS = Object.freeze({
     'attempts per PDS step (upload, each import) within one invocation after a 503, 429, reset or timeout; 1 leaves every retry to SQS',
     { min: 1, max: 10, default: DEFAULT_STEP_RETRY.maxAttempts },
   ),
+  INGEST_IMPORT_CONCURRENCY: setting.integer(
+    'imports of one file (one per entry: ZIP members) in flight at once against the PDS; also the most imports a kill of the function can leave accepted but unrecorded, and so repeat',
+    { min: 1, max: 64, default: DEFAULT_IMPORT_CONCURRENCY },
+  ),
   INGEST_RETRY_DELAY_SECONDS: setting.integer(
     "seconds before a failed record comes back; doubled per receive, at most 900 (a record waiting for another delivery's claim comes back when that claim's lease ends)",
     { min: 1, max: DEFAULT_RETRY_DELAY.maxSeconds, default: DEFAULT_RETRY_DELAY.baseSeconds },
@@ -51,6 +57,8 @@ export interface IngestOptions {
   leaseMs: number;
   /** In-invocation repetition of transient PDS answers; the handler adds the remaining time. */
   stepRetry: StepRetryPolicy;
+  /** Imports of one gathering in flight at once. */
+  importConcurrency: number;
   /** Back-off of failed records between SQS deliveries. */
   redelivery: RetryDelayPolicy;
 }
@@ -70,6 +78,7 @@ export function ingestOptionsFrom(settings: {
   INGEST_TAG_OBJECTS: boolean;
   INGEST_LEASE_SECONDS: number;
   INGEST_PDS_ATTEMPTS: number;
+  INGEST_IMPORT_CONCURRENCY: number;
   INGEST_RETRY_DELAY_SECONDS: number;
 }): IngestOptions {
   return {
@@ -80,6 +89,7 @@ export function ingestOptionsFrom(settings: {
     tagObjects: settings.INGEST_TAG_OBJECTS,
     leaseMs: settings.INGEST_LEASE_SECONDS * 1000,
     stepRetry: { ...DEFAULT_STEP_RETRY, maxAttempts: settings.INGEST_PDS_ATTEMPTS },
+    importConcurrency: settings.INGEST_IMPORT_CONCURRENCY,
     redelivery: { ...DEFAULT_RETRY_DELAY, baseSeconds: settings.INGEST_RETRY_DELAY_SECONDS },
   };
 }

@@ -10,9 +10,10 @@ import { sleep } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import { completedEvent, failedEvent } from '../ingest/events.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
+import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
 import type { PublicationRecord } from '../publications/records.ts';
-import { STATE_PREFIXES } from '../state/keys.ts';
+import { isIngestProgressKey, STATE_PREFIXES } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 
 /** What can be replayed. */
@@ -54,9 +55,10 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
   const inWindow = (at: number) => at >= window.since && at < window.until;
   if (kinds.includes('ingest')) {
     for await (const key of store.list(STATE_PREFIXES.ingest)) {
+      if (!isIngestProgressKey(key)) continue;
       const record = (await store.get<IngestProgressRecord>(key))?.value;
       if (!record || !inWindow(record.updatedAt)) continue;
-      const built = ingestEvent(record);
+      const built = await ingestEvent(store, key, record);
       if (built === undefined) continue;
       if (typeof built === 'string') skipped.push({ record: key, reason: built });
       else found.push({ at: record.updatedAt, event: built });
@@ -82,14 +84,19 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
 }
 
 /** The event a finished ingest sent, its `time` the moment its outcome was recorded; a string says why there is none. */
-function ingestEvent(record: IngestProgressRecord): CloudEvent | string | undefined {
+async function ingestEvent(
+  store: StateStore,
+  key: string,
+  record: IngestProgressRecord,
+): Promise<CloudEvent | string | undefined> {
   const write = objectWriteOf(record);
   const time = new Date(record.updatedAt).toISOString();
   if (record.status === 'done') {
+    const gathering = await readGatheringProgress(store, key, record);
     const event = completedEvent(write, {
       size: record.size ?? 0,
       gatheringKey: record.gatheringKey ?? '',
-      entries: record.entries ?? [],
+      entries: gathering?.entries ?? [],
     });
     return { ...event, time };
   }

@@ -8,7 +8,7 @@ import type { IngestProgressRecord } from '../ingest/progress.ts';
 import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
-import { leaseKey, STATE_PREFIXES } from '../state/keys.ts';
+import { isIngestProgressKey, leaseKey, STATE_PREFIXES } from '../state/keys.ts';
 import type { LeaseRecord, LeaseRunOutcome } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
 import type { OperatorQueues } from './ports.ts';
@@ -162,7 +162,7 @@ async function ingestsInFlight(
   concurrency: number,
 ): Promise<BridgeStatus['ingests']> {
   const keys: string[] = [];
-  for await (const key of store.list(STATE_PREFIXES.ingest)) keys.push(key);
+  for await (const key of store.list(STATE_PREFIXES.ingest)) if (isIngestProgressKey(key)) keys.push(key);
   const records = await mapAll(
     keys,
     concurrency,

@@ -12,10 +12,11 @@
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
+import { entriesWithFlags, readGatheringProgress } from '../ingest/progress-entries.ts';
 import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
-import { ingestObjectPrefix, leaseKey } from '../state/keys.ts';
+import { ingestObjectPrefix, isIngestProgressKey, leaseKey } from '../state/keys.ts';
 import type { LeaseRecord } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
 
@@ -178,14 +179,20 @@ async function explainObject(
 ): Promise<ObjectExplanation> {
   const records: Array<{ key: string; record: IngestProgressRecord }> = [];
   for await (const key of store.list(ingestObjectPrefix(subject.bucket, subject.key))) {
+    // The entries stored beside each record are read with it (explainWrite).
+    if (!isIngestProgressKey(key)) continue;
     const entry = await store.get<IngestProgressRecord>(key);
     // Hashed keys of two object keys never share a prefix, but check: the record names its key.
     if (entry && entry.value.key === subject.key) records.push({ key, record: entry.value });
   }
-  const writes = records
+  const chosen = records
     .filter(({ record }) => subject.versionId === undefined || record.versionId === subject.versionId)
-    .sort((a, b) => a.record.claimedAt - b.record.claimedAt || a.key.localeCompare(b.key))
-    .map(({ key, record }) => explainWrite(key, record, now));
+    .sort((a, b) => a.record.claimedAt - b.record.claimedAt || a.key.localeCompare(b.key));
+  const writes: WriteExplanation[] = [];
+  for (const { key, record } of chosen) {
+    const entries = entriesWithFlags(await readGatheringProgress(store, key, record));
+    writes.push(explainWrite(key, record, entries, now));
+  }
   return {
     kind: 'object',
     bucket: subject.bucket,
@@ -200,7 +207,12 @@ function noWriteSeen(subject: { bucket: string; key: string; versionId?: string 
   return `The bridge saw no write of s3://${subject.bucket}/${subject.key}${subject.versionId ? ` version ${subject.versionId}` : ''}. Check that the object is in the drop bucket and matches INGEST_PREFIX / INGEST_SUFFIXES (other keys are skipped), that its notification is not waiting in the ingest DLQ (pds bridge redrive ingest), and that the bucket's notification reaches the ingest queue (pds bridge status shows its depth).`;
 }
 
-function explainWrite(key: string, record: IngestProgressRecord, now: number): WriteExplanation {
+function explainWrite(
+  key: string,
+  record: IngestProgressRecord,
+  entries: WriteExplanation['entries'],
+  now: number,
+): WriteExplanation {
   const write = objectWriteOf(record);
   const state: WriteExplanation['state'] =
     record.status === 'done'
@@ -235,7 +247,7 @@ function explainWrite(key: string, record: IngestProgressRecord, now: number): W
     ...(state === 'in-progress' ? { leaseUntil: iso(record.leaseUntil) } : {}),
     ...(record.size !== undefined ? { size: record.size } : {}),
     ...(record.gatheringKey ? { gatheringKey: record.gatheringKey } : {}),
-    entries: (record.entries ?? []).map(({ path, assetKey, imported }) => ({ path, assetKey, imported })),
+    entries,
     ...(code ? { code } : {}),
     ...(record.reason ? { reason: record.reason } : {}),
     ...(record.pdsStatus !== undefined ? { pdsStatus: record.pdsStatus } : {}),

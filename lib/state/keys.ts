@@ -4,6 +4,7 @@
  * | prefix | one object per | built by |
  * |---|---|---|
  * | `ingest/<bucket>/<sha256 of key>/<write>.json` | dropped S3 object version: ingest progress | {@link ingestProgressKey} |
+ * | `ingest/<bucket>/<sha256 of key>/<write>/entries/<gatheringKey>.json` | the entries of that write's gathering, written once | {@link ingestEntriesKey} |
  * | `checkpoints/<name>.json` | poller checkpoint | {@link checkpointKey} |
  * | `watch/<primaryKey>.json` | watched primary key (supplier reviews) | {@link watchKey} |
  * | `review-progress/<nn>.json` | shard of the review poller's progress (see ./review-progress.ts) | `reviewProgressKey` |
@@ -135,6 +136,33 @@ export function ingestProgressKey(write: ObjectWrite): string {
     identity = `h-${sha256Hex(identity)}`;
   }
   return `${ingestObjectPrefix(write.bucket, write.key)}${identity}.json`;
+}
+
+/**
+ * Where the entries of one gathering of an object write are stored, beside its progress record:
+ * written once when the upload is recorded, so the record itself stays small however many entries
+ * the file has. One document per gathering: a holder that lost its claim while uploading can only
+ * write its own gathering's document, never the one the record points to.
+ *
+ * @example
+ * ingestEntriesKey('ingest/drops/<64 hex>/e-9b2c.json', 'g-17');
+ * // 'ingest/drops/<64 hex>/e-9b2c/entries/g-17.json'
+ */
+export function ingestEntriesKey(progressKey: string, gatheringKey: string): string {
+  if (!isIngestProgressKey(progressKey)) {
+    throw new TypeError(
+      `${JSON.stringify(progressKey)} is not an ingest progress key (build it with ingestProgressKey)`,
+    );
+  }
+  return `${progressKey.slice(0, -'.json'.length)}/entries/${encodeKeySegment(gatheringKey)}.json`;
+}
+
+/**
+ * Whether a key under `ingest/` is a progress record (`ingest/<bucket>/<hash>/<write>.json`) rather
+ * than the entries stored beside one: readers that list the prefix keep only these.
+ */
+export function isIngestProgressKey(key: string): boolean {
+  return key.startsWith(STATE_PREFIXES.ingest) && key.endsWith('.json') && key.split('/').length === 4;
 }
 
 /** `checkpoints/<name>.json`, e.g. `checkpointKey('messaging-assets')`. */

@@ -3,6 +3,7 @@ import {
   monthly,
   PRICES,
   s3ClassOf,
+  scaleLine,
   sqsBilledRequests,
   total,
   type UnitCost,
@@ -78,5 +79,48 @@ describe('the cost model', () => {
     // assess
     expect(sum).toMatchObject({ operation: 'total', s3Reads: 200, sqsRequests: 50 });
     expect(sum.usd.total).toBeCloseTo(a.usd.total + b.usd.total);
+  });
+});
+
+describe('the cost model at a larger load', () => {
+  const cost: UnitCost = {
+    ...none,
+    invocations: 51,
+    gbSeconds: 34,
+    s3Writes: 7,
+    s3Reads: 112,
+    sqsRequests: 105,
+  };
+
+  it('multiplies the units of a line whose units cost the same however many there are', () => {
+    // act
+    const scaled = scaleLine({ operation: 'ingest', unit: 'drop', unitsPerMonth: 30_000, cost }, 10);
+
+    // assess
+    expect(scaled.unitsPerMonth).toBe(300_000);
+    expect(scaled.cost).toEqual(cost);
+    expect(monthly(scaled).usd.total).toBeCloseTo(
+      monthly({ operation: 'ingest', unit: 'drop', unitsPerMonth: 30_000, cost }).usd.total * 10,
+    );
+  });
+
+  it('keeps the runs of a run over every watched key and grows each run but for its fixed part', () => {
+    // act
+    const scaled = scaleLine(
+      {
+        operation: 'review run',
+        unit: 'run',
+        unitsPerMonth: 8640,
+        cost,
+        growth: { perUnit: true, fixed: { invocations: 1 } },
+      },
+      100,
+    );
+
+    // assess: 1 scheduled invocation + 100 x 50 chunk invocations
+    expect(scaled.unitsPerMonth).toBe(8640);
+    expect(scaled.cost.invocations).toBe(5001);
+    expect(scaled.cost.s3Reads).toBe(11_200);
+    expect(scaled.cost.gbSeconds).toBe(3400);
   });
 });

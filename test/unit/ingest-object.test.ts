@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { IngestInProgressError, ObjectSourceError } from '../../lib/ingest/errors.ts';
+import { countIndexes } from '../../lib/ingest/index-ranges.ts';
 import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
 import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
 import type { ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
@@ -14,10 +15,13 @@ import {
   PdsServerError,
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
+import type { ImportRequest } from '../../lib/pds/types.ts';
 import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
+import type { StateStore } from '../../lib/state/store.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
+import { TrafficCountingStore } from '../helpers/state-traffic.ts';
 
 const BUCKET = 'drops';
 const UPLOAD_LINE = { method: 'POST', path: '/api/v1/gatherings' };
@@ -52,8 +56,8 @@ class MemorySource implements ObjectSource {
   }
 }
 
-function setup(options: { store?: MemoryStateStore; now?: () => number } = {}) {
-  const pds = new FakePds();
+function setup(options: { store?: StateStore; now?: () => number; pds?: FakePds } = {}) {
+  const pds = options.pds ?? new FakePds();
   const source = new MemorySource();
   const events = new RecordingSink();
   const tagger = new MemoryObjectTagger();
@@ -75,10 +79,7 @@ function write(key: string, etag: string, extra: Partial<ObjectWriteEvent> = {})
   return { bucket: BUCKET, key, etag, sequencer: '00A1', size: 0, eventName: 'ObjectCreated:Put', ...extra };
 }
 
-async function recordOf(
-  store: MemoryStateStore,
-  w: ObjectWriteEvent,
-): Promise<IngestProgressRecord | undefined> {
+async function recordOf(store: StateStore, w: ObjectWriteEvent): Promise<IngestProgressRecord | undefined> {
   return (await store.get<IngestProgressRecord>(ingestProgressKey(w)))?.value;
 }
 
@@ -590,5 +591,231 @@ describe('ingestObject failure codes', () => {
 
     // assess
     expect(events.events[0]).toMatchObject({ data: { code: 'internal' } });
+  });
+});
+
+/** A PDS whose imports take a few milliseconds each and that tracks how many run at once. */
+class SlowImportPds extends FakePds {
+  importsInFlight = 0;
+  maxImportsInFlight = 0;
+
+  override async startImport(request: ImportRequest): Promise<void> {
+    this.importsInFlight += 1;
+    this.maxImportsInFlight = Math.max(this.maxImportsInFlight, this.importsInFlight);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await super.startImport(request);
+    } finally {
+      this.importsInFlight -= 1;
+    }
+  }
+}
+
+function members(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `m${String(i).padStart(5, '0')}.csv`);
+}
+
+/** How many times each path was imported. */
+function importCounts(pds: FakePds): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { path } of pds.imports) counts.set(path, (counts.get(path) ?? 0) + 1);
+  return counts;
+}
+
+describe('ingestObject: large archives', () => {
+  it('imports every member once with at most importConcurrency imports in flight', async () => {
+    // prepare
+    const pds = new SlowImportPds();
+    const { source, events, deps } = setup({ pds });
+    source.put('big.zip', 'zip', 'z1');
+    pds.archives.set('big.zip', members(300));
+
+    // act
+    const outcome = await ingestObject(write('big.zip', 'z1'), { ...deps(), importConcurrency: 6 });
+
+    // assess
+    expect(outcome).toMatchObject({ status: 'imported', entries: 300, importsStarted: 300 });
+    expect(pds.maxImportsInFlight).toBe(6);
+    expect(importCounts(pds).size).toBe(300);
+    expect(pds.imports).toHaveLength(300);
+    const completed = events.events[0];
+    expect(completed?.type === 'pds.ingest.completed' && completed.data.entriesImported).toHaveLength(300);
+  });
+
+  it('writes progress whose bytes grow linearly with the number of members, not with its square', async () => {
+    // prepare
+    async function progressBytes(count: number): Promise<{ record: number; entries: number }> {
+      const pds = new FakePds();
+      const store = new TrafficCountingStore(new MemoryStateStore(), (key) =>
+        key.includes('/entries/') ? 'entries' : 'record',
+      );
+      const { source, deps } = setup({ pds, store });
+      source.put('big.zip', 'zip', 'z1');
+      pds.archives.set('big.zip', members(count));
+      await ingestObject(write('big.zip', 'z1'), deps());
+      expect(pds.imports).toHaveLength(count);
+      return {
+        record: store.bytesByKind.get('record') ?? 0,
+        entries: store.bytesByKind.get('entries') ?? 0,
+      };
+    }
+
+    // act
+    const small = await progressBytes(100);
+    const large = await progressBytes(1000);
+
+    // assess: ten times the members, about ten times the bytes (the square would be a hundred)
+    expect(large.entries / small.entries).toBeLessThan(11);
+    expect(large.record / small.record).toBeLessThan(12);
+    // and each record write stays small: a few hundred bytes per import at most
+    expect(large.record / 1000).toBeLessThan(800);
+  });
+
+  it("drops the last holder's error with the first import it records, so each record write stays small", async () => {
+    // prepare: a delivery gave the claim back with a long error after the upload
+    const pds = new FakePds();
+    const store = new TrafficCountingStore(new MemoryStateStore(), (key) =>
+      key.includes('/entries/') ? 'entries' : 'record',
+    );
+    const { source, deps } = setup({ pds, store });
+    source.put('big.zip', 'zip', 'z1');
+    pds.archives.set('big.zip', members(200));
+    const w = write('big.zip', 'z1');
+    let failOnce = true;
+    pds.importFault = () => {
+      if (!failOnce) return undefined;
+      failOnce = false;
+      return new PdsServerError(503, IMPORT_LINE, 'x'.repeat(2000));
+    };
+    await expect(ingestObject(w, { ...deps('first'), importConcurrency: 1 })).rejects.toThrow();
+    expect((await recordOf(store, w))?.lastError?.length).toBeGreaterThan(500);
+    const before = { bytes: store.bytesByKind.get('record') ?? 0, updates: store.requests.update };
+
+    // act
+    await ingestObject(w, { ...deps('retry'), importConcurrency: 1 });
+
+    // assess
+    const bytes = (store.bytesByKind.get('record') ?? 0) - before.bytes;
+    const updates = store.requests.update - before.updates;
+    expect(bytes / updates).toBeLessThan(600);
+    expect((await recordOf(store, w))?.lastError).toBeUndefined();
+  });
+
+  it('after a kill at any progress write, imports each member again at most once, and only up to importConcurrency of them', async () => {
+    for (const killAt of [2, 5, 17, 40]) {
+      // prepare: the process dies at the killAt-th record update (1 is `uploaded`)
+      let updates = 0;
+      let dead = false;
+      const store = new MemoryStateStore({
+        beforeOperation: ({ kind, key }) => {
+          if (dead) throw new Error('process killed');
+          if (kind !== 'update' || key.includes('/entries/')) return;
+          updates += 1;
+          if (updates === killAt) {
+            dead = true;
+            throw new Error('process killed');
+          }
+        },
+      });
+      const pds = new SlowImportPds();
+      const { source, deps } = setup({ pds, store });
+      source.put('big.zip', 'zip', 'z1');
+      pds.archives.set('big.zip', members(120));
+      const w = write('big.zip', 'z1');
+      await expect(ingestObject(w, { ...deps('killed'), importConcurrency: 4 })).rejects.toThrow(
+        'process killed',
+      );
+      dead = false;
+      await store.update(
+        ingestProgressKey(w),
+        { ...(await recordOf(store, w)), leaseUntil: 0 },
+        (await store.get(ingestProgressKey(w)))?.etag ?? '',
+      );
+
+      // act
+      const outcome = await ingestObject(w, { ...deps('retry'), importConcurrency: 4 });
+
+      // assess
+      expect(outcome.status).toBe('imported');
+      const counts = importCounts(pds);
+      expect(counts.size).toBe(120);
+      const repeated = [...counts.values()].filter((count) => count > 1);
+      expect(repeated.every((count) => count === 2)).toBe(true);
+      expect(repeated.length).toBeLessThanOrEqual(4);
+      expect(pds.uploads).toHaveLength(1);
+    }
+  });
+
+  it('after a failed import, records the imports in flight, starts no new one, and the retry imports only the rest', async () => {
+    // prepare
+    const pds = new SlowImportPds();
+    const { source, store, deps } = setup({ pds });
+    source.put('big.zip', 'zip', 'z1');
+    pds.archives.set('big.zip', members(50));
+    let failed = false;
+    pds.importFault = (request) => {
+      if (failed || !request.path.endsWith('m00010.csv')) return undefined;
+      failed = true;
+      return new PdsServerError(503, IMPORT_LINE, 'unavailable');
+    };
+    const w = write('big.zip', 'z1');
+    await expect(ingestObject(w, { ...deps('first'), importConcurrency: 4 })).rejects.toMatchObject({
+      retryable: true,
+    });
+    const afterFailure = await recordOf(store, w);
+
+    // act
+    const outcome = await ingestObject(w, { ...deps('retry'), importConcurrency: 4 });
+
+    // assess: what the first delivery got accepted is on record; nothing imported twice
+    const acceptedFirst = pds.imports.length - (outcome.status === 'imported' ? outcome.importsStarted : 0);
+    expect(countIndexes(afterFailure?.importedRanges ?? [])).toBe(acceptedFirst);
+    expect(acceptedFirst).toBeLessThan(50);
+    expect(afterFailure).toMatchObject({ status: 'uploaded', leaseUntil: 0, entryCount: 50 });
+    expect([...importCounts(pds).values()].every((count) => count === 1)).toBe(true);
+    expect(importCounts(pds).size).toBe(50);
+  });
+
+  it('resumes a record of the earlier layout (entries inline with flags), importing only the rest, and carries it over', async () => {
+    // prepare: a delivery before issue 20 uploaded and imported the first entry, then died
+    const { pds, source, store, events, deps } = setup();
+    source.put('batch.zip', 'zip', 'z1');
+    const w = write('batch.zip', 'z1');
+    await store.create(ingestProgressKey(w), {
+      bucket: BUCKET,
+      key: 'batch.zip',
+      etag: 'z1',
+      sequencer: '00A1',
+      status: 'uploaded',
+      owner: 'old',
+      leaseUntil: 0,
+      attempts: 1,
+      claimedAt: 1,
+      updatedAt: 1,
+      size: 3,
+      gatheringKey: 'g-old',
+      entries: [
+        { path: 'batch/a.csv', assetKey: 'g-old-a0', imported: true },
+        { path: 'batch/b.csv', assetKey: 'g-old-a1', imported: false },
+        { path: 'batch/c.csv', assetKey: 'g-old-a2', imported: false },
+      ],
+    } satisfies IngestProgressRecord);
+
+    // act
+    const outcome = await ingestObject(w, deps('new'));
+
+    // assess
+    expect(outcome).toMatchObject({ status: 'imported', importsStarted: 2, bytesUploaded: 0, resumed: true });
+    expect(pds.uploads).toHaveLength(0);
+    expect(pds.imports.map((i) => i.path)).toEqual(['batch/b.csv', 'batch/c.csv']);
+    const record = await recordOf(store, w);
+    expect(record).toMatchObject({ status: 'done', entryCount: 3, importedRanges: [[0, 3]] });
+    expect(record?.entries).toBeUndefined();
+    const completed = events.events[0];
+    expect(completed?.type === 'pds.ingest.completed' && completed.data.entriesImported).toEqual([
+      { path: 'batch/a.csv', assetKey: 'g-old-a0' },
+      { path: 'batch/b.csv', assetKey: 'g-old-a1' },
+      { path: 'batch/c.csv', assetKey: 'g-old-a2' },
+    ]);
   });
 });

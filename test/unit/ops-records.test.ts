@@ -3,13 +3,17 @@
  * asset failing in the checkpoint's retry list, and a failed ingest recorded before records kept its
  * failure code (skipped by replay rather than guessed).
  */
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { claimIngest } from '../../lib/ingest/progress.ts';
+import { ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import { planReplay } from '../../lib/ops/replay.ts';
 import { explain, type ObjectExplanation } from '../../lib/ops/why.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
 import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 
 const write = { bucket: 'drops', key: 'in/items.csv', etag: 'e1', sequencer: '01' };
 
@@ -109,5 +113,91 @@ describe('replay', () => {
     expect(plan.skipped).toEqual([
       { record: ingestProgressKey(write), reason: expect.stringContaining('before failure codes were kept') },
     ]);
+  });
+});
+
+describe('why and replay of an ingest, in either layout of its progress record', () => {
+  /** Ingests a three-member ZIP through the real ingest, leaving a record of the current layout. */
+  async function ingested(store: MemoryStateStore) {
+    const pds = new FakePds();
+    pds.archives.set('batch.zip', ['a.csv', 'b.csv', 'c.csv']);
+    const events = new RecordingSink();
+    const zip = {
+      bucket: 'drops',
+      key: 'batch.zip',
+      etag: 'z1',
+      sequencer: '01',
+      size: 3,
+      eventName: 'ObjectCreated:Put',
+    };
+    await ingestObject(zip, {
+      pds,
+      store,
+      events,
+      source: { open: async () => ({ stream: Readable.from([Buffer.from('zip')]), size: 3 }) },
+      owner: 'req-1',
+      leaseMs: 60_000,
+    });
+    return { zip, emitted: events.events[0] };
+  }
+
+  it('lists every entry as imported and rebuilds the completed event with the id that was sent (current layout)', async () => {
+    // prepare
+    const store = new MemoryStateStore();
+    const { emitted } = await ingested(store);
+
+    // act
+    const why = (await explain(store, {
+      kind: 'object',
+      bucket: 'drops',
+      key: 'batch.zip',
+    })) as ObjectExplanation;
+    const plan = await planReplay(store, { since: 0, until: Date.now() + 1000 });
+
+    // assess: one write (the entries stored beside the record are not taken for a write)
+    expect(why.writes).toHaveLength(1);
+    expect(why.writes[0]).toMatchObject({ state: 'imported', gatheringKey: 'g-1' });
+    expect(why.writes[0]?.entries).toEqual([
+      { path: 'batch/a.csv', assetKey: 'g-1-a0', imported: true },
+      { path: 'batch/b.csv', assetKey: 'g-1-a1', imported: true },
+      { path: 'batch/c.csv', assetKey: 'g-1-a2', imported: true },
+    ]);
+    expect(plan.events).toHaveLength(1);
+    expect(plan.events[0]).toMatchObject({ id: emitted?.id, data: emitted?.data });
+  });
+
+  it('reads a record of the earlier layout (entries inline) the same way', async () => {
+    // prepare
+    const store = new MemoryStateStore();
+    const { zip, emitted } = await ingested(store);
+    const key = ingestProgressKey(zip);
+    const current = await store.get<IngestProgressRecord>(key);
+    if (!current) throw new Error('the ingest left no record');
+    const { entryCount: _count, importedRanges: _ranges, ...earlier } = current.value;
+    await store.update(
+      key,
+      {
+        ...earlier,
+        entries: [
+          { path: 'batch/a.csv', assetKey: 'g-1-a0', imported: true },
+          { path: 'batch/b.csv', assetKey: 'g-1-a1', imported: true },
+          { path: 'batch/c.csv', assetKey: 'g-1-a2', imported: true },
+        ],
+      },
+      current.etag,
+    );
+    for await (const stored of store.list('ingest/')) if (stored !== key) await store.delete(stored);
+
+    // act
+    const why = (await explain(store, {
+      kind: 'object',
+      bucket: 'drops',
+      key: 'batch.zip',
+    })) as ObjectExplanation;
+    const plan = await planReplay(store, { since: 0, until: Date.now() + 1000 });
+
+    // assess
+    expect(why.writes[0]?.entries.map((entry) => entry.imported)).toEqual([true, true, true]);
+    expect(plan.events[0]).toMatchObject({ id: emitted?.id, data: emitted?.data });
   });
 });

@@ -6,8 +6,10 @@ import {
   decodeKeySegment,
   encodeKeySegment,
   idempotencyKey,
+  ingestEntriesKey,
   ingestObjectPrefix,
   ingestProgressKey,
+  isIngestProgressKey,
   leaseKey,
   MAX_READABLE_SEGMENT,
   primaryKeyOfWatchKey,
@@ -172,5 +174,21 @@ describe('ingestProgressKey', () => {
 
     // assess
     expect(a).not.toBe(b);
+  });
+});
+
+describe('the entries stored beside an ingest progress record', () => {
+  it('live under the record, one document per gathering, and are never taken for a record', () => {
+    // prepare
+    const record = ingestProgressKey({ bucket: 'drops', key: 'in/big.zip', etag: '"abc"', sequencer: '01' });
+
+    // act
+    const entries = ingestEntriesKey(record, 'g/17 ä');
+
+    // assess
+    expect(entries).toBe(`${record.slice(0, -'.json'.length)}/entries/g!2F17!20!C3!A4.json`);
+    expect(isIngestProgressKey(record)).toBe(true);
+    expect(isIngestProgressKey(entries)).toBe(false);
+    expect(() => ingestEntriesKey(entries, 'g-1')).toThrow('not an ingest progress key');
   });
 });

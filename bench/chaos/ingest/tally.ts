@@ -3,11 +3,13 @@
  * the state bucket hold, set against the drops, the kills and the workers' logs. Pure functions: the
  * run (bench/chaos/ingest.ts) collects, this judges.
  *
- * The documented window (docs/operations.md, "Ingest"): an import the PDS accepted whose `imported` flag
- * was not yet written when the process died is started once more by the retry. A repeated import counts
- * as "in the window" when a worker holding the object was killed after the earlier import was taken
- * (less a small allowance for a request already on the wire) and before any progress write of the
- * object landed after it. Every other repeated import is a defect.
+ * The documented window (docs/operations.md, "Ingest"): an import the PDS accepted that was not yet on
+ * record when the process died is started once more by the retry. A repeated import counts as "in the
+ * window" when a worker holding the object was killed after the earlier import was taken (less a small
+ * allowance for a request already on the wire) and before the progress write recording it landed. One
+ * record write is in flight at a time and carries every import accepted before it began, so the write
+ * recording an import is at the latest the second one answered after it. Every other repeated import
+ * is a defect.
  */
 import type { SimulatorReport } from './simulator.ts';
 import type { WorkerLogLine } from './worker.ts';
@@ -103,9 +105,9 @@ export interface IngestChaosTally {
   duplicateEventsDifferentId: number;
   leftInQueue: number;
   pdsFaults: SimulatorReport['faults'];
-  /** PDS took the import → its `imported` flag written (If-Match PUT answered), in ms. */
+  /** PDS took the import → the next write of its progress record answered (If-Match PUT), in ms. */
   crashWindowFromPdsMs: Percentiles;
-  /** The worker got the import's 202 → its `imported` flag written, in ms. */
+  /** The worker got the import's 202 → the next write of its progress record answered, in ms. */
   crashWindowFromAnswerMs: Percentiles;
   seconds: number;
   targets: Target[];
@@ -130,6 +132,11 @@ function writesByKey(log: WorkerLogLine[]): Map<string, number[]> {
 
 function firstAfter(times: number[] | undefined, t: number): number | undefined {
   return times?.find((time) => time >= t);
+}
+
+/** The `n`-th of the ascending `times` at or after `t`. */
+function nthAfter(times: number[] | undefined, t: number, n: number): number | undefined {
+  return times?.filter((time) => time >= t)[n - 1];
 }
 
 /** Which drop each gathering holds, from the `d<index>` token of its entry paths. */
@@ -165,7 +172,7 @@ function classifyRepeatedImports(facts: RunFacts, dropOf: Map<string, number>): 
       const earlier = imports[i - 1] as { at: number; drop: DropFacts };
       const later = imports[i] as { at: number; drop: DropFacts };
       const recordedAt =
-        firstAfter(writes.get(earlier.drop.progressKey), earlier.at) ?? Number.POSITIVE_INFINITY;
+        nthAfter(writes.get(earlier.drop.progressKey), earlier.at, 2) ?? Number.POSITIVE_INFINITY;
       const killedInWindow = facts.kills.some(
         (kill) =>
           kill.keys.includes(earlier.drop.key) &&
