@@ -45,7 +45,7 @@ export function explanationText(answer: Explanation): string {
         [
           'checkpoint',
           answer.checkpoint &&
-            `floor ${answer.checkpoint.floor ?? '-'}, highest ${answer.checkpoint.highestId ?? '-'}, written ${formatTime(answer.checkpoint.updatedAt)}`,
+            `${answer.checkpoint.emitted} emitted, highest ${answer.checkpoint.highestId ?? '-'}, written ${formatTime(answer.checkpoint.updatedAt)}`,
         ],
         ['last successful run', answer.lastSuccessfulRun && formatTime(answer.lastSuccessfulRun)],
         ...eventLines(answer.events),
@@ -96,7 +96,7 @@ export function statusText(status: BridgeStatus): string {
   const age = (ms: number | undefined) =>
     ms === undefined ? '' : ` (${formatDuration(Math.max(0, ms))} ago)`;
   const checkpoint = status.checkpoint
-    ? `checkpoint ${status.checkpoint.name}: floor ${status.checkpoint.floor ?? '-'}, highest ${status.checkpoint.highestId ?? '-'}, ${status.checkpoint.seen} seen, ${status.checkpoint.retry} to retry, written ${formatTime(status.checkpoint.updatedAt)}${age(status.checkpoint.ageMs)}`
+    ? `checkpoint ${status.checkpoint.name}: ${status.checkpoint.emitted} emitted in ${status.checkpoint.ranges} ranges, highest ${status.checkpoint.highestId ?? '-'}, listing paging ${status.checkpoint.paging}, ${status.checkpoint.retry} to retry, written ${formatTime(status.checkpoint.updatedAt)}${age(status.checkpoint.ageMs)}`
     : 'checkpoint: none yet (the messaging-asset poller has not finished a run)';
   const pollers = formatTable(
     ['POLLER', 'NOW', 'LAST RUN', 'LAST SUCCESS'],
