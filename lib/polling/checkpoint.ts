@@ -100,12 +100,20 @@ export function initialCheckpoint(now: Date): MessagingAssetCheckpoint {
  * isDone(checkpoint, 42); // false: emit it
  */
 export function isDone(checkpoint: MessagingAssetCheckpoint, id: number): boolean {
-  return (
-    checkpoint.emitted.has(id) ||
-    (checkpoint.legacyFloor !== null &&
-      id <= checkpoint.legacyFloor &&
-      !checkpoint.retry.some((entry) => entry.id === id))
-  );
+  if (checkpoint.emitted.has(id)) return true;
+  if (checkpoint.legacyFloor === null || id > checkpoint.legacyFloor) return false;
+  return !retryIdsOf(checkpoint.retry).has(id);
+}
+
+/** The ids of a retry list, built once per list (a whole listing asks for every entry). */
+const retryIds = new WeakMap<readonly RetryEntry[], Set<number>>();
+function retryIdsOf(retry: readonly RetryEntry[]): Set<number> {
+  let ids = retryIds.get(retry);
+  if (!ids) {
+    ids = new Set(retry.map((entry) => entry.id));
+    retryIds.set(retry, ids);
+  }
+  return ids;
 }
 
 /** The outcome of one page, as recorded. */

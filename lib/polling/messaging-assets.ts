@@ -436,7 +436,7 @@ function finishReport(
 }
 
 /** Writes the checkpoint with conditional writes on the ETag it last read or wrote. */
-class CheckpointWriter {
+export class CheckpointWriter {
   readonly #store: StateStore;
   readonly #key: string;
   #etag: string | undefined;
@@ -463,7 +463,7 @@ class CheckpointWriter {
  * Fetches, publishes and records the candidates page by page (see the module comment); returns the
  * checkpoint after the last write.
  */
-async function emitCandidates(
+export async function emitCandidates(
   deps: MessagingAssetPollDeps,
   writer: CheckpointWriter,
   initial: MessagingAssetCheckpoint,
