@@ -19,7 +19,7 @@ import {
   type MessagingAssetPollOptions,
   pollMessagingAssets,
 } from '../../lib/polling/messaging-assets.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';
