@@ -18,7 +18,7 @@ import type { Log } from '../core/index.ts';
 import { silentLog } from '../core/index.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
 import { isDone, type MessagingAssetCheckpoint, parseCheckpoint } from './checkpoint.ts';
-import { IdRanges } from './id-ranges.ts';
+import { IdCollector, IdRanges } from './id-ranges.ts';
 import { readListing } from './listing.ts';
 import {
   CheckpointWriter,
@@ -133,6 +133,8 @@ async function compareWithListing(
   cap: number,
 ): Promise<Comparison> {
   const listed = new IdRanges();
+  const collector = new IdCollector(listed);
+  const seen = new Set<number>();
   const retry = new Set(checkpoint.retry.map((entry) => entry.id));
   const since = checkpoint.listedAt === null ? undefined : Date.parse(checkpoint.listedAt);
   const gapIds: number[] = [];
@@ -140,15 +142,19 @@ async function compareWithListing(
   let gapCount = 0;
   let pending = 0;
   const read = await readListing(deps.pds, checkpoint.listing, { paging: 'off', limit: 1 }, (asset) => {
-    if (!listed.add(asset.id) || isDone(checkpoint, asset.id)) return;
+    collector.add(asset.id);
+    if (isDone(checkpoint, asset.id) || gaps.has(asset.id) || seen.has(asset.id)) return;
     const newer = since === undefined || (Number.isSafeInteger(asset.createdAt) && asset.createdAt >= since);
     if (retry.has(asset.id) || newer) {
+      // Kept to count each once; pending assets are few (newer than the last whole read, or failing).
+      seen.add(asset.id);
       pending += 1;
       return;
     }
     gapCount += 1;
     if (gaps.size < cap) gaps.set(asset.id, asset);
   });
+  collector.flush();
   const ordered = [...gaps.values()].sort((a, b) => a.id - b.id);
   for (const asset of ordered) {
     if (gapIds.length >= AUDIT_IDS_NAMED) break;

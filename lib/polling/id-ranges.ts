@@ -9,6 +9,38 @@
  */
 
 /**
+ * Collects ids for an {@link IdRanges} in batches (one `addMany` per `batchSize` ids): for a stream of
+ * ids in any order, e.g. a listing the PDS orders newest first.
+ *
+ * @example
+ * const collector = new IdCollector(record); for (const id of ids) collector.add(id); collector.flush();
+ */
+export class IdCollector {
+  readonly #target: IdRanges;
+  readonly #buffer: Float64Array;
+  #length = 0;
+  /** Ids that were not in the target before, counted at each flush. */
+  added = 0;
+
+  constructor(target: IdRanges, batchSize = 65_536) {
+    this.#target = target;
+    this.#buffer = new Float64Array(batchSize);
+  }
+
+  add(id: number): void {
+    this.#buffer[this.#length++] = id;
+    if (this.#length === this.#buffer.length) this.flush();
+  }
+
+  /** Merges what is buffered; call it before reading the target. */
+  flush(): void {
+    if (this.#length === 0) return;
+    this.added += this.#target.addMany(this.#buffer.subarray(0, this.#length));
+    this.#length = 0;
+  }
+}
+
+/**
  * The set. Lookups are a binary search over the ranges; adding an id that extends or joins ranges
  * at the top (the usual case: ids increase) is O(1), anywhere else O(ranges).
  *
@@ -82,6 +114,50 @@ export class IdRanges {
       this.#hi.splice(first, last - first + 1, hi);
     }
     this.#size += added;
+    return added;
+  }
+
+  /**
+   * Adds many ids at once in one merge: O(ranges + ids · log ids) whatever their order, where adding
+   * them one by one in descending order would move every range each time. Returns how many were new.
+   *
+   * @example
+   * ids.addMany(Float64Array.of(9, 3, 4));
+   */
+  addMany(ids: ArrayLike<number>): number {
+    if (ids.length === 0) return 0;
+    const sorted = Float64Array.from(ids).sort();
+    const lo: number[] = [];
+    const hi: number[] = [];
+    const push = (from: number, to: number) => {
+      const last = hi.length - 1;
+      if (last >= 0 && from <= (hi[last] as number) + 1) {
+        if (to > (hi[last] as number)) hi[last] = to;
+      } else {
+        lo.push(from);
+        hi.push(to);
+      }
+    };
+    let index = 0;
+    let next = 0;
+    while (index < this.#lo.length || next < sorted.length) {
+      const takeOwn =
+        next >= sorted.length ||
+        (index < this.#lo.length && (this.#lo[index] as number) <= (sorted[next] as number));
+      if (takeOwn) {
+        push(this.#lo[index] as number, this.#hi[index] as number);
+        index += 1;
+      } else {
+        push(sorted[next] as number, sorted[next] as number);
+        next += 1;
+      }
+    }
+    let size = 0;
+    for (let each = 0; each < lo.length; each++) size += (hi[each] as number) - (lo[each] as number) + 1;
+    const added = size - this.#size;
+    this.#lo = lo;
+    this.#hi = hi;
+    this.#size = size;
     return added;
   }
 

@@ -50,6 +50,7 @@ import {
   type RetryEntry,
   storedCheckpoint,
 } from './checkpoint.ts';
+import { IdCollector } from './id-ranges.ts';
 import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
 import {
   checkedFailureLimit,
@@ -275,14 +276,15 @@ async function selectFromListing(
   const listedRetry = new Set<number>();
   let beyondLimit = 0;
   let oldestBeyondLimit: number | undefined;
-  let recordedAsDone = 0;
+  // Ids recorded as done without an event, merged in batches: the listing may come in any order.
+  const done = new IdCollector(checkpoint.emitted);
   const visit = (asset: MessagingAssetSummary): void => {
     const { id } = asset;
     if (retryById.has(id)) {
       listedRetry.add(id);
       picked.set(id, asset);
     } else if (options.firstRunNow || (legacyFloor !== null && id <= legacyFloor)) {
-      if (checkpoint.emitted.add(id)) recordedAsDone += 1;
+      done.add(id);
     } else if (!checkpoint.emitted.has(id) && !picked.has(id)) {
       if (picked.size < options.maxAssetsPerRun + listedRetry.size) {
         picked.set(id, asset);
@@ -305,6 +307,8 @@ async function selectFromListing(
       oldestBeyondLimit = undefined;
     },
   );
+  done.flush();
+  const recordedAsDone = done.added;
   const gone: RetryEntry[] = [];
   for (const entry of checkpoint.retry) {
     if (listedRetry.has(entry.id)) continue;

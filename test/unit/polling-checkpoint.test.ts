@@ -10,7 +10,7 @@ import {
   parseCheckpoint,
   storedCheckpoint,
 } from '../../lib/polling/checkpoint.ts';
-import { IdRanges } from '../../lib/polling/id-ranges.ts';
+import { IdCollector, IdRanges } from '../../lib/polling/id-ranges.ts';
 
 const NOW = new Date('2026-03-02T10:00:00Z');
 
@@ -63,6 +63,49 @@ describe('IdRanges', () => {
         },
       ),
     );
+  });
+
+  it('merges many ids at once, in any order, to the same set as adding them one by one', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 80 }), { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 80 }), { maxLength: 200 }),
+        (before, batch) => {
+          // prepare
+          const one = new IdRanges();
+          const many = new IdRanges();
+          for (const id of before) {
+            one.add(id);
+            many.add(id);
+          }
+
+          // act
+          let addedOne = 0;
+          for (const id of batch) if (one.add(id)) addedOne += 1;
+          const collector = new IdCollector(many, 7);
+          for (const id of batch) collector.add(id);
+          collector.flush();
+
+          // assess
+          expect(many.encode()).toEqual(one.encode());
+          expect(many.size).toBe(one.size);
+          expect(collector.added).toBe(addedOne);
+        },
+      ),
+    );
+  });
+
+  it('takes a million ids listed newest first as one range', () => {
+    // prepare
+    const record = new IdRanges();
+    const collector = new IdCollector(record);
+
+    // act
+    for (let id = 1_000_000; id >= 1; id--) collector.add(id);
+    collector.flush();
+
+    // assess
+    expect([...record.ranges()]).toEqual([[1, 1_000_000]]);
   });
 
   it('keeps consecutive ids as one range whatever order they arrive in', () => {
