@@ -7,23 +7,14 @@
  *   node bench/scale.ts assets --sizes 100000,1000000,5000000
  *   node bench/scale.ts --help
  *
- * A section is a module under bench/scale/ exporting a {@link ScaleSection}; add it to SECTIONS.
+ * A section is a module under bench/scale/ exporting a `ScaleSection` (bench/scale/section.ts); add
+ * it to SECTIONS.
  * Flags are parsed once for all sections (strictly: an unknown flag is refused in one line), so two
  * sections must not declare the same flag with different meanings.
  */
-import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { section as assets } from './scale/assets.ts';
-
-/** One named part of the benchmark. */
-export interface ScaleSection {
-  /** What it measures, for --help. */
-  summary: string;
-  /** Its flags (node:util parseArgs options, all `string` or `boolean`) with their help lines. */
-  options: ParseArgsOptionsConfig;
-  help: string[];
-  /** Runs it; throws an Error with a one-line message for a bad flag value. */
-  run(values: Record<string, string | boolean | undefined>): Promise<void>;
-}
+import type { ScaleSection } from './scale/section.ts';
 
 const SECTIONS: Record<string, ScaleSection> = { assets };
 

@@ -25,8 +25,8 @@ import { createPdsClient } from '../../lib/pds/index.ts';
 import { IdRanges } from '../../lib/polling/id-ranges.ts';
 import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { ScaleSection } from '../scale.ts';
 import { MiB, printTable } from '../support.ts';
+import type { ScaleSection } from './section.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const DEFAULT_SIZES = '100000,1000000,5000000';
