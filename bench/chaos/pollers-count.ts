@@ -4,7 +4,7 @@
  */
 
 import type { SupplierReview } from '../../lib/pds/types.ts';
-import type { MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
+import { isDone, type MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import type { InventoryAsset } from './pollers-simulator.ts';
 
@@ -50,7 +50,8 @@ export interface AssetCount extends FamilyCount {
   late: number;
   lateEmitted: number;
   /** The checkpoint at the end. */
-  floor: number | null;
+  /** Ranges the checkpoint's record of emitted ids is kept as. */
+  emittedRanges: number;
   highestId: number | null;
   retryLeft: number;
 }
@@ -132,16 +133,14 @@ export function countAssets(
     records,
     events.filter((event) => event.type.startsWith('pds.messaging-asset.')),
   );
-  const seen = new Set(checkpoint?.seen ?? []);
-  const floor = checkpoint?.floor ?? null;
-  const covered = (id: number) => (floor !== null && id <= floor) || seen.has(id);
+  const covered = (id: number) => checkpoint !== undefined && isDone(checkpoint, id);
   const late = inventory.filter((asset) => asset.late);
   return {
     ...family,
     stuck: inventory.filter((asset) => !covered(asset.id)).length,
     late: late.length,
     lateEmitted: late.filter((asset) => (records.get(asset.id)?.events.length ?? 0) > 0).length,
-    floor,
+    emittedRanges: checkpoint?.emitted.rangeCount ?? 0,
     highestId: checkpoint?.highestId ?? null,
     retryLeft: checkpoint?.retry.length ?? 0,
   };

@@ -97,7 +97,7 @@ async function serve(): Promise<void> {
         return Array.from({ length: command.count }, () => {
           const id = sim.state.addMessagingAsset({ xml: (assigned) => xmlOf('good', assigned) });
           reserved.set(id, sim.state.messagingAssets.get(id) as MessagingAssetRecord);
-          sim.state.messagingAssets.delete(id);
+          sim.state.deleteMessagingAsset(id);
           return id;
         });
       case 'release':

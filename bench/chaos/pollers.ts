@@ -87,12 +87,6 @@ export interface PollersChaosOptions {
   quietSeconds: number;
   /** The functions' timeout; a lease lasts it plus a minute. Default 10 (quick: 6). */
   timeoutSeconds: number;
-  /**
-   * POLL_SEEN_WINDOW: small enough that the floor moves during the run, larger than the ids that arrive
-   * while a late asset waits (up to 10 s of arrivals: about 240 ids by default, 260 in quick), since an
-   * asset more ids late than the window is taken for done, by design. Default 1000 (quick: 400).
-   */
-  seenWindow: number;
   /** POLL_PAGE_SIZE. Default 100. */
   pageSize: number;
   /** POLL_REVIEWS_INLINE_MAX: more watched keys than this are fanned out to the worker. Default 200 (quick: 20). */
@@ -129,7 +123,6 @@ const QUICK: Partial<PollersChaosOptions> = {
   arrivalSeconds: 20,
   quietSeconds: 75,
   timeoutSeconds: 6,
-  seenWindow: 400,
   inlineMax: 20,
   deadlineSeconds: 180,
 };
@@ -151,7 +144,6 @@ export function parsePollersChaosArgs(argv: string[]): PollersChaosOptions {
       'arrival-seconds': { type: 'string' },
       'quiet-seconds': { type: 'string' },
       'timeout-seconds': { type: 'string' },
-      'seen-window': { type: 'string' },
       'page-size': { type: 'string' },
       'inline-max': { type: 'string' },
       'log-dir': { type: 'string' },
@@ -180,7 +172,6 @@ export function parsePollersChaosArgs(argv: string[]): PollersChaosOptions {
     arrivalSeconds: number('arrival-seconds', base.arrivalSeconds, 1, 3600),
     quietSeconds: number('quiet-seconds', base.quietSeconds, 1, 3600),
     timeoutSeconds: number('timeout-seconds', base.timeoutSeconds, 2, 900),
-    seenWindow: number('seen-window', base.seenWindow, 100, 100_000),
     pageSize: number('page-size', base.pageSize, 1, 1000),
     inlineMax: number('inline-max', base.inlineMax, 0, 100_000),
     ...(values['log-dir'] ? { logDir: values['log-dir'] } : {}),
@@ -200,7 +191,6 @@ function defaults(): PollersChaosOptions {
     arrivalSeconds: 150,
     quietSeconds: 120,
     timeoutSeconds: 10,
-    seenWindow: 1000,
     pageSize: 100,
     inlineMax: 200,
   };
@@ -356,7 +346,6 @@ async function run(
     EVENTS_QUEUE_URL: moto.queueUrls.events as string,
     REVIEW_POLL_QUEUE_URL: moto.queueUrls['review-poll'] as string,
     POLL_FIRST_RUN: 'backlog',
-    POLL_SEEN_WINDOW: String(options.seenWindow),
     POLL_PAGE_SIZE: String(options.pageSize),
     POLL_REVIEWS_INLINE_MAX: String(options.inlineMax),
   };
@@ -768,7 +757,7 @@ export function printPollersChaosReport(report: PollersChaosReport): void {
     ],
   );
   process.stdout.write(
-    `\ncheckpoint: floor ${assets.floor}, highest ${assets.highestId}, retry ${assets.retryLeft}; late assets ${assets.lateEmitted} of ${assets.late} emitted; stuck keys ${reviews.stuckKeys}; leases held ${report.leasesHeld.join(', ') || 'none'}; fan-out chunks dead-lettered ${report.reviewChunksDeadLettered}; event bodies SQS refused ${report.sqsRefused}\n`,
+    `\ncheckpoint: ${assets.emittedRanges} emitted ranges, highest ${assets.highestId}, retry ${assets.retryLeft}; late assets ${assets.lateEmitted} of ${assets.late} emitted; stuck keys ${reviews.stuckKeys}; leases held ${report.leasesHeld.join(', ') || 'none'}; fan-out chunks dead-lettered ${report.reviewChunksDeadLettered}; event bodies SQS refused ${report.sqsRefused}\n`,
   );
   if (assets.lostIds.length > 0)
     process.stdout.write(`lost asset ids (first 20): ${assets.lostIds.join(', ')}\n`);

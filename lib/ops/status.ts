@@ -5,7 +5,7 @@
  */
 import { mapAll } from '../core/index.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
-import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
+import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { isIngestProgressKey, leaseKey, STATE_PREFIXES } from '../state/keys.ts';
@@ -55,9 +55,12 @@ export interface BridgeStatus {
   stateBucket: string;
   checkpoint?: {
     name: string;
-    floor: number | null;
+    /** Ids recorded as emitted, and the ranges they are kept as. */
+    emitted: number;
+    ranges: number;
     highestId: number | null;
-    seen: number;
+    /** Whether the PDS pages the listing, as the poller found out. */
+    paging: string;
     retry: number;
     updatedAt: string;
     ageMs: number;
@@ -93,26 +96,28 @@ export async function bridgeStatus(
 ): Promise<BridgeStatus> {
   const now = options.now ?? Date.now();
   const [checkpoint, pollers, watchKeys, ingests, queueStates] = await Promise.all([
-    store.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT),
+    store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, STATE_PREFIXES.watch),
     ingestsInFlight(store, now, options.concurrency ?? 16),
     queueStatuses(queues, options.stage),
   ]);
+  const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
   return {
     at: new Date(now).toISOString(),
     stage: options.stage,
     stateBucket: options.stateBucket,
-    ...(checkpoint
+    ...(parsed
       ? {
           checkpoint: {
             name: MESSAGING_ASSETS_CHECKPOINT,
-            floor: checkpoint.value.floor,
-            highestId: checkpoint.value.highestId,
-            seen: checkpoint.value.seen.length,
-            retry: checkpoint.value.retry.length,
-            updatedAt: checkpoint.value.updatedAt,
-            ageMs: now - Date.parse(checkpoint.value.updatedAt),
+            emitted: parsed.emitted.size,
+            ranges: parsed.emitted.rangeCount,
+            highestId: parsed.highestId,
+            paging: parsed.listing.paging,
+            retry: parsed.retry.length,
+            updatedAt: parsed.updatedAt,
+            ageMs: now - Date.parse(parsed.updatedAt),
           },
         }
       : {}),

@@ -13,7 +13,7 @@ import { eventId, type IngestFailureCode, type PublicationFailureCode } from '..
 import { writeIdParts } from '../ingest/events.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { entriesWithFlags, readGatheringProgress } from '../ingest/progress-entries.ts';
-import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
+import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
 import { ingestObjectPrefix, isIngestProgressKey, leaseKey } from '../state/keys.ts';
@@ -134,7 +134,7 @@ export interface MessagingAssetExplanation {
   attempts?: number;
   firstFailedAt?: string;
   lastError?: string;
-  checkpoint?: { floor: number | null; highestId: number | null; updatedAt: string };
+  checkpoint?: { emitted: number; highestId: number | null; updatedAt: string };
   lastSuccessfulRun?: string;
   events: EmittedEvent[];
   next: string;
@@ -372,7 +372,7 @@ function nextForPublication(record: PublicationRecord): string {
 
 async function explainMessagingAsset(store: StateStore, id: number): Promise<MessagingAssetExplanation> {
   const [checkpointEntry, leaseEntry] = await Promise.all([
-    store.get<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT),
+    store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     store.get<LeaseRecord>(leaseKey('poll-messaging-assets')),
   ]);
   const lastSuccess = leaseEntry?.value.lastSuccessAt;
@@ -390,9 +390,9 @@ async function explainMessagingAsset(store: StateStore, id: number): Promise<Mes
       next: 'The messaging-asset poller has not finished a run yet (no checkpoint): check pds bridge status and the function poll-messaging-assets.',
     };
   }
-  const checkpoint = checkpointEntry.value;
+  const checkpoint = parseCheckpoint(checkpointEntry.value, MESSAGING_ASSETS_CHECKPOINT);
   const summary = {
-    floor: checkpoint.floor,
+    emitted: checkpoint.emitted.size,
     highestId: checkpoint.highestId,
     updatedAt: checkpoint.updatedAt,
   };
@@ -409,13 +409,13 @@ async function explainMessagingAsset(store: StateStore, id: number): Promise<Mes
       next: `Its fetch (or its event) failed on ${retry.attempts} consecutive runs; it is tried again on every run and emitted with messageError after POLL_FAILURE_LIMIT runs. If the error stays, ask the PDS owner about asset ${id}.`,
     };
   }
-  if ((checkpoint.floor !== null && id <= checkpoint.floor) || checkpoint.seen.includes(id)) {
+  if (isDone(checkpoint, id)) {
     return {
       ...base,
       state: 'emitted',
       checkpoint: summary,
       events: [event],
-      next: "Nothing: its event was accepted by SQS (or it was passed as done by the first run). To emit it again, remove the id from the checkpoint's seen list (lower floor below it if needed); consumers see the same event id.",
+      next: "Nothing: its event was accepted by SQS (or it was passed as done by the first run). A consumer that lost it: remove the id from the checkpoint's record and run pds bridge audit --apply; it is sent again with the same event id.",
     };
   }
   return {

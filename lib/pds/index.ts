@@ -49,7 +49,7 @@ export type { PdsCallOptions } from './options.ts';
 export type { ListRequest, PageFetcher, PageOptions, PageRequest, PdsPage } from './pagination.ts';
 export { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE, PdsPaginator, transportPages } from './pagination.ts';
 export { encodePathSegment, pathOf } from './paths.ts';
-export type { ClosablePdsClient, PdsClient, PdsV1Client } from './ports.ts';
+export type { ClosablePdsClient, MessagingAssetListOptions, PdsClient, PdsV1Client } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
 export { DEFAULT_RETRY, parseRetryAfter, retryAfterOf, retryDelayMs } from './retry.ts';
 export type {

@@ -45,6 +45,17 @@ export interface PdsClient {
   streamMessagingAsset(messagingAssetId: number, options?: PdsCallOptions): Promise<Readable>;
   /** `GET /api/v1/messaging/messagingassets/`: every received messaging asset, ids ascending. */
   listMessagingAssets(options?: PdsCallOptions): Promise<MessagingAssetSummary[]>;
+  /**
+   * The same listing read as a stream: each asset in turn, never the whole list in memory. `page`
+   * sends the spec's general paging parameters (`limit`, `offset`), which a PDS may ignore (see
+   * lib/polling/listing.ts for how the poller finds out).
+   */
+  streamMessagingAssets(options?: MessagingAssetListOptions): AsyncIterable<MessagingAssetSummary>;
+}
+
+/** Options of {@link PdsClient.streamMessagingAssets}. */
+export interface MessagingAssetListOptions extends PdsCallOptions {
+  page?: { limit: number; offset: number };
 }
 
 /** The `/v1` families of the Product Data Service, one object each. Every failure is a `PdsError` subclass. */

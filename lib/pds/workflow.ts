@@ -7,13 +7,15 @@
  * lenient schema.
  */
 import type { Readable } from 'node:stream';
+import { checkInteger } from '../core/index.ts';
 import { requestJson } from './answers.ts';
 import { isObject, isStringArray, requireText } from './checks.ts';
-import { PdsInvalidRequestError } from './errors.ts';
+import { PdsInvalidRequestError, PdsInvalidResponseError } from './errors.ts';
+import { jsonArrayElements } from './json-array.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
-import type { PdsClient } from './ports.ts';
+import type { MessagingAssetListOptions, PdsClient } from './ports.ts';
 import { schemas } from './schemas.ts';
 import type { PdsResponseBody, PdsTransport } from './transport.ts';
 import {
@@ -173,6 +175,45 @@ export class PdsWorkflow implements PdsClient {
     );
   }
 
+  async *streamMessagingAssets(
+    options: MessagingAssetListOptions = {},
+  ): AsyncGenerator<MessagingAssetSummary> {
+    const path = '/api/v1/messaging/messagingassets/';
+    const { page } = options;
+    if (page !== undefined) {
+      checkInteger(
+        'page.limit',
+        page.limit,
+        { min: 1, max: 2 ** 31 - 1 },
+        (message) => new PdsInvalidRequestError(message, { method: 'GET', path }),
+      );
+      checkInteger(
+        'page.offset',
+        page.offset,
+        { min: 0, max: 2 ** 31 - 1 },
+        (message) => new PdsInvalidRequestError(message, { method: 'GET', path }),
+      );
+    }
+    const response = await this.#transport.request({
+      method: 'GET',
+      path,
+      ...(page ? { query: { limit: page.limit, offset: page.offset } } : {}),
+      headers: { accept: 'application/json' },
+      expect: 'stream',
+      signal: options.signal,
+    });
+    const line = response.request;
+    const fail = (message: string, cause?: unknown) =>
+      new PdsInvalidResponseError(message, line, cause === undefined ? undefined : { cause });
+    let index = 0;
+    for await (const element of jsonArrayElements(response.body, fail)) {
+      const problem = messagingAssetSummaryProblem(element);
+      if (problem) throw fail(`[${index}]${problem}`);
+      index += 1;
+      yield element as MessagingAssetSummary;
+    }
+  }
+
   /** One messaging asset's XML, whole or streamed: the two getters differ only in how the body comes back. */
   async #messagingAsset<E extends 'text' | 'stream'>(
     messagingAssetId: number,
@@ -188,6 +229,25 @@ export class PdsWorkflow implements PdsClient {
     });
     return response.body;
   }
+}
+
+/**
+ * What is wrong with one element of the listing, or `undefined`: the same rules as the whole-list
+ * schema (schemas.ts), written out because a listing of millions is checked element by element.
+ */
+function messagingAssetSummaryProblem(element: unknown): string | undefined {
+  if (!isObject(element)) return ': expected an object';
+  const { id, createdAt, contentType, primaryKey, messagingCreatorType } = element;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
+    return `.id: expected a non-negative integer, got ${JSON.stringify(id)}`;
+  }
+  if (typeof createdAt !== 'number') return `.createdAt: expected a number, got ${JSON.stringify(createdAt)}`;
+  if (typeof contentType !== 'string') return '.contentType: expected a string';
+  if (primaryKey !== undefined && typeof primaryKey !== 'string') return '.primaryKey: expected a string';
+  if (messagingCreatorType !== undefined && typeof messagingCreatorType !== 'string') {
+    return '.messagingCreatorType: expected a string';
+  }
+  return undefined;
 }
 
 /** The path of one messaging asset, refusing ids the spec's integer type cannot hold. */

@@ -1,31 +1,35 @@
 /**
- * The messaging-asset poller's checkpoint: which listed assets are new, and how the record moves
- * once a page of events was accepted. Pure functions over a JSON value; messaging-assets.ts stores it
- * under `checkpointKey('messaging-assets')` with conditional writes.
+ * The messaging-asset poller's checkpoint: which listed assets are done, and how the record moves once
+ * a page of events was accepted. messaging-assets.ts stores it under `checkpointKey('messaging-assets')`
+ * with conditional writes.
  *
- * What the record says:
- * - `floor`: every id at or below it is done (emitted, or given up on); `null` when nothing is.
- * - `seen`: ids above the floor whose event SQS accepted, ascending, at most `seenWindow` of them.
- *   Ids increase (docs/spec-gaps.md), but "new" means "not seen before", so an id that shows up late
- *   or out of order is still emitted as long as it lies above the floor. When `seen` outgrows its
- *   window the oldest ids fall off and the floor rises to the largest of them: an id that appears
- *   more than `seenWindow` ids late is taken for done.
- * - `retry`: ids whose fetch failed or whose event SQS refused as invalid; `attempts` counts the
- *   consecutive runs that failed (the poison rule passes an id at `POLL_FAILURE_LIMIT`, poison.ts).
- *   They are tried again on every run while the PDS still lists them (an id no longer listed is
- *   dropped as gone), so the floor may pass them safely. At most `maxRetry` entries; beyond that the
- *   oldest are abandoned (the caller logs and counts them).
- *
- * The floor never passes an id that is still pending in the running poll (later pages, or events SQS
- * did not accept), so a run that stops early loses nothing.
+ * What the record says (version 2):
+ * - `emitted`: exactly the ids that are done, as ranges (id-ranges.ts): their event SQS accepted, or
+ *   they were passed with `messageError` (poison.ts), or a first run `now` found them listed. Nothing
+ *   else is done, so an asset that shows up late, at any distance below the newest or out of order,
+ *   is new until its event is accepted, and then never again. No window, no guess about id order.
+ * - `retry`: ids whose fetch failed or whose event SQS refused as invalid, with what the listing said
+ *   about them; `attempts` counts the consecutive runs that failed (the poison rule passes an id at
+ *   `POLL_FAILURE_LIMIT`). At most `maxRetry` entries; beyond that the oldest leave the list and are
+ *   taken as new again by a later run that reads them (a whole listing, or the audit).
+ * - `legacyFloor`: only in a checkpoint carried over from version 1 (floor + seen window). Version 1
+ *   promised that every id at or below its floor was done; that promise holds for the ids listed when
+ *   the first version-2 run reads the whole listing: they join `emitted` then and the field goes.
+ * - `listing`: where the last read of the listing ended, for PDSs that honour paging (listing.ts).
+ * - `listedAt`: when the last run that read the listing to its end started: the audit does not count
+ *   an asset created after it as a gap (the poller has not had a chance to see it yet).
  */
 import * as z from 'zod';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
+import { IdRanges } from './id-ranges.ts';
 
 /** One asset whose fetch failed (or whose event SQS refused as invalid), kept for the next runs. */
 export interface RetryEntry {
   id: number;
+  /** What the listing said, so a run that reads only the listing's new part can still fetch it. */
+  createdAt?: number;
+  primaryKey?: string;
   /** Consecutive failed runs so far. */
   attempts: number;
   /** ISO time of the first failure. */
@@ -34,14 +38,32 @@ export interface RetryEntry {
   lastError: string;
 }
 
-/** The stored checkpoint (JSON). */
+/** Whether the PDS pages the listing, as listing.ts found out. */
+export type ListingPaging = 'unknown' | 'honoured' | 'ignored';
+
+/** Where the last read ended: `offset` entries were listed, the last of them `lastId`, the first `firstId`. */
+export interface ListingPosition {
+  offset: number;
+  lastId: number;
+  firstId: number;
+}
+
+export interface ListingState {
+  paging: ListingPaging;
+  position: ListingPosition | null;
+}
+
+/** The checkpoint as the poller works with it. */
 export interface MessagingAssetCheckpoint {
-  version: 1;
-  floor: number | null;
+  version: 2;
+  emitted: IdRanges;
   /** Highest id whose event was accepted, for operators. */
   highestId: number | null;
-  seen: number[];
   retry: RetryEntry[];
+  legacyFloor: number | null;
+  listing: ListingState;
+  /** ISO time at which the last run that read the whole (or the rest of the) listing started. */
+  listedAt: string | null;
   /** ISO time of the last write. */
   updatedAt: string;
 }
@@ -49,134 +71,101 @@ export interface MessagingAssetCheckpoint {
 /** What to do when no checkpoint exists: `now` records the current listing as done, `backlog` emits it. */
 export type FirstRun = 'now' | 'backlog';
 
-/** Default size of the seen window (ids). */
-export const DEFAULT_SEEN_WINDOW = 5000;
 /** Default cap of the retry list. */
 export const DEFAULT_MAX_RETRY = 1000;
 
 /**
- * The checkpoint of a first run. `now` puts the floor at the highest listed id, so only later assets
- * are emitted; `backlog` starts with no floor, so everything listed is new.
+ * An empty checkpoint: nothing done yet. A first run `now` adds what it lists to `emitted`.
  *
  * @example
- * initialCheckpoint([{ id: 7, createdAt: 0, contentType: 'application/xml' }], 'now', new Date()).floor; // 7
+ * initialCheckpoint(new Date()).emitted.size; // 0
  */
-export function initialCheckpoint(
-  listing: readonly MessagingAssetSummary[],
-  firstRun: FirstRun,
-  now: Date,
-): MessagingAssetCheckpoint {
-  const highest = listing.reduce<number | null>(
-    (max, asset) => (max === null || asset.id > max ? asset.id : max),
-    null,
-  );
+export function initialCheckpoint(now: Date): MessagingAssetCheckpoint {
   return {
-    version: 1,
-    floor: firstRun === 'now' ? highest : null,
-    highestId: firstRun === 'now' ? highest : null,
-    seen: [],
+    version: 2,
+    emitted: new IdRanges(),
+    highestId: null,
     retry: [],
+    legacyFloor: null,
+    listing: { paging: 'unknown', position: null },
+    listedAt: null,
     updatedAt: now.toISOString(),
   };
 }
 
-/** The listed assets to fetch now, and retry entries whose asset is no longer listed. */
-export interface Selection {
-  /** Ascending by id, each id once. */
-  candidates: MessagingAssetSummary[];
-  gone: RetryEntry[];
-}
-
 /**
- * Picks the assets not seen before (above the floor and not in `seen`) plus those waiting for a retry.
+ * True when the asset is done: in the record, or at or below a carried-over version-1 floor.
  *
  * @example
- * selectCandidates(listing, checkpoint).candidates.map((asset) => asset.id); // [101, 102, 105]
+ * isDone(checkpoint, 42); // false: emit it
  */
-export function selectCandidates(
-  listing: readonly MessagingAssetSummary[],
-  checkpoint: MessagingAssetCheckpoint,
-): Selection {
-  const seen = new Set(checkpoint.seen);
-  const retry = new Set(checkpoint.retry.map((entry) => entry.id));
-  const listed = new Set<number>();
-  const candidates: MessagingAssetSummary[] = [];
-  for (const asset of listing) {
-    if (listed.has(asset.id)) continue;
-    listed.add(asset.id);
-    const fresh = (checkpoint.floor === null || asset.id > checkpoint.floor) && !seen.has(asset.id);
-    if (fresh || retry.has(asset.id)) candidates.push(asset);
+export function isDone(checkpoint: MessagingAssetCheckpoint, id: number): boolean {
+  if (checkpoint.emitted.has(id)) return true;
+  if (checkpoint.legacyFloor === null || id > checkpoint.legacyFloor) return false;
+  return !retryIdsOf(checkpoint.retry).has(id);
+}
+
+/** The ids of a retry list, built once per list (a whole listing asks for every entry). */
+const retryIds = new WeakMap<readonly RetryEntry[], Set<number>>();
+function retryIdsOf(retry: readonly RetryEntry[]): Set<number> {
+  let ids = retryIds.get(retry);
+  if (!ids) {
+    ids = new Set(retry.map((entry) => entry.id));
+    retryIds.set(retry, ids);
   }
-  candidates.sort((a, b) => a.id - b.id);
-  return { candidates, gone: checkpoint.retry.filter((entry) => !listed.has(entry.id)) };
+  return ids;
 }
 
 /** The outcome of one page, as recorded. */
 export interface PageOutcome {
   /** Ids whose event SQS accepted. */
   emitted: readonly number[];
-  /** Ids whose fetch failed, with the reason. */
-  failed: ReadonlyArray<{ id: number; reason: string }>;
+  /** Assets whose fetch failed (or whose event was refused), with the reason. */
+  failed: ReadonlyArray<{ asset: MessagingAssetSummary; reason: string }>;
   /** Retry entries to drop because their asset is no longer listed. */
   gone?: readonly number[];
-  /**
-   * The lowest id that must stay new after this write (not yet processed, or not accepted by SQS);
-   * the floor stays below it.
-   */
-  lowestPending?: number | undefined;
 }
 
 export interface AdvanceOptions {
-  seenWindow?: number;
   maxRetry?: number;
   now: Date;
 }
 
-/** The next checkpoint, and the retry entries abandoned because the retry list was full. */
+/** The next checkpoint, and the retry entries that left the list because it was full. */
 export interface Advanced {
   checkpoint: MessagingAssetCheckpoint;
   abandoned: RetryEntry[];
 }
 
 /**
- * Records a page: accepted ids join `seen` and leave `retry`, failed ids join `retry`, the seen window
- * is trimmed and the floor raised (never to or past `lowestPending`).
+ * Records a page: accepted ids join `emitted` and leave `retry`, failed ids join `retry`.
  *
  * @example
- * advanceCheckpoint(checkpoint, { emitted: [101, 102], failed: [{ id: 103, reason: '503' }] }, { now: new Date() });
+ * advanceCheckpoint(checkpoint, { emitted: [101, 102], failed: [{ asset, reason: '503' }] }, { now: new Date() });
  */
 export function advanceCheckpoint(
   checkpoint: MessagingAssetCheckpoint,
   outcome: PageOutcome,
   options: AdvanceOptions,
 ): Advanced {
-  const seenWindow = options.seenWindow ?? DEFAULT_SEEN_WINDOW;
   const maxRetry = options.maxRetry ?? DEFAULT_MAX_RETRY;
   const now = options.now.toISOString();
-  const emitted = new Set(outcome.emitted);
+  const emitted = checkpoint.emitted.clone();
+  for (const id of outcome.emitted) emitted.add(id);
+  const accepted = new Set(outcome.emitted);
   const gone = new Set(outcome.gone ?? []);
-
-  let seen = mergeAscending(checkpoint.seen, outcome.emitted);
-  let floor = checkpoint.floor;
-  if (seen.length > seenWindow) {
-    let raised = seen[seen.length - seenWindow - 1] as number;
-    if (outcome.lowestPending !== undefined) raised = Math.min(raised, outcome.lowestPending - 1);
-    if (floor === null || raised > floor) floor = raised;
-  }
-  if (floor !== null) {
-    const limit = floor;
-    seen = seen.filter((id) => id > limit);
-  }
 
   const retryById = new Map(
     checkpoint.retry
-      .filter((entry) => !emitted.has(entry.id) && !gone.has(entry.id))
+      .filter((entry) => !accepted.has(entry.id) && !gone.has(entry.id))
       .map((entry) => [entry.id, entry]),
   );
-  for (const { id, reason } of outcome.failed) {
-    const previous = retryById.get(id);
-    retryById.set(id, {
-      id,
+  for (const { asset, reason } of outcome.failed) {
+    const previous = retryById.get(asset.id);
+    retryById.set(asset.id, {
+      id: asset.id,
+      ...(Number.isSafeInteger(asset.createdAt) ? { createdAt: asset.createdAt } : {}),
+      ...(typeof asset.primaryKey === 'string' ? { primaryKey: asset.primaryKey } : {}),
       attempts: (previous?.attempts ?? 0) + 1,
       firstFailedAt: previous?.firstFailedAt ?? now,
       lastError: reason.slice(0, 300),
@@ -185,65 +174,97 @@ export function advanceCheckpoint(
   let retry = [...retryById.values()].sort((a, b) => a.id - b.id);
   let abandoned: RetryEntry[] = [];
   if (retry.length > maxRetry) {
-    // The lowest ids have waited longest: ids increase with time.
+    // The oldest failures leave first; they are not in `emitted`, so a later read takes them as new.
+    retry.sort((a, b) => a.firstFailedAt.localeCompare(b.firstFailedAt) || a.id - b.id);
     abandoned = retry.slice(0, retry.length - maxRetry);
-    retry = retry.slice(retry.length - maxRetry);
+    retry = retry.slice(retry.length - maxRetry).sort((a, b) => a.id - b.id);
   }
 
-  const highestEmitted = outcome.emitted.reduce<number | null>(
+  const highestId = outcome.emitted.reduce<number | null>(
     (max, id) => (max === null || id > max ? id : max),
     checkpoint.highestId,
   );
   return {
-    checkpoint: { version: 1, floor, highestId: highestEmitted, seen, retry, updatedAt: now },
+    checkpoint: { ...checkpoint, emitted, highestId, retry, updatedAt: now },
     abandoned,
   };
 }
 
-/** True when every id is larger than the one before it. */
-function strictlyAscending(ids: readonly number[]): boolean {
-  for (let index = 1; index < ids.length; index++) {
-    if ((ids[index] as number) <= (ids[index - 1] as number)) return false;
-  }
-  return true;
+/** The JSON the state bucket holds. */
+export interface StoredCheckpoint {
+  version: 2;
+  /** `[start, length, gap, length, ...]` (id-ranges.ts). */
+  emitted: number[];
+  /** Ids in `emitted`, for operators reading the file. */
+  emittedCount: number;
+  highestId: number | null;
+  retry: RetryEntry[];
+  legacyFloor: number | null;
+  listing: ListingState;
+  listedAt: string | null;
+  updatedAt: string;
 }
 
 /**
- * The ids of both lists, ascending, each once. `seen` is kept ascending by every write, so a page
- * costs a merge with its own (sorted) ids rather than a sort of the whole window; a stored list
- * that is not ascending (edited by hand) is sorted as a whole.
+ * The checkpoint as stored.
+ *
+ * @example
+ * await store.update(key, storedCheckpoint(checkpoint), etag);
  */
-function mergeAscending(seen: readonly number[], emitted: readonly number[]): number[] {
-  const added = [...new Set(emitted)].sort((a, b) => a - b);
-  if (!strictlyAscending(seen)) return [...new Set([...seen, ...added])].sort((a, b) => a - b);
-  const merged: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < seen.length || j < added.length) {
-    const next =
-      j >= added.length || (i < seen.length && (seen[i] as number) <= (added[j] as number))
-        ? (seen[i++] as number)
-        : (added[j++] as number);
-    if (merged.length === 0 || next !== merged[merged.length - 1]) merged.push(next);
-  }
-  return merged;
+export function storedCheckpoint(checkpoint: MessagingAssetCheckpoint): StoredCheckpoint {
+  return {
+    version: 2,
+    emitted: checkpoint.emitted.encode(),
+    emittedCount: checkpoint.emitted.size,
+    highestId: checkpoint.highestId,
+    retry: checkpoint.retry,
+    legacyFloor: checkpoint.legacyFloor,
+    listing: checkpoint.listing,
+    listedAt: checkpoint.listedAt,
+    updatedAt: checkpoint.updatedAt,
+  };
 }
 
-/** Built on first use (lib/lazy.ts). */
-const checkpointSchema = once(() =>
+const retryEntrySchema = once(() =>
+  z.object({
+    id: z.number().int(),
+    createdAt: z.number().int().optional(),
+    primaryKey: z.string().optional(),
+    attempts: z.number().int().nonnegative(),
+    firstFailedAt: z.string(),
+    lastError: z.string(),
+  }),
+);
+
+/** Version 1 (floor + seen window), carried over by {@link parseCheckpoint}. */
+const versionOneSchema = once(() =>
   z.object({
     version: z.literal(1),
     floor: z.number().int().nullable(),
     highestId: z.number().int().nullable(),
     seen: z.array(z.number().int()),
-    retry: z.array(
-      z.object({
-        id: z.number().int(),
-        attempts: z.number().int().nonnegative(),
-        firstFailedAt: z.string(),
-        lastError: z.string(),
-      }),
-    ),
+    retry: z.array(retryEntrySchema()),
+    updatedAt: z.string(),
+  }),
+);
+
+const positionSchema = once(() =>
+  z.object({ offset: z.number().int().nonnegative(), lastId: z.number().int(), firstId: z.number().int() }),
+);
+
+const versionTwoSchema = once(() =>
+  z.object({
+    version: z.literal(2),
+    emitted: z.array(z.number()),
+    emittedCount: z.number().int().nonnegative().optional(),
+    highestId: z.number().int().nullable(),
+    retry: z.array(retryEntrySchema()),
+    legacyFloor: z.number().int().nullable(),
+    listing: z.object({
+      paging: z.enum(['unknown', 'honoured', 'ignored']),
+      position: positionSchema().nullable(),
+    }),
+    listedAt: z.string().nullable(),
     updatedAt: z.string(),
   }),
 );
@@ -262,14 +283,49 @@ export class CheckpointFormatError extends Error {
 }
 
 /**
- * Checks a stored value and returns it as a checkpoint; throws {@link CheckpointFormatError} otherwise.
+ * Checks a stored value and returns it as a checkpoint, carrying a version-1 checkpoint over; throws
+ * {@link CheckpointFormatError} otherwise.
+ *
+ * Version 1 said: every id at or below `floor` is done, the ids in `seen` (above it) were emitted, the
+ * ids in `retry` wait (the floor may have passed them). So `seen` joins `emitted`, `retry` stays, and
+ * `floor` becomes `legacyFloor` until the next whole read of the listing turns it into the ids listed
+ * at or below it (see the module comment): ids that were not listed then are not taken as done.
  *
  * @example
  * const checkpoint = parseCheckpoint((await store.get(key))?.value, key);
  */
 export function parseCheckpoint(value: unknown, key: string): MessagingAssetCheckpoint {
-  const parsed = checkpointSchema().safeParse(value);
-  if (!parsed.success)
-    throw new CheckpointFormatError(key, z.prettifyError(parsed.error).replace(/\n/g, ' '));
-  return parsed.data;
+  const version = (value as { version?: unknown } | null)?.version;
+  if (version === 1) {
+    const parsed = versionOneSchema().safeParse(value);
+    if (!parsed.success) throw formatError(key, parsed.error);
+    const old = parsed.data;
+    const emitted = new IdRanges();
+    const waiting = new Set(old.retry.map((entry) => entry.id));
+    for (const id of old.seen) if (!waiting.has(id)) emitted.add(id);
+    return {
+      version: 2,
+      emitted,
+      highestId: old.highestId,
+      retry: old.retry,
+      legacyFloor: old.floor,
+      listing: { paging: 'unknown', position: null },
+      listedAt: null,
+      updatedAt: old.updatedAt,
+    };
+  }
+  const parsed = versionTwoSchema().safeParse(value);
+  if (!parsed.success) throw formatError(key, parsed.error);
+  let emitted: IdRanges;
+  try {
+    emitted = IdRanges.decode(parsed.data.emitted);
+  } catch (error) {
+    throw new CheckpointFormatError(key, `emitted: ${(error as Error).message}`);
+  }
+  const { emittedCount: _count, ...rest } = parsed.data;
+  return { ...rest, emitted };
+}
+
+function formatError(key: string, error: z.ZodError): CheckpointFormatError {
+  return new CheckpointFormatError(key, z.prettifyError(error).replace(/\n/g, ' '));
 }

@@ -13,9 +13,15 @@ import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import type { StateStore } from '../state/store.ts';
+import { type AuditReport, auditMessagingAssets } from './audit.ts';
 import { POLLER_LEASES, runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
-import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
+import {
+  recordAuditMetrics,
+  recordMessagingAssetMetrics,
+  recordReviewMetrics,
+  recordScheduledReviewMetrics,
+} from './metrics.ts';
 import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
@@ -45,8 +51,8 @@ export interface ScheduledPoll<R> {
   readonly store: StateStore;
   readonly sink: EventSink;
   readonly pds: () => Promise<ClosablePdsClient>;
-  /** The run itself, within the invocation's window. */
-  readonly poll: (deps: PollerDeps, run: { runId: string; deadline: number }) => Promise<R>;
+  /** The run itself, within the invocation's window; `event` is what the schedule sent. */
+  readonly poll: (deps: PollerDeps, run: { runId: string; deadline: number; event: unknown }) => Promise<R>;
   readonly record: (metrics: Metrics, report: R) => void;
   /** The error the invocation must end with, after the metrics were recorded, or `undefined`. */
   readonly failure: (report: R) => Error | undefined;
@@ -68,7 +74,7 @@ export function scheduledRun<R extends object>(
   poll: ScheduledPoll<R>,
 ): InvocationHandler<unknown, R | SkippedRun> {
   const title = `${poll.subject.charAt(0).toUpperCase()}${poll.subject.slice(1)} poll`;
-  return async (_event, context) => {
+  return async (event, context) => {
     const { deadline, leaseTtlMs } = runWindow(context);
     const pds = await poll.pds();
     const result = await runExclusive(
@@ -86,7 +92,7 @@ export function scheduledRun<R extends object>(
       () =>
         poll.poll(
           { pds, store: poll.store, sink: poll.sink, logger },
-          { runId: context.awsRequestId, deadline },
+          { runId: context.awsRequestId, deadline, event },
         ),
     );
     if (!result.ran) {
@@ -117,8 +123,15 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
   };
 }
 
+/** True for the audit schedule's input, `{"mode": "audit"}` (deploy/pollers.yml). */
+export function isAuditRequest(event: unknown): boolean {
+  return typeof event === 'object' && event !== null && (event as { mode?: unknown }).mode === 'audit';
+}
+
 /**
- * poll-messaging-assets: new messaging assets become `pds.messaging-asset.received` events.
+ * poll-messaging-assets: new messaging assets become `pds.messaging-asset.received` events. Invoked
+ * with `{"mode": "audit"}` (the daily schedule) it audits instead (audit.ts), emitting the gaps unless
+ * POLL_AUDIT_APPLY is false; the two share the lease, so they never overlap.
  *
  * @example
  * ```ts
@@ -127,24 +140,36 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
  */
 export function createMessagingAssetPollHandler(
   env: Environment,
-): InvocationHandler<unknown, MessagingAssetPollReport | SkippedRun> {
+): InvocationHandler<unknown, MessagingAssetPollReport | AuditReport | SkippedRun> {
   const wiring = pollerWiring(env, MESSAGING_ASSET_POLL_SETTINGS, 'pds.messaging-asset.received');
   const { settings } = wiring;
-  return scheduledRun({
+  return scheduledRun<MessagingAssetPollReport | AuditReport>({
     ...wiring,
     lease: POLLER_LEASES.messagingAssets,
     subject: 'messaging-asset',
-    poll: (deps, { deadline }) =>
-      pollMessagingAssets(deps, {
+    poll: (deps, { deadline, event }) => {
+      const options = {
         firstRun: settings.POLL_FIRST_RUN,
         concurrency: settings.POLL_CONCURRENCY,
         pageSize: settings.POLL_PAGE_SIZE,
-        seenWindow: settings.POLL_SEEN_WINDOW,
+        paging: settings.POLL_LISTING_PAGING,
+        listingPageLimit: settings.POLL_LISTING_PAGE_LIMIT,
+        maxAssetsPerRun: settings.POLL_MAX_ASSETS_PER_RUN,
         failureLimit: settings.POLL_FAILURE_LIMIT,
         deadline,
-      }),
-    record: recordMessagingAssetMetrics,
-    failure: messagingAssetRunFailure,
+      };
+      return isAuditRequest(event)
+        ? auditMessagingAssets(deps, { ...options, apply: settings.POLL_AUDIT_APPLY })
+        : pollMessagingAssets(deps, options);
+    },
+    record: (metrics, report) =>
+      'compared' in report
+        ? recordAuditMetrics(metrics, report)
+        : recordMessagingAssetMetrics(metrics, report),
+    failure: (report) =>
+      'compared' in report
+        ? report.emission && messagingAssetRunFailure(report.emission)
+        : messagingAssetRunFailure(report),
   });
 }
 

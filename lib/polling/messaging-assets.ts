@@ -1,7 +1,9 @@
 /**
- * The messaging-asset poller: list the PDS's messaging assets, take those not seen before, fetch each
- * XML with bounded concurrency, parse it, emit `pds.messaging-asset.received`, and move the checkpoint
- * only after SQS accepted the events.
+ * The messaging-asset poller: read the PDS's listing of messaging assets as a stream (only its new
+ * part where the PDS pages it, listing.ts), take those not in the checkpoint's record of emitted ids,
+ * fetch each XML with bounded concurrency, parse it, emit `pds.messaging-asset.received`, and record
+ * an asset only after SQS accepted its event. A run holds at most POLL_MAX_ASSETS_PER_RUN new
+ * assets, never the listing.
  *
  * Work goes in pages (ascending ids, `pageSize` assets each): fetch and parse the page, publish its
  * events, then write the checkpoint with a conditional write on the ETag read before. A crash between
@@ -45,8 +47,11 @@ import {
   initialCheckpoint,
   type MessagingAssetCheckpoint,
   parseCheckpoint,
-  selectCandidates,
+  type RetryEntry,
+  storedCheckpoint,
 } from './checkpoint.ts';
+import { IdCollector } from './id-ranges.ts';
+import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -56,12 +61,13 @@ import {
   reachesFailureLimit,
 } from './poison.ts';
 import { isSystemicPdsError } from './ports.ts';
+import { DEFAULT_LISTING_PAGE_LIMIT, DEFAULT_MAX_ASSETS_PER_RUN } from './settings.ts';
 
 /** The checkpoint's name: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
 
 export interface MessagingAssetPollDeps {
-  pds: Pick<PdsClient, 'listMessagingAssets' | 'getMessagingAsset'>;
+  pds: Pick<PdsClient, 'streamMessagingAssets' | 'getMessagingAsset'>;
   store: StateStore;
   sink: EventSink;
   logger?: Log;
@@ -74,9 +80,14 @@ export interface MessagingAssetPollOptions {
   concurrency?: number;
   /** Assets per page (one publish and one checkpoint write each); default 100. */
   pageSize?: number;
-  /** See checkpoint.ts; defaults there. */
-  seenWindow?: number;
+  /** Cap of the retry list; see checkpoint.ts. */
   maxRetry?: number;
+  /** `auto` (default): read only the listing's new part where the PDS pages it (listing.ts); `off`: whole. */
+  paging?: ListingPagingMode;
+  /** Entries asked for per paged request of the listing; default 1000. */
+  listingPageLimit?: number;
+  /** Most new assets one run takes on (the rest wait for the next run); default 10 000. */
+  maxAssetsPerRun?: number;
   /** Consecutive failed runs after which an asset is emitted with `messageError` and passed; default 5. */
   failureLimit?: number;
   /** Epoch ms after which no new page is started (the Lambda's remaining time minus a margin). */
@@ -101,8 +112,11 @@ export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport 
     retryPending: 0,
     remaining: 0,
     unpublished: 0,
-    floor: null,
     highestId: null,
+    emittedIds: 0,
+    emittedRanges: 0,
+    recordedAsDone: 0,
+    listingRequests: 0,
     checkpointAgeSeconds: 0,
   };
 }
@@ -111,8 +125,14 @@ export function emptyMessagingAssetReport(listed = 0): MessagingAssetPollReport 
 export interface MessagingAssetPollReport {
   /** True when this run only created the checkpoint (first run `now`). */
   initialised: boolean;
-  /** Assets the PDS listed. */
+  /** Listing entries this run read (only the new part where the PDS pages the listing). */
   listed: number;
+  /** PDS requests the listing took. */
+  listingRequests: number;
+  /** Why a paged read of the listing was replaced by a whole one, if it was (listing.ts). */
+  listingFellBack?: ListingRead['fellBack'];
+  /** Ids recorded as done without an event: by a first run `now`, or carried over from a version-1 floor. */
+  recordedAsDone: number;
   /** Assets that were new or waiting for a retry. */
   candidates: number;
   /** Events SQS accepted. */
@@ -132,7 +152,7 @@ export interface MessagingAssetPollReport {
   abandoned: number;
   /** Assets waiting for a retry after this run. */
   retryPending: number;
-  /** Candidates this run did not get to (they stay new). */
+  /** Candidates this run did not get to, and new assets beyond POLL_MAX_ASSETS_PER_RUN (they stay new). */
   remaining: number;
   /** Events of fetched assets that SQS did not accept (they stay new). */
   unpublished: number;
@@ -141,9 +161,11 @@ export interface MessagingAssetPollReport {
    * for a PDS-wide reason, or SQS did not accept every event of a page.
    */
   stopped?: 'deadline' | 'pds-unavailable' | 'publish-failed';
-  /** The checkpoint's floor and highest emitted id after the run. */
-  floor: number | null;
+  /** The highest emitted id after the run. */
   highestId: number | null;
+  /** Ids in the checkpoint's record of emitted assets, and the ranges it is kept as. */
+  emittedIds: number;
+  emittedRanges: number;
   /**
    * How far the checkpoint lags behind the PDS after the run: the age of the oldest listed asset it
    * has not passed yet (new, or waiting for a retry), in seconds; 0 when it is caught up.
@@ -217,18 +239,94 @@ function assetEvent(
   });
 }
 
-/** Seconds since the oldest listed asset the checkpoint still has to pass was created; 0 when none is. */
-function checkpointAgeSeconds(
-  listing: readonly MessagingAssetSummary[],
+/** Seconds since the oldest asset still to emit (or waiting for a retry) was created; 0 when none is. */
+function checkpointAgeSeconds(oldestPending: number | undefined, now: Date): number {
+  if (oldestPending === undefined) return 0;
+  return Math.max(0, Math.round((now.getTime() - oldestPending) / 1000));
+}
+
+/** What a read of the listing picked for this run. */
+interface ListingSelection {
+  /** New assets and those waiting for a retry, ascending by id, each once. */
+  candidates: MessagingAssetSummary[];
+  /** New assets seen beyond `maxAssetsPerRun`: left for later runs (the listing position stays before them). */
+  beyondLimit: number;
+  /** `createdAt` of the oldest of those. */
+  oldestBeyondLimit: number | undefined;
+  /** Retry entries whose asset a whole read no longer found. */
+  gone: RetryEntry[];
+  /** Ids a first run `now` or a carried-over floor recorded as done without an event. */
+  recordedAsDone: number;
+  read: ListingRead;
+}
+
+/**
+ * Streams the listing (or its new part, listing.ts) and keeps only what this run will work on: at
+ * most `maxAssetsPerRun` new assets plus the retry list, never the listing itself. A first run `now`
+ * and a carried-over version-1 floor record what they find as done here (see checkpoint.ts).
+ */
+async function selectFromListing(
+  pds: MessagingAssetPollDeps['pds'],
   checkpoint: MessagingAssetCheckpoint,
-  now: Date,
-): number {
-  const pending = selectCandidates(listing, checkpoint).candidates.filter((asset) =>
-    Number.isSafeInteger(asset.createdAt),
+  options: { firstRunNow: boolean; paging: ListingPagingMode; limit: number; maxAssetsPerRun: number },
+): Promise<ListingSelection> {
+  const retryById = new Map(checkpoint.retry.map((entry) => [entry.id, entry]));
+  const { legacyFloor } = checkpoint;
+  const picked = new Map<number, MessagingAssetSummary>();
+  const listedRetry = new Set<number>();
+  let beyondLimit = 0;
+  let oldestBeyondLimit: number | undefined;
+  // Ids recorded as done without an event, merged in batches: the listing may come in any order.
+  const done = new IdCollector(checkpoint.emitted);
+  const visit = (asset: MessagingAssetSummary): void => {
+    const { id } = asset;
+    if (retryById.has(id)) {
+      listedRetry.add(id);
+      picked.set(id, asset);
+    } else if (options.firstRunNow || (legacyFloor !== null && id <= legacyFloor)) {
+      done.add(id);
+    } else if (!checkpoint.emitted.has(id) && !picked.has(id)) {
+      if (picked.size < options.maxAssetsPerRun + listedRetry.size) {
+        picked.set(id, asset);
+      } else {
+        beyondLimit += 1;
+        if (Number.isSafeInteger(asset.createdAt)) {
+          oldestBeyondLimit = Math.min(oldestBeyondLimit ?? asset.createdAt, asset.createdAt);
+        }
+      }
+    }
+  };
+  const read = await readListing(
+    pds,
+    checkpoint.listing,
+    { paging: options.paging, limit: options.limit },
+    visit,
+    () => {
+      // A paged read fell back to a whole one, which sees the same entries again.
+      beyondLimit = 0;
+      oldestBeyondLimit = undefined;
+    },
   );
-  if (pending.length === 0) return 0;
-  const oldest = Math.min(...pending.map((asset) => asset.createdAt));
-  return Math.max(0, Math.round((now.getTime() - oldest) / 1000));
+  done.flush();
+  const recordedAsDone = done.added;
+  const gone: RetryEntry[] = [];
+  for (const entry of checkpoint.retry) {
+    if (listedRetry.has(entry.id)) continue;
+    if (read.whole) gone.push(entry);
+    else picked.set(entry.id, summaryOfRetry(entry)); // behind the position: fetched by its id
+  }
+  const candidates = [...picked.values()].sort((a, b) => a.id - b.id);
+  return { candidates, beyondLimit, oldestBeyondLimit, gone, recordedAsDone, read };
+}
+
+/** What the listing said about an asset waiting for a retry, as it was recorded. */
+function summaryOfRetry(entry: RetryEntry): MessagingAssetSummary {
+  return {
+    id: entry.id,
+    createdAt: entry.createdAt ?? Number.NaN,
+    contentType: 'application/xml',
+    ...(entry.primaryKey === undefined ? {} : { primaryKey: entry.primaryKey }),
+  };
 }
 
 /**
@@ -244,66 +342,148 @@ export async function pollMessagingAssets(
   deps: MessagingAssetPollDeps,
   options: MessagingAssetPollOptions = {},
 ): Promise<MessagingAssetPollReport> {
-  const { pds, store, sink } = deps;
+  const { pds, store } = deps;
   const logger = deps.logger ?? silentLog;
   const now = options.now ?? (() => new Date());
-  const concurrency = options.concurrency ?? 8;
+  const startedAt = now();
   const pageSize = options.pageSize ?? 100;
   checkInteger('pageSize', pageSize, { min: 1 });
-  const failureLimit = checkedFailureLimit(options.failureLimit);
-  const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
   const key = MESSAGING_ASSETS_CHECKPOINT;
 
   const stored = await store.get<unknown>(key);
-  let etag = stored?.etag;
-  let checkpoint: MessagingAssetCheckpoint | undefined = stored
-    ? parseCheckpoint(stored.value, key)
-    : undefined;
-  const listing = await pds.listMessagingAssets();
+  const checkpointStore = new CheckpointWriter(store, key, stored?.etag);
+  let checkpoint = stored ? parseCheckpoint(stored.value, key) : initialCheckpoint(startedAt);
+  const firstRunNow = stored === undefined && (options.firstRun ?? 'now') === 'now';
+  const selection = await selectFromListing(pds, checkpoint, {
+    firstRunNow,
+    paging: options.paging ?? 'auto',
+    limit: options.listingPageLimit ?? DEFAULT_LISTING_PAGE_LIMIT,
+    maxAssetsPerRun: options.maxAssetsPerRun ?? DEFAULT_MAX_ASSETS_PER_RUN,
+  });
+  const { candidates, gone, read } = selection;
 
-  const save = async (next: MessagingAssetCheckpoint): Promise<void> => {
-    if (etag === undefined) {
-      const created = await store.create(key, next);
-      if (!created.created) throw new StateConflictError(key, 'another run created it meanwhile');
-      etag = created.etag;
-    } else {
-      etag = (await store.update(key, next, etag)).etag;
-    }
-    checkpoint = next;
-  };
-
-  const report = emptyMessagingAssetReport(listing.length);
-  const finish = (): MessagingAssetPollReport => {
-    report.retryPending = checkpoint?.retry.length ?? 0;
-    report.floor = checkpoint?.floor ?? null;
-    report.highestId = checkpoint?.highestId ?? null;
-    report.checkpointAgeSeconds = checkpoint ? checkpointAgeSeconds(listing, checkpoint, now()) : 0;
-    return report;
-  };
-
-  if (checkpoint === undefined) {
-    const firstRun = options.firstRun ?? 'now';
-    const initial = initialCheckpoint(listing, firstRun, now());
-    if (firstRun === 'now') {
-      await save(initial);
-      report.initialised = true;
-      logger.info('Messaging-asset checkpoint created: assets listed now count as done', {
-        floor: initial.floor,
-      });
-      return finish();
-    }
-    checkpoint = initial;
-  }
-
-  const { candidates, gone } = selectCandidates(listing, checkpoint);
+  const report = emptyMessagingAssetReport(read.entries);
   report.candidates = candidates.length;
   report.gone = gone.length;
+  report.listingRequests = read.requests;
+  report.recordedAsDone = selection.recordedAsDone;
+  if (read.fellBack) {
+    report.listingFellBack = read.fellBack;
+    logger.info('Paged read of the messaging-asset listing fell back to the whole listing', {
+      reason: read.fellBack,
+      paging: read.listing.paging,
+    });
+  }
   for (const entry of gone) {
     logger.info('Messaging asset waiting for a retry is no longer listed; dropped', {
       messagingAssetId: entry.id,
       attempts: entry.attempts,
     });
   }
+
+  if (firstRunNow) {
+    checkpoint = { ...checkpoint, listing: read.listing, listedAt: startedAt.toISOString() };
+    await checkpointStore.save(checkpoint);
+    report.initialised = true;
+    logger.info('Messaging-asset checkpoint created: assets listed now count as done', {
+      recordedAsDone: selection.recordedAsDone,
+    });
+    return finishReport(report, checkpoint, undefined, now());
+  }
+  if (read.whole && checkpoint.legacyFloor !== null) {
+    logger.info(
+      'Version-1 checkpoint carried over: the ids listed at or below its floor are recorded as done',
+      {
+        legacyFloor: checkpoint.legacyFloor,
+        recordedAsDone: selection.recordedAsDone,
+      },
+    );
+    checkpoint = { ...checkpoint, legacyFloor: null };
+  }
+
+  checkpoint = await emitCandidates(deps, checkpointStore, checkpoint, candidates, gone, options, report);
+  report.remaining += selection.beyondLimit;
+  // The position moves past this read only when everything it found was handled (emitted, or in the
+  // retry list, which carries its own ids): otherwise the next paged read would start behind assets
+  // still to emit.
+  if (report.stopped === undefined && selection.beyondLimit === 0) {
+    checkpoint = {
+      ...checkpoint,
+      listing: read.listing,
+      listedAt: startedAt.toISOString(),
+      updatedAt: now().toISOString(),
+    };
+    await checkpointStore.save(checkpoint);
+  }
+  const pendingCreatedAt = candidates
+    .filter((asset) => !checkpoint.emitted.has(asset.id) && Number.isSafeInteger(asset.createdAt))
+    .map((asset) => asset.createdAt);
+  const oldestPending = [...pendingCreatedAt, selection.oldestBeyondLimit ?? Number.POSITIVE_INFINITY].reduce(
+    (min, at) => Math.min(min, at),
+    Number.POSITIVE_INFINITY,
+  );
+  return finishReport(report, checkpoint, Number.isFinite(oldestPending) ? oldestPending : undefined, now());
+}
+
+function finishReport(
+  report: MessagingAssetPollReport,
+  checkpoint: MessagingAssetCheckpoint,
+  oldestPending: number | undefined,
+  now: Date,
+): MessagingAssetPollReport {
+  report.retryPending = checkpoint.retry.length;
+  report.highestId = checkpoint.highestId;
+  report.emittedIds = checkpoint.emitted.size;
+  report.emittedRanges = checkpoint.emitted.rangeCount;
+  report.checkpointAgeSeconds = checkpointAgeSeconds(oldestPending, now);
+  return report;
+}
+
+/** Writes the checkpoint with conditional writes on the ETag it last read or wrote. */
+export class CheckpointWriter {
+  readonly #store: StateStore;
+  readonly #key: string;
+  #etag: string | undefined;
+
+  constructor(store: StateStore, key: string, etag: string | undefined) {
+    this.#store = store;
+    this.#key = key;
+    this.#etag = etag;
+  }
+
+  async save(checkpoint: MessagingAssetCheckpoint): Promise<void> {
+    const value = storedCheckpoint(checkpoint);
+    if (this.#etag === undefined) {
+      const created = await this.#store.create(this.#key, value);
+      if (!created.created) throw new StateConflictError(this.#key, 'another run created it meanwhile');
+      this.#etag = created.etag;
+    } else {
+      this.#etag = (await this.#store.update(this.#key, value, this.#etag)).etag;
+    }
+  }
+}
+
+/**
+ * Fetches, publishes and records the candidates page by page (see the module comment); returns the
+ * checkpoint after the last write.
+ */
+export async function emitCandidates(
+  deps: MessagingAssetPollDeps,
+  writer: CheckpointWriter,
+  initial: MessagingAssetCheckpoint,
+  candidates: readonly MessagingAssetSummary[],
+  gone: readonly RetryEntry[],
+  options: MessagingAssetPollOptions,
+  report: MessagingAssetPollReport,
+): Promise<MessagingAssetCheckpoint> {
+  const { pds, sink } = deps;
+  const logger = deps.logger ?? silentLog;
+  const now = options.now ?? (() => new Date());
+  const concurrency = options.concurrency ?? 8;
+  const pageSize = options.pageSize ?? 100;
+  const failureLimit = checkedFailureLimit(options.failureLimit);
+  const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
+  let checkpoint = initial;
   let pendingGone = gone.map((entry) => entry.id);
 
   // One limiter for every fetch of the run, its waiters served in order: the next page's fetches
@@ -335,11 +515,8 @@ export async function pollMessagingAssets(
       }
     });
   };
-  // Every checkpoint write applies the configured limits: a write with the defaults would move the
-  // floor as if POLL_SEEN_WINDOW were 5000 and lose late assets the larger window promises to emit.
   const advanceOptions = () => ({
     now: now(),
-    ...(options.seenWindow === undefined ? {} : { seenWindow: options.seenWindow }),
     ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
   });
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
@@ -374,7 +551,7 @@ export async function pollMessagingAssets(
     const successes = fetched.filter((item) => item.ok);
     const failedRuns = failedRunsOf(checkpoint);
     const time = now();
-    const { accepted, passed, recorded, unaccepted, publishError } = await publishPage(sink, {
+    const published = await publishPage(sink, {
       ordinary: successes.map((item) => ({ asset: item.asset, event: item.event })),
       failedFetches: failures.map((item) => ({ asset: item.asset, error: item.error })),
       failedRuns,
@@ -382,53 +559,23 @@ export async function pollMessagingAssets(
       passedEvent: (asset, messageError) =>
         passedMessagingAssetEvent(asset, messageError, eventOptions(time)),
     });
+    logPage(logger, published, successes, failureLimit);
+    const { accepted, passed, recorded, unaccepted, publishError } = published;
 
-    for (const item of recorded) {
-      logger.warn(
-        item.refused
-          ? 'SQS refused the event of a messaging asset as invalid; it is retried on the next run'
-          : 'Messaging asset could not be fetched; it is retried on the next run',
-        { messagingAssetId: item.id, failedRuns: item.failedRuns, failureLimit, reason: item.reason },
-      );
-    }
-    for (const item of passed) {
-      logger.error(
-        'Messaging asset failed on consecutive runs; emitted with messageError and passed. Fetch it from the PDS by its id if it is needed.',
-        {
-          messagingAssetId: item.asset.id,
-          failedRuns: item.messageError.failedRuns,
-          reason: item.messageError.message,
-        },
-      );
-    }
-    const passedIds = new Set(passed.map((item) => item.asset.id));
-    for (const item of successes) {
-      if (item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id)) {
-        logger.warn('Messaging asset is not valid XML; emitted with parseError and the raw text', {
-          messagingAssetId: item.asset.id,
-          parseError: item.event.data.parseError,
-        });
-      }
-    }
-
-    const later = candidates[start + pageSize]?.id;
-    const lowestPending = [...unaccepted, ...(later === undefined ? [] : [later])].reduce<number | undefined>(
-      (min, id) => (min === undefined || id < min ? id : min),
-      undefined,
-    );
     const advanced = advanceCheckpoint(
       checkpoint,
       {
         emitted: [...accepted],
-        failed: recorded.map((item) => ({ id: item.id, reason: item.reason })),
+        failed: recorded.map((item) => ({ asset: item.asset, reason: item.reason })),
         gone: pendingGone,
-        lowestPending,
       },
       advanceOptions(),
     );
-    await save(advanced.checkpoint);
+    checkpoint = advanced.checkpoint;
+    await writer.save(checkpoint);
     pendingGone = [];
 
+    const passedIds = new Set(passed.map((item) => item.asset.id));
     report.emitted += accepted.size;
     report.emittedAsFailed += passed.length;
     report.parseErrors += successes.filter(
@@ -437,21 +584,17 @@ export async function pollMessagingAssets(
     report.failed += recorded.length + passed.length;
     report.abandoned += advanced.abandoned.length;
     for (const entry of advanced.abandoned) {
-      logger.error('Messaging asset abandoned: the retry list is full', {
-        messagingAssetId: entry.id,
-        attempts: entry.attempts,
-        lastError: entry.lastError,
-      });
+      logger.error(
+        'Messaging asset left the retry list because it is full; a later whole read of the listing (or the audit) takes it as new again',
+        { messagingAssetId: entry.id, attempts: entry.attempts, lastError: entry.lastError },
+      );
     }
     if (publishError) {
       report.stopped = 'publish-failed';
       report.unpublished = unaccepted.length;
       logger.error(
-        'SQS did not accept every event; the checkpoint stays before them and the next run sends them again',
-        {
-          unpublished: unaccepted,
-          reason: publishError.message,
-        },
+        'SQS did not accept every event; those assets stay unrecorded and the next run sends them again',
+        { unpublished: unaccepted, reason: publishError.message },
       );
       start += pageSize;
       report.remaining = unaccepted.length;
@@ -462,12 +605,50 @@ export async function pollMessagingAssets(
   report.remaining += Math.max(0, candidates.length - start);
 
   if (pendingGone.length > 0) {
-    await save(
-      advanceCheckpoint(checkpoint, { emitted: [], failed: [], gone: pendingGone }, advanceOptions())
-        .checkpoint,
+    checkpoint = advanceCheckpoint(
+      checkpoint,
+      { emitted: [], failed: [], gone: pendingGone },
+      advanceOptions(),
+    ).checkpoint;
+    await writer.save(checkpoint);
+  }
+  return checkpoint;
+}
+
+/** The log lines of one published page: recorded failures, passed assets, parse errors. */
+function logPage(
+  logger: Log,
+  published: PagePublished,
+  successes: ReadonlyArray<Extract<Fetched, { ok: true }>>,
+  failureLimit: number,
+): void {
+  for (const item of published.recorded) {
+    logger.warn(
+      item.refused
+        ? 'SQS refused the event of a messaging asset as invalid; it is retried on the next run'
+        : 'Messaging asset could not be fetched; it is retried on the next run',
+      { messagingAssetId: item.asset.id, failedRuns: item.failedRuns, failureLimit, reason: item.reason },
     );
   }
-  return finish();
+  for (const item of published.passed) {
+    logger.error(
+      'Messaging asset failed on consecutive runs; emitted with messageError and passed. Fetch it from the PDS by its id if it is needed.',
+      {
+        messagingAssetId: item.asset.id,
+        failedRuns: item.messageError.failedRuns,
+        reason: item.messageError.message,
+      },
+    );
+  }
+  const passedIds = new Set(published.passed.map((item) => item.asset.id));
+  for (const item of successes) {
+    if (item.parseError && published.accepted.has(item.asset.id) && !passedIds.has(item.asset.id)) {
+      logger.warn('Messaging asset is not valid XML; emitted with parseError and the raw text', {
+        messagingAssetId: item.asset.id,
+        parseError: item.event.data.parseError,
+      });
+    }
+  }
 }
 
 /** Consecutive failed runs of each asset so far, from the checkpoint's retry list. */
@@ -495,7 +676,7 @@ interface PagePublished {
   /** Of those, assets passed after failing on `failureLimit` consecutive runs. */
   passed: Array<{ asset: MessagingAssetSummary; messageError: MessageFetchError }>;
   /** Assets that failed in this run and go to the retry list. */
-  recorded: Array<{ id: number; reason: string; failedRuns: number; refused: boolean }>;
+  recorded: Array<{ asset: MessagingAssetSummary; reason: string; failedRuns: number; refused: boolean }>;
   /** Assets whose event SQS did not accept for a reason of its own: they stay new. */
   unaccepted: number[];
   publishError: EventPublishError | undefined;
@@ -528,7 +709,7 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
       const messageError = messageErrorOfFetch(error, failedRuns);
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
     } else {
-      result.recorded.push({ id: asset.id, reason: errorSummary(error), failedRuns, refused: false });
+      result.recorded.push({ asset, reason: errorSummary(error), failedRuns, refused: false });
     }
   }
 
@@ -549,7 +730,7 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
         round.push({ asset: item.asset, event: page.passedEvent(item.asset, messageError), messageError });
       } else {
         result.recorded.push({
-          id: item.asset.id,
+          asset: item.asset,
           reason: describeRefusal(failure),
           failedRuns,
           refused: true,

@@ -5,6 +5,7 @@
  * `ReviewsEmittedAsFailed`: items passed without their message.
  */
 import { addCounts, type Metrics } from '../core/index.ts';
+import type { AuditReport } from './audit.ts';
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews.ts';
 
@@ -29,6 +30,22 @@ export function recordMessagingAssetMetrics(metrics: Metrics, report: MessagingA
     EventsUnpublished: report.unpublished,
   });
   metrics.addMetric('CheckpointAgeSeconds', 'Seconds', report.checkpointAgeSeconds);
+}
+
+/**
+ * Metrics of one messaging-asset audit: AuditGapsFound (alarmed above 0: listed assets the poller
+ * never emitted), AuditStraysFound, AuditPending, and with `apply` the emission's run metrics.
+ *
+ * @example
+ * recordAuditMetrics(metrics, report);
+ */
+export function recordAuditMetrics(metrics: Metrics, report: AuditReport): void {
+  addCounts(metrics, {
+    AuditGapsFound: report.gaps,
+    AuditStraysFound: report.strays,
+    AuditPending: report.pending,
+  });
+  if (report.emission) recordMessagingAssetMetrics(metrics, report.emission);
 }
 
 /**

@@ -8,13 +8,25 @@
  * | `POLL_FAILURE_LIMIT` | 5 | consecutive failed runs after which an asset or review is emitted with `messageError` and passed |
  * | `POLL_FIRST_RUN` | now | messaging assets without a checkpoint: `now` (skip what exists) or `backlog` (emit it) |
  * | `POLL_PAGE_SIZE` | 100 | messaging assets per publish and checkpoint write |
- * | `POLL_SEEN_WINDOW` | 5000 | messaging-asset ids remembered above the checkpoint's floor |
+ * | `POLL_LISTING_PAGING` | auto | messaging-asset listing: `auto` (read only its new part where the PDS pages it, detected) or `off` (read it whole) |
+ * | `POLL_LISTING_PAGE_LIMIT` | 1000 | listing entries asked for per paged request |
+ * | `POLL_MAX_ASSETS_PER_RUN` | 10000 | most new messaging assets one run takes on; the rest wait for the next run |
+ * | `POLL_AUDIT_APPLY` | true | the scheduled audit emits the gaps it finds (`false`: report only) |
  * | `POLL_REVIEWS_INLINE_MAX` | 200 | most watched keys the scheduled run polls itself |
  * | `POLL_REVIEWS_CHUNK_SIZE` | 100 | watched keys per fan-out message |
  * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
  */
 import { setting } from '../config.ts';
 import { DEFAULT_FAILURE_LIMIT } from './poison.ts';
+
+/** Entries asked for per paged request of the messaging-asset listing. */
+export const DEFAULT_LISTING_PAGE_LIMIT = 1000;
+/**
+ * Most new messaging assets one run takes on: what a run holds in memory besides the record of
+ * emitted ids (about 10 000 × 200 bytes). At 8 fetches in flight and 50 ms per fetch a run emits about
+ * 160 a second, so 10 000 fit well within the 5-minute schedule interval.
+ */
+export const DEFAULT_MAX_ASSETS_PER_RUN = 10_000;
 
 /** Settings both pollers read. */
 export const POLL_SETTINGS = {
@@ -42,11 +54,27 @@ export const MESSAGING_ASSET_POLL_SETTINGS = {
     max: 1000,
     default: 100,
   }),
-  POLL_SEEN_WINDOW: setting.integer('messaging-asset ids remembered above the checkpoint floor, e.g. 5000', {
-    min: 100,
+  POLL_LISTING_PAGING: setting.oneOf(
+    ['auto', 'off'],
+    'how the messaging-asset listing is read: auto (only its new part where the PDS pages it, detected) or off (whole)',
+    { default: 'auto' },
+  ),
+  POLL_LISTING_PAGE_LIMIT: setting.integer('listing entries asked for per paged request, e.g. 1000', {
+    min: 2,
     max: 100_000,
-    default: 5000,
+    default: DEFAULT_LISTING_PAGE_LIMIT,
   }),
+  POLL_MAX_ASSETS_PER_RUN: setting.integer('most new messaging assets one run takes on, e.g. 10000', {
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_MAX_ASSETS_PER_RUN,
+  }),
+  POLL_AUDIT_APPLY: setting.boolean(
+    'whether the scheduled audit emits the gaps it finds (false: report only)',
+    {
+      default: true,
+    },
+  ),
 };
 
 /** Settings of poll-supplier-reviews and its fan-out worker. */

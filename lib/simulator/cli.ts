@@ -22,6 +22,7 @@ Options:
   --reset-rate <r>          share 0..1 of requests whose connection is reset mid-body (default 0)
   --latency-ms <n>          delay added to every request (default 0)
   --review-delay-ms <n>     delay before reviews of a channel publication appear (default 3000)
+  --page-messaging-assets   page the messaging-asset listing by limit/offset/x-cursor (default: whole list)
   --help                    print this text
 `;
 
@@ -55,6 +56,7 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
       'reset-rate': { type: 'string' },
       'latency-ms': { type: 'string' },
       'review-delay-ms': { type: 'string', default: '3000' },
+      'page-messaging-assets': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     (message) => new CliUsageError(message),
@@ -69,6 +71,7 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
     password: text('password'),
     seed,
     reviewDelayMs: integerFlag('review-delay-ms', text('review-delay-ms'), 0, 2 ** 31 - 1),
+    ...(values['page-messaging-assets'] === true ? { pageMessagingAssets: true } : {}),
   };
   if (options.username?.includes(':')) throw new CliUsageError('--username must not contain ":"');
   const faults = {

@@ -73,6 +73,11 @@ export interface SimulatorOptions {
   uploadDir?: string;
   /** Delay before a bulk subscription operation sent with `synchronously=false` is applied; default 200. */
   bulkSubscriptionDelayMs?: number;
+  /**
+   * Page the messaging-asset listing by `limit` with `offset` or `x-cursor` (the spec's general
+   * conventions); default false: the whole list whatever the query, as docs/spec-gaps.md chooses.
+   */
+  pageMessagingAssets?: boolean;
 }
 
 export interface RunningSimulator {
@@ -110,7 +115,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const reviews = new ReviewScheduler(state, settings.reviewDelayMs);
   const deferred = new DeferredWork(settings.bulkSubscriptionDelayMs);
   const router = new Router([
-    ...workflowRoutes({ state, uploadDir, reviews }),
+    ...workflowRoutes({
+      state,
+      uploadDir,
+      reviews,
+      pageMessagingAssets: options.pageMessagingAssets === true,
+    }),
     ...assetFolderRoutes({ state, uploadDir }),
     ...bulkSubscriptionRoutes({ state, uploadDir, deferred }),
     ...dataModelRoutes(),

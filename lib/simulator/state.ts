@@ -96,6 +96,11 @@ export type NewSupplierReview = Pick<
 /** Input of `addMessagingAsset`; `xml` may be built from the id the asset receives. */
 export interface NewMessagingAsset {
   xml: string | ((id: number) => string);
+  /**
+   * An id of the test's choosing, e.g. below ids already listed: an asset the PDS lists late or out of
+   * order. An id in use is refused. Without it the asset gets the next id (ids only increase).
+   */
+  id?: number;
   primaryKey?: string;
   createdAt?: number;
   messagingCreatorType?: string;
@@ -126,6 +131,7 @@ export class SimulatorState {
   readonly itemTags = new ItemTagStore();
   readonly #random: Random;
   #nextMessagingAssetId = 1;
+  #summaries: MessagingAssetSummary[] | undefined;
 
   constructor(seed: number) {
     // Offset from the fault PRNG's seed so ids and faults do not share a sequence.
@@ -161,10 +167,14 @@ export class SimulatorState {
     return this.channels.find((channel) => channel.id === id);
   }
 
-  /** Stores a messaging asset under the next id (ids only increase) and returns that id. */
+  /** Stores a messaging asset under the next id (or `asset.id`) and returns that id. */
   addMessagingAsset(asset: NewMessagingAsset): number {
-    const id = this.#nextMessagingAssetId;
-    this.#nextMessagingAssetId += 1;
+    const id = asset.id ?? this.#nextMessagingAssetId;
+    if (!Number.isSafeInteger(id) || id < 0 || this.messagingAssets.has(id)) {
+      throw new RangeError(`messaging asset id ${id} is not a free non-negative integer`);
+    }
+    this.#nextMessagingAssetId = Math.max(this.#nextMessagingAssetId, id + 1);
+    this.#summaries = undefined;
     const record: MessagingAssetRecord = {
       id,
       createdAt: asset.createdAt ?? Date.now(),
@@ -194,8 +204,17 @@ export class SimulatorState {
 
   /** The list answer of GET /api/v1/messaging/messagingassets/, ordered by id. */
   messagingAssetSummaries(): MessagingAssetSummary[] {
-    // Map order is insertion order and ids only increase, so no sort is needed.
-    return Array.from(this.messagingAssets.values(), ({ xml: _xml, ...summary }) => summary);
+    // Kept between requests (a paged read asks for it once a page); rebuilt after any change, also
+    // one made on the map directly.
+    if (this.#summaries?.length !== this.messagingAssets.size) this.#summaries = undefined;
+    this.#summaries ??= Array.from(this.messagingAssets.values(), summaryOf).sort((a, b) => a.id - b.id);
+    return this.#summaries;
+  }
+
+  /** Removes a messaging asset from the listing (and its XML); true when it was there. */
+  deleteMessagingAsset(id: number): boolean {
+    this.#summaries = undefined;
+    return this.messagingAssets.delete(id);
   }
 }
 
@@ -207,4 +226,8 @@ function requireKey(item: Item): string {
     );
   }
   return key;
+}
+
+function summaryOf({ xml: _xml, ...summary }: MessagingAssetRecord): MessagingAssetSummary {
+  return summary;
 }

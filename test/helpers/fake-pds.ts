@@ -137,6 +137,10 @@ export class FakePds implements PdsClient {
     return this.#call('list', () => [...this.assets.values()].map(({ xml: _xml, ...summary }) => summary));
   }
 
+  async *streamMessagingAssets(): AsyncGenerator<MessagingAssetSummary> {
+    yield* await this.listMessagingAssets();
+  }
+
   getMessagingAsset(id: number): Promise<string> {
     return this.#call(`asset:${id}`, () => {
       const path = `/api/v1/messaging/messagingassets/${id}`;

@@ -281,7 +281,7 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     const deadline = Date.now() + 30_000;
     let status: {
       pollers: Array<{ name: string; lastSuccessAt?: string; lastRun?: { ok: boolean } }>;
-      checkpoint?: { floor: number | null; ageMs: number };
+      checkpoint?: { emitted: number; ageMs: number };
       ingests: { records: number; inFlight: unknown[] };
       queues: Array<{
         name: string;

@@ -6,9 +6,11 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CloudEvent } from '../../lib/events/index.ts';
+import { type CloudEvent, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody } from '../../lib/events/sqs/index.ts';
+import { parseCheckpoint, storedCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { checkpointKey } from '../../lib/state/keys.ts';
 import { acquireLease, releaseLease } from '../../lib/state/lease.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { watch } from '../../lib/state/watch-list.ts';
@@ -100,6 +102,31 @@ describe('poll-messaging-assets handler', () => {
     expect(skipped).toEqual({ skipped: true, heldBy: 'someone-else' });
     expect(events).toHaveLength(48);
     expect(new Set(events.map((event) => event.type))).toEqual(new Set(['pds.messaging-asset.received']));
+  });
+});
+
+const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
+
+describe('poll-messaging-assets audit mode', () => {
+  it('audits when the schedule says {"mode": "audit"}: counts AuditGapsFound and emits the gap with its original id', async () => {
+    // prepare: the backlog is emitted (previous test); delete one emitted id from the record
+    const entry = await store.get(MESSAGING_ASSETS_CHECKPOINT);
+    const checkpoint = parseCheckpoint(entry?.value, MESSAGING_ASSETS_CHECKPOINT);
+    checkpoint.emitted.delete(2);
+    await store.update(MESSAGING_ASSETS_CHECKPOINT, storedCheckpoint(checkpoint), entry?.etag as string);
+    const recorded = vi.spyOn(metrics, 'addMetric');
+    try {
+      // act
+      const report = await pollMessagingAssets({ mode: 'audit' }, lambdaContext(60_000, 'run-audit'));
+      const events = await eventsIn('asset-events');
+
+      // assess
+      expect(report).toMatchObject({ compared: true, gaps: 1, gapIds: [2], applied: true, gapsEmitted: 1 });
+      expect(recorded.mock.calls).toContainEqual(['AuditGapsFound', 'Count', 1]);
+      expect(events.map((event) => event.id)).toEqual([eventId('pds.messaging-asset.received', [2])]);
+    } finally {
+      recorded.mockRestore();
+    }
   });
 });
 

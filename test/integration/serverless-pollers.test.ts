@@ -30,6 +30,8 @@ beforeAll(async () => {
     'pdsBaseUrl=https://pds.ci.test',
     '--param',
     'reserveConcurrency=true',
+    '--param',
+    'auditApply=false',
   ]);
 }, 180_000);
 
@@ -127,6 +129,23 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
         },
       });
     }
+  });
+
+  it('audits the messaging assets daily by default through the same function, report-only when auditApply=false', () => {
+    const audit = properties('PollMessagingAssetsAuditSchedule');
+    expect(audit.ScheduleExpression).toBe('rate(1 day)');
+    expect(audit).toMatchObject({
+      Target: {
+        Arn: { 'Fn::GetAtt': ['PollMessagingAssetsLambdaFunction', 'Arn'] },
+        RoleArn: { 'Fn::GetAtt': ['PollMessagingAssetsScheduleRole', 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 3 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': ['PollerScheduleDeadLetterQueue', 'Arn'] } },
+      },
+    });
+    expect(JSON.parse((audit.Target as { Input: string }).Input)).toMatchObject({ mode: 'audit' });
+    const variables = (properties('PollMessagingAssetsLambdaFunction').Environment as { Variables: object })
+      .Variables;
+    expect(variables).toMatchObject({ POLL_AUDIT_APPLY: 'false', POLL_LISTING_PAGING: 'auto' });
   });
 
   it('lets each schedule invoke exactly its own function', () => {

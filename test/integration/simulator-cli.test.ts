@@ -62,6 +62,36 @@ describe('pds-simulator command', () => {
     expect(await exitCodeOf(child)).toBe(0);
   });
 
+  it('pages the messaging-asset listing with --page-messaging-assets, and answers it whole without', async () => {
+    // Prepare: the demo data has three messaging assets
+    const auth = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
+    const listed = async (args: string[]) => {
+      const { child, stdout } = run(['--port', '0', ...args]);
+      const deadline = Date.now() + 15_000;
+      while (
+        !/http:\/\/127\.0\.0\.1:\d+/.test(stdout()) &&
+        Date.now() < deadline &&
+        child.exitCode === null
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout())?.[0];
+      const response = await fetch(`${url}/api/v1/messaging/messagingassets/?limit=2&offset=1`, {
+        headers: auth,
+      });
+      child.kill('SIGTERM');
+      return ((await response.json()) as Array<{ id: number }>).map((asset) => asset.id);
+    };
+
+    // Act
+    const paged = await listed(['--page-messaging-assets']);
+    const whole = await listed([]);
+
+    // Assess
+    expect(paged).toEqual([2, 3]);
+    expect(whole).toEqual([1, 2, 3]);
+  });
+
   it('refuses an invalid flag with one line naming it and exit code 2', async () => {
     const unknown = run(['--bogus']);
     const badPort = run(['--port', 'abc']);

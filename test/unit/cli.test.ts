@@ -44,6 +44,7 @@ const COMMAND_FOR_METHOD: Record<PdsOperationMethod, string> = {
   getMessagingAsset: 'messages get',
   streamMessagingAsset: 'messages get',
   listMessagingAssets: 'messages list',
+  streamMessagingAssets: 'messages list',
   'assetFolders.list': 'folders ls',
   'assetFolders.download': 'folders ls',
   'assetFolders.details': 'folders details',

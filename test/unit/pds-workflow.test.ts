@@ -426,6 +426,60 @@ describe('PdsWorkflow reading', () => {
     expect(received[2]?.url).toBe('/api/v1/messaging/messagingassets/');
   });
 
+  it('streams the messaging-asset listing element by element, with the paging parameters when asked', async () => {
+    // Prepare: 5000 entries, larger than one network chunk
+    const entries = Array.from({ length: 5000 }, (_, index) => ({
+      id: index + 1,
+      createdAt: 1,
+      contentType: 'application/xml',
+      primaryKey: `k${index}`,
+    }));
+    const { client, received } = await pds({
+      'GET /api/v1/messaging/messagingassets/': () => ({ json: entries }),
+    });
+
+    // Act
+    const ids: number[] = [];
+    for await (const asset of client.streamMessagingAssets({ page: { limit: 50, offset: 10 } }))
+      ids.push(asset.id);
+
+    // Assess
+    expect(ids).toEqual(entries.map((entry) => entry.id));
+    expect(received[0]?.url).toBe('/api/v1/messaging/messagingassets/?limit=50&offset=10');
+    expect(received[0]?.headers.accept).toBe('application/json');
+  });
+
+  it.each([
+    ['{"id": 1}', /not a JSON array/],
+    ['[{"id": 1, "createdAt": 1, "contentType": "x"}, {"id": 2', /ends before its JSON array does/],
+    ['[{"id": 1, "createdAt": 1, "contentType": "x"}] trailing', /not valid JSON/],
+    [
+      '[{"id": "7", "createdAt": 1, "contentType": "x"}]',
+      /\[0\]\.id: expected a non-negative integer, got "7"/,
+    ],
+    ['[{"id": 1, "createdAt": 1, "contentType": "x"}, {"id": 2, "contentType": "x"}]', /\[1\]\.createdAt/],
+    ['', /empty body/],
+  ])('refuses a listing answer %j naming what is wrong', async (body, message) => {
+    // Prepare
+    const { client } = await pds({
+      'GET /api/v1/messaging/messagingassets/': () => ({
+        text: body,
+        headers: { 'content-type': 'application/json' },
+      }),
+    });
+
+    // Act
+    const error = await (async () => {
+      for await (const _asset of client.streamMessagingAssets()) {
+        // read on
+      }
+    })().catch((caught) => caught);
+
+    // Assess
+    expect(error).toBeInstanceOf(PdsInvalidResponseError);
+    expect(error.message).toMatch(message);
+  });
+
   it.each([-1, 1.5, Number.NaN, 2 ** 53, '7' as unknown as number])(
     'refuses messagingAssetId %o before any request',
     async (id) => {

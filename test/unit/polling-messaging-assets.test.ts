@@ -73,7 +73,7 @@ describe('pollMessagingAssets', () => {
     let inFlight = 0;
     let maxInFlight = 0;
     const slowFirst = {
-      listMessagingAssets: () => pds.listMessagingAssets(),
+      streamMessagingAssets: () => pds.streamMessagingAssets(),
       getMessagingAsset: async (id: number) => {
         order.push(`start ${id}`);
         maxInFlight = Math.max(maxInFlight, ++inFlight);
@@ -170,31 +170,70 @@ describe('pollMessagingAssets', () => {
     expect(report).toMatchObject({ gone: 1, retryPending: 0, emitted: 0 });
   });
 
-  it('keeps a seen window above 5000 when a run only drops gone retry entries, so a late asset is still emitted', async () => {
-    // prepare: 5599 ids seen above floor 0 (asset 50 not among them: it will show up late), a seen
-    // window of 6000, and a retry entry whose asset the PDS no longer lists
-    const { pds, sink, store, deps } = setup();
-    const seen = Array.from({ length: 5600 }, (_, index) => index + 1).filter((id) => id !== 50);
-    await store.create<MessagingAssetCheckpoint>(MESSAGING_ASSETS_CHECKPOINT, {
-      version: 1,
-      floor: 0,
-      highestId: 5600,
-      seen,
-      retry: [{ id: 9000, attempts: 1, firstFailedAt: '2026-01-05T08:00:00.000Z', lastError: '503' }],
-      updatedAt: '2026-01-05T08:00:00.000Z',
-    });
-    const options = { seenWindow: 6000 };
+  it('emits an asset that shows up late at any distance below the newest, once, with its own id', async () => {
+    // prepare: 6000 assets emitted; then assets 3 and 4567 turn up (the PDS listed them late)
+    const { pds, sink, deps } = setup();
+    for (let id = 1; id <= 6000; id++) if (id !== 3 && id !== 4567) pds.addAsset('<a/>', { id });
+    await pollMessagingAssets(deps, { firstRun: 'backlog', pageSize: 1000 });
+    sink.events.length = 0;
 
-    // act: a run with nothing new that drops the gone entry, then asset 50 appears late
-    const dropping = await pollMessagingAssets(deps, options);
-    pds.addAsset(SYNCHRONISED, { id: 50 });
-    const late = await pollMessagingAssets(deps, options);
+    // act
+    pds.addAsset(SYNCHRONISED, { id: 4567 });
+    pds.addAsset(SYNCHRONISED, { id: 3 });
+    const late = await pollMessagingAssets(deps);
+    const again = await pollMessagingAssets(deps);
 
     // assess
-    expect(dropping).toMatchObject({ gone: 1, emitted: 0, floor: 0 });
-    expect(late.emitted).toBe(1);
-    expect(emittedIds(sink)).toEqual([50]);
-    expect((await storedCheckpoint(store)).floor).toBe(0);
+    expect(late.emitted).toBe(2);
+    expect(emittedIds(sink)).toEqual([3, 4567]);
+    expect(sink.events.map((event) => event.id)).toEqual([
+      eventId('pds.messaging-asset.received', [3]),
+      eventId('pds.messaging-asset.received', [4567]),
+    ]);
+    expect(again.emitted).toBe(0);
+    expect(again.emittedRanges).toBe(1);
+  });
+
+  it('carries a version-1 checkpoint over: nothing at or below its floor again, late ones above it and retries go on', async () => {
+    // prepare: floor 5, 7 seen above it, 6 waiting for a retry; the PDS lists 1..8
+    const { pds, sink, store, deps } = setup(8);
+    await store.create(MESSAGING_ASSETS_CHECKPOINT, {
+      version: 1,
+      floor: 5,
+      highestId: 7,
+      seen: [7],
+      retry: [{ id: 6, attempts: 1, firstFailedAt: '2026-01-05T08:00:00.000Z', lastError: '503' }],
+      updatedAt: '2026-01-05T08:00:00.000Z',
+    });
+
+    // act
+    const report = await pollMessagingAssets(deps);
+    pds.addAsset(SYNCHRONISED, { id: 0 }); // below the old floor, never listed before: a late asset
+    const later = await pollMessagingAssets(deps);
+
+    // assess
+    expect(emittedIds(sink)).toEqual([6, 8, 0]);
+    expect(report).toMatchObject({ emitted: 2, recordedAsDone: 5, retryPending: 0 });
+    expect(later.emitted).toBe(1);
+    const stored = await storedCheckpoint(store);
+    expect(stored.legacyFloor).toBeNull();
+    expect([...stored.emitted.ranges()]).toEqual([[0, 8]]);
+  });
+
+  it('takes at most maxAssetsPerRun new assets a run and the rest on the next', async () => {
+    // prepare
+    const { sink, deps } = setup(25);
+
+    // act
+    const first = await pollMessagingAssets(deps, { firstRun: 'backlog', maxAssetsPerRun: 10 });
+    const second = await pollMessagingAssets(deps, { maxAssetsPerRun: 10 });
+    const third = await pollMessagingAssets(deps, { maxAssetsPerRun: 10 });
+
+    // assess
+    expect([first.emitted, first.remaining, second.emitted, third.emitted, third.remaining]).toEqual([
+      10, 15, 10, 5, 0,
+    ]);
+    expect(emittedIds(sink)).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
   });
 
   it('stops without recording anything when every fetch of a page fails for a PDS-wide reason', async () => {

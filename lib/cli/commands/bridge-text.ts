@@ -6,6 +6,7 @@ import type { RedrivePlan } from '../../ops/redrive.ts';
 import type { ReplayPlan } from '../../ops/replay.ts';
 import type { BridgeStatus } from '../../ops/status.ts';
 import type { Explanation, WriteExplanation } from '../../ops/why.ts';
+import type { AuditReport } from '../../polling/audit.ts';
 import { formatDuration, formatTable, formatTime } from '../output.ts';
 
 /** The answer of `bridge why`. */
@@ -45,7 +46,7 @@ export function explanationText(answer: Explanation): string {
         [
           'checkpoint',
           answer.checkpoint &&
-            `floor ${answer.checkpoint.floor ?? '-'}, highest ${answer.checkpoint.highestId ?? '-'}, written ${formatTime(answer.checkpoint.updatedAt)}`,
+            `${answer.checkpoint.emitted} emitted, highest ${answer.checkpoint.highestId ?? '-'}, written ${formatTime(answer.checkpoint.updatedAt)}`,
         ],
         ['last successful run', answer.lastSuccessfulRun && formatTime(answer.lastSuccessfulRun)],
         ...eventLines(answer.events),
@@ -96,7 +97,7 @@ export function statusText(status: BridgeStatus): string {
   const age = (ms: number | undefined) =>
     ms === undefined ? '' : ` (${formatDuration(Math.max(0, ms))} ago)`;
   const checkpoint = status.checkpoint
-    ? `checkpoint ${status.checkpoint.name}: floor ${status.checkpoint.floor ?? '-'}, highest ${status.checkpoint.highestId ?? '-'}, ${status.checkpoint.seen} seen, ${status.checkpoint.retry} to retry, written ${formatTime(status.checkpoint.updatedAt)}${age(status.checkpoint.ageMs)}`
+    ? `checkpoint ${status.checkpoint.name}: ${status.checkpoint.emitted} emitted in ${status.checkpoint.ranges} ranges, highest ${status.checkpoint.highestId ?? '-'}, listing paging ${status.checkpoint.paging}, ${status.checkpoint.retry} to retry, written ${formatTime(status.checkpoint.updatedAt)}${age(status.checkpoint.ageMs)}`
     : 'checkpoint: none yet (the messaging-asset poller has not finished a run)';
   const pollers = formatTable(
     ['POLLER', 'NOW', 'LAST RUN', 'LAST SUCCESS'],
@@ -204,4 +205,30 @@ export function replayText(
   ]
     .filter((line) => line !== '')
     .join('\n');
+}
+
+/** The answer of `bridge audit`. */
+export function auditText(report: AuditReport & { queueUrl?: string }): string {
+  if (!report.compared) {
+    return 'no messaging-asset checkpoint yet: the poller has not finished a run, so there is nothing to compare';
+  }
+  const named = (ids: number[], count: number) =>
+    count === 0 ? '' : `: ${ids.join(', ')}${count > ids.length ? `, … (${count - ids.length} more)` : ''}`;
+  const lines = [
+    `listed ${report.listed}, recorded as emitted ${report.recorded} (last whole read started ${report.listedAt ? formatTime(report.listedAt) : 'never'})`,
+    `gaps (listed, never emitted) ${report.gaps}${named(report.gapIds, report.gaps)}`,
+    `strays (emitted, no longer listed) ${report.strays}${named(report.strayIds, report.strays)}`,
+    `pending (newer than the last whole read, or waiting for a retry) ${report.pending}`,
+  ];
+  if (report.applied) {
+    const emission = report.emission;
+    lines.push(
+      `emitted ${report.gapsEmitted} of ${report.gaps} gap(s) with their original event ids${report.queueUrl ? ` to ${report.queueUrl}` : ''}${emission?.stopped ? ` (stopped: ${emission.stopped})` : ''}${emission && emission.failed > 0 ? `; ${emission.failed} failed and wait in the retry list` : ''}`,
+    );
+  } else if (report.gaps > 0) {
+    lines.push(
+      `dry run: nothing sent; add --apply to emit the ${report.gaps} gap(s) with the ids the poller would have used`,
+    );
+  }
+  return lines.join('\n');
 }

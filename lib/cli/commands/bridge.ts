@@ -1,6 +1,6 @@
 /**
  * `pds bridge …`: the operators' commands about the bridge itself (not the PDS): `why`, `status`,
- * `redrive`, `replay`. They read the bridge's state bucket and queues (lib/ops) of either
+ * `redrive`, `replay`, `audit`. They read the bridge's state bucket and queues (lib/ops) of either
  *
  * - the local stack (`npm start`), found through the stack file it writes (`.local/stack.json`, or
  *   `--stack-file`): the default when no stage is named; or
@@ -8,6 +8,8 @@
  *   region (the usual chain) and the names the templates give: `pds-bridge-<stage>-<queue>`, the state
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
+
+import type { EventSink } from '../../events/index.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError } from '../../ops/errors.ts';
@@ -23,9 +25,10 @@ import {
   SCHEDULE_DLQ_ROLE,
 } from '../../ops/target.ts';
 import { explain, parseWhySubject, WhySubjectError } from '../../ops/why.ts';
+import { auditMessagingAssets } from '../../polling/audit.ts';
 import { booleanFlag, CliUsageError, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { explanationText, redriveText, replayText, statusText } from './bridge-text.ts';
+import { auditText, explanationText, redriveText, replayText, statusText } from './bridge-text.ts';
 
 const targetOptions = {
   stage: {
@@ -284,5 +287,47 @@ const replay: Command = {
   },
 };
 
+const audit: Command = {
+  name: 'bridge audit',
+  summary:
+    'compare the messaging assets the PDS lists with those the bridge emitted; with --apply, emit the gaps',
+  description:
+    "Reads the PDS's whole messaging-asset listing (PDS_BASE_URL and the PDS credentials, as the other pds commands) and the poller's record of emitted ids in the state bucket. Gaps are listed assets never emitted (and older than the poller's last whole read); strays are emitted assets the PDS no longer lists. --apply emits the gaps exactly as the poller would have: same event ids, recorded in the checkpoint with a conditional write (a poller run that writes meanwhile makes it stop; run it again). Events go to the stage's events queue unless --queue-url names another (set it to the messaging-asset queue when MESSAGING_ASSET_EVENTS_QUEUE_URL routes them elsewhere, as a deployed stage does).",
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: {
+    ...targetOptions,
+    apply: { type: 'boolean', description: 'emit the gaps (without: a report that changes nothing)' },
+    'queue-url': {
+      type: 'string',
+      value: 'URL',
+      description: 'send to this queue instead of the events queue',
+    },
+  },
+  examples: [
+    'pds bridge audit',
+    'pds bridge audit --stage prod --apply --queue-url https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-prod-messaging-asset-events',
+  ],
+  async run(context) {
+    const apply = booleanFlag(context.flags, 'apply');
+    const pds = await context.pds();
+    const result = await withConnection(context, async (connection) => {
+      if (!apply) {
+        return auditMessagingAssets({ pds, store: connection.store, sink: refusingSink }, { apply: false });
+      }
+      const { sink, queueUrl } = await connection.eventSink(stringFlag(context.flags, 'queue-url'));
+      const report = await auditMessagingAssets({ pds, store: connection.store, sink }, { apply: true });
+      return { ...report, queueUrl };
+    });
+    return { data: result, text: () => auditText(result) };
+  },
+};
+
+/** The sink of a dry run: the audit without --apply never sends; reaching it is a bug. */
+const refusingSink: EventSink = {
+  publish: () => Promise.reject(new Error('a dry-run audit must not send events')),
+};
+
 /** The `pds bridge …` commands. */
-export const bridgeCommands: Command[] = [why, status, redrive, replay];
+export const bridgeCommands: Command[] = [why, status, redrive, replay, audit];

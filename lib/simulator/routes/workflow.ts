@@ -4,10 +4,12 @@
  */
 import { z } from 'zod';
 import { DESTINATION_TYPES, type Item } from '../../pds/types.ts';
+import { X_CURSOR_HEADER } from '../../pds/types-v1.ts';
 import { validateItem } from '../datamodel.ts';
 import { SimulatorHttpError } from '../errors.ts';
 import { emptyReply, jsonReply, parseBody, type Reply, readJsonBody } from '../http.ts';
 import { importEntry } from '../imports.ts';
+import { paginate } from '../pagination.ts';
 import type { ReviewScheduler } from '../reviews.ts';
 import type { RequestContext, Route } from '../router.ts';
 import type { ImportRecord, SimulatorState } from '../state.ts';
@@ -18,6 +20,8 @@ export interface WorkflowDeps {
   state: SimulatorState;
   uploadDir: string;
   reviews: ReviewScheduler;
+  /** Page the messaging-asset listing as the spec's general conventions say (default: whole list). */
+  pageMessagingAssets?: boolean;
 }
 
 const itemSchema = z.record(z.string(), z.unknown());
@@ -45,7 +49,7 @@ const MAX_KEYS_NAMED = 10;
  * new Router([...workflowRoutes({ state, uploadDir, reviews })]);
  */
 export function workflowRoutes(deps: WorkflowDeps): Route[] {
-  const messagingAssetList = () => listMessagingAssets(deps);
+  const messagingAssetList = (c: RequestContext) => listMessagingAssets(deps, c);
   return [
     { method: 'POST', path: '/api/v1/gatherings', handler: (c) => upload(deps, c) },
     { method: 'POST', path: '/api/v1/imports', handler: (c) => startImport(deps, c) },
@@ -184,6 +188,16 @@ function messagingAsset({ state }: WorkflowDeps, { params }: RequestContext): Re
   return { status: 200, headers: { 'content-type': 'application/xml; charset=UTF-8' }, body: asset.xml };
 }
 
-function listMessagingAssets({ state }: WorkflowDeps): Reply {
-  return jsonReply(200, state.messagingAssetSummaries());
+/**
+ * The listing: whole, as docs/spec-gaps.md chooses, or (option `pageMessagingAssets`) a page cut by
+ * `limit` with `offset` or `x-cursor` as on the `/v1` lists; without `limit` the whole list then too.
+ */
+function listMessagingAssets({ state, pageMessagingAssets }: WorkflowDeps, c: RequestContext): Reply {
+  const all = state.messagingAssetSummaries();
+  if (!pageMessagingAssets || (!c.query.has('limit') && c.req.headers[X_CURSOR_HEADER] === undefined)) {
+    return jsonReply(200, all);
+  }
+  const { items, headers } = paginate(all, c.req, c.query);
+  const reply = jsonReply(200, items);
+  return { ...reply, headers: { ...reply.headers, ...headers } };
 }
