@@ -35,6 +35,7 @@ import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { KilledError, KillSwitch } from '../../test/helpers/kill-switch.ts';
 import { TrafficCountingStore } from '../../test/helpers/state-traffic.ts';
 import { MiB, printTable, startSimulatorProcess } from '../support.ts';
+import type { ScaleSection } from './section.ts';
 
 export interface ArchivesBenchOptions {
   members: number[];
@@ -439,3 +440,18 @@ if (import.meta.main) {
     printArchivesReport(await runArchivesBench(parsed));
   }
 }
+
+/** This module as a section of bench/scale.ts. */
+export const section: ScaleSection = {
+  summary:
+    "ZIP archives through the ingest: wall time, PDS and state requests, progress bytes, a kill's repeats",
+  help: HELP,
+  async run(argv) {
+    const parsed = parseArchivesArgs(argv);
+    if (parsed === 'help') {
+      process.stdout.write(`${HELP}\n`);
+      return;
+    }
+    printArchivesReport(await runArchivesBench(parsed));
+  },
+};

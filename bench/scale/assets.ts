@@ -285,10 +285,10 @@ function parseSizes(text: string): number[] {
 export const section: ScaleSection = {
   summary:
     'messaging-asset poller: wall time, peak RSS, PDS requests and bytes per run with nothing new; record size',
-  options: { sizes: { type: 'string' } },
-  help: [`--sizes N,N,...   listed assets per measurement (default ${DEFAULT_SIZES})`],
-  async run(values) {
-    const sizes = parseSizes(typeof values.sizes === 'string' ? values.sizes : DEFAULT_SIZES);
+  help: `--sizes N,N,...   listed assets per measurement (default ${DEFAULT_SIZES})`,
+  async run(argv) {
+    const { values } = parseArgs({ args: argv, strict: true, options: { sizes: { type: 'string' } } });
+    const sizes = parseSizes(values.sizes ?? DEFAULT_SIZES);
     process.stdout.write(
       'Targets: 5,000,000 listed, nothing new: peak RSS <= 256 MiB and one run well within the 300 s timeout; paged: <= 2 PDS requests and O(new) bytes.\n\n',
     );

@@ -41,6 +41,7 @@ import { watch } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { type StateRequestKind, TrafficCountingStore } from '../../test/helpers/state-traffic.ts';
 import { MiB, printTable, root } from '../support.ts';
+import type { ScaleSection } from './section.ts';
 
 export interface WatchListsBenchOptions {
   keys: number[];
@@ -361,3 +362,17 @@ if (import.meta.main) {
   if (parsed === 'help') process.stdout.write(`${HELP}\n`);
   else printWatchListsReport(await runWatchListsBench(parsed), parsed);
 }
+
+/** This module as a section of bench/scale.ts. */
+export const section: ScaleSection = {
+  summary: 'supplier-review poll with fan-out over N watched keys: time, PDS and state-bucket requests',
+  help: HELP,
+  async run(argv) {
+    const parsed = parseWatchListsArgs(argv);
+    if (parsed === 'help') {
+      process.stdout.write(`${HELP}\n`);
+      return;
+    }
+    printWatchListsReport(await runWatchListsBench(parsed), parsed);
+  },
+};
