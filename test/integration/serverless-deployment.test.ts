@@ -34,6 +34,9 @@ const PARAMETERS = {
   ingestPrefix: 'incoming/',
   ingestSuffixes: '.csv,.zip',
   messagingAssetsRate: 'rate(2 minutes)',
+  messagingAssetsAuditRate: 'rate(12 hours)',
+  auditApply: 'false',
+  pollListingPaging: 'off',
   supplierReviewsRate: 'rate(1 hour)',
   pollFirstRun: 'backlog',
   pollConcurrency: '4',
@@ -202,6 +205,7 @@ describe('serverless template: the whole stack', () => {
         'ApiServerErrorsAlarm',
         'AssetsEmittedAsFailedAlarm',
         'AssetsFailingAlarm',
+        'AuditGapsFoundAlarm',
         'EventsDeadLetterQueueAlarm',
         'EventsUnpublishedAlarm',
         'IngestDeadLetterQueueAlarm',
@@ -267,7 +271,11 @@ describe('serverless template: the whole stack', () => {
         'SupplierReviewEventsQueue',
       ],
       'AWS::SQS::QueuePolicy': ['IngestQueuePolicy'],
-      'AWS::Scheduler::Schedule': ['PollMessagingAssetsSchedule', 'PollSupplierReviewsSchedule'],
+      'AWS::Scheduler::Schedule': [
+        'PollMessagingAssetsAuditSchedule',
+        'PollMessagingAssetsSchedule',
+        'PollSupplierReviewsSchedule',
+      ],
       'AWS::SecretsManager::Secret': ['PdsCredentialsSecret'],
     });
   });
@@ -550,6 +558,11 @@ describe('serverless template: the whole stack', () => {
     });
     expect(props(t, 'PollMessagingAssetsSchedule').ScheduleExpression).toBe('rate(2 minutes)');
     expect(props(t, 'PollSupplierReviewsSchedule').ScheduleExpression).toBe('rate(1 hour)');
+    expect(props(t, 'PollMessagingAssetsAuditSchedule').ScheduleExpression).toBe('rate(12 hours)');
+    expect(envOf(t, 'PollMessagingAssetsLambdaFunction')).toMatchObject({
+      POLL_AUDIT_APPLY: 'false',
+      POLL_LISTING_PAGING: 'off',
+    });
     expect(envOf(t, 'PollMessagingAssetsLambdaFunction').POLL_FIRST_RUN).toBe('backlog');
     for (const fn of functions.filter((id) => id.startsWith('Poll'))) {
       expect(envOf(t, fn).POLL_CONCURRENCY, fn).toBe('4');
