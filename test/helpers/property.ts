@@ -57,7 +57,9 @@ function replayCommand(seed: number, counterexamplePath: string | null): string 
   const file = state.testPath ? path.relative(process.cwd(), state.testPath) : 'test/unit/property-*.test.ts';
   const name = (state.currentTestName ?? '').split(' > ').at(-1) ?? '';
   const where = counterexamplePath === null ? '' : ` FUZZ_PATH=${counterexamplePath}`;
-  return `FUZZ_SEED=${seed}${where} npx vitest run ${file} -t ${JSON.stringify(name)}`;
+  // vitest reads -t as a regular expression; the shell gets it in single quotes.
+  const pattern = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll("'", "'\\''");
+  return `FUZZ_SEED=${seed}${where} npx vitest run ${file} -t '${pattern}'`;
 }
 
 /**
