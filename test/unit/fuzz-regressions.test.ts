@@ -2,10 +2,14 @@
  * Regression tests for the defects the property suites (test/unit/property-*.test.ts) found, each
  * built from the shrunk counterexample (issue 21). Every one of them failed before its fix.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEvent, EventDataError } from '../../lib/events/index.ts';
 import { ingestSqsBody } from '../../lib/ingest/run.ts';
 import { pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import { parseCsv, readCsvRecords } from '../../lib/simulator/csv.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';
@@ -209,5 +213,36 @@ describe('createEvent checks what the consumer kit and the schema check', () => 
 
     // assess
     expect(build).toThrow(EventDataError);
+  });
+});
+
+describe('the simulator CSV delimiter', () => {
+  // The shrunk counterexample: a header whose first name holds a line break, separated by ';'.
+  const text = '"a\nb";"c"\n"1";"2"\n';
+
+  it('is detected from the whole header record, not its first line, reading a text', () => {
+    // act
+    const table = parseCsv(text);
+
+    // assess
+    expect(table).toEqual({ header: ['a\nb', 'c'], rows: [['1', '2']] });
+  });
+
+  it('is detected from the whole header record, not its first line, streaming a file', async () => {
+    // prepare
+    const directory = mkdtempSync(path.join(tmpdir(), 'pds-csv-'));
+    const file = path.join(directory, 'items.csv');
+    writeFileSync(file, text);
+
+    // act
+    const rows: Array<Record<string, string>> = [];
+    try {
+      for await (const row of readCsvRecords(file)) rows.push(row);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+
+    // assess
+    expect(rows).toEqual([{ 'a\nb': '1', c: '2' }]);
   });
 });
