@@ -29,7 +29,11 @@ export const DEFAULT_MAX_XML_DEPTH = 100;
 export interface ParseOptions {
   /** Largest accepted document in UTF-8 bytes; default {@link DEFAULT_MAX_XML_BYTES}. */
   maxBytes?: number;
-  /** Deepest accepted element nesting; default {@link DEFAULT_MAX_XML_DEPTH}. */
+  /**
+   * Deepest accepted nesting below the root element (the root itself is not counted, as
+   * fast-xml-parser counts): `maxDepth` 100 accepts a root with 100 levels of elements inside it.
+   * Default {@link DEFAULT_MAX_XML_DEPTH}.
+   */
   maxDepth?: number;
 }
 

@@ -1,0 +1,186 @@
+/**
+ * Every size and count limit of docs/security.md, tested at its boundary: the largest accepted
+ * input passes, one more is refused with the error the threat model names.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZipFile } from 'yazl';
+import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/publications/idempotency-key.ts';
+import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/publications/schemas.ts';
+import {
+  ArchiveLimitError,
+  admitArchive,
+  MAX_ARCHIVE_MEMBERS,
+  RATIO_FREE_BYTES,
+} from '../../lib/simulator/archive-limits.ts';
+import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import {
+  DEFAULT_MAX_XML_BYTES,
+  DEFAULT_MAX_XML_DEPTH,
+  parseMessagingAssetSafely,
+} from '../../lib/xml/index.ts';
+import { apiEvent, bodyOf, publicationBody } from '../helpers/apigw.ts';
+import { publicationsApi, TEST_API_SETTINGS } from '../helpers/publications-api.ts';
+
+const codeOf = (xml: string) => {
+  const result = parseMessagingAssetSafely(xml);
+  return result.ok ? 'ok' : result.error.code;
+};
+const nested = (depth: number, name = 'a') => `${`<${name}>`.repeat(depth)}${`</${name}>`.repeat(depth)}`;
+
+describe('messaging-asset XML limits', () => {
+  it(`accepts a document of exactly ${DEFAULT_MAX_XML_BYTES} bytes and refuses one byte more with TOO_LARGE`, () => {
+    // prepare: 'ü' is two UTF-8 bytes, so the limit is in bytes, not characters
+    const filler = (bytes: number) => `<a>${'x'.repeat(bytes - 9)}ü</a>`;
+
+    // act + assess
+    expect(Buffer.byteLength(filler(DEFAULT_MAX_XML_BYTES))).toBe(DEFAULT_MAX_XML_BYTES);
+    expect(codeOf(filler(DEFAULT_MAX_XML_BYTES))).toBe('ok');
+    expect(codeOf(filler(DEFAULT_MAX_XML_BYTES + 1))).toBe('TOO_LARGE');
+  });
+
+  it(`accepts a root with ${DEFAULT_MAX_XML_DEPTH} levels inside it and refuses ${DEFAULT_MAX_XML_DEPTH + 1} with LIMIT_EXCEEDED, on both parsing paths`, () => {
+    // act + assess: the root is not counted; plain names take the one pass, names with two colons the general path
+    expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 1))).toBe('ok');
+    expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2))).toBe('LIMIT_EXCEEDED');
+    expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 1, 'p:q:a'))).toBe('ok');
+    expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it('expands no entity at all: a DOCTYPE (the only place one can be declared) is refused', () => {
+    // prepare: a billion-laughs prologue
+    const bomb = `<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><l>&b;</l>`;
+
+    // act + assess
+    expect(codeOf(bomb)).toBe('DOCTYPE_REFUSED');
+    // An undeclared reference stays the text it is: nothing is looked up, nothing grows.
+    expect(parseMessagingAssetSafely('<l>&a;</l>')).toMatchObject({
+      ok: true,
+      document: { root: { '#text': '&a;' } },
+    });
+  });
+});
+
+describe('error text', () => {
+  it(`keeps ${MAX_ERROR_TEXT} characters whole and cuts one more, saying how much was left out`, () => {
+    expect(boundedText('x'.repeat(MAX_ERROR_TEXT))).toBe('x'.repeat(MAX_ERROR_TEXT));
+    expect(boundedText('x'.repeat(MAX_ERROR_TEXT + 1))).toBe(
+      `${'x'.repeat(MAX_ERROR_TEXT)}… (1 more characters left out)`,
+    );
+  });
+
+  it('never cuts a surrogate pair in half', () => {
+    const text = `${'x'.repeat(MAX_ERROR_TEXT - 1)}😀tail`;
+    expect(boundedText(text).isWellFormed()).toBe(true);
+  });
+});
+
+describe('API request limits', () => {
+  const put = (key: string) =>
+    apiEvent({ method: 'PUT', path: `/watch/${encodeURIComponent(key)}`, iam: true });
+  const post = (keys: string[], idempotencyKey?: string) =>
+    apiEvent({
+      method: 'POST',
+      path: '/publications',
+      json: publicationBody(keys),
+      iam: true,
+      ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+    });
+  const keys = (count: number) =>
+    Array.from({ length: count }, (_, index) => String(index).padStart(14, '0'));
+
+  it(`accepts a primary key of ${MAX_PRIMARY_KEY_LENGTH} characters in a path and refuses ${MAX_PRIMARY_KEY_LENGTH + 1} with 400`, async () => {
+    const { api } = publicationsApi();
+    expect((await api.handle(put('k'.repeat(MAX_PRIMARY_KEY_LENGTH)))).statusCode).toBe(201);
+    expect((await api.handle(put('k'.repeat(MAX_PRIMARY_KEY_LENGTH + 1)))).statusCode).toBe(400);
+  });
+
+  it(`accepts ${TEST_API_SETTINGS.maxKeys} primary keys in one publication and refuses ${TEST_API_SETTINGS.maxKeys + 1} with 422`, async () => {
+    const { api } = publicationsApi();
+    expect((await api.handle(post(keys(TEST_API_SETTINGS.maxKeys)))).statusCode).toBe(202);
+    const refused = await api.handle(post(keys(TEST_API_SETTINGS.maxKeys + 1)));
+    expect(refused.statusCode).toBe(422);
+    expect(JSON.stringify(bodyOf(refused))).toMatch(/PUBLICATION_MAX_KEYS/);
+  });
+
+  it(`accepts an Idempotency-Key of ${MAX_IDEMPOTENCY_KEY_LENGTH} characters and refuses ${MAX_IDEMPOTENCY_KEY_LENGTH + 1} with 400`, async () => {
+    const { api } = publicationsApi();
+    expect((await api.handle(post(keys(1), 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH)))).statusCode).toBe(202);
+    expect((await api.handle(post(keys(1), 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH + 1)))).statusCode).toBe(
+      400,
+    );
+  });
+
+  it('accepts a page of 1000 watched keys and refuses 1001 with 400', async () => {
+    const { api } = publicationsApi();
+    expect((await api.handle(apiEvent({ path: '/watch?limit=1000', iam: true }))).statusCode).toBe(200);
+    expect((await api.handle(apiEvent({ path: '/watch?limit=1001', iam: true }))).statusCode).toBe(400);
+  });
+});
+
+describe('simulator archive limits', () => {
+  it(`admits ${MAX_ARCHIVE_MEMBERS} members and refuses ${MAX_ARCHIVE_MEMBERS + 1} with ARCHIVE_TOO_MANY_MEMBERS`, () => {
+    expect(() => admitArchive({ name: 'a.zip', bytes: 1, members: MAX_ARCHIVE_MEMBERS })).not.toThrow();
+    expect(() => admitArchive({ name: 'a.zip', bytes: 1, members: MAX_ARCHIVE_MEMBERS + 1 })).toThrow(
+      expect.objectContaining({ code: 'ARCHIVE_TOO_MANY_MEMBERS' }),
+    );
+  });
+
+  it('admits members up to the expanded-bytes limit and refuses one byte more with ARCHIVE_TOO_LARGE_EXPANDED', () => {
+    const limits = { maxMembers: 10, maxExpandedBytes: 1000, maxRatio: 1e9 };
+    const admit = admitArchive({ name: 'a.zip', bytes: 100, members: 2 }, limits);
+    admit(999);
+    admit(1);
+    expect(() => admit(1)).toThrow(expect.objectContaining({ code: 'ARCHIVE_TOO_LARGE_EXPANDED' }));
+  });
+
+  it('admits an expansion of exactly the ratio and refuses one byte more with ARCHIVE_EXPANSION_RATIO', () => {
+    // prepare: an archive whose ratio limit lies above the bytes that are never checked
+    const bytes = RATIO_FREE_BYTES / 10;
+    const limits = { maxMembers: 10, maxExpandedBytes: 2 ** 40, maxRatio: 20 };
+    const admit = admitArchive({ name: 'a.zip', bytes, members: 2 }, limits);
+
+    // act + assess
+    admit(20 * bytes);
+    expect(() => admit(1)).toThrow(ArchiveLimitError);
+  });
+
+  it('does not check the ratio of archives expanding to less than RATIO_FREE_BYTES', () => {
+    const admit = admitArchive({ name: 'a.zip', bytes: 1, members: 1 });
+    expect(() => admit(RATIO_FREE_BYTES)).not.toThrow();
+  });
+
+  describe('through the simulator', () => {
+    let sim: RunningSimulator;
+    beforeAll(async () => {
+      sim = await startSimulator({ demoData: false });
+    });
+    afterAll(async () => {
+      await sim.close();
+    });
+
+    it('answers 413 to an archive whose member expands past the ratio, before storing it', async () => {
+      // prepare: 11 MiB of zeros compress to about 11 KiB, a ratio near 1000
+      const zip = new ZipFile();
+      zip.addBuffer(Buffer.alloc(RATIO_FREE_BYTES + 1024 * 1024), 'zeros.csv');
+      zip.end();
+      const chunks: Buffer[] = [];
+      for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.concat(chunks)]), 'bomb.zip');
+
+      // act
+      const response = await fetch(`${sim.url}/api/v1/gatherings`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`,
+        },
+        body: form,
+      });
+
+      // assess
+      expect(response.status).toBe(413);
+      expect(await response.text()).toMatch(/expands to more than 100 times its own/);
+    });
+  });
+});
