@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
+import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/http/index.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/publications/idempotency-key.ts';
 import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/publications/schemas.ts';
 import {
@@ -182,5 +183,59 @@ describe('simulator archive limits', () => {
       expect(response.status).toBe(413);
       expect(await response.text()).toMatch(/expands to more than 100 times its own/);
     });
+  });
+});
+
+describe('the local HTTP adapter (API Gateway in the local stack)', () => {
+  it(`answers a body of exactly ${DEFAULT_MAX_BODY_BYTES} bytes and refuses one byte more with 413, as API Gateway does`, async () => {
+    // prepare
+    const sizes: number[] = [];
+    const adapter = await startHttpAdapter({
+      handler: async (event) => {
+        sizes.push(Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8').length);
+        return { statusCode: 204 };
+      },
+    });
+    try {
+      // act
+      const atLimit = await fetch(`${adapter.url}/x`, {
+        method: 'POST',
+        body: Buffer.alloc(DEFAULT_MAX_BODY_BYTES, 0x61),
+      });
+      const over = await fetch(`${adapter.url}/x`, {
+        method: 'POST',
+        body: Buffer.alloc(DEFAULT_MAX_BODY_BYTES + 1, 0x61),
+      });
+
+      // assess
+      expect(atLimit.status).toBe(204);
+      expect(over.status).toBe(413);
+      expect(sizes).toEqual([DEFAULT_MAX_BODY_BYTES]);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it("refuses headers above Node's 16 KiB with 431 before the handler runs", async () => {
+    // prepare
+    let calls = 0;
+    const adapter = await startHttpAdapter({
+      handler: async () => {
+        calls += 1;
+        return { statusCode: 204 };
+      },
+    });
+    try {
+      // act
+      const under = await fetch(`${adapter.url}/x`, { headers: { 'x-long': 'h'.repeat(15 * 1024) } });
+      const over = await fetch(`${adapter.url}/x`, { headers: { 'x-long': 'h'.repeat(17 * 1024) } });
+
+      // assess
+      expect(under.status).toBe(204);
+      expect(over.status).toBe(431);
+      expect(calls).toBe(1);
+    } finally {
+      await adapter.close();
+    }
   });
 });
