@@ -2,10 +2,15 @@
  * Every size and count limit of docs/security.md, tested at its boundary: the largest accepted
  * input passes, one more is refused with the error the threat model names.
  */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
 import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/http/index.ts';
+import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
+import { MAX_ANSWER_BYTES, PdsTransport } from '../../lib/pds/transport.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/publications/idempotency-key.ts';
 import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/publications/schemas.ts';
 import {
@@ -236,6 +241,35 @@ describe('the local HTTP adapter (API Gateway in the local stack)', () => {
       expect(calls).toBe(1);
     } finally {
       await adapter.close();
+    }
+  });
+});
+
+describe('PDS answers', () => {
+  it(`reads an answer of exactly ${MAX_ANSWER_BYTES} bytes and refuses one byte more, without holding it`, async () => {
+    // prepare: a PDS on 127.0.0.1 that answers /exact and /over with that many bytes of XML text
+    const server = http.createServer((request, response) => {
+      const size = MAX_ANSWER_BYTES + (request.url === '/over' ? 1 : 0);
+      response.writeHead(200, { 'content-type': 'application/xml', 'content-length': size });
+      response.end(Buffer.alloc(size, 0x61));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const transport = new PdsTransport({ baseUrl, credentials: { username: 'u', password: 'p' } });
+    try {
+      // act
+      const exact = await transport.request({ method: 'GET', path: '/exact', expect: 'text' });
+      const over = transport.request({ method: 'GET', path: '/over', expect: 'text' });
+
+      // assess
+      expect((exact.body as string).length).toBe(MAX_ANSWER_BYTES);
+      await expect(over).rejects.toBeInstanceOf(PdsInvalidResponseError);
+      await expect(over).rejects.toThrow(/more than 67108864 bytes/);
+    } finally {
+      await transport.close();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });
