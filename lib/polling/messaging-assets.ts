@@ -20,7 +20,6 @@
  */
 
 import {
-  boundedText,
   checkInteger,
   createLimiter,
   errorFields,
@@ -31,7 +30,6 @@ import {
 import {
   type CloudEvent,
   createEvent,
-  EventDataError,
   type EventPublishError,
   type EventSink,
   type MessageFetchError,
@@ -40,7 +38,6 @@ import {
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { checkpointKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
-import { parseMessagingAssetSafely, type XmlErrorInfo } from '../xml/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,
@@ -49,6 +46,7 @@ import {
   parseCheckpoint,
   selectCandidates,
 } from './checkpoint.ts';
+import { withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -174,27 +172,7 @@ export function messagingAssetEvent(
   xml: string,
   options: { source?: string; time?: Date } = {},
 ): CloudEvent<'pds.messaging-asset.received'> {
-  const parsed = parseMessagingAssetSafely(xml);
-  if (!parsed.ok) return assetEvent(asset, { parseError: parsed.error, rawXml: xml }, options);
-  try {
-    return assetEvent(
-      asset,
-      { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) },
-      options,
-    );
-  } catch (error) {
-    // The XML was fetched: a document the event's schema cannot carry is this asset's parse failure.
-    if (!(error instanceof EventDataError)) throw error;
-    return assetEvent(asset, { parseError: unrepresentableDocument(error), rawXml: xml }, options);
-  }
-}
-
-function unrepresentableDocument(error: EventDataError): XmlErrorInfo {
-  return {
-    name: error.name,
-    code: 'UNREPRESENTABLE',
-    message: boundedText(`The XML parsed, but its document cannot be carried by the event: ${error.issues}`),
-  };
+  return withMessageContent(xml, (content) => assetEvent(asset, content, options));
 }
 
 /**

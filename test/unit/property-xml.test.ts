@@ -10,6 +10,7 @@ import { CONSUMER_ERROR_CODES } from '../../lib/consumer/index.ts';
 import { createEventReader } from '../../lib/consumer/reader.ts';
 import { serializeEvent } from '../../lib/events/index.ts';
 import { messagingAssetEvent } from '../../lib/polling/messaging-assets.ts';
+import { reviewEvent } from '../../lib/polling/supplier-reviews.ts';
 import {
   parseMessagingAsset,
   parseMessagingAssetSafely,
@@ -138,6 +139,28 @@ describe('messaging-asset XML, property-tested', () => {
         }
       }),
       { runs: 800 },
+    );
+  });
+
+  it('every supplier review message becomes an event the consumer kit reads back', async () => {
+    const review = {
+      primaryKey: '04012345678901',
+      messagingAssetId: 42,
+      channelId: 'gdsn-de',
+      supplierId: '4012345000009',
+      reviewStatus: 'APPROVED',
+      date: 1767603600000,
+      supplier: 'ACME',
+      reviewer: 'Retail',
+      comment: '',
+      messagingCreatorType: 'REVIEW',
+    };
+    await holds(
+      fc.property(anyXml, (xml) => {
+        const event = reviewEvent(review as never, '0123456789abcdef0123456789abcdef', { xml });
+        expect(reader.parse(serializeEvent(event)).data).toEqual(event.data);
+      }),
+      { runs: 300 },
     );
   });
 
