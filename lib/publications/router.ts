@@ -5,8 +5,9 @@
  * Path parameters come from `event.pathParameters` when API Gateway filled them (it decodes them and,
  * on HTTP APIs, `rawPath` too); otherwise the matched raw segment is percent-decoded exactly once,
  * so behind the local adapter a key `a/b` travels as `a%2Fb`. A parameter that is empty or not
- * well-formed Unicode is refused for every route ({@link InvalidPathError}, answered 400). A path that matches no template is
- * `not-found`; one that matches with another method is `method-not-allowed` with the allowed methods.
+ * well-formed Unicode is refused for every route ({@link InvalidPathError}, answered 400). A path
+ * that matches no template is `not-found`; one that matches with another method is
+ * `method-not-allowed` with the allowed methods.
  */
 
 /** What a route needs for matching. */

@@ -12,8 +12,8 @@ export type CsvDelimiter = ',' | ';';
 
 /**
  * Longest record read, in characters as written (quotes and the line breaks inside quoted fields
- * included): a quote that is
- * never closed would otherwise gather the rest of the file into one field in memory.
+ * included): a quote that is never closed would otherwise gather the rest of the file into one
+ * field in memory.
  */
 export const MAX_CSV_RECORD_CHARS = 1024 * 1024;
 
@@ -155,18 +155,50 @@ export function parseCsv(text: string): CsvTable {
 }
 
 function recordsOf(lines: string[]): string[][] {
-  const first = lines[0];
-  if (first === undefined) return [];
-  const detector = new DelimiterDetector();
-  for (const line of lines) if (detector.push(line)) break;
-  const reader = new CsvLineReader(detector.delimiter);
-  const records: string[][] = [];
-  for (const line of lines) {
-    const record = reader.push(line);
-    if (record && !isBlank(record)) records.push(record);
+  const stream = new CsvRecordStream();
+  const records = lines.flatMap((line) => stream.push(line));
+  records.push(...stream.end('the input'));
+  return records.filter((record) => !isBlank(record));
+}
+
+/**
+ * Lines in, records out: the header's lines are held until its delimiter is known (a quoted header
+ * name may span lines), then every line goes through one {@link CsvLineReader}.
+ */
+class CsvRecordStream {
+  readonly #detector = new DelimiterDetector();
+  #held: string[] = [];
+  #reader: CsvLineReader | undefined;
+
+  /** The records `line` completes (none while the header is still being read). */
+  push(line: string): string[][] {
+    if (this.#reader) {
+      const record = this.#reader.push(line);
+      return record ? [record] : [];
+    }
+    this.#held.push(this.#held.length === 0 ? line.replace(/^\uFEFF/, '') : line);
+    return this.#detector.push(line) ? this.#release() : [];
   }
-  if (reader.pending) throw new CsvFormatError('a quoted field is not closed before the end of the input');
-  return records;
+
+  /** The records of the lines still held; throws when a quoted field is left open at the end of `what`. */
+  end(what: string): string[][] {
+    const records = this.#reader ? [] : this.#release();
+    if (this.#reader?.pending)
+      throw new CsvFormatError(`a quoted field is not closed before the end of ${what}`);
+    return records;
+  }
+
+  #release(): string[][] {
+    const reader = new CsvLineReader(this.#detector.delimiter);
+    this.#reader = reader;
+    const records: string[][] = [];
+    for (const line of this.#held) {
+      const record = reader.push(line);
+      if (record) records.push(record);
+    }
+    this.#held = [];
+    return records;
+  }
 }
 
 /**
@@ -195,39 +227,22 @@ export class CsvFormatError extends BridgeError {
 export async function* readCsvRecords(filePath: string): AsyncGenerator<Record<string, string>> {
   const input = createReadStream(filePath, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Infinity });
-  const detector = new DelimiterDetector();
-  // The header's lines wait until its delimiter is known.
-  let waiting: string[] | undefined = [];
-  let reader: CsvLineReader | undefined;
+  const stream = new CsvRecordStream();
   let header: string[] | undefined;
-  const records = function* (line: string, into: CsvLineReader): Generator<Record<string, string>> {
-    const record = into.push(line);
-    if (!record || isBlank(record)) return;
-    if (!header) header = record.map((name) => name.trim());
-    else yield rowObject(header, record);
+  const rows = function* (records: string[][]): Generator<Record<string, string>> {
+    for (const record of records) {
+      if (isBlank(record)) continue;
+      if (!header) header = record.map((name) => name.trim());
+      else yield rowObject(header, record);
+    }
   };
   try {
-    for await (const rawLine of lines) {
-      if (waiting) {
-        const line = waiting.length === 0 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
-        waiting.push(line);
-        if (!detector.push(line)) continue;
-        reader = new CsvLineReader(detector.delimiter);
-        for (const held of waiting) yield* records(held, reader);
-        waiting = undefined;
-        continue;
-      }
-      yield* records(rawLine, reader as CsvLineReader);
-    }
-    if (waiting && waiting.length > 0) {
-      reader = new CsvLineReader(detector.delimiter);
-      for (const held of waiting) yield* records(held, reader);
-    }
+    for await (const line of lines) yield* rows(stream.push(line));
+    yield* rows(stream.end('the file'));
   } finally {
     lines.close();
     input.destroy();
   }
-  if (reader?.pending) throw new CsvFormatError('a quoted field is not closed before the end of the file');
 }
 
 function rowObject(header: string[], record: string[]): Record<string, string> {
