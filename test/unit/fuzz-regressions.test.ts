@@ -152,6 +152,30 @@ describe('text that is not well-formed Unicode from outside', () => {
   });
 });
 
+describe('primary keys that are not well-formed Unicode in a publication request', () => {
+  it('are refused with 422 naming the field, before the worker would publish them and fail to watch them', async () => {
+    // prepare
+    const { api, queue } = publicationsApi();
+    const event = apiEvent({
+      method: 'POST',
+      path: '/publications',
+      json: {
+        primaryKeys: ['0401\ud800'],
+        destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-de' }],
+      },
+      iam: true,
+    });
+
+    // act
+    const result = await api.handle(event);
+
+    // assess
+    expect(result.statusCode).toBe(422);
+    expect(JSON.stringify(bodyOf(result))).toMatch(/well-formed Unicode/);
+    expect(queue.sent).toHaveLength(0);
+  });
+});
+
 describe('empty path parameters', () => {
   it.each([
     ['GET', '/publications//'],

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Router } from '../../lib/publications/router.ts';
+import { watchKey } from '../../lib/state/keys.ts';
 import { apiEvent, publicationBody } from '../helpers/apigw.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 import { publicationsApi } from '../helpers/publications-api.ts';
@@ -64,6 +65,7 @@ const query = fc.oneof(
 );
 const jsonBody = fc.oneof(
   fc.constant(publicationBody()),
+  fc.array(text, { minLength: 1, maxLength: 3 }).map((keys) => publicationBody(keys)),
   fc
     .tuple(
       fc.array(text, { maxLength: 3 }),
@@ -118,6 +120,15 @@ const event = fc
     return built;
   });
 
+/** What the API accepted, the publish worker can record: every primary key makes a watch-list key. */
+function expectWorkerCanCarry(request: { body?: string; isBase64Encoded: boolean }): void {
+  const text = Buffer.from(request.body ?? '', request.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+  const { primaryKeys } = JSON.parse(request.isBase64Encoded ? text : (request.body ?? '')) as {
+    primaryKeys: string[];
+  };
+  for (const key of primaryKeys) expect(() => watchKey(key)).not.toThrow();
+}
+
 describe('API Gateway events, property-tested', () => {
   it('every answer is problem+json naming its own status, or the documented body of its route, and none is a 500, within the time budget', async () => {
     const { api } = publicationsApi();
@@ -144,11 +155,34 @@ describe('API Gateway events, property-tested', () => {
           request.pathParameters,
         );
         if (match.kind !== 'found') throw new Error(`answered ${status} to a request no route matches`);
+        if (match.route.operationId === 'createPublication') expectWorkerCanCarry(request);
         const schema = match.route.responses[status]?.schema;
         if (status !== 204) expect(match.route.responses[status]).toBeDefined();
         if (schema) expect(schema.safeParse(body).error).toBeUndefined();
       }),
       { runs: 700 },
+    );
+  });
+
+  it('every publication request the API accepts is one the publish worker can record', async () => {
+    const { api } = publicationsApi();
+    await holds(
+      fc.asyncProperty(jsonBody, fc.option(fc.uuid(), { nil: undefined }), async (body, idempotencyKey) => {
+        // act
+        const request = apiEvent({
+          method: 'POST',
+          path: '/publications',
+          json: body,
+          iam: true,
+          ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+        });
+        const result = await api.handle(request);
+
+        // assess
+        expect([202, 422, 400, 409]).toContain(result.statusCode);
+        if (result.statusCode === 202) expectWorkerCanCarry(request);
+      }),
+      { runs: 500 },
     );
   });
 });
