@@ -19,6 +19,7 @@ import {
   MAX_ARCHIVE_MEMBERS,
   RATIO_FREE_BYTES,
 } from '../../lib/simulator/archive-limits.ts';
+import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/http.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import {
   DEFAULT_MAX_XML_BYTES,
@@ -163,6 +164,32 @@ describe('simulator archive limits', () => {
     });
     afterAll(async () => {
       await sim.close();
+    });
+
+    it(`reads a JSON body of exactly ${MAX_JSON_BODY_BYTES} bytes and answers 413 to one byte more`, async () => {
+      // prepare: {"gatheringKey":"xxx…","path":"a.csv"} padded to the size
+      const body = (bytes: number) => {
+        const shell = JSON.stringify({ gatheringKey: '', path: 'a.csv' });
+        return JSON.stringify({ gatheringKey: 'x'.repeat(bytes - shell.length), path: 'a.csv' });
+      };
+      const post = (text: string) =>
+        fetch(`${sim.url}/api/v1/imports`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`,
+            'content-type': 'application/json',
+          },
+          body: text,
+        });
+
+      // act
+      const atLimit = await post(body(MAX_JSON_BODY_BYTES));
+      const over = await post(body(MAX_JSON_BODY_BYTES + 1));
+
+      // assess: the first is read (and refused for its unknown gathering), the second is not read
+      expect(Buffer.byteLength(body(MAX_JSON_BODY_BYTES))).toBe(MAX_JSON_BODY_BYTES);
+      expect(atLimit.status).not.toBe(413);
+      expect(over.status).toBe(413);
     });
 
     it('answers 413 to an archive whose member expands past the ratio, before storing it', async () => {
