@@ -551,7 +551,6 @@ function describeFailure(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-/** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */
 class AnswerTooLargeError extends Error {}
 
 /** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
@@ -571,6 +570,7 @@ async function readAnswer(body: Readable, limit: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
 
+/** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */
 async function readExcerpt(body: Readable, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -1,7 +1,9 @@
 /**
  * A single linear pass over well-formed XML markup that collects what the tree parser drops:
  * namespace declarations (fast-xml-parser's `removeNSPrefix` discards `xmlns` attributes) and the
- * root element's qualified name. It also refuses any DOCTYPE, so DTD entities never reach a parser.
+ * root element's qualified name. It also refuses any DOCTYPE, so DTD entities never reach a parser,
+ * and every element name the document's shape cannot hold (an empty local name, a property of
+ * `Object.prototype`), before fast-xml-parser would refuse or rename it.
  *
  * It runs after `XMLValidator.validate`, so it can rely on markup being balanced; comments,
  * CDATA sections and processing instructions are skipped so text inside them is never mistaken
