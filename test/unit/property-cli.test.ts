@@ -10,6 +10,9 @@ import { CliUsageError, integerFlag, listFlag, trueFalseFlag } from '../../lib/c
 import { COMMANDS } from '../../lib/cli/commands/index.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli } from '../../lib/cli/main.ts';
+import { parseStartArgs } from '../../lib/local/cli.ts';
+import { LocalUsageError } from '../../lib/local/errors.ts';
+import { parseCliArgs, CliUsageError as SimulatorUsageError } from '../../lib/simulator/cli.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 
 const words = [...new Set(COMMANDS.flatMap((command) => command.name.split(' ')))].filter(
@@ -106,6 +109,56 @@ describe('pds command-line arguments, property-tested', () => {
           expect(Number.isSafeInteger(parsed)).toBe(true);
           expect(parsed).toBeGreaterThanOrEqual(min);
           expect(parsed).toBeLessThanOrEqual(min + 100);
+        }
+      }),
+      { runs: 500 },
+    );
+  });
+
+  it('pds-simulator and the local stack read any argv as their options or refuse it with their own usage error', async () => {
+    const simulatorFlags = [
+      '--host',
+      '--port',
+      '--username',
+      '--password',
+      '--seed',
+      '--fault-rate',
+      '--reset-rate',
+      '--latency-ms',
+      '--review-delay-ms',
+      '--help',
+    ];
+    const stackFlags = [
+      '--aws-port',
+      '--pds-port',
+      '--api-port',
+      '--data-dir',
+      '--messaging-assets-rate',
+      '--supplier-reviews-rate',
+      '--review-delay',
+      '--stack-file',
+      '--demo',
+      '--verbose',
+    ];
+    const argv = fc.array(
+      fc.oneof(
+        fc.constantFrom(...simulatorFlags, ...stackFlags),
+        fc.constantFrom('0', '-1', '65536', '0.5', '1.5', 'NaN', '1e3', ''),
+        hostileString({ maxLength: 16 }),
+      ),
+      { maxLength: 6 },
+    );
+    await holds(
+      fc.property(argv, (args) => {
+        try {
+          parseCliArgs(args);
+        } catch (error) {
+          expect(error).toBeInstanceOf(SimulatorUsageError);
+        }
+        try {
+          parseStartArgs(args, {});
+        } catch (error) {
+          expect(error).toBeInstanceOf(LocalUsageError);
         }
       }),
       { runs: 500 },
