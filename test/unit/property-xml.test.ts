@@ -123,6 +123,19 @@ describe('messaging-asset XML, property-tested', () => {
     );
   });
 
+  it('differential, exhaustively: on every truncation of every GDSN fixture the parser agrees with the general path, document or error code', () => {
+    const disagreements: string[] = [];
+    gdsn.forEach((xml, fixture) => {
+      for (let end = 0; end <= xml.length; end++) {
+        const cut = xml.slice(0, end);
+        if (answerOf(() => parseMessagingAsset(cut)) !== answerOf(() => parseWithFastXmlParser(cut, 100))) {
+          disagreements.push(`fixture ${fixture} cut after ${end} characters`);
+        }
+      }
+    });
+    expect(disagreements).toEqual([]);
+  });
+
   it('every fetched asset becomes an event the consumer kit reads back: its document, or a parseError with the raw XML', async () => {
     await holds(
       fc.property(anyXml, fc.integer({ min: 1, max: 2 ** 40 }), (xml, id) => {
