@@ -11,7 +11,9 @@ import { COMMANDS } from '../../lib/cli/commands/index.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli } from '../../lib/cli/main.ts';
 import { parseStartArgs } from '../../lib/local/cli.ts';
+import { parseDropArgs } from '../../lib/local/drop-cli.ts';
 import { LocalUsageError } from '../../lib/local/errors.ts';
+import { parseEventsArgs } from '../../lib/local/events-cli.ts';
 import { parseCliArgs, CliUsageError as SimulatorUsageError } from '../../lib/simulator/cli.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 
@@ -115,7 +117,7 @@ describe('pds command-line arguments, property-tested', () => {
     );
   });
 
-  it('pds-simulator and the local stack read any argv as their options or refuse it with their own usage error', async () => {
+  it('pds-simulator, the local stack, npm run drop and npm run events read any argv as their options or refuse it with their own usage error', async () => {
     const simulatorFlags = [
       '--host',
       '--port',
@@ -128,6 +130,7 @@ describe('pds command-line arguments, property-tested', () => {
       '--review-delay-ms',
       '--help',
     ];
+    const localFlags = ['--prefix', '--peek', '--json', '--text', '--count'];
     const stackFlags = [
       '--aws-port',
       '--pds-port',
@@ -142,7 +145,7 @@ describe('pds command-line arguments, property-tested', () => {
     ];
     const argv = fc.array(
       fc.oneof(
-        fc.constantFrom(...simulatorFlags, ...stackFlags),
+        fc.constantFrom(...simulatorFlags, ...stackFlags, ...localFlags),
         fc.constantFrom('0', '-1', '65536', '0.5', '1.5', 'NaN', '1e3', ''),
         hostileString({ maxLength: 16 }),
       ),
@@ -155,10 +158,16 @@ describe('pds command-line arguments, property-tested', () => {
         } catch (error) {
           expect(error).toBeInstanceOf(SimulatorUsageError);
         }
-        try {
-          parseStartArgs(args, {});
-        } catch (error) {
-          expect(error).toBeInstanceOf(LocalUsageError);
+        for (const parse of [
+          () => parseStartArgs(args, {}),
+          () => parseDropArgs(args),
+          () => parseEventsArgs(args, false),
+        ]) {
+          try {
+            parse();
+          } catch (error) {
+            expect(error).toBeInstanceOf(LocalUsageError);
+          }
         }
       }),
       { runs: 500 },
