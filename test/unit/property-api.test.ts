@@ -8,7 +8,7 @@ import { Router } from '../../lib/publications/router.ts';
 import { watchKey } from '../../lib/state/keys.ts';
 import { apiEvent, publicationBody } from '../helpers/apigw.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
-import { publicationsApi } from '../helpers/publications-api.ts';
+import { publicationsApi, TEST_API_SETTINGS } from '../helpers/publications-api.ts';
 
 const text = hostileString({ maxLength: 24 });
 /** A path segment as a client may send it: plain, percent-encoded once, or raw and broken. */
@@ -183,6 +183,35 @@ describe('API Gateway events, property-tested', () => {
         if (result.statusCode === 202) expectWorkerCanCarry(request);
       }),
       { runs: 500 },
+    );
+  });
+
+  it('with a bearer token (the local stack), any Authorization header is let in only when it is the token, and refused with problem+json otherwise', async () => {
+    const token = 'local-token-0123456789';
+    const { api } = publicationsApi({ settings: { ...TEST_API_SETTINGS, auth: { mode: 'bearer', token } } });
+    const authorization = fc.oneof(
+      fc.constant(`Bearer ${token}`),
+      text.map((value) => `Bearer ${value}`),
+      fc.constantFrom('Bearer', `bearer ${token}`, `Bearer  ${token}`, `Basic ${token}`, ''),
+      text,
+    );
+    await holds(
+      fc.asyncProperty(authorization, async (header) => {
+        // act
+        const result = await withinTimeBudgetAsync(() =>
+          api.handle(apiEvent({ path: '/watch', headers: { authorization: header } })),
+        );
+
+        // assess
+        if (result.statusCode === 200) {
+          expect(header).toMatch(new RegExp(`^bearer +${token}\\s*$`, 'i'));
+          return;
+        }
+        expect(result.statusCode).toBe(401);
+        expect(result.headers?.['content-type']).toBe('application/problem+json');
+        expect(api.schemas.problem.safeParse(JSON.parse(result.body ?? '')).success).toBe(true);
+      }),
+      { runs: 300 },
     );
   });
 });
