@@ -8,6 +8,7 @@
  * PDS was busy, a write met a concurrent writer, a queue refused for a while). `false` means that only
  * a change (of the input, the configuration, the permissions) can make it succeed.
  */
+import { boundedText } from './text.ts';
 
 /** What every {@link BridgeError} can be built with besides its message. */
 export interface BridgeErrorOptions extends ErrorOptions {
@@ -46,7 +47,8 @@ export class BridgeError extends Error {
 
 /**
  * Log fields of any thrown value: `error` (the name), `reason` (the message), and `status` and
- * `retryable` when the error carries them (PDS HTTP errors, the bridge's own errors). Never a stack.
+ * `retryable` when the error carries them (PDS HTTP errors, the bridge's own errors). Never a stack;
+ * the message is bounded (./text.ts).
  *
  * @example
  * ```ts
@@ -55,8 +57,8 @@ export class BridgeError extends Error {
  * ```
  */
 export function errorFields(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: 'Error', reason: String(error) };
-  const fields: Record<string, unknown> = { error: error.name, reason: error.message };
+  if (!(error instanceof Error)) return { error: 'Error', reason: boundedText(String(error)) };
+  const fields: Record<string, unknown> = { error: error.name, reason: boundedText(error.message) };
   const { status, retryable } = error as { status?: unknown; retryable?: unknown };
   if (typeof status === 'number') fields.status = status;
   if (typeof retryable === 'boolean') fields.retryable = retryable;
@@ -73,5 +75,5 @@ export function errorFields(error: unknown): Record<string, unknown> {
  * ```
  */
 export function errorSummary(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return boundedText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }

@@ -100,7 +100,20 @@ function isoTime(type: string, time: string | Date | undefined): string {
       `time ${JSON.stringify(String(time))} is not a valid date; pass an ISO 8601 time`,
     );
   }
+  // Outside these years toISOString writes an expanded year (+010000-…), which is not RFC 3339 and
+  // which the consumer kit refuses.
+  const year = date.getUTCFullYear();
+  if (year < 0 || year > 9999) {
+    throw new EventDataError(
+      type,
+      `time ${date.toISOString()} is outside the year 0000 to 9999 RFC 3339 can write`,
+    );
+  }
   return date.toISOString();
+}
+
+function isIdPart(part: unknown): part is string | number {
+  return typeof part === 'string' || (typeof part === 'number' && Number.isFinite(part));
 }
 
 /**
@@ -119,19 +132,22 @@ function isoTime(type: string, time: string | Date | undefined): string {
 export function createEvent<T extends EventType>(input: CreateEventInput<T>): CloudEvent<T> {
   const { type, subject, data, idParts } = input;
   if (!isEventType(type)) {
-    throw new EventDataError(String(type), `unknown event type; use one of ${EVENT_TYPES.join(', ')}`);
+    const named = typeof type === 'string' ? type : `of type ${typeof type}`;
+    throw new EventDataError(named, `unknown event type; use one of ${EVENT_TYPES.join(', ')}`);
   }
   if (typeof subject !== 'string' || subject.length === 0) {
     throw new EventDataError(type, 'subject must be a non-empty string naming what the event is about');
   }
-  if (!Array.isArray(idParts) || idParts.length === 0) {
+  if (!Array.isArray(idParts) || idParts.length === 0 || !idParts.every(isIdPart)) {
     throw new EventDataError(
       type,
-      'idParts must name at least one identifying part, or every such event gets one id',
+      'idParts must name at least one identifying part (strings or finite numbers), or every such event gets one id',
     );
   }
   const source = input.source ?? DEFAULT_EVENT_SOURCE;
-  if (source.length === 0) throw new EventDataError(type, 'source must be a non-empty URI reference');
+  if (typeof source !== 'string' || source.length === 0) {
+    throw new EventDataError(type, 'source must be a non-empty URI reference');
+  }
   const traceparent = input.traceparent ?? currentTraceparent();
   if (!parseTraceparent(traceparent)) {
     throw new EventDataError(

@@ -41,6 +41,8 @@ export const INGEST_FAILURE_CODES = [
   'invalid-answer',
   /** The bridge refused to send the request it built (a bug: report it). */
   'internal',
+  /** The S3 notification names the write with text that is not well-formed Unicode (a lone surrogate). */
+  'invalid-notification',
 ] as const;
 export type IngestFailureCode = (typeof INGEST_FAILURE_CODES)[number];
 

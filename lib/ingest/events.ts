@@ -4,6 +4,7 @@
  * a repeated emission after a crash carries the same id and consumers drop it, while a file dropped
  * again (a new write) gets new ids.
  */
+import { boundedText } from '../core/index.ts';
 import { type CloudEvent, createEvent, type IngestFailureCode } from '../events/index.ts';
 import type { ObjectWrite } from '../state/keys.ts';
 
@@ -64,7 +65,7 @@ export function failedEvent(
     data: {
       ...objectRef(write),
       code: failure.code,
-      reason: failure.reason,
+      reason: boundedText(failure.reason),
       ...(failure.pdsStatus !== undefined ? { pdsStatus: failure.pdsStatus } : {}),
       retryable: failure.retryable,
     },

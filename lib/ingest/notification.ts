@@ -5,10 +5,16 @@
  * ({@link throwIfAnyFailed}) so SQS delivers it again, when the already finished writes are duplicates.
  */
 
+import { failedEvent } from './events.ts';
 import type { FilterDecision } from './filters.ts';
 import { type IngestObjectDeps, type IngestOutcome, ingestObject } from './ingest-object.ts';
 import type { OncePerBatch } from './once-per-batch.ts';
-import type { IgnoredS3Record, ObjectWriteEvent, S3Notification } from './s3-event.ts';
+import {
+  type IgnoredS3Record,
+  type ObjectWriteEvent,
+  type S3Notification,
+  unencodableField,
+} from './s3-event.ts';
 
 export interface NotificationDeps extends IngestObjectDeps {
   /** The prefix/suffix filter (folder placeholders are always skipped). */
@@ -24,7 +30,9 @@ export interface NotificationDeps extends IngestObjectDeps {
 export type WriteResult =
   | { write: ObjectWriteEvent; kind: 'skipped'; reason: string }
   | { write: ObjectWriteEvent; kind: 'done'; outcome: IngestOutcome }
-  | { write: ObjectWriteEvent; kind: 'error'; error: unknown };
+  | { write: ObjectWriteEvent; kind: 'error'; error: unknown }
+  /** Refused as it entered (text that cannot be encoded): a `pds.ingest.failed` event was sent. */
+  | { write: ObjectWriteEvent; kind: 'refused'; reason: string };
 
 export interface NotificationReport {
   /** An `s3:TestEvent`: nothing to do. */
@@ -51,6 +59,11 @@ export async function ingestNotification(
   if (notification.kind === 'test') return { test: true, ignored: [], results: [] };
   const results: WriteResult[] = [];
   for (const write of notification.writes) {
+    const field = unencodableField(write);
+    if (field !== undefined) {
+      results.push(await refuseUnencodable(write, field, deps));
+      continue;
+    }
     const decision = deps.accepts(write.key);
     if (!decision.accept) {
       results.push({ write, kind: 'skipped', reason: decision.reason });
@@ -65,6 +78,22 @@ export async function ingestNotification(
     }
   }
   return { test: false, ignored: notification.ignored, results };
+}
+
+/**
+ * A write named with text that cannot be encoded fails for good in this receive: retrying cannot
+ * change the notification, so it ends with a `pds.ingest.failed` event saying why, not in the DLQ.
+ */
+async function refuseUnencodable(
+  write: ObjectWriteEvent,
+  field: string,
+  deps: NotificationDeps,
+): Promise<WriteResult> {
+  const reason = `The S3 notification names this write with text that is not well-formed Unicode (${field} holds a lone UTF-16 surrogate), so no state key or PDS request can be built from it; check what sends to the ingest queue`;
+  await deps.events.publish([
+    failedEvent(write, { code: 'invalid-notification', reason, retryable: false }, deps.eventSource),
+  ]);
+  return { write, kind: 'refused', reason };
 }
 
 /**

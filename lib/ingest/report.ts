@@ -1,7 +1,7 @@
 /**
  * Logs and counts what one notification did. Metrics (namespace PdsBridge): `IngestCompleted`,
- * `IngestFailed` (permanent failures, superseded writes included), `IngestDuplicate`, `IngestSkipped`
- * (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
+ * `IngestFailed` (permanent failures, superseded writes and writes refused as they entered
+ * included), `IngestDuplicate`, `IngestSkipped` (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
  * retry), `IngestBytes` (bytes streamed to the PDS), `IngestTagFailed` (finished writes whose object
  * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
  * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
@@ -40,6 +40,14 @@ function reportWrite(result: WriteResult, log: Log, metrics: Metrics): void {
   if (result.kind === 'skipped') {
     log.info('Skipped a dropped object', { ...ids, reason: result.reason });
     metrics.addMetric('IngestSkipped', 'Count', 1);
+    return;
+  }
+  if (result.kind === 'refused') {
+    log.warn('Refused an object write; a pds.ingest.failed event was sent', {
+      ...ids,
+      reason: result.reason,
+    });
+    metrics.addMetric('IngestFailed', 'Count', 1);
     return;
   }
   if (result.kind === 'error') {

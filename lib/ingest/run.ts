@@ -93,6 +93,7 @@ export function summarize(report: NotificationReport): IngestSummary {
   };
   for (const result of report.results) {
     if (result.kind === 'skipped') summary.skipped += 1;
+    else if (result.kind === 'refused') summary.failed += 1;
     else if (result.kind === 'done') {
       const { status } = result.outcome;
       if (status === 'imported') summary.imported += 1;

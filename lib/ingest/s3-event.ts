@@ -181,3 +181,21 @@ function toWrite(
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The field of a write that is not well-formed Unicode (holds a lone UTF-16 surrogate), or undefined.
+ * Such text parses as JSON but cannot be encoded as UTF-8: no state key, S3 request or PDS request
+ * can be built from it, so the write is refused where it enters (./notification.ts).
+ *
+ * @example
+ * ```ts
+ * unencodableField({ bucket: 'drops', key: 'in/a.csv', etag: '\ud800', size: 1, eventName: 'ObjectCreated:Put' }); // 'etag'
+ * ```
+ */
+export function unencodableField(write: ObjectWriteEvent): string | undefined {
+  const fields = ['bucket', 'key', 'versionId', 'etag', 'sequencer', 'eventName', 'eventTime'] as const;
+  return fields.find((field) => {
+    const value = write[field];
+    return typeof value === 'string' && !value.isWellFormed();
+  });
+}

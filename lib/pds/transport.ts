@@ -202,6 +202,12 @@ const DEFAULTS = {
 
 /** Bytes of an error answer read for its excerpt; the rest is discarded with the connection. */
 const ERROR_BODY_READ_LIMIT = 8 * 1024;
+/**
+ * Largest answer read into memory (JSON and text answers; streamed ones are not read here). Far
+ * above any page or messaging asset the bridge accepts (XML stops at 10 MiB), so only a runaway
+ * answer meets it, and it is refused instead of filling the function's memory.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** The request may carry these only through the transport itself. */
 const RESERVED_HEADERS = new Set(['authorization', 'host', 'user-agent']);
 /** Node system-call names of failures that happen before a request byte is written. */
@@ -387,8 +393,14 @@ export class PdsTransport {
       default: {
         let text: string;
         try {
-          text = await response.body.text();
+          text = await readAnswer(response.body, MAX_ANSWER_BYTES);
         } catch (error) {
+          if (error instanceof AnswerTooLargeError) {
+            throw new PdsInvalidResponseError(
+              `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
+              line,
+            );
+          }
           throw this.#toPdsError(error, line);
         }
         return answer(expect === 'json' ? this.#parseJson(text, line) : text);
@@ -537,6 +549,25 @@ function describeFailure(error: unknown): string {
   const code = codeOf(error);
   const message = error.message || error.name;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+class AnswerTooLargeError extends Error {}
+
+/** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
+async function readAnswer(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      throw new AnswerTooLargeError();
+    }
+    chunks.push(buffer);
+  }
+  // As undici's body.text(): UTF-8, a leading byte order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
 
 /** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */

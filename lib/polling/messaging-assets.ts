@@ -40,7 +40,6 @@ import {
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { checkpointKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
-import { parseMessagingAssetSafely } from '../xml/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,
@@ -52,6 +51,7 @@ import {
 } from './checkpoint.ts';
 import { IdCollector } from './id-ranges.ts';
 import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
+import { withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -194,14 +194,7 @@ export function messagingAssetEvent(
   xml: string,
   options: { source?: string; time?: Date } = {},
 ): CloudEvent<'pds.messaging-asset.received'> {
-  const parsed = parseMessagingAssetSafely(xml);
-  return assetEvent(
-    asset,
-    parsed.ok
-      ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
-      : { parseError: parsed.error, rawXml: xml },
-    options,
-  );
+  return withMessageContent(xml, (content) => assetEvent(asset, content, options));
 }
 
 /**

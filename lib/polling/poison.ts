@@ -10,7 +10,7 @@
  * outage, a whole request refused for permissions or a missing queue) never counts: the event is
  * sent again and nothing is passed.
  */
-import { isIntegerInRange } from '../core/index.ts';
+import { boundedText, isIntegerInRange } from '../core/index.ts';
 import {
   type CloudEvent,
   EventPublishError,
@@ -53,7 +53,7 @@ export function checkedFailureLimit(value: number | undefined): number {
  */
 export function messageErrorOfFetch(error: unknown, failedRuns: number): MessageFetchError {
   const name = error instanceof Error && error.name ? error.name : 'Error';
-  const text = error instanceof Error ? error.message : String(error);
+  const text = boundedText(error instanceof Error ? error.message : String(error));
   return {
     name,
     message: `${text || 'unknown error'} (failed on ${failedRuns} consecutive runs; passed without its message)`,
@@ -71,7 +71,7 @@ export function messageErrorOfFetch(error: unknown, failedRuns: number): Message
 export function messageErrorOfRefusal(failure: EventPublishFailure, failedRuns: number): MessageFetchError {
   return {
     name: failure.code || 'EventRefused',
-    message: `SQS refused the event with its message: ${failure.reason || 'no reason given'} (failed on ${failedRuns} consecutive runs; passed without its message)`,
+    message: `SQS refused the event with its message: ${boundedText(failure.reason) || 'no reason given'} (failed on ${failedRuns} consecutive runs; passed without its message)`,
     failedRuns,
   };
 }

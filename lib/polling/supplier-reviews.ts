@@ -24,6 +24,7 @@
  */
 
 import {
+  boundedText,
   createLimiter,
   errorFields,
   errorSummary,
@@ -45,9 +46,9 @@ import {
 } from '../state/review-progress.ts';
 import type { StateStore } from '../state/store.ts';
 import { purgeIfExpired, readWatchEntry, type WatchedKey, watchedKeys } from '../state/watch-list.ts';
-import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { reviewFingerprint } from './fingerprint.ts';
+import { type MessageContent, withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -131,23 +132,16 @@ export function reviewEvent(
   message: { xml: string } | { error: MessageFetchError },
   options: { source?: string; time?: Date } = {},
 ): CloudEvent<'pds.supplier-review.received'> {
-  let content: Record<string, unknown>;
-  if ('xml' in message) {
-    const parsed = parseMessagingAssetSafely(message.xml);
-    content = parsed.ok
-      ? { document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) }
-      : { parseError: parsed.error, rawXml: message.xml };
-  } else {
-    content = { messageError: message.error };
-  }
-  return createEvent({
-    type: 'pds.supplier-review.received',
-    subject: `item/${review.primaryKey}`,
-    idParts: [review.primaryKey, fingerprint],
-    ...(options.source ? { source: options.source } : {}),
-    ...(options.time ? { time: options.time } : {}),
-    data: { review, messagingAssetId: review.messagingAssetId, ...content },
-  });
+  const build = (content: MessageContent | { messageError: MessageFetchError }) =>
+    createEvent({
+      type: 'pds.supplier-review.received',
+      subject: `item/${review.primaryKey}`,
+      idParts: [review.primaryKey, fingerprint],
+      ...(options.source ? { source: options.source } : {}),
+      ...(options.time ? { time: options.time } : {}),
+      data: { review, messagingAssetId: review.messagingAssetId, ...content },
+    });
+  return 'xml' in message ? withMessageContent(message.xml, build) : build({ messageError: message.error });
 }
 
 interface KeyContext {
@@ -272,7 +266,11 @@ async function pollKey(
         return { ok: true, fingerprint, event: reviewEvent(review, fingerprint, { xml }, options) };
       } catch (error) {
         if (error instanceof PdsNotFoundError) {
-          const messageError = { name: error.name, message: error.message, status: error.status };
+          const messageError = {
+            name: error.name,
+            message: boundedText(error.message),
+            status: error.status,
+          };
           logger.warn('The message of a supplier review no longer exists; the review is emitted without it', {
             primaryKey,
             messagingAssetId: review.messagingAssetId,

@@ -2,6 +2,7 @@
  * The event a finished publication ends with, built from its record alone: the worker emits it, and
  * `pds bridge replay` emits it again with the same id (`idParts: [publicationId]`) and time.
  */
+import { boundedText } from '../core/index.ts';
 import { type CloudEvent, createEvent, type PublicationFailureCode } from '../events/index.ts';
 import type { PublicationRecord } from './records.ts';
 import type { PublicationErrorView } from './schemas.ts';
@@ -47,7 +48,7 @@ export function publicationOutcomeEvent(
       publicationId,
       ...(record.selectionId === undefined ? {} : { selectionId: record.selectionId }),
       code: recordedFailureCode(error),
-      reason: error.reason,
+      reason: boundedText(error.reason),
       ...(error.pdsStatus === undefined ? {} : { pdsStatus: error.pdsStatus }),
       retryable: error.retryable,
     },

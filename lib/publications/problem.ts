@@ -6,6 +6,7 @@
  * Handlers throw an {@link ApiProblem}; the API turns it into the answer, so no route formats errors
  * on its own.
  */
+import { boundedText } from '../core/index.ts';
 
 /** Prefix of every problem type URI; the suffix is the slug listed in docs/api.md. */
 export const PROBLEM_TYPE_PREFIX = 'urn:pds-bridge:problem:';
@@ -83,6 +84,8 @@ export class ApiProblem extends Error {
   readonly extensions: Record<string, unknown>;
 
   constructor(slug: ProblemSlug, detail: string, options: ApiProblemOptions = {}) {
+    // A detail quoting outside input (a PDS answer, a value) stays readable and bounded.
+    detail = boundedText(detail);
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiProblem';
     this.slug = slug;

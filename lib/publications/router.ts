@@ -4,8 +4,10 @@
  *
  * Path parameters come from `event.pathParameters` when API Gateway filled them (it decodes them and,
  * on HTTP APIs, `rawPath` too); otherwise the matched raw segment is percent-decoded exactly once,
- * so behind the local adapter a key `a/b` travels as `a%2Fb`. A path that matches no template is
- * `not-found`; one that matches with another method is `method-not-allowed` with the allowed methods.
+ * so behind the local adapter a key `a/b` travels as `a%2Fb`. A parameter that is empty or not
+ * well-formed Unicode is refused for every route ({@link InvalidPathError}, answered 400). A path
+ * that matches no template is `not-found`; one that matches with another method is
+ * `method-not-allowed` with the allowed methods.
  */
 
 /** What a route needs for matching. */
@@ -20,14 +22,18 @@ export type RouteMatch<R extends RouteShape> =
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
-/** A path segment is not valid percent-encoding. */
+/**
+ * A path parameter cannot be read: its segment is not valid percent-encoding, it is empty, or it is
+ * not well-formed Unicode (a lone surrogate, which no state key or log line can carry).
+ */
 export class InvalidPathError extends Error {
   readonly segment: string;
 
-  constructor(segment: string) {
-    super(
-      `The path segment ${JSON.stringify(segment.slice(0, 80))} is not valid percent-encoding; encode each path parameter once with encodeURIComponent`,
-    );
+  constructor(
+    segment: string,
+    problem = 'is not valid percent-encoding; encode each path parameter once with encodeURIComponent',
+  ) {
+    super(`The path segment ${JSON.stringify(segment.slice(0, 80))} ${problem}`);
     this.name = 'InvalidPathError';
     this.segment = segment;
   }
@@ -59,6 +65,18 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new InvalidPathError(segment);
   }
+}
+
+/** Every route answers 400 for a parameter its handler could not use, before the handler runs. */
+function checkedParameter(name: string, value: string): string {
+  if (value === '') throw new InvalidPathError(value, `(path parameter ${name}) is empty; give a value`);
+  if (!value.isWellFormed()) {
+    throw new InvalidPathError(
+      value,
+      `(path parameter ${name}) is not well-formed Unicode (it holds a lone surrogate); send UTF-8 text`,
+    );
+  }
+  return value;
 }
 
 /**
@@ -94,7 +112,10 @@ export class Router<R extends RouteShape> {
       segments.forEach((segment, index) => {
         if (!('param' in segment)) return;
         const given = pathParameters?.[segment.param];
-        params[segment.param] = given ?? decodeSegment(parts[index] as string);
+        params[segment.param] = checkedParameter(
+          segment.param,
+          given ?? decodeSegment(parts[index] as string),
+        );
       });
       return { kind: 'found', route, params };
     }

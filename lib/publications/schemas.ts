@@ -41,8 +41,15 @@ export const MAX_PRIMARY_KEY_LENGTH = 512;
 export const PUBLICATION_STATUSES = ['queued', 'publishing', 'published', 'failed'] as const;
 export type PublicationStatus = (typeof PUBLICATION_STATUSES)[number];
 
+// Text that is not well-formed Unicode (a lone surrogate) can be neither a state key nor a log line:
+// refused here, where it enters, rather than failing the publish worker after the PDS call.
 const text = (what: string) =>
-  z.string({ error: `must be a string (${what})` }).min(1, { error: `must not be empty (${what})` });
+  z
+    .string({ error: `must be a string (${what})` })
+    .min(1, { error: `must not be empty (${what})` })
+    .refine((value) => value.isWellFormed(), {
+      error: `must be well-formed Unicode, without lone surrogates (${what})`,
+    });
 
 /**
  * Builds every schema of the API for the given limits, registered in a fresh registry.

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
+import { ArchiveLimitError, admitArchive } from './archive-limits.ts';
 import { SimulatorHttpError } from './errors.ts';
 import type { SimulatorState } from './state.ts';
 import {
@@ -142,7 +143,9 @@ async function expandArchive(
   let zip: yauzl.ZipFile | undefined;
   try {
     zip = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
+    const admit = admitArchive({ name: archive.fileName, bytes: archive.size, members: zip.entryCount });
     for await (const member of zip.eachEntry()) {
+      admit(member.uncompressedSize);
       const isDirectory = member.fileName.endsWith('/');
       const segments = (isDirectory ? member.fileName.slice(0, -1) : member.fileName).split('/');
       for (const segment of segments) checkPathSegment(segment, `Archive member '${member.fileName}'`);
@@ -162,6 +165,7 @@ async function expandArchive(
     }
   } catch (error) {
     if (error instanceof SimulatorHttpError) throw error;
+    if (error instanceof ArchiveLimitError) throw new SimulatorHttpError(413, error.message);
     throw new SimulatorHttpError(
       400,
       `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); upload a valid ZIP`,

@@ -6,25 +6,60 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { BridgeError } from '../core/index.ts';
 
 export type CsvDelimiter = ',' | ';';
 
 /**
- * The separator a header line uses: `;` when it has more semicolons than commas outside quotes, else `,`.
+ * Longest record read, in characters as written (quotes and the line breaks inside quoted fields
+ * included): a quote that is never closed would otherwise gather the rest of the file into one
+ * field in memory.
+ */
+export const MAX_CSV_RECORD_CHARS = 1024 * 1024;
+
+/**
+ * The separator of a file, from its header record: `;` when it has more semicolons than commas
+ * outside quotes, else `,`. A quoted header name may span lines, so lines are fed until the
+ * header's quotes close (or {@link MAX_CSV_RECORD_CHARS} have been read).
+ *
+ * @example
+ * const detector = new DelimiterDetector();
+ * detector.push('"primary key'); // false: a quote is open
+ * detector.push('";name');       // true
+ * detector.delimiter;            // ';'
+ */
+export class DelimiterDetector {
+  #commas = 0;
+  #semicolons = 0;
+  #quoted = false;
+  #length = 0;
+
+  /** Feeds the next line; true once the header record is complete. */
+  push(line: string): boolean {
+    for (const char of line) {
+      if (char === '"') this.#quoted = !this.#quoted;
+      else if (!this.#quoted && char === ',') this.#commas += 1;
+      else if (!this.#quoted && char === ';') this.#semicolons += 1;
+    }
+    this.#length += line.length + 1;
+    return !this.#quoted || this.#length > MAX_CSV_RECORD_CHARS;
+  }
+
+  get delimiter(): CsvDelimiter {
+    return this.#semicolons > this.#commas ? ';' : ',';
+  }
+}
+
+/**
+ * The separator a header line uses (see {@link DelimiterDetector} for headers spanning lines).
  *
  * @example
  * detectDelimiter('primaryKey__;name'); // ';'
  */
 export function detectDelimiter(headerLine: string): CsvDelimiter {
-  let commas = 0;
-  let semicolons = 0;
-  let quoted = false;
-  for (const char of headerLine) {
-    if (char === '"') quoted = !quoted;
-    else if (!quoted && char === ',') commas += 1;
-    else if (!quoted && char === ';') semicolons += 1;
-  }
-  return semicolons > commas ? ';' : ',';
+  const detector = new DelimiterDetector();
+  for (const line of headerLine.split('\n')) if (detector.push(line)) break;
+  return detector.delimiter;
 }
 
 /**
@@ -41,9 +76,13 @@ export class CsvLineReader {
   #field = '';
   #quoted = false;
   #atFieldStart = true;
+  /** Characters of the record so far, for {@link MAX_CSV_RECORD_CHARS}. */
+  #length = 0;
+  readonly #maxChars: number;
 
-  constructor(delimiter: CsvDelimiter) {
+  constructor(delimiter: CsvDelimiter, maxChars = MAX_CSV_RECORD_CHARS) {
     this.delimiter = delimiter;
+    this.#maxChars = maxChars;
   }
 
   /** True while a quoted field is open across lines. */
@@ -53,6 +92,14 @@ export class CsvLineReader {
 
   /** Feeds one line (without its line end); returns the record it completes, if any. */
   push(line: string): string[] | undefined {
+    this.#length += line.length;
+    if (this.#length > this.#maxChars) {
+      throw new CsvFormatError(
+        `a record is longer than ${this.#maxChars} characters`,
+        'CSV_RECORD_TOO_LONG',
+        'shorten its values, or close the quote that gathers the rest of the file into it',
+      );
+    }
     for (let i = 0; i < line.length; i += 1) {
       const char = line[i] as string;
       if (this.#quoted) {
@@ -75,8 +122,10 @@ export class CsvLineReader {
     }
     if (this.#quoted) {
       this.#field += '\n';
+      this.#length += 1;
       return undefined;
     }
+    this.#length = 0;
     const record = [...this.#fields, this.#field];
     this.#fields = [];
     this.#field = '';
@@ -106,22 +155,65 @@ export function parseCsv(text: string): CsvTable {
 }
 
 function recordsOf(lines: string[]): string[][] {
-  const first = lines[0];
-  if (first === undefined) return [];
-  const reader = new CsvLineReader(detectDelimiter(first));
-  const records: string[][] = [];
-  for (const line of lines) {
-    const record = reader.push(line);
-    if (record && !isBlank(record)) records.push(record);
-  }
-  if (reader.pending) throw new CsvFormatError('a quoted field is not closed before the end of the input');
-  return records;
+  const stream = new CsvRecordStream();
+  const records = lines.flatMap((line) => stream.push(line));
+  records.push(...stream.end('the input'));
+  return records.filter((record) => !isBlank(record));
 }
 
-/** The CSV text cannot be read; the message says where it is broken. */
-export class CsvFormatError extends Error {
-  constructor(detail: string) {
-    super(`Invalid CSV: ${detail}; close every quoted field with '"' and escape quotes inside it as '""'`);
+/**
+ * Lines in, records out: the header's lines are held until its delimiter is known (a quoted header
+ * name may span lines), then every line goes through one {@link CsvLineReader}.
+ */
+class CsvRecordStream {
+  readonly #detector = new DelimiterDetector();
+  #held: string[] = [];
+  #reader: CsvLineReader | undefined;
+
+  /** The records `line` completes (none while the header is still being read). */
+  push(line: string): string[][] {
+    if (this.#reader) {
+      const record = this.#reader.push(line);
+      return record ? [record] : [];
+    }
+    this.#held.push(this.#held.length === 0 ? line.replace(/^\uFEFF/, '') : line);
+    return this.#detector.push(line) ? this.#release() : [];
+  }
+
+  /** The records of the lines still held; throws when a quoted field is left open at the end of `what`. */
+  end(what: string): string[][] {
+    const records = this.#reader ? [] : this.#release();
+    if (this.#reader?.pending)
+      throw new CsvFormatError(`a quoted field is not closed before the end of ${what}`);
+    return records;
+  }
+
+  #release(): string[][] {
+    const reader = new CsvLineReader(this.#detector.delimiter);
+    this.#reader = reader;
+    const records: string[][] = [];
+    for (const line of this.#held) {
+      const record = reader.push(line);
+      if (record) records.push(record);
+    }
+    this.#held = [];
+    return records;
+  }
+}
+
+/**
+ * The CSV text cannot be read; the message says where it is broken. `code`: `CSV_MALFORMED` (a quote
+ * left open) or `CSV_RECORD_TOO_LONG` (a record over {@link MAX_CSV_RECORD_CHARS}).
+ */
+export class CsvFormatError extends BridgeError {
+  declare readonly code: 'CSV_MALFORMED' | 'CSV_RECORD_TOO_LONG';
+
+  constructor(
+    detail: string,
+    code: 'CSV_MALFORMED' | 'CSV_RECORD_TOO_LONG' = 'CSV_MALFORMED',
+    fix = `close every quoted field with '"' and escape quotes inside it as '""'`,
+  ) {
+    super(code, `Invalid CSV: ${detail}; ${fix}`);
     this.name = 'CsvFormatError';
   }
 }
@@ -135,22 +227,22 @@ export class CsvFormatError extends Error {
 export async function* readCsvRecords(filePath: string): AsyncGenerator<Record<string, string>> {
   const input = createReadStream(filePath, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Infinity });
-  let reader: CsvLineReader | undefined;
+  const stream = new CsvRecordStream();
   let header: string[] | undefined;
-  try {
-    for await (const rawLine of lines) {
-      const line = reader ? rawLine : rawLine.replace(/^\uFEFF/, '');
-      reader ??= new CsvLineReader(detectDelimiter(line));
-      const record = reader.push(line);
-      if (!record || isBlank(record)) continue;
+  const rows = function* (records: string[][]): Generator<Record<string, string>> {
+    for (const record of records) {
+      if (isBlank(record)) continue;
       if (!header) header = record.map((name) => name.trim());
       else yield rowObject(header, record);
     }
+  };
+  try {
+    for await (const line of lines) yield* rows(stream.push(line));
+    yield* rows(stream.end('the file'));
   } finally {
     lines.close();
     input.destroy();
   }
-  if (reader?.pending) throw new CsvFormatError('a quoted field is not closed before the end of the file');
 }
 
 function rowObject(header: string[], record: string[]): Record<string, string> {

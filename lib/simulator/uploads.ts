@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import yauzl from 'yauzl';
+import { ArchiveLimitError, admitArchive } from './archive-limits.ts';
 import { SimulatorHttpError } from './errors.ts';
 import type { Gathering, SimulatorState, StoredGatheringEntry } from './state.ts';
 
@@ -192,13 +193,16 @@ async function expandArchive(
   let zip: yauzl.ZipFile | undefined;
   try {
     zip = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
+    const admit = admitArchive({ name: archive.fileName, bytes: archive.size, members: zip.entryCount });
     for await (const member of zip.eachEntry()) {
+      admit(member.uncompressedSize);
       if (member.fileName.endsWith('/')) continue;
       const assetKey = state.newUuid();
       const file = await storeStream(await zip.openReadStreamPromise(member), join(directory, assetKey));
       entries.push({ assetKey, path: `${prefix}/${member.fileName}`, contentType: '', ...file });
     }
   } catch (error) {
+    if (error instanceof ArchiveLimitError) throw new SimulatorHttpError(413, error.message);
     throw new SimulatorHttpError(
       400,
       `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); upload a valid ZIP or rename it`,

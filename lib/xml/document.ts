@@ -17,6 +17,9 @@
  *   namespace in `document.rootNamespace`. Elements of different namespaces with the same local name
  *   share one array: consumers match on local names.
  * - Comments, processing instructions and the XML declaration are dropped.
+ * - Every element keeps its local name. So that it can, an element whose local name is a property
+ *   of `Object.prototype` (`constructor`, `toString`, `__proto__`, …) or is empty (`<a:>`) makes the
+ *   document a parse error (`NAME_REFUSED`, `MALFORMED`) instead of being renamed or dropped.
  *
  * parse.ts builds it (and says how it is kept safe); this file is the shape and its accessors.
  */

@@ -5,10 +5,20 @@
  * - `MALFORMED`: the text is not well-formed XML (line and column point at the problem).
  * - `DOCTYPE_REFUSED`: the document declares a DOCTYPE; refused so that no entity is ever expanded.
  * - `LIMIT_EXCEEDED`: a structural limit of the parser was hit (for example the nesting depth).
+ * - `NAME_REFUSED`: an element's local name is a property of `Object.prototype` (`constructor`,
+ *   `toString`, `__proto__`, …), which the document's plain objects cannot hold as a key.
+ *
+ * Messages are bounded (lib/core `boundedText`): a validator message listing every unclosed tag
+ * would otherwise grow with the document.
  */
-import { BridgeError } from '../core/index.ts';
+import { BridgeError, boundedText } from '../core/index.ts';
 
-export type XmlParseErrorCode = 'TOO_LARGE' | 'MALFORMED' | 'DOCTYPE_REFUSED' | 'LIMIT_EXCEEDED';
+export type XmlParseErrorCode =
+  | 'TOO_LARGE'
+  | 'MALFORMED'
+  | 'DOCTYPE_REFUSED'
+  | 'LIMIT_EXCEEDED'
+  | 'NAME_REFUSED';
 
 /** Plain, JSON-safe description of a parse failure, as events carry it. */
 export interface XmlErrorInfo {
@@ -40,7 +50,7 @@ export class XmlParseError extends BridgeError {
     options?: ErrorOptions,
   ) {
     // Not retryable: the same document fails the same way.
-    super(code, message, { ...options, retryable: false });
+    super(code, boundedText(message), { ...options, retryable: false });
     this.name = 'XmlParseError';
     this.line = position?.line;
     this.column = position?.column;

@@ -14,7 +14,7 @@
  */
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { checkInteger } from '../core/index.ts';
+import { boundedText, checkInteger } from '../core/index.ts';
 import { ATTRIBUTE_PREFIX, type ParsedDocument, TEXT_KEY, type XmlElement } from './document.ts';
 import { xmlOnlyEntityDecoder } from './entities.ts';
 import { XmlParseError } from './errors.ts';
@@ -29,7 +29,11 @@ export const DEFAULT_MAX_XML_DEPTH = 100;
 export interface ParseOptions {
   /** Largest accepted document in UTF-8 bytes; default {@link DEFAULT_MAX_XML_BYTES}. */
   maxBytes?: number;
-  /** Deepest accepted element nesting; default {@link DEFAULT_MAX_XML_DEPTH}. */
+  /**
+   * Deepest accepted nesting below the root element (the root itself is not counted, as
+   * fast-xml-parser counts): `maxDepth` 100 accepts a root with 100 levels of elements inside it.
+   * Default {@link DEFAULT_MAX_XML_DEPTH}.
+   */
   maxDepth?: number;
 }
 
@@ -77,7 +81,8 @@ function checkWellFormed(xml: string): void {
   if (result === true) return;
   const { code, msg, line, col } = result.err;
   const where = `line ${line}${col === undefined ? '' : `, column ${col}`}`;
-  const problem = msg.replace(/\.$/, '');
+  // The validator lists every unclosed tag; the list is cut so the sender's advice stays in the message.
+  const problem = boundedText(msg.replace(/\.$/, ''), 1000);
   throw new XmlParseError(
     'MALFORMED',
     `Malformed XML at ${where}: ${problem} (${code}). The messaging asset is not well-formed XML; the sender must correct it.`,
@@ -130,7 +135,7 @@ export function parseWithFastXmlParser(xml: string, maxDepth: number): ParsedDoc
     const parser = maxDepth === DEFAULT_MAX_XML_DEPTH ? defaultParser : createParser(maxDepth);
     tree = parser.parse(xml) as Record<string, XmlElement[]>;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = boundedText(error instanceof Error ? error.message : String(error), 1000);
     if (/nested/i.test(detail)) {
       throw new XmlParseError(
         'LIMIT_EXCEEDED',

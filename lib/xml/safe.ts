@@ -2,6 +2,7 @@
  * The poller's entry point: parse and summarise a messaging asset without ever throwing, so one
  * broken message is reported in its event instead of stopping the run.
  */
+import { boundedText } from '../core/index.ts';
 import { type CicSummary, summariseCatalogueItemConfirmation } from './cic.ts';
 import type { ParsedDocument } from './document.ts';
 import { type XmlErrorInfo, XmlParseError } from './errors.ts';
@@ -27,7 +28,7 @@ export function parseMessagingAssetSafely(xml: string, options?: ParseOptions): 
   } catch (error) {
     if (error instanceof XmlParseError) return { ok: false, error: error.toInfo() };
     const name = error instanceof Error ? error.name : 'Error';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = boundedText(error instanceof Error ? error.message : String(error));
     return { ok: false, error: { name, message } };
   }
 }

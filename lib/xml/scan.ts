@@ -1,7 +1,9 @@
 /**
  * A single linear pass over well-formed XML markup that collects what the tree parser drops:
  * namespace declarations (fast-xml-parser's `removeNSPrefix` discards `xmlns` attributes) and the
- * root element's qualified name. It also refuses any DOCTYPE, so DTD entities never reach a parser.
+ * root element's qualified name. It also refuses any DOCTYPE, so DTD entities never reach a parser,
+ * and every element name the document's shape cannot hold (an empty local name, a property of
+ * `Object.prototype`), before fast-xml-parser would refuse or rename it.
  *
  * It runs after `XMLValidator.validate`, so it can rely on markup being balanced; comments,
  * CDATA sections and processing instructions are skipped so text inside them is never mistaken
@@ -74,6 +76,37 @@ function readStartTag(
   return { name, declarations, selfClosing: false, next: i };
 }
 
+/**
+ * Element names fast-xml-parser cannot keep as they are: names that are properties of
+ * `Object.prototype` (`constructor`, `toString`, `__proto__`, …) would reach the prototype of the
+ * element objects, so it refuses some and renames others (`toString` → `__toString`), which would
+ * break document.ts's promise that elements keep their local names.
+ */
+const RESERVED_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype']);
+
+/**
+ * Refuses an element name the document shape cannot hold: a name whose local part is empty (`a:`,
+ * not a valid qualified name) or a local name of {@link RESERVED_NAMES}. Local name as the tree
+ * parser takes it: everything after the first colon.
+ */
+function checkElementName(xml: string, lt: number, name: string): void {
+  const local = name.slice(name.indexOf(':') + 1);
+  if (local !== '' && !RESERVED_NAMES.has(local)) return;
+  const { line, column } = positionOf(xml, lt);
+  if (local === '') {
+    throw new XmlParseError(
+      'MALFORMED',
+      `Malformed XML at line ${line}, column ${column}: the element name ${JSON.stringify(name)} has no local name after its namespace prefix. The messaging asset is not well-formed XML; the sender must correct it.`,
+      { line, column },
+    );
+  }
+  throw new XmlParseError(
+    'NAME_REFUSED',
+    `XML element ${JSON.stringify(name)} at line ${line}, column ${column} is refused: element names that are properties of Object.prototype (constructor, toString, __proto__, …) cannot be kept as the document's keys. GDSN messages never use them; ask the sender to check the message.`,
+    { line, column },
+  );
+}
+
 function refuseSecondRoot(xml: string, index: number): never {
   const { line, column } = positionOf(xml, index);
   throw new XmlParseError(
@@ -116,6 +149,7 @@ export function scanMarkup(xml: string): MarkupScan {
       // The validator lets `<a/><b/>` through; a second top-level element is caught here.
       if (depth === 0 && rootQualifiedName !== undefined) refuseSecondRoot(xml, lt);
       const tag = readStartTag(xml, lt);
+      checkElementName(xml, lt, tag.name);
       if (!tag.selfClosing) depth++;
       for (const [prefix, uri] of tag.declarations) {
         if (!Object.hasOwn(namespaces, prefix)) namespaces[prefix] = uri;
