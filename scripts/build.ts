@@ -13,7 +13,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
 import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
-import { buildConsumer, CONSUMER_DIST } from './build-consumer.ts';
+import { buildConsumerPackage, CONSUMER_PACKAGE } from './build-consumer.ts';
 import { nodeBundleOptions } from './bundle-options.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -132,7 +132,7 @@ if (import.meta.main) {
   // The `pds` command line as one file (see build-cli.ts for why).
   await bundleCli();
   process.stdout.write(`Bundled ${path.relative(root, CLI_BUNDLE)}\n`);
-  // The consumer kit, package.json's `pds-bridge/consumer` (see build-consumer.ts).
-  await buildConsumer();
-  process.stdout.write(`Built ${path.relative(root, CONSUMER_DIST)}/\n`);
+  // The consumer package, packages/consumer (`pds-bridge/consumer`; see build-consumer.ts).
+  await buildConsumerPackage();
+  process.stdout.write(`Built ${path.relative(root, CONSUMER_PACKAGE)}/\n`);
 }
