@@ -3,7 +3,7 @@
  *
  * - an S3 object (`s3://bucket/key`): every write of that key the ingest saw (its progress records,
  *   lib/ingest/progress.ts), each with attempts, owner, outcome, failure code and reason, gathering key
- *   and imported entries, and the ids of the events it emitted (ids are deterministic, lib/events);
+ *   and the entries whose import the PDS accepted, and the ids of the events it emitted (ids are deterministic, lib/events);
  * - a publication id: its record (lib/publications/records.ts) and its event;
  * - a messaging-asset id: where it stands in the poller's checkpoint (lib/polling/checkpoint.ts).
  *
@@ -73,8 +73,12 @@ export interface WriteExplanation {
   versionId?: string;
   etag?: string;
   sequencer?: string;
-  /** `in-progress` while a delivery holds the claim, `stalled` when the last one gave it back. */
-  state: 'imported' | 'failed' | 'superseded' | 'in-progress' | 'stalled';
+  /**
+   * `import-accepted`: the PDS accepted the import of every entry (it answers an import without a
+   * body, so whether items were created is not known); `in-progress` while a delivery holds the
+   * claim, `stalled` when the last one gave it back.
+   */
+  state: 'import-accepted' | 'failed' | 'superseded' | 'in-progress' | 'stalled';
   status: IngestProgressRecord['status'];
   attempts: number;
   owner: string;
@@ -83,7 +87,8 @@ export interface WriteExplanation {
   leaseUntil?: string;
   size?: number;
   gatheringKey?: string;
-  entries: Array<{ path: string; assetKey: string; imported: boolean }>;
+  /** `importAccepted`: the PDS accepted this entry's import request. */
+  entries: Array<{ path: string; assetKey: string; importAccepted: boolean }>;
   code?: IngestFailureCode;
   reason?: string;
   pdsStatus?: number;
@@ -204,7 +209,7 @@ function explainWrite(key: string, record: IngestProgressRecord, now: number): W
   const write = objectWriteOf(record);
   const state: WriteExplanation['state'] =
     record.status === 'done'
-      ? 'imported'
+      ? 'import-accepted'
       : record.status === 'failed'
         ? record.outcome === 'superseded'
           ? 'superseded'
@@ -214,7 +219,7 @@ function explainWrite(key: string, record: IngestProgressRecord, now: number): W
           : 'stalled';
   const code = record.code ?? (record.outcome === 'superseded' ? 'superseded' : undefined);
   const events: EmittedEvent[] = [];
-  if (state === 'imported') {
+  if (state === 'import-accepted') {
     events.push({
       type: 'pds.ingest.completed',
       id: eventId('pds.ingest.completed', [...writeIdParts(write), record.gatheringKey ?? '']),
@@ -235,11 +240,15 @@ function explainWrite(key: string, record: IngestProgressRecord, now: number): W
     ...(state === 'in-progress' ? { leaseUntil: iso(record.leaseUntil) } : {}),
     ...(record.size !== undefined ? { size: record.size } : {}),
     ...(record.gatheringKey ? { gatheringKey: record.gatheringKey } : {}),
-    entries: (record.entries ?? []).map(({ path, assetKey, imported }) => ({ path, assetKey, imported })),
+    entries: (record.entries ?? []).map(({ path, assetKey, imported }) => ({
+      path,
+      assetKey,
+      importAccepted: imported,
+    })),
     ...(code ? { code } : {}),
     ...(record.reason ? { reason: record.reason } : {}),
     ...(record.pdsStatus !== undefined ? { pdsStatus: record.pdsStatus } : {}),
-    ...(record.lastError && state !== 'imported' ? { lastError: record.lastError } : {}),
+    ...(record.lastError && state !== 'import-accepted' ? { lastError: record.lastError } : {}),
     events,
     next: nextForWrite(state, code, record),
     record: key,
@@ -253,8 +262,8 @@ function nextForWrite(
   record: IngestProgressRecord,
 ): string {
   switch (state) {
-    case 'imported':
-      return 'Nothing: every entry was imported and pds.ingest.completed was sent. A consumer that lost the event gets it again with pds bridge replay (same id).';
+    case 'import-accepted':
+      return 'Nothing to redo: the PDS accepted the import of every entry and pds.ingest.completed was sent. Whether items were created is not reported (the PDS answers an import without a body): to know, look an item of the file up in the PDS (pds reviews PRIMARY_KEY answers not found for an item that does not exist). A consumer that lost the event gets it again with pds bridge replay (same id).';
     case 'in-progress':
       return `Wait: ${record.owner} is working on it until ${iso(record.leaseUntil)} (status ${record.status}).`;
     case 'stalled':

@@ -176,7 +176,7 @@ interface WhyWrite {
   attempts: number;
   owner: string;
   gatheringKey?: string;
-  entries: Array<{ path: string; imported: boolean }>;
+  entries: Array<{ path: string; importAccepted: boolean }>;
   events: Array<{ type: string; id: string }>;
   next: string;
 }
@@ -197,13 +197,16 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(answer.writes).toHaveLength(1);
     const [write] = answer.writes as [WhyWrite];
     expect(write).toMatchObject({
-      state: 'imported',
+      state: 'import-accepted',
       attempts: 1,
       gatheringKey: completed.data.gatheringKey,
-      entries: [{ path: 'items.csv', imported: true }],
+      entries: [{ path: 'items.csv', importAccepted: true }],
       events: [{ type: 'pds.ingest.completed', id: completed.id }],
     });
     expect(write.owner).not.toBe('');
+    expect(write.next).toMatch(/the PDS accepted the import of every entry/);
+    expect(write.next).toMatch(/Whether items were created is not reported/);
+    expect(completed.data.outcome).toBe('import-accepted');
   });
 
   it('why: a file the PDS refused shows the failure code, the reason, the failed event and what to do', async () => {
@@ -254,11 +257,11 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
 
     // assess
     expect(superseded.data.code).toBe('superseded');
-    expect(answer.writes.map((write) => write.state).sort()).toEqual(['imported', 'superseded']);
+    expect(answer.writes.map((write) => write.state).sort()).toEqual(['import-accepted', 'superseded']);
     const stale = answer.writes.find((write) => write.state === 'superseded') as WhyWrite;
     expect(stale.events).toEqual([{ type: 'pds.ingest.failed', id: superseded.id }]);
     expect(stale.next).toContain('newer upload');
-    const imported = answer.writes.find((write) => write.state === 'imported') as WhyWrite;
+    const imported = answer.writes.find((write) => write.state === 'import-accepted') as WhyWrite;
     expect(imported.events[0]?.id).toBe(newer.id);
   });
 

@@ -58,7 +58,7 @@ function writeText(write: WriteExplanation, index: number): string {
   const identity = write.versionId
     ? `version ${write.versionId}`
     : `etag ${write.etag ?? '-'}${write.sequencer ? `, sequencer ${write.sequencer}` : ''}`;
-  const outcome = `${write.state.toUpperCase()}${write.code && write.state !== 'superseded' ? ` (${write.code})` : ''}`;
+  const outcome = `${write.state.replaceAll('-', ' ').toUpperCase()}${write.code && write.state !== 'superseded' ? ` (${write.code})` : ''}`;
   return lines(`write ${index}: ${identity}: ${outcome}`, [
     ['attempts', write.attempts],
     ['owner', write.owner],
@@ -68,7 +68,7 @@ function writeText(write: WriteExplanation, index: number): string {
     ['gathering', write.gatheringKey],
     ...write.entries.map((entry): [string, unknown] => [
       'entry',
-      `${entry.path} → ${entry.assetKey}${entry.imported ? ' (imported)' : ' (not imported)'}`,
+      `${entry.path} → ${entry.assetKey}${entry.importAccepted ? ' (import accepted)' : ' (import not yet accepted)'}`,
     ]),
     ['reason', write.reason],
     ['PDS status', write.pdsStatus],
