@@ -26,6 +26,9 @@ export const SCHEDULE_DLQ_ROLE = 'poller-schedule';
  */
 export const FAILED_RUNS_ROLE = 'poller-failed-runs';
 
+/** The stage of the local stack (`npm start`), whose queue names follow the deployed ones. */
+export const LOCAL_STAGE = 'local';
+
 /** Where the commands connect. */
 export interface BridgeTarget {
   /** `local` for the local stack. */

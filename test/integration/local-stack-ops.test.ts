@@ -325,6 +325,10 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     const onTerminal = await pds(['bridge', 'status'], true);
     expect(onTerminal.stdout).toContain('poll-messaging-assets');
     expect(onTerminal.stdout).toContain('pds-bridge-local-ingest-dlq');
+    // What the local stack lacks by design reads as such, not as an error.
+    expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-schedule-dlq\s+deployed stacks only/);
+    expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-failed-runs\s+deployed stacks only/);
+    expect(onTerminal.stdout).not.toContain('missing');
   });
 
   it('redrive: the dry run counts and explains the DLQ and moves nothing; --apply moves it back and the ingest handles it', async () => {

@@ -5,6 +5,7 @@ import type { MoveResult } from '../../ops/ports.ts';
 import type { RedrivePlan } from '../../ops/redrive.ts';
 import type { ReplayPlan } from '../../ops/replay.ts';
 import type { BridgeStatus } from '../../ops/status.ts';
+import { LOCAL_STAGE } from '../../ops/target.ts';
 import type { Explanation, WriteExplanation } from '../../ops/why.ts';
 import { formatDuration, formatTable, formatTime } from '../output.ts';
 
@@ -109,6 +110,10 @@ export function statusText(status: BridgeStatus): string {
       poller.lastSuccessAt ? `${formatTime(poller.lastSuccessAt)}${age(poller.lastSuccessAgeMs)}` : 'never',
     ]),
   );
+  // The local stack has no EventBridge Scheduler and no on-failure destination: their queues are
+  // absent by design there, not missing.
+  const absent = (role: string) =>
+    status.stage === LOCAL_STAGE && sourceless(role) ? 'deployed stacks only' : 'missing';
   const queues = formatTable(
     ['QUEUE', 'VISIBLE', 'IN FLIGHT', 'DEAD-LETTER QUEUE', 'DLQ MESSAGES'],
     status.queues.map((queue) => [
@@ -116,7 +121,7 @@ export function statusText(status: BridgeStatus): string {
       queue.exists ? queue.visible : sourceless(queue.role) ? '' : 'missing',
       queue.exists ? queue.inFlight : '',
       queue.deadLetter?.name,
-      queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : 'missing') : '',
+      queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : absent(queue.role)) : '',
     ]),
   );
   const inFlight =
