@@ -17,6 +17,7 @@ import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
+import { parseScriptArgs } from '../lib/command-line.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const lib = path.join(root, 'lib');
@@ -138,6 +139,12 @@ export async function buildConsumerPackage(packageDir: string = CONSUMER_PACKAGE
 }
 
 if (import.meta.main) {
+  parseScriptArgs({
+    command: 'node scripts/build-consumer.ts',
+    summary:
+      "Builds the consumer package, packages/consumer: the kit into dist/consumer/ and a copy of schemas/. The package's prepack script runs it.",
+    options: {},
+  });
   await buildConsumerPackage();
   process.stdout.write(`Built ${path.relative(root, CONSUMER_PACKAGE)}/ (dist/consumer/, schemas/)\n`);
 }

@@ -12,6 +12,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
 import { buildConsumerPackage, CONSUMER_PACKAGE } from './build-consumer.ts';
 import { nodeBundleOptions } from './bundle-options.ts';
@@ -121,6 +122,12 @@ export async function bundleFunctions(names: string[]): Promise<Array<{ name: st
 }
 
 if (import.meta.main) {
+  parseScriptArgs({
+    command: 'node scripts/build.ts',
+    summary:
+      'npm run build: bundles each functions/<name>.ts into dist/<name>/, the pds command line into dist/bin/pds.mjs, and builds the consumer package (packages/consumer).',
+    options: {},
+  });
   const names = await functionNames();
   await rm(distDir, { recursive: true, force: true });
   const sizes = await bundleFunctions(names);
