@@ -11,6 +11,7 @@ import { createS3Client } from '../aws.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
+import { dropWarnings } from './ingest-hints.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
 
@@ -79,6 +80,11 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
   try {
     for (const file of command.files) {
       const key = `${command.prefix}${basename(file)}`;
+      // Uploaded all the same: the user may mean to test the filters.
+      const filters = facts.ingest ?? { prefix: '', suffixes: [] };
+      for (const warning of dropWarnings(key, { filters, simulated: facts.pds.simulated })) {
+        io.err(`drop: warning: ${warning}`);
+      }
       try {
         const uploaded = await uploadFile({ s3, bucket: facts.buckets.drop, path: file, key });
         const parts = uploaded.parts > 0 ? `, ${uploaded.parts} parts` : '';

@@ -31,6 +31,7 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
+import { ingestFiltersOf } from './ingest-hints.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -89,6 +90,8 @@ export interface RunningLocalStack {
   api: { url: string; token: string };
   pds: { url: string; username: string; password: string; simulated: boolean };
   rates: { messagingAssetsMs: number; supplierReviewsMs: number };
+  /** The ingest's key filters, from INGEST_PREFIX and INGEST_SUFFIXES as the stack was started with. */
+  ingest: { prefix: string; suffixes: string[] };
   /** Absolute; only when state is kept on disk. */
   dataDir?: string;
   /** Stops everything, waiting for invocations in progress; safe to call more than once. */
@@ -272,6 +275,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         messagingAssetsMs: settings.messagingAssetsRateMs,
         supplierReviewsMs: settings.supplierReviewsRateMs,
       },
+      ingest: ingestFiltersOf(process.env),
       ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
       stop() {
         stopped ??= cleanUp();

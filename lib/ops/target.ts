@@ -43,6 +43,8 @@ export interface BridgeTarget {
   };
   /** Where the local stack's facts came from, for messages. */
   readonly stackFile?: string;
+  /** The ingest's INGEST_PREFIX / INGEST_SUFFIXES, when known (the local stack's file; else the environment). */
+  readonly ingestFilters?: { prefix?: string; suffixes?: string[] };
 }
 
 /** Stage names the templates accept: they become part of bucket names. */

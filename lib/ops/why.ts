@@ -11,7 +11,9 @@
  */
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
+import { createIngestFilter, type IngestFilterOptions } from '../ingest/filters.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
+import { decodeS3Key } from '../ingest/s3-event.ts';
 import type { MessagingAssetCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
@@ -102,7 +104,15 @@ export interface WriteExplanation {
 export interface ObjectExplanation {
   kind: 'object';
   bucket: string;
+  /** The key the records are about: the one given, or its URL-decoded form when only that matched. */
   key: string;
+  /**
+   * `as-given`, or `url-decoded` when the key was given in the URL-encoded form S3 notifications and
+   * consoles show (`my+items+%2Bplus.csv`) and the decoded key (`my items +plus.csv`) matched.
+   */
+  keyMatched: 'as-given' | 'url-decoded';
+  /** What was asked, when it differs from `key`. */
+  keyGiven?: string;
   versionId?: string;
   /** Oldest first. */
   writes: WriteExplanation[];
@@ -149,6 +159,11 @@ export type Explanation = ObjectExplanation | PublicationExplanation | Messaging
 export interface WhyOptions {
   /** Epoch ms; default Date.now. */
   now?: number;
+  /**
+   * The ingest's INGEST_PREFIX / INGEST_SUFFIXES, when known: a key the bridge saw no write of is
+   * then checked against them, and the answer names the rule that skipped it.
+   */
+  filters?: IngestFilterOptions;
 }
 
 /**
@@ -168,7 +183,7 @@ export async function explain(
   const now = options.now ?? Date.now();
   switch (subject.kind) {
     case 'object':
-      return explainObject(store, subject, now);
+      return explainObject(store, subject, now, options.filters);
     case 'publication':
       return explainPublication(store, subject.publicationId);
     case 'messaging-asset':
@@ -180,28 +195,69 @@ async function explainObject(
   store: StateStore,
   subject: Extract<WhySubject, { kind: 'object' }>,
   now: number,
+  filters: IngestFilterOptions | undefined,
 ): Promise<ObjectExplanation> {
-  const records: Array<{ key: string; record: IngestProgressRecord }> = [];
-  for await (const key of store.list(ingestObjectPrefix(subject.bucket, subject.key))) {
-    const entry = await store.get<IngestProgressRecord>(key);
-    // Hashed keys of two object keys never share a prefix, but check: the record names its key.
-    if (entry && entry.value.key === subject.key) records.push({ key, record: entry.value });
+  let key = subject.key;
+  let writes = await writesOf(store, subject, key, now);
+  const decoded = urlDecoded(subject.key);
+  if (writes.length === 0 && decoded !== undefined) {
+    const decodedWrites = await writesOf(store, subject, decoded, now);
+    if (decodedWrites.length > 0 || filters !== undefined) {
+      key = decoded;
+      writes = decodedWrites;
+    }
   }
-  const writes = records
-    .filter(({ record }) => subject.versionId === undefined || record.versionId === subject.versionId)
-    .sort((a, b) => a.record.claimedAt - b.record.claimedAt || a.key.localeCompare(b.key))
-    .map(({ key, record }) => explainWrite(key, record, now));
+  const matched = { ...subject, key };
   return {
     kind: 'object',
     bucket: subject.bucket,
-    key: subject.key,
+    key,
+    keyMatched: key === subject.key ? 'as-given' : 'url-decoded',
+    ...(key === subject.key ? {} : { keyGiven: subject.key }),
     ...(subject.versionId ? { versionId: subject.versionId } : {}),
     writes,
-    next: writes.length === 0 ? noWriteSeen(subject) : (writes.at(-1) as WriteExplanation).next,
+    next: writes.length === 0 ? noWriteSeen(matched, filters) : (writes.at(-1) as WriteExplanation).next,
   };
 }
 
-function noWriteSeen(subject: { bucket: string; key: string; versionId?: string }): string {
+/** The writes of `key` the ingest recorded, oldest first. */
+async function writesOf(
+  store: StateStore,
+  subject: Extract<WhySubject, { kind: 'object' }>,
+  objectKey: string,
+  now: number,
+): Promise<WriteExplanation[]> {
+  const records: Array<{ key: string; record: IngestProgressRecord }> = [];
+  for await (const key of store.list(ingestObjectPrefix(subject.bucket, objectKey))) {
+    const entry = await store.get<IngestProgressRecord>(key);
+    // Hashed keys of two object keys never share a prefix, but check: the record names its key.
+    if (entry && entry.value.key === objectKey) records.push({ key, record: entry.value });
+  }
+  return records
+    .filter(({ record }) => subject.versionId === undefined || record.versionId === subject.versionId)
+    .sort((a, b) => a.record.claimedAt - b.record.claimedAt || a.key.localeCompare(b.key))
+    .map(({ key, record }) => explainWrite(key, record, now));
+}
+
+/** The key decoded as S3 notifications encode it (`+` a space, `%XX` UTF-8), when that differs. */
+function urlDecoded(key: string): string | undefined {
+  if (!/[+%]/.test(key)) return undefined;
+  try {
+    const decoded = decodeS3Key(key);
+    return decoded === key ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+function noWriteSeen(
+  subject: { bucket: string; key: string; versionId?: string },
+  filters: IngestFilterOptions | undefined,
+): string {
+  const decision = filters ? createIngestFilter(filters)(subject.key) : undefined;
+  if (decision && !decision.accept) {
+    return `s3://${subject.bucket}/${subject.key} is ${decision.reason}: the ingest skips such keys and records nothing of them. To ingest it, upload it again under a key the filters accept, or change INGEST_PREFIX / INGEST_SUFFIXES.`;
+  }
   return `The bridge saw no write of s3://${subject.bucket}/${subject.key}${subject.versionId ? ` version ${subject.versionId}` : ''}. Check that the object is in the drop bucket and matches INGEST_PREFIX / INGEST_SUFFIXES (other keys are skipped), that its notification is not waiting in the ingest DLQ (pds bridge redrive ingest), and that the bucket's notification reaches the ingest queue (pds bridge status shows its depth).`;
 }
 

@@ -265,6 +265,27 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(imported.events[0]?.id).toBe(newer.id);
   });
 
+  it('why: accepts a key in the URL-encoded form S3 notifications show, and says that form matched', async () => {
+    // prepare
+    const key = 'ops/my items +plus ü.csv';
+    await drop(key, CSV);
+    await waitForEvent('completed', (e) => e.subject === subjectOf(key));
+    const encoded = subjectOf('ops/my+items+%2Bplus+%C3%BC.csv');
+
+    // act
+    const answer = await pdsJson<{ key: string; keyMatched: string; writes: WhyWrite[] }>([
+      'bridge',
+      'why',
+      encoded,
+    ]);
+    const onTerminal = await pds(['bridge', 'why', encoded], true);
+
+    // assess
+    expect(answer).toMatchObject({ key, keyMatched: 'url-decoded' });
+    expect(answer.writes.map((write) => write.state)).toEqual(['import-accepted']);
+    expect(onTerminal.stdout).toContain('the key as decoded from the URL-encoded form given');
+  });
+
   it('why: a key the bridge never saw says so and where to look; a bad subject is a usage error', async () => {
     const answer = await pdsJson<{ writes: unknown[]; next: string }>([
       'bridge',

@@ -14,9 +14,15 @@ export function explanationText(answer: Explanation): string {
   switch (answer.kind) {
     case 'object': {
       const title = `s3://${answer.bucket}/${answer.key}${answer.versionId ? ` (version ${answer.versionId})` : ''}`;
-      if (answer.writes.length === 0) return `${title}: no write seen\nnext: ${answer.next}`;
+      const matched =
+        answer.keyMatched === 'url-decoded'
+          ? `\n(the key as decoded from the URL-encoded form given, ${answer.keyGiven}; the bridge records decoded keys)`
+          : '';
+      if (answer.writes.length === 0) return `${title}: no write seen${matched}\nnext: ${answer.next}`;
       const writes = answer.writes.map((write, index) => writeText(write, index + 1));
-      return [`${title}: ${answer.writes.length} write(s) seen, oldest first`, ...writes].join('\n\n');
+      return [`${title}: ${answer.writes.length} write(s) seen, oldest first${matched}`, ...writes].join(
+        '\n\n',
+      );
     }
     case 'publication':
       return lines(

@@ -8,6 +8,8 @@
  *   region (the usual chain) and the names the templates give: `pds-bridge-<stage>-<queue>`, the state
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
+
+import { parseSuffixList } from '../../ingest/filters.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError } from '../../ops/errors.ts';
@@ -69,7 +71,17 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
       throw new CliUsageError('--stack-file names the local stack; leave it out with --stage', command);
     }
     const stateBucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
-    return { stage, ...(stateBucket ? { stateBucket } : {}) };
+    // A deployed stage's filters are in its function's configuration; the operator may set them here too.
+    const filters =
+      io.env.INGEST_PREFIX !== undefined || io.env.INGEST_SUFFIXES !== undefined
+        ? {
+            ingestFilters: {
+              prefix: io.env.INGEST_PREFIX ?? '',
+              suffixes: parseSuffixList(io.env.INGEST_SUFFIXES),
+            },
+          }
+        : {};
+    return { stage, ...(stateBucket ? { stateBucket } : {}), ...filters };
   }
   const path = stackFile ?? DEFAULT_STACK_FILE;
   try {
@@ -79,6 +91,7 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
       stateBucket: stringFlag(flags, 'state-bucket') ?? facts.buckets.state,
       emulator: emulatorClientConfig(facts.aws),
       stackFile: path,
+      ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
     };
   } catch (error) {
     throw new CliUsageError(
@@ -91,12 +104,13 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
 /** Runs `fn` connected to the target; what the operator named wrongly becomes a usage error (exit 2). */
 async function withConnection<T>(
   context: CommandContext,
-  fn: (connection: OperatorConnection) => Promise<T>,
+  fn: (connection: OperatorConnection, target: BridgeTarget) => Promise<T>,
 ): Promise<T> {
   let connection: OperatorConnection | undefined;
   try {
-    connection = await connectOperator(await targetOf(context));
-    return await fn(connection);
+    const target = await targetOf(context);
+    connection = await connectOperator(target);
+    return await fn(connection, target);
   } catch (error) {
     if (error instanceof OperatorTargetError || error instanceof WhySubjectError) {
       throw new CliUsageError(error.message, context.command);
@@ -158,7 +172,9 @@ const why: Command = {
     if (version !== undefined && subject.kind !== 'object') {
       throw new CliUsageError('--version applies to s3://BUCKET/KEY only', context.command);
     }
-    const answer = await withConnection(context, (connection) => explain(connection.store, subject));
+    const answer = await withConnection(context, (connection, target) =>
+      explain(connection.store, subject, target.ingestFilters ? { filters: target.ingestFilters } : {}),
+    );
     return { data: answer, text: () => explanationText(answer) };
   },
 };
