@@ -31,7 +31,7 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
-import { ingestFiltersOf } from './ingest-hints.ts';
+import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -249,10 +249,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       bucket: resources.buckets.drop,
       queueUrl: resources.queues.ingest.url,
       region: settings.region,
-      onNotified: (notification) =>
+      onNotified: (notification) => {
         log(
           `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
-        ),
+        );
+        // Whatever uploaded it (npm run drop, the AWS CLI): a file that will create nothing is named.
+        const filters = ingestFiltersOf(process.env);
+        for (const warning of dropWarnings(notification.key, { filters, simulated: pds.simulated })) {
+          log(`  ! ${warning}`);
+        }
+      },
       onError: (error, key) =>
         log(`✗ no notification for s3://${resources.buckets.drop}/${key}: ${messageOf(error)}`),
     });
