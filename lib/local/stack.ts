@@ -32,6 +32,7 @@ import {
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
 import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
+import { invocationStore } from './invocation-scope.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -132,6 +133,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = createLocalResources(emulator.server, emulator.endpoint);
 
     const apiToken = options.apiToken ?? randomBytes(24).toString('base64url');
+    // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
+    await invocationStore();
     const restoreEnvironment = applyEnvironment(
       handlerEnvironment({
         awsEndpoint: emulator.endpoint,
@@ -150,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Imported only now: each handler module builds its logger and metrics from the environment when it
     // is first imported, and the log level and disabled metrics above must already be in it.
     const { createLocalHandlers } = await import('./handlers.ts');
+    // Each invocation logs with its own function name and request id, as deployed functions do.
     const handlers = createLocalHandlers(process.env);
 
     const clientConfig = {
