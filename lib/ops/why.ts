@@ -202,7 +202,7 @@ async function explainObject(
   const decoded = urlDecoded(subject.key);
   if (writes.length === 0 && decoded !== undefined) {
     const decodedWrites = await writesOf(store, subject, decoded, now);
-    if (decodedWrites.length > 0 || filters !== undefined) {
+    if (decodedWrites.length > 0) {
       key = decoded;
       writes = decodedWrites;
     }
