@@ -10,7 +10,11 @@ import {
   type IngestFilterOptions,
   parseSuffixList,
 } from '../ingest/filters.ts';
+import { parseCsv } from '../simulator/csv.ts';
 import { ITEM_FILE_SUFFIXES } from '../simulator/index.ts';
+
+/** The column the simulator keys a CSV row by; a row without it is skipped. */
+const PRIMARY_KEY_COLUMN = 'primaryKey__';
 
 /** The filters the stack's ingest function reads from `env` (the stack passes the user's on). */
 export function ingestFiltersOf(env: NodeJS.ProcessEnv): { prefix: string; suffixes: string[] } {
@@ -50,7 +54,12 @@ export function dropRuleLine(filters: IngestFilterOptions, simulated: boolean): 
  */
 export function dropWarnings(
   key: string,
-  options: { filters: IngestFilterOptions; simulated: boolean },
+  options: {
+    filters: IngestFilterOptions;
+    simulated: boolean;
+    /** The file's first line, when it is a local .csv file: its header is checked too. */
+    firstLine?: string;
+  },
 ): string[] {
   const decision = createIngestFilter(options.filters)(key);
   if (!decision.accept) {
@@ -58,11 +67,29 @@ export function dropWarnings(
     const fix = key.startsWith(prefix) ? '' : ` (put it under ${prefix}: --prefix ${prefix})`;
     return [`${key} is ${decision.reason}: the stack will not ingest it${fix}`];
   }
+  if (!options.simulated) return [];
   const lower = key.toLowerCase();
   const createsItems = [...ITEM_FILE_SUFFIXES, '.zip'].some((suffix) => lower.endsWith(suffix));
-  return options.simulated && !createsItems
-    ? [
-        `${key}: the simulator creates items only from ${simulatorItemFiles()}; it accepts this file and creates none (pds.ingest.completed still says the import was accepted)`,
-      ]
-    : [];
+  if (!createsItems) {
+    return [
+      `${key}: the simulator creates items only from ${simulatorItemFiles()}; it accepts this file and creates none (pds.ingest.completed still says the import was accepted)`,
+    ];
+  }
+  if (lower.endsWith('.csv') && options.firstLine !== undefined && !hasPrimaryKeyColumn(options.firstLine)) {
+    return [
+      `${key} has no ${PRIMARY_KEY_COLUMN} column in its header: the simulator skips every row and creates no items (pds.ingest.completed still says the import was accepted)`,
+    ];
+  }
+  return [];
+}
+
+function hasPrimaryKeyColumn(headerLine: string): boolean {
+  try {
+    return parseCsv(headerLine.replace(/^\uFEFF/, '')).header.some(
+      (name) => name.trim() === PRIMARY_KEY_COLUMN,
+    );
+  } catch {
+    // A header the simulator cannot read either; the ingest's event and the simulator say more.
+    return true;
+  }
 }

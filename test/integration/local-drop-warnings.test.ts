@@ -82,4 +82,17 @@ describe('npm run drop', () => {
     ]);
     expect(drop.out).toHaveLength(3);
   });
+
+  it('tells that a CSV without the primaryKey__ column creates no items', async () => {
+    const csv = join(dir, 'no-key.csv');
+    await writeFile(csv, 'gtin,name\n1,Water\n');
+    const drop = captured();
+
+    const code = await runDropCli(['--stack-file', await stackFile(undefined), csv], drop.io);
+
+    expect(code).toBe(0);
+    expect(drop.err).toEqual([
+      expect.stringContaining('no-key.csv has no primaryKey__ column in its header'),
+    ]);
+  });
 });

@@ -30,6 +30,17 @@ describe('dropWarnings', () => {
     }
   });
 
+  it('tells, with the simulator, that a CSV without a primaryKey__ column creates no items', () => {
+    const hints = { filters: {}, simulated: true };
+
+    expect(dropWarnings('items.csv', { ...hints, firstLine: 'gtin,name' })).toEqual([
+      'items.csv has no primaryKey__ column in its header: the simulator skips every row and creates no items (pds.ingest.completed still says the import was accepted)',
+    ]);
+    expect(dropWarnings('items.csv', { ...hints, firstLine: '\uFEFFprimaryKey__;name' })).toEqual([]);
+    expect(dropWarnings('items.csv', { ...hints, firstLine: 'name,"primaryKey__"' })).toEqual([]);
+    expect(dropWarnings('items.csv', { filters: {}, simulated: false, firstLine: 'gtin' })).toEqual([]);
+  });
+
   it('says nothing of files the simulator imports, or of any file with a real PDS', () => {
     for (const key of ['items.csv', 'items.JSON', 'batch.zip']) {
       expect(dropWarnings(key, { filters: {}, simulated: true })).toEqual([]);
