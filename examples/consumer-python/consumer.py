@@ -113,6 +113,12 @@ def main():
     queue_url = os.environ.get("QUEUE_URL")
     if not queue_url:
         sys.exit("Set QUEUE_URL to the queue pds-bridge sends its events to (EVENTS_QUEUE_URL).")
+    if boto3.session.Session().region_name is None:
+        # boto3 would stop with NoRegionError and a stack trace; say what to set instead.
+        sys.exit(
+            "Set AWS_DEFAULT_REGION (or a region in your AWS profile): the queue's region, "
+            "us-east-1 for the local stack (docs/consumers.md shows both commands)."
+        )
     max_empty = int(os.environ.get("MAX_EMPTY_RECEIVES", "2"))
     sqs = boto3.client("sqs")
     s3 = s3_client()
