@@ -149,7 +149,12 @@ describe('the committed event data schemas (schemas/events)', () => {
 describe('the consumer package (packages/consumer, published as pds-bridge)', () => {
   const consumerPackage = JSON.parse(
     readFileSync(path.join(root, 'packages', 'consumer', 'package.json'), 'utf8'),
-  ) as { version: string; exports: Record<string, unknown>; files: string[] };
+  ) as {
+    version: string;
+    exports: Record<string, unknown>;
+    files: string[];
+    dependencies: Record<string, string>;
+  };
 
   it('maps pds-bridge/schemas/<path> onto the schemas it packs, at the version the dataschemas name', () => {
     // The build copies schemas/ into the package (scripts/build-consumer.ts); packing and resolving
@@ -161,6 +166,17 @@ describe('the consumer package (packages/consumer, published as pds-bridge)', ()
       const uri = exampleEvents()[type][0]?.dataschema ?? '';
       const file = path.join(root, uri.replace(DATA_SCHEMA_URN_PREFIX, ''));
       expect(JSON.parse(readFileSync(file, 'utf8')).$id).toBe(uri);
+    }
+  });
+
+  it('depends on zod and @aws-sdk/client-s3 only, in the ranges the bridge itself is built and tested with', () => {
+    const bridge = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+
+    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual(['@aws-sdk/client-s3', 'zod']);
+    for (const [name, range] of Object.entries(consumerPackage.dependencies)) {
+      expect(range, name).toBe(bridge.dependencies[name]);
     }
   });
 });
