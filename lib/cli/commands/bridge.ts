@@ -146,7 +146,7 @@ const why: Command = {
   name: 'bridge why',
   summary: 'everything the bridge recorded about a dropped file, a publication or a messaging asset',
   description:
-    'SUBJECT is s3://BUCKET/KEY (every write of that key the ingest saw: attempts, owner, outcome, failure code and reason, gathering key, imported entries, the ids of the events sent), a publication id (or publication/ID) or a messaging-asset id (or messaging-asset/ID). Each answer ends with what to do next.',
+    'SUBJECT is s3://BUCKET/KEY (every write of that key the ingest saw: attempts, owner, outcome, failure code and reason, gathering key, the entries whose import the PDS accepted, the ids of the events sent), a publication id (or publication/ID) or a messaging-asset id (or messaging-asset/ID). Each answer ends with what to do next.',
   args: 'SUBJECT',
   minArgs: 1,
   maxArgs: 1,
