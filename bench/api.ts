@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { median, printTable } from './support.ts';
 
 /** The part of autocannon's API used here (the package ships no types). */
@@ -46,14 +46,27 @@ type Autocannon = (options: {
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  command: 'node bench/api.ts',
+  summary:
+    'POST /publications through the local HTTP adapter under autocannon: the real API handler against the same adapter answering a constant 202, in the same run; requests per second and latency of both.',
   options: {
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '10' },
-    runs: { type: 'string', default: '2' },
-    keys: { type: 'string', default: '10' },
-    state: { type: 'string', default: 'memory' },
-    'latency-ms': { type: 'string', default: '20' },
+    duration: { type: 'string', default: '10', value: 's', description: 'seconds per run' },
+    connections: { type: 'string', default: '10', value: 'n', description: 'concurrent connections' },
+    runs: { type: 'string', default: '2', value: 'n', description: 'runs of each server' },
+    keys: { type: 'string', default: '10', value: 'n', description: 'primary keys per publication' },
+    state: {
+      type: 'string',
+      default: 'memory',
+      value: 'memory|s3',
+      description: 'where records and messages go: memory, or S3 and SQS on the emulator',
+    },
+    'latency-ms': {
+      type: 'string',
+      default: '20',
+      value: 'ms',
+      description: 'latency added to every S3/SQS request with --state s3',
+    },
   },
 });
 const state = values.state;

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseScriptArgs } from '../lib/command-line.ts';
 
 const PARTS = {
   ingest: 'chaos/ingest.ts',
@@ -20,11 +20,14 @@ const PARTS = {
 } as const;
 type Part = keyof typeof PARTS;
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  command: 'node bench/chaos.ts',
+  summary:
+    'The chaos runs, one after the other: ingest and the pollers under faults, duplicates and kills (on 127.0.0.1). Exits 1 when either missed a target; node bench/chaos/ingest.ts --help and node bench/chaos/pollers.ts --help show every flag of a part.',
   options: {
-    only: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    seed: { type: 'string' },
+    only: { type: 'string', value: 'ingest|pollers', description: 'run one part only' },
+    quick: { type: 'boolean', description: 'a short smoke run of each part' },
+    seed: { type: 'string', value: 'n', description: 'the random seed of both parts' },
   },
 });
 

@@ -24,8 +24,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import {
   BUNDLE_BUDGET_BYTES,
   bundleDir,
@@ -38,13 +38,16 @@ import { median, printTable, root, runCommand } from './support.ts';
 
 const IMPORT_BUDGET_MS = 150;
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseScriptArgs({
+  command: 'node bench/cold-start.ts',
+  summary:
+    "Cold-start cost of each Lambda bundle: its size and a fresh process's import time, against a process importing nothing. With --analyze, what each named bundle (all by default) carries, by package.",
   options: {
-    runs: { type: 'string', default: '15' },
-    'no-build': { type: 'boolean', default: false },
-    analyze: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '15', value: 'n', description: 'fresh processes per bundle' },
+    'no-build': { type: 'boolean', description: 'measure the bundles in dist/ as they are' },
+    analyze: { type: 'boolean', description: 'list what the bundles carry instead of timing them' },
   },
-  allowPositionals: true,
+  positionals: '[NAME ...]',
 });
 
 /** What the handlers read at module scope; placeholders, since importing a bundle calls nothing. */

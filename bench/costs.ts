@@ -17,11 +17,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createS3Client, createSqsClient, resetAwsClients, s3Client, sqsClient } from '../lib/aws.ts';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { mapLimit } from '../lib/core/index.ts';
 import { localLambdaContext, toApiGatewayV2Event } from '../lib/http/index.ts';
 import { demoItems, itemsCsv } from '../lib/local/demo-files.ts';
@@ -46,16 +46,49 @@ import {
 } from './costs/model.ts';
 import { printTable, root } from './support.ts';
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  command: 'node bench/costs.ts',
+  summary:
+    'The cost model (docs/costs.md): each operation through its real handler against the emulator and the simulator, its S3/SQS requests and time counted, then the monthly bill of the stated daily load.',
   options: {
-    'drops-per-day': { type: 'string', default: '1000' },
-    'assets-per-day': { type: 'string', default: '10000' },
-    keys: { type: 'string', default: '5000' },
-    'review-minutes': { type: 'string', default: '5' },
-    'reviews-per-day': { type: 'string', default: '1000' },
-    'publications-per-day': { type: 'string', default: '1000' },
-    'items-per-publication': { type: 'string', default: '10' },
-    'latency-ms': { type: 'string', default: '50' },
+    'drops-per-day': { type: 'string', default: '1000', value: 'n', description: 'files dropped per day' },
+    'assets-per-day': {
+      type: 'string',
+      default: '10000',
+      value: 'n',
+      description: 'messaging assets per day',
+    },
+    keys: { type: 'string', default: '5000', value: 'n', description: 'watched keys' },
+    'review-minutes': {
+      type: 'string',
+      default: '5',
+      value: 'min',
+      description: 'minutes between review polls',
+    },
+    'reviews-per-day': {
+      type: 'string',
+      default: '1000',
+      value: 'n',
+      description: 'new supplier reviews per day',
+    },
+    'publications-per-day': {
+      type: 'string',
+      default: '1000',
+      value: 'n',
+      description: 'publications per day',
+    },
+    'items-per-publication': {
+      type: 'string',
+      default: '10',
+      value: 'n',
+      description: 'items per publication',
+    },
+    'latency-ms': {
+      type: 'string',
+      default: '50',
+      value: 'ms',
+      description: "the simulator's latency, a stand-in for a real PDS",
+    },
   },
 });
 const LOAD = {

@@ -14,7 +14,6 @@ import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
@@ -23,6 +22,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { bundleForNode, MiB, median, printTable, removeQuietly, startSimulatorProcess } from './support.ts';
 
 const DROPS = 'bench-drops';
@@ -98,11 +98,19 @@ async function transfer(bundle: string, env: NodeJS.ProcessEnv, args: string[]):
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseScriptArgs({
+    command: 'node bench/ingest.ts',
+    summary:
+      'Ingest of a dropped object (the ingest handler: GetObject, streamed upload, import, event) against a plain GetObject piped into the same upload, in the same run: MiB/s of both, their ratio and the peak RSS.',
     options: {
-      size: { type: 'string', default: '1024' },
-      compare: { type: 'string', default: '256' },
-      runs: { type: 'string', default: '3' },
+      size: { type: 'string', default: '1024', value: 'MiB', description: 'object size' },
+      compare: {
+        type: 'string',
+        default: '256',
+        value: 'MiB',
+        description: 'a second, smaller size (0 skips it)',
+      },
+      runs: { type: 'string', default: '3', value: 'n', description: 'runs per size' },
     },
   });
   const sizes = [Number(values.size), Number(values.compare)].filter((s) => s > 0);

@@ -19,7 +19,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import {
   CreateQueueCommand,
@@ -28,6 +27,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { createS3Client, createSqsClient } from '../lib/aws.ts';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
@@ -40,14 +40,36 @@ import { S3StateStore } from '../lib/state/s3/store.ts';
 import { watch } from '../lib/state/watch-list.ts';
 import { printTable, root } from './support.ts';
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  command: 'node bench/poll.ts',
+  summary:
+    'The pollers draining a large PDS (simulator with a fixed latency per request, fauxqs for state and events): time, PDS requests, events per second and CPU per phase, against the floor the concurrency allows.',
   options: {
-    serve: { type: 'string' },
-    assets: { type: 'string', default: '10000' },
-    keys: { type: 'string', default: '5000' },
-    'latency-ms': { type: 'string', default: '5' },
-    concurrency: { type: 'string', default: '8' },
-    workers: { type: 'string', default: '4' },
+    assets: { type: 'string', default: '10000', value: 'n', description: 'messaging assets in the PDS' },
+    keys: { type: 'string', default: '5000', value: 'n', description: 'watched keys, one review each' },
+    'latency-ms': {
+      type: 'string',
+      default: '5',
+      value: 'ms',
+      description: "the simulator's latency per request",
+    },
+    concurrency: {
+      type: 'string',
+      default: '8',
+      value: 'n',
+      description: 'PDS requests in flight per poller',
+    },
+    workers: {
+      type: 'string',
+      default: '4',
+      value: 'n',
+      description: 'review-poll workers in the fan-out phase',
+    },
+    serve: {
+      type: 'string',
+      value: 'simulator|fauxqs',
+      description: 'internal: run as the named child process',
+    },
   },
 });
 const ASSETS = Number(values.assets);

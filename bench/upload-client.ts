@@ -4,10 +4,21 @@
  *
  *   node upload-client.mjs URL FILE
  */
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { createPdsClient } from '../lib/pds/index.ts';
 
-const [url, file] = process.argv.slice(2);
-if (!url || !file) throw new Error('usage: upload-client URL FILE');
+const { positionals } = parseScriptArgs({
+  command: 'node bench/upload-client.ts',
+  summary:
+    "One streamed upload of FILE to the PDS at URL (user demo): prints the time taken and this process's peak RSS as one JSON line. bench/upload.ts runs it.",
+  options: {},
+  positionals: 'URL FILE',
+});
+const [url, file] = positionals;
+if (!url || !file || positionals.length > 2) {
+  process.stderr.write('bench/upload-client.ts: give URL and FILE, nothing else (see --help)\n');
+  process.exit(2);
+}
 
 const client = createPdsClient({ baseUrl: url, credentials: { username: 'demo', password: 'demo' } });
 const started = process.hrtime.bigint();

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import {
   bundleForNode,
   MiB,
@@ -63,8 +63,14 @@ async function curlUpload(url: string, file: string): Promise<Measurement> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { sizes: { type: 'string', default: '100,1024' }, runs: { type: 'string', default: '3' } },
+  const { values } = parseScriptArgs({
+    command: 'node bench/upload.ts',
+    summary:
+      "Streamed gathering upload: the pds-bridge client against curl -F to the same simulator, in the same run: MiB/s of both, their ratio and the client's peak RSS.",
+    options: {
+      sizes: { type: 'string', default: '100,1024', value: 'MiB,...', description: 'file sizes' },
+      runs: { type: 'string', default: '3', value: 'n', description: 'runs per size' },
+    },
   });
   const sizes = values.sizes.split(',').map(Number);
   const runs = Number(values.runs);

@@ -18,14 +18,20 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { parseMessagingAsset, parseMessagingAssetSafely } from '../lib/xml/index.ts';
 import { DEFAULT_MAX_XML_DEPTH, parseWithFastXmlParser } from '../lib/xml/parse.ts';
 import { MiB, median, printTable, root } from './support.ts';
 
-const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '15' }, ms: { type: 'string', default: '200' } },
+const { values } = parseScriptArgs({
+  command: 'node bench/xml.ts',
+  summary:
+    'How fast each way of parsing messaging-asset XML reads the GDSN fixtures, in one run (MiB/s, µs per document, rate against fast-xml-parser alone).',
+  options: {
+    rounds: { type: 'string', default: '15', value: 'n', description: 'rounds; each runs every path' },
+    ms: { type: 'string', default: '200', value: 'ms', description: 'CPU time per path and round' },
+  },
 });
 const ROUNDS = Number(values.rounds);
 const CPU_MS = Number(values.ms);

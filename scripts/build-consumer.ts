@@ -1,26 +1,33 @@
 /**
- * Builds the consumer kit, the package's `pds-bridge/consumer` entry (lib/consumer/index.ts), into
- * dist/consumer/: `index.js` (plain ESM JavaScript for Node 20 and later, with its source map) and
- * `types/` (TypeScript declarations). package.json `exports` points there.
+ * Builds the consumer package, packages/consumer (published as `pds-bridge`): the kit, its
+ * `pds-bridge/consumer` entry (lib/consumer/index.ts), into dist/consumer/ there (`index.js`, plain
+ * ESM JavaScript for Node 20 and later, with its source map, and `types/`, TypeScript declarations),
+ * and a copy of the events' JSON Schemas (schemas/, `pds-bridge/schemas/*`). Its package.json
+ * `exports` points there; its `prepack` script runs this file, so every tarball is complete.
  *
  * Why built, not shipped as source: Node refuses to strip types below node_modules, and Node 20 has
  * no type stripping at all. Unlike the Lambda bundles, the dependencies stay imports (zod,
  * @aws-sdk/client-s3): the consumer's own copies are used, so an S3Client it creates is the class the
  * kit expects.
  *
- * Run: `node scripts/build-consumer.ts` (`npm run build` runs it too). Importing this module builds nothing.
+ * Run: `node scripts/build-consumer.ts` (`npm run build` and `npm pack` in packages/consumer run it
+ * too). Importing this module builds nothing.
  */
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
+import { parseScriptArgs } from '../lib/command-line.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const lib = path.join(root, 'lib');
 const entry = path.join(lib, 'consumer', 'index.ts');
 
+/** The consumer package: what a consumer installs, and nothing else (its own package.json). */
+export const CONSUMER_PACKAGE = path.join(root, 'packages', 'consumer');
+
 /** Where `npm run build` writes the kit. */
-export const CONSUMER_DIST = path.join(root, 'dist', 'consumer');
+export const CONSUMER_DIST = path.join(CONSUMER_PACKAGE, 'dist', 'consumer');
 
 /** The declarations of the entry, relative to the output directory (package.json `exports.types`). */
 export const CONSUMER_TYPES_ENTRY = path.join('types', 'lib', 'consumer', 'index.d.ts');
@@ -115,7 +122,29 @@ export async function buildConsumer(outDir: string = CONSUMER_DIST): Promise<voi
   await rewriteSpecifiers(typesDir);
 }
 
+/**
+ * Builds the whole consumer package in `packageDir`: the kit into `dist/consumer/` and the events'
+ * JSON Schemas (this checkout's schemas/, written by `npm run schemas`) into `schemas/`.
+ *
+ * @example
+ * ```ts
+ * await buildConsumerPackage(); // then `npm pack` in packages/consumer carries both
+ * ```
+ */
+export async function buildConsumerPackage(packageDir: string = CONSUMER_PACKAGE): Promise<void> {
+  await buildConsumer(path.join(packageDir, 'dist', 'consumer'));
+  const schemas = path.join(packageDir, 'schemas');
+  await rm(schemas, { recursive: true, force: true });
+  await cp(path.join(root, 'schemas'), schemas, { recursive: true });
+}
+
 if (import.meta.main) {
-  await buildConsumer();
-  process.stdout.write(`Built ${path.relative(root, CONSUMER_DIST)}/\n`);
+  parseScriptArgs({
+    command: 'node scripts/build-consumer.ts',
+    summary:
+      "Builds the consumer package, packages/consumer: the kit into dist/consumer/ and a copy of schemas/. The package's prepack script runs it.",
+    options: {},
+  });
+  await buildConsumerPackage();
+  process.stdout.write(`Built ${path.relative(root, CONSUMER_PACKAGE)}/ (dist/consumer/, schemas/)\n`);
 }

@@ -12,8 +12,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
-import { buildConsumer, CONSUMER_DIST } from './build-consumer.ts';
+import { buildConsumerPackage, CONSUMER_PACKAGE } from './build-consumer.ts';
 import { nodeBundleOptions } from './bundle-options.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -121,6 +122,12 @@ export async function bundleFunctions(names: string[]): Promise<Array<{ name: st
 }
 
 if (import.meta.main) {
+  parseScriptArgs({
+    command: 'node scripts/build.ts',
+    summary:
+      'npm run build: bundles each functions/<name>.ts into dist/<name>/, the pds command line into dist/bin/pds.mjs, and builds the consumer package (packages/consumer).',
+    options: {},
+  });
   const names = await functionNames();
   await rm(distDir, { recursive: true, force: true });
   const sizes = await bundleFunctions(names);
@@ -132,7 +139,7 @@ if (import.meta.main) {
   // The `pds` command line as one file (see build-cli.ts for why).
   await bundleCli();
   process.stdout.write(`Bundled ${path.relative(root, CLI_BUNDLE)}\n`);
-  // The consumer kit, package.json's `pds-bridge/consumer` (see build-consumer.ts).
-  await buildConsumer();
-  process.stdout.write(`Built ${path.relative(root, CONSUMER_DIST)}/\n`);
+  // The consumer package, packages/consumer (`pds-bridge/consumer`; see build-consumer.ts).
+  await buildConsumerPackage();
+  process.stdout.write(`Built ${path.relative(root, CONSUMER_PACKAGE)}/\n`);
 }

@@ -7,8 +7,16 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stderr, stdout } from 'node:process';
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { breakingChanges } from '../lib/events/compatibility.ts';
 import { contractFiles, contractText } from '../lib/events/contracts.ts';
+
+parseScriptArgs({
+  command: 'node scripts/schemas.ts',
+  summary:
+    "npm run schemas: writes each event type's data schema (schemas/events/<type>/v<N>.json) and schemas/asyncapi.json; refuses a breaking change to a released version.",
+  options: {},
+});
 
 const root = path.resolve(import.meta.dirname, '..');
 const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {

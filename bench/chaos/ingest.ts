@@ -22,7 +22,6 @@ import { mkdtemp, open, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteMessageBatchCommand,
@@ -31,6 +30,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { parseScriptArgs } from '../../lib/command-line.ts';
 import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
 import { ingestProgressKey, isIngestProgressKey } from '../../lib/state/keys.ts';
@@ -540,21 +540,49 @@ export function printReport(report: IngestChaosReport): void {
 }
 
 function parseOptions(argv: string[]): IngestChaosOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      drops: { type: 'string' },
-      workers: { type: 'string' },
-      'duplicate-rate': { type: 'string' },
-      'fault-rate': { type: 'string' },
-      'reset-rate': { type: 'string' },
-      'kill-rate': { type: 'string' },
-      seed: { type: 'string' },
-      'deadline-seconds': { type: 'string' },
-      quick: { type: 'boolean', default: false },
-      'keep-logs': { type: 'boolean', default: false },
+  const { values } = parseScriptArgs(
+    {
+      command: 'node bench/chaos/ingest.ts',
+      summary:
+        'Ingest under chaos (on 127.0.0.1): drops notified with duplicates, PDS faults, connection resets and killed workers, against moto; checks every drop ends in exactly one event and nothing is lost. Exits 1 when a target is missed.',
+      options: {
+        drops: { type: 'string', value: 'n', description: 'files dropped (default 200; --quick 30)' },
+        workers: { type: 'string', value: 'n', description: 'ingest worker processes (default 3)' },
+        'duplicate-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'notifications sent twice (default 0.3)',
+        },
+        'fault-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'PDS requests answered 503 or 429 (default 0.15)',
+        },
+        'reset-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'PDS requests reset mid-body (default 0.05)',
+        },
+        'kill-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'invocations whose worker is SIGKILLed (default 0.05)',
+        },
+        seed: { type: 'string', value: 'n', description: 'random seed (default 1)' },
+        'deadline-seconds': {
+          type: 'string',
+          value: 's',
+          description: 'give up after (default 420; --quick 120)',
+        },
+        quick: { type: 'boolean', description: 'a smoke run of well under a minute of load' },
+        'keep-logs': {
+          type: 'boolean',
+          description: "keep the workers' and the simulator's logs (the directory is printed)",
+        },
+      },
     },
-  });
+    argv,
+  );
   const base = { ...DEFAULT_OPTIONS, ...(values.quick ? QUICK_OPTIONS : {}) };
   const number = (raw: string | undefined, fallback: number, name: string, max: number) => {
     if (raw === undefined) return fallback;

@@ -31,7 +31,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import {
   DeleteMessageCommand,
@@ -40,6 +39,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
+import { parseScriptArgs } from '../../lib/command-line.ts';
 import { resolveEventBody } from '../../lib/events/sqs/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
@@ -129,27 +129,67 @@ const QUICK: Partial<PollersChaosOptions> = {
 
 /** The options from command-line arguments; `--quick` changes the defaults to a short smoke run. */
 export function parsePollersChaosArgs(argv: string[]): PollersChaosOptions {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      assets: { type: 'string' },
-      keys: { type: 'string' },
-      'fault-rate': { type: 'string' },
-      'reset-rate': { type: 'string' },
-      'kill-rate': { type: 'string' },
-      overlap: { type: 'string' },
-      seed: { type: 'string' },
-      'deadline-seconds': { type: 'string' },
-      'arrival-seconds': { type: 'string' },
-      'quiet-seconds': { type: 'string' },
-      'timeout-seconds': { type: 'string' },
-      'page-size': { type: 'string' },
-      'inline-max': { type: 'string' },
-      'log-dir': { type: 'string' },
-      quick: { type: 'boolean', default: false },
+  const { values } = parseScriptArgs(
+    {
+      command: 'node bench/chaos/pollers.ts',
+      summary:
+        'The pollers under chaos (on 127.0.0.1): assets and reviews arriving while PDS faults, resets, kills and overlapping runs hit them; checks every asset and review ends in exactly one event. Exits 1 when a target is missed.',
+      options: {
+        assets: { type: 'string', value: 'n', description: 'messaging assets (default 3000; --quick 400)' },
+        keys: { type: 'string', value: 'n', description: 'watched keys (default 300; --quick 60)' },
+        'fault-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'PDS requests answered 503 or 429 (default 0.15)',
+        },
+        'reset-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'PDS requests reset mid-body (default 0.05)',
+        },
+        'kill-rate': {
+          type: 'string',
+          value: 'share',
+          description: 'invocations SIGKILLed at a random moment (default 0.05)',
+        },
+        overlap: {
+          type: 'string',
+          value: 'share',
+          description: 'chance a schedule tick starts a run while the previous one works (default 0.5)',
+        },
+        seed: { type: 'string', value: 'n', description: 'random seed (default 1)' },
+        'deadline-seconds': {
+          type: 'string',
+          value: 's',
+          description: 'give up after (default 600; --quick 180)',
+        },
+        'arrival-seconds': {
+          type: 'string',
+          value: 's',
+          description: 'how long new data keeps arriving (default 150; --quick 20)',
+        },
+        'quiet-seconds': {
+          type: 'string',
+          value: 's',
+          description: 'longest quiet period after the arrivals (default 120; --quick 75)',
+        },
+        'timeout-seconds': {
+          type: 'string',
+          value: 's',
+          description: "the functions' timeout (default 10; --quick 6)",
+        },
+        'page-size': { type: 'string', value: 'n', description: 'POLL_PAGE_SIZE (default 100)' },
+        'inline-max': {
+          type: 'string',
+          value: 'n',
+          description: 'POLL_REVIEWS_INLINE_MAX: more watched keys are fanned out (default 200; --quick 20)',
+        },
+        'log-dir': { type: 'string', value: 'dir', description: "keep the workers' logs here" },
+        quick: { type: 'boolean', description: 'a short smoke run' },
+      },
     },
-  });
+    argv,
+  );
   const base = { ...defaults(), ...(values.quick ? QUICK : {}) };
   const number = (flag: string, fallback: number, min: number, max: number): number => {
     const raw = values[flag as keyof typeof values];

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads pds-bridge events from an SQS queue with boto3 and prints one JSON line per event.
 
-    QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/pds-bridge-events python3 consumer.py
+    AWS_DEFAULT_REGION=eu-west-1 QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/pds-bridge-events \
+    python3 consumer.py
 
 Each message body is a CloudEvents 1.0 JSON document (docs/events.md). A body too large for SQS is
 stored in S3 and the message carries a pointer in the AWS SQS extended client format
@@ -10,8 +11,10 @@ stored in S3 and the message carries a pointer in the AWS SQS extended client fo
 a message that is not a readable event is left in the queue, and the queue's redrive policy moves it
 to the dead-letter queue. Runs until the queue is empty (MAX_EMPTY_RECEIVES empty receives in a row).
 
-Needs python3 and boto3 only. AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3/_SQS) points it at a local
-emulator; S3 is then addressed path-style.
+Needs python3 and boto3 only, and what every boto3 client needs: a region (AWS_DEFAULT_REGION or
+the profile's) and credentials. AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3/_SQS) points it at a local
+emulator; S3 is then addressed path-style. The commands for the local stack and for AWS are in
+docs/consumers.md ("Python").
 """
 
 import json
@@ -110,6 +113,12 @@ def main():
     queue_url = os.environ.get("QUEUE_URL")
     if not queue_url:
         sys.exit("Set QUEUE_URL to the queue pds-bridge sends its events to (EVENTS_QUEUE_URL).")
+    if boto3.session.Session().region_name is None:
+        # boto3 would stop with NoRegionError and a stack trace; say what to set instead.
+        sys.exit(
+            "Set AWS_DEFAULT_REGION (or a region in your AWS profile): the queue's region, "
+            "us-east-1 for the local stack (docs/consumers.md shows both commands)."
+        )
     max_empty = int(os.environ.get("MAX_EMPTY_RECEIVES", "2"))
     sqs = boto3.client("sqs")
     s3 = s3_client()

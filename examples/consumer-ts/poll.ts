@@ -4,6 +4,9 @@
  *
  *   QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/pds-bridge-events node poll.ts
  *
+ * `node` strips the types from Node.js 22.18; on Node.js 20 compile it first. From a checkout of
+ * pds-bridge use `./node_modules/.bin/node examples/consumer-ts/poll.ts` (docs/consumers.md).
+ *
  * The kit follows claim-check pointers (large events stored in S3), verifies each envelope and its
  * data, and types the event by `type`. A message is deleted once handled; one that is not a readable
  * event stays in the queue, and the queue's redrive policy moves it to the dead-letter queue. Runs

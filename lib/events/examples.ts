@@ -74,6 +74,7 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
           size: 18342,
           gatheringKey: 'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10',
           entriesImported: [{ path: 'items.csv', assetKey: '5f2b9c4e-8d1a-4c3b-a7e6-0b9d2f4e6a81' }],
+          outcome: 'import-accepted',
         },
       }),
     ],

@@ -5,8 +5,8 @@
  */
 import * as z from 'zod';
 import { lazily, once } from '../lazy.ts';
-import type { Destination, SupplierReview } from '../pds/index.ts';
-import { DESTINATION_TYPES } from '../pds/index.ts';
+import type { Destination, SupplierReview } from '../pds/types.ts';
+import { DESTINATION_TYPES } from '../pds/types.ts';
 import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
 
 export const EVENT_TYPES = [
@@ -70,12 +70,22 @@ interface S3ObjectRef {
   versionId?: string;
 }
 
-/** `pds.ingest.completed`: an S3 object was uploaded to the PDS and every entry imported. */
+/**
+ * What a completed ingest knows: the PDS accepted the import of every entry. The PDS answers an
+ * import without a body, so whether items were created is not reported; a later value may say more.
+ */
+export const INGEST_COMPLETED_OUTCOMES = ['import-accepted'] as const;
+export type IngestCompletedOutcome = (typeof INGEST_COMPLETED_OUTCOMES)[number];
+
+/** `pds.ingest.completed`: an S3 object was uploaded to the PDS and the import of every entry accepted. */
 export interface IngestCompletedData extends S3ObjectRef {
   /** Bytes of the S3 object. */
   size: number;
   gatheringKey: string;
+  /** Each entry the PDS accepted an import request for (the name predates `outcome`). */
   entriesImported: Array<{ path: string; assetKey: string }>;
+  /** Always `import-accepted` from this bridge; absent in events of older bridges, which meant the same. */
+  outcome?: IngestCompletedOutcome;
 }
 
 /** `pds.ingest.failed`: an S3 object could not be ingested. */
@@ -319,6 +329,12 @@ export const EVENT_DATA_SCHEMAS = lazily({
           )
           .describe(
             'Each entry of the gathering (each member, for a ZIP) the PDS accepted an import request for.',
+          ),
+        outcome: z
+          .enum(INGEST_COMPLETED_OUTCOMES)
+          .optional()
+          .describe(
+            'What is known of the import: import-accepted, the PDS accepted the import of every entry; whether items were created is not reported (the PDS answers an import without a body). Absent in events of bridges older than this field, with the same meaning. The set may grow: treat an unknown value as import-accepted.',
           ),
       })
       .describe(

@@ -22,7 +22,8 @@ function objectRef(write: ObjectWrite) {
 }
 
 /**
- * `pds.ingest.completed` for a write whose every entry was imported.
+ * `pds.ingest.completed` for a write the PDS accepted the import of every entry of (`outcome`
+ * `import-accepted`: the PDS does not report whether items were created).
  *
  * @example
  * ```ts
@@ -44,6 +45,7 @@ export function completedEvent(
       size: result.size,
       gatheringKey: result.gatheringKey,
       entriesImported: result.entries.map(({ path, assetKey }) => ({ path, assetKey })),
+      outcome: 'import-accepted',
     },
   });
 }

@@ -29,13 +29,33 @@ export function createIngestFilter(options: IngestFilterOptions = {}): (key: str
   const suffixes = (options.suffixes ?? []).map((suffix) => suffix.toLowerCase());
   return (key) => {
     if (key.endsWith('/')) return { accept: false, reason: 'a folder placeholder (key ends in "/")' };
-    if (!key.startsWith(prefix)) return { accept: false, reason: `outside the prefix "${prefix}"` };
+    if (!key.startsWith(prefix)) return { accept: false, reason: `outside INGEST_PREFIX "${prefix}"` };
     const lower = key.toLowerCase();
     if (suffixes.length > 0 && !suffixes.some((suffix) => lower.endsWith(suffix))) {
-      return { accept: false, reason: `not ending in one of ${suffixes.join(', ')}` };
+      return { accept: false, reason: `not ending in one of INGEST_SUFFIXES ${suffixes.join(', ')}` };
     }
     return { accept: true };
   };
+}
+
+/**
+ * The filters in words, for a banner: `every key`, or what a key must look like to be ingested.
+ *
+ * @example
+ * ```ts
+ * describeIngestFilters({ prefix: 'incoming/', suffixes: ['.csv'] }); // 'keys under incoming/ ending in .csv (INGEST_PREFIX, INGEST_SUFFIXES)'
+ * ```
+ */
+export function describeIngestFilters(options: IngestFilterOptions = {}): string {
+  const prefix = options.prefix ?? '';
+  const suffixes = options.suffixes ?? [];
+  if (prefix === '' && suffixes.length === 0) return 'every key (no INGEST_PREFIX or INGEST_SUFFIXES set)';
+  const parts = [
+    prefix === '' ? 'keys' : `keys under ${prefix}`,
+    suffixes.length === 0 ? '' : `ending in ${suffixes.join(', ')}`,
+  ].filter(Boolean);
+  const variables = [prefix === '' ? '' : 'INGEST_PREFIX', suffixes.length === 0 ? '' : 'INGEST_SUFFIXES'];
+  return `${parts.join(' ')} only (${variables.filter(Boolean).join(', ')})`;
 }
 
 /**

@@ -3,6 +3,7 @@
  * the API with its token, read events).
  */
 import { DEMO_CHANNEL_IDS, DEMO_PRIMARY_KEYS } from '../simulator/index.ts';
+import { dropRuleLine } from './ingest-hints.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
 
@@ -47,9 +48,9 @@ export function bannerLines(stack: RunningLocalStack, options: BannerOptions = {
   return [
     ...lines,
     '',
-    'Drop files to ingest them (.csv, .json, .zip):',
-    '  npm run drop -- items.csv more-items.zip',
-    `  aws s3 cp items.csv s3://${stack.buckets.drop}/ --endpoint-url ${aws.endpoint}`,
+    dropRuleLine(stack.ingest, pds.simulated),
+    `  npm run drop -- ${stack.ingest.prefix ? `--prefix ${stack.ingest.prefix} ` : ''}items.csv more-items.zip`,
+    `  aws s3 cp items.csv s3://${stack.buckets.drop}/${stack.ingest.prefix} --endpoint-url ${aws.endpoint}`,
     `    (the AWS CLI wants credentials; any will do: ${credentials})`,
     '',
     'Call the API (docs/api.md):',

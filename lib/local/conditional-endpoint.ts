@@ -1,6 +1,7 @@
 /**
  * The local stack's S3+SQS endpoint: an HTTP front on 127.0.0.1 that passes every request to the
- * emulator and adds what the emulator lacks, S3's conditional writes (see ./s3-preconditions.ts).
+ * emulator and adds what the emulator lacks, S3's conditional writes (see ./s3-preconditions.ts), and
+ * queue URLs that point at this endpoint instead of the emulator's own address (./sqs-queue-urls.ts).
  *
  * Writes of one object (PutObject, CopyObject, CompleteMultipartUpload, DeleteObject) pass one at a
  * time, conditional or not; a conditional one is checked against the object's current ETag (a
@@ -20,6 +21,7 @@ import {
   type S3ErrorAnswer,
   s3ErrorXml,
 } from './s3-preconditions.ts';
+import { queueUrlFieldsOf, rewriteQueueUrls } from './sqs-queue-urls.ts';
 
 export interface ConditionalEndpointOptions {
   /** The emulator's address, `http://127.0.0.1:PORT`. */
@@ -68,6 +70,8 @@ export async function startConditionalEndpoint(
   const upstream = new URL(options.upstream);
   const agent = new http.Agent({ keepAlive: true });
   const writes = new OneAtATimePerKey();
+  // Set once listening; no request arrives before.
+  let endpoint = '';
 
   const forward = (request: IncomingMessage, response: ServerResponse): Promise<void> =>
     new Promise((done) => {
@@ -81,6 +85,11 @@ export async function startConditionalEndpoint(
           agent,
         },
         (answer) => {
+          const queueUrlFields = queueUrlFieldsOf(request.headers);
+          if (queueUrlFields && answer.headers['content-encoding'] === undefined) {
+            void sendWithQueueUrlsOnEndpoint(answer, response, queueUrlFields, endpoint);
+            return;
+          }
           response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
           answer.pipe(response);
           // An answer cut short must end the client's response too, or the key's next write would wait forever.
@@ -159,9 +168,10 @@ export async function startConditionalEndpoint(
     });
   });
   const { port } = server.address() as AddressInfo;
+  endpoint = `http://127.0.0.1:${port}`;
   let closed: Promise<void> | undefined;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -213,6 +223,27 @@ function head(
     request.once('error', reject);
     request.end();
   });
+}
+
+/** Sends an SQS answer (small JSON) whole, its queue URLs pointed at `endpoint`. */
+async function sendWithQueueUrlsOnEndpoint(
+  answer: IncomingMessage,
+  response: ServerResponse,
+  fields: readonly string[],
+  endpoint: string,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of answer) chunks.push(chunk as Buffer);
+  } catch (error) {
+    response.destroy(error instanceof Error ? error : undefined);
+    return;
+  }
+  const body = rewriteQueueUrls(Buffer.concat(chunks).toString('utf8'), fields, endpoint);
+  const headers = endToEnd(answer.headers);
+  headers['content-length'] = String(Buffer.byteLength(body));
+  response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+  response.end(body);
 }
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {

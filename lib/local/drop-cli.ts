@@ -5,12 +5,13 @@
  * Exit codes: 0 every file uploaded, 1 a file could not be read or uploaded (or no stack runs),
  * 2 invalid flags.
  */
-import { stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createS3Client } from '../aws.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import type { CliIo } from './cli.ts';
 import { LocalUsageError } from './errors.ts';
+import { dropWarnings } from './ingest-hints.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
 
@@ -79,6 +80,17 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
   try {
     for (const file of command.files) {
       const key = `${command.prefix}${basename(file)}`;
+      // Uploaded all the same: the user may mean to test the filters.
+      const filters = facts.ingest ?? { prefix: '', suffixes: [] };
+      const firstLine = key.toLowerCase().endsWith('.csv') ? await firstLineOf(file) : undefined;
+      const hints = {
+        filters,
+        simulated: facts.pds.simulated,
+        ...(firstLine === undefined ? {} : { firstLine }),
+      };
+      for (const warning of dropWarnings(key, hints)) {
+        io.err(`drop: warning: ${warning}`);
+      }
       try {
         const uploaded = await uploadFile({ s3, bucket: facts.buckets.drop, path: file, key });
         const parts = uploaded.parts > 0 ? `, ${uploaded.parts} parts` : '';
@@ -94,6 +106,20 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
     return 0;
   } finally {
     s3.destroy();
+  }
+}
+
+/** The first line of a file (at most its first 64 KiB), or undefined when it cannot be read. */
+async function firstLineOf(file: string): Promise<string | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file);
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/)[0];
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
   }
 }
 

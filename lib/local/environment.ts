@@ -3,6 +3,8 @@
  * them in AWS, pointed at the emulator and the PDS. It is applied to `process.env` before the handler
  * modules are imported, because each handler reads its configuration once, at import (cold start).
  */
+
+import { LOCAL_MAX_CONCURRENCY } from './invocation-scope.ts';
 import type { LocalResources } from './resources.ts';
 
 /** Fake credentials: the emulator accepts any. */
@@ -76,6 +78,9 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     API_TOKEN: input.apiToken,
     // The emulator's PutObjectTagging overwrites the object with the tagging XML.
     INGEST_TAG_OBJECTS: 'false',
+    // Every handler shares this process: Powertools keeps each invocation's logger context apart
+    // (./invocation-scope.ts), as in a Lambda environment that runs invocations side by side.
+    AWS_LAMBDA_MAX_CONCURRENCY: LOCAL_MAX_CONCURRENCY,
   };
   const defaults: Record<string, string> = {
     POLL_FIRST_RUN: input.pollFirstRun,

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * formatEventLine(event);
- * // '09:15:00Z  pds.ingest.completed          s3://pds-drop/items.csv  1 entry imported (items.csv) · 18342 bytes · gathering c9a1e7d2'
+ * // '09:15:00Z  pds.ingest.completed          s3://pds-drop/items.csv  import accepted for 1 entry (items.csv), items created not reported · 18342 bytes · gathering c9a1e7d2'
  * ```
  */
 
@@ -98,8 +98,9 @@ function ingestCompleted(data: Data): string {
   const paths = entries.map((entry) => text((entry as Data | null)?.path)).filter(Boolean);
   const shown =
     paths.length > 3 ? `${paths.slice(0, 3).join(', ')}, +${paths.length - 3} more` : paths.join(', ');
+  // All the PDS says to an import is that it accepted it (no body): never claim items were created.
   return joinFacts([
-    `${plural(entries.length, 'entry', 'entries')} imported${shown ? ` (${shown})` : ''}`,
+    `import accepted for ${plural(entries.length, 'entry', 'entries')}${shown ? ` (${shown})` : ''}, items created not reported`,
     typeof data.size === 'number' ? `${data.size} bytes` : '',
     data.gatheringKey ? `gathering ${short(text(data.gatheringKey))}` : '',
   ]);

@@ -13,6 +13,7 @@ import {
   createSupplierReviewPollHandler,
 } from '../polling/handlers.ts';
 import { createApiHandler, createPublishWorkerHandler } from '../publications/handlers.ts';
+import { withInvocationScopes } from './invocation-scope.ts';
 
 /** Every handler the stack invokes. */
 export interface LocalHandlers {
@@ -35,7 +36,8 @@ export interface LocalHandlers {
  * ```
  */
 export function createLocalHandlers(env: Environment = process.env): LocalHandlers {
-  return {
+  // One process runs them all: each invocation gets its own logger context (./invocation-scope.ts).
+  return withInvocationScopes(() => ({
     ingest: lambdaHandler(createIngestHandler(env)),
     pollMessagingAssets: lambdaHandler(createMessagingAssetPollHandler(env)),
     pollSupplierReviews: lambdaHandler(createSupplierReviewPollHandler(env)),
@@ -43,5 +45,5 @@ export function createLocalHandlers(env: Environment = process.env): LocalHandle
     // As in functions/api.ts and functions/publish-worker.ts: no cold-start metric.
     api: lambdaHandler(createApiHandler(env), { coldStartMetric: false }),
     publishWorker: lambdaHandler(createPublishWorkerHandler(env), { coldStartMetric: false }),
-  };
+  }));
 }

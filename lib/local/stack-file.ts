@@ -31,6 +31,8 @@ const stackFactsSchema = z.object({
   eventQueues: z.array(queueSchema).min(1),
   api: z.object({ url: z.string(), token: z.string() }),
   pds: z.object({ url: z.string(), username: z.string(), simulated: z.boolean() }),
+  /** The ingest's key filters (absent in files of older stacks: no filters). */
+  ingest: z.object({ prefix: z.string(), suffixes: z.array(z.string()) }).optional(),
 });
 
 /** What the file holds. */
@@ -79,6 +81,7 @@ export function stackFactsOf(stack: RunningLocalStack, pid = process.pid, now = 
     api: { ...stack.api },
     // A real PDS's password stays out of the file; the simulator's demo credentials are no secret.
     pds: { url: stack.pds.url, username: stack.pds.username, simulated: stack.pds.simulated },
+    ingest: { prefix: stack.ingest.prefix, suffixes: [...stack.ingest.suffixes] },
   };
 }
 

@@ -31,6 +31,8 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
+import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
+import { invocationStore } from './invocation-scope.ts';
 import {
   createLocalResources,
   LOCAL_FUNCTION_TIMEOUTS_MS,
@@ -89,6 +91,8 @@ export interface RunningLocalStack {
   api: { url: string; token: string };
   pds: { url: string; username: string; password: string; simulated: boolean };
   rates: { messagingAssetsMs: number; supplierReviewsMs: number };
+  /** The ingest's key filters, from INGEST_PREFIX and INGEST_SUFFIXES as the stack was started with. */
+  ingest: { prefix: string; suffixes: string[] };
   /** Absolute; only when state is kept on disk. */
   dataDir?: string;
   /** Stops everything, waiting for invocations in progress; safe to call more than once. */
@@ -129,6 +133,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = createLocalResources(emulator.server, emulator.endpoint);
 
     const apiToken = options.apiToken ?? randomBytes(24).toString('base64url');
+    // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
+    await invocationStore();
     const restoreEnvironment = applyEnvironment(
       handlerEnvironment({
         awsEndpoint: emulator.endpoint,
@@ -147,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Imported only now: each handler module builds its logger and metrics from the environment when it
     // is first imported, and the log level and disabled metrics above must already be in it.
     const { createLocalHandlers } = await import('./handlers.ts');
+    // Each invocation logs with its own function name and request id, as deployed functions do.
     const handlers = createLocalHandlers(process.env);
 
     const clientConfig = {
@@ -246,10 +253,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       bucket: resources.buckets.drop,
       queueUrl: resources.queues.ingest.url,
       region: settings.region,
-      onNotified: (notification) =>
+      onNotified: (notification) => {
         log(
           `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
-        ),
+        );
+        // Whatever uploaded it (npm run drop, the AWS CLI): a file that will create nothing is named.
+        const filters = ingestFiltersOf(process.env);
+        for (const warning of dropWarnings(notification.key, { filters, simulated: pds.simulated })) {
+          log(`  ! ${warning}`);
+        }
+      },
       onError: (error, key) =>
         log(`✗ no notification for s3://${resources.buckets.drop}/${key}: ${messageOf(error)}`),
     });
@@ -272,6 +285,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         messagingAssetsMs: settings.messagingAssetsRateMs,
         supplierReviewsMs: settings.supplierReviewsRateMs,
       },
+      ingest: ingestFiltersOf(process.env),
       ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
       stop() {
         stopped ??= cleanUp();

@@ -148,7 +148,8 @@ async function ingestReason(body: string, store: StateStore): Promise<string> {
     notification.writes.map(async (write) => {
       const record = (await store.get<IngestProgressRecord>(ingestProgressKey(write)))?.value;
       if (!record) return 'ingest: no progress record (no delivery claimed the write)';
-      if (record.status === 'done') return 'ingest: already imported (redriving is harmless)';
+      if (record.status === 'done')
+        return 'ingest: already done, the PDS accepted its import (redriving is harmless)';
       if (record.status === 'failed')
         return `ingest: already ${record.outcome ?? 'failed'} (redriving is harmless)`;
       return `ingest ${record.status}${record.lastError ? `: ${cut(record.lastError)}` : ''}`;

@@ -26,6 +26,9 @@ export const SCHEDULE_DLQ_ROLE = 'poller-schedule';
  */
 export const FAILED_RUNS_ROLE = 'poller-failed-runs';
 
+/** The stage of the local stack (`npm start`), whose queue names follow the deployed ones. */
+export const LOCAL_STAGE = 'local';
+
 /** Where the commands connect. */
 export interface BridgeTarget {
   /** `local` for the local stack. */
@@ -40,6 +43,8 @@ export interface BridgeTarget {
   };
   /** Where the local stack's facts came from, for messages. */
   readonly stackFile?: string;
+  /** The ingest's INGEST_PREFIX / INGEST_SUFFIXES, when known (the local stack's file; else the environment). */
+  readonly ingestFilters?: { prefix?: string; suffixes?: string[] };
 }
 
 /** Stage names the templates accept: they become part of bucket names. */

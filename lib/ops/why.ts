@@ -3,7 +3,7 @@
  *
  * - an S3 object (`s3://bucket/key`): every write of that key the ingest saw (its progress records,
  *   lib/ingest/progress.ts), each with attempts, owner, outcome, failure code and reason, gathering key
- *   and imported entries, and the ids of the events it emitted (ids are deterministic, lib/events);
+ *   and the entries whose import the PDS accepted, and the ids of the events it emitted (ids are deterministic, lib/events);
  * - a publication id: its record (lib/publications/records.ts) and its event;
  * - a messaging-asset id: where it stands in the poller's checkpoint (lib/polling/checkpoint.ts).
  *
@@ -11,8 +11,10 @@
  */
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
+import { createIngestFilter, type IngestFilterOptions } from '../ingest/filters.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { entriesWithFlags, readGatheringProgress } from '../ingest/progress-entries.ts';
+import { decodeS3Key } from '../ingest/s3-event.ts';
 import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
@@ -74,8 +76,12 @@ export interface WriteExplanation {
   versionId?: string;
   etag?: string;
   sequencer?: string;
-  /** `in-progress` while a delivery holds the claim, `stalled` when the last one gave it back. */
-  state: 'imported' | 'failed' | 'superseded' | 'in-progress' | 'stalled';
+  /**
+   * `import-accepted`: the PDS accepted the import of every entry (it answers an import without a
+   * body, so whether items were created is not known); `in-progress` while a delivery holds the
+   * claim, `stalled` when the last one gave it back.
+   */
+  state: 'import-accepted' | 'failed' | 'superseded' | 'in-progress' | 'stalled';
   status: IngestProgressRecord['status'];
   attempts: number;
   owner: string;
@@ -84,7 +90,8 @@ export interface WriteExplanation {
   leaseUntil?: string;
   size?: number;
   gatheringKey?: string;
-  entries: Array<{ path: string; assetKey: string; imported: boolean }>;
+  /** `importAccepted`: the PDS accepted this entry's import request. */
+  entries: Array<{ path: string; assetKey: string; importAccepted: boolean }>;
   code?: IngestFailureCode;
   reason?: string;
   pdsStatus?: number;
@@ -98,7 +105,15 @@ export interface WriteExplanation {
 export interface ObjectExplanation {
   kind: 'object';
   bucket: string;
+  /** The key the records are about: the one given, or its URL-decoded form when only that matched. */
   key: string;
+  /**
+   * `as-given`, or `url-decoded` when the key was given in the URL-encoded form S3 notifications and
+   * consoles show (`my+items+%2Bplus.csv`) and the decoded key (`my items +plus.csv`) matched.
+   */
+  keyMatched: 'as-given' | 'url-decoded';
+  /** What was asked, when it differs from `key`. */
+  keyGiven?: string;
   versionId?: string;
   /** Oldest first. */
   writes: WriteExplanation[];
@@ -145,6 +160,11 @@ export type Explanation = ObjectExplanation | PublicationExplanation | Messaging
 export interface WhyOptions {
   /** Epoch ms; default Date.now. */
   now?: number;
+  /**
+   * The ingest's INGEST_PREFIX / INGEST_SUFFIXES, when known: a key the bridge saw no write of is
+   * then checked against them, and the answer names the rule that skipped it.
+   */
+  filters?: IngestFilterOptions;
 }
 
 /**
@@ -164,7 +184,7 @@ export async function explain(
   const now = options.now ?? Date.now();
   switch (subject.kind) {
     case 'object':
-      return explainObject(store, subject, now);
+      return explainObject(store, subject, now, options.filters);
     case 'publication':
       return explainPublication(store, subject.publicationId);
     case 'messaging-asset':
@@ -176,14 +196,45 @@ async function explainObject(
   store: StateStore,
   subject: Extract<WhySubject, { kind: 'object' }>,
   now: number,
+  filters: IngestFilterOptions | undefined,
 ): Promise<ObjectExplanation> {
+  let key = subject.key;
+  let writes = await writesOf(store, subject, key, now);
+  const decoded = urlDecoded(subject.key);
+  if (writes.length === 0 && decoded !== undefined) {
+    const decodedWrites = await writesOf(store, subject, decoded, now);
+    if (decodedWrites.length > 0) {
+      key = decoded;
+      writes = decodedWrites;
+    }
+  }
+  const matched = { ...subject, key };
+  return {
+    kind: 'object',
+    bucket: subject.bucket,
+    key,
+    keyMatched: key === subject.key ? 'as-given' : 'url-decoded',
+    ...(key === subject.key ? {} : { keyGiven: subject.key }),
+    ...(subject.versionId ? { versionId: subject.versionId } : {}),
+    writes,
+    next: writes.length === 0 ? noWriteSeen(matched, filters) : (writes.at(-1) as WriteExplanation).next,
+  };
+}
+
+/** The writes of `key` the ingest recorded, oldest first. */
+async function writesOf(
+  store: StateStore,
+  subject: Extract<WhySubject, { kind: 'object' }>,
+  objectKey: string,
+  now: number,
+): Promise<WriteExplanation[]> {
   const records: Array<{ key: string; record: IngestProgressRecord }> = [];
-  for await (const key of store.list(ingestObjectPrefix(subject.bucket, subject.key))) {
-    // The entries stored beside each record are read with it (explainWrite).
+  for await (const key of store.list(ingestObjectPrefix(subject.bucket, objectKey))) {
+    // The entries stored beside each record are read with it, below.
     if (!isIngestProgressKey(key)) continue;
     const entry = await store.get<IngestProgressRecord>(key);
     // Hashed keys of two object keys never share a prefix, but check: the record names its key.
-    if (entry && entry.value.key === subject.key) records.push({ key, record: entry.value });
+    if (entry && entry.value.key === objectKey) records.push({ key, record: entry.value });
   }
   const chosen = records
     .filter(({ record }) => subject.versionId === undefined || record.versionId === subject.versionId)
@@ -193,30 +244,41 @@ async function explainObject(
     const entries = entriesWithFlags(await readGatheringProgress(store, key, record));
     writes.push(explainWrite(key, record, entries, now));
   }
-  return {
-    kind: 'object',
-    bucket: subject.bucket,
-    key: subject.key,
-    ...(subject.versionId ? { versionId: subject.versionId } : {}),
-    writes,
-    next: writes.length === 0 ? noWriteSeen(subject) : (writes.at(-1) as WriteExplanation).next,
-  };
+  return writes;
 }
 
-function noWriteSeen(subject: { bucket: string; key: string; versionId?: string }): string {
+/** The key decoded as S3 notifications encode it (`+` a space, `%XX` UTF-8), when that differs. */
+function urlDecoded(key: string): string | undefined {
+  if (!/[+%]/.test(key)) return undefined;
+  try {
+    const decoded = decodeS3Key(key);
+    return decoded === key ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+function noWriteSeen(
+  subject: { bucket: string; key: string; versionId?: string },
+  filters: IngestFilterOptions | undefined,
+): string {
+  const decision = filters ? createIngestFilter(filters)(subject.key) : undefined;
+  if (decision && !decision.accept) {
+    return `s3://${subject.bucket}/${subject.key} is ${decision.reason}: the ingest skips such keys and records nothing of them. To ingest it, upload it again under a key the filters accept, or change INGEST_PREFIX / INGEST_SUFFIXES.`;
+  }
   return `The bridge saw no write of s3://${subject.bucket}/${subject.key}${subject.versionId ? ` version ${subject.versionId}` : ''}. Check that the object is in the drop bucket and matches INGEST_PREFIX / INGEST_SUFFIXES (other keys are skipped), that its notification is not waiting in the ingest DLQ (pds bridge redrive ingest), and that the bucket's notification reaches the ingest queue (pds bridge status shows its depth).`;
 }
 
 function explainWrite(
   key: string,
   record: IngestProgressRecord,
-  entries: WriteExplanation['entries'],
+  entries: ReturnType<typeof entriesWithFlags>,
   now: number,
 ): WriteExplanation {
   const write = objectWriteOf(record);
   const state: WriteExplanation['state'] =
     record.status === 'done'
-      ? 'imported'
+      ? 'import-accepted'
       : record.status === 'failed'
         ? record.outcome === 'superseded'
           ? 'superseded'
@@ -226,7 +288,7 @@ function explainWrite(
           : 'stalled';
   const code = record.code ?? (record.outcome === 'superseded' ? 'superseded' : undefined);
   const events: EmittedEvent[] = [];
-  if (state === 'imported') {
+  if (state === 'import-accepted') {
     events.push({
       type: 'pds.ingest.completed',
       id: eventId('pds.ingest.completed', [...writeIdParts(write), record.gatheringKey ?? '']),
@@ -247,11 +309,11 @@ function explainWrite(
     ...(state === 'in-progress' ? { leaseUntil: iso(record.leaseUntil) } : {}),
     ...(record.size !== undefined ? { size: record.size } : {}),
     ...(record.gatheringKey ? { gatheringKey: record.gatheringKey } : {}),
-    entries,
+    entries: entries.map(({ path, assetKey, imported }) => ({ path, assetKey, importAccepted: imported })),
     ...(code ? { code } : {}),
     ...(record.reason ? { reason: record.reason } : {}),
     ...(record.pdsStatus !== undefined ? { pdsStatus: record.pdsStatus } : {}),
-    ...(record.lastError && state !== 'imported' ? { lastError: record.lastError } : {}),
+    ...(record.lastError && state !== 'import-accepted' ? { lastError: record.lastError } : {}),
     events,
     next: nextForWrite(state, code, record),
     record: key,
@@ -265,8 +327,8 @@ function nextForWrite(
   record: IngestProgressRecord,
 ): string {
   switch (state) {
-    case 'imported':
-      return 'Nothing: every entry was imported and pds.ingest.completed was sent. A consumer that lost the event gets it again with pds bridge replay (same id).';
+    case 'import-accepted':
+      return 'Nothing to redo: the PDS accepted the import of every entry and pds.ingest.completed was sent. Whether items were created is not reported (the PDS answers an import without a body): to know, look an item of the file up in the PDS (pds reviews PRIMARY_KEY answers not found for an item that does not exist). A consumer that lost the event gets it again with pds bridge replay (same id).';
     case 'in-progress':
       return `Wait: ${record.owner} is working on it until ${iso(record.leaseUntil)} (status ${record.status}).`;
     case 'stalled':

@@ -31,6 +31,7 @@ import {
 } from '../state/watch-list.ts';
 import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
+import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
 import {
   type ApiRequest,
   type ApiResponse,
@@ -240,7 +241,10 @@ export function createApi(deps: ApiDependencies): Api {
         '`Idempotent-Replayed: true`, instead of publishing twice; the same key with a different body is 422, and 409 while the first ' +
         `request with the key is still being accepted. ${IDEMPOTENCY_KEY_RETENTION}`,
       body: schemas.publicationRequest,
-      parameters: [{ name: 'Idempotency-Key', in: 'header', schema: parameters.idempotencyKey }],
+      parameters: [
+        { name: 'Idempotency-Key', in: 'header', schema: parameters.idempotencyKey },
+        { name: CHANNEL_CHECK_PARAMETER, in: 'query', schema: parameters.channelCheck },
+      ],
       responses: {
         202: {
           description:
@@ -258,10 +262,11 @@ export function createApi(deps: ApiDependencies): Api {
       },
       problems: {
         400: {
-          types: ['invalid-json', 'invalid-header'],
+          types: ['invalid-json', 'invalid-header', 'invalid-query'],
           description:
             'Nothing was recorded: the body is empty or not JSON (invalid-json), or the Idempotency-Key is malformed ' +
-            '(invalid-header: empty, neither a Structured Field String nor a bare visible-ASCII key, two keys, or over 255 characters).',
+            '(invalid-header: empty, neither a Structured Field String nor a bare visible-ASCII key, two keys, or over 255 characters), ' +
+            `or ${CHANNEL_CHECK_PARAMETER} has another value than skip (invalid-query).`,
         },
         409: {
           types: ['request-in-progress'],
@@ -273,19 +278,30 @@ export function createApi(deps: ApiDependencies): Api {
         422: {
           types: ['validation-failed', 'idempotency-key-reused'],
           description:
-            'Nothing was recorded: the body has invalid fields (validation-failed, each listed in `errors`), or this ' +
+            'Nothing was recorded: the body has invalid fields (validation-failed, each listed in `errors`; a ' +
+            'COMMUNICATION_CHANNEL destinationId the PDS channel list lacks is one, named), or this ' +
             'Idempotency-Key was already used with a different body (idempotency-key-reused; `publicationId` names that ' +
             'publication): use a new key for a new publication.',
         },
+        502: {
+          types: ['pds-error'],
+          description: `Nothing was recorded: the PDS refused to list the communication channels the destinations are checked against; the detail says how to skip the check (?${CHANNEL_CHECK_PARAMETER}=skip).`,
+        },
         503: {
-          types: ['service-unavailable'],
+          types: ['service-unavailable', 'pds-unavailable'],
           description:
-            'The state bucket or the queue is unavailable. The request may be recorded (`publicationId` when it is): ' +
-            'send it again with the same Idempotency-Key after Retry-After.',
+            'The state bucket or the queue is unavailable (service-unavailable). The request may be recorded (`publicationId` when it is): ' +
+            'send it again with the same Idempotency-Key after Retry-After. Or the PDS could not list the communication channels ' +
+            `to check the destinations against (pds-unavailable; nothing was recorded): retry, or skip the check with ?${CHANNEL_CHECK_PARAMETER}=skip.`,
         },
       },
       async handle(request) {
         const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
+        if (!skipsChannelCheck(request.event.queryStringParameters)) {
+          await checkChannelDestinations(body.destinations, () =>
+            channels.get(async () => (await deps.pds()).listCommunicationChannels()),
+          );
+        }
         const header = headerOf(request.event, 'idempotency-key');
         let idempotencyKey: string | undefined;
         if (header !== undefined) {

@@ -356,6 +356,11 @@ export function createApiSchemas(limits: SchemaLimits) {
     .min(1)
     .register(registry, { description: 'nextCursor of the previous page.' });
 
+  const channelCheck = z.enum(['skip']).register(registry, {
+    description:
+      'skip: publish without checking COMMUNICATION_CHANNEL destinations against the PDS channel list (when the list cannot be read: the PDS is down and the cache cold). Left out, a channel the list lacks is refused with 422.',
+  });
+
   return {
     registry,
     primaryKey,
@@ -375,7 +380,7 @@ export function createApiSchemas(limits: SchemaLimits) {
     fieldError,
     gatewayMessage,
     openApiDocument,
-    parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor },
+    parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck },
   };
 }
 

@@ -11,6 +11,9 @@ import type { SimulatorState, StoredGatheringEntry } from './state.ts';
 /** JSON files larger than this are recorded without creating items (JSON.parse needs the whole text). */
 export const MAX_JSON_IMPORT_BYTES = 64 * 1024 * 1024;
 
+/** The files an import creates items from (each member of a ZIP is an entry of its own); others are recorded only. */
+export const ITEM_FILE_SUFFIXES = ['.csv', '.json'] as const;
+
 /** The outcome of one import. */
 export interface ImportOutcome {
   itemCount: number;
@@ -32,7 +35,10 @@ export async function importEntry(
   const extension = entry.path.toLowerCase().split('.').at(-1);
   if (extension === 'csv') return importCsv(state, entry.diskPath);
   if (extension === 'json') return importJson(state, entry);
-  return { itemCount: 0, note: 'neither .csv nor .json: recorded without creating items' };
+  return {
+    itemCount: 0,
+    note: `not one of ${ITEM_FILE_SUFFIXES.join(', ')}: recorded without creating items`,
+  };
 }
 
 async function importCsv(state: SimulatorState, diskPath: string): Promise<ImportOutcome> {

@@ -37,6 +37,7 @@ export {
 } from './demo-data.ts';
 export { SimulatorOptionsError } from './errors.ts';
 export type { FaultOptions, ScriptedFault } from './faults.ts';
+export { ITEM_FILE_SUFFIXES } from './imports.ts';
 export type { RequestLogEntry } from './server.ts';
 export type {
   Gathering,

@@ -1,15 +1,16 @@
 /**
- * A consumer's project on disk, with pds-bridge installed the way npm lays it out: the package's
- * package.json, its built consumer kit and its schemas under node_modules/pds-bridge, its dependencies
- * beside it. Tests import `pds-bridge/consumer` from it exactly as a consumer does, through the
+ * A consumer's project on disk, with pds-bridge installed the way npm lays it out: the consumer
+ * package's package.json (packages/consumer), its built kit and its schemas under
+ * node_modules/pds-bridge, this checkout's dependencies beside it (quick to make; the real install,
+ * with exactly the package's dependencies, is test/integration/consumer-install.test.ts). Tests import `pds-bridge/consumer` from it exactly as a consumer does, through the
  * package's `exports`, so a wrong path, a missing build step or a Node 22 feature shows up here.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildConsumer } from '../../scripts/build-consumer.ts';
+import { buildConsumerPackage, CONSUMER_PACKAGE } from '../../scripts/build-consumer.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -37,9 +38,11 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
   try {
     await mkdir(packageDir, { recursive: true });
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
-    await writeFile(path.join(packageDir, 'package.json'), await readFile(path.join(root, 'package.json')));
-    await buildConsumer(path.join(packageDir, 'dist', 'consumer'));
-    await cp(path.join(root, 'schemas'), path.join(packageDir, 'schemas'), { recursive: true });
+    await writeFile(
+      path.join(packageDir, 'package.json'),
+      await readFile(path.join(CONSUMER_PACKAGE, 'package.json')),
+    );
+    await buildConsumerPackage(packageDir);
     // pds-bridge's dependencies (zod, the AWS SDK) beside it, in npm's flat layout, where the
     // consumer's own imports of them find them too.
     const installed = await readdir(path.join(root, 'node_modules'));

@@ -1,6 +1,7 @@
 /**
  * The one fake of the PDS port (lib/pds/ports.ts `PdsClient`) for every flow's tests. It models what
- * the flows call: uploads and imports (ingest), messaging assets and supplier reviews (pollers); any
+ * the flows call: uploads and imports (ingest), messaging assets and supplier reviews (pollers), the
+ * communication channels (`gdsn-de` unless the test changes `channels`); any
  * other operation throws unless the test gives it, so a test states exactly what it expects
  * (publications).
  *
@@ -43,6 +44,10 @@ export class FakePds implements PdsClient {
   importFault: ((request: ImportRequest, index: number) => Error | undefined) | undefined;
   uploadGate: Promise<void> | undefined;
   #gatherings = 0;
+
+  // Publications: the channel list POST /publications checks COMMUNICATION_CHANNEL destinations against.
+  readonly channels: CommunicationChannel[] = [{ id: 'gdsn-de', name: 'GDSN Germany' }];
+  channelListings = 0;
 
   // Pollers: assets and reviews in maps, failures per id or key, and the calls in flight.
   readonly assets = new Map<number, MessagingAssetSummary & { xml: string }>();
@@ -179,7 +184,8 @@ export class FakePds implements PdsClient {
   }
 
   listCommunicationChannels(): Promise<CommunicationChannel[]> {
-    return unexpected('listCommunicationChannels');
+    this.channelListings += 1;
+    return Promise.resolve(this.channels.map((channel) => ({ ...channel })));
   }
 
   streamMessagingAsset(): Promise<Readable> {

@@ -203,5 +203,19 @@ describe('the consumer examples, reading the queue the bridge writes to', () => 
       expect(result.code).toBe(0);
       expect(printedEvents(result.stdout)).toEqual(expected);
     }, 90_000);
+
+    it('without a region says which variable to set instead of a NoRegionError stack trace', async () => {
+      const { AWS_REGION: _region, AWS_DEFAULT_REGION: _default, ...env } = consumerEnv();
+
+      const result = await run('python3', [path.join(root, 'examples', 'consumer-python', 'consumer.py')], {
+        cwd: root,
+        env: { ...env, AWS_CONFIG_FILE: '/nonexistent' },
+      });
+
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        "Set AWS_DEFAULT_REGION (or a region in your AWS profile): the queue's region, us-east-1 for the local stack (docs/consumers.md shows both commands).",
+      );
+    });
   });
 });

@@ -176,7 +176,7 @@ interface WhyWrite {
   attempts: number;
   owner: string;
   gatheringKey?: string;
-  entries: Array<{ path: string; imported: boolean }>;
+  entries: Array<{ path: string; importAccepted: boolean }>;
   events: Array<{ type: string; id: string }>;
   next: string;
 }
@@ -197,13 +197,16 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(answer.writes).toHaveLength(1);
     const [write] = answer.writes as [WhyWrite];
     expect(write).toMatchObject({
-      state: 'imported',
+      state: 'import-accepted',
       attempts: 1,
       gatheringKey: completed.data.gatheringKey,
-      entries: [{ path: 'items.csv', imported: true }],
+      entries: [{ path: 'items.csv', importAccepted: true }],
       events: [{ type: 'pds.ingest.completed', id: completed.id }],
     });
     expect(write.owner).not.toBe('');
+    expect(write.next).toMatch(/the PDS accepted the import of every entry/);
+    expect(write.next).toMatch(/Whether items were created is not reported/);
+    expect(completed.data.outcome).toBe('import-accepted');
   });
 
   it('why: a file the PDS refused shows the failure code, the reason, the failed event and what to do', async () => {
@@ -254,12 +257,33 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
 
     // assess
     expect(superseded.data.code).toBe('superseded');
-    expect(answer.writes.map((write) => write.state).sort()).toEqual(['imported', 'superseded']);
+    expect(answer.writes.map((write) => write.state).sort()).toEqual(['import-accepted', 'superseded']);
     const stale = answer.writes.find((write) => write.state === 'superseded') as WhyWrite;
     expect(stale.events).toEqual([{ type: 'pds.ingest.failed', id: superseded.id }]);
     expect(stale.next).toContain('newer upload');
-    const imported = answer.writes.find((write) => write.state === 'imported') as WhyWrite;
+    const imported = answer.writes.find((write) => write.state === 'import-accepted') as WhyWrite;
     expect(imported.events[0]?.id).toBe(newer.id);
+  });
+
+  it('why: accepts a key in the URL-encoded form S3 notifications show, and says that form matched', async () => {
+    // prepare
+    const key = 'ops/my items +plus ü.csv';
+    await drop(key, CSV);
+    await waitForEvent('completed', (e) => e.subject === subjectOf(key));
+    const encoded = subjectOf('ops/my+items+%2Bplus+%C3%BC.csv');
+
+    // act
+    const answer = await pdsJson<{ key: string; keyMatched: string; writes: WhyWrite[] }>([
+      'bridge',
+      'why',
+      encoded,
+    ]);
+    const onTerminal = await pds(['bridge', 'why', encoded], true);
+
+    // assess
+    expect(answer).toMatchObject({ key, keyMatched: 'url-decoded' });
+    expect(answer.writes.map((write) => write.state)).toEqual(['import-accepted']);
+    expect(onTerminal.stdout).toContain('the key as decoded from the URL-encoded form given');
   });
 
   it('why: a key the bridge never saw says so and where to look; a bad subject is a usage error', async () => {
@@ -322,6 +346,10 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     const onTerminal = await pds(['bridge', 'status'], true);
     expect(onTerminal.stdout).toContain('poll-messaging-assets');
     expect(onTerminal.stdout).toContain('pds-bridge-local-ingest-dlq');
+    // What the local stack lacks by design reads as such, not as an error.
+    expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-schedule-dlq\s+deployed stacks only/);
+    expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-failed-runs\s+deployed stacks only/);
+    expect(onTerminal.stdout).not.toContain('missing');
   });
 
   it('redrive: the dry run counts and explains the DLQ and moves nothing; --apply moves it back and the ingest handles it', async () => {

@@ -156,6 +156,11 @@ const CASES: Case[] = [
     answer: () => post('/publications', publicationBody(), {}, { 'idempotency-key': '"a", "b"' }),
   },
   {
+    name: '400 invalid-query',
+    operation: 'POST /publications',
+    answer: () => call({ method: 'POST', path: '/publications?channelCheck=no', json: publicationBody() }),
+  },
+  {
     name: '401 unauthorized',
     operation: 'POST /publications',
     answer: () => call({ method: 'POST', path: '/publications', json: publicationBody(), iam: false }),
@@ -199,9 +204,28 @@ const CASES: Case[] = [
     },
   },
   {
+    name: '422 validation-failed (unknown channel)',
+    operation: 'POST /publications',
+    answer: () =>
+      post('/publications', {
+        primaryKeys: ['1'],
+        destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'no-such-channel' }],
+      }),
+  },
+  {
     name: '500 internal-error',
     operation: 'POST /publications',
     answer: () => post('/publications', publicationBody(), { store: storeBroken() }),
+  },
+  {
+    name: '502 pds-error (channel list)',
+    operation: 'POST /publications',
+    answer: () => post('/publications', publicationBody(), { pds: async () => pdsRefusing() }),
+  },
+  {
+    name: '503 pds-unavailable (channel list)',
+    operation: 'POST /publications',
+    answer: () => post('/publications', publicationBody(), { pds: async () => pdsDown() }),
   },
   {
     name: '503 service-unavailable (queue)',

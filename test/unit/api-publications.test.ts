@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PdsServerError } from '../../lib/pds/errors.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
 import type { PublicationQueue } from '../../lib/publications/queue.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
@@ -470,5 +471,88 @@ describe('POST /publications round trips and the durability contract', () => {
     expect(same.headers?.['idempotent-replayed']).toBe('true');
     expect(queue.sent).toEqual([{ publicationId: id }]);
     expect(other.statusCode).toBe(422);
+  });
+});
+
+describe('POST /publications, destinations checked against the PDS channel list', () => {
+  const toChannels = (...ids: string[]) =>
+    ids.map((destinationId) => ({ destinationType: 'COMMUNICATION_CHANNEL', destinationId }));
+
+  it('answers 422 naming each channel the PDS does not have, and records and queues nothing', async () => {
+    // Prepare
+    const { api, store, queue } = setup();
+    const body = publicationBody(['04012345678901'], toChannels('gdsn-de', 'gdsn-xx', 'nope'));
+
+    // Act
+    const result = await api.handle(postPublicationEvent(body));
+
+    // Assess
+    expect(result.statusCode).toBe(422);
+    const problem = bodyOf(result);
+    expect(problem.type).toBe('urn:pds-bridge:problem:validation-failed');
+    expect(problem.detail).toContain('The PDS has no communication channel "gdsn-xx", "nope"');
+    expect(problem.errors).toEqual([
+      { pointer: '/destinations/1/destinationId', detail: expect.stringContaining('"gdsn-xx"') },
+      { pointer: '/destinations/2/destinationId', detail: expect.stringContaining('"nope"') },
+    ]);
+    expect(queue.sent).toEqual([]);
+    expect(await keysOf(store, '')).toEqual([]);
+  });
+
+  it('reads the cached list: two publications within the cache time read the PDS once', async () => {
+    // Prepare
+    const pds = new FakePds();
+    const { api } = setup({ pds: async () => pds, settings: { ...SETTINGS, channelsCacheMs: 60_000 } });
+
+    // Act
+    const first = await api.handle(postPublicationEvent(publicationBody()));
+    const second = await api.handle(postPublicationEvent(publicationBody()));
+
+    // Assess
+    expect([first.statusCode, second.statusCode]).toEqual([202, 202]);
+    expect(pds.channelListings).toBe(1);
+  });
+
+  it('reads no list for IN_PLATFORM destinations', async () => {
+    const pds = new FakePds();
+    const { api } = setup({ pds: async () => pds });
+
+    const result = await api.handle(
+      postPublicationEvent(
+        publicationBody(['1'], [{ destinationType: 'IN_PLATFORM', destinationId: 'org-1' }]),
+      ),
+    );
+
+    expect(result.statusCode).toBe(202);
+    expect(pds.channelListings).toBe(0);
+  });
+
+  it('with the PDS down and the cache cold answers 503 saying how to skip the check; ?channelCheck=skip publishes unchecked', async () => {
+    // Prepare
+    const down = new FakePds({
+      listCommunicationChannels: async () => {
+        throw new PdsServerError(503, { method: 'GET', path: '/api/v1/communicationchannels' }, '');
+      },
+    });
+    const { api, queue } = setup({ pds: async () => down });
+    const body = publicationBody(['1'], toChannels('gdsn-de'));
+
+    // Act
+    const refused = await api.handle(postPublicationEvent(body));
+    const skipped = await api.handle(
+      apiEvent({ method: 'POST', path: '/publications?channelCheck=skip', json: body, iam: true }),
+    );
+    const wrongValue = await api.handle(
+      apiEvent({ method: 'POST', path: '/publications?channelCheck=off', json: body, iam: true }),
+    );
+
+    // Assess
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers?.['retry-after']).toBe('5');
+    expect(bodyOf(refused).detail).toContain('?channelCheck=skip');
+    expect(skipped.statusCode).toBe(202);
+    expect(queue.sent).toHaveLength(1);
+    expect(wrongValue.statusCode).toBe(400);
+    expect(bodyOf(wrongValue).detail).toContain('channelCheck must be skip');
   });
 });

@@ -303,6 +303,7 @@ describe('GET /openapi.json', () => {
       '422',
       '429',
       '500',
+      '502',
       '503',
     ]);
     expect(post.responses['422']?.content['application/problem+json']?.schema).toEqual({

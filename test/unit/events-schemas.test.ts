@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { breakingChanges } from '../../lib/events/compatibility.ts';
 import { contractFiles, contractText } from '../../lib/events/contracts.ts';
@@ -21,7 +18,6 @@ import { eventSchemaValidator } from '../helpers/json-schema.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
 const dataSchemaFiles = contractFiles(version).filter((file) => file.dataSchema !== undefined);
-const run = promisify(execFile);
 
 const readCommitted = (file: string): string | undefined => {
   try {
@@ -150,29 +146,37 @@ describe('the committed event data schemas (schemas/events)', () => {
   });
 });
 
-describe('the package', () => {
-  it('resolves pds-bridge/<path> for the dataschema of every event type', () => {
-    // prepare: the package's own name resolves through its exports, as it will in a consumer's
-    const require = createRequire(path.join(root, 'package.json'));
+describe('the consumer package (packages/consumer, published as pds-bridge)', () => {
+  const consumerPackage = JSON.parse(
+    readFileSync(path.join(root, 'packages', 'consumer', 'package.json'), 'utf8'),
+  ) as {
+    version: string;
+    exports: Record<string, unknown>;
+    files: string[];
+    dependencies: Record<string, string>;
+  };
 
+  it('maps pds-bridge/schemas/<path> onto the schemas it packs, at the version the dataschemas name', () => {
+    // The build copies schemas/ into the package (scripts/build-consumer.ts); packing and resolving
+    // the copy is test/integration/consumer-install.test.ts.
+    expect(consumerPackage.exports['./schemas/*']).toBe('./schemas/*');
+    expect(consumerPackage.files).toContain('schemas/');
+    expect(consumerPackage.version).toBe(version);
     for (const type of EVENT_TYPES) {
-      // act
       const uri = exampleEvents()[type][0]?.dataschema ?? '';
-      const resolved = require.resolve(uri.replace(DATA_SCHEMA_URN_PREFIX, 'pds-bridge/'));
-
-      // assess
-      expect(JSON.parse(readFileSync(resolved, 'utf8')).$id).toBe(uri);
+      const file = path.join(root, uri.replace(DATA_SCHEMA_URN_PREFIX, ''));
+      expect(JSON.parse(readFileSync(file, 'utf8')).$id).toBe(uri);
     }
   });
 
-  it('ships every schema file and the AsyncAPI document', async () => {
-    // act
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
-    const packed = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map(
-      (file) => file.path,
-    );
+  it('depends on zod and @aws-sdk/client-s3 only, in the ranges the bridge itself is built and tested with', () => {
+    const bridge = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
 
-    // assess
-    expect(packed).toEqual(expect.arrayContaining(contractFiles(version).map((file) => file.path)));
+    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual(['@aws-sdk/client-s3', 'zod']);
+    for (const [name, range] of Object.entries(consumerPackage.dependencies)) {
+      expect(range, name).toBe(bridge.dependencies[name]);
+    }
   });
 });

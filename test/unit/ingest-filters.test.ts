@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { createIngestFilter, parseSuffixList } from '../../lib/ingest/filters.ts';
+import { createIngestFilter, describeIngestFilters, parseSuffixList } from '../../lib/ingest/filters.ts';
 import { INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
 import { uploadContentType, uploadFileName } from '../../lib/ingest/upload-name.ts';
 
@@ -17,11 +17,24 @@ describe('createIngestFilter', () => {
 
     expect(accepts('incoming/deep/er/Items.CSV').accept).toBe(true);
     expect(accepts('incoming/archive.zip').accept).toBe(true);
-    expect(accepts('other/items.csv')).toEqual({ accept: false, reason: 'outside the prefix "incoming/"' });
+    expect(accepts('other/items.csv')).toEqual({
+      accept: false,
+      reason: 'outside INGEST_PREFIX "incoming/"',
+    });
     expect(accepts('incoming/notes.txt')).toEqual({
       accept: false,
-      reason: 'not ending in one of .csv, .zip',
+      reason: 'not ending in one of INGEST_SUFFIXES .csv, .zip',
     });
+  });
+});
+
+describe('describeIngestFilters', () => {
+  it('says every key without filters, and names the rule and its variables with them', () => {
+    expect(describeIngestFilters()).toBe('every key (no INGEST_PREFIX or INGEST_SUFFIXES set)');
+    expect(describeIngestFilters({ prefix: 'incoming/' })).toBe('keys under incoming/ only (INGEST_PREFIX)');
+    expect(describeIngestFilters({ prefix: 'in/', suffixes: ['.csv', '.zip'] })).toBe(
+      'keys under in/ ending in .csv, .zip only (INGEST_PREFIX, INGEST_SUFFIXES)',
+    );
   });
 });
 

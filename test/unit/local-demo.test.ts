@@ -26,6 +26,7 @@ function unreachableStack(): RunningLocalStack {
     api: { url: endpoint, token: 'token-0123456789abcdef' },
     pds: { url: endpoint, username: 'demo', password: 'demo', simulated: true },
     rates: { messagingAssetsMs: 1000, supplierReviewsMs: 1000 },
+    ingest: { prefix: '', suffixes: [] },
     stop: async () => undefined,
   };
 }

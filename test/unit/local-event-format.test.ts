@@ -35,7 +35,7 @@ describe('formatEventLine', () => {
     );
 
     expect(line).toBe(
-      '09:15:00Z  pds.ingest.completed          s3://pds-drop/incoming/items.zip  2 entries imported (items/a.csv, items/b.json) · 18342 bytes · gathering c9a1e7d2',
+      '09:15:00Z  pds.ingest.completed          s3://pds-drop/incoming/items.zip  import accepted for 2 entries (items/a.csv, items/b.json), items created not reported · 18342 bytes · gathering c9a1e7d2',
     );
   });
 
@@ -54,7 +54,9 @@ describe('formatEventLine', () => {
       }),
     );
 
-    expect(line).toContain('5 entries imported (a.csv, b.csv, c.csv, +2 more)');
+    expect(line).toContain(
+      'import accepted for 5 entries (a.csv, b.csv, c.csv, +2 more), items created not reported',
+    );
   });
 
   it('gives the code, the reason, the PDS status and whether a retry may help for failures', () => {

@@ -48,6 +48,7 @@ function fakeStack(overrides: Partial<RunningLocalStack> = {}): RunningLocalStac
     api: { url: 'http://127.0.0.1:3000', token: 'token-0123456789abcdef' },
     pds: { url: 'http://127.0.0.1:4010', username: 'demo', password: 'demo', simulated: true },
     rates: { messagingAssetsMs: 10_000, supplierReviewsMs: 15_000 },
+    ingest: { prefix: '', suffixes: [] },
     stop: async () => undefined,
     ...overrides,
   };
@@ -270,6 +271,25 @@ describe('bannerLines', () => {
 
     // Assess
     expect(text).toMatch(/AWS_REGION=(\S+) AWS_DEFAULT_REGION=\1\b/);
+  });
+
+  it('says every key is ingested and which files the simulator creates items from, without filters', () => {
+    const text = bannerLines(fakeStack()).join('\n');
+
+    expect(text).toContain(
+      'Drop files to ingest them: every key (no INGEST_PREFIX or INGEST_SUFFIXES set); the simulator creates items from .csv and .json files (also as members of a .zip), other files are accepted and create none.',
+    );
+    expect(text).not.toContain('(.csv, .json, .zip)');
+  });
+
+  it('shows the active INGEST_PREFIX and INGEST_SUFFIXES', () => {
+    const text = bannerLines(fakeStack({ ingest: { prefix: 'incoming/', suffixes: ['.csv', '.zip'] } })).join(
+      '\n',
+    );
+
+    expect(text).toContain(
+      'Drop files to ingest them: keys under incoming/ ending in .csv, .zip only (INGEST_PREFIX, INGEST_SUFFIXES)',
+    );
   });
 
   it('names a real PDS without its password', () => {

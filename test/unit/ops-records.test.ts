@@ -49,6 +49,98 @@ describe('why, of an ingest that has not finished', () => {
   });
 });
 
+describe('why, of a key the bridge saw no write of', () => {
+  it('names the INGEST_PREFIX that skipped it, when the filters are known', async () => {
+    const store = new MemoryStateStore();
+
+    const answer = (await explain(
+      store,
+      { kind: 'object', bucket: 'drops', key: 'other/items.csv' },
+      { filters: { prefix: 'incoming/', suffixes: [] } },
+    )) as ObjectExplanation;
+
+    expect(answer.writes).toEqual([]);
+    expect(answer.next).toMatch(
+      /^s3:\/\/drops\/other\/items\.csv is outside INGEST_PREFIX "incoming\/": the ingest skips such keys/,
+    );
+  });
+
+  it('names the INGEST_SUFFIXES rule that skipped it', async () => {
+    const answer = (await explain(
+      new MemoryStateStore(),
+      { kind: 'object', bucket: 'drops', key: 'incoming/notes.txt' },
+      { filters: { prefix: 'incoming/', suffixes: ['.csv', '.zip'] } },
+    )) as ObjectExplanation;
+
+    expect(answer.next).toContain('is not ending in one of INGEST_SUFFIXES .csv, .zip');
+  });
+
+  it('gives the general checklist for a key the filters accept, or when they are not known', async () => {
+    const store = new MemoryStateStore();
+    const accepted = (await explain(
+      store,
+      { kind: 'object', bucket: 'drops', key: 'incoming/items.csv' },
+      { filters: { prefix: 'incoming/' } },
+    )) as ObjectExplanation;
+    const unknown = (await explain(store, {
+      kind: 'object',
+      bucket: 'drops',
+      key: 'other/items.csv',
+    })) as ObjectExplanation;
+
+    expect(accepted.next).toContain('saw no write');
+    expect(unknown.next).toContain('saw no write');
+  });
+});
+
+describe('why, of a key given URL-encoded as S3 notifications and consoles show it', () => {
+  it('finds the writes of the decoded key and says which form matched', async () => {
+    // prepare
+    const store = new MemoryStateStore();
+    const plusWrite = { ...write, key: 'in/my items +plus ü.csv' };
+    const claimed = await claimIngest(store, plusWrite, { owner: 'r/m', leaseMs: 60_000, now: () => 1000 });
+    if (claimed.kind !== 'claimed') throw new Error('not claimed');
+
+    // act
+    const encoded = (await explain(
+      store,
+      { kind: 'object', bucket: 'drops', key: 'in/my+items+%2Bplus+%C3%BC.csv' },
+      { now: 2000 },
+    )) as ObjectExplanation;
+    const plain = (await explain(
+      store,
+      { kind: 'object', bucket: 'drops', key: 'in/my items +plus ü.csv' },
+      { now: 2000 },
+    )) as ObjectExplanation;
+
+    // assess
+    expect(encoded).toMatchObject({
+      key: 'in/my items +plus ü.csv',
+      keyMatched: 'url-decoded',
+      keyGiven: 'in/my+items+%2Bplus+%C3%BC.csv',
+    });
+    expect(encoded.writes).toHaveLength(1);
+    expect(plain).toMatchObject({ key: 'in/my items +plus ü.csv', keyMatched: 'as-given' });
+    expect(plain.keyGiven).toBeUndefined();
+    expect(plain.writes).toHaveLength(1);
+  });
+
+  it('keeps a key with a literal + as given when that key has writes', async () => {
+    const store = new MemoryStateStore();
+    const literal = { ...write, key: 'in/a+b.csv' };
+    await claimIngest(store, literal, { owner: 'r/m', leaseMs: 60_000, now: () => 1000 });
+
+    const answer = (await explain(store, {
+      kind: 'object',
+      bucket: 'drops',
+      key: 'in/a+b.csv',
+    })) as ObjectExplanation;
+
+    expect(answer).toMatchObject({ key: 'in/a+b.csv', keyMatched: 'as-given' });
+    expect(answer.writes).toHaveLength(1);
+  });
+});
+
 describe('why, of a messaging asset', () => {
   it('is failing with its failed runs and last error while it is in the retry list', async () => {
     // prepare
@@ -197,7 +289,7 @@ describe('why and replay of an ingest, in either layout of its progress record',
     const plan = await planReplay(store, { since: 0, until: Date.now() + 1000 });
 
     // assess
-    expect(why.writes[0]?.entries.map((entry) => entry.imported)).toEqual([true, true, true]);
+    expect(why.writes[0]?.entries.map((entry) => entry.importAccepted)).toEqual([true, true, true]);
     expect(plan.events[0]).toMatchObject({ id: emitted?.id, data: emitted?.data });
   });
 });

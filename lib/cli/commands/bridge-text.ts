@@ -5,6 +5,7 @@ import type { MoveResult } from '../../ops/ports.ts';
 import type { RedrivePlan } from '../../ops/redrive.ts';
 import type { ReplayPlan } from '../../ops/replay.ts';
 import type { BridgeStatus } from '../../ops/status.ts';
+import { LOCAL_STAGE } from '../../ops/target.ts';
 import type { Explanation, WriteExplanation } from '../../ops/why.ts';
 import type { AuditReport } from '../../polling/audit.ts';
 import { formatDuration, formatTable, formatTime } from '../output.ts';
@@ -14,9 +15,15 @@ export function explanationText(answer: Explanation): string {
   switch (answer.kind) {
     case 'object': {
       const title = `s3://${answer.bucket}/${answer.key}${answer.versionId ? ` (version ${answer.versionId})` : ''}`;
-      if (answer.writes.length === 0) return `${title}: no write seen\nnext: ${answer.next}`;
+      const matched =
+        answer.keyMatched === 'url-decoded'
+          ? `\n(the key as decoded from the URL-encoded form given, ${answer.keyGiven}; the bridge records decoded keys)`
+          : '';
+      if (answer.writes.length === 0) return `${title}: no write seen${matched}\nnext: ${answer.next}`;
       const writes = answer.writes.map((write, index) => writeText(write, index + 1));
-      return [`${title}: ${answer.writes.length} write(s) seen, oldest first`, ...writes].join('\n\n');
+      return [`${title}: ${answer.writes.length} write(s) seen, oldest first${matched}`, ...writes].join(
+        '\n\n',
+      );
     }
     case 'publication':
       return lines(
@@ -59,7 +66,7 @@ function writeText(write: WriteExplanation, index: number): string {
   const identity = write.versionId
     ? `version ${write.versionId}`
     : `etag ${write.etag ?? '-'}${write.sequencer ? `, sequencer ${write.sequencer}` : ''}`;
-  const outcome = `${write.state.toUpperCase()}${write.code && write.state !== 'superseded' ? ` (${write.code})` : ''}`;
+  const outcome = `${write.state.replaceAll('-', ' ').toUpperCase()}${write.code && write.state !== 'superseded' ? ` (${write.code})` : ''}`;
   return lines(`write ${index}: ${identity}: ${outcome}`, [
     ['attempts', write.attempts],
     ['owner', write.owner],
@@ -69,7 +76,7 @@ function writeText(write: WriteExplanation, index: number): string {
     ['gathering', write.gatheringKey],
     ...write.entries.map((entry): [string, unknown] => [
       'entry',
-      `${entry.path} → ${entry.assetKey}${entry.imported ? ' (imported)' : ' (not imported)'}`,
+      `${entry.path} → ${entry.assetKey}${entry.importAccepted ? ' (import accepted)' : ' (import not yet accepted)'}`,
     ]),
     ['reason', write.reason],
     ['PDS status', write.pdsStatus],
@@ -110,6 +117,10 @@ export function statusText(status: BridgeStatus): string {
       poller.lastSuccessAt ? `${formatTime(poller.lastSuccessAt)}${age(poller.lastSuccessAgeMs)}` : 'never',
     ]),
   );
+  // The local stack has no EventBridge Scheduler and no on-failure destination: their queues are
+  // absent by design there, not missing.
+  const absent = (role: string) =>
+    status.stage === LOCAL_STAGE && sourceless(role) ? 'deployed stacks only' : 'missing';
   const queues = formatTable(
     ['QUEUE', 'VISIBLE', 'IN FLIGHT', 'DEAD-LETTER QUEUE', 'DLQ MESSAGES'],
     status.queues.map((queue) => [
@@ -117,7 +128,7 @@ export function statusText(status: BridgeStatus): string {
       queue.exists ? queue.visible : sourceless(queue.role) ? '' : 'missing',
       queue.exists ? queue.inFlight : '',
       queue.deadLetter?.name,
-      queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : 'missing') : '',
+      queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : absent(queue.role)) : '',
     ]),
   );
   const inFlight =

@@ -10,6 +10,7 @@
  */
 
 import type { EventSink } from '../../events/index.ts';
+import { parseSuffixList } from '../../ingest/filters.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError } from '../../ops/errors.ts';
@@ -72,7 +73,17 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
       throw new CliUsageError('--stack-file names the local stack; leave it out with --stage', command);
     }
     const stateBucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
-    return { stage, ...(stateBucket ? { stateBucket } : {}) };
+    // A deployed stage's filters are in its function's configuration; the operator may set them here too.
+    const filters =
+      io.env.INGEST_PREFIX !== undefined || io.env.INGEST_SUFFIXES !== undefined
+        ? {
+            ingestFilters: {
+              prefix: io.env.INGEST_PREFIX ?? '',
+              suffixes: parseSuffixList(io.env.INGEST_SUFFIXES),
+            },
+          }
+        : {};
+    return { stage, ...(stateBucket ? { stateBucket } : {}), ...filters };
   }
   const path = stackFile ?? DEFAULT_STACK_FILE;
   try {
@@ -82,6 +93,7 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
       stateBucket: stringFlag(flags, 'state-bucket') ?? facts.buckets.state,
       emulator: emulatorClientConfig(facts.aws),
       stackFile: path,
+      ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
     };
   } catch (error) {
     throw new CliUsageError(
@@ -94,12 +106,13 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
 /** Runs `fn` connected to the target; what the operator named wrongly becomes a usage error (exit 2). */
 async function withConnection<T>(
   context: CommandContext,
-  fn: (connection: OperatorConnection) => Promise<T>,
+  fn: (connection: OperatorConnection, target: BridgeTarget) => Promise<T>,
 ): Promise<T> {
   let connection: OperatorConnection | undefined;
   try {
-    connection = await connectOperator(await targetOf(context));
-    return await fn(connection);
+    const target = await targetOf(context);
+    connection = await connectOperator(target);
+    return await fn(connection, target);
   } catch (error) {
     if (error instanceof OperatorTargetError || error instanceof WhySubjectError) {
       throw new CliUsageError(error.message, context.command);
@@ -135,7 +148,7 @@ const why: Command = {
   name: 'bridge why',
   summary: 'everything the bridge recorded about a dropped file, a publication or a messaging asset',
   description:
-    'SUBJECT is s3://BUCKET/KEY (every write of that key the ingest saw: attempts, owner, outcome, failure code and reason, gathering key, imported entries, the ids of the events sent), a publication id (or publication/ID) or a messaging-asset id (or messaging-asset/ID). Each answer ends with what to do next.',
+    'SUBJECT is s3://BUCKET/KEY (every write of that key the ingest saw: attempts, owner, outcome, failure code and reason, gathering key, the entries whose import the PDS accepted, the ids of the events sent), a publication id (or publication/ID) or a messaging-asset id (or messaging-asset/ID). Each answer ends with what to do next.',
   args: 'SUBJECT',
   minArgs: 1,
   maxArgs: 1,
@@ -161,7 +174,9 @@ const why: Command = {
     if (version !== undefined && subject.kind !== 'object') {
       throw new CliUsageError('--version applies to s3://BUCKET/KEY only', context.command);
     }
-    const answer = await withConnection(context, (connection) => explain(connection.store, subject));
+    const answer = await withConnection(context, (connection, target) =>
+      explain(connection.store, subject, target.ingestFilters ? { filters: target.ingestFilters } : {}),
+    );
     return { data: answer, text: () => explanationText(answer) };
   },
 };

@@ -53,12 +53,13 @@ const upload: Command = {
         entry.imported = true;
       }
     }
-    return tableResult(uploaded, ['FILE', 'PATH', 'CONTENT TYPE', 'GATHERING KEY', 'IMPORTED'], (e) => [
+    // The PDS answers an import without a body: it accepted it, and says nothing of items created.
+    return tableResult(uploaded, ['FILE', 'PATH', 'CONTENT TYPE', 'GATHERING KEY', 'IMPORT'], (e) => [
       e.file,
       e.path,
       e.contentType,
       e.gatheringKey,
-      e.imported ? 'yes' : 'no',
+      e.imported ? 'accepted' : 'not requested',
     ]);
   },
 };

@@ -1,0 +1,98 @@
+/**
+ * `npm run drop` against a stack's emulator: a file the stack's filters skip, or one the simulator
+ * creates no items from, is uploaded with a warning on stderr saying so.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDropCli } from '../../lib/local/drop-cli.ts';
+import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
+import { createLocalResources, LOCAL_BUCKETS } from '../../lib/local/resources.ts';
+import { type StackFacts, writeStackFile } from '../../lib/local/stack-file.ts';
+
+let emulator: RunningEmulator;
+let dir: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, region: 'us-east-1' });
+  createLocalResources(emulator.server, emulator.endpoint);
+  dir = await mkdtemp(join(tmpdir(), 'local-drop-'));
+});
+
+afterAll(async () => {
+  await emulator?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function stackFile(ingest: StackFacts['ingest']): Promise<string> {
+  const path = join(dir, `stack-${Math.random().toString(36).slice(2)}.json`);
+  await writeStackFile(path, {
+    version: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    aws: { endpoint: emulator.endpoint, region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test' },
+    buckets: { ...LOCAL_BUCKETS },
+    eventQueues: [{ name: 'events', url: `${emulator.endpoint}/000000000000/events` }],
+    api: { url: 'http://127.0.0.1:1', token: 't' },
+    pds: { url: 'http://127.0.0.1:1', username: 'demo', simulated: true },
+    ...(ingest ? { ingest } : {}),
+  });
+  return path;
+}
+
+function captured() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) } };
+}
+
+describe('npm run drop', () => {
+  it('warns that a file outside INGEST_PREFIX will not be ingested, and uploads it all the same', async () => {
+    const file = join(dir, 'items.csv');
+    await writeFile(file, 'primaryKey__\n1\n');
+    const drop = captured();
+
+    const code = await runDropCli(
+      ['--stack-file', await stackFile({ prefix: 'incoming/', suffixes: [] }), file],
+      drop.io,
+    );
+
+    expect(code).toBe(0);
+    expect(drop.err).toEqual([
+      'drop: warning: items.csv is outside INGEST_PREFIX "incoming/": the stack will not ingest it (put it under incoming/: --prefix incoming/)',
+    ]);
+    expect(drop.out[0]).toMatch(/^uploaded .*items\.csv → s3:\/\/pds-bridge-local-drop\/items\.csv/);
+  });
+
+  it('tells that the simulator creates no items from a .pdf, and stays quiet for a .csv under the prefix', async () => {
+    const pdf = join(dir, 'sheet.pdf');
+    const csv = join(dir, 'more.csv');
+    await writeFile(pdf, 'not really a pdf');
+    await writeFile(csv, 'primaryKey__\n2\n');
+    const drop = captured();
+
+    const code = await runDropCli(['--stack-file', await stackFile(undefined), pdf, csv], drop.io);
+
+    expect(code).toBe(0);
+    expect(drop.err).toEqual([
+      expect.stringMatching(
+        /^drop: warning: sheet\.pdf: the simulator creates items only from \.csv and \.json files/,
+      ),
+    ]);
+    expect(drop.out).toHaveLength(3);
+  });
+
+  it('tells that a CSV without the primaryKey__ column creates no items', async () => {
+    const csv = join(dir, 'no-key.csv');
+    await writeFile(csv, 'gtin,name\n1,Water\n');
+    const drop = captured();
+
+    const code = await runDropCli(['--stack-file', await stackFile(undefined), csv], drop.io);
+
+    expect(code).toBe(0);
+    expect(drop.err).toEqual([
+      expect.stringContaining('no-key.csv has no primaryKey__ column in its header'),
+    ]);
+  });
+});
