@@ -12,6 +12,7 @@
  * it to SECTIONS. Each section parses its own flags strictly (an unknown flag is refused in one line):
  * flags of the same name mean different things in different sections (`--concurrency`).
  */
+import { parseScriptArgs } from '../lib/command-line.ts';
 import { section as archives } from './scale/archives.ts';
 import { section as assets } from './scale/assets.ts';
 import type { ScaleSection } from './scale/section.ts';
@@ -19,50 +20,48 @@ import { section as watchLists } from './scale/watch-lists.ts';
 
 const SECTIONS: Record<string, ScaleSection> = { assets, archives, 'watch-lists': watchLists };
 
-function usage(): string {
-  const lines = [
-    'usage: node bench/scale.ts SECTION [flags]     (or: SECTION SECTION... | all, with defaults)',
-    '',
-    'sections:',
-    ...Object.entries(SECTIONS).flatMap(([name, each]) => [
-      `  ${name.padEnd(12)} ${each.summary}`,
-      ...each.help.split('\n').map((line) => `      ${line}`),
-      '',
-    ]),
-    'Runs the named sections in order; each prints its figures as Markdown tables.',
-  ];
-  return `${lines.join('\n')}\n`;
-}
-
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-    if (argv.length === 0) {
-      process.stderr.write(`name a section (${Object.keys(SECTIONS).join(', ')}, all); see --help\n`);
-      return 2;
-    }
-    process.stdout.write(usage());
-    return 0;
+  // Flags belong to a section (their meanings differ between sections): `SECTION --flag`. Without a
+  // section first, only --help and section names are taken.
+  const named = argv.findIndex((arg) => arg.startsWith('-'));
+  const names = named === -1 ? argv : argv.slice(0, named);
+  const flags = named === -1 ? [] : argv.slice(named);
+  if (names.length !== 1 || flags.length === 0) {
+    parseScriptArgs(
+      {
+        command: 'node bench/scale.ts',
+        summary: `Runs the named sections in order; each prints its figures as Markdown tables. Sections: ${Object.entries(
+          SECTIONS,
+        )
+          .map(([name, each]) => `${name} (${each.summary})`)
+          .join('; ')}. A section's own flags follow its name alone: node bench/scale.ts SECTION --help.`,
+        options: {},
+        positionals: 'SECTION... | all',
+      },
+      names.length === 0 ? argv : flags,
+    );
   }
-  const firstFlag = argv.findIndex((arg) => arg.startsWith('-'));
-  const names = firstFlag === -1 ? argv : argv.slice(0, firstFlag);
-  const flags = firstFlag === -1 ? [] : argv.slice(firstFlag);
   const chosen = names.length === 1 && names[0] === 'all' ? Object.keys(SECTIONS) : names;
-  const unknown = chosen.find((name) => !(name in SECTIONS));
-  if (unknown !== undefined) {
-    process.stderr.write(`unknown section '${unknown}': use ${Object.keys(SECTIONS).join(', ')}, all\n`);
+  if (chosen.length === 0) {
+    process.stderr.write(
+      `bench/scale.ts: name a section (${Object.keys(SECTIONS).join(', ')}, all) (see --help)\n`,
+    );
     return 2;
   }
-  if (chosen.length !== 1 && flags.length > 0) {
-    process.stderr.write('flags go with one section at a time (their meanings differ); see --help\n');
+  const unknown = chosen.find((name) => !(name in SECTIONS));
+  if (unknown !== undefined) {
+    process.stderr.write(
+      `bench/scale.ts: unknown section '${unknown}': use ${Object.keys(SECTIONS).join(', ')}, all\n`,
+    );
     return 2;
   }
   try {
     for (const name of chosen) {
-      process.stdout.write(`\n## ${name}\n\n`);
+      if (chosen.length > 1) process.stdout.write(`\n## ${name}\n\n`);
       await (SECTIONS[name] as ScaleSection).run(flags);
     }
   } catch (error) {
-    process.stderr.write(`${(error as Error).message.split('\n')[0]}; see --help\n`);
+    process.stderr.write(`bench/scale.ts: ${(error as Error).message.split('\n')[0]} (see --help)\n`);
     return 2;
   }
   return 0;

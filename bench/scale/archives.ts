@@ -18,8 +18,8 @@
  * and at most `concurrency` repeats per kill.
  */
 import { Readable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { ZipFile } from 'yazl';
+import { parseScriptArgs } from '../../lib/command-line.ts';
 import { sleep } from '../../lib/core/index.ts';
 import { DEFAULT_IMPORT_CONCURRENCY } from '../../lib/ingest/import-ledger.ts';
 import { ingestObject } from '../../lib/ingest/ingest-object.ts';
@@ -376,28 +376,39 @@ export function printArchivesReport(result: ArchivesBenchResult): void {
   }
 }
 
-const HELP = `Usage: node bench/scale/archives.ts [--members 1000,3000,10000] [--latency-ms 50] [--state-latency-ms 20]
-                                  [--concurrency ${DEFAULT_IMPORT_CONCURRENCY}] [--no-kill] [--no-reference]
-
-One ZIP per size ingested by ingestObject against the PDS simulator: wall time, PDS requests, state
-requests and progress bytes, a kill half-way and its take-over, against the issue 20 targets.`;
-
-/** Parses the command line; throws an Error with a one-line message for a wrong flag or value. */
-export function parseArchivesArgs(argv: string[]): ArchivesBenchOptions | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      members: { type: 'string' },
-      'latency-ms': { type: 'string' },
-      'state-latency-ms': { type: 'string' },
-      concurrency: { type: 'string' },
-      'no-kill': { type: 'boolean', default: false },
-      'no-reference': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+/** The flags of this section (bench/scale.ts archives, or this module alone). */
+const SPEC = {
+  command: 'node bench/scale.ts archives',
+  summary:
+    'One ZIP per size ingested by ingestObject against the PDS simulator: wall time, PDS requests, state requests and progress bytes, a kill half-way and its take-over, against the issue 20 targets.',
+  options: {
+    members: {
+      type: 'string',
+      value: 'n,n,...',
+      description: 'archive sizes in members (default 1000,3000,10000)',
     },
-  });
-  if (values.help) return 'help';
+    'latency-ms': { type: 'string', value: 'ms', description: 'PDS latency per request (default 50)' },
+    'state-latency-ms': {
+      type: 'string',
+      value: 'ms',
+      description: 'state-store latency per request (default 20)',
+    },
+    concurrency: {
+      type: 'string',
+      value: 'n',
+      description: `INGEST_IMPORT_CONCURRENCY (default ${DEFAULT_IMPORT_CONCURRENCY})`,
+    },
+    'no-kill': { type: 'boolean', description: 'leave out the kill and take-over run' },
+    'no-reference': { type: 'boolean', description: 'leave out the one-import-at-a-time reference' },
+  },
+} as const;
+
+/**
+ * Parses the command line: `--help` prints the usage and an unknown flag one line (parseScriptArgs);
+ * a wrong value throws an Error with a one-line message.
+ */
+export function parseArchivesArgs(argv: string[]): ArchivesBenchOptions {
+  const { values } = parseScriptArgs(SPEC, argv);
   const integer = (raw: string | undefined, fallback: number, name: string, min: number, max: number) => {
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -427,17 +438,11 @@ export function parseArchivesArgs(argv: string[]): ArchivesBenchOptions | 'help'
 }
 
 if (import.meta.main) {
-  let parsed: ArchivesBenchOptions | 'help';
   try {
-    parsed = parseArchivesArgs(process.argv.slice(2));
+    printArchivesReport(await runArchivesBench(parseArchivesArgs(process.argv.slice(2))));
   } catch (error) {
     process.stderr.write(`bench/scale/archives.ts: ${(error as Error).message} (see --help)\n`);
     process.exit(2);
-  }
-  if (parsed === 'help') {
-    process.stdout.write(`${HELP}\n`);
-  } else {
-    printArchivesReport(await runArchivesBench(parsed));
   }
 }
 
@@ -445,13 +450,7 @@ if (import.meta.main) {
 export const section: ScaleSection = {
   summary:
     "ZIP archives through the ingest: wall time, PDS and state requests, progress bytes, a kill's repeats",
-  help: HELP,
   async run(argv) {
-    const parsed = parseArchivesArgs(argv);
-    if (parsed === 'help') {
-      process.stdout.write(`${HELP}\n`);
-      return;
-    }
-    printArchivesReport(await runArchivesBench(parsed));
+    printArchivesReport(await runArchivesBench(parseArchivesArgs(argv)));
   },
 };

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseScriptArgs } from '../../lib/command-line.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import { IdRanges } from '../../lib/polling/id-ranges.ts';
@@ -285,10 +286,24 @@ function parseSizes(text: string): number[] {
 export const section: ScaleSection = {
   summary:
     'messaging-asset poller: wall time, peak RSS, PDS requests and bytes per run with nothing new; record size',
-  help: `--sizes N,N,...   listed assets per measurement (default ${DEFAULT_SIZES})`,
   async run(argv) {
-    const { values } = parseArgs({ args: argv, strict: true, options: { sizes: { type: 'string' } } });
-    const sizes = parseSizes(values.sizes ?? DEFAULT_SIZES);
+    const { values } = parseScriptArgs(
+      {
+        command: 'node bench/scale.ts assets',
+        summary:
+          'The messaging-asset poller with nothing new over N listed assets, the listing read whole and paged: wall time, peak RSS, PDS requests and bytes; the size of the record of emitted ids.',
+        options: {
+          sizes: {
+            type: 'string',
+            value: 'n,n,...',
+            default: DEFAULT_SIZES,
+            description: 'listed assets per measurement',
+          },
+        },
+      },
+      argv,
+    );
+    const sizes = parseSizes(values.sizes);
     process.stdout.write(
       'Targets: 5,000,000 listed, nothing new: peak RSS <= 256 MiB and one run well within the 300 s timeout; paged: <= 2 PDS requests and O(new) bytes.\n\n',
     );

@@ -4,11 +4,10 @@
 export interface ScaleSection {
   /** What it measures, for --help. */
   summary: string;
-  /** Its usage line and flags, for --help. */
-  help: string;
   /**
-   * Runs it with its own flags (the sections' flags differ in meaning, so each parses its own,
-   * strictly); throws an Error with a one-line message for a bad flag or value.
+   * Runs it with its own flags (the sections' flags differ in meaning, so each parses its own with
+   * parseScriptArgs: `--help` prints them, an unknown flag exits in one line); throws an Error with a
+   * one-line message for a bad value.
    */
   run(argv: string[]): Promise<void>;
 }

@@ -19,7 +19,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseScriptArgs } from '../../lib/command-line.ts';
 import { sleep } from '../../lib/core/index.ts';
 import { toSendableJson } from '../../lib/events/index.ts';
 import type { SupplierReview } from '../../lib/pds/index.ts';
@@ -296,29 +296,40 @@ export function printWatchListsReport(figures: WatchListFigures[], options: Watc
   process.stdout.write('\n');
 }
 
-const HELP = `Usage: node bench/scale/watch-lists.ts [--keys 1000,10000,100000] [--latency-ms 50] [--state-latency-ms 20]
-                                     [--new-share 0.01] [--workers 4] [--concurrency 8] [--no-reference]
-
-The supplier-review poll with fan-out over N watched keys: time from the scheduled run to the last
-chunk, PDS and state-bucket requests, against the 15-minute schedule interval.`;
-
-/** Parses the command line; throws an Error with a one-line message for a wrong flag or value. */
-export function parseWatchListsArgs(argv: string[]): WatchListsBenchOptions | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      keys: { type: 'string' },
-      'latency-ms': { type: 'string' },
-      'state-latency-ms': { type: 'string' },
-      'new-share': { type: 'string' },
-      workers: { type: 'string' },
-      concurrency: { type: 'string' },
-      'no-reference': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+/** The flags of this section (bench/scale.ts watch-lists, or this module alone). */
+const SPEC = {
+  command: 'node bench/scale.ts watch-lists',
+  summary:
+    'The supplier-review poll with fan-out over N watched keys: time from the scheduled run to the last chunk, PDS and state-bucket requests, against the 15-minute schedule interval.',
+  options: {
+    keys: {
+      type: 'string',
+      value: 'n,n,...',
+      description: 'watched keys per measurement (default 1000,10000,100000)',
     },
-  });
-  if (values.help) return 'help';
+    'latency-ms': { type: 'string', value: 'ms', description: 'PDS latency per request (default 50)' },
+    'state-latency-ms': {
+      type: 'string',
+      value: 'ms',
+      description: 'state-store latency per request (default 20)',
+    },
+    'new-share': {
+      type: 'string',
+      value: 'share',
+      description: 'keys with a new review per run (default 0.01)',
+    },
+    workers: { type: 'string', value: 'n', description: 'fan-out workers at once (default 4)' },
+    concurrency: { type: 'string', value: 'n', description: 'PDS requests in flight per worker (default 8)' },
+    'no-reference': { type: 'boolean', description: 'leave out the reference run' },
+  },
+} as const;
+
+/**
+ * Parses the command line: `--help` prints the usage and an unknown flag one line (parseScriptArgs);
+ * a wrong value throws an Error with a one-line message.
+ */
+export function parseWatchListsArgs(argv: string[]): WatchListsBenchOptions {
+  const { values } = parseScriptArgs(SPEC, argv);
   const number = (
     raw: string | undefined,
     fallback: number,
@@ -352,27 +363,20 @@ export function parseWatchListsArgs(argv: string[]): WatchListsBenchOptions | 'h
 }
 
 if (import.meta.main) {
-  let parsed: WatchListsBenchOptions | 'help';
   try {
-    parsed = parseWatchListsArgs(process.argv.slice(2));
+    const options = parseWatchListsArgs(process.argv.slice(2));
+    printWatchListsReport(await runWatchListsBench(options), options);
   } catch (error) {
     process.stderr.write(`bench/scale/watch-lists.ts: ${(error as Error).message} (see --help)\n`);
     process.exit(2);
   }
-  if (parsed === 'help') process.stdout.write(`${HELP}\n`);
-  else printWatchListsReport(await runWatchListsBench(parsed), parsed);
 }
 
 /** This module as a section of bench/scale.ts. */
 export const section: ScaleSection = {
   summary: 'supplier-review poll with fan-out over N watched keys: time, PDS and state-bucket requests',
-  help: HELP,
   async run(argv) {
-    const parsed = parseWatchListsArgs(argv);
-    if (parsed === 'help') {
-      process.stdout.write(`${HELP}\n`);
-      return;
-    }
-    printWatchListsReport(await runWatchListsBench(parsed), parsed);
+    const options = parseWatchListsArgs(argv);
+    printWatchListsReport(await runWatchListsBench(options), options);
   },
 };

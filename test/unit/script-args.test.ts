@@ -23,6 +23,7 @@ const SCRIPTS = [
   'bench/costs.ts',
   'bench/ingest.ts',
   'bench/poll.ts',
+  'bench/scale.ts',
   'bench/upload.ts',
   'bench/upload-client.ts',
   'bench/xml.ts',
