@@ -262,10 +262,13 @@ describe('serverless template: api and publish worker', () => {
   });
 
   it('bundles an AWS SDK that signs with the credentials Lambda puts in the environment', async () => {
+    // The simulator answers the channel check of POST /publications (gdsn-de is a demo channel).
+    const simulator = await startSimulator();
     const aws = await startAwsEmulator({ buckets: ['state'], queues: ['publications'] });
     try {
       const result = await invokeBundle(postPublicationEvent(publicationBody()), {
         ...aws.env,
+        PDS_BASE_URL: simulator.url,
         PUBLICATION_QUEUE_URL: aws.queueUrls.publications as string,
       });
       const { publicationId } = bodyOf(result) as { publicationId: string };
@@ -279,6 +282,7 @@ describe('serverless template: api and publish worker', () => {
       ]);
     } finally {
       await aws.close();
+      await simulator.close();
     }
   });
 });

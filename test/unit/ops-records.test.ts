@@ -233,7 +233,7 @@ describe('why and replay of an ingest, in either layout of its progress record',
     return { zip, emitted: events.events[0] };
   }
 
-  it('lists every entry as imported and rebuilds the completed event with the id that was sent (current layout)', async () => {
+  it('lists every entry as import-accepted and rebuilds the completed event with the id that was sent (current layout)', async () => {
     // prepare
     const store = new MemoryStateStore();
     const { emitted } = await ingested(store);
@@ -248,11 +248,11 @@ describe('why and replay of an ingest, in either layout of its progress record',
 
     // assess: one write (the entries stored beside the record are not taken for a write)
     expect(why.writes).toHaveLength(1);
-    expect(why.writes[0]).toMatchObject({ state: 'imported', gatheringKey: 'g-1' });
+    expect(why.writes[0]).toMatchObject({ state: 'import-accepted', gatheringKey: 'g-1' });
     expect(why.writes[0]?.entries).toEqual([
-      { path: 'batch/a.csv', assetKey: 'g-1-a0', imported: true },
-      { path: 'batch/b.csv', assetKey: 'g-1-a1', imported: true },
-      { path: 'batch/c.csv', assetKey: 'g-1-a2', imported: true },
+      { path: 'batch/a.csv', assetKey: 'g-1-a0', importAccepted: true },
+      { path: 'batch/b.csv', assetKey: 'g-1-a1', importAccepted: true },
+      { path: 'batch/c.csv', assetKey: 'g-1-a2', importAccepted: true },
     ]);
     expect(plan.events).toHaveLength(1);
     expect(plan.events[0]).toMatchObject({ id: emitted?.id, data: emitted?.data });
