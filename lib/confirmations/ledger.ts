@@ -20,15 +20,16 @@
  */
 import { type Log, type Metrics, mapAll, silentLog } from '../core/index.ts';
 import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/index.ts';
+import type { Destination } from '../pds/index.ts';
 import {
   confirmationChannelPrefix,
+  confirmationDeadlineKey,
   confirmationItemPrefix,
   confirmationKey,
-  STATE_PREFIXES,
 } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
 import type { CicSummary } from '../xml/index.ts';
-import { AWAITING, applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
+import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
 import { confirmationChangedEvent, confirmationEventId } from './events.ts';
 import { cicMatchesItem, confirmationFact, gtin14, publicationFact, reviewFact } from './facts.ts';
 import {
@@ -38,6 +39,7 @@ import {
   type LedgerReport,
   type PublishedItems,
 } from './ports.ts';
+import { readEntries } from './read.ts';
 
 export interface LedgerDependencies {
   store: StateStore;
@@ -53,25 +55,6 @@ export interface LedgerDependencies {
   concurrency?: number;
 }
 
-/** Entries per page of {@link ConfirmationLedger.list}, at most. */
-export const MAX_PAGE = 500;
-
-export interface ListOptions {
-  primaryKey?: string;
-  gtin?: string;
-  /** Only entries in one of these states. */
-  states?: readonly string[];
-  /** Start after this state key (the `next` of the previous page). */
-  after?: string;
-  limit?: number;
-}
-
-/** An entry and where it is stored (the paging cursor). */
-export interface StoredEntry {
-  stateKey: string;
-  entry: ConfirmationEntry;
-}
-
 export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
@@ -85,24 +68,22 @@ export class ConfirmationLedger implements ConfirmationRecorder {
 
   async recordPublication(published: PublishedItems): Promise<LedgerReport> {
     const fact = publicationFact(published.publicationId, published.publishedAt);
-    const channels = [
-      ...new Set(
-        published.destinations
-          .filter((destination) => destination.destinationType === 'COMMUNICATION_CHANNEL')
-          .map((destination) => destination.destinationId),
-      ),
-    ];
+    const deadline = new Date(Date.parse(published.publishedAt) + this.#deps.deadlineMs).toISOString();
+    const channels = communicationChannels(published.destinations);
     const pairs = [...new Set(published.primaryKeys)].flatMap((primaryKey) =>
       channels.map((channelId) => ({ primaryKey, channelId })),
     );
     const reports = await mapAll(pairs, this.#concurrency, async ({ primaryKey, channelId }) => {
-      const report = await this.#apply(confirmationKey(primaryKey, channelId), { primaryKey, channelId }, [
-        fact,
-      ]);
+      // The deadline first: an entry never waits without the check knowing when to look at it.
+      await this.#deps.store.mutate<DeadlineMark>(
+        confirmationDeadlineKey(deadline, primaryKey, channelId),
+        (current) => current ?? { primaryKey, channelId, deadline },
+      );
+      const firstKey = confirmationKey(primaryKey, channelId);
+      const report = await this.#apply(firstKey, { primaryKey, channelId }, [fact]);
       // A republication resets the deadline of the channel's other recipients too.
       for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-        if (stateKey === confirmationKey(primaryKey, channelId)) continue;
-        addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
+        if (stateKey !== firstKey) addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
       }
       return report;
     });
@@ -157,81 +138,19 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   }
 
   /**
-   * Turns every AWAITING entry whose deadline has passed OVERDUE (one event each), and publishes
-   * what any entry still has in its outbox. Run on a schedule; reads every entry once.
+   * Re-evaluates every entry of an item at a channel at the current time: an AWAITING entry past its
+   * deadline turns OVERDUE (./deadlines.ts calls it for each due deadline mark).
    */
-  async checkDeadlines(): Promise<LedgerReport & { entries: number; byState: Record<string, number> }> {
-    const now = this.#now();
-    const keys: string[] = [];
-    for await (const stateKey of this.#deps.store.list(STATE_PREFIXES.confirmations)) keys.push(stateKey);
-    const byState: Record<string, number> = {};
-    const reports = await mapAll(keys, this.#concurrency, async (stateKey) => {
-      const stored = await this.#deps.store.get<ConfirmationEntry>(stateKey);
-      if (!stored) return emptyLedgerReport();
-      const { value } = stored;
-      const due = value.state === AWAITING && Date.parse(value.deadline) <= now.getTime();
-      const report = due ? await this.#apply(stateKey, undefined, []) : emptyLedgerReport();
-      if (!due && value.pending.length > 0)
-        report.eventsPublished += await this.#flush(stateKey, value.pending);
-      const state = due ? 'OVERDUE' : value.state;
-      byState[state] = (byState[state] ?? 0) + 1;
-      return report;
-    });
-    return { ...this.#total(reports), entries: keys.length, byState };
-  }
-
-  /** Every entry of one publication: each key at each channel it was sent to, all recipients. */
-  async entriesOfPublication(published: Omit<PublishedItems, 'publishedAt'>): Promise<StoredEntry[]> {
-    const channels = published.destinations
-      .filter((destination) => destination.destinationType === 'COMMUNICATION_CHANNEL')
-      .map((destination) => destination.destinationId);
-    const prefixes = published.primaryKeys.flatMap((primaryKey) =>
-      channels.map((channelId) => confirmationChannelPrefix(primaryKey, channelId)),
-    );
-    const found = await mapAll(prefixes, this.#concurrency, (prefix) => this.#read(prefix));
-    return found
-      .flat()
-      .filter((stored) =>
-        stored.entry.publications.some(
-          (publication) => publication.publicationId === published.publicationId,
-        ),
-      );
-  }
-
-  /** A page of entries, in state-key order, and the cursor of the next page. */
-  async list(options: ListOptions = {}): Promise<{ entries: StoredEntry[]; next?: string }> {
-    const limit = Math.min(options.limit ?? 100, MAX_PAGE);
-    const prefix =
-      options.primaryKey !== undefined
-        ? confirmationItemPrefix(options.primaryKey)
-        : STATE_PREFIXES.confirmations;
-    const states = options.states && options.states.length > 0 ? new Set(options.states) : undefined;
-    const gtin = options.gtin === undefined ? undefined : gtin14(options.gtin);
-    const entries: StoredEntry[] = [];
-    for await (const stateKey of this.#deps.store.list(prefix)) {
-      if (options.after !== undefined && stateKey <= options.after) continue;
-      const stored = await this.#deps.store.get<ConfirmationEntry>(stateKey);
-      if (!stored) continue;
-      const { entry } = { entry: stored.value };
-      if (states && !states.has(entry.state)) continue;
-      if (gtin && entry.key.gtin !== gtin && gtin14(entry.key.primaryKey) !== gtin) continue;
-      if (entries.length === limit) return { entries, next: entries.at(-1)?.stateKey as string };
-      entries.push({ stateKey, entry });
+  async refresh(primaryKey: string, channelId: string): Promise<LedgerReport> {
+    const report = emptyLedgerReport();
+    for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
+      addLedgerReport(report, await this.#apply(stateKey, undefined, []));
     }
-    return { entries };
+    return this.#total([report]);
   }
 
   get #concurrency(): number {
     return this.#deps.concurrency ?? 8;
-  }
-
-  async #read(prefix: string): Promise<StoredEntry[]> {
-    const found: StoredEntry[] = [];
-    for await (const stateKey of this.#deps.store.list(prefix)) {
-      const stored = await this.#deps.store.get<ConfirmationEntry>(stateKey);
-      if (stored) found.push({ stateKey, entry: stored.value });
-    }
-    return found;
   }
 
   /**
@@ -267,7 +186,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   /** The one entry of this item whose recipient the confirmation names, if exactly one does. */
   async #entryNamingRecipient(primaryKey: string, cic: CicSummary): Promise<string | undefined> {
     if (!cic.recipientGln) return undefined;
-    const matches = (await this.#read(confirmationItemPrefix(primaryKey))).filter(
+    const matches = (await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey))).filter(
       ({ entry }) => entry.key.recipientGln !== undefined && namesSameRecipient(entry.key, cic),
     );
     return matches.length === 1 ? matches[0]?.stateKey : undefined;
@@ -353,6 +272,24 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     }
     return total;
   }
+}
+
+/** What a deadline mark names: the item at the channel whose entries to look at. */
+export interface DeadlineMark {
+  primaryKey: string;
+  channelId: string;
+  deadline: string;
+}
+
+/** The distinct communication channels of a publication; IN_PLATFORM destinations are no recipients. */
+export function communicationChannels(destinations: readonly Destination[]): string[] {
+  return [
+    ...new Set(
+      destinations
+        .filter((destination) => destination.destinationType === 'COMMUNICATION_CHANNEL')
+        .map((destination) => destination.destinationId),
+    ),
+  ];
 }
 
 function pendingId(change: PendingChange): string {

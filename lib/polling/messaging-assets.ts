@@ -19,6 +19,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
+import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import {
   checkInteger,
   createLimiter,
@@ -65,6 +66,8 @@ export interface MessagingAssetPollDeps {
   store: StateStore;
   sink: EventSink;
   logger?: Log;
+  /** The confirmation ledger, told of each asset SQS accepted before the checkpoint moves past it. */
+  confirmations?: ConfirmationRecorder;
 }
 
 export interface MessagingAssetPollOptions {
@@ -411,6 +414,9 @@ export async function pollMessagingAssets(
       }
     }
 
+    await deps.confirmations?.recordMessagingAssets(
+      successes.filter((item) => accepted.has(item.asset.id)).map((item) => item.event),
+    );
     const later = candidates[start + pageSize]?.id;
     const lowestPending = [...unaccepted, ...(later === undefined ? [] : [later])].reduce<number | undefined>(
       (min, id) => (min === undefined || id < min ? id : min),

@@ -12,6 +12,7 @@
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |
  * | `leases/<name>.json` | "a run never overlaps itself" lease | {@link leaseKey} |
  * | `confirmations/<primaryKey>/<channelId>/<recipient>.json` | confirmation ledger entry: one item at one recipient (lib/confirmations) | {@link confirmationKey} |
+ * | `confirmation-deadlines/<deadline>/<sha256>.json` | an item at a channel that turns OVERDUE at `deadline` unless answered | {@link confirmationDeadlineKey} |
  *
  * Free text (primary keys, names, ids) becomes one path segment through {@link encodeKeySegment}:
  * readable where possible, always a valid S3 key segment, and never the same segment for two
@@ -29,6 +30,7 @@ export const STATE_PREFIXES = Object.freeze({
   claimCheck: 'claim-check/',
   leases: 'leases/',
   confirmations: 'confirmations/',
+  confirmationDeadlines: 'confirmation-deadlines/',
 });
 
 /** Longest readable segment; longer texts are hashed so that every key stays far below S3's 1024 bytes. */
@@ -208,4 +210,19 @@ export function confirmationItemPrefix(primaryKey: string): string {
 /** `confirmations/<primaryKey>/<channelId>/`: every entry of one item at one channel. */
 export function confirmationChannelPrefix(primaryKey: string, channelId: string): string {
   return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/`;
+}
+
+/**
+ * `confirmation-deadlines/<deadline>/<sha256 of item and channel>.json`: listed in deadline order, so
+ * the deadline check reads only what is due. `deadline` is an ISO time (all of one length, so string
+ * order is time order).
+ */
+export function confirmationDeadlineKey(deadline: string, primaryKey: string, channelId: string): string {
+  return `${STATE_PREFIXES.confirmationDeadlines}${encodeKeySegment(deadline)}/${sha256Hex(JSON.stringify([primaryKey, channelId]))}.json`;
+}
+
+/** The deadline of a key from {@link confirmationDeadlineKey}. */
+export function deadlineOfConfirmationDeadlineKey(stateKey: string): string | undefined {
+  const segment = stateKey.slice(STATE_PREFIXES.confirmationDeadlines.length).split('/')[0];
+  return segment ? decodeKeySegment(segment) : undefined;
 }

@@ -48,6 +48,7 @@ const PARAMETERS = {
   apiThrottleRate: '10',
   apiErrorsAlarmCount: '3',
   apiLatencyAlarmMs: '2000',
+  confirmationDeadlineHours: '24',
 } as const;
 
 let defaults: PackagedService;
@@ -543,6 +544,7 @@ describe('serverless template: the whole stack', () => {
     const functions = resourcesOfType(t, 'AWS::Lambda::Function');
 
     for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
+    for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_DEADLINE_HOURS, fn).toBe('24');
     expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
     expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
       INGEST_PREFIX: 'incoming/',

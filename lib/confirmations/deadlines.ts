@@ -1,0 +1,46 @@
+/**
+ * The deadline check: entries nobody answered within CONFIRMATION_DEADLINE_HOURS turn OVERDUE. The
+ * scheduled review poll runs it after each poll (lib/polling/handlers.ts).
+ *
+ * It reads only what is due: each publication leaves a mark per item and channel under
+ * `confirmation-deadlines/<deadline>/` (lib/state/keys.ts), listed in deadline order, so a run lists
+ * up to the first mark not yet due and reads the entries of the due ones. A mark is deleted once its
+ * entries were brought up to date; a run that fails before that leaves it for the next run. Kept
+ * apart from ./ledger.ts so that the functions that only publish or answer never carry a delete.
+ */
+import { mapAll } from '../core/index.ts';
+import { deadlineOfConfirmationDeadlineKey, STATE_PREFIXES } from '../state/keys.ts';
+import type { StateStore } from '../state/store.ts';
+import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
+import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';
+
+/** What a deadline check did: the marks that were due and the transitions (OVERDUE) they caused. */
+export type DeadlineReport = LedgerReport & { due: number };
+
+/**
+ * @example
+ * const report = await checkConfirmationDeadlines(store, ledger, new Date());
+ * report.transitions.OVERDUE; // entries that turned OVERDUE in this run
+ */
+export async function checkConfirmationDeadlines(
+  store: StateStore,
+  ledger: Pick<ConfirmationLedger, 'refresh'>,
+  now: Date,
+  concurrency = 8,
+): Promise<DeadlineReport> {
+  const due: string[] = [];
+  for await (const markKey of store.list(STATE_PREFIXES.confirmationDeadlines)) {
+    const deadline = deadlineOfConfirmationDeadlineKey(markKey);
+    if (deadline === undefined || Date.parse(deadline) > now.getTime()) break;
+    due.push(markKey);
+  }
+  const reports = await mapAll(due, concurrency, async (markKey) => {
+    const mark = await store.get<DeadlineMark>(markKey);
+    const report = mark
+      ? await ledger.refresh(mark.value.primaryKey, mark.value.channelId)
+      : emptyLedgerReport();
+    await store.delete(markKey);
+    return report;
+  });
+  return { ...reports.reduce(addLedgerReport, emptyLedgerReport()), due: due.length };
+}
