@@ -183,12 +183,16 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     return this.#apply(confirmationKey(primaryKey, channelId, recipient), key, [...publications, fact]);
   }
 
-  /** The one entry of this item whose recipient the confirmation names, if exactly one does. */
+  /**
+   * The one entry of this item whose recipient the confirmation names: only when every entry of the
+   * item already knows its recipient (an entry that does not yet might be the one) and exactly one
+   * has this GLN and target market. Otherwise nothing is guessed: the review brings the channel.
+   */
   async #entryNamingRecipient(primaryKey: string, cic: CicSummary): Promise<string | undefined> {
     if (!cic.recipientGln) return undefined;
-    const matches = (await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey))).filter(
-      ({ entry }) => entry.key.recipientGln !== undefined && namesSameRecipient(entry.key, cic),
-    );
+    const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
+    if (entries.some(({ entry }) => entry.key.recipientGln === undefined)) return undefined;
+    const matches = entries.filter(({ entry }) => namesSameRecipient(entry.key, cic));
     return matches.length === 1 ? matches[0]?.stateKey : undefined;
   }
 
@@ -266,9 +270,12 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const total = reports.reduce(addLedgerReport, emptyLedgerReport());
     const metrics = this.#deps.metrics;
     if (metrics) {
+      const to = (state: string) => total.transitions[state] ?? 0;
       metrics.addMetric('ConfirmationTransitions', 'Count', sum(Object.values(total.transitions)));
-      metrics.addMetric('ConfirmationsRejected', 'Count', total.transitions.REJECTED ?? 0);
-      metrics.addMetric('ConfirmationsOverdue', 'Count', total.transitions.OVERDUE ?? 0);
+      metrics.addMetric('ConfirmationsSynchronised', 'Count', to('SYNCHRONISED') + to('ACCEPTED'));
+      metrics.addMetric('ConfirmationsReview', 'Count', to('REVIEW'));
+      metrics.addMetric('ConfirmationsRejected', 'Count', to('REJECTED'));
+      metrics.addMetric('ConfirmationsOverdue', 'Count', to('OVERDUE'));
     }
     return total;
   }

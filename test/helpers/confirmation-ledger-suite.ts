@@ -339,6 +339,27 @@ export function describeConfirmationLedger(
       expect((await listEntries(store)).entries).toHaveLength(1);
     });
 
+    it('leaves a messaging asset alone while another entry of the item does not know its recipient yet', async () => {
+      // Found by bench/chaos/confirmations.ts: the asset's recipient GLN matched the only entry that
+      // knew one, while it came from the other channel (the same recipient behind two channels).
+      const { store, ledger, published } = setup(await makeStore());
+      await published('p1', ['00614141123452'], ['gdsn-de', 'pool']);
+      await ledger.recordReviews([
+        reviewReceived('00614141123452', 'gdsn-de', 90, [cic('SYNCHRONISED', '00614141123452', 1)]),
+      ]);
+
+      const report = await ledger.recordMessagingAssets([
+        assetReceived(91, [cic('REJECTED', '00614141123452', 2)]),
+      ]);
+
+      expect(report.unmatched).toBe(1);
+      const { entries } = await listEntries(store, { primaryKey: '00614141123452' });
+      expect(entries.map((stored) => [stored.entry.key.channelId, stored.entry.state])).toEqual([
+        ['gdsn-de', 'SYNCHRONISED'],
+        ['pool', 'AWAITING'],
+      ]);
+    });
+
     it('publishes a transition whose event failed on a later call, with the same event id', async () => {
       const sink = new RecordingSink();
       const { ledger, published, entry, changes } = setup(await makeStore(), sink);

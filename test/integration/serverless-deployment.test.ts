@@ -49,6 +49,7 @@ const PARAMETERS = {
   apiErrorsAlarmCount: '3',
   apiLatencyAlarmMs: '2000',
   confirmationDeadlineHours: '24',
+  confirmationsOverdueAlarmCount: '25',
 } as const;
 
 let defaults: PackagedService;
@@ -203,6 +204,7 @@ describe('serverless template: the whole stack', () => {
         'ApiServerErrorsAlarm',
         'AssetsEmittedAsFailedAlarm',
         'AssetsFailingAlarm',
+        'ConfirmationsOverdueAlarm',
         'EventsDeadLetterQueueAlarm',
         'EventsUnpublishedAlarm',
         'IngestDeadLetterQueueAlarm',
@@ -572,6 +574,7 @@ describe('serverless template: the whole stack', () => {
     });
     expect(props(t, 'ApiServerErrorsAlarm').Threshold).toBe('3');
     expect(props(t, 'ApiLatencyAlarm').Threshold).toBe('2000');
+    expect(props(t, 'ConfirmationsOverdueAlarm').Threshold).toBe('25');
     // The schedule's interval is the period of its poller's "stopped" alarm.
     expect(props(t, 'PollMessagingAssetsStoppedAlarm').Period).toBe(120);
     expect(props(t, 'PollSupplierReviewsStoppedAlarm').Period).toBe(3600);
