@@ -2,9 +2,9 @@
  * The deadline check: entries nobody answered within CONFIRMATION_DEADLINE_HOURS turn OVERDUE. The
  * scheduled review poll runs it after each poll (lib/polling/handlers.ts).
  *
- * It reads only what is due: each publication leaves a mark per item and channel under
- * `confirmation-deadlines/<deadline>/` (lib/state/keys.ts), listed in deadline order, so a run lists
- * up to the first mark not yet due and reads the entries of the due ones. A mark is deleted once its
+ * It reads only what is due: each publication leaves one mark under `confirmation-deadlines/<deadline>/`
+ * (lib/state/keys.ts) naming its items and channels, listed in deadline order, so a run lists up to
+ * the first mark not yet due and reads the entries of the due ones. A mark is deleted once its
  * entries were brought up to date; a run that fails before that leaves it for the next run. Kept
  * apart from ./ledger.ts so that the functions that only publish or answer never carry a delete.
  */
@@ -14,7 +14,7 @@ import type { StateStore } from '../state/store.ts';
 import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
 import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';
 
-/** What a deadline check did: the marks that were due and the transitions (OVERDUE) they caused. */
+/** What a deadline check did: the publications whose marks were due and the transitions (OVERDUE) they caused. */
 export type DeadlineReport = LedgerReport & { due: number };
 
 /**
@@ -34,13 +34,16 @@ export async function checkConfirmationDeadlines(
     if (deadline === undefined || Date.parse(deadline) > now.getTime()) break;
     due.push(markKey);
   }
-  const reports = await mapAll(due, concurrency, async (markKey) => {
+  const reports: LedgerReport[] = [];
+  for (const markKey of due) {
     const mark = await store.get<DeadlineMark>(markKey);
-    const report = mark
-      ? await ledger.refresh(mark.value.primaryKey, mark.value.channelId)
-      : emptyLedgerReport();
+    const pairs = mark?.value.pairs ?? [];
+    reports.push(
+      ...(await mapAll(pairs, concurrency, ({ primaryKey, channelId }) =>
+        ledger.refresh(primaryKey, channelId),
+      )),
+    );
     await store.delete(markKey);
-    return report;
-  });
+  }
   return { ...reports.reduce(addLedgerReport, emptyLedgerReport()), due: due.length };
 }

@@ -73,15 +73,23 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const pairs = [...new Set(published.primaryKeys)].flatMap((primaryKey) =>
       channels.map((channelId) => ({ primaryKey, channelId })),
     );
+    if (pairs.length === 0) return emptyLedgerReport();
+    // The deadline first: an entry never waits without the check knowing when to look at it. One
+    // mark per publication (created once; a repeated delivery finds it there).
+    await this.#deps.store.mutate<DeadlineMark>(
+      confirmationDeadlineKey(deadline, published.publicationId),
+      (current) => current ?? { publicationId: published.publicationId, deadline, pairs },
+    );
     const reports = await mapAll(pairs, this.#concurrency, async ({ primaryKey, channelId }) => {
-      // The deadline first: an entry never waits without the check knowing when to look at it.
-      await this.#deps.store.mutate<DeadlineMark>(
-        confirmationDeadlineKey(deadline, primaryKey, channelId),
-        (current) => current ?? { primaryKey, channelId, deadline },
-      );
       const firstKey = confirmationKey(primaryKey, channelId);
-      const report = await this.#apply(firstKey, { primaryKey, channelId }, [fact]);
-      // A republication resets the deadline of the channel's other recipients too.
+      let existed = true;
+      const report = await this.#apply(firstKey, { primaryKey, channelId }, [fact], (current) => {
+        existed = current !== undefined;
+        return true;
+      });
+      // A republication resets the deadline of the channel's other recipients too. They are only
+      // ever created from an existing first entry, so a first entry this call created has none.
+      if (!existed) return report;
       for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
         if (stateKey !== firstKey) addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
       }
@@ -281,11 +289,11 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   }
 }
 
-/** What a deadline mark names: the item at the channel whose entries to look at. */
+/** What a deadline mark names: the publication, and each item at each channel whose entries to look at. */
 export interface DeadlineMark {
-  primaryKey: string;
-  channelId: string;
+  publicationId: string;
   deadline: string;
+  pairs: Array<{ primaryKey: string; channelId: string }>;
 }
 
 /** The distinct communication channels of a publication; IN_PLATFORM destinations are no recipients. */

@@ -12,7 +12,7 @@
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |
  * | `leases/<name>.json` | "a run never overlaps itself" lease | {@link leaseKey} |
  * | `confirmations/<primaryKey>/<channelId>/<recipient>.json` | confirmation ledger entry: one item at one recipient (lib/confirmations) | {@link confirmationKey} |
- * | `confirmation-deadlines/<deadline>/<sha256>.json` | an item at a channel that turns OVERDUE at `deadline` unless answered | {@link confirmationDeadlineKey} |
+ * | `confirmation-deadlines/<deadline>/<sha256>.json` | a publication whose entries turn OVERDUE at `deadline` unless answered | {@link confirmationDeadlineKey} |
  *
  * Free text (primary keys, names, ids) becomes one path segment through {@link encodeKeySegment}:
  * readable where possible, always a valid S3 key segment, and never the same segment for two
@@ -213,12 +213,12 @@ export function confirmationChannelPrefix(primaryKey: string, channelId: string)
 }
 
 /**
- * `confirmation-deadlines/<deadline>/<sha256 of item and channel>.json`: listed in deadline order, so
- * the deadline check reads only what is due. `deadline` is an ISO time (all of one length, so string
- * order is time order).
+ * `confirmation-deadlines/<deadline>/<sha256 of the publication id>.json`: listed in deadline order,
+ * so the deadline check reads only what is due. `deadline` is an ISO time (all of one length, so
+ * string order is time order).
  */
-export function confirmationDeadlineKey(deadline: string, primaryKey: string, channelId: string): string {
-  return `${STATE_PREFIXES.confirmationDeadlines}${encodeKeySegment(deadline)}/${sha256Hex(JSON.stringify([primaryKey, channelId]))}.json`;
+export function confirmationDeadlineKey(deadline: string, publicationId: string): string {
+  return `${STATE_PREFIXES.confirmationDeadlines}${encodeKeySegment(deadline)}/${sha256Hex(publicationId)}.json`;
 }
 
 /** The deadline of a key from {@link confirmationDeadlineKey}. */
