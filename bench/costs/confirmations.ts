@@ -146,7 +146,11 @@ await checkConfirmationDeadlines(store, ledger, clock.now);
 rows.push(['deadline check, nothing due', 1, take()]);
 clock.now = new Date(T0 + 49 * HOUR);
 await checkConfirmationDeadlines(store, ledger, clock.now);
-rows.push([`deadline check, ${ITEMS * CHANNELS} entries due (one publication, all answered)`, ITEMS * CHANNELS, take()]);
+rows.push([
+  `deadline check, ${ITEMS * CHANNELS} entries due (one publication, all answered)`,
+  ITEMS * CHANNELS,
+  take(),
+]);
 
 const columns = ['S3 GET', 'S3 PUT', 'S3 LIST', 'S3 DELETE', 'SQS requests'];
 printTable(

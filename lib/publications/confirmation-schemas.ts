@@ -3,10 +3,9 @@
  * so the OpenAPI document names them and the contract test checks the answers against them.
  */
 import * as z from 'zod';
-import type { SchemaMeta } from './schemas.ts';
 
-/** Builds the confirmation schemas in `registry`. */
-export function createConfirmationSchemas(registry: z.core.$ZodRegistry<SchemaMeta>) {
+/** Builds the confirmation schemas in `registry` (the API's, ./schemas.ts). */
+export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>) {
   const timestamp = z.iso.datetime();
 
   const correctiveAction = z
