@@ -43,6 +43,8 @@ export const MAX_FACTS = 100;
 export const MAX_SEEN = 500;
 /** Transitions kept in `history`. */
 export const MAX_HISTORY = 100;
+/** Publications kept per entry (and carried by each event), the latest. */
+export const MAX_PUBLICATIONS = 50;
 
 export type FactKind = 'publication' | 'confirmation' | 'review';
 
@@ -180,7 +182,7 @@ export function applyFacts(
   const olderPublications = (current?.publications ?? []).filter(
     (publication) => !publications.some((kept) => kept.publicationId === publication.publicationId),
   );
-  const allPublications = [...olderPublications, ...publications];
+  const allPublications = [...olderPublications, ...publications].slice(-MAX_PUBLICATIONS);
   const lastPublished = allPublications.at(-1)?.publishedAt;
   const deadline = lastPublished
     ? new Date(Date.parse(lastPublished) + context.deadlineMs).toISOString()
