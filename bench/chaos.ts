@@ -1,9 +1,9 @@
 /**
- * The chaos runs of issue 11, one after the other: ingest (bench/chaos/ingest.ts) and the pollers
- * (bench/chaos/pollers.ts). Each prints its own table, targets and JSON line; this exits 1 when either
+ * The chaos runs, one after the other: ingest (bench/chaos/ingest.ts) and the pollers
+ * (bench/chaos/pollers.ts) of issue 11, the confirmation ledger (bench/chaos/confirmations.ts) of issue 22. Each prints its own table, targets and JSON line; this exits 1 when either
  * missed a target. Not part of `npm test`; everything runs on 127.0.0.1 and stops by itself.
  *
- *   node bench/chaos.ts [--only ingest|pollers] [--quick] [--seed N]
+ *   node bench/chaos.ts [--only ingest|pollers|confirmations] [--quick] [--seed N]
  *
  * For every other flag, run the part itself (`node bench/chaos/ingest.ts --help` shows its flags).
  * Each part runs in a process of its own, so one part's servers and workers never share the machine
@@ -17,6 +17,7 @@ import { parseScriptArgs } from '../lib/command-line.ts';
 const PARTS = {
   ingest: 'chaos/ingest.ts',
   pollers: 'chaos/pollers.ts',
+  confirmations: 'chaos/confirmations.ts',
 } as const;
 type Part = keyof typeof PARTS;
 
@@ -32,7 +33,7 @@ const { values } = parseScriptArgs({
 });
 
 function partsToRun(only: string | undefined): Part[] {
-  if (only === undefined) return ['ingest', 'pollers'];
+  if (only === undefined) return ['ingest', 'pollers', 'confirmations'];
   if (only in PARTS) return [only as Part];
   console.error(`--only must be one of ${Object.keys(PARTS).join(', ')}, got ${JSON.stringify(only)}`);
   process.exit(2);

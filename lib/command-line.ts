@@ -24,7 +24,7 @@ export const processLineIo: LineIo = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** Flag values and positionals as the commands read them (no option is `multiple`). */
+/** Flag values and positionals as the commands read them (a `multiple` option comes back as a string array). */
 export interface ParsedFlags {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];

@@ -36,6 +36,7 @@ KNOWN_TYPES = (
     "pds.supplier-review.received",
     "pds.publication.completed",
     "pds.publication.failed",
+    "pds.confirmation.changed",
 )
 
 

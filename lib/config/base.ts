@@ -33,6 +33,9 @@ export const BASE_SETTINGS = Object.freeze({
   PUBLICATION_EVENTS_QUEUE_URL: setting.url(
     'the SQS queue URL for pds.publication.* events (overrides EVENTS_QUEUE_URL)',
   ),
+  CONFIRMATION_EVENTS_QUEUE_URL: setting.url(
+    'the SQS queue URL for pds.confirmation.* events (overrides EVENTS_QUEUE_URL)',
+  ),
   PUBLICATION_QUEUE_URL: setting.url(
     'the internal SQS queue URL between the api and publish-worker functions',
   ),

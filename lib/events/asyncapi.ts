@@ -51,6 +51,7 @@ export const EVENT_QUEUES: readonly EventQueue[] = [
       'pds.ingest.failed',
       'pds.publication.completed',
       'pds.publication.failed',
+      'pds.confirmation.changed',
     ],
   },
   {

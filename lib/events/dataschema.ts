@@ -13,6 +13,7 @@ export const EVENT_DATA_VERSIONS = Object.freeze({
   'pds.supplier-review.received': 1,
   'pds.publication.completed': 1,
   'pds.publication.failed': 1,
+  'pds.confirmation.changed': 1,
 } as const satisfies { [T in EventType]: number });
 
 /**

@@ -192,6 +192,47 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
         },
       }),
     ],
+    'pds.confirmation.changed': [
+      createEvent({
+        type: 'pds.confirmation.changed',
+        subject: 'item/00614141123469',
+        idParts: [
+          'confirmations/00614141123469/gdsn-main/_.json',
+          'asset:1044:00614141123469:0614141000005:528',
+          'AWAITING',
+          'REVIEW',
+        ],
+        time: TIME,
+        data: {
+          entry: {
+            primaryKey: '00614141123469',
+            channelId: 'gdsn-main',
+            gtin: '00614141123469',
+            recipientGln: '0614141000005',
+            targetMarket: '528',
+          },
+          previousState: 'AWAITING',
+          state: 'REVIEW',
+          since: '2026-11-20T09:13:00.000Z',
+          cause: 'confirmation',
+          publications: [
+            {
+              publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+              publishedAt: '2026-11-20T08:02:11.000Z',
+            },
+          ],
+          correctiveActions: [
+            {
+              statusCode: 'CIC999',
+              code: 'ACTION_NEEDED',
+              description: 'Image missing & net content unclear.',
+            },
+          ],
+          messagingAssetId: 1044,
+          reviewId: '3c5e2a90-8b1d-8f4e-a6c2-9d7b0e1f2a34',
+        },
+      }),
+    ],
   };
 }
 

@@ -45,6 +45,9 @@ export {
 } from './routing.ts';
 export type { EventSink } from './sink.ts';
 export {
+  type ConfirmationChangedData,
+  type ConfirmationCorrectiveAction,
+  type ConfirmationEntryKey,
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,
   type EventDataMap,

@@ -12,6 +12,7 @@ export const EVENT_QUEUE_OVERRIDES = Object.freeze({
   'pds.messaging-asset.': 'MESSAGING_ASSET_EVENTS_QUEUE_URL',
   'pds.supplier-review.': 'SUPPLIER_REVIEW_EVENTS_QUEUE_URL',
   'pds.publication.': 'PUBLICATION_EVENTS_QUEUE_URL',
+  'pds.confirmation.': 'CONFIRMATION_EVENTS_QUEUE_URL',
 } as const);
 
 type EventQueueOverride = (typeof EVENT_QUEUE_OVERRIDES)[keyof typeof EVENT_QUEUE_OVERRIDES];

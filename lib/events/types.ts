@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'pds.supplier-review.received',
   'pds.publication.completed',
   'pds.publication.failed',
+  'pds.confirmation.changed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -178,6 +179,46 @@ export interface PublicationFailedData {
   retryable: boolean;
 }
 
+/** Where a confirmation entry stands (docs/confirmations.md); the set is open (review statuses pass through). */
+export type ConfirmationState = string;
+
+/** A corrective action a recipient asked for, read from a CIC's status details. */
+export interface ConfirmationCorrectiveAction {
+  /** The status the action belongs to, e.g. CIC999. */
+  statusCode: string;
+  /** e.g. ACTION_NEEDED. */
+  code: string;
+  /** The status description, first in the recipient's order. */
+  description?: string;
+  expectedCorrectiveInformation?: string;
+  /** GTIN of the item of the hierarchy the status is about. */
+  gtin?: string;
+}
+
+/** The identity of a confirmation entry: one item at one recipient (and target market). */
+export interface ConfirmationEntryKey {
+  primaryKey: string;
+  channelId: string;
+  gtin?: string;
+  recipientGln?: string;
+  targetMarket?: string;
+}
+
+/** `pds.confirmation.changed`: an entry of the confirmation ledger changed state. */
+export interface ConfirmationChangedData {
+  entry: ConfirmationEntryKey;
+  /** Absent for the first state of an entry. */
+  previousState?: ConfirmationState;
+  state: ConfirmationState;
+  /** When the fact behind the new state happened (message creation, publication, deadline). */
+  since: string;
+  cause: 'publication' | 'confirmation' | 'review' | 'deadline';
+  publications: Array<{ publicationId: string; publishedAt: string }>;
+  correctiveActions: ConfirmationCorrectiveAction[];
+  messagingAssetId?: number;
+  reviewId?: string;
+}
+
 /** The data type of each event type. */
 export interface EventDataMap {
   'pds.ingest.completed': IngestCompletedData;
@@ -186,6 +227,7 @@ export interface EventDataMap {
   'pds.supplier-review.received': SupplierReviewReceivedData;
   'pds.publication.completed': PublicationCompletedData;
   'pds.publication.failed': PublicationFailedData;
+  'pds.confirmation.changed': ConfirmationChangedData;
 }
 
 // The descriptions below reach consumers: they are the `description`s of the JSON Schemas in
@@ -451,6 +493,74 @@ export const EVENT_DATA_SCHEMAS = lazily({
           ),
       })
       .describe('A publication requested through the HTTP API could not be carried out.'),
+  'pds.confirmation.changed': () =>
+    z
+      .object({
+        entry: z
+          .object({
+            primaryKey: nonEmpty().describe('The published item, by its PDS primary key.'),
+            channelId: nonEmpty().describe('The communication channel the item was published to.'),
+            gtin: z.string().optional().describe('GTIN-14 of the item, once a confirmation named it.'),
+            recipientGln: z
+              .string()
+              .optional()
+              .describe('GLN of the recipient, once a confirmation named it.'),
+            targetMarket: z
+              .string()
+              .optional()
+              .describe('ISO 3166 numeric code of the target market, once a confirmation named it.'),
+          })
+          .describe('Which entry of the ledger changed: one item at one recipient and target market.'),
+        previousState: z
+          .string()
+          .optional()
+          .describe('The state before the change; absent when the entry was created.'),
+        state: nonEmpty().describe(
+          'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
+        ),
+        since: z
+          .string()
+          .describe(
+            'When the fact behind the new state happened, RFC 3339: the creation time of the message, the publication time, or the deadline.',
+          ),
+        cause: z
+          .enum(['publication', 'confirmation', 'review', 'deadline'])
+          .describe(
+            'What changed the state: a (re)publication, a CatalogueItemConfirmation, a supplier review without a readable confirmation, or the deadline passing (OVERDUE).',
+          ),
+        publications: z
+          .array(z.object({ publicationId: nonEmpty(), publishedAt: z.string() }))
+          .describe('The publications that sent this item to this recipient, oldest first.'),
+        correctiveActions: z
+          .array(
+            z.object({
+              statusCode: z.string().describe('The confirmation status code, e.g. CIC999.'),
+              code: z.string().describe('The corrective action code, e.g. ACTION_NEEDED.'),
+              description: z
+                .string()
+                .optional()
+                .describe('The status description, as the recipient wrote it.'),
+              expectedCorrectiveInformation: z
+                .string()
+                .optional()
+                .describe('What the recipient expects to be corrected.'),
+              gtin: z.string().optional().describe('The GTIN of the hierarchy level the status is about.'),
+            }),
+          )
+          .describe('What the recipient asks to be fixed, from the latest confirmation; empty when nothing.'),
+        messagingAssetId: z
+          .number()
+          .int()
+          .optional()
+          .describe('The messaging asset whose confirmation caused the change.'),
+        reviewId: z
+          .string()
+          .optional()
+          .describe('The id of the pds.supplier-review.received event whose review caused the change.'),
+      })
+      .describe(
+        'An entry of the confirmation ledger (one published item at one trading-partner recipient) changed state: published and awaiting an answer, answered by a CatalogueItemConfirmation or review, or overdue. Emitted once per transition.',
+      ),
 } satisfies { [T in EventType]: () => z.ZodType });
 
 /** Whether `value` names one of {@link EVENT_TYPES}. */

@@ -4,25 +4,35 @@
  * see the imports):
  *
  * drop a CSV and a ZIP → ingest completed events → the items exist in the PDS → the API refuses a
- * request without the token → channels through the API → POST /publications → publication completed
- * event → the simulator answers with reviews → supplier-review and messaging-asset events.
+ * request without the token → channels through the API → POST /publications to two channels →
+ * publication completed event → the simulator's recipients answer with reviews → supplier-review and
+ * messaging-asset events → the confirmations through the API and `pds bridge confirmations`: one
+ * channel SYNCHRONISED, the other REVIEW with its corrective action.
  *
  * Each step has its own timeout and prints one line (✓ or ✗ with the step's name); every event is
  * printed as it arrives. Waiting is polling with a short interval, never a fixed sleep, so a slow
  * machine only makes the demo slower.
  */
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client, createSqsClient } from '../aws.ts';
+import { confirmationsText } from '../cli/commands/bridge-text.ts';
+import { runCli } from '../cli/main.ts';
 import { uploadContentType } from '../ingest/upload-name.ts';
+import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
+import { DEMO_CHANNEL_IDS } from '../simulator/index.ts';
 import { type DemoFiles, demoFiles } from './demo-files.ts';
 import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
-import { emulatorClientConfig } from './stack-file.ts';
+import { emulatorClientConfig, stackFactsOf, writeStackFile } from './stack-file.ts';
 
 /** Per-step time limits, generous for a loaded CI machine. */
 export const DEMO_TIMEOUTS_MS = Object.freeze({
@@ -35,6 +45,8 @@ export const DEMO_TIMEOUTS_MS = Object.freeze({
   published: 60_000,
   reviews: 90_000,
   messagingAssets: 60_000,
+  confirmations: 90_000,
+  confirmationsCli: 20_000,
 });
 
 export type DemoTimeouts = Record<keyof typeof DEMO_TIMEOUTS_MS, number>;
@@ -231,8 +243,10 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
       },
     );
 
+    // The second channel's recipient asks for a correction the first time (the simulator's `review`).
+    const reviewingChannelId = DEMO_CHANNEL_IDS.austria;
     const publicationId = await step(
-      `publication of ${files.primaryKeys.length} items to ${channelId} accepted (202)`,
+      `publication of ${files.primaryKeys.length} items to ${channelId} and ${reviewingChannelId} accepted (202)`,
       timeouts.publish,
       async (signal) => {
         const response = await fetch(`${stack.api.url}/publications`, {
@@ -244,7 +258,10 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
           },
           body: JSON.stringify({
             primaryKeys: files.primaryKeys,
-            destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: channelId }],
+            destinations: [channelId, reviewingChannelId].map((destinationId) => ({
+              destinationType: 'COMMUNICATION_CHANNEL',
+              destinationId,
+            })),
           }),
           signal,
         });
@@ -322,6 +339,55 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
         },
       ),
     );
+    const expected = { [channelId]: 'SYNCHRONISED', [reviewingChannelId]: 'REVIEW' };
+    await step(
+      `confirmations through the API: ${channelId} SYNCHRONISED, ${reviewingChannelId} REVIEW with its corrective action`,
+      timeouts.confirmations,
+      async (signal) => {
+        const answer = await waitFor(
+          signal,
+          async () => {
+            const response = await fetch(`${stack.api.url}/publications/${publicationId}/confirmations`, {
+              headers: authorization,
+              signal,
+            });
+            const body = (await response.json()) as PublicationConfirmations;
+            return confirmationsAsExpected(body, files.primaryKeys, expected) ? body : undefined;
+          },
+          () =>
+            `GET /publications/${publicationId}/confirmations does not show ${JSON.stringify(expected)} for every item yet`,
+        );
+        out(`    summary: ${JSON.stringify(answer.summary)}`);
+        for (const entry of answer.entries) {
+          const actions = entry.correctiveActions.map(
+            (action) => `${action.code}: ${action.description ?? ''}`,
+          );
+          out(
+            `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${actions.length ? ` (${actions.join('; ')})` : ''}`,
+          );
+        }
+      },
+    );
+
+    await step('the same through pds bridge confirmations', timeouts.confirmationsCli, async () => {
+      const answer = await cliConfirmations(stack, publicationId);
+      const rows = answer.rows as Array<{
+        primaryKey: string;
+        channelId: string;
+        state: string;
+        correctiveActions: string[];
+      }>;
+      const asEntries = rows.map((row) => ({
+        ...row,
+        correctiveActions: row.correctiveActions.map((code) => ({ code })),
+      }));
+      if (!confirmationsAsExpected({ summary: {}, entries: asEntries }, files.primaryKeys, expected)) {
+        throw new Error(
+          `pds bridge confirmations ${publicationId} answered ${JSON.stringify(answer.summary)}`,
+        );
+      }
+      for (const line of confirmationsText(answer).split('\n')) out(`    ${line}`);
+    });
     return { ok: true, elapsedMs: Date.now() - started, events };
   } catch (error) {
     const failure =
@@ -335,6 +401,76 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
     s3.destroy();
     sqs.destroy();
     await pds.close();
+  }
+}
+
+interface PublicationConfirmations {
+  summary: Record<string, number>;
+  entries: Array<{
+    primaryKey: string;
+    channelId: string;
+    state: string;
+    correctiveActions: Array<{ code: string; description?: string }>;
+  }>;
+}
+
+/** Every item is in the expected state at each channel, and every REVIEW names a corrective action. */
+function confirmationsAsExpected(
+  answer: Pick<PublicationConfirmations, 'entries'> & { summary: unknown },
+  primaryKeys: readonly string[],
+  expected: Record<string, string>,
+): boolean {
+  return primaryKeys.every((primaryKey) =>
+    Object.entries(expected).every(([channelId, state]) =>
+      answer.entries.some(
+        (entry) =>
+          entry.primaryKey === primaryKey &&
+          entry.channelId === channelId &&
+          entry.state === state &&
+          (state !== 'REVIEW' || entry.correctiveActions.length > 0),
+      ),
+    ),
+  );
+}
+
+/** `pds bridge confirmations PUBLICATION_ID --json` against the running stack, in this process. */
+async function cliConfirmations(
+  stack: RunningLocalStack,
+  publicationId: string,
+): Promise<ConfirmationsAnswer> {
+  const directory = await mkdtemp(join(tmpdir(), 'pds-demo-'));
+  try {
+    const stackFile = join(directory, 'stack.json');
+    await writeStackFile(stackFile, stackFactsOf(stack));
+    let stdout = '';
+    let stderr = '';
+    const sink = (write: (text: string) => void) =>
+      new Writable({
+        write(chunk, _encoding, done) {
+          write(String(chunk));
+          done();
+        },
+      });
+    const code = await runCli(
+      ['bridge', 'confirmations', publicationId, '--stack-file', stackFile, '--json'],
+      {
+        stdout: sink((text) => {
+          stdout += text;
+        }),
+        stderr: sink((text) => {
+          stderr += text;
+        }),
+        stdin: Readable.from([]),
+        env: {},
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        stderrColumns: 80,
+      },
+    );
+    if (code !== 0) throw new Error(`pds bridge confirmations exited with ${code}: ${stderr.trim()}`);
+    return JSON.parse(stdout) as ConfirmationsAnswer;
+  } finally {
+    await rm(directory, { recursive: true, force: true });
   }
 }
 

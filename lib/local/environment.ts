@@ -65,6 +65,7 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     EVENTS_QUEUE_URL: queues.events.url,
     INGEST_EVENTS_QUEUE_URL: queues.events.url,
     PUBLICATION_EVENTS_QUEUE_URL: queues.events.url,
+    CONFIRMATION_EVENTS_QUEUE_URL: queues.events.url,
     MESSAGING_ASSET_EVENTS_QUEUE_URL: queues.messagingAssetEvents.url,
     SUPPLIER_REVIEW_EVENTS_QUEUE_URL: queues.supplierReviewEvents.url,
     PUBLICATION_QUEUE_URL: queues.publications.url,

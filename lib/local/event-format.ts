@@ -88,9 +88,18 @@ function detailOf(type: string, data: Data): string {
       return supplierReview(data);
     case 'pds.publication.completed':
       return publicationCompleted(data);
+    case 'pds.confirmation.changed':
+      return confirmationChanged(data);
     default:
       return data && Object.keys(data).length > 0 ? JSON.stringify(data) : '';
   }
+}
+
+function confirmationChanged(data: Data): string {
+  const entry = (data.entry ?? {}) as Data;
+  const actions = Array.isArray(data.correctiveActions) ? data.correctiveActions.length : 0;
+  const from = text(data.previousState);
+  return `${text(entry.channelId)}: ${from ? `${from} → ` : ''}${text(data.state)}${actions > 0 ? ` (${actions} corrective action${actions === 1 ? '' : 's'})` : ''}`;
 }
 
 function ingestCompleted(data: Data): string {

@@ -4,7 +4,7 @@
  * - an S3 object (`s3://bucket/key`): every write of that key the ingest saw (its progress records,
  *   lib/ingest/progress.ts), each with attempts, owner, outcome, failure code and reason, gathering key
  *   and the entries whose import the PDS accepted, and the ids of the events it emitted (ids are deterministic, lib/events);
- * - a publication id: its record (lib/publications/records.ts) and its event;
+ * - a publication id: its record (lib/publications/records.ts), its event and its confirmations;
  * - a messaging-asset id: where it stands in the poller's checkpoint (lib/polling/checkpoint.ts).
  *
  * Reads the state store only.
@@ -21,6 +21,7 @@ import { type PublicationRecord, readPublication } from '../publications/records
 import { ingestObjectPrefix, isIngestProgressKey, leaseKey } from '../state/keys.ts';
 import type { LeaseRecord } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
+import { type ConfirmationsAnswer, confirmationsOfPublication } from './confirmations.ts';
 
 /** What `why` was asked about, read from its argument. */
 export type WhySubject =
@@ -138,6 +139,8 @@ export interface PublicationExplanation {
   lastError?: string;
   notifiedAt?: string;
   events: EmittedEvent[];
+  /** Did each recipient synchronise it: the confirmation ledger's entries (./confirmations.ts). */
+  confirmations?: Pick<ConfirmationsAnswer, 'summary' | 'rows'>;
   next: string;
 }
 
@@ -401,6 +404,7 @@ async function explainPublication(store: StateStore, publicationId: string): Pro
     ...(record.lastError && record.status !== 'published' ? { lastError: record.lastError.reason } : {}),
     ...(record.notifiedAt ? { notifiedAt: record.notifiedAt } : {}),
     events,
+    confirmations: await confirmationsOfPublication(store, publicationId),
     next: nextForPublication(record),
   };
 }

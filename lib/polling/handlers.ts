@@ -7,6 +7,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
+import { checkConfirmationDeadlines } from '../confirmations/deadlines.ts';
+import { ConfirmationLedger } from '../confirmations/ledger.ts';
+import { deadlineMs } from '../confirmations/settings.ts';
 import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
@@ -24,7 +27,7 @@ import {
 } from './metrics.ts';
 import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
-import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
+import { MESSAGING_ASSET_POLL_SETTINGS, POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
 import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews, type ScheduledReviewPollReport } from './supplier-reviews.ts';
 
@@ -40,6 +43,8 @@ export interface PollerDeps {
   readonly store: StateStore;
   readonly sink: EventSink;
   readonly logger: typeof logger;
+  /** The confirmation ledger the polls tell of what they emitted. */
+  readonly confirmations?: ConfirmationLedger;
 }
 
 /** One scheduled poller, as {@link scheduledRun} runs it. */
@@ -50,6 +55,7 @@ export interface ScheduledPoll<R> {
   readonly subject: string;
   readonly store: StateStore;
   readonly sink: EventSink;
+  readonly confirmations?: ConfirmationLedger;
   readonly pds: () => Promise<ClosablePdsClient>;
   /** The run itself, within the invocation's window; `event` is what the schedule sent. */
   readonly poll: (deps: PollerDeps, run: { runId: string; deadline: number; event: unknown }) => Promise<R>;
@@ -91,7 +97,13 @@ export function scheduledRun<R extends object>(
       },
       () =>
         poll.poll(
-          { pds, store: poll.store, sink: poll.sink, logger },
+          {
+            pds,
+            store: poll.store,
+            sink: poll.sink,
+            logger,
+            ...(poll.confirmations ? { confirmations: poll.confirmations } : {}),
+          },
           { runId: context.awsRequestId, deadline, event },
         ),
     );
@@ -114,13 +126,21 @@ export function scheduledRun<R extends object>(
 
 /** What every poller function wires from its configuration: settings, state store, event sink, PDS. */
 function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eventType: string) {
-  const config = loadConfig(env, { require: ['STATE_BUCKET'], eventTypes: [eventType], settings });
-  return {
-    settings: config.settings,
-    store: stateStoreFor(config),
-    sink: eventSinkFor(config),
-    pds: () => pdsClientFor(config),
-  };
+  const config = loadConfig(env, {
+    require: ['STATE_BUCKET'],
+    eventTypes: [eventType, 'pds.confirmation.changed'],
+    settings: { ...POLL_SETTINGS, ...settings },
+  });
+  const store = stateStoreFor(config);
+  const sink = eventSinkFor(config);
+  const confirmations = new ConfirmationLedger({
+    store,
+    sink,
+    deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS as number),
+    log: logger,
+    metrics,
+  });
+  return { settings: config.settings, store, sink, confirmations, pds: () => pdsClientFor(config) };
 }
 
 /** True for the audit schedule's input, `{"mode": "audit"}` (deploy/pollers.yml). */
@@ -193,8 +213,8 @@ export function createSupplierReviewPollHandler(
     ...wiring,
     lease: POLLER_LEASES.supplierReviews,
     subject: 'supplier-review',
-    poll: (deps, { runId, deadline }) =>
-      pollSupplierReviews(deps, {
+    poll: async (deps, { runId, deadline }) => {
+      const report = await pollSupplierReviews(deps, {
         runId,
         concurrency: settings.POLL_CONCURRENCY,
         failureLimit: settings.POLL_FAILURE_LIMIT,
@@ -202,7 +222,15 @@ export function createSupplierReviewPollHandler(
         chunkSize: settings.POLL_REVIEWS_CHUNK_SIZE,
         deadline,
         ...(queue ? { queue } : {}),
-      }),
+      });
+      // The confirmation ledger's deadlines ride on this schedule: entries nobody answered turn OVERDUE.
+      const confirmations = await checkConfirmationDeadlines(deps.store, wiring.confirmations, new Date());
+      return {
+        ...report,
+        confirmationsDue: confirmations.due,
+        confirmationsOverdue: confirmations.transitions.OVERDUE ?? 0,
+      };
+    },
     record: recordScheduledReviewMetrics,
     // Inline failures are retried by the next scheduled run; failing the invocation makes them visible.
     failure: (report) => (report.mode === 'inline' ? reviewChunkFailure(report) : undefined),
@@ -223,6 +251,7 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
     settings,
     store,
     sink,
+    confirmations,
     pds: pdsClient,
   } = pollerWiring(env, REVIEW_POLL_SETTINGS, 'pds.supplier-review.received');
   const processor = new BatchProcessor(EventType.SQS);
@@ -237,11 +266,15 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
         const log = logger.createChild({
           persistentKeys: { messageId: record.messageId, runId: chunk.runId },
         });
-        const report = await pollReviewKeys({ pds, store, sink, logger: log }, keysToPoll(chunk), {
-          concurrency: settings.POLL_CONCURRENCY,
-          failureLimit: settings.POLL_FAILURE_LIMIT,
-          deadline,
-        });
+        const report = await pollReviewKeys(
+          { pds, store, sink, logger: log, confirmations },
+          keysToPoll(chunk),
+          {
+            concurrency: settings.POLL_CONCURRENCY,
+            failureLimit: settings.POLL_FAILURE_LIMIT,
+            deadline,
+          },
+        );
         recordReviewMetrics(metrics, report);
         log.info('Review chunk polled', { ...report });
         const failure = reviewChunkFailure(report);

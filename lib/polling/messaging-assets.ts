@@ -21,6 +21,7 @@
  * (`stopped: 'publish-failed'`); those assets stay new.
  */
 
+import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import {
   checkInteger,
   createLimiter,
@@ -71,6 +72,8 @@ export interface MessagingAssetPollDeps {
   store: StateStore;
   sink: EventSink;
   logger?: Log;
+  /** The confirmation ledger, told of each asset SQS accepted before the checkpoint moves past it. */
+  confirmations?: ConfirmationRecorder;
 }
 
 export interface MessagingAssetPollOptions {
@@ -555,6 +558,12 @@ export async function emitCandidates(
     logPage(logger, published, successes, failureLimit);
     const { accepted, passed, recorded, unaccepted, publishError } = published;
 
+    // The ledger learns of the accepted confirmations before the checkpoint moves: when it fails,
+    // the run stops here and the next run sends these assets again (same ids; the ledger applies a
+    // fact once).
+    await deps.confirmations?.recordMessagingAssets(
+      successes.filter((item) => accepted.has(item.asset.id)).map((item) => item.event),
+    );
     const advanced = advanceCheckpoint(
       checkpoint,
       {

@@ -6,6 +6,7 @@
  * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
  * pollers never write watch entries: what they emitted goes to their progress (lib/state/review-progress.ts).
  */
+import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
 import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
@@ -71,6 +72,7 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       actions: actions(read, write),
       why: 'reads and moves the checkpoint',
     },
+    ...CONFIRMATION_GRANTS.answers,
     {
       resource: stateObjects(leaseKey(POLLER_LEASES.messagingAssets)),
       actions: actions(read, write, remove),
@@ -83,6 +85,7 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       'lists the watch list; tells a missing record (404) from a forbidden one',
     ),
     ...reviewState,
+    ...CONFIRMATION_GRANTS.deadlines,
     {
       resource: stateObjects(leaseKey(POLLER_LEASES.supplierReviews)),
       actions: actions(read, write, remove),
@@ -94,5 +97,9 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       why: 'fans a large watch list out in chunks',
     },
   ],
-  'poll-supplier-reviews-worker': [...shared('pds.supplier-review.received'), ...reviewState],
+  'poll-supplier-reviews-worker': [
+    ...shared('pds.supplier-review.received'),
+    ...reviewState,
+    ...CONFIRMATION_GRANTS.answers,
+  ],
 };

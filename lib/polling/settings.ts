@@ -15,8 +15,11 @@
  * | `POLL_REVIEWS_INLINE_MAX` | 200 | most watched keys the scheduled run polls itself |
  * | `POLL_REVIEWS_CHUNK_SIZE` | 100 | watched keys per fan-out message |
  * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
+ * | `CONFIRMATION_DEADLINE_HOURS` | 48 | see lib/confirmations/settings.ts |
  */
+
 import { setting } from '../config.ts';
+import { CONFIRMATION_SETTINGS } from '../confirmations/settings.ts';
 import { DEFAULT_FAILURE_LIMIT } from './poison.ts';
 
 /** Entries asked for per paged request of the messaging-asset listing. */
@@ -39,6 +42,8 @@ export const POLL_SETTINGS = {
     'consecutive failed runs after which a messaging asset or review is emitted with messageError and passed, e.g. 5',
     { min: 1, max: 1000, default: DEFAULT_FAILURE_LIMIT },
   ),
+  // The pollers keep the confirmation ledger: an answer read late is weighed against the deadline.
+  ...CONFIRMATION_SETTINGS,
 };
 
 /** Settings of poll-messaging-assets. */

@@ -23,6 +23,7 @@
  * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
  */
 
+import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import {
   boundedText,
   createLimiter,
@@ -64,6 +65,8 @@ export interface ReviewPollDeps {
   store: StateStore;
   sink: EventSink;
   logger?: Log;
+  /** The confirmation ledger, told of each review SQS accepted; a failure retries the key's reviews. */
+  confirmations?: ConfirmationRecorder;
 }
 
 export interface ReviewPollOptions {
@@ -334,6 +337,23 @@ async function pollKey(
           },
         );
       }
+    }
+  }
+  // Before the progress is recorded: should the ledger fail, the key's reviews come again next run
+  // (the same events, the same ids) and the ledger applies them then.
+  if (accepted.length > 0 && deps.confirmations) {
+    try {
+      await deps.confirmations.recordReviews(accepted.map((item) => item.event));
+    } catch (error) {
+      logger.warn(
+        'The confirmation ledger could not record the reviews; they are polled again on the next run',
+        {
+          primaryKey,
+          ...errorFields(error),
+        },
+      );
+      const failedOutcome = { ...outcome, status: 'failed' as const, emitted: accepted.length };
+      return { outcome: { ...failedOutcome, error: errorSummary(error) }, progress: unchanged };
     }
   }
   const progress = nextProgress(entry, { emitted: accepted.map((item) => item.fingerprint), failed, now });

@@ -9,6 +9,7 @@
  * | `GET /communication-channels` | the PDS list, cached briefly |
  * | `POST /validations` | validates an item through the PDS |
  * | `GET /watch`, `GET/PUT/DELETE /watch/{primaryKey}` | the supplier-review watch list |
+ * | `GET /publications/{publicationId}/confirmations`, `GET /confirmations` | the confirmation ledger (./confirmation-routes.ts) |
  * | `GET /openapi.json` | the OpenAPI 3.1 document, generated from the same schemas |
  * | `GET /health` | no authentication; ok and the version |
  *
@@ -31,6 +32,7 @@ import {
 } from '../state/watch-list.ts';
 import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
+import { confirmationRoutes } from './confirmation-routes.ts';
 import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
 import {
   type ApiRequest,
@@ -525,6 +527,11 @@ export function createApi(deps: ApiDependencies): Api {
         return { status: 204 };
       },
     },
+    ...confirmationRoutes({
+      store,
+      schemas,
+      problems: { badPath: BAD_PATH, stateUnavailable: STATE_UNAVAILABLE },
+    }),
     {
       method: 'GET',
       path: '/openapi.json',

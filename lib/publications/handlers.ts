@@ -13,6 +13,8 @@ import type {
 import packageJson from '../../package.json' with { type: 'json' };
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig } from '../config.ts';
+import { ConfirmationLedger } from '../confirmations/ledger.ts';
+import { deadlineMs } from '../confirmations/settings.ts';
 import { continuingTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
@@ -72,12 +74,20 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
   });
   const store = stateStoreFor(config);
   const events = eventSinkFor(config);
+  const confirmations = new ConfirmationLedger({
+    store,
+    sink: events,
+    deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS),
+    log: logger,
+    metrics,
+  });
   const processor = new BatchProcessor(EventType.SQS);
   return async (event, context) => {
     const recordHandler = publicationRecordHandler({
       store,
       pds: await pdsClientFor(config),
       events,
+      confirmations,
       maxAttempts: config.settings.PUBLICATION_MAX_ATTEMPTS,
       watchTtlMs: watchTtlMsOf(config.settings.WATCH_TTL_DAYS),
       log: logger,

@@ -5,6 +5,7 @@
  * Publication records (which also carry the Idempotency-Key) are never deleted: a submission that gives its claim back
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
+import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
 import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
@@ -53,6 +54,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       actions: actions(read, write),
       why: "shows the reviews seen per watched key; forgets a removed key's progress",
     },
+    ...CONFIRMATION_GRANTS.read,
     {
       resource: queueNamedBy('PUBLICATION_QUEUE_URL'),
       actions: actions(PUBLICATION_QUEUE_ACTIONS),
@@ -76,6 +78,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       actions: actions(read, write),
       why: 'puts the published keys on the watch list',
     },
+    ...CONFIRMATION_GRANTS.publish,
     {
       resource: stateObjects(STATE_PREFIXES.claimCheck),
       actions: actions(CLAIM_CHECK_ACTIONS.store),

@@ -10,6 +10,7 @@
 import * as z from 'zod';
 import { PUBLICATION_FAILURE_CODES } from '../events/types.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
+import { createConfirmationSchemas } from './confirmation-schemas.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   MAX_IDEMPOTENCY_KEY_LENGTH,
@@ -381,6 +382,7 @@ export function createApiSchemas(limits: SchemaLimits) {
     gatewayMessage,
     openApiDocument,
     parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck },
+    confirmations: createConfirmationSchemas(registry),
   };
 }
 

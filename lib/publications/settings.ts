@@ -2,7 +2,9 @@
  * The configuration variables of the api and publish-worker functions, declared once for both
  * handlers (and the local stack), plus the cross-variable check `loadConfig` cannot express.
  */
+
 import { ConfigError, setting } from '../config.ts';
+import { CONFIRMATION_SETTINGS } from '../confirmations/settings.ts';
 import { AUTH_MODES, type AuthSettings } from './auth.ts';
 
 const DAY_MS = 86_400_000;
@@ -44,10 +46,18 @@ export const WORKER_SETTINGS = Object.freeze({
     { min: 1, max: 100, default: 5 },
   ),
   WATCH_TTL_DAYS: WATCH_TTL_SETTING,
+  ...CONFIRMATION_SETTINGS,
 });
 
-/** The event types the publish worker emits (each needs a queue at cold start). */
-export const PUBLICATION_EVENT_TYPES = ['pds.publication.completed', 'pds.publication.failed'] as const;
+/**
+ * The event types the publish worker emits (each needs a queue at cold start): its outcome, and the
+ * AWAITING entries of the confirmation ledger.
+ */
+export const PUBLICATION_EVENT_TYPES = [
+  'pds.publication.completed',
+  'pds.publication.failed',
+  'pds.confirmation.changed',
+] as const;
 
 /** Settings the api needs, read from a loaded config. */
 export interface ApiSettings {

@@ -9,8 +9,9 @@
  *   of creating a second one (`createSelection` runs only while no selection id is recorded);
  * - every record change is conditional (If-Match): a duplicate delivery racing this one loses its
  *   write and is retried later, when the record says what is already done;
- * - the event and the watch list come after the outcome is recorded and before `notifiedAt` is, so a
- *   crash in between repeats them (same event id: consumers drop the duplicate).
+ * - the event, the watch list and the confirmation ledger's entries come after the outcome is
+ *   recorded and before `notifiedAt` is, so a crash in between repeats them (same event ids:
+ *   consumers drop the duplicates; the ledger applies a publication once).
  *
  * Transient PDS failures (`PdsError.retryable`: 429, 5xx, timeouts, network) are thrown, so SQS
  * delivers the message again after the visibility timeout; the transport never repeats a POST that
@@ -23,6 +24,7 @@
  * idempotency key for publications (docs/operations.md).
  */
 import type { SQSRecord } from 'aws-lambda';
+import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
@@ -38,6 +40,8 @@ export interface WorkerDependencies {
   store: StateStore;
   pds: PdsClient;
   events: EventSink;
+  /** The confirmation ledger: a published record's (key, channel) pairs become AWAITING entries. */
+  confirmations?: ConfirmationRecorder;
   /** Deliveries before a transient failure becomes final (PUBLICATION_MAX_ATTEMPTS). */
   maxAttempts: number;
   /** How long published keys stay on the watch list (WATCH_TTL_DAYS). */
@@ -217,6 +221,13 @@ async function notify(deps: WorkerDependencies, record: PublicationRecord, now: 
       ttlMs: deps.watchTtlMs,
       source: `publication:${record.publicationId}`,
       now: now(),
+    });
+    // Before the completed event: a consumer that reacts to it finds the entries there.
+    await deps.confirmations?.recordPublication({
+      publicationId: record.publicationId,
+      publishedAt: record.publishedAt ?? record.updatedAt,
+      primaryKeys: record.request.primaryKeys,
+      destinations: record.request.destinations,
     });
   }
   const event = publicationOutcomeEvent(record);

@@ -5,7 +5,13 @@
  */
 
 import { type LineIo, parseFlags, processLineIo } from '../command-line.ts';
-import { type RunningSimulator, type SimulatorOptions, startSimulator } from './index.ts';
+import {
+  RECIPIENT_BEHAVIOURS,
+  type RecipientBehaviour,
+  type RunningSimulator,
+  type SimulatorOptions,
+  startSimulator,
+} from './index.ts';
 
 /** The usage text printed by `--help`. */
 export const USAGE = `Usage: pds-simulator [options]
@@ -23,6 +29,8 @@ Options:
   --latency-ms <n>          delay added to every request (default 0)
   --review-delay-ms <n>     delay before reviews of a channel publication appear (default 3000)
   --page-messaging-assets   page the messaging-asset listing by limit/offset/x-cursor (default: whole list)
+  --recipient <ch>=<how>    how channel <ch>'s recipient answers (repeatable): synchronise, review,
+                            reject, gdsn-2.8, out-of-order or silent (default: each demo channel its own)
   --help                    print this text
 `;
 
@@ -57,6 +65,7 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
       'latency-ms': { type: 'string' },
       'review-delay-ms': { type: 'string', default: '3000' },
       'page-messaging-assets': { type: 'boolean', default: false },
+      recipient: { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
     (message) => new CliUsageError(message),
@@ -74,6 +83,8 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
     ...(values['page-messaging-assets'] === true ? { pageMessagingAssets: true } : {}),
   };
   if (options.username?.includes(':')) throw new CliUsageError('--username must not contain ":"');
+  const recipients = recipientFlags((values.recipient as string[] | undefined) ?? []);
+  if (Object.keys(recipients).length > 0) options.recipients = recipients;
   const faults = {
     ...(values['fault-rate'] !== undefined && { rate: shareFlag('fault-rate', text('fault-rate')) }),
     ...(values['reset-rate'] !== undefined && { resetRate: shareFlag('reset-rate', text('reset-rate')) }),
@@ -83,6 +94,20 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
   };
   if (Object.keys(faults).length > 0) options.faults = { ...faults, seed };
   return options;
+}
+
+function recipientFlags(raw: readonly string[]): Record<string, RecipientBehaviour> {
+  const recipients: Record<string, RecipientBehaviour> = {};
+  for (const text of raw) {
+    const [channel, behaviour] = text.split('=');
+    if (!channel || !(RECIPIENT_BEHAVIOURS as readonly string[]).includes(behaviour ?? '')) {
+      throw new CliUsageError(
+        `--recipient must be CHANNEL=BEHAVIOUR with a behaviour of ${RECIPIENT_BEHAVIOURS.join(', ')}, got '${text}'`,
+      );
+    }
+    recipients[channel] = behaviour as RecipientBehaviour;
+  }
+  return recipients;
 }
 
 function integerFlag(name: string, raw: string, min: number, max: number): number {

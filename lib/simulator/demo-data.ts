@@ -1,5 +1,5 @@
 /**
- * Demo records: two GDSN channels (always present), five items and a backlog of reviews with their
+ * Demo records: seven GDSN channels (always present; one recipient behaviour each), five items and a backlog of reviews with their
  * messaging assets (one SYNCHRONISED, one REVIEW, one more SYNCHRONISED) so that a poller has work at
  * once; for the `/v1` families two bulk subscriptions, tags on two items and a few folders and assets.
  * Contents and timestamps are fixed; ids come from the state's seeded generator.
@@ -10,12 +10,24 @@ import { join } from 'node:path';
 import type { Item } from '../pds/types.ts';
 import { withCheckDigit } from './datamodel.ts';
 import { recordReview } from './reviews.ts';
-import type { SimulatorChannel, SimulatorState } from './state.ts';
+import type { RecipientBehaviour, SimulatorChannel, SimulatorState } from './state.ts';
 
 const SUPPLIER_GLN = withCheckDigit('061414100001');
 
-/** The two demo channels' ids. */
-export const DEMO_CHANNEL_IDS = { germany: 'gdsn-de', netherlands: 'gdsn-nl' } as const;
+/**
+ * The demo channels' ids. Germany and the Netherlands synchronise (REVIEW for an item with validation
+ * problems); each other channel's recipient behaves one way of RECIPIENT_BEHAVIOURS, so a publication
+ * to every channel shows every confirmation state.
+ */
+export const DEMO_CHANNEL_IDS = {
+  germany: 'gdsn-de',
+  netherlands: 'gdsn-nl',
+  austria: 'gdsn-at',
+  france: 'gdsn-fr',
+  belgium: 'gdsn-be',
+  denmark: 'gdsn-dk',
+  switzerland: 'gdsn-ch',
+} as const;
 
 /** Primary keys of the demo items (13-digit GTINs with valid check digits). */
 export const DEMO_PRIMARY_KEYS = {
@@ -37,29 +49,68 @@ const DEMO_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
 /** The channels every simulator has, with or without demo data. */
 export function demoChannels(): SimulatorChannel[] {
   const supplier = { supplierId: SUPPLIER_GLN, supplierName: 'Demo Supplier GmbH' };
+  const channel = (
+    id: string,
+    country: string,
+    digits: [string, string],
+    targetMarketCountryCode: string,
+    recipient: RecipientBehaviour,
+    how: string,
+  ): SimulatorChannel => ({
+    id,
+    name: `GDSN ${country} (demo${how ? `: ${how}` : ''})`,
+    type: 'GDSN',
+    dataPoolGln: withCheckDigit(digits[1]),
+    dataPoolName: `Demo Data Pool ${id.slice(-2).toUpperCase()}`,
+    ...supplier,
+    recipientGln: withCheckDigit(digits[0]),
+    reviewerName: `Demo Retail ${id.slice(-2).toUpperCase()}`,
+    targetMarketCountryCode,
+    recipient,
+  });
   return [
-    {
-      id: DEMO_CHANNEL_IDS.germany,
-      name: 'GDSN Germany (demo)',
-      type: 'GDSN',
-      dataPoolGln: withCheckDigit('061414100020'),
-      dataPoolName: 'Demo Data Pool DE',
-      ...supplier,
-      recipientGln: withCheckDigit('061414100010'),
-      reviewerName: 'Demo Retail DE',
-      targetMarketCountryCode: '276',
-    },
-    {
-      id: DEMO_CHANNEL_IDS.netherlands,
-      name: 'GDSN Netherlands (demo)',
-      type: 'GDSN',
-      dataPoolGln: withCheckDigit('061414100040'),
-      dataPoolName: 'Demo Data Pool NL',
-      ...supplier,
-      recipientGln: withCheckDigit('061414100030'),
-      reviewerName: 'Demo Retail NL',
-      targetMarketCountryCode: '528',
-    },
+    channel(DEMO_CHANNEL_IDS.germany, 'Germany', ['061414100010', '061414100020'], '276', 'synchronise', ''),
+    channel(
+      DEMO_CHANNEL_IDS.netherlands,
+      'Netherlands',
+      ['061414100030', '061414100040'],
+      '528',
+      'synchronise',
+      '',
+    ),
+    channel(
+      DEMO_CHANNEL_IDS.austria,
+      'Austria',
+      ['061414100050', '061414100060'],
+      '040',
+      'review',
+      'asks for a correction, then synchronises',
+    ),
+    channel(DEMO_CHANNEL_IDS.france, 'France', ['061414100070', '061414100080'], '250', 'reject', 'rejects'),
+    channel(
+      DEMO_CHANNEL_IDS.belgium,
+      'Belgium',
+      ['061414100090', '061414100100'],
+      '056',
+      'gdsn-2.8',
+      'answers in GDSN 2.8',
+    ),
+    channel(
+      DEMO_CHANNEL_IDS.denmark,
+      'Denmark',
+      ['061414100110', '061414100120'],
+      '208',
+      'out-of-order',
+      'answers twice, out of order',
+    ),
+    channel(
+      DEMO_CHANNEL_IDS.switzerland,
+      'Switzerland',
+      ['061414100130', '061414100140'],
+      '756',
+      'silent',
+      'never answers',
+    ),
   ];
 }
 

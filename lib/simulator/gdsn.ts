@@ -27,6 +27,8 @@ export interface ConfirmationInput {
   /** ISO 3166 numeric, for example '276'. */
   targetMarketCountryCode: string;
   problems: ConfirmationProblem[];
+  /** The state to send; default SYNCHRONISED without problems, REVIEW with them. */
+  state?: 'RECEIVED' | 'REVIEW' | 'SYNCHRONISED' | 'REJECTED';
 }
 
 /**
@@ -77,7 +79,7 @@ export function buildCatalogueItemConfirmation(input: ConfirmationInput): string
   const dataSource = escapeXml(input.dataSourceGln);
   const gtin = escapeXml(gtin14Of(input.primaryKey));
   const market = escapeXml(input.targetMarketCountryCode);
-  const state = confirmationStateOf(input.problems);
+  const state = input.state ?? confirmationStateOf(input.problems);
   const dataPool =
     input.recipientDataPoolGln === undefined
       ? ''
@@ -160,4 +162,36 @@ function statusDetail(
             </correctiveAction>
           </catalogueItemConfirmationStatus>
         </catalogueItemConfirmationStatusDetail>`;
+}
+
+/**
+ * A GDSN 2.8 CatalogueItemConfirmation, as older data pools send it: the state (e.g. ACCEPTED) is an
+ * attribute, the target market nested (the shape of shared/fixtures/gdsn/cic-2.8-state-attribute.xml).
+ *
+ * @example
+ * buildCatalogueItemConfirmation28({ ...input, state: 'ACCEPTED' });
+ */
+export function buildCatalogueItemConfirmation28(
+  input: Omit<ConfirmationInput, 'state' | 'problems'> & { state: string },
+): string {
+  const created = new Date(input.createdAt).toISOString();
+  const number = String(input.messageNumber).padStart(6, '0');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<eanucc:envelope xmlns:eanucc="urn:ean.ucc:2" xmlns:gdsn="urn:ean.ucc:gdsn:2">
+  <eanucc:message>
+    <entityIdentification><uniqueCreatorIdentification>CIC28-${number}</uniqueCreatorIdentification></entityIdentification>
+    <gdsn:catalogueItemConfirmation>
+      <creationDateTime>${created}</creationDateTime>
+      <catalogueItemConfirmationState state="${escapeXml(input.state)}">
+        <recipientGLN>${escapeXml(input.recipientGln)}</recipientGLN>
+      </catalogueItemConfirmationState>
+      <catalogueItemReference>
+        <dataSource>${escapeXml(input.dataSourceGln)}</dataSource>
+        <gtin>${escapeXml(gtin14Of(input.primaryKey))}</gtin>
+        <targetMarket><targetMarketCountryCode><countryISOCode>${escapeXml(input.targetMarketCountryCode)}</countryISOCode></targetMarketCountryCode></targetMarket>
+      </catalogueItemReference>
+    </gdsn:catalogueItemConfirmation>
+  </eanucc:message>
+</eanucc:envelope>
+`;
 }

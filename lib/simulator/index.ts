@@ -27,7 +27,7 @@ import { dataModelRoutes } from './routes/datamodel.ts';
 import { itemTagRoutes } from './routes/item-tags.ts';
 import { workflowRoutes } from './routes/workflow.ts';
 import { createSimulatorServer, type RequestLogEntry } from './server.ts';
-import { SimulatorState } from './state.ts';
+import { RECIPIENT_BEHAVIOURS, type RecipientBehaviour, SimulatorState } from './state.ts';
 
 export {
   DEMO_ASSET_PATHS,
@@ -45,11 +45,12 @@ export type {
   MessagingAssetRecord,
   NewSupplierReview,
   PublicationRecord,
+  RecipientBehaviour,
   SelectionRecord,
   SimulatorChannel,
   StoredGatheringEntry,
 } from './state.ts';
-export { SimulatorState } from './state.ts';
+export { RECIPIENT_BEHAVIOURS, SimulatorState } from './state.ts';
 export type { AssetFolderNode, AssetNode, FolderNode } from './state-assets.ts';
 export type { StoredImport, StoredSubscription } from './state-subscriptions.ts';
 export type { StoredTag } from './state-tags.ts';
@@ -69,6 +70,8 @@ export interface SimulatorOptions {
   demoData?: boolean;
   /** Delay before reviews of a COMMUNICATION_CHANNEL publication appear; default 3000. */
   reviewDelayMs?: number;
+  /** How each channel's recipient answers, by channel id (RECIPIENT_BEHAVIOURS); default the demo channels' own. */
+  recipients?: Readonly<Record<string, RecipientBehaviour>>;
   faults?: FaultOptions;
   /** Where uploaded files are stored; default a fresh directory under os.tmpdir(), removed on close. */
   uploadDir?: string;
@@ -111,6 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const state = new SimulatorState(settings.seed);
   seedDemoData(state, options.demoData !== false);
+  configureRecipients(state, options.recipients ?? {});
   if (options.demoData !== false) await seedDemoAssets(state, uploadDir);
   const faults = new FaultInjector(options.faults, settings.seed);
   const reviews = new ReviewScheduler(state, settings.reviewDelayMs);
@@ -167,6 +171,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     requestLog,
     close,
   };
+}
+
+/** Sets the recipient behaviour of the named channels; an unknown channel or behaviour is refused. */
+function configureRecipients(
+  state: SimulatorState,
+  recipients: Readonly<Record<string, RecipientBehaviour>>,
+): void {
+  for (const [channelId, behaviour] of Object.entries(recipients)) {
+    const channel = state.channel(channelId);
+    if (!channel) {
+      throw new SimulatorOptionsError(
+        `recipients names channel '${channelId}', which does not exist; use one of ${state.channels.map((known) => known.id).join(', ')}`,
+      );
+    }
+    if (!(RECIPIENT_BEHAVIOURS as readonly string[]).includes(behaviour)) {
+      throw new SimulatorOptionsError(
+        `recipients gives channel '${channelId}' the behaviour '${behaviour}'; use one of ${RECIPIENT_BEHAVIOURS.join(', ')}`,
+      );
+    }
+    channel.recipient = behaviour;
+  }
 }
 
 function checkOptions(options: SimulatorOptions) {

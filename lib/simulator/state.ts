@@ -66,7 +66,30 @@ export interface SimulatorChannel extends CommunicationChannel {
   reviewerName: string;
   /** ISO 3166 numeric. */
   targetMarketCountryCode: string;
+  /** How the recipient answers a publication (./reviews.ts); default `synchronise`. */
+  recipient?: RecipientBehaviour;
 }
+
+/**
+ * How a channel's recipient answers what is published to it, as real ones do:
+ * - `synchronise`: SYNCHRONISED for a valid item; REVIEW with a corrective action per validation
+ *   problem otherwise (SYNCHRONISED once the item is fixed and published again);
+ * - `review`: REVIEW with a corrective action the first time an item is published to it,
+ *   SYNCHRONISED after a republication (the recipient asks for a fix, the supplier sends one);
+ * - `reject`: REJECTED, with the reason as a status;
+ * - `gdsn-2.8`: ACCEPTED, in the GDSN 2.8 form (the state as an attribute);
+ * - `out-of-order`: answers twice, RECEIVED and then SYNCHRONISED, the later answer listed first;
+ * - `silent`: never answers.
+ */
+export const RECIPIENT_BEHAVIOURS = [
+  'synchronise',
+  'review',
+  'reject',
+  'gdsn-2.8',
+  'out-of-order',
+  'silent',
+] as const;
+export type RecipientBehaviour = (typeof RECIPIENT_BEHAVIOURS)[number];
 
 export interface MessagingAssetRecord {
   id: number;

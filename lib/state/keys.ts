@@ -12,6 +12,8 @@
  * | `publications/<id>.json` | publication request and outcome | {@link publicationKey} |
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |
  * | `leases/<name>.json` | "a run never overlaps itself" lease | {@link leaseKey} |
+ * | `confirmations/<primaryKey>/<channelId>/<recipient>.json` | confirmation ledger entry: one item at one recipient (lib/confirmations) | {@link confirmationKey} |
+ * | `confirmation-deadlines/<deadline>/<sha256>.json` | a publication whose entries turn OVERDUE at `deadline` unless answered | {@link confirmationDeadlineKey} |
  *
  * Free text (primary keys, names, ids) becomes one path segment through {@link encodeKeySegment}:
  * readable where possible, always a valid S3 key segment, and never the same segment for two
@@ -28,6 +30,8 @@ export const STATE_PREFIXES = Object.freeze({
   publications: 'publications/',
   claimCheck: 'claim-check/',
   leases: 'leases/',
+  confirmations: 'confirmations/',
+  confirmationDeadlines: 'confirmation-deadlines/',
 });
 
 /** Longest readable segment; longer texts are hashed so that every key stays far below S3's 1024 bytes. */
@@ -204,4 +208,49 @@ export function claimCheckKey(id: string): string {
 /** `leases/<name>.json`. */
 export function leaseKey(name: string): string {
   return `${STATE_PREFIXES.leases}${encodeKeySegment(name)}.json`;
+}
+
+/** The recipient segment of the entry a channel starts with, before a confirmation names a recipient. */
+export const FIRST_RECIPIENT = '_';
+
+/**
+ * `confirmations/<primaryKey>/<channelId>/<recipient>.json`: one entry of the confirmation ledger.
+ * `recipient` is `_` for the channel's first entry, `<gln>.<targetMarket>` for further recipients a
+ * channel's confirmations name. Store the parts inside the value too: long ones are hashed.
+ */
+export function confirmationKey(
+  primaryKey: string,
+  channelId: string,
+  recipient?: { recipientGln?: string | undefined; targetMarket?: string | undefined },
+): string {
+  const last =
+    recipient === undefined
+      ? FIRST_RECIPIENT
+      : `${encodePart(recipient.recipientGln || '-')}.${encodePart(recipient.targetMarket || '-')}`;
+  return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/${last}.json`;
+}
+
+/** `confirmations/<primaryKey>/`: every entry of one item, all channels and recipients. */
+export function confirmationItemPrefix(primaryKey: string): string {
+  return `${STATE_PREFIXES.confirmations}${encodeKeySegment(primaryKey)}/`;
+}
+
+/** `confirmations/<primaryKey>/<channelId>/`: every entry of one item at one channel. */
+export function confirmationChannelPrefix(primaryKey: string, channelId: string): string {
+  return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/`;
+}
+
+/**
+ * `confirmation-deadlines/<deadline>/<sha256 of the publication id>.json`: listed in deadline order,
+ * so the deadline check reads only what is due. `deadline` is an ISO time (all of one length, so
+ * string order is time order).
+ */
+export function confirmationDeadlineKey(deadline: string, publicationId: string): string {
+  return `${STATE_PREFIXES.confirmationDeadlines}${encodeKeySegment(deadline)}/${sha256Hex(publicationId)}.json`;
+}
+
+/** The deadline of a key from {@link confirmationDeadlineKey}. */
+export function deadlineOfConfirmationDeadlineKey(stateKey: string): string | undefined {
+  const segment = stateKey.slice(STATE_PREFIXES.confirmationDeadlines.length).split('/')[0];
+  return segment ? decodeKeySegment(segment) : undefined;
 }

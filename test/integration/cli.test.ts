@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import {
+  DEMO_CHANNEL_IDS,
+  DEMO_PRIMARY_KEYS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../lib/simulator/index.ts';
 import { bundleCli } from '../../scripts/build-cli.ts';
 import { zipOf } from './simulator-v1-http.ts';
 
@@ -67,7 +72,7 @@ describe('pds (subprocess)', () => {
     const channels = json(await pds(['channels'])) as Array<{ id: string }>;
 
     // Assess
-    expect(channels.map((channel) => channel.id)).toEqual(['gdsn-de', 'gdsn-nl']);
+    expect(channels.map((channel) => channel.id)).toEqual(Object.values(DEMO_CHANNEL_IDS));
   });
 
   it('uploads files with --import, reports each on stderr, and the items exist', async () => {
@@ -256,7 +261,7 @@ describe('pds (subprocess)', () => {
     });
 
     // Assess
-    expect(json(run)).toHaveLength(2);
+    expect(json(run)).toHaveLength(Object.keys(DEMO_CHANNEL_IDS).length);
   });
 
   it('answers a usage error with one line on stderr and exit code 2', async () => {
@@ -345,7 +350,7 @@ describe('pds bundled into one file', () => {
     // Assess
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: pds COMMAND');
-    expect(channels).toHaveLength(2);
+    expect(channels).toHaveLength(Object.keys(DEMO_CHANNEL_IDS).length);
     expect(uploaded).toEqual([expect.objectContaining({ path: 'bundled.csv', imported: true })]);
     expect(sim.state.items.get('CLI-B-1')).toMatchObject({ name: 'Bundled pen' });
   });

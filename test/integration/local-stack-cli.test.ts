@@ -119,10 +119,12 @@ describe('npm start', { timeout: 180_000 }, () => {
       /✓ the 6 imported items exist in the PDS/,
       /✓ the API refuses a request without the token \(401\)/,
       /✓ communication channels listed through the API/,
-      /✓ publication of 6 items to \S+ accepted \(202\)/,
+      /✓ publication of 6 items to \S+ and \S+ accepted \(202\)/,
       /✓ publication completed/,
       /✓ supplier reviews received for all 6 items/,
       /✓ messaging assets of the reviews received/,
+      /✓ confirmations through the API: \S+ SYNCHRONISED, \S+ REVIEW with its corrective action/,
+      /✓ the same through pds bridge confirmations/,
     ]) {
       expect(output).toMatch(step);
     }

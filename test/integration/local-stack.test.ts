@@ -15,6 +15,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
 import { stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
+import { DEMO_PRIMARY_KEYS } from '../../lib/simulator/index.ts';
 
 interface Event {
   id: string;
@@ -171,6 +172,68 @@ describe('the local stack', { timeout: 90_000 }, () => {
       channelId,
     ]);
     expect(status.status).toBe('published');
+  });
+
+  it('shows every confirmation state of an item published to every demo channel, and REVIEW turns SYNCHRONISED after a republication', async () => {
+    // prepare
+    const channels = (await (await api('/communication-channels')).json()) as {
+      channels: Array<{ id: string }>;
+    };
+    const publish = async (channelIds: string[]) => {
+      const accepted = await api('/publications', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          // Valid in every respect: the synchronising recipients synchronise it.
+          primaryKeys: [DEMO_PRIMARY_KEYS.water],
+          destinations: channelIds.map((destinationId) => ({
+            destinationType: 'COMMUNICATION_CHANNEL',
+            destinationId,
+          })),
+        }),
+      });
+      return ((await accepted.json()) as { publicationId: string }).publicationId;
+    };
+    type Answer = { entries: Array<{ channelId: string; state: string; correctiveActions: unknown[] }> };
+    const statesOf = async (publicationId: string, expected: Record<string, string>) => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const answer = (await (await api(`/publications/${publicationId}/confirmations`)).json()) as Answer;
+        const states = Object.fromEntries(answer.entries.map((entry) => [entry.channelId, entry.state]));
+        if (
+          JSON.stringify(states, Object.keys(expected).sort()) ===
+            JSON.stringify(expected, Object.keys(expected).sort()) ||
+          Date.now() > deadline
+        ) {
+          return { states, answer };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const everyState = {
+      'gdsn-at': 'REVIEW',
+      'gdsn-be': 'ACCEPTED',
+      'gdsn-ch': 'AWAITING',
+      'gdsn-de': 'SYNCHRONISED',
+      'gdsn-dk': 'SYNCHRONISED',
+      'gdsn-fr': 'REJECTED',
+      'gdsn-nl': 'SYNCHRONISED',
+    };
+
+    // act
+    const first = await statesOf(await publish(channels.channels.map((channel) => channel.id)), everyState);
+    const again = await statesOf(await publish(['gdsn-at']), { 'gdsn-at': 'SYNCHRONISED' });
+
+    // assess
+    expect(first.states).toEqual(everyState);
+    expect(
+      first.answer.entries.find((entry) => entry.channelId === 'gdsn-at')?.correctiveActions,
+    ).toHaveLength(1);
+    expect(again.states).toEqual({ 'gdsn-at': 'SYNCHRONISED' });
+    await waitForEvent(
+      'pds.confirmation.changed to REJECTED',
+      (event) => event.type === 'pds.confirmation.changed' && event.data.state === 'REJECTED',
+    );
   });
 
   it('refuses API requests without the bearer token or with a wrong one (401), but not /health', async () => {

@@ -194,8 +194,15 @@ describe('publications through the emulator and the simulator', () => {
       selectionId: status.selectionId,
       destinations: DESTINATIONS,
     });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({
+    // One pds.confirmation.changed (AWAITING) per key at the channel, before the completed event.
+    const confirmations = events.filter((event) => event.type === 'pds.confirmation.changed');
+    expect(confirmations.map((event) => (event.data as { state: string }).state)).toEqual([
+      'AWAITING',
+      'AWAITING',
+    ]);
+    const outcome = events.filter((event) => event.type !== 'pds.confirmation.changed');
+    expect(outcome).toHaveLength(1);
+    expect(outcome[0]).toMatchObject({
       type: 'pds.publication.completed',
       subject: `publication/${id}`,
       data: { publicationId: id, selectionId: status.selectionId, primaryKeys: keys, numberOfItems: 2 },
@@ -221,7 +228,7 @@ describe('publications through the emulator and the simulator', () => {
     const events = await receiveEvents();
 
     // Assess
-    expect(events).toEqual([
+    expect(events.filter((event) => event.type !== 'pds.confirmation.changed')).toEqual([
       expect.objectContaining({
         type: 'pds.publication.completed',
         subject: `publication/${id}`,
@@ -252,7 +259,10 @@ describe('publications through the emulator and the simulator', () => {
     expect(sim.state.selections.size).toBe(selectionsBefore + 1);
     expect(sim.state.publications.length).toBe(publicationsBefore + 1);
     expect(await publicationStatus(id)).toMatchObject({ status: 'published', attempts: 2 });
-    expect(events.map((event) => event.type)).toEqual(['pds.publication.completed']);
+    // Besides the completed event, one pds.confirmation.changed (AWAITING) per key at the channel.
+    expect(events.map((event) => event.type).filter((type) => type !== 'pds.confirmation.changed')).toEqual([
+      'pds.publication.completed',
+    ]);
   });
 
   it('emits the failed event once the outage outlasts PUBLICATION_MAX_ATTEMPTS', async () => {
@@ -335,7 +345,7 @@ describe('the api handler behind the local HTTP adapter', () => {
     expect(accepted.headers.get('location')).toMatch(/^\/publications\/[0-9a-f-]{36}$/);
     expect(
       ((await channels.json()) as { channels: Array<{ id: string }> }).channels.map((c) => c.id),
-    ).toEqual([DEMO_CHANNEL_IDS.germany, DEMO_CHANNEL_IDS.netherlands]);
+    ).toEqual(Object.values(DEMO_CHANNEL_IDS));
     expect(watched.status).toBe(201);
     expect(await getWatchEntry(store, 'a/b key')).toMatchObject({ sources: ['operator'] });
     // The accepted request is queued; let the worker carry it out so the queue is left empty.

@@ -15,10 +15,14 @@ const STAGE = 'ci';
 /** The event types each deployed function emits (its handler's `eventTypes` at cold start). */
 const EMITTED: Record<string, readonly EventType[]> = {
   IngestLambdaFunction: INGEST_EVENT_TYPES,
-  PollMessagingAssetsLambdaFunction: ['pds.messaging-asset.received'],
-  PollSupplierReviewsLambdaFunction: ['pds.supplier-review.received'],
-  PollSupplierReviewsWorkerLambdaFunction: ['pds.supplier-review.received'],
-  PublishWorkerLambdaFunction: ['pds.publication.completed', 'pds.publication.failed'],
+  PollMessagingAssetsLambdaFunction: ['pds.messaging-asset.received', 'pds.confirmation.changed'],
+  PollSupplierReviewsLambdaFunction: ['pds.supplier-review.received', 'pds.confirmation.changed'],
+  PollSupplierReviewsWorkerLambdaFunction: ['pds.supplier-review.received', 'pds.confirmation.changed'],
+  PublishWorkerLambdaFunction: [
+    'pds.publication.completed',
+    'pds.publication.failed',
+    'pds.confirmation.changed',
+  ],
 };
 
 interface SqsQueueBinding {

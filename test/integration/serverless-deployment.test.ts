@@ -51,6 +51,8 @@ const PARAMETERS = {
   apiThrottleRate: '10',
   apiErrorsAlarmCount: '3',
   apiLatencyAlarmMs: '2000',
+  confirmationDeadlineHours: '24',
+  confirmationsOverdueAlarmCount: '25',
 } as const;
 
 let defaults: PackagedService;
@@ -206,6 +208,7 @@ describe('serverless template: the whole stack', () => {
         'AssetsEmittedAsFailedAlarm',
         'AssetsFailingAlarm',
         'AuditGapsFoundAlarm',
+        'ConfirmationsOverdueAlarm',
         'EventsDeadLetterQueueAlarm',
         'EventsUnpublishedAlarm',
         'IngestDeadLetterQueueAlarm',
@@ -551,6 +554,7 @@ describe('serverless template: the whole stack', () => {
     const functions = resourcesOfType(t, 'AWS::Lambda::Function');
 
     for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
+    for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_DEADLINE_HOURS, fn).toBe('24');
     expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
     expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
       INGEST_PREFIX: 'incoming/',
@@ -583,6 +587,7 @@ describe('serverless template: the whole stack', () => {
     });
     expect(props(t, 'ApiServerErrorsAlarm').Threshold).toBe('3');
     expect(props(t, 'ApiLatencyAlarm').Threshold).toBe('2000');
+    expect(props(t, 'ConfirmationsOverdueAlarm').Threshold).toBe('25');
     // The schedule's interval is the period of its poller's "stopped" alarm.
     expect(props(t, 'PollMessagingAssetsStoppedAlarm').Period).toBe(120);
     expect(props(t, 'PollSupplierReviewsStoppedAlarm').Period).toBe(3600);

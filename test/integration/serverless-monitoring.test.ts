@@ -186,6 +186,7 @@ describe('alarms', () => {
         'AssetsEmittedAsFailed pds-bridge-poll-messaging-assets',
         'AssetsFailed pds-bridge-poll-messaging-assets',
         'AuditGapsFound pds-bridge-poll-messaging-assets',
+        'ConfirmationsOverdue pds-bridge-poll-supplier-reviews',
         'EventsUnpublished pds-bridge-poll-messaging-assets',
         'IngestFailed pds-bridge-ingest',
         'KeysFailed pds-bridge-poll-supplier-reviews',

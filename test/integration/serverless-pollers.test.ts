@@ -193,13 +193,16 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
       statementsOf(role)
         .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
         .flatMap((statement) => [statement.Resource].flat());
-    // Its events, and (Lambda, with this role) the record of a failed scheduled run.
+    // Its events, the confirmation ledger's (shared queue), and (Lambda, with this role) the record
+    // of a failed scheduled run.
     expect(sends('PollMessagingAssetsRole')).toEqual([
       { 'Fn::GetAtt': ['MessagingAssetEventsQueue', 'Arn'] },
+      { 'Fn::GetAtt': ['EventsQueue', 'Arn'] },
       { 'Fn::GetAtt': ['PollerFailedRunsQueue', 'Arn'] },
     ]);
     expect(sends('PollSupplierReviewsWorkerRole')).toEqual([
       { 'Fn::GetAtt': ['SupplierReviewEventsQueue', 'Arn'] },
+      { 'Fn::GetAtt': ['EventsQueue', 'Arn'] },
     ]);
   });
 

@@ -10,13 +10,17 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { startHttpAdapter } from '../../lib/http/index.ts';
 import { PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
+import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { type StateStore, StateStoreError } from '../../lib/state/store.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
+import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
 
@@ -115,6 +119,42 @@ const post = (path: string, json: unknown, overrides: Partial<ApiDependencies> =
   call({ method: 'POST', path, json, headers }, overrides);
 
 const ITEM = { newItem: { primaryKey__: '04012345678901' } };
+
+/** A store with publication p-1 published to two channels; one recipient asked for corrections. */
+async function confirmedStore(): Promise<StateStore> {
+  const store = new MemoryStateStore();
+  const at = '2026-11-20T09:00:00.000Z';
+  const request = {
+    primaryKeys: ['00614141123452', '00614141123469'],
+    destinations: [
+      { destinationType: 'COMMUNICATION_CHANNEL' as const, destinationId: 'gdsn-de' },
+      { destinationType: 'COMMUNICATION_CHANNEL' as const, destinationId: 'gdsn-nl' },
+    ],
+  };
+  await store.create(publicationKey('p-1'), {
+    publicationId: 'p-1',
+    status: 'published',
+    request,
+    bodyHash: 'hash',
+    requestedBy: 'local',
+    createdAt: at,
+    updatedAt: at,
+    publishedAt: at,
+    attempts: 1,
+  });
+  const ledger = new ConfirmationLedger({
+    store,
+    sink: new RecordingSink(),
+    deadlineMs: 48 * 3_600_000,
+    now: () => new Date('2026-11-20T12:00:00.000Z'),
+  });
+  await ledger.recordPublication({ publicationId: 'p-1', publishedAt: at, ...request });
+  await ledger.recordReviews([
+    reviewReceived('00614141123452', 'gdsn-de', 7, [cic('REVIEW', '00614141123452', 1)]),
+    reviewReceived('00614141123469', 'gdsn-de', 8, [cic('SYNCHRONISED', '00614141123469', 1)]),
+  ]);
+  return store;
+}
 
 /** One request and the operation (method and path template) the document describes it under. */
 interface Case {
@@ -340,6 +380,64 @@ const CASES: Case[] = [
     name: '503 pds-unavailable',
     operation: 'POST /validations',
     answer: () => post('/validations', ITEM, { pds: async () => pdsDown() }),
+  },
+  // GET /publications/{publicationId}/confirmations
+  {
+    name: '200',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: async () => call({ path: '/publications/p-1/confirmations' }, { store: await confirmedStore() }),
+  },
+  {
+    name: '400 invalid-path',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: () => call({ path: '/publications/%ZZ/confirmations' }),
+  },
+  {
+    name: '401 unauthorized',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: () => call({ path: '/publications/p-1/confirmations', iam: false }),
+  },
+  {
+    name: '404 not-found',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: () => call({ path: '/publications/p-404/confirmations' }),
+  },
+  {
+    name: '500 internal-error',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: () => call({ path: '/publications/p-1/confirmations' }, { store: storeBroken() }),
+  },
+  {
+    name: '503 service-unavailable',
+    operation: 'GET /publications/{publicationId}/confirmations',
+    answer: () => call({ path: '/publications/p-1/confirmations' }, { store: storeDown() }),
+  },
+  // GET /confirmations
+  {
+    name: '200',
+    operation: 'GET /confirmations',
+    answer: async () =>
+      call({ path: '/confirmations?state=REVIEW,AWAITING&limit=2' }, { store: await confirmedStore() }),
+  },
+  {
+    name: '400 invalid-query',
+    operation: 'GET /confirmations',
+    answer: () => call({ path: '/confirmations?state=REVIEW;DROP' }),
+  },
+  {
+    name: '401 unauthorized',
+    operation: 'GET /confirmations',
+    answer: () => call({ path: '/confirmations', iam: false }),
+  },
+  {
+    name: '500 internal-error',
+    operation: 'GET /confirmations',
+    answer: () => call({ path: '/confirmations' }, { store: storeBroken() }),
+  },
+  {
+    name: '503 service-unavailable',
+    operation: 'GET /confirmations',
+    answer: () => call({ path: '/confirmations' }, { store: storeDown() }),
   },
   // GET /watch
   { name: '200', operation: 'GET /watch', answer: () => call({ path: '/watch?limit=2' }) },

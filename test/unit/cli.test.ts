@@ -151,6 +151,26 @@ describe('runCli usage', () => {
     expect(stderr()).toContain('Usage: pds COMMAND');
   });
 
+  it('asks `pds bridge confirmations` for one subject, and refuses a malformed --state (exit 2)', async () => {
+    // Prepare
+    const none = fakeIo();
+    const both = fakeIo();
+    const badState = fakeIo();
+
+    // Act
+    const codes = [
+      await runCli(['bridge', 'confirmations'], none.io),
+      await runCli(['bridge', 'confirmations', 'p-1', '--key', '0401'], both.io),
+      await runCli(['bridge', 'confirmations', '--state', 'REVIEW;OVERDUE'], badState.io),
+    ];
+
+    // Assess
+    expect(codes).toEqual([2, 2, 2]);
+    expect(none.stderr()).toContain('PUBLICATION_ID, --key KEY or --state STATES');
+    expect(both.stderr()).toContain('not both');
+    expect(badState.stderr()).toContain('--state must be comma-separated states');
+  });
+
   it('lists the subcommands of a group for `pds folders --help`', async () => {
     // Prepare
     const { io, stdout } = fakeIo();

@@ -92,6 +92,16 @@ describe('formatEventLine', () => {
     expect(line).toMatch(/publication\/1 {2}failed \(retryable\): PDS answered 503$/);
   });
 
+  it('shows the channel, the transition and the corrective actions of a confirmation change', () => {
+    const [event] = exampleEvents()['pds.confirmation.changed'];
+
+    const line = formatEventLine(received(event as object));
+
+    expect(line).toBe(
+      '09:15:00Z  pds.confirmation.changed      item/00614141123469  gdsn-main: AWAITING → REVIEW (1 corrective action)',
+    );
+  });
+
   it('shows the review status, reviewer, channel, asset and confirmation state of a supplier review', () => {
     const line = formatEventLine(
       received({

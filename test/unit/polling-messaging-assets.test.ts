@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type ConfirmationRecorder, emptyLedgerReport } from '../../lib/confirmations/ports.ts';
 import { eventId } from '../../lib/events/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
@@ -42,6 +43,35 @@ describe('pollMessagingAssets', () => {
     expect(first.initialised).toBe(true);
     expect(second.emitted).toBe(1);
     expect(emittedIds(sink)).toEqual([4]);
+  });
+
+  it('tells the confirmation ledger of the accepted assets before the checkpoint moves; a ledger failure sends them again', async () => {
+    // prepare
+    const { sink, store, pds } = setup(3);
+    const told: number[][] = [];
+    let failures = 1;
+    const confirmations: ConfirmationRecorder = {
+      recordPublication: async () => emptyLedgerReport(),
+      recordReviews: async () => emptyLedgerReport(),
+      recordMessagingAssets: async (events) => {
+        told.push(events.map((event) => event.data.messagingAssetId));
+        if (failures-- > 0) throw new Error('the state bucket is unavailable (simulated)');
+        return emptyLedgerReport();
+      },
+    };
+
+    // act
+    const failed = pollMessagingAssets({ pds, store, sink, confirmations }, { firstRun: 'backlog' });
+    await expect(failed).rejects.toThrow(/unavailable/);
+    const retried = await pollMessagingAssets({ pds, store, sink, confirmations }, { firstRun: 'backlog' });
+
+    // assess
+    expect(told).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
+    expect(retried.emitted).toBe(3);
+    expect((await storedCheckpoint(store)).highestId).toBe(3);
   });
 
   it('emits a backlog in id order, page by page, and nothing twice across runs', async () => {

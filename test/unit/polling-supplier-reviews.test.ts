@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
+import { listEntries } from '../../lib/confirmations/read.ts';
 import { eventId } from '../../lib/events/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
@@ -61,6 +63,43 @@ describe('pollReviewKeys', () => {
     expect(data?.review).toEqual(review);
     expect(data?.cic?.[0]).toMatchObject({ gdsnVersion: '3.1', state: 'REVIEW', gtin: '00614141123469' });
     expect((await progressOf(store, 'A1'))?.seen).toEqual([reviewFingerprint(review)]);
+  });
+
+  it('tells the confirmation ledger of each emitted review, and polls the review again when the ledger failed', async () => {
+    // prepare
+    const { pds, store, sink } = await setup(['00614141123469']);
+    const ledgerSink = new RecordingSink();
+    // The fixture's confirmation was created on 2026-11-20 at 09:02:31 UTC.
+    const now = () => new Date('2026-11-20T12:00:00.000Z');
+    const confirmations = new ConfirmationLedger({
+      store,
+      sink: ledgerSink,
+      deadlineMs: 48 * 3_600_000,
+      now,
+    });
+    await confirmations.recordPublication({
+      publicationId: 'p1',
+      publishedAt: '2026-11-20T08:00:00.000Z',
+      primaryKeys: ['00614141123469'],
+      destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-de' }],
+    });
+    pds.addReview('00614141123469', REVIEW_XML, { reviewStatus: 'REVIEW' });
+    ledgerSink.failNext(1);
+
+    // act
+    const failed = await pollReviewKeys({ pds, store, sink, confirmations }, ['00614141123469']);
+    const retried = await pollReviewKeys({ pds, store, sink, confirmations }, ['00614141123469']);
+
+    // assess
+    expect(failed).toMatchObject({ keysFailed: 1, reviewsEmitted: 1 });
+    expect(retried).toMatchObject({ keysPolled: 1, reviewsEmitted: 1 });
+    expect(new Set(sink.events.map((event) => event.id)).size).toBe(1);
+    const { entries } = await listEntries(store);
+    expect(entries.map((stored) => stored.entry.state)).toEqual(['REVIEW']);
+    expect(ledgerSink.dataOf('pds.confirmation.changed').map((data) => data.state)).toEqual([
+      'AWAITING',
+      'REVIEW',
+    ]);
   });
 
   it('emits only the reviews that arrived since the last run', async () => {

@@ -1,5 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { describe, expect, it } from 'vitest';
+import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
+import { listEntries } from '../../lib/confirmations/read.ts';
 import {
   PdsInvalidRequestError,
   PdsInvalidResponseError,
@@ -260,6 +262,40 @@ describe('processPublication', () => {
     expect(calls.publications).toHaveLength(1);
     expect(events.events.map((event) => event.type)).toEqual(['pds.publication.completed']);
     expect((await read())?.notifiedAt).toBe(T0.toISOString());
+  });
+
+  it('records an AWAITING ledger entry per key and channel before the completed event, once across a repeated delivery', async () => {
+    // Prepare
+    const { pds } = scriptedPds();
+    const record = queuedRecord();
+    record.request.destinations = [
+      ...DESTINATIONS,
+      { destinationType: 'IN_PLATFORM', destinationId: 'org-1' },
+    ];
+    const { deps, events, store } = await setup(pds, record);
+    const ledger = new ConfirmationLedger({ store, sink: events, deadlineMs: 48 * 3_600_000, now: () => T0 });
+    deps.confirmations = ledger;
+    events.failNext(1); // the AWAITING events: the delivery fails after the PDS accepted it
+
+    // Act
+    await expect(processPublication(deps, ID, 1)).rejects.toThrow(/refused the events/);
+    const outcome = await processPublication(deps, ID, 2);
+
+    // Assess
+    expect(outcome).toBe('published');
+    const { entries } = await listEntries(store);
+    expect(
+      entries.map((stored) => [stored.entry.key.primaryKey, stored.entry.key.channelId, stored.entry.state]),
+    ).toEqual([
+      [KEYS[0], 'gdsn-de', 'AWAITING'],
+      [KEYS[1], 'gdsn-de', 'AWAITING'],
+    ]);
+    expect(entries[0]?.entry.publications).toEqual([{ publicationId: ID, publishedAt: T0.toISOString() }]);
+    expect(events.events.map((event) => event.type)).toEqual([
+      'pds.confirmation.changed',
+      'pds.confirmation.changed',
+      'pds.publication.completed',
+    ]);
   });
 
   it('lets only one of two concurrent deliveries of the same message act', async () => {

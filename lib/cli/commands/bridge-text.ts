@@ -1,6 +1,7 @@
 /**
  * How `pds bridge …` answers read on a terminal; the JSON output is the data itself.
  */
+import type { ConfirmationsAnswer } from '../../ops/confirmations.ts';
 import type { MoveResult } from '../../ops/ports.ts';
 import type { RedrivePlan } from '../../ops/redrive.ts';
 import type { ReplayPlan } from '../../ops/replay.ts';
@@ -26,24 +27,27 @@ export function explanationText(answer: Explanation): string {
       );
     }
     case 'publication':
-      return lines(
-        `publication ${answer.publicationId}${answer.found ? `: ${answer.status?.toUpperCase()}` : ': not found'}`,
-        [
-          ['attempts', answer.attempts],
-          ['requested by', answer.requestedBy],
-          ['created', answer.createdAt && formatTime(answer.createdAt)],
-          ['updated', answer.updatedAt && formatTime(answer.updatedAt)],
-          ['selection', answer.selectionId],
-          ['items', answer.numberOfItems],
-          ['primary keys', answer.primaryKeys],
-          ['code', answer.code],
-          ['reason', answer.reason],
-          ['PDS status', answer.pdsStatus],
-          ['last error', answer.lastError],
-          ['event sent', answer.notifiedAt && formatTime(answer.notifiedAt)],
-          ...eventLines(answer.events),
-          ['next', answer.next],
-        ],
+      return (
+        lines(
+          `publication ${answer.publicationId}${answer.found ? `: ${answer.status?.toUpperCase()}` : ': not found'}`,
+          [
+            ['attempts', answer.attempts],
+            ['requested by', answer.requestedBy],
+            ['created', answer.createdAt && formatTime(answer.createdAt)],
+            ['updated', answer.updatedAt && formatTime(answer.updatedAt)],
+            ['selection', answer.selectionId],
+            ['items', answer.numberOfItems],
+            ['primary keys', answer.primaryKeys],
+            ['code', answer.code],
+            ['reason', answer.reason],
+            ['PDS status', answer.pdsStatus],
+            ['last error', answer.lastError],
+            ['event sent', answer.notifiedAt && formatTime(answer.notifiedAt)],
+            ...eventLines(answer.events),
+            ['confirmations', confirmationSummary(answer.confirmations)],
+            ['next', answer.next],
+          ],
+        ) + confirmationRows(answer.confirmations)
       );
     case 'messaging-asset':
       return lines(`messaging asset ${answer.messagingAssetId}: ${answer.state.toUpperCase()}`, [
@@ -242,4 +246,51 @@ export function auditText(report: AuditReport & { queueUrl?: string }): string {
     );
   }
   return lines.join('\n');
+}
+
+function confirmationSummary(answer: Pick<ConfirmationsAnswer, 'summary'> | undefined): string | undefined {
+  const counts = Object.entries(answer?.summary ?? {});
+  return counts.length === 0 ? undefined : counts.map(([state, count]) => `${state} ${count}`).join(', ');
+}
+
+/** The rows of `bridge why PUBLICATION_ID`'s confirmations, as a table below the fields. */
+function confirmationRows(answer: Pick<ConfirmationsAnswer, 'rows'> | undefined): string {
+  if (!answer || answer.rows.length === 0) return '';
+  return `\n\n${confirmationTable(answer.rows)}`;
+}
+
+function confirmationTable(rows: ConfirmationsAnswer['rows']): string {
+  return formatTable(
+    ['ITEM', 'CHANNEL', 'RECIPIENT', 'MARKET', 'STATE', 'SINCE', 'CORRECTIVE ACTIONS'],
+    rows.map((row) => [
+      row.primaryKey,
+      row.channelId,
+      row.recipientGln ?? '',
+      row.targetMarket ?? '',
+      row.state,
+      formatTime(row.since),
+      row.correctiveActions.join('; '),
+    ]),
+  );
+}
+
+/** The answer of `bridge confirmations`: a count per state, then one row per item and recipient. */
+export function confirmationsText(answer: ConfirmationsAnswer): string {
+  const { query } = answer;
+  const title = query.publicationId
+    ? `publication ${query.publicationId}: ${answer.publicationStatus === 'not-found' ? 'not found' : (answer.publicationStatus ?? '').toUpperCase()}`
+    : `confirmations${query.primaryKey ? ` of ${query.primaryKey}` : ''}${query.states ? ` in ${query.states.join(', ')}` : ''}`;
+  if (answer.rows.length === 0) {
+    const why =
+      answer.publicationStatus === 'not-found'
+        ? 'check the id (POST /publications answered it) and the stage'
+        : query.publicationId
+          ? 'no entries yet: they are created when the publication is published, one per item and communication channel (IN_PLATFORM destinations have none)'
+          : 'no entries match';
+    return `${title}\n  ${why}`;
+  }
+  const summary = confirmationSummary(answer) ?? '';
+  const table = confirmationTable(answer.rows);
+  const more = answer.truncated ? '\n(more entries exist: raise --limit)' : '';
+  return `${title}\n${summary}\n\n${table}${more}`;
 }

@@ -1,6 +1,6 @@
 /**
  * `pds bridge …`: the operators' commands about the bridge itself (not the PDS): `why`, `status`,
- * `redrive`, `replay`, `audit`. They read the bridge's state bucket and queues (lib/ops) of either
+ * `redrive`, `replay`, `audit`, `confirmations`. They read the bridge's state bucket and queues (lib/ops) of either
  *
  * - the local stack (`npm start`), found through the stack file it writes (`.local/stack.json`, or
  *   `--stack-file`): the default when no stage is named; or
@@ -12,6 +12,7 @@
 import type { EventSink } from '../../events/index.ts';
 import { parseSuffixList } from '../../ingest/filters.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
+import { confirmationsOfPublication, findConfirmations } from '../../ops/confirmations.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError } from '../../ops/errors.ts';
 import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
@@ -29,7 +30,14 @@ import { explain, parseWhySubject, WhySubjectError } from '../../ops/why.ts';
 import { auditMessagingAssets } from '../../polling/audit.ts';
 import { booleanFlag, CliUsageError, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { auditText, explanationText, redriveText, replayText, statusText } from './bridge-text.ts';
+import {
+  auditText,
+  confirmationsText,
+  explanationText,
+  redriveText,
+  replayText,
+  statusText,
+} from './bridge-text.ts';
 
 const targetOptions = {
   stage: {
@@ -344,5 +352,70 @@ const refusingSink: EventSink = {
   publish: () => Promise.reject(new Error('a dry-run audit must not send events')),
 };
 
+const confirmations: Command = {
+  name: 'bridge confirmations',
+  summary: 'did each recipient synchronise what was published? (the confirmation ledger)',
+  description:
+    'PUBLICATION_ID shows every item and recipient of that publication with a count per state; --key KEY every recipient of one item; --state STATES (comma-separated, e.g. REVIEW,REJECTED,OVERDUE) the entries in those states: the exception list. --key and --state combine. Each row: state, since when, and the corrective actions the recipient asked for (docs/confirmations.md).',
+  args: '[PUBLICATION_ID]',
+  minArgs: 0,
+  maxArgs: 1,
+  options: {
+    ...targetOptions,
+    key: { type: 'string', value: 'KEY', description: 'one item, by primary key' },
+    state: {
+      type: 'string',
+      value: 'STATES',
+      description: 'only entries in these states, comma-separated (e.g. REVIEW,REJECTED,OVERDUE)',
+    },
+    limit: {
+      type: 'string',
+      value: 'N',
+      description: 'at most N entries with --key or --state (default 100)',
+    },
+  },
+  examples: [
+    'pds bridge confirmations 0f9c6a2e-8d1b-4a53-9a57-6f7c1e2d3b4a',
+    'pds bridge confirmations --state REVIEW,REJECTED,OVERDUE --stage prod',
+    'pds bridge confirmations --key 00614141123452 --json',
+  ],
+  async run(context) {
+    const { flags, command, args } = context;
+    const primaryKey = stringFlag(flags, 'key');
+    const stateText = stringFlag(flags, 'state');
+    const states = stateText
+      ?.split(',')
+      .map((state) => state.trim().toUpperCase())
+      .filter(Boolean);
+    const limit = integerFlag(flags, 'limit', command, { min: 1, max: 1000 }) ?? 100;
+    const publicationId = args[0];
+    if (publicationId !== undefined && (primaryKey !== undefined || states !== undefined)) {
+      throw new CliUsageError('give a PUBLICATION_ID, or --key and/or --state, not both', command);
+    }
+    if (publicationId === undefined && primaryKey === undefined && states === undefined) {
+      throw new CliUsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
+    }
+    if (states !== undefined && (states.length === 0 || states.some((state) => !/^[A-Z_]+$/.test(state)))) {
+      throw new CliUsageError(
+        `--state must be comma-separated states such as REVIEW,OVERDUE, got '${stateText}'`,
+        command,
+      );
+    }
+    const answer = await withConnection(context, (connection) =>
+      publicationId !== undefined
+        ? confirmationsOfPublication(connection.store, publicationId)
+        : findConfirmations(
+            connection.store,
+            {
+              ...(primaryKey === undefined ? {} : { primaryKey }),
+              ...(states === undefined ? {} : { states }),
+            },
+            limit,
+          ),
+    );
+    return { data: answer, text: () => confirmationsText(answer) };
+  },
+};
+
 /** The `pds bridge …` commands. */
-export const bridgeCommands: Command[] = [why, status, redrive, replay, audit];
+export const bridgeCommands: Command[] = [why, status, redrive, replay, audit, confirmations];

@@ -1,0 +1,60 @@
+/**
+ * What the confirmation ledger calls AWS for, as grants the functions that keep it add to their rows
+ * (lib/polling/permissions.ts, lib/publications/permissions.ts; test/integration/serverless-iam.test.ts
+ * holds the roles to them). Entries are read and written, never deleted; a deadline mark is written
+ * by the publish worker and deleted by the deadline check once its entries are up to date.
+ */
+import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { actions, eventQueueOf, type Grant, stateObjects } from '../permissions.ts';
+import { STATE_PREFIXES } from '../state/keys.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+
+const { read, write, delete: remove } = STATE_STORE_ACTIONS;
+
+const entries = (why: string): Grant => ({
+  resource: stateObjects(STATE_PREFIXES.confirmations),
+  actions: actions(read, write),
+  why,
+});
+
+const changes: Grant = {
+  resource: eventQueueOf('pds.confirmation.changed'),
+  actions: actions(EVENT_PUBLISHER_ACTIONS),
+  why: 'sends pds.confirmation.changed',
+};
+
+/** The grants of each part the ledger plays in a function. */
+export const CONFIRMATION_GRANTS = Object.freeze({
+  /** The publish worker: AWAITING entries and their deadline marks (it sends the events already). */
+  publish: [
+    entries('records the AWAITING confirmation entries of a publication'),
+    {
+      resource: stateObjects(STATE_PREFIXES.confirmationDeadlines),
+      actions: actions(read, write),
+      why: 'marks when the entries of a publication turn OVERDUE',
+    },
+  ] satisfies Grant[],
+  /** The pollers: answers applied to the entries. */
+  answers: [
+    entries('applies confirmations and reviews to the confirmation entries'),
+    changes,
+  ] satisfies Grant[],
+  /** The scheduled review poller: answers, and the deadline check. */
+  deadlines: [
+    entries('applies confirmations and reviews to the entries, and turns unanswered ones OVERDUE'),
+    {
+      resource: stateObjects(STATE_PREFIXES.confirmationDeadlines),
+      actions: actions(read, remove),
+      why: 'lists the due deadline marks and deletes each once its entries are up to date',
+    },
+    changes,
+  ] satisfies Grant[],
+  /** The api: the entries as GET /confirmations shows them. */
+  read: [
+    {
+      resource: stateObjects(STATE_PREFIXES.confirmations),
+      actions: actions(read),
+      why: 'reads the confirmation entries (GET /confirmations, GET /publications/{id}/confirmations)',
+    },
+  ] satisfies Grant[],
+});

@@ -1,0 +1,95 @@
+/**
+ * The schemas of the confirmation routes (./confirmation-routes.ts), registered in the API's registry
+ * so the OpenAPI document names them and the contract test checks the answers against them.
+ */
+import * as z from 'zod';
+
+/** Builds the confirmation schemas in `registry` (the API's, ./schemas.ts). */
+export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>) {
+  const timestamp = z.iso.datetime();
+
+  const correctiveAction = z
+    .object({
+      statusCode: z.string(),
+      code: z.string(),
+      description: z.string().optional(),
+      expectedCorrectiveInformation: z.string().optional(),
+      gtin: z.string().optional(),
+    })
+    .register(registry, {
+      id: 'CorrectiveAction',
+      description:
+        "What the recipient asks to be fixed, from a CatalogueItemConfirmation's status details: the status code (e.g. CIC999), the corrective action code (e.g. ACTION_NEEDED; empty when the status names none), the description and the expected corrective information.",
+    });
+
+  const transition = z
+    .object({
+      state: z.string(),
+      previousState: z.string().optional(),
+      since: timestamp,
+      recordedAt: timestamp,
+      cause: z.enum(['publication', 'confirmation', 'review', 'deadline']),
+      messagingAssetId: z.number().int().optional(),
+      reviewId: z.string().optional(),
+      eventId: z.string().optional(),
+    })
+    .register(registry, {
+      id: 'ConfirmationTransition',
+      description:
+        'One state change of an entry: the new state, the time of the fact behind it, when the bridge recorded it, what caused it and the id of its pds.confirmation.changed event.',
+    });
+
+  const entry = z
+    .object({
+      primaryKey: z.string(),
+      channelId: z.string(),
+      gtin: z.string().optional(),
+      recipientGln: z.string().optional(),
+      targetMarket: z.string().optional(),
+      state: z.string(),
+      since: timestamp,
+      deadline: timestamp,
+      correctiveActions: z.array(correctiveAction),
+      publications: z.array(z.object({ publicationId: z.string(), publishedAt: timestamp })),
+      history: z.array(transition),
+    })
+    .register(registry, {
+      id: 'ConfirmationEntry',
+      description:
+        'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED, or a review status), since when, the corrective actions of the latest confirmation, the publications that sent it and its history. docs/confirmations.md explains the states.',
+    });
+
+  const summary = z.record(z.string(), z.number().int().nonnegative()).register(registry, {
+    id: 'ConfirmationSummary',
+    description: 'How many entries are in each state, e.g. {"SYNCHRONISED": 8, "REVIEW": 2}.',
+  });
+
+  const publicationConfirmations = z
+    .object({
+      publicationId: z.string(),
+      publicationStatus: z.enum(['queued', 'publishing', 'published', 'failed']),
+      summary,
+      entries: z.array(entry),
+    })
+    .register(registry, {
+      id: 'PublicationConfirmations',
+      description:
+        'The confirmation entries of one publication, per item and recipient, with a count per state. Empty until the publication is published; IN_PLATFORM destinations have none.',
+    });
+
+  const confirmationList = z
+    .object({ entries: z.array(entry), nextCursor: z.string().optional() })
+    .register(registry, {
+      id: 'ConfirmationList',
+      description: 'One page of confirmation entries; pass nextCursor as `cursor` for the next page.',
+    });
+
+  const states = z
+    .string()
+    .regex(/^[A-Za-z_]+(,[A-Za-z_]+)*$/)
+    .register(registry, {
+      description: 'Comma-separated states, e.g. REVIEW,REJECTED,OVERDUE (the exception list).',
+    });
+
+  return { correctiveAction, transition, entry, summary, publicationConfirmations, confirmationList, states };
+}

@@ -1,0 +1,88 @@
+/**
+ * `pds bridge confirmations` and `pds bridge why PUBLICATION_ID` read the confirmation ledger: rows per
+ * item and recipient with the corrective actions, a count per state, the exception list by state.
+ */
+import { describe, expect, it } from 'vitest';
+import { confirmationsText, explanationText } from '../../lib/cli/commands/bridge-text.ts';
+import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
+import { confirmationsOfPublication, findConfirmations } from '../../lib/ops/confirmations.ts';
+import { explain } from '../../lib/ops/why.ts';
+import { publicationKey } from '../../lib/state/keys.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+
+const AT = '2026-11-20T09:00:00.000Z';
+
+async function publishedStore() {
+  const store = new MemoryStateStore();
+  const request = {
+    primaryKeys: ['00614141123452'],
+    destinations: ['gdsn-de', 'gdsn-nl'].map((destinationId) => ({
+      destinationType: 'COMMUNICATION_CHANNEL' as const,
+      destinationId,
+    })),
+  };
+  await store.create(publicationKey('p-1'), {
+    publicationId: 'p-1',
+    status: 'published',
+    request,
+    bodyHash: 'hash',
+    requestedBy: 'local',
+    createdAt: AT,
+    updatedAt: AT,
+    publishedAt: AT,
+    notifiedAt: AT,
+    attempts: 1,
+  });
+  const ledger = new ConfirmationLedger({
+    store,
+    sink: new RecordingSink(),
+    deadlineMs: 48 * 3_600_000,
+    now: () => new Date('2026-11-20T12:00:00.000Z'),
+  });
+  await ledger.recordPublication({ publicationId: 'p-1', publishedAt: AT, ...request });
+  await ledger.recordReviews([
+    reviewReceived('00614141123452', 'gdsn-de', 7, [cic('SYNCHRONISED', '00614141123452', 1)]),
+    reviewReceived('00614141123452', 'gdsn-nl', 8, [cic('REVIEW', '00614141123452', 1)]),
+  ]);
+  return store;
+}
+
+describe('pds bridge confirmations', () => {
+  it('shows a publication per item and recipient, with a count per state and the corrective actions', async () => {
+    const answer = await confirmationsOfPublication(await publishedStore(), 'p-1');
+
+    const text = confirmationsText(answer);
+
+    expect(answer.summary).toEqual({ SYNCHRONISED: 1, REVIEW: 1 });
+    expect(text).toContain('publication p-1: PUBLISHED');
+    expect(text).toContain('SYNCHRONISED 1, REVIEW 1');
+    expect(text).toMatch(/00614141123452 +gdsn-nl +0614141000005 +276 +REVIEW/);
+    expect(text).toContain('CIC999 ACTION_NEEDED: Net content missing.');
+    expect(answer.rows.find((row) => row.state === 'REVIEW')?.correctiveActions).toEqual([
+      'CIC999 ACTION_NEEDED: Net content missing. (Correct netContent and publish again.)',
+    ]);
+  });
+
+  it('lists the exception list by state, and says so when a publication is unknown', async () => {
+    const store = await publishedStore();
+
+    const review = await findConfirmations(store, { states: ['REVIEW', 'REJECTED'] }, 10);
+    const unknown = await confirmationsOfPublication(store, 'p-404');
+
+    expect(review.rows.map((row) => [row.channelId, row.state])).toEqual([['gdsn-nl', 'REVIEW']]);
+    expect(confirmationsText(unknown)).toContain('not found');
+  });
+});
+
+describe('pds bridge why PUBLICATION_ID', () => {
+  it('shows the confirmations too', async () => {
+    const answer = await explain(await publishedStore(), { kind: 'publication', publicationId: 'p-1' });
+
+    const text = explanationText(answer);
+
+    expect(text).toContain('confirmations: SYNCHRONISED 1, REVIEW 1');
+    expect(text).toMatch(/gdsn-de +0614141000005 +276 +SYNCHRONISED/);
+  });
+});
