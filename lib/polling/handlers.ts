@@ -16,7 +16,7 @@ import type { StateStore } from '../state/store.ts';
 import { POLLER_LEASES, runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
 import { recordMessagingAssetMetrics, recordReviewMetrics, recordScheduledReviewMetrics } from './metrics.ts';
-import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
+import { chunkLayout, keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
 import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
@@ -216,6 +216,7 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
           concurrency: settings.POLL_CONCURRENCY,
           failureLimit: settings.POLL_FAILURE_LIMIT,
           deadline,
+          layout: chunkLayout(chunk),
         });
         recordReviewMetrics(metrics, report);
         log.info('Review chunk polled', { ...report });
