@@ -50,7 +50,8 @@ export interface ChunkShards {
 /**
  * Splits keys into chunks of at most `chunkSize` keys and {@link MAX_CHUNK_BYTES} bytes, in order.
  * With `shards` (keys sorted by shard), a shard's keys start a new chunk when they would not fit in
- * the current one whole, so a shard is split over chunks only when it is larger than a chunk.
+ * the current one whole, and a shard of up to twice `chunkSize` keys makes one chunk of its own, so a
+ * chunk writes each shard it covers once; only a larger shard (or one over the byte limit) is split.
  *
  * @example
  * chunkKeys(['a', 'b', 'c'], { chunkSize: 2, runId: 'r1', now: new Date() }).map((chunk) => chunk.keys); // [['a','b'],['c']]
@@ -86,14 +87,17 @@ export function chunkKeys(
   for (const [index, key] of keys.entries()) {
     const listed = typeof key === 'string' ? { primaryKey: key } : key;
     const shard = shardOfKey[index];
+    const shardSize = shard === undefined ? 0 : (shardSizes.get(shard) ?? 0);
     if (shard !== undefined && shard !== shardOfKey[index - 1] && current.length > 0) {
-      if (current.length + (shardSizes.get(shard) ?? 0) > chunkSize) flush();
+      if (current.length + shardSize > chunkSize) flush();
     }
+    // A shard up to twice the chunk size travels whole (a chunk is never split mid-shard below that).
+    const cap = shardSize <= 2 * chunkSize ? Math.max(chunkSize, shardSize) : chunkSize;
     const keyBytes =
       Buffer.byteLength(toSendableJson(listed.primaryKey), 'utf8') +
       1 +
       ('etag' in listed ? Buffer.byteLength(toSendableJson(listed.etag), 'utf8') + 1 : 0);
-    if (current.length > 0 && (current.length === chunkSize || bytes + keyBytes > MAX_CHUNK_BYTES)) flush();
+    if (current.length > 0 && (current.length >= cap || bytes + keyBytes > MAX_CHUNK_BYTES)) flush();
     current.push(listed.primaryKey);
     if ('etag' in listed) etags.push(listed.etag);
     bytes += keyBytes;
