@@ -19,8 +19,9 @@
  * each worker invocation has its own limiter: the PDS sees at most (the worker's event-source maximum
  * concurrency + 1) × `concurrency` requests from the review polling.
  *
- * The scheduled run (`pollSupplierReviews`) lists the watched keys and polls them inline, or, above
- * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
+ * The scheduled run (`pollSupplierReviews`) lists the watched keys, grows the progress layout when
+ * the watch list outgrew it (../state/review-progress.ts), and polls them inline, or, above
+ * `inlineMax` keys and with a fan-out queue, sends them in chunks aligned to the progress shards.
  */
 
 import {
