@@ -141,6 +141,34 @@ describe('carry-over across a split', () => {
     expect((await readProgressShard(store, progressShardOf('k'))).progress.get('k')?.seen).toEqual(['r0']);
   });
 
+  it('follows two splits: a run of the 64-shard level writes through level 8 to level 10', async () => {
+    // prepare: the key carried from level 6 to 8, then from 8 to 10, while an old run still holds its read
+    const store = new MemoryStateStore();
+    const start: KeyProgress = {
+      watchEtag: 'e1',
+      expiresAt: new Date(Date.now() + DAY).toISOString(),
+      seen: ['r0'],
+    };
+    await writeProgressShard(store, BASE, progressShardOf('k'), new Map([['k', start]]));
+    const readByOldRun = await readProgressShard(store, progressShardOf('k'));
+    for (const watched of [20_000, 100_000]) {
+      const layout = await growLayout(store, watched);
+      const shard = progressShardOf('k', layout.levels.at(-1));
+      const loaded = await loadProgressShard(store, layout, shard, ['k'], { seal: true });
+      await writeProgressShard(store, layout, shard, loaded.carried, loaded.read);
+    }
+
+    // act
+    const seen = { ...start, seen: ['r0', 'r1'] };
+    await writeProgressShard(store, BASE, progressShardOf('k'), new Map([['k', seen]]), readByOldRun);
+
+    // assess
+    expect(await readLayout(store)).toEqual({ levels: [6, 8, 10] });
+    const atTen = await readProgressShard(store, progressShardOf('k', 10), 10);
+    expect(atTen.progress.get('k')?.seen).toEqual(['r0', 'r1']);
+    expect((await readProgressShard(store, progressShardOf('k', 8), 8)).supersededBy).toBe(10);
+  });
+
   it('polls a chunk grouped by the older level after the split without emitting a review twice', async () => {
     // prepare
     const store = new MemoryStateStore();
