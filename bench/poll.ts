@@ -32,7 +32,7 @@ import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
 import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
-import { keysToPoll, parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
+import { chunkLayout, keysToPoll, parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../lib/polling/sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
 import { MemoryStateStore } from '../lib/state/memory.ts';
@@ -364,13 +364,11 @@ async function main(): Promise<void> {
             continue;
           }
           empty = 0;
-          const report = await pollReviewKeys(
-            { pds, store: memory, sink },
-            keysToPoll(parseReviewKeyChunk(message.Body ?? '')),
-            {
-              concurrency: CONCURRENCY,
-            },
-          );
+          const chunk = parseReviewKeyChunk(message.Body ?? '');
+          const report = await pollReviewKeys({ pds, store: memory, sink }, keysToPoll(chunk), {
+            concurrency: CONCURRENCY,
+            layout: chunkLayout(chunk),
+          });
           emitted += report.reviewsEmitted;
           await sqs.send(
             new DeleteMessageCommand({ QueueUrl: chunkQueue, ReceiptHandle: message.ReceiptHandle }),

@@ -24,6 +24,7 @@ import { sleep } from '../../lib/core/index.ts';
 import { toSendableJson } from '../../lib/events/index.ts';
 import type { SupplierReview } from '../../lib/pds/index.ts';
 import {
+  chunkLayout,
   keysToPoll,
   parseReviewKeyChunk,
   type ReviewKeyChunk,
@@ -186,7 +187,12 @@ async function pollOnce(
     Array.from({ length: options.workers }, async () => {
       while (next < queue.bodies.length) {
         const chunk = parseReviewKeyChunk(queue.bodies[next++] as string);
-        reports.push(await pollReviewKeys(deps, keysToPoll(chunk), { concurrency: options.concurrency }));
+        reports.push(
+          await pollReviewKeys(deps, keysToPoll(chunk), {
+            concurrency: options.concurrency,
+            layout: chunkLayout(chunk),
+          }),
+        );
       }
     }),
   );

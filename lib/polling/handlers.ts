@@ -25,7 +25,7 @@ import {
   recordReviewMetrics,
   recordScheduledReviewMetrics,
 } from './metrics.ts';
-import { keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
+import { chunkLayout, keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
 import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
@@ -273,6 +273,7 @@ export function createReviewChunkHandler(env: Environment): InvocationHandler<SQ
             concurrency: settings.POLL_CONCURRENCY,
             failureLimit: settings.POLL_FAILURE_LIMIT,
             deadline,
+            layout: chunkLayout(chunk),
           },
         );
         recordReviewMetrics(metrics, report);

@@ -3,9 +3,12 @@
  * handle, the scheduled run splits the keys into chunks and sends each chunk as one message to an
  * internal queue (`REVIEW_POLL_QUEUE_URL`); the worker function polls the keys of one message.
  *
- * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …],"etags":["…", …]}`;
+ * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …],"etags":["…", …],"levels":[6, …]}`;
  * `etags` (the ETag of each key's watch entry when the run listed it, same order) spares the worker
  * reading entries that did not change; chunks without it are polled too, reading every entry.
+ * `levels` is the progress layout the keys were grouped by (../state/review-progress.ts): the keys of
+ * one progress shard travel together, in as few chunks as the chunk size allows, so each shard is
+ * written once per chunk; chunks without it are polled too, reading the layout.
  *
  * This file is the port and the chunk format, free of the AWS SDK so the worker reads chunks without
  * loading it; the SQS adapter is ./sqs/review-queue.ts.
@@ -23,6 +26,8 @@ export interface ReviewKeyChunk {
   keys: string[];
   /** The ETag of each key's watch entry when it was listed, in the order of `keys`. */
   etags?: string[];
+  /** The progress layout's levels the keys were grouped by (`ProgressLayout.levels`). */
+  levels?: number[];
 }
 
 /** Where chunks go; `SqsReviewKeyQueue` (./sqs/review-queue.ts) is the SQS adapter. */
@@ -36,19 +41,38 @@ export const DEFAULT_CHUNK_SIZE = 100;
 /** Largest chunk body: well below SQS's 256 KiB, so five fit in one batch request. */
 export const MAX_CHUNK_BYTES = 200 * 1024;
 
+/** How the keys are grouped into progress shards: the layout's levels and the shard of a key. */
+export interface ChunkShards {
+  levels: number[];
+  of: (primaryKey: string) => number;
+}
+
 /**
  * Splits keys into chunks of at most `chunkSize` keys and {@link MAX_CHUNK_BYTES} bytes, in order.
+ * With `shards` (keys sorted by shard), a shard's keys start a new chunk when they would not fit in
+ * the current one whole, and a shard of up to twice `chunkSize` keys makes one chunk of its own, so a
+ * chunk writes each shard it covers once; only a larger shard (or one over the byte limit) is split.
  *
  * @example
  * chunkKeys(['a', 'b', 'c'], { chunkSize: 2, runId: 'r1', now: new Date() }).map((chunk) => chunk.keys); // [['a','b'],['c']]
  */
 export function chunkKeys(
   keys: ReadonlyArray<string | { primaryKey: string; etag: string }>,
-  options: { chunkSize?: number; runId: string; now: Date },
+  options: { chunkSize?: number; runId: string; now: Date; shards?: ChunkShards },
 ): ReviewKeyChunk[] {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   checkInteger('chunkSize', chunkSize, { min: 1 });
-  const base = { version: 1 as const, runId: options.runId, enqueuedAt: options.now.toISOString() };
+  const { shards } = options;
+  const base = {
+    version: 1 as const,
+    runId: options.runId,
+    enqueuedAt: options.now.toISOString(),
+    ...(shards ? { levels: shards.levels } : {}),
+  };
+  const primaryKeys = keys.map((key) => (typeof key === 'string' ? key : key.primaryKey));
+  const shardOfKey = shards ? primaryKeys.map(shards.of) : [];
+  const shardSizes = new Map<number, number>();
+  for (const shard of shardOfKey) shardSizes.set(shard, (shardSizes.get(shard) ?? 0) + 1);
   const overhead = Buffer.byteLength(toSendableJson({ ...base, keys: [], etags: [] }), 'utf8');
   const chunks: ReviewKeyChunk[] = [];
   let current: string[] = [];
@@ -60,13 +84,20 @@ export function chunkKeys(
     etags = [];
     bytes = overhead;
   };
-  for (const key of keys) {
+  for (const [index, key] of keys.entries()) {
     const listed = typeof key === 'string' ? { primaryKey: key } : key;
+    const shard = shardOfKey[index];
+    const shardSize = shard === undefined ? 0 : (shardSizes.get(shard) ?? 0);
+    if (shard !== undefined && shard !== shardOfKey[index - 1] && current.length > 0) {
+      if (current.length + shardSize > chunkSize) flush();
+    }
+    // A shard up to twice the chunk size travels whole (a chunk is never split mid-shard below that).
+    const cap = shardSize <= 2 * chunkSize ? Math.max(chunkSize, shardSize) : chunkSize;
     const keyBytes =
       Buffer.byteLength(toSendableJson(listed.primaryKey), 'utf8') +
       1 +
       ('etag' in listed ? Buffer.byteLength(toSendableJson(listed.etag), 'utf8') + 1 : 0);
-    if (current.length > 0 && (current.length === chunkSize || bytes + keyBytes > MAX_CHUNK_BYTES)) flush();
+    if (current.length > 0 && (current.length >= cap || bytes + keyBytes > MAX_CHUNK_BYTES)) flush();
     current.push(listed.primaryKey);
     if ('etag' in listed) etags.push(listed.etag);
     bytes += keyBytes;
@@ -129,13 +160,35 @@ export function parseReviewKeyChunk(body: string): ReviewKeyChunk {
   ) {
     throw new ReviewChunkFormatError('"etags" must be an array of non-empty strings, one per key');
   }
+  const { levels } = chunk;
+  if (
+    levels !== undefined &&
+    !(
+      Array.isArray(levels) &&
+      levels.length > 0 &&
+      levels.every((level) => Number.isInteger(level) && level >= 0)
+    )
+  ) {
+    throw new ReviewChunkFormatError('"levels" must be a non-empty array of integers');
+  }
   return {
     version: 1,
     runId: typeof chunk.runId === 'string' ? chunk.runId : '',
     enqueuedAt: typeof chunk.enqueuedAt === 'string' ? chunk.enqueuedAt : '',
     keys: chunk.keys,
     ...(etags ? { etags } : {}),
+    ...(levels ? { levels } : {}),
   };
+}
+
+/**
+ * The progress layout a chunk's keys were grouped by, for `pollReviewKeys`'s `layout` option.
+ *
+ * @example
+ * pollReviewKeys(deps, keysToPoll(chunk), { layout: chunkLayout(chunk) });
+ */
+export function chunkLayout(chunk: ReviewKeyChunk): { levels: number[] } | undefined {
+  return chunk.levels ? { levels: chunk.levels } : undefined;
 }
 
 /** Some chunks were not accepted by SQS; their keys are polled by the next scheduled run. */

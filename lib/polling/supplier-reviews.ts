@@ -19,8 +19,9 @@
  * each worker invocation has its own limiter: the PDS sees at most (the worker's event-source maximum
  * concurrency + 1) × `concurrency` requests from the review polling.
  *
- * The scheduled run (`pollSupplierReviews`) lists the watched keys and polls them inline, or, above
- * `inlineMax` keys and with a fan-out queue, sends them in chunks to the worker.
+ * The scheduled run (`pollSupplierReviews`) lists the watched keys, grows the progress layout when
+ * the watch list outgrew it (../state/review-progress.ts), and polls them inline, or, above
+ * `inlineMax` keys and with a fan-out queue, sends them in chunks aligned to the progress shards.
  */
 
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
@@ -38,11 +39,16 @@ import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } 
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
 import {
+  currentLevel,
+  growLayout,
   type KeyProgress,
+  type LoadedShard,
+  loadProgressShard,
   nextProgress,
-  type ProgressShardRead,
+  type ProgressLayout,
+  ProgressLayoutChangedError,
   progressShardOf,
-  readProgressShard,
+  readLayout,
   writeProgressShard,
 } from '../state/review-progress.ts';
 import type { StateStore } from '../state/store.ts';
@@ -79,6 +85,8 @@ export interface ReviewPollOptions {
   /** CloudEvents `source`; default `urn:pds-bridge`. */
   source?: string;
   now?: () => Date;
+  /** The progress layout the keys were grouped by (a fan-out chunk's `levels`); read when absent. */
+  layout?: ProgressLayout;
 }
 
 /** What happened to one key. */
@@ -392,26 +400,68 @@ async function pollKey(
 }
 
 /**
+ * The shards of the layout's current level the keys fall in, each read once with its keys' progress
+ * carried over from older levels; when a newer run split the shards meanwhile (this run's chunk was
+ * sent before), the layout is read again and the keys regrouped at the new level.
+ */
+async function loadShards(
+  keys: ReadonlyArray<{ primaryKey: string; etag?: string | undefined }>,
+  store: StateStore,
+  given: ProgressLayout | undefined,
+): Promise<{ layout: ProgressLayout; shards: Map<number, ShardToPoll> }> {
+  let layout = given ?? (await readLayout(store));
+  for (let attempt = 1; ; attempt++) {
+    const level = currentLevel(layout);
+    const grouped = Map.groupBy(keys, (key) => progressShardOf(key.primaryKey, level));
+    const shards = new Map<number, ShardToPoll>();
+    await Promise.all(
+      [...grouped].map(async ([shard, shardKeys]) => {
+        const primaryKeys = shardKeys.map((key) => key.primaryKey);
+        try {
+          shards.set(shard, {
+            keys: shardKeys,
+            ...(await loadProgressShard(store, layout, shard, primaryKeys, { seal: true })),
+          });
+        } catch (error) {
+          shards.set(shard, { keys: shardKeys, error });
+        }
+      }),
+    );
+    const changed = [...shards.values()].some((shard) => shard.error instanceof ProgressLayoutChangedError);
+    if (!changed || attempt === 3) return { layout, shards };
+    layout = await readLayout(store);
+  }
+}
+
+type ShardToPoll = { keys: ReadonlyArray<{ primaryKey: string; etag?: string | undefined }> } & (
+  | (LoadedShard & { error?: undefined })
+  | { error: unknown; read?: undefined; carried?: undefined }
+);
+
+/**
  * Polls the keys shard by shard (../state/review-progress.ts): each shard's progress is read once
- * before its keys and written once after them, only after SQS accepted their events. Keys of all
- * shards share one window of `width` keys in flight; a key not started by `deadline` is left out.
+ * before its keys and written once after them, only after SQS accepted their events, together with
+ * the progress carried over from older levels. Keys of all shards share one window of `width` keys in
+ * flight; a key not started by `deadline` is left out.
  */
 async function pollByShard(
   keys: ReadonlyArray<{ primaryKey: string; etag?: string | undefined }>,
   context: KeyContext,
-  width: number,
-  deadline: number | undefined,
+  options: { width: number; deadline: number | undefined; layout: ProgressLayout | undefined },
 ): Promise<Map<string, Settled<KeyOutcome>>> {
-  const shards = Map.groupBy(keys, (key) => progressShardOf(key.primaryKey));
   const settled = new Map<string, Settled<KeyOutcome>>();
-  const keySlot = createLimiter(width);
+  const keySlot = createLimiter(options.width);
   const { store } = context.deps;
+  let loaded: Awaited<ReturnType<typeof loadShards>>;
+  try {
+    loaded = await loadShards(keys, store, options.layout);
+  } catch (error) {
+    for (const key of keys) settled.set(key.primaryKey, { ok: false, error });
+    return settled;
+  }
   await Promise.all(
-    [...shards].map(async ([shard, shardKeys]) => {
-      let read: ProgressShardRead;
-      try {
-        read = await readProgressShard(store, shard);
-      } catch (error) {
+    [...loaded.shards].map(async ([shard, { keys: shardKeys, read, carried, error }]) => {
+      if (read === undefined) {
         for (const key of shardKeys) settled.set(key.primaryKey, { ok: false, error });
         return;
       }
@@ -419,11 +469,13 @@ async function pollByShard(
       await Promise.all(
         shardKeys.map((key) =>
           keySlot(async () => {
-            if (deadline !== undefined && Date.now() >= deadline) return;
+            if (options.deadline !== undefined && Date.now() >= options.deadline) return;
+            const remembered = read.progress.get(key.primaryKey) ?? carried.get(key.primaryKey);
             try {
-              const polled = await pollKey(key, read.progress.get(key.primaryKey), context);
+              const polled = await pollKey(key, remembered, context);
               settled.set(key.primaryKey, { ok: true, value: polled.outcome });
-              if (polled.progress !== undefined) changes.set(key.primaryKey, polled.progress);
+              const progress = polled.progress === undefined ? carried.get(key.primaryKey) : polled.progress;
+              if (progress !== undefined) changes.set(key.primaryKey, progress);
             } catch (error) {
               settled.set(key.primaryKey, { ok: false, error });
             }
@@ -431,7 +483,7 @@ async function pollByShard(
         ),
       );
       try {
-        await writeProgressShard(store, shard, changes, read);
+        await writeProgressShard(store, loaded.layout, shard, changes, read);
       } catch (error) {
         // Their events went out but are not recorded: the next run sends them again (same ids).
         for (const primaryKey of changes.keys()) settled.set(primaryKey, { ok: false, error });
@@ -469,7 +521,11 @@ export async function pollReviewKeys(
     if (!byKey.has(listed.primaryKey)) byKey.set(listed.primaryKey, listed);
   }
   const unique = [...byKey.keys()];
-  const settled = await pollByShard([...byKey.values()], context, concurrency * 4, options.deadline);
+  const settled = await pollByShard([...byKey.values()], context, {
+    width: concurrency * 4,
+    deadline: options.deadline,
+    layout: options.layout,
+  });
 
   const report: ReviewPollReport = {
     keys: unique.length,
@@ -566,14 +622,18 @@ export async function pollSupplierReviews(
   const inlineMax = options.inlineMax ?? 200;
   const keys: WatchedKey[] = [];
   for await (const key of watchedKeys(deps.store)) keys.push(key);
+  const layout = await growLayout(deps.store, keys.length);
 
   if (keys.length > inlineMax && options.queue) {
     // A shard's keys travel together, so one worker reads and writes its progress once.
-    const byShard = keys.toSorted((a, b) => progressShardOf(a.primaryKey) - progressShardOf(b.primaryKey));
+    const level = currentLevel(layout);
+    const shardOf = (key: WatchedKey) => progressShardOf(key.primaryKey, level);
+    const byShard = keys.toSorted((a, b) => shardOf(a) - shardOf(b));
     const chunks = chunkKeys(byShard, {
       chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
       runId: options.runId,
       now: (options.now ?? (() => new Date()))(),
+      shards: { levels: layout.levels, of: (primaryKey) => progressShardOf(primaryKey, level) },
     });
     await options.queue.send(chunks);
     return { mode: 'fan-out', watched: keys.length, chunks: chunks.length };
@@ -587,5 +647,9 @@ export async function pollSupplierReviews(
       },
     );
   }
-  return { mode: 'inline', watched: keys.length, ...(await pollReviewKeys(deps, keys, options)) };
+  return {
+    mode: 'inline',
+    watched: keys.length,
+    ...(await pollReviewKeys(deps, keys, { ...options, layout })),
+  };
 }

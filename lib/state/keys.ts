@@ -7,7 +7,9 @@
  * | `ingest/<bucket>/<sha256 of key>/<write>/entries/<gatheringKey>.json` | the entries of that write's gathering, written once | {@link ingestEntriesKey} |
  * | `checkpoints/<name>.json` | poller checkpoint | {@link checkpointKey} |
  * | `watch/<primaryKey>.json` | watched primary key (supplier reviews) | {@link watchKey} |
- * | `review-progress/<nn>.json` | shard of the review poller's progress (see ./review-progress.ts) | `reviewProgressKey` |
+ * | `review-progress/<nn>.json` | shard of the review poller's progress, 64-shard level (see ./review-progress.ts) | `reviewProgressKey` |
+ * | `review-progress/L<level>/<shard>.json` | shard of the review poller's progress once the watch list outgrew 64 shards | `reviewProgressKey` |
+ * | `review-progress/layout.json` | the progress levels used so far | `readLayout`, `growLayout` |
  * | `idempotency/<sha256>.json` | Idempotency-Key of an API request, as written before the publication record carried it (nothing reads these now) | {@link idempotencyKey} |
  * | `publications/<id>.json` | publication request and outcome | {@link publicationKey} |
  * | `claim-check/<id>.json` | event body too large for SQS | {@link claimCheckKey} |

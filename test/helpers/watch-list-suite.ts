@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { watchKey } from '../../lib/state/keys.ts';
 import {
+  BASE_LEVEL,
   MAX_SEEN,
   nextProgress,
   progressShardOf,
@@ -23,6 +24,9 @@ import {
   watchEntries,
   watchedKeys,
 } from '../../lib/state/watch-list.ts';
+
+/** The 64-shard layout, as before the shard count grew. */
+const BASE = { levels: [BASE_LEVEL] };
 
 const DAY = 86_400_000;
 const t0 = new Date('2026-11-20T10:00:00.000Z');
@@ -114,7 +118,7 @@ export function describeWatchListBehaviour(
       const record = async (emitted: string[]) => {
         const current = (await readProgress(store, ['k'])).get('k') ?? start;
         const next = nextProgress(current, { emitted, failed: [], now: t0 });
-        await writeProgressShard(store, progressShardOf('k'), new Map([['k', next]]));
+        await writeProgressShard(store, BASE, progressShardOf('k'), new Map([['k', next]]));
       };
 
       // Act
@@ -136,12 +140,24 @@ export function describeWatchListBehaviour(
       const store = await makeStore();
       const shard = progressShardOf('k');
       const start = { watchEtag: 'e1', expiresAt: later(DAY).toISOString(), seen: ['r0'] };
-      await writeProgressShard(store, shard, new Map([['k', start]]));
+      await writeProgressShard(store, BASE, shard, new Map([['k', start]]));
       const readByBoth = await readProgressShard(store, shard);
 
       // Act
-      await writeProgressShard(store, shard, new Map([['k', { ...start, seen: ['r0', 'r1'] }]]), readByBoth);
-      await writeProgressShard(store, shard, new Map([['k', { ...start, seen: ['r0', 'r2'] }]]), readByBoth);
+      await writeProgressShard(
+        store,
+        BASE,
+        shard,
+        new Map([['k', { ...start, seen: ['r0', 'r1'] }]]),
+        readByBoth,
+      );
+      await writeProgressShard(
+        store,
+        BASE,
+        shard,
+        new Map([['k', { ...start, seen: ['r0', 'r2'] }]]),
+        readByBoth,
+      );
 
       // Assess
       expect((await readProgress(store, ['k'])).get('k')?.seen.sort()).toEqual(['r0', 'r1', 'r2']);
@@ -198,7 +214,7 @@ export function describeWatchListBehaviour(
       await watch(store, ['k', 'other'], { ttlMs: DAY, source: 'operator', now: t0 });
       const progress = { watchEtag: 'e1', expiresAt: later(DAY).toISOString(), seen: ['r0'] };
       for (const key of ['k', 'other']) {
-        await writeProgressShard(store, progressShardOf(key), new Map([[key, progress]]));
+        await writeProgressShard(store, BASE, progressShardOf(key), new Map([[key, progress]]));
       }
 
       // Act

@@ -16,7 +16,7 @@ import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/poll
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease } from '../../lib/state/lease.ts';
-import { readProgress } from '../../lib/state/review-progress.ts';
+import { growLayout, progressShardOf, readProgress } from '../../lib/state/review-progress.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { watch } from '../../lib/state/watch-list.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
@@ -159,6 +159,38 @@ describeOnMoto('the pollers on S3 conditional writes', () => {
     expect(again).toMatchObject({ keysFailed: 0, reviewsEmitted: 0 });
     expect(events.map((event) => event.subject).sort()).toEqual(['item/MOTO-1', 'item/MOTO-2']);
     expect((await readProgress(w.store, ['MOTO-1'])).get('MOTO-1')?.seen).toHaveLength(1);
+  });
+
+  it('carries the review progress of the 64-shard layout over when the layout grows, emitting nothing again', async () => {
+    // prepare: reviews emitted and recorded in the 64 shards, then the layout grows (as for a watch
+    // list of 40,000 keys) and one key gets a new review
+    const w = await world();
+    const keys = ['MOTO-1', 'MOTO-2', 'MOTO-3'];
+    for (const primaryKey of keys) w.sim.state.addSupplierReview(approvedReview(primaryKey), XML);
+    await watch(w.store, keys, { ttlMs: 30 * DAY, source: 'operator' });
+    const deps = { pds: w.pds, store: w.store, sink: w.sink() };
+    const before = await pollSupplierReviews(deps, { runId: 'run-64-shards' });
+    const legacyShard = `review-progress/${String(progressShardOf('MOTO-2')).padStart(2, '0')}.json`;
+    const legacy = await w.store.get<{ keys: Record<string, unknown> }>(legacyShard);
+    await growLayout(w.store, 40_000);
+    w.sim.state.addSupplierReview(approvedReview('MOTO-2'), XML);
+
+    // act
+    const after = await pollSupplierReviews(deps, { runId: 'run-grown' });
+    const again = await pollSupplierReviews(deps, { runId: 'run-grown-again' });
+    const events = await w.received();
+
+    // assess
+    expect(Object.keys(legacy?.value.keys ?? {})).toContain('MOTO-2');
+    expect(before).toMatchObject({ keysFailed: 0, reviewsEmitted: 3 });
+    expect(after).toMatchObject({ keysFailed: 0, reviewsEmitted: 1 });
+    expect(again).toMatchObject({ keysFailed: 0, reviewsEmitted: 0 });
+    expect(events).toHaveLength(4);
+    expect(new Set(events.map((event) => event.id)).size).toBe(4);
+    const moved = await w.store.get<{ keys: Record<string, { seen: string[] }> }>(
+      `review-progress/L9/${progressShardOf('MOTO-2', 9)}.json`,
+    );
+    expect(moved?.value.keys['MOTO-2']?.seen).toHaveLength(2);
   });
 
   it('lets a run that starts while another holds the lease skip, for both pollers', async () => {

@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   chunkKeys,
+  chunkLayout,
   MAX_CHUNK_BYTES,
   parseReviewKeyChunk,
   ReviewChunkFormatError,
@@ -53,6 +54,23 @@ describe('parseReviewKeyChunk', () => {
     expect(parseReviewKeyChunk(JSON.stringify(chunk))).toEqual(chunk);
   });
 
+  it('reads the progress layout a chunk was grouped by', () => {
+    // prepare
+    const [chunk] = chunkKeys(['a', 'b'], {
+      runId: 'r1',
+      now: NOW,
+      shards: { levels: [6, 9], of: () => 0 },
+    });
+
+    // act
+    const parsed = parseReviewKeyChunk(JSON.stringify(chunk));
+
+    // assess
+    expect(parsed.levels).toEqual([6, 9]);
+    expect(chunkLayout(parsed)).toEqual({ levels: [6, 9] });
+    expect(chunkLayout(parseReviewKeyChunk('{"version":1,"keys":["a"]}'))).toBeUndefined();
+  });
+
   it('reads the sample worker event in events/', () => {
     // prepare
     const sample = JSON.parse(
@@ -73,6 +91,7 @@ describe('parseReviewKeyChunk', () => {
     ['not JSON', 'not json'],
     ['another message', '{"hello":"world"}'],
     ['keys that are not strings', '{"version":1,"keys":[1,2]}'],
+    ['levels that are not integers', '{"version":1,"keys":["a"],"levels":["6"]}'],
   ])('refuses %s with an error saying where the message goes', (_, body) => {
     expect(() => parseReviewKeyChunk(body)).toThrow(ReviewChunkFormatError);
     expect(() => parseReviewKeyChunk(body)).toThrow(/DLQ/);
