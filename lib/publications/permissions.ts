@@ -7,7 +7,7 @@
  */
 import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
 import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
   eventQueueOf,

@@ -2,7 +2,7 @@
  * Supplier reviews of published items: what a recipient sends back through a GDSN channel. A clean
  * item is APPROVED with a SYNCHRONISED confirmation; any validation problem makes it REVIEW.
  */
-import type { Item, SupplierReview } from '../pds/types.ts';
+import type { Item, SupplierReview } from '../pds/index.ts';
 import { problemsOf } from './datamodel.ts';
 import { buildCatalogueItemConfirmation } from './gdsn.ts';
 import type { SimulatorChannel, SimulatorState } from './state.ts';
