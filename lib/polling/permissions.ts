@@ -6,8 +6,7 @@
  * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
  * pollers never write watch entries: what they emitted goes to their progress (lib/state/review-progress.ts).
  */
-import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,

@@ -5,8 +5,7 @@
  * Publication records (which also carry the Idempotency-Key) are never deleted: a submission that gives its claim back
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
-import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,

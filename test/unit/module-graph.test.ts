@@ -4,28 +4,9 @@
  * files only; two folders whose files import each other without a file cycle slip past it, and that
  * is an arrow running back up the layers of docs/architecture.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const lib = path.join(root, 'lib');
-
-/** Every TypeScript file under `dir`, as paths relative to the repository root. */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .map((file) => path.relative(root, path.join(dir, file)));
-}
-
-/** Relative specifiers of a file's imports and re-exports, type-only ones included. */
-function importsOf(source: string): string[] {
-  const specifiers: string[] = [];
-  const pattern =
-    /(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-  for (const match of source.matchAll(pattern)) specifiers.push(match[1] ?? match[2] ?? '');
-  return specifiers;
-}
+import { importedFiles, importsOf, sourceFiles } from '../helpers/module-imports.ts';
 
 /** The module of a file in lib/: its first folder (`lib/events`) or the file itself (`lib/runtime.ts`). */
 function moduleOf(file: string): string | undefined {
@@ -35,15 +16,15 @@ function moduleOf(file: string): string | undefined {
 }
 
 /** Module → the modules its files import (itself left out). */
-function moduleGraph(files: readonly string[] = sourceFiles(lib)): Map<string, Set<string>> {
+function moduleGraph(files: readonly string[] = sourceFiles('lib')): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of files) {
     const from = moduleOf(file);
     if (!from) continue;
     const edges = graph.get(from) ?? new Set<string>();
     graph.set(from, edges);
-    for (const specifier of importsOf(readFileSync(path.join(root, file), 'utf8'))) {
-      const to = moduleOf(path.relative(root, path.resolve(root, path.dirname(file), specifier)));
+    for (const target of importedFiles(file)) {
+      const to = moduleOf(target);
       if (to && to !== from) edges.add(to);
     }
   }
@@ -91,11 +72,10 @@ function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 function arrowsWithin(cycle: readonly string[]): string[] {
   const members = new Set(cycle);
   const arrows: string[] = [];
-  for (const file of sourceFiles(lib)) {
+  for (const file of sourceFiles('lib')) {
     const from = moduleOf(file);
     if (!from || !members.has(from)) continue;
-    for (const specifier of importsOf(readFileSync(path.join(root, file), 'utf8'))) {
-      const target = path.relative(root, path.resolve(root, path.dirname(file), specifier));
+    for (const target of importedFiles(file)) {
       const to = moduleOf(target);
       if (to && to !== from && members.has(to)) arrows.push(`${file} → ${target}`);
     }
