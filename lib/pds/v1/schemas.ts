@@ -146,7 +146,7 @@ const exportFormatFields = once(() => ({
   mappings: optional(z.array(exportMapping())),
 }));
 
-/** Schemas of every `/v1` answer, typed as the wire types of `types-v1.ts`. */
+/** Schemas of every `/v1` answer, typed as the wire types of `types.ts`. */
 export const schemasV1 = lazily({
   assetFolderLink: () => assetFolderLink() as z.ZodType<AssetFolderLink>,
   assetFolderLinks: () => z.array(assetFolderLink()) as z.ZodType<AssetFolderLink[]>,
