@@ -15,12 +15,12 @@ export function sourceFiles(dir: string): string[] {
     .map((file) => path.join(dir, file));
 }
 
-/** Relative specifiers of a source text's imports and re-exports, type-only ones and `import()` included. */
+/** Relative specifiers of a source text's imports and re-exports: type-only, side-effect and `import()` ones included. */
 export function importsOf(source: string): string[] {
   const specifiers: string[] = [];
   const pattern =
-    /(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-  for (const match of source.matchAll(pattern)) specifiers.push(match[1] ?? match[2] ?? '');
+    /(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|[\s;])import\s+['"](\.[^'"]+)['"]/g;
+  for (const match of source.matchAll(pattern)) specifiers.push(match[1] ?? match[2] ?? match[3] ?? '');
   return specifiers;
 }
 

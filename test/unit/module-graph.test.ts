@@ -99,7 +99,7 @@ describe('module graph of lib/', () => {
     expect(cycles).toEqual([['lib/a', 'lib/b']]);
   });
 
-  it('reads imports, re-exports, type imports and import() as arrows', () => {
+  it('reads imports, re-exports, type-only, side-effect imports and import() as arrows', () => {
     // act
     const specifiers = importsOf(
       [
@@ -108,12 +108,13 @@ describe('module graph of lib/', () => {
         "export { c } from './c.ts';",
         "export * from './d.ts';",
         "const e = await import('./e.ts');",
-        "import { f } from 'node:fs';",
+        "import './f.ts';",
+        "import { g } from 'node:fs';",
       ].join('\n'),
     );
 
     // assess
-    expect(specifiers).toEqual(['./a.ts', '../b/index.ts', './c.ts', './d.ts', './e.ts']);
+    expect(specifiers).toEqual(['./a.ts', '../b/index.ts', './c.ts', './d.ts', './e.ts', './f.ts']);
   });
 
   it('has no cycle between the modules of lib/: imports run down the layers only', () => {
