@@ -16,7 +16,7 @@ export { PdsRequestBodyError } from './body-error.ts';
 export type { PdsClientOptions } from './client.ts';
 export { createPdsClient } from './client.ts';
 export { PdsConfigurationError } from './configuration-error.ts';
-export type { CredentialChoice, ResolveCredentialsOptions, SecretReader } from './credentials.ts';
+export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
 export {
   chooseCredentials,
   readSecretCredentials,
@@ -43,7 +43,7 @@ export type { FileUploadSource, StreamUploadSource, UploadSource } from './multi
 export type { PdsCallOptions } from './options.ts';
 export type { ClosablePdsClient, MessagingAssetListOptions, PdsClient } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
-export { DEFAULT_RETRY, retryAfterOf, retryDelayMs } from './retry.ts';
+export { retryAfterOf, retryDelayMs } from './retry.ts';
 export type { PdsAnswerEvent, PdsCredentials, PdsRetryEvent } from './transport.ts';
 export type {
   CommunicationChannel,
