@@ -4,10 +4,10 @@
  * - lib/config/settings.ts: how one variable is read (`setting.*` builders), `ConfigError`;
  * - lib/config/base.ts: the base variables of ../shared/DESIGN.md and the `Config` shape;
  * - lib/config/credentials.ts: the credential source, as lib/pds/credentials.ts decides it;
+ * - lib/config/event-routing.ts: which queue each event type goes to (lib/events re-exports it);
  * - lib/config/load.ts: `loadConfig` from an environment, `requireSetting`.
  *
- * Which queue an event type goes to is lib/events/routing.ts; each flow's own variables are in
- * `lib/<flow>/settings.ts`.
+ * Each flow's own variables are in `lib/<flow>/settings.ts`.
  *
  * @example
  * ```ts

@@ -67,7 +67,7 @@ export function queueNamedBy(variable: string): Resource {
   return { kind: 'queue', variable };
 }
 
-/** The queue events of `eventType` are routed to (lib/events/routing.ts). */
+/** The queue events of `eventType` are routed to (lib/config/event-routing.ts). */
 export function eventQueueOf(eventType: string): Resource {
   return { kind: 'event-queue', eventType };
 }

@@ -79,6 +79,28 @@ const undiciHttp1Only: Plugin = {
 };
 
 /**
+ * undici's request code requires its fetch helpers (`FormData`, its body extraction, WebIDL checks;
+ * 42 KiB) only when a request body is a `FormData`. The PDS transport sends every body as a buffer
+ * or a stream and builds its multipart bodies itself (lib/pds/multipart.ts), so they are never
+ * reached; the bundles leave them out. Reached anyway, the require fails naming this plugin.
+ */
+const undiciNoFormData: Plugin = {
+  name: 'undici-no-formdata',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/web\/(fetch\/formdata|fetch\/body\.js|webidl)$/ }, (args) =>
+      /[/\\]undici[/\\]lib[/\\](core[/\\]request|dispatcher[/\\]client-h1)\.js$/.test(args.importer)
+        ? { path: args.path, namespace: 'undici-no-formdata' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'undici-no-formdata' }, () => ({
+      contents:
+        "throw new Error('FormData request bodies are left out of this bundle (scripts/bundle-options.ts): send a buffer or a stream, as lib/pds/multipart.ts does.');",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Powertools' Tracer (lib/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
  * `captureAWSClient`; Tracer marks them deprecated) brings `semver` along: 30 KiB of the three pollers'
  * budget. The bridge uses the SDK v3 and `captureAWSv3Client`; the v2 patcher is left out, and reached
@@ -154,7 +176,14 @@ export function nodeBundleOptions(entry: string, outfile: string): BuildOptions 
     // undici's marker for "bundled, as in Node.js core": leaves out the experimental Milo parser
     // (150 KiB of WebAssembly, off unless UNDICI_USE_MILO is set).
     define: { esbuildDetection: 'true' },
-    plugins: [undiciPoolOnly, undiciHttp1Only, portableLlhttpOnly, xraySdkV3Only, builtinsThroughRequire],
+    plugins: [
+      undiciPoolOnly,
+      undiciHttp1Only,
+      undiciNoFormData,
+      portableLlhttpOnly,
+      xraySdkV3Only,
+      builtinsThroughRequire,
+    ],
     minify: true,
     sourcemap: true,
     sourcesContent: false,

@@ -3,7 +3,7 @@
  * that reached the queue and the state the pollers left, as figures and as targets that pass or fail.
  */
 
-import type { SupplierReview } from '../../lib/pds/types.ts';
+import type { SupplierReview } from '../../lib/pds/index.ts';
 import { isDone, type MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import type { InventoryAsset } from './pollers-simulator.ts';

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SupplierReview } from '../../lib/pds/types.ts';
+import type { SupplierReview } from '../../lib/pds/index.ts';
 import type { FaultOptions, MessagingAssetRecord, RunningSimulator } from '../../lib/simulator/index.ts';
 import { root } from '../support.ts';
 

@@ -2,7 +2,7 @@
  * The shape of a `pds` subcommand: its words, arguments, options, help text and what it does. Commands
  * return their result as data plus an optional terminal rendering; main.ts decides which one is printed.
  */
-import type { ClosablePdsClient } from '../pds/index.ts';
+import type { FullPdsClient } from '../pds/v1/index.ts';
 import type { CliOptions, FlagValues } from './args.ts';
 import type { CliIo } from './io.ts';
 import type { TransferProgress } from './progress.ts';
@@ -19,7 +19,7 @@ export interface CommandContext {
   /** True when the result is printed as JSON (stdout not a terminal, or `--json`). */
   json: boolean;
   /** The PDS client, connected on first use from the flags and environment. */
-  pds(): Promise<ClosablePdsClient>;
+  pds(): Promise<FullPdsClient>;
   /** Upload progress on stderr. */
   progress: TransferProgress;
 }

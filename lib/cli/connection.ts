@@ -4,8 +4,9 @@
  * (`--base-url`, `--username`, `--password` or `--password-stdin`).
  */
 import type { Readable } from 'node:stream';
-import { type ClosablePdsClient, createPdsClient, resolveCredentials } from '../pds/index.ts';
-import type { PdsCredentials } from '../pds/transport.ts';
+import type { PdsCredentials } from '../pds/index.ts';
+import { resolveCredentials } from '../pds/index.ts';
+import { createFullPdsClient, type FullPdsClient } from '../pds/v1/index.ts';
 import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from './args.ts';
 import type { CliIo } from './io.ts';
 
@@ -22,12 +23,12 @@ const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
  * const pds = await connect({ 'base-url': 'http://127.0.0.1:4010' }, io, 'channels');
  * ```
  */
-export async function connect(flags: FlagValues, io: CliIo, command: string): Promise<ClosablePdsClient> {
+export async function connect(flags: FlagValues, io: CliIo, command: string): Promise<FullPdsClient> {
   const baseUrl = stringFlag(flags, 'base-url') ?? io.env.PDS_BASE_URL;
   if (!baseUrl) {
     throw new CliUsageError('no PDS address: set PDS_BASE_URL or pass --base-url URL', command);
   }
-  return createPdsClient({ baseUrl, credentials: await credentialsOf(flags, io, command) });
+  return createFullPdsClient({ baseUrl, credentials: await credentialsOf(flags, io, command) });
 }
 
 async function credentialsOf(flags: FlagValues, io: CliIo, command: string): Promise<PdsCredentials> {

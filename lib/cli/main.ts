@@ -11,9 +11,8 @@
  */
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
-import { PdsConfigurationError } from '../pds/configuration-error.ts';
-import { PdsError } from '../pds/errors.ts';
-import type { ClosablePdsClient } from '../pds/index.ts';
+import { PdsConfigurationError, PdsError } from '../pds/index.ts';
+import type { FullPdsClient } from '../pds/v1/index.ts';
 import { CliInputError, type CliOptions, CliUsageError, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
@@ -42,7 +41,7 @@ type Located =
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const debug = argv.includes('--debug');
-  let client: ClosablePdsClient | undefined;
+  let client: FullPdsClient | undefined;
   try {
     const located = locate(argv);
     if (located.kind === 'version') {

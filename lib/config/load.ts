@@ -18,9 +18,9 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
-import { unroutedEventTypeProblems } from '../events/index.ts';
 import { BASE_SETTINGS, type BaseSettings, type Config } from './base.ts';
 import { credentialSourceOf } from './credentials.ts';
+import { unroutedEventTypeProblems } from './event-routing.ts';
 import {
   ConfigError,
   type Environment,

@@ -34,7 +34,7 @@ export interface EventQueue {
 const FOURTEEN_DAYS = 1_209_600;
 
 /**
- * The event queues of the deployed template. Routing (lib/events/routing.ts) lets every family have
+ * The event queues of the deployed template. Routing (lib/config/event-routing.ts) lets every family have
  * its own queue; the template gives the pollers' families theirs and sends the rest to the shared one.
  */
 export const EVENT_QUEUES: readonly EventQueue[] = [

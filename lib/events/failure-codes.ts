@@ -3,7 +3,7 @@
  * for good: what a consumer or operator does next differs between these, so they are told apart here,
  * once, for ingests and publications alike.
  */
-import { type PdsError, PdsHttpError, PdsInvalidRequestError } from '../pds/errors.ts';
+import { type PdsError, PdsHttpError, PdsInvalidRequestError } from '../pds/index.ts';
 import type { IngestFailureCode, PublicationFailureCode } from './types.ts';
 
 /** The codes both flows give a permanent PDS failure. */

@@ -5,6 +5,14 @@
  * function that sends an event would carry the XML parser for them. So are the build-time contract
  * generators (`./json-schema.ts`, `./compatibility.ts`, `./asyncapi.ts`, `./contracts.ts`).
  */
+
+export {
+  EVENT_QUEUE_OVERRIDES,
+  type EventQueueSettings,
+  eventQueueOverrideFor,
+  eventQueueUrlFor,
+  unroutedEventTypeProblems,
+} from '../config/event-routing.ts';
 export {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
@@ -36,13 +44,6 @@ export {
   type EventPublishFailure,
 } from './errors.ts';
 export { type PdsFailureCode, pdsFailureCode } from './failure-codes.ts';
-export {
-  EVENT_QUEUE_OVERRIDES,
-  type EventQueueSettings,
-  eventQueueOverrideFor,
-  eventQueueUrlFor,
-  unroutedEventTypeProblems,
-} from './routing.ts';
 export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,

@@ -5,8 +5,8 @@
  */
 import * as z from 'zod';
 import { lazily, once } from '../lazy.ts';
-import type { Destination, SupplierReview } from '../pds/types.ts';
-import { DESTINATION_TYPES } from '../pds/types.ts';
+import type { Destination, SupplierReview } from '../pds/index.ts';
+import { DESTINATION_TYPES } from '../pds/index.ts';
 import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
 
 export const EVENT_TYPES = [

@@ -5,9 +5,8 @@
  * The progress records are never deleted: a claim is given back by writing the record without a live
  * lease (lib/ingest/progress.ts), so the next delivery resumes from what it holds.
  */
-import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
   dropBucket,

@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import type { Item } from '../pds/types.ts';
+import type { Item } from '../pds/index.ts';
 import { withCheckDigit } from '../simulator/datamodel.ts';
 
 /** One file to drop. */

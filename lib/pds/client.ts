@@ -1,119 +1,11 @@
 /**
- * The HTTP implementation of the PDS port (ports.ts): `createPdsClient` joins the `/api/v1` workflow
- * and the `/v1` families (`pds.assetFolders`, `pds.bulkSubscriptions`, `pds.dataModel`, `pds.itemTags`)
- * over one transport. `PDS_OPERATIONS` maps every operation of the spec to the client method that
- * performs it.
+ * The HTTP implementation of the PDS port (ports.ts): `createPdsClient` is the `/api/v1` workflow over
+ * one transport, all a Lambda uses. The `/v1` families and the table of every operation of the spec are
+ * in ./v1/ (`createFullPdsClient`, `PDS_OPERATIONS`).
  */
-import { type AssetFolderOperations, PdsAssetFolders } from './asset-folders.ts';
-import { type BulkSubscriptionOperations, PdsBulkSubscriptions } from './bulk-subscriptions.ts';
-import { type DataModelOperations, PdsDataModel } from './datamodel.ts';
-import { type ItemTagOperations, PdsItemTags } from './item-tags.ts';
-import type { ClosablePdsClient, PdsClient } from './ports.ts';
+import type { ClosablePdsClient } from './ports.ts';
 import { PdsTransport, type PdsTransportOptions } from './transport.ts';
 import { PdsWorkflow } from './workflow.ts';
-
-type MethodNames<T> = {
-  [K in keyof T & string]: T[K] extends (...args: never[]) => unknown ? K : never;
-}[keyof T & string];
-
-/** A client method as `PDS_OPERATIONS` names it: `validate`, `bulkSubscriptions.get`, … */
-export type PdsOperationMethod =
-  | MethodNames<PdsClient>
-  | `assetFolders.${MethodNames<AssetFolderOperations>}`
-  | `bulkSubscriptions.${MethodNames<BulkSubscriptionOperations>}`
-  | `dataModel.${MethodNames<DataModelOperations>}`
-  | `itemTags.${MethodNames<ItemTagOperations>}`;
-
-/** One operation of the spec and the client method that performs it. */
-export interface PdsOperation {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The path exactly as the spec's endpoint tables write it, e.g. `/v1/bulkSubscription/{id}/entries`. */
-  path: string;
-  client: PdsOperationMethod;
-}
-
-/**
- * Every operation of ../shared/spec/product-data-service.md with the client method that performs it.
- * The `{id}` and `{name}` variants of a bulk subscription operation share a method: its `SubscriptionRef`
- * argument (`{ id }` or `{ name }`) picks the variant. test/integration/pds-endpoints.test.ts compares
- * this table with the spec, the simulator's routes and the contract tests.
- */
-export const PDS_OPERATIONS: readonly PdsOperation[] = [
-  { method: 'POST', path: '/api/v1/gatherings', client: 'uploadGathering' },
-  { method: 'POST', path: '/api/v1/imports', client: 'startImport' },
-  { method: 'POST', path: '/api/v1/validate', client: 'validate' },
-  { method: 'POST', path: '/api/v1/selections', client: 'createSelection' },
-  { method: 'POST', path: '/api/v1/publications', client: 'publish' },
-  { method: 'GET', path: '/api/v1/communicationchannels', client: 'listCommunicationChannels' },
-  { method: 'GET', path: '/api/v1/supplierreviews/{primaryKey}', client: 'listSupplierReviews' },
-  {
-    method: 'GET',
-    path: '/api/v1/messaging/messagingassets/{messagingAssetId}',
-    client: 'getMessagingAsset',
-  },
-  { method: 'GET', path: '/api/v1/messaging/messagingassets/', client: 'listMessagingAssets' },
-
-  {
-    method: 'PUT',
-    path: '/v1/assetFolders/_convertToPublicAsset{path}',
-    client: 'assetFolders.convertToPublicAsset',
-  },
-  { method: 'GET', path: '/v1/assetFolders{path}', client: 'assetFolders.list' },
-  { method: 'POST', path: '/v1/assetFolders{path}', client: 'assetFolders.create' },
-  { method: 'DELETE', path: '/v1/assetFolders/_delete{path}', client: 'assetFolders.delete' },
-  { method: 'DELETE', path: '/v1/assetFolders/_deleteItems', client: 'assetFolders.deleteItems' },
-  { method: 'GET', path: '/v1/assetFolders/_getDetails{path}', client: 'assetFolders.details' },
-  { method: 'PUT', path: '/v1/assetFolders/_moveAsset{path}', client: 'assetFolders.moveAsset' },
-  { method: 'PUT', path: '/v1/assetFolders/_moveFolder{path}', client: 'assetFolders.moveFolder' },
-  { method: 'PUT', path: '/v1/assetFolders/_renameAsset{path}', client: 'assetFolders.renameAsset' },
-  { method: 'PUT', path: '/v1/assetFolders/_renameFolder{path}', client: 'assetFolders.renameFolder' },
-  { method: 'POST', path: '/v1/assetFolders/_uploadArchive{path}', client: 'assetFolders.uploadArchive' },
-  { method: 'POST', path: '/v1/assetFolders/_uploadFile{path}', client: 'assetFolders.uploadFile' },
-
-  { method: 'GET', path: '/v1/bulkSubscription', client: 'bulkSubscriptions.list' },
-  { method: 'POST', path: '/v1/bulkSubscription', client: 'bulkSubscriptions.create' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.get' },
-  { method: 'PUT', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.update' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.delete' },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.get' },
-  { method: 'PUT', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.update' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.delete' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}/id', client: 'bulkSubscriptions.nameToId' },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}/name', client: 'bulkSubscriptions.idToName' },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.entries' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}/entries', client: 'bulkSubscriptions.entries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.addEntries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{name}/entries', client: 'bulkSubscriptions.addEntries' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.removeEntries' },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{name}/entries',
-    client: 'bulkSubscriptions.removeEntries',
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{id}/entries/all',
-    client: 'bulkSubscriptions.removeAllEntries',
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{name}/entries/all',
-    client: 'bulkSubscriptions.removeAllEntries',
-  },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}/imports', client: 'bulkSubscriptions.imports' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}/imports', client: 'bulkSubscriptions.imports' },
-  { method: 'POST', path: '/v1/bulkSubscription/{id}/_upload', client: 'bulkSubscriptions.uploadEntries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{name}/_upload', client: 'bulkSubscriptions.uploadEntries' },
-
-  { method: 'GET', path: '/v1/datamodel/retrieval/{kind}', client: 'dataModel.retrieve' },
-  { method: 'GET', path: '/v1/datamodel/current', client: 'dataModel.current' },
-  { method: 'GET', path: '/v1/datamodel/defaultItem/{category}', client: 'dataModel.defaultItem' },
-  { method: 'GET', path: '/v1/datamodel/exportFormats', client: 'dataModel.exportFormats' },
-
-  { method: 'GET', path: '/v1/items/{primaryKey}/tags', client: 'itemTags.list' },
-  { method: 'POST', path: '/v1/items/{primaryKey}/tags', client: 'itemTags.add' },
-  { method: 'DELETE', path: '/v1/items/{primaryKey}/tags', client: 'itemTags.remove' },
-];
 
 export type PdsClientOptions = PdsTransportOptions;
 
@@ -125,7 +17,6 @@ export type PdsClientOptions = PdsTransportOptions;
  * ```ts
  * const pds = createPdsClient({ baseUrl: process.env.PDS_BASE_URL!, credentials: await resolveCredentials() });
  * const channels = await pds.listCommunicationChannels();
- * for await (const subscription of pds.bulkSubscriptions.list({ active: true })) show(subscription.name);
  * await pds.close();
  * ```
  */
@@ -133,20 +24,13 @@ export function createPdsClient(options: PdsClientOptions): ClosablePdsClient {
   return new HttpPdsClient(new PdsTransport(options));
 }
 
-class HttpPdsClient extends PdsWorkflow implements ClosablePdsClient {
+/** The `/api/v1` workflow with the transport's `close()`; ./v1/client.ts extends it with the families. */
+export class HttpPdsClient extends PdsWorkflow implements ClosablePdsClient {
   readonly #transport: PdsTransport;
-  readonly assetFolders: AssetFolderOperations;
-  readonly bulkSubscriptions: BulkSubscriptionOperations;
-  readonly dataModel: DataModelOperations;
-  readonly itemTags: ItemTagOperations;
 
   constructor(transport: PdsTransport) {
     super(transport);
     this.#transport = transport;
-    this.assetFolders = new PdsAssetFolders(transport);
-    this.bulkSubscriptions = new PdsBulkSubscriptions(transport);
-    this.dataModel = new PdsDataModel(transport);
-    this.itemTags = new PdsItemTags(transport);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,9 @@
 /**
- * The typed PDS client: `createPdsClient` builds a {@link PdsClient} over HTTP; every failure is a
- * `PdsError` subclass from `errors.ts`.
+ * The PDS client as the bridge's flows use it: the `/api/v1` workflow (`createPdsClient`, the
+ * `PdsClient` port), its errors, wire types, credentials and retry policy. The `/v1` families are in
+ * ./v1/index.ts, which the `pds` command line and the simulator import and no Lambda bundles. Other
+ * modules import lib/pds through these two entries only (test/unit/module-surfaces.test.ts); the
+ * transport, answers and paths stay inside.
  *
  * @example
  * ```ts
@@ -9,67 +12,54 @@
  * const entries = await pds.uploadGathering({ filePath: 'items.csv', contentType: 'text/csv' });
  * ```
  */
-export type {
-  AssetDownload,
-  AssetFolderDownloadOptions,
-  AssetFolderListOptions,
-  AssetFolderOperations,
-} from './asset-folders.ts';
-export {
-  assetPathSegments,
-  encodeAssetPath,
-  fileNameOf,
-  normaliseAssetPath,
-  PdsAssetFolders,
-} from './asset-folders.ts';
 export { PdsRequestBodyError } from './body-error.ts';
-export type {
-  BulkSubscriptionOperations,
-  SubscriptionDeleteOptions,
-  SubscriptionDeleteResult,
-  SubscriptionEntriesOptions,
-  SubscriptionListOptions,
-  SubscriptionRef,
-  SubscriptionWriteOptions,
-} from './bulk-subscriptions.ts';
-export { PdsBulkSubscriptions, subscriptionPath } from './bulk-subscriptions.ts';
-export type { PdsClientOptions, PdsOperation, PdsOperationMethod } from './client.ts';
-export { createPdsClient, PDS_OPERATIONS } from './client.ts';
+export type { PdsClientOptions } from './client.ts';
+export { createPdsClient } from './client.ts';
 export { PdsConfigurationError } from './configuration-error.ts';
 export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
-export { chooseCredentials, readSecretCredentials, resolveCredentials } from './credentials.ts';
-export type { DataModelCurrentOptions, DataModelOperations, ExportFormatsOptions } from './datamodel.ts';
-export { PdsDataModel } from './datamodel.ts';
-export * from './errors.ts';
-export type { ItemTagListOptions, ItemTagOperations } from './item-tags.ts';
-export { PdsItemTags } from './item-tags.ts';
-export type { FileUploadSource, MultipartBody, StreamUploadSource, UploadSource } from './multipart.ts';
-export { createMultipartBody, escapeFileName } from './multipart.ts';
+export {
+  chooseCredentials,
+  readSecretCredentials,
+  resolveCredentials,
+  SECRET_CREDENTIALS_ACTIONS,
+} from './credentials.ts';
+export type { PdsErrorCode, PdsRequestLine } from './errors.ts';
+export {
+  PdsBadRequestError,
+  PdsConflictError,
+  PdsError,
+  PdsHttpError,
+  PdsInvalidRequestError,
+  PdsInvalidResponseError,
+  PdsNetworkError,
+  PdsNotFoundError,
+  PdsRateLimitedError,
+  PdsServerError,
+  PdsTimeoutError,
+  PdsUnauthorizedError,
+  PdsUploadSourceError,
+} from './errors.ts';
+export type { FileUploadSource, StreamUploadSource, UploadSource } from './multipart.ts';
 export type { PdsCallOptions } from './options.ts';
-export type { ListRequest, PageFetcher, PageOptions, PageRequest, PdsPage } from './pagination.ts';
-export { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE, PdsPaginator, transportPages } from './pagination.ts';
-export { encodePathSegment, pathOf } from './paths.ts';
-export type { ClosablePdsClient, MessagingAssetListOptions, PdsClient, PdsV1Client } from './ports.ts';
+export type { ClosablePdsClient, MessagingAssetListOptions, PdsClient } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
-export { DEFAULT_RETRY, parseRetryAfter, retryAfterOf, retryDelayMs } from './retry.ts';
+export { retryAfterOf, retryDelayMs } from './retry.ts';
+export type { PdsAnswerEvent, PdsCredentials, PdsRetryEvent } from './transport.ts';
 export type {
-  PdsAnswerEvent,
-  PdsConditional,
-  PdsCredentials,
-  PdsExpect,
-  PdsHttpMethod,
-  PdsModified,
-  PdsNotModified,
-  PdsQueryValue,
-  PdsRequest,
-  PdsRequestBody,
-  PdsResponse,
-  PdsResponseBody,
-  PdsResponseHeaders,
-  PdsRetryEvent,
-  PdsTransportOptions,
-} from './transport.ts';
-export { headerOf, PdsTransport, USER_AGENT } from './transport.ts';
-export * from './types.ts';
-export * from './types-v1.ts';
-export { PdsWorkflow } from './workflow.ts';
+  CommunicationChannel,
+  Destination,
+  DestinationType,
+  GatheringEntry,
+  ImportRequest,
+  Item,
+  MessagingAssetSummary,
+  Passthrough,
+  PublicationRequest,
+  Selection,
+  SelectionRequest,
+  SupplierReview,
+  ValidationRequest,
+  ValidationResponse,
+  ValidationResult,
+} from './types.ts';
+export { DESTINATION_TYPES } from './types.ts';

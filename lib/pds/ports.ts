@@ -1,14 +1,11 @@
 /**
- * The port the bridge depends on: the PDS `/api/v1` workflow and the `/v1` families as interfaces.
+ * The port the bridge depends on: the PDS `/api/v1` workflow as an interface (the `/v1` families are
+ * in ./v1/ports.ts).
  * Logic in `lib/ingest`, `lib/polling` and `lib/publications` takes a `PdsClient`; tests hand it the
  * fake in test/helpers, handlers hand it `createPdsClient(...)` (client.ts). No implementation is
  * imported here, so the implementations can import the port without a cycle.
  */
 import type { Readable } from 'node:stream';
-import type { AssetFolderOperations } from './asset-folders.ts';
-import type { BulkSubscriptionOperations } from './bulk-subscriptions.ts';
-import type { DataModelOperations } from './datamodel.ts';
-import type { ItemTagOperations } from './item-tags.ts';
 import type { UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import type {
@@ -58,22 +55,10 @@ export interface MessagingAssetListOptions extends PdsCallOptions {
   page?: { limit: number; offset: number };
 }
 
-/** The `/v1` families of the Product Data Service, one object each. Every failure is a `PdsError` subclass. */
-export interface PdsV1Client {
-  /** `/v1/assetFolders`: documents, media files and folders. */
-  readonly assetFolders: AssetFolderOperations;
-  /** `/v1/bulkSubscription`: named criteria for retrieving a bulk of items, and their entries. */
-  readonly bulkSubscriptions: BulkSubscriptionOperations;
-  /** `/v1/datamodel`: keys, the current model, default items, export formats. */
-  readonly dataModel: DataModelOperations;
-  /** `/v1/items/{primaryKey}/tags`: custom tags of an item. */
-  readonly itemTags: ItemTagOperations;
-}
-
 /**
- * The whole client over HTTP: the `/api/v1` operations, the `/v1` families, and `close()` for its sockets
- * (Lambda handlers keep it for the container's life).
+ * The `/api/v1` client over HTTP with `close()` for its sockets (Lambda handlers keep it for the
+ * container's life). The `/v1` families are in ./v1/ (`FullPdsClient`), which no Lambda bundles.
  */
-export interface ClosablePdsClient extends PdsClient, PdsV1Client {
+export interface ClosablePdsClient extends PdsClient {
   close(): Promise<void>;
 }

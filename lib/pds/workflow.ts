@@ -11,7 +11,6 @@ import { checkInteger } from '../core/index.ts';
 import { requestJson } from './answers.ts';
 import { isObject, isStringArray, requireText } from './checks.ts';
 import { PdsInvalidRequestError, PdsInvalidResponseError } from './errors.ts';
-import { jsonArrayElements } from './json-array.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
@@ -194,6 +193,9 @@ export class PdsWorkflow implements PdsClient {
         (message) => new PdsInvalidRequestError(message, { method: 'GET', path }),
       );
     }
+    // Only the messaging-asset poller streams this listing: the JSON stream parser is loaded on first
+    // use, so the other functions neither parse nor carry it at cold start (docs/benchmarks.md).
+    const { jsonArrayElements } = await import('./json-array.ts');
     const response = await this.#transport.request({
       method: 'GET',
       path,

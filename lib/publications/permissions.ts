@@ -6,9 +6,8 @@
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS } from '../events/sqs/claim-check.ts';
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/credentials.ts';
+import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
   eventQueueOf,

@@ -8,7 +8,7 @@
  * with an `id`, which becomes its name under `components.schemas`.
  */
 import * as z from 'zod';
-import { PUBLICATION_FAILURE_CODES } from '../events/types.ts';
+import { PUBLICATION_FAILURE_CODES } from '../events/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
 import { createConfirmationSchemas } from './confirmation-schemas.ts';
 import {

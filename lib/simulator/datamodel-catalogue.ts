@@ -3,7 +3,7 @@
  * retrieval with filters, default items and export formats. Everything derives from the definitions in
  * datamodel.ts, so what validation enforces and what the data model shows never drift apart.
  */
-import type { Item } from '../pds/types.ts';
+import type { Item } from '../pds/index.ts';
 import type {
   DataModel,
   DataModelAttribute,
@@ -13,7 +13,7 @@ import type {
   DataModelRetrievalQuery,
   ExportFormat,
   ExportFormatsByKey,
-} from '../pds/types-v1.ts';
+} from '../pds/v1/index.ts';
 import {
   DEMO_ATTRIBUTE_EXTENSIONS,
   DEMO_CATEGORIES,

@@ -3,7 +3,7 @@
  * review outcome of a publication). The Friday warning on `simple_date` reproduces the example of
  * research-notes.md exactly; the other rules use level `Error` (docs/spec-gaps.md).
  */
-import type { Item, ValidationRequest, ValidationResponse, ValidationResult } from '../pds/types.ts';
+import type { Item, ValidationRequest, ValidationResponse, ValidationResult } from '../pds/index.ts';
 
 /** One attribute of the demo data model. */
 export interface AttributeDefinition {

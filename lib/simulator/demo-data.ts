@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Item } from '../pds/types.ts';
+import type { Item } from '../pds/index.ts';
 import { withCheckDigit } from './datamodel.ts';
 import { recordReview } from './reviews.ts';
 import type { RecipientBehaviour, SimulatorChannel, SimulatorState } from './state.ts';

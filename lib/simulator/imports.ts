@@ -3,7 +3,7 @@
  * `.json` file (an array of items) creates or updates items; anything else is recorded only.
  */
 import { readFile } from 'node:fs/promises';
-import type { Item } from '../pds/types.ts';
+import type { Item } from '../pds/index.ts';
 import { CsvFormatError, readCsvRecords } from './csv.ts';
 import { DEMO_DATA_MODEL } from './datamodel.ts';
 import type { SimulatorState, StoredGatheringEntry } from './state.ts';

@@ -7,7 +7,7 @@
  * `offset` is ignored when a cursor is sent). Every page also carries `x-total-count`.
  */
 import type { IncomingMessage } from 'node:http';
-import { X_CURSOR_HEADER, X_TOTAL_COUNT_HEADER } from '../pds/types-v1.ts';
+import { X_CURSOR_HEADER, X_TOTAL_COUNT_HEADER } from '../pds/v1/index.ts';
 import { SimulatorHttpError } from './errors.ts';
 import { INT32_MAX, integerParam } from './query.ts';
 

@@ -3,7 +3,7 @@
  * channel's `recipient` behaviour says (./state.ts, RECIPIENT_BEHAVIOURS). By default a clean item is
  * APPROVED with a SYNCHRONISED confirmation and any validation problem makes it REVIEW.
  */
-import type { Item, SupplierReview } from '../pds/types.ts';
+import type { Item, SupplierReview } from '../pds/index.ts';
 import { problemsOf } from './datamodel.ts';
 import {
   buildCatalogueItemConfirmation,

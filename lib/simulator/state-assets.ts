@@ -4,7 +4,7 @@
  * ETag is derived. Checks that decide an HTTP status (404, 409) live in the routes; the rules for names
  * and paths live here because the body paths, URL paths and archive members share them.
  */
-import { ASSET_FOLDER_OPERATIONS } from '../pds/types-v1.ts';
+import { ASSET_FOLDER_OPERATIONS } from '../pds/v1/index.ts';
 import { etagOf } from './caching.ts';
 import { SimulatorHttpError } from './errors.ts';
 

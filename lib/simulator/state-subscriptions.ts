@@ -9,7 +9,7 @@ import type {
   BulkSubscriptionEntry,
   BulkSubscriptionImport,
   BulkSubscriptionState,
-} from '../pds/types-v1.ts';
+} from '../pds/v1/index.ts';
 
 /** A subscription as stored; `entries` is keyed by the canonical form of each entry (no duplicates). */
 export interface StoredSubscription {

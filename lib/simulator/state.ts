@@ -10,7 +10,7 @@ import type {
   MessagingAssetSummary,
   Passthrough,
   SupplierReview,
-} from '../pds/types.ts';
+} from '../pds/index.ts';
 import { SimulatorOptionsError } from './errors.ts';
 import { mulberry32, type Random, seededUuid } from './random.ts';
 import { AssetFolderTree } from './state-assets.ts';

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { eventQueueOverrideFor } from '../../lib/events/routing.ts';
+import { eventQueueOverrideFor } from '../../lib/config/event-routing.ts';
 import type { Grant, PermissionTable, Resource } from '../../lib/permissions.ts';
 import { functionBuildOptions } from '../../scripts/build.ts';
 import { type CloudFormationTemplate, dig, referencedId } from './serverless.ts';

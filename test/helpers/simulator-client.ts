@@ -1,8 +1,9 @@
-import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/index.ts';
+import type { PdsClientOptions } from '../../lib/pds/index.ts';
+import { createFullPdsClient, type FullPdsClient } from '../../lib/pds/v1/index.ts';
 import type { RunningSimulator } from '../../lib/simulator/index.ts';
 
 /**
- * A PDS client signed in to a running simulator with its own credentials; `options` override any
+ * A PDS client (every operation of the spec, `/v1` families included) signed in to a running simulator with its own credentials; `options` override any
  * transport setting (retries, timeouts, a wrong password).
  *
  * @example
@@ -14,8 +15,8 @@ import type { RunningSimulator } from '../../lib/simulator/index.ts';
 export function simulatorClient(
   sim: Pick<RunningSimulator, 'url' | 'username' | 'password'>,
   options: Partial<PdsClientOptions> = {},
-): ClosablePdsClient {
-  return createPdsClient({
+): FullPdsClient {
+  return createFullPdsClient({
     baseUrl: sim.url,
     credentials: { username: sim.username, password: sim.password },
     ...options,

@@ -18,11 +18,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type ClosablePdsClient,
-  createPdsClient,
+  createFullPdsClient,
+  type FullPdsClient,
   PDS_OPERATIONS,
   type PdsOperation,
-} from '../../lib/pds/index.ts';
+} from '../../lib/pds/v1/index.ts';
 import { DeferredWork } from '../../lib/simulator/deferred.ts';
 import { ReviewScheduler } from '../../lib/simulator/reviews.ts';
 import { type Route, Router } from '../../lib/simulator/router.ts';
@@ -137,7 +137,7 @@ function missingContractTests(
 let spec: SpecOperation[];
 let contractSources: string[];
 let routes: Route[];
-let client: ClosablePdsClient;
+let client: FullPdsClient;
 const closers: Array<() => unknown> = [];
 
 beforeAll(async () => {
@@ -161,7 +161,10 @@ beforeAll(async () => {
     ...itemTagRoutes({ state }),
   ];
   // Building a client sends nothing; it is closed unused.
-  client = createPdsClient({ baseUrl: 'http://127.0.0.1:9', credentials: { username: 'u', password: 'p' } });
+  client = createFullPdsClient({
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: { username: 'u', password: 'p' },
+  });
   closers.push(() => client.close());
 });
 

@@ -16,13 +16,13 @@ import {
   PdsInvalidRequestError,
   PdsNotFoundError,
 } from '../../lib/pds/errors.ts';
-import type { ClosablePdsClient } from '../../lib/pds/index.ts';
+import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
 import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 import { unzip, zipOf } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;
-let pds: ClosablePdsClient;
+let pds: FullPdsClient;
 let dir: string;
 
 beforeAll(async () => {

@@ -10,21 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SubscriptionRef } from '../../lib/pds/bulk-subscriptions.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
   PdsInvalidRequestError,
   PdsNotFoundError,
 } from '../../lib/pds/errors.ts';
-import type { ClosablePdsClient } from '../../lib/pds/index.ts';
 import { PdsTransport } from '../../lib/pds/transport.ts';
-import type { BulkSubscription } from '../../lib/pds/types-v1.ts';
+import type { SubscriptionRef } from '../../lib/pds/v1/bulk-subscriptions.ts';
+import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
+import type { BulkSubscription } from '../../lib/pds/v1/types.ts';
 import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
-let pds: ClosablePdsClient;
+let pds: FullPdsClient;
 let dir: string;
 
 beforeAll(async () => {

@@ -7,18 +7,18 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PdsBadRequestError, PdsNotFoundError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
+import { createFullPdsClient, type FullPdsClient } from '../../lib/pds/v1/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
-let pds: ClosablePdsClient;
-let signedOut: ClosablePdsClient;
+let pds: FullPdsClient;
+let signedOut: FullPdsClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 60_000 });
   pds = simulatorClient(sim);
-  signedOut = createPdsClient({
+  signedOut = createFullPdsClient({
     baseUrl: sim.url,
     credentials: { username: sim.username, password: 'wrong' },
   });

@@ -6,12 +6,12 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PdsBadRequestError, PdsInvalidRequestError, PdsNotFoundError } from '../../lib/pds/errors.ts';
-import type { ClosablePdsClient } from '../../lib/pds/index.ts';
+import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
 import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;
-let pds: ClosablePdsClient;
+let pds: FullPdsClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ reviewDelayMs: 60_000 });

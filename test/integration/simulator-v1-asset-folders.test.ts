@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssetFolderLink } from '../../lib/pds/types-v1.ts';
+import type { AssetFolderLink } from '../../lib/pds/v1/types.ts';
 import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { call, formOf, messageOf, rawRequest, unzip, zipOf } from './simulator-v1-http.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BulkSubscription, BulkSubscriptionImport } from '../../lib/pds/types-v1.ts';
+import type { BulkSubscription, BulkSubscriptionImport } from '../../lib/pds/v1/types.ts';
 import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { call, formOf, messageOf, waitFor } from './simulator-v1-http.ts';
 

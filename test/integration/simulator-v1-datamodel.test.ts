@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataModel, ExportFormat, ExportFormatsByKey } from '../../lib/pds/types-v1.ts';
+import type { DataModel, ExportFormat, ExportFormatsByKey } from '../../lib/pds/v1/types.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { authHeader, call } from './simulator-v1-http.ts';
 

@@ -1,11 +1,13 @@
 /**
  * What a bundle of a module really carries: the lint rule in biome.json keeps `@aws-sdk/*` imports out
  * of lib/ but cannot see what a barrel pulls in through a chain of modules. Bundling the entries the
- * flows build events and records from shows it.
+ * flows build events and records from shows it, and bundling each Lambda as scripts/build.ts does shows
+ * which of the bridge's own folders it carries.
  */
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { functionBuildOptions, functionNames } from '../../scripts/build.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -55,4 +57,44 @@ describe('bundle boundaries', () => {
     expect(origins.filter((origin) => origin.startsWith('@aws-sdk/'))).toEqual([]);
     expect(origins).not.toContain('fast-xml-parser');
   });
+});
+
+/**
+ * The Lambda bundle of function `name` as scripts/build.ts builds it, chunks included: the folders of
+ * lib/ whose files it carries, and the `/v1` paths its code names.
+ */
+async function lambdaBundle(name: string): Promise<{ folders: string[]; v1Paths: string[] }> {
+  const result = await build({
+    ...functionBuildOptions(name),
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const folders = Object.keys(result.metafile.inputs)
+    .filter((input) => input.startsWith('lib/'))
+    .map((input) => path.dirname(input));
+  const code = result.outputFiles.filter((file) => file.path.endsWith('.mjs')).map((file) => file.text);
+  const v1Paths = code.flatMap(
+    (text) => text.match(/\/v1\/(?:assetFolders|bulkSubscription|datamodel|items)\b/g) ?? [],
+  );
+  return { folders: [...new Set(folders)].sort(), v1Paths: [...new Set(v1Paths)].sort() };
+}
+
+const lambdas = await functionNames();
+
+describe('Lambda bundles', () => {
+  it.each(lambdas)(
+    'the %s bundle carries neither the /v1 families nor the simulator or the command line',
+    async (name) => {
+      // act
+      const { folders, v1Paths } = await lambdaBundle(name);
+
+      // assess: the /v1 client is lib/pds/v1 (the CLI and the simulator import it, no Lambda does)
+      expect(v1Paths).toEqual([]);
+      expect(folders).toContain('lib/pds');
+      expect(folders.filter((folder) => /^lib\/(pds\/v1|simulator|cli|local)(\/|$)/.test(folder))).toEqual(
+        [],
+      );
+    },
+  );
 });

@@ -10,7 +10,7 @@ import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli } from '../../lib/cli/main.ts';
 import { formatBytes, formatRate, formatTable, MAX_CELL_WIDTH } from '../../lib/cli/output.ts';
 import { renderProgressBar, TransferProgress } from '../../lib/cli/progress.ts';
-import { PDS_OPERATIONS, type PdsOperationMethod } from '../../lib/pds/index.ts';
+import { PDS_OPERATIONS, type PdsOperationMethod } from '../../lib/pds/v1/index.ts';
 
 /** A fake terminal or pipe; `stdout()` and `stderr()` return what was written. */
 function fakeIo({ tty = false, env = {} }: { tty?: boolean; env?: Record<string, string> } = {}) {

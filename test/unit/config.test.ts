@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { eventQueueOverrideFor, eventQueueUrlFor } from '../../lib/config/event-routing.ts';
 import { ConfigError, loadConfig, requireSetting, setting } from '../../lib/config.ts';
-import { eventQueueOverrideFor, eventQueueUrlFor } from '../../lib/events/routing.ts';
 
 const BASE = {
   PDS_BASE_URL: 'https://pds.example.com',

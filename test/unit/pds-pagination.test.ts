@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PdsInvalidRequestError, PdsInvalidResponseError } from '../../lib/pds/errors.ts';
-import { type PageOptions, PdsPaginator, transportPages } from '../../lib/pds/pagination.ts';
 import { PdsTransport } from '../../lib/pds/transport.ts';
+import { type PageOptions, PdsPaginator, transportPages } from '../../lib/pds/v1/pagination.ts';
 
 interface Seen {
   limit: string | null;

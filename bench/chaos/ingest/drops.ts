@@ -7,7 +7,7 @@
  */
 
 import { itemsCsv, zipOf } from '../../../lib/local/demo-files.ts';
-import type { Item } from '../../../lib/pds/types.ts';
+import type { Item } from '../../../lib/pds/index.ts';
 import type { Random } from '../../../lib/simulator/random.ts';
 
 export interface Drop {

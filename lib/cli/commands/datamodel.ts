@@ -1,7 +1,7 @@
 /**
  * `pds datamodel …`: the `/v1/datamodel` operations.
  */
-import type { ExportFormat } from '../../pds/types-v1.ts';
+import type { ExportFormat } from '../../pds/v1/index.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag, trueFalseFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { formatRecord, formatTable } from '../output.ts';

@@ -3,8 +3,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { AssetFolderOperations } from '../../pds/asset-folders.ts';
-import type { AssetFolderLink } from '../../pds/types-v1.ts';
+import type { AssetFolderLink, AssetFolderOperations } from '../../pds/v1/index.ts';
 import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream';
-import type { StreamUploadSource } from '../../pds/multipart.ts';
+import type { StreamUploadSource } from '../../pds/index.ts';
 import { booleanFlag, CliInputError, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
 import type { CommandResult } from '../command.ts';
 import { formatTable } from '../output.ts';

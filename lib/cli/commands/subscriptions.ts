@@ -2,7 +2,7 @@
  * `pds subscriptions …`: the `/v1/bulkSubscription` operations. A subscription is addressed by its NAME
  * (the positional argument) or by `--id ID`, never guessed from the text.
  */
-import type { SubscriptionRef } from '../../pds/bulk-subscriptions.ts';
+import type { SubscriptionRef } from '../../pds/v1/index.ts';
 import {
   BULK_SUBSCRIPTION_ID_PATTERN,
   BULK_UPLOAD_ACTIONS,
@@ -11,7 +11,7 @@ import {
   type BulkSubscriptionImport,
   type BulkSubscriptionUpdateRequest,
   type BulkUploadAction,
-} from '../../pds/types-v1.ts';
+} from '../../pds/v1/index.ts';
 import {
   booleanFlag,
   CliInputError,

@@ -1,7 +1,7 @@
 /**
  * The `/api/v1` workflow commands: upload (with import), validate, publish, reviews, messages, channels.
  */
-import type { GatheringEntry, Item, ValidationRequest } from '../../pds/types.ts';
+import type { GatheringEntry, Item, ValidationRequest } from '../../pds/index.ts';
 import { parseMessagingAssetSafely } from '../../xml/index.ts';
 import { booleanFlag, CliInputError, CliUsageError, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';

@@ -3,9 +3,10 @@
  * entry from `../index.ts` because it loads the AWS SDK; only edge code (handlers, lib/runtime.ts,
  * the local stack, benches) imports it.
  */
-export { resolveEventBody, storePayload } from './claim-check.ts';
+export { CLAIM_CHECK_ACTIONS, resolveEventBody, storePayload } from './claim-check.ts';
 export {
   type ClaimCheckOptions,
+  EVENT_PUBLISHER_ACTIONS,
   MAX_BATCH_BYTES,
   MAX_BATCH_ENTRIES,
   packBatches,

@@ -27,7 +27,7 @@ import type { EventSink } from '../sink.ts';
 import type { EventType } from '../types.ts';
 import { storePayload } from './claim-check.ts';
 
-/** The queue URL for an event type (lib/events/routing.ts `eventQueueUrlFor` applies the per-family overrides). */
+/** The queue URL for an event type (lib/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
 export type QueueUrlResolver = (type: EventType) => string;
 
 /** The IAM actions on each event queue (SendMessageBatch is authorised as SendMessage). */

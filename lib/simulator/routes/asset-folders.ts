@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import { z } from 'zod';
-import type { AssetFolderLink, FolderPathName } from '../../pds/types-v1.ts';
+import type { AssetFolderLink, FolderPathName } from '../../pds/v1/index.ts';
 import { applyUpload, receiveUpload } from '../asset-uploads.ts';
 import { cacheControlFor, conditionalJson } from '../caching.ts';
 import { SimulatorHttpError } from '../errors.ts';

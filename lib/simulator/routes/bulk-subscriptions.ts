@@ -15,7 +15,7 @@ import {
   type BulkImportAction,
   type BulkSubscriptionEntry,
   type BulkUploadAction,
-} from '../../pds/types-v1.ts';
+} from '../../pds/v1/index.ts';
 import type { DeferredWork } from '../deferred.ts';
 import { SimulatorHttpError } from '../errors.ts';
 import {

@@ -3,7 +3,7 @@
  * allowCaching), default items and export formats. As the spec says, a caller who is not signed in gets
  * 403 here (not the 401 of the other families).
  */
-import { DATA_MODEL_RETRIEVAL_KINDS, type DataModelRetrievalKind } from '../../pds/types-v1.ts';
+import { DATA_MODEL_RETRIEVAL_KINDS, type DataModelRetrievalKind } from '../../pds/v1/index.ts';
 import { conditionalJson, etagOf } from '../caching.ts';
 import { dataModelDocument, defaultItemFor, exportFormats, retrieveKeys } from '../datamodel-catalogue.ts';
 import { SimulatorHttpError } from '../errors.ts';

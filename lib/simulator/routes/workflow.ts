@@ -3,8 +3,8 @@
  * reviews and messaging assets, with the answers chosen in docs/spec-gaps.md.
  */
 import { z } from 'zod';
-import { DESTINATION_TYPES, type Item } from '../../pds/types.ts';
-import { X_CURSOR_HEADER } from '../../pds/types-v1.ts';
+import { DESTINATION_TYPES, type Item } from '../../pds/index.ts';
+import { X_CURSOR_HEADER } from '../../pds/v1/index.ts';
 import { validateItem } from '../datamodel.ts';
 import { SimulatorHttpError } from '../errors.ts';
 import { emptyReply, jsonReply, parseBody, type Reply, readJsonBody } from '../http.ts';

@@ -3,12 +3,12 @@
  * paging), add tags, remove tags.
  */
 
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import type { PdsCallOptions } from './options.ts';
+import { PdsInvalidRequestError, type PdsRequestLine } from '../errors.ts';
+import type { PdsCallOptions } from '../options.ts';
+import { pathOf } from '../paths.ts';
+import type { PdsTransport } from '../transport.ts';
 import { type PageOptions, PdsPaginator, transportPages } from './pagination.ts';
-import { pathOf } from './paths.ts';
 import { schemasV1 } from './schemas.ts';
-import type { PdsTransport } from './transport.ts';
 
 const TEMPLATE = '/v1/items/{primaryKey}/tags';
 

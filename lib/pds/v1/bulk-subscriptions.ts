@@ -9,15 +9,15 @@
  * any request: either would silently address the other variant.
  */
 
-import { requestJson } from './answers.ts';
-import { isObject, isStringArray } from './checks.ts';
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import { multipartRequest, type UploadSource } from './multipart.ts';
-import type { PdsCallOptions } from './options.ts';
+import { requestJson } from '../answers.ts';
+import { isObject, isStringArray } from '../checks.ts';
+import { PdsInvalidRequestError, type PdsRequestLine } from '../errors.ts';
+import { multipartRequest, type UploadSource } from '../multipart.ts';
+import type { PdsCallOptions } from '../options.ts';
+import { encodePathSegment } from '../paths.ts';
+import type { PdsTransport } from '../transport.ts';
 import { type PageOptions, PdsPaginator, transportPages } from './pagination.ts';
-import { encodePathSegment } from './paths.ts';
 import { schemasV1 } from './schemas.ts';
-import type { PdsTransport } from './transport.ts';
 import {
   BULK_SUBSCRIPTION_ID_PATTERN,
   BULK_UPLOAD_ACTIONS,
@@ -27,7 +27,7 @@ import {
   type BulkSubscriptionImport,
   type BulkSubscriptionUpdateRequest,
   type BulkUploadAction,
-} from './types-v1.ts';
+} from './types.ts';
 
 const BASE = '/v1/bulkSubscription';
 

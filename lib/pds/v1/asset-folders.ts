@@ -9,15 +9,15 @@
  * address a different folder than the caller named.
  */
 import type { Readable } from 'node:stream';
-import { conditionalAnswer, requestJson } from './answers.ts';
-import { optionalEtag } from './checks.ts';
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
-import { multipartRequest, type UploadSource } from './multipart.ts';
-import type { PdsCallOptions } from './options.ts';
-import { encodePathSegment } from './paths.ts';
+import { conditionalAnswer, requestJson } from '../answers.ts';
+import { optionalEtag } from '../checks.ts';
+import { PdsInvalidRequestError, type PdsRequestLine } from '../errors.ts';
+import { multipartRequest, type UploadSource } from '../multipart.ts';
+import type { PdsCallOptions } from '../options.ts';
+import { encodePathSegment } from '../paths.ts';
+import { headerOf, type PdsConditional, type PdsTransport } from '../transport.ts';
 import { schemasV1 } from './schemas.ts';
-import { headerOf, type PdsConditional, type PdsTransport } from './transport.ts';
-import { ASSET_FOLDER_OPERATIONS, type AssetFolderLink } from './types-v1.ts';
+import { ASSET_FOLDER_OPERATIONS, type AssetFolderLink } from './types.ts';
 
 const BASE = '/v1/assetFolders';
 /** Asset-folder operations send JSON and ask for JSON (the spec's `Accept: application/json; charset=UTF-8`). */

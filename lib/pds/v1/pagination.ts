@@ -13,12 +13,12 @@
  */
 
 import type { z } from 'zod';
-import { checkInteger } from '../core/index.ts';
-import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
-import type { PdsCallOptions } from './options.ts';
-import { parseAnswer } from './schemas.ts';
-import { headerOf, type PdsQueryValue, type PdsTransport } from './transport.ts';
-import { X_CURSOR_HEADER, X_TOTAL_COUNT_HEADER } from './types-v1.ts';
+import { checkInteger } from '../../core/index.ts';
+import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from '../errors.ts';
+import type { PdsCallOptions } from '../options.ts';
+import { parseAnswer } from '../schemas.ts';
+import { headerOf, type PdsQueryValue, type PdsTransport } from '../transport.ts';
+import { X_CURSOR_HEADER, X_TOTAL_COUNT_HEADER } from './types.ts';
 
 /** Records asked for per request when `pageSize` is not given. */
 export const DEFAULT_PAGE_SIZE = 100;

@@ -1,10 +1,12 @@
 /**
  * Which queue each event type goes to: its family's override variable when set, else
- * EVENTS_QUEUE_URL (../shared/DESIGN.md, Configuration). The configuration asks this at cold start
- * (every type a function emits must have a queue); the SQS sink asks it per event.
+ * EVENTS_QUEUE_URL (../shared/DESIGN.md, Configuration). The routing is configuration: `loadConfig`
+ * reads it at cold start (every type a function emits must have a queue), and lib/events, a layer
+ * above, re-exports it for the SQS sink, which asks it per event. It lives here, not in lib/events,
+ * so that imports run down the layers only (test/unit/module-graph.test.ts).
  */
-import type { BaseSettings } from '../config/base.ts';
-import { ConfigError } from '../config/settings.ts';
+import type { BaseSettings } from './base.ts';
+import { ConfigError } from './settings.ts';
 
 /** Event-type prefixes and the variable that may route that family to its own queue. */
 export const EVENT_QUEUE_OVERRIDES = Object.freeze({

@@ -7,7 +7,7 @@
  * families") and served by the simulator; every record allows extra keys (`Passthrough`) so that the
  * real server's additional fields reach callers untouched.
  */
-import type { Item, Passthrough } from './types.ts';
+import type { Item, Passthrough } from '../types.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Pagination (every list with limit / offset / x-cursor)

@@ -5,14 +5,15 @@
  * A caller who is not signed in gets 403 here, which surfaces as `PdsUnauthorizedError` with code
  * `FORBIDDEN` (the other families answer 401, code `UNAUTHORIZED`).
  */
-import { isIntegerInRange } from '../core/index.ts';
-import { conditionalAnswer, requestJson } from './answers.ts';
-import { optionalEtag, requireText } from './checks.ts';
-import { PdsInvalidRequestError } from './errors.ts';
-import type { PdsCallOptions } from './options.ts';
-import { pathOf } from './paths.ts';
-import { parseAnswer, schemasV1 } from './schemas.ts';
-import type { PdsConditional, PdsTransport } from './transport.ts';
+import { isIntegerInRange } from '../../core/index.ts';
+import { conditionalAnswer, requestJson } from '../answers.ts';
+import { optionalEtag, requireText } from '../checks.ts';
+import { PdsInvalidRequestError } from '../errors.ts';
+import type { PdsCallOptions } from '../options.ts';
+import { pathOf } from '../paths.ts';
+import { parseAnswer } from '../schemas.ts';
+import type { PdsConditional, PdsTransport } from '../transport.ts';
+import { schemasV1 } from './schemas.ts';
 import type {
   DataModel,
   DataModelRetrievalKind,
@@ -20,7 +21,7 @@ import type {
   DefaultItem,
   ExportFormat,
   ExportFormatsByKey,
-} from './types-v1.ts';
+} from './types.ts';
 
 const BASE = '/v1/datamodel';
 

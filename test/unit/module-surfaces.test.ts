@@ -1,0 +1,58 @@
+/**
+ * Other code reaches lib/pds and lib/events through their entries only, so what they export is their
+ * whole public surface and their inside can change freely (docs/architecture.md, Public surfaces).
+ * lib/state has no entry yet and is not checked.
+ */
+import { describe, expect, it } from 'vitest';
+import { importedFiles, sourceFiles } from '../helpers/module-imports.ts';
+
+interface Surface {
+  /** The module's folder. */
+  module: string;
+  /** The files other code may import. */
+  entries: readonly string[];
+  /** The folders whose files must keep to them. */
+  importers: readonly string[];
+}
+
+const SURFACES: readonly Surface[] = [
+  {
+    module: 'lib/pds/',
+    entries: ['lib/pds/index.ts', 'lib/pds/v1/index.ts'],
+    importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
+  },
+  {
+    // scripts/ builds the contracts and examples from lib/events' tooling files, which the entry
+    // leaves out so that no Lambda bundle carries them.
+    module: 'lib/events/',
+    entries: ['lib/events/index.ts', 'lib/events/sqs/index.ts'],
+    importers: ['lib', 'functions'],
+  },
+];
+
+/** `importer → imported` for every import into `surface.module` past its entries. */
+function deepImports(surface: Surface): string[] {
+  const found: string[] = [];
+  for (const file of surface.importers.flatMap(sourceFiles)) {
+    if (file.startsWith(surface.module)) continue;
+    for (const target of importedFiles(file)) {
+      if (target.startsWith(surface.module) && !surface.entries.includes(target)) {
+        found.push(`${file} → ${target}`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('module surfaces', () => {
+  it.each(SURFACES.map((surface) => [surface.module, surface] as const))(
+    'other code imports %s through its entries only',
+    (_module, surface) => {
+      // act
+      const found = deepImports(surface);
+
+      // assess: import from the entry, or export what is missing from it
+      expect(found).toEqual([]);
+    },
+  );
+});
