@@ -4,7 +4,7 @@
  * holds the roles to them). Entries are read and written, never deleted; a deadline mark is written
  * by the publish worker and deleted by the deadline check once its entries are up to date.
  */
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/publisher.ts';
+import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { actions, eventQueueOf, type Grant, stateObjects } from '../permissions.ts';
 import { STATE_PREFIXES } from '../state/keys.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';

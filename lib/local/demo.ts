@@ -14,15 +14,15 @@
  * machine only makes the demo slower.
  */
 
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client, createSqsClient } from '../aws.ts';
-import { confirmationsText } from '../cli/commands/bridge-text.ts';
-import { runCli } from '../cli/main.ts';
 import { uploadContentType } from '../ingest/upload-name.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
@@ -33,6 +33,10 @@ import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
 import { emulatorClientConfig, stackFactsOf, writeStackFile } from './stack-file.ts';
+
+const runFile = promisify(execFile);
+/** The `pds` command of this checkout. */
+const PDS_COMMAND = fileURLToPath(new URL('../../bin/pds.mjs', import.meta.url));
 
 /** Per-step time limits, generous for a loaded CI machine. */
 export const DEMO_TIMEOUTS_MS = Object.freeze({
@@ -386,7 +390,12 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
           `pds bridge confirmations ${publicationId} answered ${JSON.stringify(answer.summary)}`,
         );
       }
-      for (const line of confirmationsText(answer).split('\n')) out(`    ${line}`);
+      out(`    ${JSON.stringify(answer.summary)}`);
+      for (const row of rows) {
+        out(
+          `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.correctiveActions.join('; ')}`.trimEnd(),
+        );
+      }
     });
     return { ok: true, elapsedMs: Date.now() - started, events };
   } catch (error) {
@@ -433,7 +442,10 @@ function confirmationsAsExpected(
   );
 }
 
-/** `pds bridge confirmations PUBLICATION_ID --json` against the running stack, in this process. */
+/**
+ * `pds bridge confirmations PUBLICATION_ID --json` against the running stack, run as an operator runs
+ * it: the `pds` command in a process of its own (the local stack does not import the CLI).
+ */
 async function cliConfirmations(
   stack: RunningLocalStack,
   publicationId: string,
@@ -442,32 +454,15 @@ async function cliConfirmations(
   try {
     const stackFile = join(directory, 'stack.json');
     await writeStackFile(stackFile, stackFactsOf(stack));
-    let stdout = '';
-    let stderr = '';
-    const sink = (write: (text: string) => void) =>
-      new Writable({
-        write(chunk, _encoding, done) {
-          write(String(chunk));
-          done();
-        },
-      });
-    const code = await runCli(
-      ['bridge', 'confirmations', publicationId, '--stack-file', stackFile, '--json'],
-      {
-        stdout: sink((text) => {
-          stdout += text;
-        }),
-        stderr: sink((text) => {
-          stderr += text;
-        }),
-        stdin: Readable.from([]),
-        env: {},
-        stdoutIsTTY: false,
-        stderrIsTTY: false,
-        stderrColumns: 80,
-      },
-    );
-    if (code !== 0) throw new Error(`pds bridge confirmations exited with ${code}: ${stderr.trim()}`);
+    const { stdout } = await runFile(
+      process.execPath,
+      [PDS_COMMAND, 'bridge', 'confirmations', publicationId, '--stack-file', stackFile, '--json'],
+      { timeout: DEMO_TIMEOUTS_MS.confirmationsCli, env: { ...process.env, NO_COLOR: '1' } },
+    ).catch((error: Error & { stderr?: string; code?: number }) => {
+      throw new Error(
+        `pds bridge confirmations exited with ${error.code ?? 'an error'}: ${(error.stderr ?? error.message).trim()}`,
+      );
+    });
     return JSON.parse(stdout) as ConfirmationsAnswer;
   } finally {
     await rm(directory, { recursive: true, force: true });
