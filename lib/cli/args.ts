@@ -2,24 +2,24 @@
  * Command-line argument helpers of `pds`: the usage error, option definitions with their help text, and
  * converters from flag text to checked values. Parsing itself is `node:util` `parseArgs`, per command.
  */
-import { isIntegerInRange } from '../core/index.ts';
+import { BridgeError, isIntegerInRange } from '../core/index.ts';
 
 /** The command was invoked wrongly (unknown command or flag, missing or malformed argument). Exit code 2. */
-export class CliUsageError extends Error {
+export class CliUsageError extends BridgeError {
   /** The command whose `--help` explains the fix, e.g. `folders ls`; '' for the top level. */
   readonly command: string;
 
   constructor(message: string, command = '') {
-    super(message);
+    super('USAGE', message);
     this.name = 'CliUsageError';
     this.command = command;
   }
 }
 
 /** A file the command was asked to read cannot be used (missing, not JSON, wrong shape). Exit code 1. */
-export class CliInputError extends Error {
+export class CliInputError extends BridgeError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('CLI_INPUT_INVALID', message, options);
     this.name = 'CliInputError';
   }
 }

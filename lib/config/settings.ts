@@ -8,18 +8,19 @@
  * const SETTINGS = { POLL_CONCURRENCY: setting.integer('PDS requests in flight', { max: 64, default: 8 }) };
  * ```
  */
-import { isIntegerInRange } from '../core/index.ts';
+import { BridgeError, isIntegerInRange } from '../core/index.ts';
 import { checkHttpUrl } from '../http-url.ts';
 
 /** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** One or more configuration variables are missing or invalid; `problems` lists each. */
-export class ConfigError extends Error {
+export class ConfigError extends BridgeError {
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {
     super(
+      'CONFIG_INVALID',
       `Invalid configuration: ${problems.join('; ')}. Fix the function's environment (serverless.yml or the local stack) and start again.`,
     );
     this.name = 'ConfigError';

@@ -7,7 +7,7 @@
  * - Anything else is the body of a 200 answer: a string as is, any other value as JSON, with
  *   `Content-Type: application/json`.
  */
-import { isIntegerInRange } from '../core/index.ts';
+import { BridgeError, isIntegerInRange } from '../core/index.ts';
 
 /** What the adapter writes to the socket. */
 export interface HttpAnswer {
@@ -18,9 +18,10 @@ export interface HttpAnswer {
 }
 
 /** The handler's answer is not something API Gateway could send either. */
-export class HandlerResultError extends Error {
+export class HandlerResultError extends BridgeError {
   constructor(detail: string) {
     super(
+      'HANDLER_RESULT_INVALID',
       `The handler returned an answer API Gateway would refuse: ${detail}; return { statusCode, headers, body }`,
     );
     this.name = 'HandlerResultError';

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client, createSqsClient } from '../aws.ts';
+import { BridgeError } from '../core/index.ts';
 import { uploadContentType } from '../ingest/upload-name.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
@@ -77,11 +78,11 @@ export interface DemoResult {
 }
 
 /** A step did not happen in time or went wrong; the message says what was missing. */
-export class DemoStepError extends Error {
+export class DemoStepError extends BridgeError {
   readonly step: string;
 
   constructor(step: string, reason: string) {
-    super(reason);
+    super('DEMO_STEP_FAILED', reason);
     this.name = 'DemoStepError';
     this.step = step;
   }

@@ -9,6 +9,7 @@
  *
  * Reads the state store only.
  */
+import { BridgeError } from '../core/index.ts';
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
 import { createIngestFilter, type IngestFilterOptions } from '../ingest/filters.ts';
@@ -30,9 +31,10 @@ export type WhySubject =
   | { kind: 'messaging-asset'; messagingAssetId: number };
 
 /** An argument `why` cannot read. */
-export class WhySubjectError extends Error {
+export class WhySubjectError extends BridgeError {
   constructor(text: string) {
     super(
+      'USAGE',
       `Cannot tell what '${text}' is: give s3://BUCKET/KEY for a dropped file, a publication id (or publication/ID) or a messaging-asset id (digits, or messaging-asset/ID)`,
     );
     this.name = 'WhySubjectError';

@@ -9,12 +9,14 @@
  * if (sent !== declared) throw new PdsRequestBodyError(`the source yielded ${sent} bytes but declared ${declared}`);
  * ```
  */
-export class PdsRequestBodyError extends Error {
+
+import { BridgeError } from '../core/index.ts';
+export class PdsRequestBodyError extends BridgeError {
   /** True when the source itself failed while being read (opening it again may work), not our declared size. */
   readonly sourceFailed: boolean;
 
   constructor(message: string, options?: ErrorOptions & { sourceFailed?: boolean }) {
-    super(message, options);
+    super('PDS_REQUEST_BODY_INVALID', message, { ...options, retryable: options?.sourceFailed ?? false });
     this.name = 'PdsRequestBodyError';
     this.sourceFailed = options?.sourceFailed ?? false;
   }

@@ -8,9 +8,11 @@
  * try { await resolveCredentials(); } catch (e) { if (e instanceof PdsConfigurationError) process.exitCode = 2; }
  * ```
  */
-export class PdsConfigurationError extends Error {
+
+import { BridgeError } from '../core/index.ts';
+export class PdsConfigurationError extends BridgeError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('CONFIG_INVALID', message, options);
     this.name = 'PdsConfigurationError';
   }
 }

@@ -11,7 +11,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { checkDurationMs, checkInteger } from '../core/index.ts';
+import { BridgeError, checkDurationMs, checkInteger } from '../core/index.ts';
 import { checkHttpUrl } from '../http-url.ts';
 import { findRequestBodyError } from './body-error.ts';
 import { PdsConfigurationError } from './configuration-error.ts';
@@ -551,7 +551,11 @@ function describeFailure(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-class AnswerTooLargeError extends Error {}
+class AnswerTooLargeError extends BridgeError {
+  constructor(limit: number) {
+    super('PDS_ANSWER_TOO_LARGE', `The PDS answer is longer than ${limit} bytes`);
+  }
+}
 
 /** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
 async function readAnswer(body: Readable, limit: number): Promise<string> {
@@ -562,7 +566,7 @@ async function readAnswer(body: Readable, limit: number): Promise<string> {
     size += buffer.length;
     if (size > limit) {
       body.destroy();
-      throw new AnswerTooLargeError();
+      throw new AnswerTooLargeError(limit);
     }
     chunks.push(buffer);
   }

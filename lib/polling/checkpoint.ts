@@ -19,7 +19,9 @@
  * - `listedAt`: when the last run that read the listing to its end started: the audit does not count
  *   an asset created after it as a gap (the poller has not had a chance to see it yet).
  */
+
 import * as z from 'zod';
+import { BridgeError } from '../core/index.ts';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
 import { IdRanges } from './id-ranges.ts';
@@ -270,11 +272,12 @@ const versionTwoSchema = once(() =>
 );
 
 /** The stored checkpoint is not one this poller wrote. */
-export class CheckpointFormatError extends Error {
+export class CheckpointFormatError extends BridgeError {
   readonly key: string;
 
   constructor(key: string, issues: string) {
     super(
+      'CHECKPOINT_INVALID',
       `The checkpoint "${key}" in the state bucket is not a messaging-asset checkpoint (${issues}); fix it, or delete it to start again as POLL_FIRST_RUN says`,
     );
     this.name = 'CheckpointFormatError';

@@ -3,6 +3,7 @@
  * pages or keys in time to write its checkpoint) and how long its lease must last (longer than the
  * invocation can live, so no other run can take it over while this one still works).
  */
+import { BridgeError } from '../core/index.ts';
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport } from './supplier-reviews.ts';
 
@@ -39,9 +40,9 @@ export function runWindow(context: RemainingTime, now = Date.now()): RunWindow {
  * not accept events, keys failed). Thrown by handlers after metrics were recorded, so the invocation
  * counts as failed; nothing is lost: the next run picks up where this one stopped.
  */
-export class PollIncompleteError extends Error {
+export class PollIncompleteError extends BridgeError {
   constructor(message: string) {
-    super(message);
+    super('POLL_INCOMPLETE', message, { retryable: true });
     this.name = 'PollIncompleteError';
   }
 }

@@ -6,6 +6,8 @@
  * This file is the port and the message format, free of the AWS SDK so the worker can read a message
  * without loading it; the SQS adapter is ./sqs/queue.ts.
  */
+
+import { BridgeError } from '../core/index.ts';
 /** The body of a publication message. */
 export interface PublicationMessage {
   publicationId: string;
@@ -18,13 +20,14 @@ export interface PublicationQueue {
 }
 
 /** The queue refused the message or could not be reached. */
-export class PublicationQueueError extends Error {
+export class PublicationQueueError extends BridgeError {
   readonly publicationId: string;
 
   constructor(publicationId: string, detail: string, options?: ErrorOptions) {
     super(
+      'PUBLICATION_QUEUE_FAILED',
       `Could not queue publication ${publicationId}: ${detail}; the request is recorded, send it again with the same Idempotency-Key`,
-      options,
+      { ...options, retryable: true },
     );
     this.name = 'PublicationQueueError';
     this.publicationId = publicationId;

@@ -10,6 +10,8 @@
  * `method-not-allowed` with the allowed methods.
  */
 
+import { BridgeError } from '../core/index.ts';
+
 /** What a route needs for matching. */
 export interface RouteShape {
   method: string;
@@ -26,14 +28,14 @@ export type RouteMatch<R extends RouteShape> =
  * A path parameter cannot be read: its segment is not valid percent-encoding, it is empty, or it is
  * not well-formed Unicode (a lone surrogate, which no state key or log line can carry).
  */
-export class InvalidPathError extends Error {
+export class InvalidPathError extends BridgeError {
   readonly segment: string;
 
   constructor(
     segment: string,
     problem = 'is not valid percent-encoding; encode each path parameter once with encodeURIComponent',
   ) {
-    super(`The path segment ${JSON.stringify(segment.slice(0, 80))} ${problem}`);
+    super('INVALID_PATH', `The path segment ${JSON.stringify(segment.slice(0, 80))} ${problem}`);
     this.name = 'InvalidPathError';
     this.segment = segment;
   }

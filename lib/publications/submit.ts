@@ -25,8 +25,9 @@
  *
  * docs/api.md ("Round trips of POST /publications") says why none of the three steps can go.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
-import { backoffDelayMs, sleep } from '../core/index.ts';
+import { BridgeError, backoffDelayMs, sleep } from '../core/index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
 import { publicationKey, sha256Hex } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
@@ -35,11 +36,12 @@ import type { PublicationRecord } from './records.ts';
 import type { PublicationRequestBody } from './schemas.ts';
 
 /** The Idempotency-Key was used before with a different body. */
-export class IdempotencyConflictError extends Error {
+export class IdempotencyConflictError extends BridgeError {
   readonly publicationId: string;
 
   constructor(publicationId: string) {
     super(
+      'IDEMPOTENCY_KEY_REUSED',
       `This Idempotency-Key was already used for a different request (publication ${publicationId}); use a new key for a new publication`,
     );
     this.name = 'IdempotencyConflictError';
@@ -48,13 +50,15 @@ export class IdempotencyConflictError extends Error {
 }
 
 /** Another request with the same key is still being accepted. */
-export class RequestInProgressError extends Error {
+export class RequestInProgressError extends BridgeError {
   readonly publicationId: string;
   readonly retryAfterSeconds: number;
 
   constructor(publicationId: string, retryAfterSeconds: number) {
     super(
+      'REQUEST_IN_PROGRESS',
       `A request with this Idempotency-Key is still being accepted (publication ${publicationId}); retry in ${retryAfterSeconds} s with the same key and body`,
+      { retryable: true },
     );
     this.name = 'RequestInProgressError';
     this.publicationId = publicationId;
@@ -63,9 +67,13 @@ export class RequestInProgressError extends Error {
 }
 
 /** The state store kept changing under us; the caller may retry. */
-export class IdempotencyContentionError extends Error {
+export class IdempotencyContentionError extends BridgeError {
   constructor() {
-    super('The idempotency record kept changing while this request tried to take it over; retry the request');
+    super(
+      'IDEMPOTENCY_CONTENTION',
+      'The idempotency record kept changing while this request tried to take it over; retry the request',
+      { retryable: true },
+    );
     this.name = 'IdempotencyContentionError';
   }
 }

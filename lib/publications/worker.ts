@@ -23,9 +23,10 @@
  * carried out (a gateway timeout), the retry publishes the same selection again. The PDS offers no
  * idempotency key for publications (docs/operations.md).
  */
+
 import type { SQSRecord } from 'aws-lambda';
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
-import { type Log, type Metrics, silentLog } from '../core/index.ts';
+import { BridgeError, type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
@@ -56,11 +57,12 @@ export interface WorkerDependencies {
 export type PublicationOutcome = 'published' | 'failed' | 'already-done';
 
 /** The publication record named by a message does not exist: the message goes back and ends in the DLQ. */
-export class PublicationNotFoundError extends Error {
+export class PublicationNotFoundError extends BridgeError {
   readonly publicationId: string;
 
   constructor(publicationId: string) {
     super(
+      'PUBLICATION_NOT_FOUND',
       `No publication record for ${publicationId} in the state bucket; check STATE_BUCKET of the api and worker functions (the message goes to the DLQ)`,
     );
     this.name = 'PublicationNotFoundError';
@@ -69,14 +71,15 @@ export class PublicationNotFoundError extends Error {
 }
 
 /** A transient PDS failure: the message is delivered again later. */
-export class PublicationRetryError extends Error {
+export class PublicationRetryError extends BridgeError {
   readonly publicationId: string;
   readonly attempt: number;
 
   constructor(publicationId: string, attempt: number, cause: PdsError) {
     super(
+      'PUBLICATION_RETRY',
       `Publication ${publicationId}, attempt ${attempt}: ${cause.message}; SQS delivers the message again`,
-      { cause },
+      { cause, retryable: true },
     );
     this.name = 'PublicationRetryError';
     this.publicationId = publicationId;

@@ -5,6 +5,7 @@
  */
 
 import { type LineIo, parseFlags, processLineIo } from '../command-line.ts';
+import { BridgeError } from '../core/index.ts';
 import {
   RECIPIENT_BEHAVIOURS,
   type RecipientBehaviour,
@@ -35,9 +36,9 @@ Options:
 `;
 
 /** A flag is unknown, missing its value or out of range; the message names the flag. */
-export class CliUsageError extends Error {
+export class CliUsageError extends BridgeError {
   constructor(message: string) {
-    super(`${message} (see --help)`);
+    super('USAGE', `${message} (see --help)`);
     this.name = 'CliUsageError';
   }
 }

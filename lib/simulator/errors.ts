@@ -3,18 +3,20 @@
  * docs/spec-gaps.md) and one for options a caller passed wrongly.
  */
 
+import { BridgeError } from '../core/index.ts';
+
 /**
  * A request the simulator refuses; server.ts answers it as `{status, error, message}`.
  *
  * @example
  * throw new SimulatorHttpError(404, "No item has primary key '123'; create it by an import first");
  */
-export class SimulatorHttpError extends Error {
+export class SimulatorHttpError extends BridgeError {
   readonly status: number;
   readonly headers: Record<string, string>;
 
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super('SIMULATOR_HTTP', message, { retryable: status === 429 || status >= 500 });
     this.name = 'SimulatorHttpError';
     this.status = status;
     this.headers = headers;
@@ -22,9 +24,9 @@ export class SimulatorHttpError extends Error {
 }
 
 /** An option of `startSimulator`, `setFaults` or `failNext` is out of range; the message names it and its allowed values. */
-export class SimulatorOptionsError extends Error {
+export class SimulatorOptionsError extends BridgeError {
   constructor(message: string) {
-    super(message);
+    super('INVALID_OPTION', message);
     this.name = 'SimulatorOptionsError';
   }
 }

@@ -103,11 +103,12 @@ export class StateConflictError extends BridgeError {
 }
 
 /** The key cannot be stored (empty, too long, control characters, `..` segments); build it with ./keys.ts. */
-export class StateKeyError extends Error {
+export class StateKeyError extends BridgeError {
   readonly key: string;
 
   constructor(key: string, detail: string) {
     super(
+      'STATE_KEY_INVALID',
       `Invalid state key ${JSON.stringify(key.slice(0, 200))}: ${detail}; build keys with lib/state/keys.ts`,
     );
     this.name = 'StateKeyError';
@@ -116,11 +117,11 @@ export class StateKeyError extends Error {
 }
 
 /** A value that is not JSON, either given to a write or found in the store. */
-export class StateValueError extends Error {
+export class StateValueError extends BridgeError {
   readonly key: string;
 
   constructor(key: string, detail: string, options?: ErrorOptions) {
-    super(`State object "${key}": ${detail}`, options);
+    super('STATE_VALUE_INVALID', `State object "${key}": ${detail}`, options);
     this.name = 'StateValueError';
     this.key = key;
   }

@@ -8,6 +8,7 @@
  * reads one document per shard rather than one per key. Every change is a conditional
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
+import { BridgeError } from '../core/index.ts';
 import { primaryKeyOfWatchKey, STATE_PREFIXES, watchKey } from './keys.ts';
 import { forgetProgress, type ReviewFailure, readProgress } from './review-progress.ts';
 import { StateConflictError, type StateStore } from './store.ts';
@@ -41,9 +42,9 @@ export interface WatchOptions {
 }
 
 /** The primary key must be non-empty text; it becomes one state-key segment. */
-export class WatchListError extends Error {
+export class WatchListError extends BridgeError {
   constructor(message: string) {
-    super(message);
+    super('WATCH_LIST_KEY_INVALID', message);
     this.name = 'WatchListError';
   }
 }

@@ -210,6 +210,7 @@ export class QueueNotFoundError extends OperatorTargetError {
   constructor(name: string) {
     super(
       `There is no queue named ${name} here: check the stage (--stage), the region (AWS_REGION) and the account of your credentials`,
+      'QUEUE_NOT_FOUND',
     );
     this.name = 'QueueNotFoundError';
     this.queueName = name;
