@@ -1,6 +1,6 @@
 /**
  * How one configuration variable is read: the {@link SettingSpec} and its builders (`setting.url`,
- * `setting.integer`, …), and the one error every bad configuration ends in. Each flow declares its
+ * `setting.integer`, …); a bad configuration ends in lib/core's `ConfigError`. Each flow declares its
  * own variables with these in `lib/<flow>/settings.ts`; lib/config/load.ts reads them.
  *
  * @example
@@ -8,25 +8,11 @@
  * const SETTINGS = { POLL_CONCURRENCY: setting.integer('PDS requests in flight', { max: 64, default: 8 }) };
  * ```
  */
-import { BridgeError, isIntegerInRange } from '../core/index.ts';
+import { isIntegerInRange } from '../core/index.ts';
 import { checkHttpUrl } from '../http-url.ts';
 
 /** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
-
-/** One or more configuration variables are missing or invalid; `problems` lists each. */
-export class ConfigError extends BridgeError {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(
-      'CONFIG_INVALID',
-      `Invalid configuration: ${problems.join('; ')}. Fix the function's environment (serverless.yml or the local stack) and start again.`,
-    );
-    this.name = 'ConfigError';
-    this.problems = Object.freeze([...problems]);
-  }
-}
 
 /** What reading one variable gives: its value, or a problem completing the sentence "NAME …". */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };

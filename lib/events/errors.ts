@@ -1,6 +1,6 @@
 /**
- * Every way publishing an event can fail, as a class of its own. Messages name the problem and
- * what to do about it.
+ * Every way publishing an event can fail, as a class of its own (a wrong publisher configuration is
+ * lib/core's `ConfigError`). Messages name the problem and what to do about it.
  */
 
 import { BridgeError } from '../core/index.ts';
@@ -18,18 +18,6 @@ export class EventDataError extends BridgeError {
     this.name = 'EventDataError';
     this.type = type;
     this.issues = issues;
-  }
-}
-
-/** Configuration of the event publisher is missing or wrong (queue URLs, limits, bucket). */
-export class EventConfigError extends BridgeError {
-  /** Names of the environment variables or options that are wrong. */
-  readonly variables: string[];
-
-  constructor(message: string, variables: string[]) {
-    super('CONFIG_INVALID', message);
-    this.name = 'EventConfigError';
-    this.variables = variables;
   }
 }
 

@@ -30,14 +30,6 @@ export class LocalStackStartedError extends BridgeError {
   }
 }
 
-/** A command-line flag or an environment variable of the stack's commands is wrong (exit code 2). */
-export class LocalUsageError extends BridgeError {
-  constructor(message: string) {
-    super('USAGE', message);
-    this.name = 'LocalUsageError';
-  }
-}
-
 /** `npm run drop` / `npm run events` found no running stack to talk to. */
 export class StackFileError extends BridgeError {
   constructor(message: string, options?: ErrorOptions) {

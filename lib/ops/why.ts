@@ -34,7 +34,7 @@ export type WhySubject =
 export class WhySubjectError extends BridgeError {
   constructor(text: string) {
     super(
-      'USAGE',
+      'WHY_SUBJECT_INVALID',
       `Cannot tell what '${text}' is: give s3://BUCKET/KEY for a dropped file, a publication id (or publication/ID) or a messaging-asset id (digits, or messaging-asset/ID)`,
     );
     this.name = 'WhySubjectError';
