@@ -21,9 +21,9 @@
  */
 
 import * as z from 'zod';
-import { BridgeError } from '../core/index.ts';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
+import { CheckpointFormatError } from './errors.ts';
 import { IdRanges } from './id-ranges.ts';
 
 /** One asset whose fetch failed (or whose event SQS refused as invalid), kept for the next runs. */
@@ -270,20 +270,6 @@ const versionTwoSchema = once(() =>
     updatedAt: z.string(),
   }),
 );
-
-/** The stored checkpoint is not one this poller wrote. */
-export class CheckpointFormatError extends BridgeError {
-  readonly key: string;
-
-  constructor(key: string, issues: string) {
-    super(
-      'CHECKPOINT_INVALID',
-      `The checkpoint "${key}" in the state bucket is not a messaging-asset checkpoint (${issues}); fix it, or delete it to start again as POLL_FIRST_RUN says`,
-    );
-    this.name = 'CheckpointFormatError';
-    this.key = key;
-  }
-}
 
 /**
  * Checks a stored value and returns it as a checkpoint, carrying a version-1 checkpoint over; throws
