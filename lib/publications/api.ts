@@ -35,6 +35,13 @@ import { ChannelCache } from './channels.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';
 import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
 import {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  InvalidPathError,
+  PublicationQueueError,
+  RequestInProgressError,
+} from './errors.ts';
+import {
   type ApiRequest,
   type ApiResponse,
   type ApiRoute,
@@ -48,9 +55,9 @@ import {
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
-import { type PublicationQueue, PublicationQueueError } from './queue.ts';
+import type { PublicationQueue } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';
-import { InvalidPathError, Router } from './router.ts';
+import { Router } from './router.ts';
 import {
   createApiSchemas,
   IDEMPOTENCY_KEY_RETENTION,
@@ -58,12 +65,7 @@ import {
   type WatchEntryView,
 } from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
-import {
-  IdempotencyConflictError,
-  IdempotencyContentionError,
-  RequestInProgressError,
-  submitPublication,
-} from './submit.ts';
+import { submitPublication } from './submit.ts';
 
 export interface ApiDependencies {
   store: StateStore;

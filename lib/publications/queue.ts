@@ -7,7 +7,6 @@
  * without loading it; the SQS adapter is ./sqs/queue.ts.
  */
 
-import { BridgeError } from '../core/index.ts';
 /** The body of a publication message. */
 export interface PublicationMessage {
   publicationId: string;
@@ -17,21 +16,6 @@ export interface PublicationMessage {
 export interface PublicationQueue {
   /** Resolves once the queue accepted the message; rejects otherwise. */
   send(message: PublicationMessage): Promise<void>;
-}
-
-/** The queue refused the message or could not be reached. */
-export class PublicationQueueError extends BridgeError {
-  readonly publicationId: string;
-
-  constructor(publicationId: string, detail: string, options?: ErrorOptions) {
-    super(
-      'PUBLICATION_QUEUE_FAILED',
-      `Could not queue publication ${publicationId}: ${detail}; the request is recorded, send it again with the same Idempotency-Key`,
-      { ...options, retryable: true },
-    );
-    this.name = 'PublicationQueueError';
-    this.publicationId = publicationId;
-  }
 }
 
 /** Reads a message body; throws a {@link TypeError} naming the problem when it is not one of ours. */

@@ -26,12 +26,13 @@
 
 import type { SQSRecord } from 'aws-lambda';
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
-import { BridgeError, type Log, type Metrics, silentLog } from '../core/index.ts';
+import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import { publicationKey } from '../state/keys.ts';
 import { StateConflictError, type StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
+import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
@@ -55,37 +56,6 @@ export interface WorkerDependencies {
 
 /** What one delivery achieved. */
 export type PublicationOutcome = 'published' | 'failed' | 'already-done';
-
-/** The publication record named by a message does not exist: the message goes back and ends in the DLQ. */
-export class PublicationNotFoundError extends BridgeError {
-  readonly publicationId: string;
-
-  constructor(publicationId: string) {
-    super(
-      'PUBLICATION_NOT_FOUND',
-      `No publication record for ${publicationId} in the state bucket; check STATE_BUCKET of the api and worker functions (the message goes to the DLQ)`,
-    );
-    this.name = 'PublicationNotFoundError';
-    this.publicationId = publicationId;
-  }
-}
-
-/** A transient PDS failure: the message is delivered again later. */
-export class PublicationRetryError extends BridgeError {
-  readonly publicationId: string;
-  readonly attempt: number;
-
-  constructor(publicationId: string, attempt: number, cause: PdsError) {
-    super(
-      'PUBLICATION_RETRY',
-      `Publication ${publicationId}, attempt ${attempt}: ${cause.message}; SQS delivers the message again`,
-      { cause, retryable: true },
-    );
-    this.name = 'PublicationRetryError';
-    this.publicationId = publicationId;
-    this.attempt = attempt;
-  }
-}
 
 /** Reads of the record before the first transition gives up on conflicts (and SQS delivers again). */
 const START_READS = 3;

@@ -11,10 +11,9 @@ import {
 } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
+import { PublicationNotFoundError, PublicationRetryError } from '../../lib/publications/errors.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import {
-  PublicationNotFoundError,
-  PublicationRetryError,
   processPublication,
   publicationRecordHandler,
   type WorkerDependencies,
