@@ -19,14 +19,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
-import { StateConflictError, type StateStore, StateStoreError } from '../state/store.ts';
+import { StateConflictError, StateStoreError, WatchListError } from '../state/errors.ts';
+import type { StateStore } from '../state/store.ts';
 import {
   getWatchEntry,
   isExpired,
   seenReviewCounts,
   unwatch,
   type WatchEntry,
-  WatchListError,
   watch,
   watchEntries,
 } from '../state/watch-list.ts';

@@ -18,9 +18,9 @@ import {
   publicationRecordHandler,
   type WorkerDependencies,
 } from '../../lib/publications/worker.ts';
+import { StateConflictError } from '../../lib/state/errors.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { StateConflictError } from '../../lib/state/store.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
