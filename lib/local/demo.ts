@@ -23,12 +23,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Client, createSqsClient } from '../aws.ts';
-import { BridgeError } from '../core/index.ts';
 import { uploadContentType } from '../ingest/upload-name.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
 import { DEMO_CHANNEL_IDS } from '../simulator/index.ts';
 import { type DemoFiles, demoFiles } from './demo-files.ts';
+import { DemoStepError } from './errors.ts';
 import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
@@ -75,17 +75,6 @@ export interface DemoResult {
   elapsedMs: number;
   /** Every event received while the demo ran. */
   events: ReceivedEvent[];
-}
-
-/** A step did not happen in time or went wrong; the message says what was missing. */
-export class DemoStepError extends BridgeError {
-  readonly step: string;
-
-  constructor(step: string, reason: string) {
-    super('DEMO_STEP_FAILED', reason);
-    this.name = 'DemoStepError';
-    this.step = step;
-  }
 }
 
 /**

@@ -42,3 +42,14 @@ export class StackFileError extends BridgeError {
 export function isAddressInUse(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
 }
+
+/** A step did not happen in time or went wrong; the message says what was missing. */
+export class DemoStepError extends BridgeError {
+  readonly step: string;
+
+  constructor(step: string, reason: string) {
+    super('DEMO_STEP_FAILED', reason);
+    this.name = 'DemoStepError';
+    this.step = step;
+  }
+}

@@ -13,3 +13,28 @@ export class OperatorTargetError extends BridgeError {
     this.name = 'OperatorTargetError';
   }
 }
+
+/** An argument `why` cannot read. */
+export class WhySubjectError extends BridgeError {
+  constructor(text: string) {
+    super(
+      'WHY_SUBJECT_INVALID',
+      `Cannot tell what '${text}' is: give s3://BUCKET/KEY for a dropped file, a publication id (or publication/ID) or a messaging-asset id (digits, or messaging-asset/ID)`,
+    );
+    this.name = 'WhySubjectError';
+  }
+}
+
+/** A queue the command needs does not exist (wrong stage, region or account). */
+export class QueueNotFoundError extends OperatorTargetError {
+  readonly queueName: string;
+
+  constructor(name: string) {
+    super(
+      `There is no queue named ${name} here: check the stage (--stage), the region (AWS_REGION) and the account of your credentials`,
+      'QUEUE_NOT_FOUND',
+    );
+    this.name = 'QueueNotFoundError';
+    this.queueName = name;
+  }
+}

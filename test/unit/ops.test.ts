@@ -13,9 +13,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { parseTimeFlag } from '../../lib/cli/commands/bridge.ts';
 import { UsageError } from '../../lib/core/index.ts';
+import { WhySubjectError } from '../../lib/ops/errors.ts';
 import { SqsOperatorQueues } from '../../lib/ops/sqs/queues.ts';
 import { accountOfQueueUrl, deployedStateBucket, redrivePair } from '../../lib/ops/target.ts';
-import { parseWhySubject, WhySubjectError } from '../../lib/ops/why.ts';
+import { parseWhySubject } from '../../lib/ops/why.ts';
 
 describe('parseWhySubject', () => {
   it('reads an S3 URL (keys keep their slashes and spaces), a publication id and a messaging-asset id', () => {

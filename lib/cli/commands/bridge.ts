@@ -15,7 +15,7 @@ import { parseSuffixList } from '../../ingest/filters.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../ops/confirmations.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
-import { OperatorTargetError } from '../../ops/errors.ts';
+import { OperatorTargetError, WhySubjectError } from '../../ops/errors.ts';
 import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
 import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops/replay.ts';
 import { bridgeStatus } from '../../ops/status.ts';
@@ -27,7 +27,7 @@ import {
   redrivePair,
   SCHEDULE_DLQ_ROLE,
 } from '../../ops/target.ts';
-import { explain, parseWhySubject, WhySubjectError } from '../../ops/why.ts';
+import { explain, parseWhySubject } from '../../ops/why.ts';
 import { auditMessagingAssets } from '../../polling/audit.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
