@@ -2,15 +2,7 @@
  * Command-line argument helpers of `pds`: option definitions with their help text, and
  * converters from flag text to checked values. Parsing itself is `node:util` `parseArgs`, per command.
  */
-import { BridgeError, isIntegerInRange, UsageError } from '../core/index.ts';
-
-/** A file the command was asked to read cannot be used (missing, not JSON, wrong shape). Exit code 1. */
-export class CliInputError extends BridgeError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('CLI_INPUT_INVALID', message, options);
-    this.name = 'CliInputError';
-  }
-}
+import { isIntegerInRange, UsageError } from '../core/index.ts';
 
 /** One option of a command: its `parseArgs` type plus what `--help` shows. */
 export interface CliOption {

@@ -7,7 +7,9 @@
  * - Anything else is the body of a 200 answer: a string as is, any other value as JSON, with
  *   `Content-Type: application/json`.
  */
-import { BridgeError, isIntegerInRange } from '../core/index.ts';
+
+import { isIntegerInRange } from '../core/index.ts';
+import { HandlerResultError } from './errors.ts';
 
 /** What the adapter writes to the socket. */
 export interface HttpAnswer {
@@ -15,17 +17,6 @@ export interface HttpAnswer {
   /** Header values as sent; `set-cookie` may hold several. */
   headers: Record<string, string | string[]>;
   body: Buffer;
-}
-
-/** The handler's answer is not something API Gateway could send either. */
-export class HandlerResultError extends BridgeError {
-  constructor(detail: string) {
-    super(
-      'HANDLER_RESULT_INVALID',
-      `The handler returned an answer API Gateway would refuse: ${detail}; return { statusCode, headers, body }`,
-    );
-    this.name = 'HandlerResultError';
-  }
 }
 
 interface StructuredResult {

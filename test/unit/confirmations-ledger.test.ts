@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfirmationDeadlineError, checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { ConfirmationDeadlineError } from '../../lib/confirmations/errors.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';

@@ -46,6 +46,16 @@ const OTHER_BASE: Record<string, string> = {
   OptionError: 'RangeError',
 };
 
+/** Error classes that live outside their module's errors.ts, and why. */
+const ELSEWHERE: Record<string, string> = {
+  OptionError: 'lib/core/options.ts: beside the option checks that throw it',
+  ApiProblem: 'lib/publications/problem.ts: the problem-document model of the HTTP API, not only an error',
+  ProgressLayoutChangedError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
+  ProgressLayoutError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
+  AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
+  BodyTooLargeError: 'lib/http/server.ts: private, becomes a 413 answer there',
+};
+
 /** Modules whose exports are loaded to check the classes at run time. */
 async function exportsOf(file: string): Promise<Record<string, unknown>> {
   return (await import(path.join(root, file))) as Record<string, unknown>;
@@ -73,6 +83,16 @@ describe('the error model', () => {
 
     // assess
     expect(outside).toEqual([]);
+  });
+
+  it("keeps each module's error classes in its errors.ts", () => {
+    // act
+    const elsewhere = errorClasses()
+      .filter(([file, name]) => !file.endsWith('/errors.ts') && ELSEWHERE[name] === undefined)
+      .map(([file, name]) => `${file}: ${name}`);
+
+    // assess: move the class to lib/<module>/errors.ts
+    expect(elsewhere).toEqual([]);
   });
 
   it('gives every exported error class a stable code and a boolean retryable', async () => {

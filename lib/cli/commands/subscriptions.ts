@@ -16,7 +16,6 @@ import {
 } from '../../pds/v1/index.ts';
 import {
   booleanFlag,
-  CliInputError,
   type CliOptions,
   type FlagValues,
   integerFlag,
@@ -25,6 +24,7 @@ import {
   trueFalseFlag,
 } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { formatRecord, formatTable, formatTime } from '../output.ts';
 import { readJsonFile } from './shared.ts';
 

@@ -5,8 +5,9 @@
 import { UsageError } from '../../core/index.ts';
 import type { GatheringEntry, Item, ValidationRequest } from '../../pds/index.ts';
 import { parseMessagingAssetSafely } from '../../xml/index.ts';
-import { booleanFlag, CliInputError, listFlag, stringFlag } from '../args.ts';
+import { booleanFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { formatTable, formatTime } from '../output.ts';
 import { plural, readJsonFile, tableResult, withUpload } from './shared.ts';
 
