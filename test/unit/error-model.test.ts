@@ -117,6 +117,7 @@ describe('the error model', () => {
       if (error.name !== name) problems.push(`${name}: name is ${error.name}`);
       if (code !== sample.code) problems.push(`${name}: code ${String(code)}, expected ${sample.code}`);
       if (typeof retryable !== 'boolean') problems.push(`${name}: retryable is not a boolean`);
+      else if (retryable !== RETRYABLE.has(name)) problems.push(`${name}: retryable is ${retryable}`);
     }
 
     // assess
@@ -136,6 +137,30 @@ describe('the error model', () => {
     expect([...new Set(missing)]).toEqual([]);
   });
 });
+
+/**
+ * The classes whose sample is retryable. The flows decide retry or permanent failure by class or by
+ * `retryable`, so a change here is a change of behaviour: it must be meant.
+ */
+const RETRYABLE = new Set([
+  'PdsError', // built retryable below
+  'PdsRateLimitedError',
+  'PdsServerError',
+  'PdsTimeoutError',
+  'PdsNetworkError',
+  'PdsUploadSourceError',
+  'StateConflictError',
+  'ProgressLayoutChangedError',
+  'EventPublishError',
+  'IngestInProgressError',
+  'PollIncompleteError',
+  'ReviewFanOutError',
+  'PublicationRetryError',
+  'PublicationQueueError',
+  'RequestInProgressError',
+  'IdempotencyContentionError',
+  'ConfirmationDeadlineError',
+]);
 
 type AnyError = new (...args: never[]) => Error;
 
