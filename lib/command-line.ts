@@ -37,7 +37,7 @@ export interface ParsedFlags {
  * @throws whatever `usageError` builds
  * @example
  * ```ts
- * const { values } = parseFlags(argv, { help: { type: 'boolean', default: false } }, (m) => new LocalUsageError(m));
+ * const { values } = parseFlags(argv, { help: { type: 'boolean', default: false } }, (m) => new UsageError(m));
  * ```
  */
 export function parseFlags(

@@ -22,7 +22,6 @@ export {
 } from './config/base.ts';
 export { type LoadConfigOptions, loadConfig, requireSetting } from './config/load.ts';
 export {
-  ConfigError,
   type Environment,
   type Parsed,
   type SettingOptions,
@@ -32,3 +31,4 @@ export {
   type SettingValues,
   setting,
 } from './config/settings.ts';
+export { ConfigError } from './core/index.ts';

@@ -1,28 +1,8 @@
 /**
- * Command-line argument helpers of `pds`: the usage error, option definitions with their help text, and
+ * Command-line argument helpers of `pds`: option definitions with their help text, and
  * converters from flag text to checked values. Parsing itself is `node:util` `parseArgs`, per command.
  */
-import { isIntegerInRange } from '../core/index.ts';
-
-/** The command was invoked wrongly (unknown command or flag, missing or malformed argument). Exit code 2. */
-export class CliUsageError extends Error {
-  /** The command whose `--help` explains the fix, e.g. `folders ls`; '' for the top level. */
-  readonly command: string;
-
-  constructor(message: string, command = '') {
-    super(message);
-    this.name = 'CliUsageError';
-    this.command = command;
-  }
-}
-
-/** A file the command was asked to read cannot be used (missing, not JSON, wrong shape). Exit code 1. */
-export class CliInputError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'CliInputError';
-  }
-}
+import { isIntegerInRange, UsageError } from '../core/index.ts';
 
 /** One option of a command: its `parseArgs` type plus what `--help` shows. */
 export interface CliOption {
@@ -83,7 +63,7 @@ export function listFlag(flags: FlagValues, name: string): string[] | undefined 
 /**
  * An integer flag within `min..max`; undefined when not given.
  *
- * @throws CliUsageError naming the flag and the accepted range
+ * @throws UsageError naming the flag and the accepted range
  */
 export function integerFlag(
   flags: FlagValues,
@@ -95,7 +75,7 @@ export function integerFlag(
   if (text === undefined) return undefined;
   const value = /^-?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!isIntegerInRange(value, { min, max })) {
-    throw new CliUsageError(`--${name} must be an integer from ${min} to ${max}, got '${text}'`, command);
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${text}'`, command);
   }
   return value;
 }
@@ -103,12 +83,12 @@ export function integerFlag(
 /**
  * A `true` / `false` flag value (`--active false`); undefined when not given.
  *
- * @throws CliUsageError for any other text
+ * @throws UsageError for any other text
  */
 export function trueFalseFlag(flags: FlagValues, name: string, command: string): boolean | undefined {
   const text = stringFlag(flags, name);
   if (text === undefined) return undefined;
   if (/^(true|yes|1)$/i.test(text)) return true;
   if (/^(false|no|0)$/i.test(text)) return false;
-  throw new CliUsageError(`--${name} must be true or false, got '${text}'`, command);
+  throw new UsageError(`--${name} must be true or false, got '${text}'`, command);
 }

@@ -4,10 +4,11 @@
  * (`--base-url`, `--username`, `--password` or `--password-stdin`).
  */
 import type { Readable } from 'node:stream';
+import { UsageError } from '../core/index.ts';
 import type { PdsCredentials } from '../pds/index.ts';
 import { resolveCredentials } from '../pds/index.ts';
 import { createFullPdsClient, type FullPdsClient } from '../pds/v1/index.ts';
-import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from './args.ts';
+import { booleanFlag, type FlagValues, stringFlag } from './args.ts';
 import type { CliIo } from './io.ts';
 
 /** Longest password read from standard input. */
@@ -16,8 +17,8 @@ const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
 /**
  * Builds the client from flags and environment.
  *
- * @throws CliUsageError when the address or a credential is missing, or two password sources are given
- * @throws PdsConfigurationError when the environment's credentials or the secret cannot be used
+ * @throws UsageError when the address or a credential is missing, or two password sources are given
+ * @throws ConfigError when the environment's credentials or the secret cannot be used
  * @example
  * ```ts
  * const pds = await connect({ 'base-url': 'http://127.0.0.1:4010' }, io, 'channels');
@@ -26,7 +27,7 @@ const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
 export async function connect(flags: FlagValues, io: CliIo, command: string): Promise<FullPdsClient> {
   const baseUrl = stringFlag(flags, 'base-url') ?? io.env.PDS_BASE_URL;
   if (!baseUrl) {
-    throw new CliUsageError('no PDS address: set PDS_BASE_URL or pass --base-url URL', command);
+    throw new UsageError('no PDS address: set PDS_BASE_URL or pass --base-url URL', command);
   }
   return createFullPdsClient({ baseUrl, credentials: await credentialsOf(flags, io, command) });
 }
@@ -36,7 +37,7 @@ async function credentialsOf(flags: FlagValues, io: CliIo, command: string): Pro
   const passwordFlag = stringFlag(flags, 'password');
   const usernameFlag = stringFlag(flags, 'username');
   if (fromStdin && passwordFlag !== undefined) {
-    throw new CliUsageError('pass either --password or --password-stdin, not both', command);
+    throw new UsageError('pass either --password or --password-stdin, not both', command);
   }
   if (!fromStdin && passwordFlag === undefined && usernameFlag === undefined) {
     // Only the environment: the same rules (and Secrets Manager) as the bridge's functions.
@@ -44,9 +45,9 @@ async function credentialsOf(flags: FlagValues, io: CliIo, command: string): Pro
   }
   const username = usernameFlag ?? io.env.PDS_USERNAME;
   const password = fromStdin ? await readPassword(io.stdin) : (passwordFlag ?? io.env.PDS_PASSWORD);
-  if (!username) throw new CliUsageError('no user name: set PDS_USERNAME or pass --username NAME', command);
+  if (!username) throw new UsageError('no user name: set PDS_USERNAME or pass --username NAME', command);
   if (!password) {
-    throw new CliUsageError('no password: set PDS_PASSWORD, pass --password-stdin or --password', command);
+    throw new UsageError('no password: set PDS_PASSWORD, pass --password-stdin or --password', command);
   }
   return { username, password };
 }

@@ -11,12 +11,14 @@
  */
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
-import { PdsConfigurationError, PdsError } from '../pds/index.ts';
+import { ConfigError, UsageError } from '../core/index.ts';
+import { PdsError } from '../pds/index.ts';
 import type { FullPdsClient } from '../pds/v1/index.ts';
-import { CliInputError, type CliOptions, CliUsageError, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
+import { type CliOptions, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
 import { connect } from './connection.ts';
+import { CliInputError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
 import { type CliIo, processIo, writeLine } from './io.ts';
 import { TransferProgress } from './progress.ts';
@@ -61,10 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     if (args.length < command.minArgs || args.length > command.maxArgs) {
       const expected = command.args ? `expects ${command.args}` : 'takes no arguments';
-      throw new CliUsageError(
-        `pds ${command.name} ${expected}, got ${args.length} argument(s)`,
-        command.name,
-      );
+      throw new UsageError(`pds ${command.name} ${expected}, got ${args.length} argument(s)`, command.name);
     }
     const json = flags.json === true || !io.stdoutIsTTY;
     const result = await command.run({
@@ -116,7 +115,7 @@ function locate(argv: readonly string[]): Located {
       const name = token === '-h' ? 'help' : token.replace(/^--?/, '').split('=')[0];
       if (!GLOBAL_NAMES.has(name ?? '')) {
         if (words.length === 0) {
-          throw new CliUsageError(
+          throw new UsageError(
             `unknown option '${token}' before the command; a command's options follow its words`,
           );
         }
@@ -150,9 +149,9 @@ function locate(argv: readonly string[]): Located {
     const problem = second
       ? `unknown subcommand 'pds ${first.word} ${second.word}'`
       : `'pds ${first.word}' needs a subcommand`;
-    throw new CliUsageError(`${problem}; use one of ${names}`, first.word);
+    throw new UsageError(`${problem}; use one of ${names}`, first.word);
   }
-  throw new CliUsageError(`unknown command '${first.word}'`);
+  throw new UsageError(`unknown command '${first.word}'`);
 }
 
 function parseCommandArgs(command: Command, rest: string[]): { flags: FlagValues; args: string[] } {
@@ -175,7 +174,7 @@ function parseCommandArgs(command: Command, rest: string[]): { flags: FlagValues
     return { flags: values as FlagValues, args: positionals };
   } catch (error) {
     const reason = (error as Error).message.split('\n')[0] ?? 'invalid arguments';
-    throw new CliUsageError(reason.replace(/\. To specify a positional.*$/, ''), command.name);
+    throw new UsageError(reason.replace(/\. To specify a positional.*$/, ''), command.name);
   }
 }
 
@@ -183,7 +182,7 @@ function parseCommandArgs(command: Command, rest: string[]): { flags: FlagValues
 function report(error: unknown, io: CliIo, debug: boolean): number {
   const causes = causeMessages(error);
   const region = causes.some((cause) => MISSING_REGION.test(cause));
-  const usage = error instanceof CliUsageError || error instanceof PdsConfigurationError || region;
+  const usage = error instanceof UsageError || error instanceof ConfigError || region;
   const known = usage || error instanceof PdsError || error instanceof CliInputError;
   const message = error instanceof Error ? error.message : String(error);
   // A message that defers to its cause ("… failed with Error: see the cause") gets the cause shown.
@@ -192,7 +191,7 @@ function report(error: unknown, io: CliIo, debug: boolean): number {
     ? message.replace(SEE_THE_CAUSE, shown || 'no cause was given')
     : `${message}${shown ? `: ${shown}` : ''}`;
   const hint =
-    error instanceof CliUsageError
+    error instanceof UsageError
       ? ` (see pds ${error.command ? `${error.command} ` : ''}--help)`
       : region
         ? ` (${REGION_HINT})`

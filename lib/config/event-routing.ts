@@ -5,8 +5,9 @@
  * above, re-exports it for the SQS sink, which asks it per event. It lives here, not in lib/events,
  * so that imports run down the layers only (test/unit/module-graph.test.ts).
  */
+
+import { ConfigError } from '../core/index.ts';
 import type { BaseSettings } from './base.ts';
-import { ConfigError } from './settings.ts';
 
 /** Event-type prefixes and the variable that may route that family to its own queue. */
 export const EVENT_QUEUE_OVERRIDES = Object.freeze({
@@ -82,6 +83,6 @@ export function eventQueueUrlFor(
 ): string {
   const override = eventQueueOverrideFor(eventType);
   const url = (override && config.settings[override]) || config.settings.EVENTS_QUEUE_URL;
-  if (!url) throw new ConfigError([missingEventQueue(eventType, override)]);
+  if (!url) throw ConfigError.fromProblems([missingEventQueue(eventType, override)]);
   return url;
 }

@@ -18,16 +18,12 @@
  * config.settings.INGEST_MAX_IMPORTS; // number
  * ```
  */
+
+import { ConfigError } from '../core/index.ts';
 import { BASE_SETTINGS, type BaseSettings, type Config } from './base.ts';
 import { credentialSourceOf } from './credentials.ts';
 import { unroutedEventTypeProblems } from './event-routing.ts';
-import {
-  ConfigError,
-  type Environment,
-  type SettingSpec,
-  type SettingSpecs,
-  type SettingValues,
-} from './settings.ts';
+import type { Environment, SettingSpec, SettingSpecs, SettingValues } from './settings.ts';
 
 /** What a function declares at cold start, on top of the base variables. */
 export interface LoadConfigOptions<E extends SettingSpecs, R extends keyof BaseSettings | keyof E> {
@@ -119,7 +115,7 @@ export function loadConfig<
   problems.push(...unroutedEventTypeProblems(values, options.eventTypes ?? []));
 
   if (problems.length > 0 || credentials === undefined) {
-    throw new ConfigError(problems);
+    throw ConfigError.fromProblems(problems);
   }
 
   const settings: Record<string, unknown> = {};
@@ -147,7 +143,7 @@ export function requireSetting<S, K extends keyof S & string>(config: Config<S>,
   const value = config.settings[name];
   if (value === undefined || value === null) {
     const specs = specsOf.get(config) ?? BASE_SETTINGS;
-    throw new ConfigError([`${name} is required by this function (${describe(specs, name)})`]);
+    throw ConfigError.fromProblems([`${name} is required by this function (${describe(specs, name)})`]);
   }
   return value as NonNullable<S[K]>;
 }

@@ -1,6 +1,6 @@
 /**
  * How one configuration variable is read: the {@link SettingSpec} and its builders (`setting.url`,
- * `setting.integer`, …), and the one error every bad configuration ends in. Each flow declares its
+ * `setting.integer`, …); a bad configuration ends in lib/core's `ConfigError`. Each flow declares its
  * own variables with these in `lib/<flow>/settings.ts`; lib/config/load.ts reads them.
  *
  * @example
@@ -13,19 +13,6 @@ import { checkHttpUrl } from '../http-url.ts';
 
 /** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
-
-/** One or more configuration variables are missing or invalid; `problems` lists each. */
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(
-      `Invalid configuration: ${problems.join('; ')}. Fix the function's environment (serverless.yml or the local stack) and start again.`,
-    );
-    this.name = 'ConfigError';
-    this.problems = Object.freeze([...problems]);
-  }
-}
 
 /** What reading one variable gives: its value, or a problem completing the sentence "NAME …". */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };

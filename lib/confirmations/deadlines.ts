@@ -8,22 +8,13 @@
  * entries were brought up to date; a run that fails before that leaves it for the next run. Kept
  * apart from ./ledger.ts so that the functions that only publish or answer never carry a delete.
  */
-import { BridgeError, errorSummary, mapAll } from '../core/index.ts';
+
+import { mapAll } from '../core/index.ts';
 import { deadlineOfConfirmationDeadlineKey, STATE_PREFIXES } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
+import { ConfirmationDeadlineError } from './errors.ts';
 import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
 import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';
-
-/** Some due publications could not be brought up to date; their marks wait for the next run. */
-export class ConfirmationDeadlineError extends BridgeError {
-  constructor(failed: number, due: number, cause: unknown) {
-    super(
-      'CONFIRMATION_DEADLINES_INCOMPLETE',
-      `${failed} of ${due} due publications could not be checked for OVERDUE entries (${errorSummary(cause)}); the next scheduled run tries them again`,
-      { retryable: true, cause },
-    );
-  }
-}
 
 /** What a deadline check did: the publications whose marks were due and the transitions (OVERDUE) they caused. */
 export type DeadlineReport = LedgerReport & { due: number };

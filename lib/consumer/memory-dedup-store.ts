@@ -4,8 +4,8 @@
  * `s3DedupStore` when several consumers (Lambda instances) share a queue.
  */
 import { checkInteger } from '../core/index.ts';
+import { StateConflictError } from '../state/errors.ts';
 import type { CreateResult, StateEntry } from '../state/store.ts';
-import { StateConflictError } from '../state/store.ts';
 import type { DedupStore } from './dedup.ts';
 
 export interface MemoryDedupStoreOptions {

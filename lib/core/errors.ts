@@ -45,21 +45,85 @@ export class BridgeError extends Error {
   }
 }
 
+/** What a {@link ConfigError} can be built with besides its message. */
+export interface ConfigErrorOptions extends ErrorOptions {
+  /** Each problem, one sentence each; defaults to the message alone. */
+  problems?: readonly string[];
+  /** The environment variables or options that are wrong, when known. */
+  variables?: readonly string[];
+}
+
 /**
- * Log fields of any thrown value: `error` (the name), `reason` (the message), and `status` and
- * `retryable` when the error carries them (PDS HTTP errors, the bridge's own errors). Never a stack;
- * the message is bounded (./text.ts).
+ * The one configuration error of the bridge: an environment variable, a secret or an option is
+ * missing or wrong. Code `CONFIG_INVALID`, never retryable: only a change of the configuration fixes
+ * it. The message names the setting and the fix.
+ *
+ * @example
+ * ```ts
+ * throw new ConfigError('PDS_BASE_URL must use http or https, not ftp:', { variables: ['PDS_BASE_URL'] });
+ * throw ConfigError.fromProblems(['PDS_BASE_URL is required', 'STATE_BUCKET is required']);
+ * ```
+ */
+export class ConfigError extends BridgeError {
+  /** Each problem found; a function's whole environment is read before one error lists them all. */
+  readonly problems: readonly string[];
+  /** Names of the environment variables or options that are wrong (empty when not known). */
+  readonly variables: readonly string[];
+
+  constructor(message: string, options: ConfigErrorOptions = {}) {
+    const { problems, variables, ...errorOptions } = options;
+    super('CONFIG_INVALID', message, errorOptions);
+    this.name = 'ConfigError';
+    this.problems = Object.freeze([...(problems ?? [message])]);
+    this.variables = Object.freeze([...(variables ?? [])]);
+  }
+
+  /** The error of a function whose environment has `problems` (each completes "NAME …"). */
+  static fromProblems(problems: readonly string[]): ConfigError {
+    return new ConfigError(
+      `Invalid configuration: ${problems.join('; ')}. Fix the function's environment (serverless.yml or the local stack) and start again.`,
+      { problems },
+    );
+  }
+}
+
+/**
+ * The one usage error of the bridge's commands (`pds`, the local stack, the simulator): an unknown
+ * command or flag, a missing or malformed argument. Code `USAGE`, never retryable; commands exit
+ * with code 2.
+ *
+ * @example
+ * ```ts
+ * throw new UsageError('--count must be a positive integer', 'bridge replay');
+ * ```
+ */
+export class UsageError extends BridgeError {
+  /** The command whose `--help` explains the fix, e.g. `folders ls`; '' for the top level. */
+  readonly command: string;
+
+  constructor(message: string, command = '', options?: ErrorOptions) {
+    super('USAGE', message, options);
+    this.name = 'UsageError';
+    this.command = command;
+  }
+}
+
+/**
+ * Log fields of any thrown value: `error` (the name), `reason` (the message), `code` and `retryable`
+ * (every error of the bridge carries both; a Node or SDK error its own `code` when it has one) and
+ * `status` for PDS HTTP errors. Never a stack; the message is bounded (./text.ts).
  *
  * @example
  * ```ts
  * log.warn('Fetching the asset failed', { assetId }, errorFields(error));
- * // { assetId: 42 }, { error: 'PdsServerError', reason: '503 …', status: 503, retryable: true }
+ * // { assetId: 42 }, { error: 'PdsServerError', reason: '503 …', code: 'SERVER_ERROR', status: 503, retryable: true }
  * ```
  */
 export function errorFields(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { error: 'Error', reason: boundedText(String(error)) };
   const fields: Record<string, unknown> = { error: error.name, reason: boundedText(error.message) };
-  const { status, retryable } = error as { status?: unknown; retryable?: unknown };
+  const { code, status, retryable } = error as { code?: unknown; status?: unknown; retryable?: unknown };
+  if (typeof code === 'string') fields.code = code;
   if (typeof status === 'number') fields.status = status;
   if (typeof retryable === 'boolean') fields.retryable = retryable;
   return fields;

@@ -3,7 +3,15 @@
  * bounded concurrency, option checks and the trace context of the work in progress. No AWS SDK, no Powertools import.
  */
 export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
-export { BridgeError, type BridgeErrorOptions, errorFields, errorSummary } from './errors.ts';
+export {
+  BridgeError,
+  type BridgeErrorOptions,
+  ConfigError,
+  type ConfigErrorOptions,
+  errorFields,
+  errorSummary,
+  UsageError,
+} from './errors.ts';
 export { type Log, type LogExtra, silentLog } from './log.ts';
 export { addCounts, type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
 export {

@@ -61,7 +61,7 @@ export function isIntegerInRange(
  * ```ts
  * checkInteger('pageSize', options.pageSize ?? 100, { min: 1 });
  * // RangeError: pageSize must be a positive integer, got 0
- * checkInteger('concurrency', 65, { min: 1, max: 64 }, (message) => new EventConfigError(message, ['concurrency']));
+ * checkInteger('concurrency', 65, { min: 1, max: 64 }, (message) => new ConfigError(message, { variables: ['concurrency'] }));
  * ```
  */
 export function checkInteger(

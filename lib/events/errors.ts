@@ -1,30 +1,23 @@
 /**
- * Every way publishing an event can fail, as a class of its own. Messages name the problem and
- * what to do about it.
+ * Every way publishing an event can fail, as a class of its own (a wrong publisher configuration is
+ * lib/core's `ConfigError`). Messages name the problem and what to do about it.
  */
 
+import { BridgeError } from '../core/index.ts';
+
 /** The data given to `createEvent` does not match its event type. */
-export class EventDataError extends Error {
+export class EventDataError extends BridgeError {
   readonly type: string;
   readonly issues: string;
 
   constructor(type: string, issues: string) {
-    super(`Invalid data for event ${type}: ${issues}. Fix the caller that builds this event.`);
+    super(
+      'EVENT_DATA_INVALID',
+      `Invalid data for event ${type}: ${issues}. Fix the caller that builds this event.`,
+    );
     this.name = 'EventDataError';
     this.type = type;
     this.issues = issues;
-  }
-}
-
-/** Configuration of the event publisher is missing or wrong (queue URLs, limits, bucket). */
-export class EventConfigError extends Error {
-  /** Names of the environment variables or options that are wrong. */
-  readonly variables: string[];
-
-  constructor(message: string, variables: string[]) {
-    super(message);
-    this.name = 'EventConfigError';
-    this.variables = variables;
   }
 }
 
@@ -56,7 +49,7 @@ const LISTED_FAILURES = 20;
  * try { await sink.publish(events); await checkpoint.advance(); }
  * catch (error) { if (error instanceof EventPublishError) logger.error('not published', { ids: error.failures.map((f) => f.eventId) }); throw error; }
  */
-export class EventPublishError extends Error {
+export class EventPublishError extends BridgeError {
   readonly failures: EventPublishFailure[];
   readonly publishedIds: string[];
 
@@ -67,7 +60,9 @@ export class EventPublishError extends Error {
       .join('; ');
     const more = failures.length > LISTED_FAILURES ? `; and ${failures.length - LISTED_FAILURES} more` : '';
     super(
+      'EVENT_PUBLISH_FAILED',
       `${failures.length} of ${failures.length + publishedIds.length} events were not accepted by SQS: ${listed}${more}. Do not move the checkpoint past them; the next run sends them again (their ids are deterministic, so consumers can drop duplicates).`,
+      { retryable: true },
     );
     this.name = 'EventPublishError';
     this.failures = failures;
@@ -76,9 +71,9 @@ export class EventPublishError extends Error {
 }
 
 /** A claim-check pointer could not be followed or was not in the extended-client format. */
-export class ClaimCheckError extends Error {
+export class ClaimCheckError extends BridgeError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('CLAIM_CHECK_FAILED', message, options);
     this.name = 'ClaimCheckError';
   }
 }

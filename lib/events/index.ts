@@ -38,7 +38,6 @@ export {
 } from './envelope.ts';
 export {
   ClaimCheckError,
-  EventConfigError,
   EventDataError,
   EventPublishError,
   type EventPublishFailure,

@@ -3,8 +3,9 @@
  * become events, results become answers. Used by the local stack and the benchmarks.
  */
 export { type LocalContextOptions, localLambdaContext } from './context.ts';
+export { HandlerResultError } from './errors.ts';
 export { type EventOptions, type HttpRequestInput, isTextContentType, toApiGatewayV2Event } from './event.ts';
-export { HandlerResultError, type HttpAnswer, toHttpAnswer } from './result.ts';
+export { type HttpAnswer, toHttpAnswer } from './result.ts';
 export {
   type ApiGatewayV2Handler,
   DEFAULT_MAX_BODY_BYTES,

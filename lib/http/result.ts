@@ -7,7 +7,9 @@
  * - Anything else is the body of a 200 answer: a string as is, any other value as JSON, with
  *   `Content-Type: application/json`.
  */
+
 import { isIntegerInRange } from '../core/index.ts';
+import { HandlerResultError } from './errors.ts';
 
 /** What the adapter writes to the socket. */
 export interface HttpAnswer {
@@ -15,16 +17,6 @@ export interface HttpAnswer {
   /** Header values as sent; `set-cookie` may hold several. */
   headers: Record<string, string | string[]>;
   body: Buffer;
-}
-
-/** The handler's answer is not something API Gateway could send either. */
-export class HandlerResultError extends Error {
-  constructor(detail: string) {
-    super(
-      `The handler returned an answer API Gateway would refuse: ${detail}; return { statusCode, headers, body }`,
-    );
-    this.name = 'HandlerResultError';
-  }
 }
 
 interface StructuredResult {

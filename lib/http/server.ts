@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { BridgeError } from '../core/index.ts';
 import { localLambdaContext } from './context.ts';
 import { type EventOptions, toApiGatewayV2Event } from './event.ts';
 import { type HttpAnswer, toHttpAnswer } from './result.ts';
@@ -60,16 +61,20 @@ const INTERNAL_ERROR: HttpAnswer = {
   body: Buffer.from('{"message":"Internal Server Error"}'),
 };
 
-class BodyTooLargeError extends Error {}
+class BodyTooLargeError extends BridgeError {
+  constructor(limit: number) {
+    super('BODY_TOO_LARGE', `The request body is longer than ${limit} bytes`);
+  }
+}
 
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError();
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLargeError();
+    if (size > limit) throw new BodyTooLargeError(limit);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);

@@ -1,7 +1,7 @@
 /**
  * Every way ingesting a dropped object can fail before or outside the PDS, as a class of its own.
  * PDS failures keep their own classes (`PdsError` and subclasses, lib/pds/errors.ts); state-store
- * failures theirs (lib/state/store.ts).
+ * failures theirs (lib/state/errors.ts).
  *
  * `retryable` (lib/core `BridgeError`) says whether the same SQS message may succeed later: a retryable
  * error is thrown so the record is reported as a batch item failure; a permanent one ends as a

@@ -7,8 +7,10 @@
  * - before, the record held `entries` with an `imported` flag each. Such records are read as they are
  *   (operators' `pds bridge why` and `replay`), and a delivery resuming one carries it over first.
  */
+
+import { StateValueError } from '../state/errors.ts';
 import { ingestEntriesKey } from '../state/keys.ts';
-import { type StateStore, StateValueError } from '../state/store.ts';
+import type { StateStore } from '../state/store.ts';
 import { hasIndex, type IndexRanges, normaliseRanges, rangesOfFlags } from './index-ranges.ts';
 import type { IngestClaim, IngestProgressRecord } from './progress.ts';
 

@@ -8,10 +8,10 @@
  */
 import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import { setting } from '../config.ts';
+import { UsageError } from '../core/index.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
-import { LocalUsageError } from './errors.ts';
 import {
   LOCAL_STACK_DEFAULTS,
   type LocalStackOptions,
@@ -65,7 +65,7 @@ export type CliIo = LineIo;
 /**
  * Turns the arguments and the environment into what to start, or `'help'`.
  *
- * @throws LocalUsageError naming the bad flag or variable
+ * @throws UsageError naming the bad flag or variable
  * @example
  * ```ts
  * parseStartArgs(['--api-port', '0', '--demo'], {}); // { options: { apiPort: 0, ... }, demo: true, ... }
@@ -90,7 +90,7 @@ export function parseStartArgs(
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
-    (message) => new LocalUsageError(message),
+    (message) => new UsageError(message),
   );
   if (values.help) return 'help';
   const demo = values.demo === true;
@@ -99,7 +99,7 @@ export function parseStartArgs(
     const raw = flag(name);
     if (raw === undefined) return fallback;
     if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-      throw new LocalUsageError(`--${name} must be a port from 0 to 65535, got '${raw}'`);
+      throw new UsageError(`--${name} must be a port from 0 to 65535, got '${raw}'`);
     }
     return Number(raw);
   };
@@ -109,7 +109,7 @@ export function parseStartArgs(
     const parsed = setting.duration(name).read(raw);
     if (!parsed.ok || parsed.value === undefined || parsed.value < min) {
       const least = min % 1000 === 0 ? `${min / 1000}s` : `${min}ms`;
-      throw new LocalUsageError(
+      throw new UsageError(
         `--${name} must be a time of at least ${least} such as 1500ms, 10s or 2m, got '${raw}'`,
       );
     }
@@ -117,13 +117,13 @@ export function parseStartArgs(
   };
   const pds = pdsFromEnvironment(env);
   if (demo && pds) {
-    throw new LocalUsageError(
+    throw new UsageError(
       '--demo runs against the simulator only (a real PDS answers with reviews much later, and the demo would import test items into it); unset PDS_BASE_URL',
     );
   }
   const verbose = values.verbose === true;
   const dataDir = flag('data-dir');
-  if (dataDir === '') throw new LocalUsageError('--data-dir must name a directory');
+  if (dataDir === '') throw new UsageError('--data-dir must name a directory');
   const options: LocalStackOptions = {
     // A demo must not collide with (or take the connection file of) a stack already running.
     awsPort: port('aws-port', demo ? 0 : LOCAL_STACK_DEFAULTS.awsPort),
@@ -159,14 +159,14 @@ function pdsFromEnvironment(env: Record<string, string | undefined>): PdsConnect
   if (!raw) return undefined;
   const url = setting.url('PDS_BASE_URL').read(raw);
   if (!url.ok || url.value === undefined) {
-    throw new LocalUsageError(
+    throw new UsageError(
       `PDS_BASE_URL must be an absolute http(s) URL without credentials, got '${raw}'; unset it to use the simulator`,
     );
   }
   const username = env.PDS_USERNAME?.trim();
   const password = env.PDS_PASSWORD?.trim();
   if (!username || !password) {
-    throw new LocalUsageError(
+    throw new UsageError(
       'PDS_BASE_URL is set, so the local stack uses that PDS: set PDS_USERNAME and PDS_PASSWORD too, or unset PDS_BASE_URL to use the simulator',
     );
   }

@@ -28,6 +28,7 @@ import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
 import { DEMO_CHANNEL_IDS } from '../simulator/index.ts';
 import { type DemoFiles, demoFiles } from './demo-files.ts';
+import { DemoStepError } from './errors.ts';
 import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
@@ -74,17 +75,6 @@ export interface DemoResult {
   elapsedMs: number;
   /** Every event received while the demo ran. */
   events: ReceivedEvent[];
-}
-
-/** A step did not happen in time or went wrong; the message says what was missing. */
-export class DemoStepError extends Error {
-  readonly step: string;
-
-  constructor(step: string, reason: string) {
-    super(reason);
-    this.name = 'DemoStepError';
-    this.step = step;
-  }
 }
 
 /**

@@ -9,8 +9,8 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createS3Client } from '../aws.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
+import { UsageError } from '../core/index.ts';
 import type { CliIo } from './cli.ts';
-import { LocalUsageError } from './errors.ts';
 import { dropWarnings } from './ingest-hints.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
 import { uploadFile } from './upload.ts';
@@ -36,7 +36,7 @@ export interface DropCommand {
 /**
  * Parses the flags and file names.
  *
- * @throws LocalUsageError naming the problem
+ * @throws UsageError naming the problem
  */
 export function parseDropArgs(argv: string[]): DropCommand | 'help' {
   const { values, positionals } = parseFlags(
@@ -46,13 +46,13 @@ export function parseDropArgs(argv: string[]): DropCommand | 'help' {
       'stack-file': { type: 'string', default: DEFAULT_STACK_FILE },
       help: { type: 'boolean', default: false },
     },
-    (message) => new LocalUsageError(message),
+    (message) => new UsageError(message),
     true,
   );
   if (values.help) return 'help';
-  if (positionals.length === 0) throw new LocalUsageError('name at least one FILE to drop');
+  if (positionals.length === 0) throw new UsageError('name at least one FILE to drop');
   const prefix = String(values.prefix ?? '');
-  if (prefix.startsWith('/')) throw new LocalUsageError(`--prefix must not start with '/', got '${prefix}'`);
+  if (prefix.startsWith('/')) throw new UsageError(`--prefix must not start with '/', got '${prefix}'`);
   return { files: positionals, prefix, stackFile: String(values['stack-file']) };
 }
 

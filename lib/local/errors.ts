@@ -1,12 +1,15 @@
 /** Errors of the local stack and its commands; each message names the problem and the fix. */
 
+import { BridgeError } from '../core/index.ts';
+
 /** A port the stack was asked to listen on is taken. */
-export class PortInUseError extends Error {
+export class PortInUseError extends BridgeError {
   readonly port: number;
   readonly flag: string;
 
   constructor(what: string, port: number, flag: string, options?: ErrorOptions) {
     super(
+      'PORT_IN_USE',
       `port ${port} for ${what} is already in use; stop whatever listens there or choose another port with ${flag} (0 picks a free one)`,
       options,
     );
@@ -17,27 +20,20 @@ export class PortInUseError extends Error {
 }
 
 /** The handlers read their configuration once per process, so a process runs one stack only. */
-export class LocalStackStartedError extends Error {
+export class LocalStackStartedError extends BridgeError {
   constructor() {
     super(
+      'LOCAL_STACK_STARTED',
       'A local stack was already started in this process; the handlers read their configuration once per process, so start another stack in a new process',
     );
     this.name = 'LocalStackStartedError';
   }
 }
 
-/** A command-line flag or an environment variable of the stack's commands is wrong (exit code 2). */
-export class LocalUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LocalUsageError';
-  }
-}
-
 /** `npm run drop` / `npm run events` found no running stack to talk to. */
-export class StackFileError extends Error {
+export class StackFileError extends BridgeError {
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super('STACK_FILE_MISSING', message, options);
     this.name = 'StackFileError';
   }
 }
@@ -45,4 +41,15 @@ export class StackFileError extends Error {
 /** True for the error Node gives when a listen address is taken. */
 export function isAddressInUse(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+}
+
+/** A step did not happen in time or went wrong; the message says what was missing. */
+export class DemoStepError extends BridgeError {
+  readonly step: string;
+
+  constructor(step: string, reason: string) {
+    super('DEMO_STEP_FAILED', reason);
+    this.name = 'DemoStepError';
+    this.step = step;
+  }
 }

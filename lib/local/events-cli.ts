@@ -7,8 +7,8 @@
  */
 import { createS3Client, createSqsClient } from '../aws.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
+import { UsageError } from '../core/index.ts';
 import type { CliIo } from './cli.ts';
-import { LocalUsageError } from './errors.ts';
 import { formatEventJson, formatEventLine } from './event-format.ts';
 import { readEvents } from './event-reader.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from './stack-file.ts';
@@ -38,7 +38,7 @@ export interface EventsCommand {
 /**
  * Parses the flags; `isTerminal` chooses the format when neither `--json` nor `--text` is given.
  *
- * @throws LocalUsageError naming the bad flag
+ * @throws UsageError naming the bad flag
  */
 export function parseEventsArgs(argv: string[], isTerminal: boolean): EventsCommand | 'help' {
   const { values } = parseFlags(
@@ -51,13 +51,13 @@ export function parseEventsArgs(argv: string[], isTerminal: boolean): EventsComm
       'stack-file': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
-    (message) => new LocalUsageError(message),
+    (message) => new UsageError(message),
   );
   if (values.help) return 'help';
-  if (values.json && values.text) throw new LocalUsageError('--json and --text exclude each other; give one');
+  if (values.json && values.text) throw new UsageError('--json and --text exclude each other; give one');
   const rawCount = typeof values.count === 'string' ? values.count : undefined;
   if (rawCount !== undefined && !/^[1-9]\d{0,8}$/.test(rawCount)) {
-    throw new LocalUsageError(`--count must be a positive integer, got '${rawCount}'`);
+    throw new UsageError(`--count must be a positive integer, got '${rawCount}'`);
   }
   return {
     peek: values.peek === true,

@@ -9,6 +9,7 @@
  *
  * Reads the state store only.
  */
+
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
 import { createIngestFilter, type IngestFilterOptions } from '../ingest/filters.ts';
@@ -22,22 +23,13 @@ import { ingestObjectPrefix, isIngestProgressKey, leaseKey } from '../state/keys
 import type { LeaseRecord } from '../state/lease.ts';
 import type { StateStore } from '../state/store.ts';
 import { type ConfirmationsAnswer, confirmationsOfPublication } from './confirmations.ts';
+import { WhySubjectError } from './errors.ts';
 
 /** What `why` was asked about, read from its argument. */
 export type WhySubject =
   | { kind: 'object'; bucket: string; key: string; versionId?: string }
   | { kind: 'publication'; publicationId: string }
   | { kind: 'messaging-asset'; messagingAssetId: number };
-
-/** An argument `why` cannot read. */
-export class WhySubjectError extends Error {
-  constructor(text: string) {
-    super(
-      `Cannot tell what '${text}' is: give s3://BUCKET/KEY for a dropped file, a publication id (or publication/ID) or a messaging-asset id (digits, or messaging-asset/ID)`,
-    );
-    this.name = 'WhySubjectError';
-  }
-}
 
 /**
  * Reads `why`'s argument: `s3://bucket/key`, `publication/<id>` or `messaging-asset/<id>` (the

@@ -11,7 +11,7 @@ export type PdsClientOptions = PdsTransportOptions;
 
 /**
  * Builds the HTTP implementation of {@link PdsClient}. Options are checked at once: a bad base URL,
- * empty credentials or a negative timeout throw `PdsConfigurationError` here, not on the first call.
+ * empty credentials or a negative timeout throw lib/core's `ConfigError` here, not on the first call.
  *
  * @example
  * ```ts

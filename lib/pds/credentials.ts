@@ -3,7 +3,7 @@
  * (`PDS_CREDENTIALS_SECRET_ID`, JSON `{"username","password"}`, cached), or `PDS_USERNAME` /
  * `PDS_PASSWORD` for local and development use. Errors name the missing variable or field, never a value.
  */
-import { PdsConfigurationError } from './configuration-error.ts';
+import { ConfigError } from '../core/index.ts';
 import type { PdsCredentials } from './transport.ts';
 
 /** Reads a secret as parsed JSON. Matches Powertools' `getSecret(id, { transform: 'json', maxAge })`. */
@@ -64,7 +64,7 @@ export function chooseCredentials(variables: CredentialVariables): CredentialCho
 /**
  * Resolves the credentials. When `PDS_CREDENTIALS_SECRET_ID` is set the secret wins over the variables.
  *
- * @throws PdsConfigurationError naming the missing variables, the unreadable secret or its missing fields
+ * @throws ConfigError naming the missing variables, the unreadable secret or its missing fields
  * @example
  * ```ts
  * const credentials = await resolveCredentials(); // { username, password }
@@ -81,7 +81,7 @@ export async function resolveCredentials(options: ResolveCredentialsOptions = {}
   if (choice.kind === 'secret') return readSecretCredentials(choice.secretId, options);
   if (choice.kind === 'missing') {
     const { missing } = choice;
-    throw new PdsConfigurationError(
+    throw new ConfigError(
       `PDS credentials are not configured: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing; ` +
         'set PDS_USERNAME and PDS_PASSWORD, or PDS_CREDENTIALS_SECRET_ID to a Secrets Manager secret holding {"username","password"}',
     );
@@ -93,7 +93,7 @@ export async function resolveCredentials(options: ResolveCredentialsOptions = {}
  * The credentials stored in a Secrets Manager secret as JSON `{"username","password"}`, cached for
  * `maxAgeSeconds`.
  *
- * @throws PdsConfigurationError naming the unreadable secret or its missing fields
+ * @throws ConfigError naming the unreadable secret or its missing fields
  * @example
  * ```ts
  * const credentials = await readSecretCredentials('pds-bridge/prod/pds-credentials');
@@ -120,12 +120,12 @@ async function fetchSecret(read: SecretReader, secretId: string, maxAgeSeconds?:
   } catch (error) {
     if (error instanceof Error && error.name === 'TransformParameterError') {
       // No cause: the JSON parser's message quotes the secret's text.
-      throw new PdsConfigurationError(
+      throw new ConfigError(
         `the secret ${secretId} (PDS_CREDENTIALS_SECRET_ID) is not valid JSON; store {"username": "...", "password": "..."}`,
       );
     }
     const reason = error instanceof Error ? error.name : 'unknown error';
-    throw new PdsConfigurationError(
+    throw new ConfigError(
       `could not read the secret ${secretId} (PDS_CREDENTIALS_SECRET_ID): ${reason}; check the secret id, the region and the secretsmanager:GetSecretValue permission`,
       { cause: error },
     );
@@ -134,7 +134,7 @@ async function fetchSecret(read: SecretReader, secretId: string, maxAgeSeconds?:
 
 function credentialsFromSecret(secretId: string, value: unknown): PdsCredentials {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new PdsConfigurationError(
+    throw new ConfigError(
       `the secret ${secretId} (PDS_CREDENTIALS_SECRET_ID) is not a JSON object; store {"username": "...", "password": "..."}`,
     );
   }
@@ -143,7 +143,7 @@ function credentialsFromSecret(secretId: string, value: unknown): PdsCredentials
     (field) => typeof record[field] !== 'string' || record[field] === '',
   );
   if (bad.length > 0) {
-    throw new PdsConfigurationError(
+    throw new ConfigError(
       `the secret ${secretId} (PDS_CREDENTIALS_SECRET_ID) lacks a non-empty string ${bad.map((f) => `"${f}"`).join(' and ')}; store {"username": "...", "password": "..."}`,
     );
   }

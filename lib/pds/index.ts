@@ -12,10 +12,8 @@
  * const entries = await pds.uploadGathering({ filePath: 'items.csv', contentType: 'text/csv' });
  * ```
  */
-export { PdsRequestBodyError } from './body-error.ts';
 export type { PdsClientOptions } from './client.ts';
 export { createPdsClient } from './client.ts';
-export { PdsConfigurationError } from './configuration-error.ts';
 export type { ResolveCredentialsOptions, SecretReader } from './credentials.ts';
 export {
   chooseCredentials,
@@ -34,6 +32,7 @@ export {
   PdsNetworkError,
   PdsNotFoundError,
   PdsRateLimitedError,
+  PdsRequestBodyError,
   PdsServerError,
   PdsTimeoutError,
   PdsUnauthorizedError,

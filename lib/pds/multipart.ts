@@ -12,8 +12,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
-import { PdsRequestBodyError } from './body-error.ts';
-import { PdsInvalidRequestError, type PdsRequestLine } from './errors.ts';
+import { PdsInvalidRequestError, PdsRequestBodyError, type PdsRequestLine } from './errors.ts';
 import type { PdsRequest } from './transport.ts';
 
 /** A stream of known size, e.g. an S3 object body with its ContentLength. It can be sent once. */

@@ -11,11 +11,10 @@ import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { checkDurationMs, checkInteger } from '../core/index.ts';
+import { BridgeError, ConfigError, checkDurationMs, checkInteger } from '../core/index.ts';
 import { checkHttpUrl } from '../http-url.ts';
-import { findRequestBodyError } from './body-error.ts';
-import { PdsConfigurationError } from './configuration-error.ts';
 import {
+  findRequestBodyError,
   httpErrorFor,
   PdsError,
   PdsHttpError,
@@ -551,7 +550,11 @@ function describeFailure(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-class AnswerTooLargeError extends Error {}
+class AnswerTooLargeError extends BridgeError {
+  constructor(limit: number) {
+    super('PDS_ANSWER_TOO_LARGE', `The PDS answer is longer than ${limit} bytes`);
+  }
+}
 
 /** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
 async function readAnswer(body: Readable, limit: number): Promise<string> {
@@ -562,7 +565,7 @@ async function readAnswer(body: Readable, limit: number): Promise<string> {
     size += buffer.length;
     if (size > limit) {
       body.destroy();
-      throw new AnswerTooLargeError();
+      throw new AnswerTooLargeError(limit);
     }
     chunks.push(buffer);
   }
@@ -592,33 +595,33 @@ function parseBaseUrl(baseUrl: string): URL {
   if (checked.ok) return checked.url;
   switch (checked.kind) {
     case 'invalid':
-      throw new PdsConfigurationError(
+      throw new ConfigError(
         'PDS_BASE_URL is not a valid URL; set it to the PDS address, e.g. https://pds.example.com',
       );
     case 'protocol':
-      throw new PdsConfigurationError(`PDS_BASE_URL must use http or https, not ${checked.protocol}`);
+      throw new ConfigError(`PDS_BASE_URL must use http or https, not ${checked.protocol}`);
     case 'credentials':
-      throw new PdsConfigurationError(
+      throw new ConfigError(
         'PDS_BASE_URL must not carry credentials; set PDS_USERNAME / PDS_PASSWORD or PDS_CREDENTIALS_SECRET_ID',
       );
     case 'query':
-      throw new PdsConfigurationError('PDS_BASE_URL must not carry a query or fragment; remove them');
+      throw new ConfigError('PDS_BASE_URL must not carry a query or fragment; remove them');
   }
 }
 
 function checkCredentials(credentials: PdsCredentials): PdsCredentials {
   const { username, password } = credentials ?? {};
   if (typeof username !== 'string' || username === '' || typeof password !== 'string' || password === '') {
-    throw new PdsConfigurationError('PDS credentials need a non-empty username and password');
+    throw new ConfigError('PDS credentials need a non-empty username and password');
   }
   if (username.includes(':')) {
     // RFC 7617: the user-id of Basic authentication cannot contain a colon.
-    throw new PdsConfigurationError("the PDS username must not contain ':' (HTTP Basic cannot carry it)");
+    throw new ConfigError("the PDS username must not contain ':' (HTTP Basic cannot carry it)");
   }
   return { username, password };
 }
 
-const configurationError = (message: string) => new PdsConfigurationError(message);
+const configurationError = (message: string) => new ConfigError(message);
 
 function positiveInteger(name: string, value: number): number {
   return checkInteger(name, value, { min: 1 }, configurationError);

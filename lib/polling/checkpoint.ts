@@ -19,9 +19,11 @@
  * - `listedAt`: when the last run that read the listing to its end started: the audit does not count
  *   an asset created after it as a gap (the poller has not had a chance to see it yet).
  */
+
 import * as z from 'zod';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
+import { CheckpointFormatError } from './errors.ts';
 import { IdRanges } from './id-ranges.ts';
 
 /** One asset whose fetch failed (or whose event SQS refused as invalid), kept for the next runs. */
@@ -268,19 +270,6 @@ const versionTwoSchema = once(() =>
     updatedAt: z.string(),
   }),
 );
-
-/** The stored checkpoint is not one this poller wrote. */
-export class CheckpointFormatError extends Error {
-  readonly key: string;
-
-  constructor(key: string, issues: string) {
-    super(
-      `The checkpoint "${key}" in the state bucket is not a messaging-asset checkpoint (${issues}); fix it, or delete it to start again as POLL_FIRST_RUN says`,
-    );
-    this.name = 'CheckpointFormatError';
-    this.key = key;
-  }
-}
 
 /**
  * Checks a stored value and returns it as a checkpoint, carrying a version-1 checkpoint over; throws

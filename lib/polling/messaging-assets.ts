@@ -39,8 +39,9 @@ import {
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
+import { StateConflictError } from '../state/errors.ts';
 import { checkpointKey } from '../state/keys.ts';
-import { StateConflictError, type StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/store.ts';
 import {
   advanceCheckpoint,
   type FirstRun,

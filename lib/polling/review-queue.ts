@@ -16,6 +16,7 @@
 
 import { checkInteger } from '../core/index.ts';
 import { toSendableJson } from '../events/index.ts';
+import { ReviewChunkFormatError, ReviewFanOutError } from './errors.ts';
 
 /** One message of the fan-out queue. */
 export interface ReviewKeyChunk {
@@ -119,16 +120,6 @@ export function keysToPoll(chunk: ReviewKeyChunk): Array<{ primaryKey: string; e
   });
 }
 
-/** A fan-out message body is not a chunk this bridge wrote. */
-export class ReviewChunkFormatError extends Error {
-  constructor(detail: string) {
-    super(
-      `Fan-out message is not a review-poll chunk (${detail}); only the poll-supplier-reviews function should send to REVIEW_POLL_QUEUE_URL. The message goes to the queue's DLQ; delete it there.`,
-    );
-    this.name = 'ReviewChunkFormatError';
-  }
-}
-
 /**
  * Reads a fan-out message body; throws {@link ReviewChunkFormatError} for anything else.
  *
@@ -189,17 +180,4 @@ export function parseReviewKeyChunk(body: string): ReviewKeyChunk {
  */
 export function chunkLayout(chunk: ReviewKeyChunk): { levels: number[] } | undefined {
   return chunk.levels ? { levels: chunk.levels } : undefined;
-}
-
-/** Some chunks were not accepted by SQS; their keys are polled by the next scheduled run. */
-export class ReviewFanOutError extends Error {
-  readonly failedChunks: number;
-
-  constructor(failedChunks: number, totalChunks: number, reason: string) {
-    super(
-      `${failedChunks} of ${totalChunks} review-poll chunks were not accepted by the fan-out queue: ${reason}. Their keys are polled again by the next scheduled run; check REVIEW_POLL_QUEUE_URL and the function's sqs:SendMessage permission if this repeats.`,
-    );
-    this.name = 'ReviewFanOutError';
-    this.failedChunks = failedChunks;
-  }
 }

@@ -3,6 +3,8 @@
  * pages or keys in time to write its checkpoint) and how long its lease must last (longer than the
  * invocation can live, so no other run can take it over while this one still works).
  */
+
+import { PollIncompleteError } from './errors.ts';
 import type { MessagingAssetPollReport } from './messaging-assets.ts';
 import type { ReviewPollReport } from './supplier-reviews.ts';
 
@@ -32,18 +34,6 @@ export function runWindow(context: RemainingTime, now = Date.now()): RunWindow {
   // Short invocations (tests, manual runs) keep a fifth of their time back instead of 20 s.
   const margin = Math.min(STOP_MARGIN_MS, Math.floor(remaining / 5));
   return { deadline: now + remaining - margin, leaseTtlMs: remaining + 60_000 };
-}
-
-/**
- * A run stopped before its end for a reason an operator must see (the PDS was unavailable, SQS did
- * not accept events, keys failed). Thrown by handlers after metrics were recorded, so the invocation
- * counts as failed; nothing is lost: the next run picks up where this one stopped.
- */
-export class PollIncompleteError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PollIncompleteError';
-  }
 }
 
 /**

@@ -19,14 +19,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
-import { StateConflictError, type StateStore, StateStoreError } from '../state/store.ts';
+import { StateConflictError, StateStoreError, WatchListError } from '../state/errors.ts';
+import type { StateStore } from '../state/store.ts';
 import {
   getWatchEntry,
   isExpired,
   seenReviewCounts,
   unwatch,
   type WatchEntry,
-  WatchListError,
   watch,
   watchEntries,
 } from '../state/watch-list.ts';
@@ -34,6 +34,13 @@ import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';
 import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
+import {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  InvalidPathError,
+  PublicationQueueError,
+  RequestInProgressError,
+} from './errors.ts';
 import {
   type ApiRequest,
   type ApiResponse,
@@ -48,9 +55,9 @@ import {
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
-import { type PublicationQueue, PublicationQueueError } from './queue.ts';
+import type { PublicationQueue } from './queue.ts';
 import { publicationView, readPublication } from './records.ts';
-import { InvalidPathError, Router } from './router.ts';
+import { Router } from './router.ts';
 import {
   createApiSchemas,
   IDEMPOTENCY_KEY_RETENTION,
@@ -58,12 +65,7 @@ import {
   type WatchEntryView,
 } from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
-import {
-  IdempotencyConflictError,
-  IdempotencyContentionError,
-  RequestInProgressError,
-  submitPublication,
-} from './submit.ts';
+import { submitPublication } from './submit.ts';
 
 export interface ApiDependencies {
   store: StateStore;

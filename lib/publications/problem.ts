@@ -6,7 +6,7 @@
  * Handlers throw an {@link ApiProblem}; the API turns it into the answer, so no route formats errors
  * on its own.
  */
-import { boundedText } from '../core/index.ts';
+import { BridgeError, boundedText } from '../core/index.ts';
 
 /** Prefix of every problem type URI; the suffix is the slug listed in docs/api.md. */
 export const PROBLEM_TYPE_PREFIX = 'urn:pds-bridge:problem:';
@@ -74,7 +74,7 @@ export interface ApiProblemOptions {
  * throw new ApiProblem('not-found', `No publication ${id}; check the id the POST answered`);
  * ```
  */
-export class ApiProblem extends Error {
+export class ApiProblem extends BridgeError {
   readonly slug: ProblemSlug;
   readonly status: number;
   readonly title: string;
@@ -86,10 +86,17 @@ export class ApiProblem extends Error {
   constructor(slug: ProblemSlug, detail: string, options: ApiProblemOptions = {}) {
     // A detail quoting outside input (a PDS answer, a value) stays readable and bounded.
     detail = boundedText(detail);
-    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    const status = PROBLEMS[slug].status;
+    // The client may succeed by sending the same request later only when the bridge or the PDS was busy.
+    const retryable = status === 503 || slug === 'request-in-progress';
+    super(
+      'API_PROBLEM',
+      detail,
+      options.cause === undefined ? { retryable } : { retryable, cause: options.cause },
+    );
     this.name = 'ApiProblem';
     this.slug = slug;
-    this.status = PROBLEMS[slug].status;
+    this.status = status;
     this.title = PROBLEMS[slug].title;
     this.detail = detail;
     this.errors = options.errors;

@@ -6,6 +6,7 @@
  * This file is the port and the message format, free of the AWS SDK so the worker can read a message
  * without loading it; the SQS adapter is ./sqs/queue.ts.
  */
+
 /** The body of a publication message. */
 export interface PublicationMessage {
   publicationId: string;
@@ -15,20 +16,6 @@ export interface PublicationMessage {
 export interface PublicationQueue {
   /** Resolves once the queue accepted the message; rejects otherwise. */
   send(message: PublicationMessage): Promise<void>;
-}
-
-/** The queue refused the message or could not be reached. */
-export class PublicationQueueError extends Error {
-  readonly publicationId: string;
-
-  constructor(publicationId: string, detail: string, options?: ErrorOptions) {
-    super(
-      `Could not queue publication ${publicationId}: ${detail}; the request is recorded, send it again with the same Idempotency-Key`,
-      options,
-    );
-    this.name = 'PublicationQueueError';
-    this.publicationId = publicationId;
-  }
 }
 
 /** Reads a message body; throws a {@link TypeError} naming the problem when it is not one of ours. */

@@ -10,6 +10,8 @@
  * `method-not-allowed` with the allowed methods.
  */
 
+import { InvalidPathError } from './errors.ts';
+
 /** What a route needs for matching. */
 export interface RouteShape {
   method: string;
@@ -21,23 +23,6 @@ export type RouteMatch<R extends RouteShape> =
   | { kind: 'found'; route: R; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
-
-/**
- * A path parameter cannot be read: its segment is not valid percent-encoding, it is empty, or it is
- * not well-formed Unicode (a lone surrogate, which no state key or log line can carry).
- */
-export class InvalidPathError extends Error {
-  readonly segment: string;
-
-  constructor(
-    segment: string,
-    problem = 'is not valid percent-encoding; encode each path parameter once with encodeURIComponent',
-  ) {
-    super(`The path segment ${JSON.stringify(segment.slice(0, 80))} ${problem}`);
-    this.name = 'InvalidPathError';
-    this.segment = segment;
-  }
-}
 
 type Segment = { literal: string } | { param: string };
 

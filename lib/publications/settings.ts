@@ -3,8 +3,9 @@
  * handlers (and the local stack), plus the cross-variable check `loadConfig` cannot express.
  */
 
-import { ConfigError, setting } from '../config.ts';
+import { setting } from '../config.ts';
 import { CONFIRMATION_SETTINGS } from '../confirmations/settings.ts';
+import { ConfigError } from '../core/index.ts';
 import { AUTH_MODES, type AuthSettings } from './auth.ts';
 
 const DAY_MS = 86_400_000;
@@ -84,7 +85,7 @@ export function apiSettingsOf(settings: {
   API_TOKEN?: string | undefined;
 }): ApiSettings {
   if (settings.API_AUTH_MODE === 'bearer' && !settings.API_TOKEN) {
-    throw new ConfigError([
+    throw ConfigError.fromProblems([
       'API_TOKEN is required when API_AUTH_MODE=bearer (the bearer token callers send; 16 to 512 visible ASCII characters)',
     ]);
   }

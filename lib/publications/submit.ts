@@ -25,50 +25,21 @@
  *
  * docs/api.md ("Round trips of POST /publications") says why none of the three steps can go.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
 import { backoffDelayMs, sleep } from '../core/index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
 import { publicationKey, sha256Hex } from '../state/keys.ts';
 import type { StateStore } from '../state/store.ts';
-import { type PublicationQueue, PublicationQueueError } from './queue.ts';
+import {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  PublicationQueueError,
+  RequestInProgressError,
+} from './errors.ts';
+import type { PublicationQueue } from './queue.ts';
 import type { PublicationRecord } from './records.ts';
 import type { PublicationRequestBody } from './schemas.ts';
-
-/** The Idempotency-Key was used before with a different body. */
-export class IdempotencyConflictError extends Error {
-  readonly publicationId: string;
-
-  constructor(publicationId: string) {
-    super(
-      `This Idempotency-Key was already used for a different request (publication ${publicationId}); use a new key for a new publication`,
-    );
-    this.name = 'IdempotencyConflictError';
-    this.publicationId = publicationId;
-  }
-}
-
-/** Another request with the same key is still being accepted. */
-export class RequestInProgressError extends Error {
-  readonly publicationId: string;
-  readonly retryAfterSeconds: number;
-
-  constructor(publicationId: string, retryAfterSeconds: number) {
-    super(
-      `A request with this Idempotency-Key is still being accepted (publication ${publicationId}); retry in ${retryAfterSeconds} s with the same key and body`,
-    );
-    this.name = 'RequestInProgressError';
-    this.publicationId = publicationId;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
-
-/** The state store kept changing under us; the caller may retry. */
-export class IdempotencyContentionError extends Error {
-  constructor() {
-    super('The idempotency record kept changing while this request tried to take it over; retry the request');
-    this.name = 'IdempotencyContentionError';
-  }
-}
 
 export interface SubmitDependencies {
   store: StateStore;

@@ -23,14 +23,17 @@
  * carried out (a gateway timeout), the retry publishes the same selection again. The PDS offers no
  * idempotency key for publications (docs/operations.md).
  */
+
 import type { SQSRecord } from 'aws-lambda';
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
+import { StateConflictError } from '../state/errors.ts';
 import { publicationKey } from '../state/keys.ts';
-import { StateConflictError, type StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/store.ts';
 import { watch } from '../state/watch-list.ts';
+import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { parsePublicationMessage } from './queue.ts';
 import { type PublicationRecord, readPublication } from './records.ts';
@@ -54,35 +57,6 @@ export interface WorkerDependencies {
 
 /** What one delivery achieved. */
 export type PublicationOutcome = 'published' | 'failed' | 'already-done';
-
-/** The publication record named by a message does not exist: the message goes back and ends in the DLQ. */
-export class PublicationNotFoundError extends Error {
-  readonly publicationId: string;
-
-  constructor(publicationId: string) {
-    super(
-      `No publication record for ${publicationId} in the state bucket; check STATE_BUCKET of the api and worker functions (the message goes to the DLQ)`,
-    );
-    this.name = 'PublicationNotFoundError';
-    this.publicationId = publicationId;
-  }
-}
-
-/** A transient PDS failure: the message is delivered again later. */
-export class PublicationRetryError extends Error {
-  readonly publicationId: string;
-  readonly attempt: number;
-
-  constructor(publicationId: string, attempt: number, cause: PdsError) {
-    super(
-      `Publication ${publicationId}, attempt ${attempt}: ${cause.message}; SQS delivers the message again`,
-      { cause },
-    );
-    this.name = 'PublicationRetryError';
-    this.publicationId = publicationId;
-    this.attempt = attempt;
-  }
-}
 
 /** Reads of the record before the first transition gives up on conflicts (and SQS delivers again). */
 const START_READS = 3;

@@ -5,7 +5,8 @@
  * yauzl refuses a member whose bytes differ from its declaration (`validateEntrySizes`), so a
  * member cannot expand past what was checked.
  */
-import { BridgeError } from '../core/index.ts';
+
+import { ArchiveLimitError } from './errors.ts';
 
 export interface ArchiveLimits {
   /** Most members (directories included); default {@link MAX_ARCHIVE_MEMBERS}. */
@@ -31,19 +32,6 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxExpandedBytes: MAX_ARCHIVE_EXPANDED_BYTES,
   maxRatio: MAX_EXPANSION_RATIO,
 };
-
-/** An archive over one of the {@link ArchiveLimits}; the simulator answers it with 413. */
-export class ArchiveLimitError extends BridgeError {
-  declare readonly code:
-    | 'ARCHIVE_TOO_MANY_MEMBERS'
-    | 'ARCHIVE_TOO_LARGE_EXPANDED'
-    | 'ARCHIVE_EXPANSION_RATIO';
-
-  constructor(code: ArchiveLimitError['code'], archive: string, problem: string) {
-    super(code, `The archive '${archive}' ${problem}; split it into smaller archives`);
-    this.name = 'ArchiveLimitError';
-  }
-}
 
 /**
  * Checks what an archive's central directory declares before anything is expanded: its member

@@ -7,8 +7,8 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
-import { ArchiveLimitError, admitArchive } from './archive-limits.ts';
-import { SimulatorHttpError } from './errors.ts';
+import { admitArchive } from './archive-limits.ts';
+import { ArchiveLimitError, SimulatorHttpError } from './errors.ts';
 import type { SimulatorState } from './state.ts';
 import {
   type AssetFile,

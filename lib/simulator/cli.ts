@@ -5,6 +5,7 @@
  */
 
 import { type LineIo, parseFlags, processLineIo } from '../command-line.ts';
+import { UsageError } from '../core/index.ts';
 import {
   RECIPIENT_BEHAVIOURS,
   type RecipientBehaviour,
@@ -34,12 +35,9 @@ Options:
   --help                    print this text
 `;
 
-/** A flag is unknown, missing its value or out of range; the message names the flag. */
-export class CliUsageError extends Error {
-  constructor(message: string) {
-    super(`${message} (see --help)`);
-    this.name = 'CliUsageError';
-  }
+/** The usage error of a flag that is unknown, missing its value or out of range; the message names the flag. */
+function usage(message: string): UsageError {
+  return new UsageError(`${message} (see --help)`);
 }
 
 /** Where the command writes; replaced in tests. */
@@ -68,7 +66,7 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
       recipient: { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
-    (message) => new CliUsageError(message),
+    (message) => usage(message),
   );
   if (values.help) return 'help';
   const text = (name: string) => String(values[name] ?? '');
@@ -82,7 +80,7 @@ export function parseCliArgs(argv: string[]): SimulatorOptions | 'help' {
     reviewDelayMs: integerFlag('review-delay-ms', text('review-delay-ms'), 0, 2 ** 31 - 1),
     ...(values['page-messaging-assets'] === true ? { pageMessagingAssets: true } : {}),
   };
-  if (options.username?.includes(':')) throw new CliUsageError('--username must not contain ":"');
+  if (options.username?.includes(':')) throw usage('--username must not contain ":"');
   const recipients = recipientFlags((values.recipient as string[] | undefined) ?? []);
   if (Object.keys(recipients).length > 0) options.recipients = recipients;
   const faults = {
@@ -101,7 +99,7 @@ function recipientFlags(raw: readonly string[]): Record<string, RecipientBehavio
   for (const text of raw) {
     const [channel, behaviour] = text.split('=');
     if (!channel || !(RECIPIENT_BEHAVIOURS as readonly string[]).includes(behaviour ?? '')) {
-      throw new CliUsageError(
+      throw usage(
         `--recipient must be CHANNEL=BEHAVIOUR with a behaviour of ${RECIPIENT_BEHAVIOURS.join(', ')}, got '${text}'`,
       );
     }
@@ -113,7 +111,7 @@ function recipientFlags(raw: readonly string[]): Record<string, RecipientBehavio
 function integerFlag(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
   if (!/^-?\d+$/.test(raw) || value < min || value > max) {
-    throw new CliUsageError(`--${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+    throw usage(`--${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
 }
@@ -121,7 +119,7 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
 function shareFlag(name: string, raw: string): number {
   const value = Number(raw);
   if (!/^\d*\.?\d+$/.test(raw) || value > 1) {
-    throw new CliUsageError(`--${name} must be a number from 0 to 1, got '${raw}'`);
+    throw usage(`--${name} must be a number from 0 to 1, got '${raw}'`);
   }
   return value;
 }

@@ -4,9 +4,10 @@
  * leading byte-order mark ignored. Quoted fields may span lines; such line breaks read back as `\n`.
  * Files are read line by line (node:readline), so their size does not matter.
  */
+
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { BridgeError } from '../core/index.ts';
+import { CsvFormatError } from './errors.ts';
 
 export type CsvDelimiter = ',' | ';';
 
@@ -198,23 +199,6 @@ class CsvRecordStream {
     }
     this.#held = [];
     return records;
-  }
-}
-
-/**
- * The CSV text cannot be read; the message says where it is broken. `code`: `CSV_MALFORMED` (a quote
- * left open) or `CSV_RECORD_TOO_LONG` (a record over {@link MAX_CSV_RECORD_CHARS}).
- */
-export class CsvFormatError extends BridgeError {
-  declare readonly code: 'CSV_MALFORMED' | 'CSV_RECORD_TOO_LONG';
-
-  constructor(
-    detail: string,
-    code: 'CSV_MALFORMED' | 'CSV_RECORD_TOO_LONG' = 'CSV_MALFORMED',
-    fix = `close every quoted field with '"' and escape quotes inside it as '""'`,
-  ) {
-    super(code, `Invalid CSV: ${detail}; ${fix}`);
-    this.name = 'CsvFormatError';
   }
 }
 

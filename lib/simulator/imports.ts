@@ -4,8 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Item } from '../pds/index.ts';
-import { CsvFormatError, readCsvRecords } from './csv.ts';
+import { readCsvRecords } from './csv.ts';
 import { DEMO_DATA_MODEL } from './datamodel.ts';
+import { CsvFormatError } from './errors.ts';
 import type { SimulatorState, StoredGatheringEntry } from './state.ts';
 
 /** JSON files larger than this are recorded without creating items (JSON.parse needs the whole text). */

@@ -12,8 +12,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import yauzl from 'yauzl';
-import { ArchiveLimitError, admitArchive } from './archive-limits.ts';
-import { SimulatorHttpError } from './errors.ts';
+import { admitArchive } from './archive-limits.ts';
+import { ArchiveLimitError, SimulatorHttpError } from './errors.ts';
 import type { Gathering, SimulatorState, StoredGatheringEntry } from './state.ts';
 
 /** Where a stored file is and what it holds. */

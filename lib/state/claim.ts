@@ -16,7 +16,9 @@
  * state buckets keep their layout. Outcomes are typed results; only store failures other than a
  * conflict are thrown.
  */
-import { StateConflictError, type StateStore } from './store.ts';
+
+import { StateConflictError } from './errors.ts';
+import type { StateStore } from './store.ts';
 
 /** The part of a {@link StateStore} claims use: stores that only hold claims need no more. */
 export type ClaimStore = Pick<StateStore, 'get' | 'create' | 'update' | 'delete'>;

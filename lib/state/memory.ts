@@ -7,6 +7,7 @@
  * relies on an ETag staying put shows up here first.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { StateConflictError } from './errors.ts';
 import {
   assertStateKey,
   type CreateResult,
@@ -16,7 +17,6 @@ import {
   type Mutation,
   mutate,
   parseState,
-  StateConflictError,
   type StateEntry,
   type StateStore,
   serializeState,

@@ -35,8 +35,9 @@
  * poll of such a key reads its entry (its ETag is not remembered yet) and carries them over.
  */
 import { BridgeError } from '../core/index.ts';
+import { StateConflictError } from './errors.ts';
 import { STATE_PREFIXES, sha256Hex } from './keys.ts';
-import { StateConflictError, type StateStore } from './store.ts';
+import type { StateStore } from './store.ts';
 
 /** The level of the layout from before the shard count grew: 2^6 = 64 shards, `review-progress/<nn>.json`. */
 export const BASE_LEVEL = 6;

@@ -11,7 +11,9 @@
  * Adapters: `S3StateStore` (./s3/store.ts, S3 conditional writes on the state bucket) and
  * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
  */
-import { BridgeError, backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
+
+import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
+import { StateConflictError, StateKeyError, StateValueError } from './errors.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
 export interface StateEntry<T> {
@@ -81,61 +83,6 @@ export interface StateStore {
    * ```
    */
   mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>>;
-}
-
-/** The stored value changed (or vanished) since the caller read it; read it again and retry. */
-export class StateConflictError extends BridgeError {
-  readonly key: string;
-
-  constructor(key: string, detail: string, options?: ErrorOptions) {
-    // Retryable: reading again and writing again can succeed (callers that did not say were retried too).
-    super(
-      'STATE_CONFLICT',
-      `State object "${key}" was changed by someone else: ${detail}; read it again and retry`,
-      {
-        ...options,
-        retryable: true,
-      },
-    );
-    this.name = 'StateConflictError';
-    this.key = key;
-  }
-}
-
-/** The key cannot be stored (empty, too long, control characters, `..` segments); build it with ./keys.ts. */
-export class StateKeyError extends Error {
-  readonly key: string;
-
-  constructor(key: string, detail: string) {
-    super(
-      `Invalid state key ${JSON.stringify(key.slice(0, 200))}: ${detail}; build keys with lib/state/keys.ts`,
-    );
-    this.name = 'StateKeyError';
-    this.key = key;
-  }
-}
-
-/** A value that is not JSON, either given to a write or found in the store. */
-export class StateValueError extends Error {
-  readonly key: string;
-
-  constructor(key: string, detail: string, options?: ErrorOptions) {
-    super(`State object "${key}": ${detail}`, options);
-    this.name = 'StateValueError';
-    this.key = key;
-  }
-}
-
-/** The backing store failed for another reason (permissions, missing bucket, network). */
-export class StateStoreError extends BridgeError {
-  readonly key: string;
-
-  /** @param retryable true when trying again later can help (throttling, 5xx, network) */
-  constructor(key: string, detail: string, retryable: boolean, options?: ErrorOptions) {
-    super('STATE_STORE_FAILED', `State store failed on "${key}": ${detail}`, { ...options, retryable });
-    this.name = 'StateStoreError';
-    this.key = key;
-  }
 }
 
 /** Longest key S3 accepts, in UTF-8 bytes. */

@@ -8,9 +8,10 @@
  * reads one document per shard rather than one per key. Every change is a conditional
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
+import { StateConflictError, WatchListError } from './errors.ts';
 import { primaryKeyOfWatchKey, STATE_PREFIXES, watchKey } from './keys.ts';
 import { forgetProgress, type ReviewFailure, readProgress } from './review-progress.ts';
-import { StateConflictError, type StateStore } from './store.ts';
+import type { StateStore } from './store.ts';
 
 export interface WatchEntry {
   primaryKey: string;
@@ -38,14 +39,6 @@ export interface WatchOptions {
   /** Why the key is watched, e.g. `publication:4f0c…` or `operator`. */
   source: string;
   now?: Date;
-}
-
-/** The primary key must be non-empty text; it becomes one state-key segment. */
-export class WatchListError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WatchListError';
-  }
 }
 
 function assertPrimaryKey(primaryKey: string): void {

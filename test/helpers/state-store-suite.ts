@@ -5,13 +5,9 @@
  * enforces them (MemoryStateStore, the S3 adapter over ./s3-conditional-mock.ts).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { StateConflictError, StateKeyError, StateValueError } from '../../lib/state/errors.ts';
 import { checkpointKey, primaryKeyOfWatchKey, watchKey } from '../../lib/state/keys.ts';
-import {
-  StateConflictError,
-  StateKeyError,
-  type StateStore,
-  StateValueError,
-} from '../../lib/state/store.ts';
+import type { StateStore } from '../../lib/state/store.ts';
 
 export interface StateStoreSuiteOptions {
   /** The backend enforces conditional writes. */

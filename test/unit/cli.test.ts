@@ -4,12 +4,13 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { CliUsageError, integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
+import { integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
 import { COMMANDS } from '../../lib/cli/commands/index.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli } from '../../lib/cli/main.ts';
 import { formatBytes, formatRate, formatTable, MAX_CELL_WIDTH } from '../../lib/cli/output.ts';
 import { renderProgressBar, TransferProgress } from '../../lib/cli/progress.ts';
+import { UsageError } from '../../lib/core/index.ts';
 import { PDS_OPERATIONS, type PdsOperationMethod } from '../../lib/pds/v1/index.ts';
 
 /** A fake terminal or pipe; `stdout()` and `stderr()` return what was written. */
@@ -334,14 +335,14 @@ describe('flag converters', () => {
 
   it('reads integers within their range and refuses others with a usage error', () => {
     expect(integerFlag({ max: '10' }, 'max', 'x', { min: 1 })).toBe(10);
-    expect(() => integerFlag({ max: '0' }, 'max', 'x', { min: 1 })).toThrow(CliUsageError);
+    expect(() => integerFlag({ max: '0' }, 'max', 'x', { min: 1 })).toThrow(UsageError);
     expect(() => integerFlag({ max: '1.5' }, 'max', 'x')).toThrow('--max must be an integer from 0');
   });
 
   it('reads true/false flags', () => {
     expect(trueFalseFlag({ active: 'TRUE' }, 'active', 'x')).toBe(true);
     expect(trueFalseFlag({ active: 'no' }, 'active', 'x')).toBe(false);
-    expect(() => trueFalseFlag({ active: 'maybe' }, 'active', 'x')).toThrow(CliUsageError);
+    expect(() => trueFalseFlag({ active: 'maybe' }, 'active', 'x')).toThrow(UsageError);
   });
 });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfirmationDeadlineError, checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { ConfirmationDeadlineError } from '../../lib/confirmations/errors.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
+import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { StateStoreError } from '../../lib/state/store.ts';
 import { describeConfirmationLedger } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 

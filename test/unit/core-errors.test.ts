@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError, errorFields, errorSummary } from '../../lib/core/index.ts';
+import { BridgeError, ConfigError, errorFields, errorSummary, UsageError } from '../../lib/core/index.ts';
 
 class QueueFullError extends BridgeError {
   readonly queue: string;
@@ -37,7 +37,7 @@ describe('BridgeError', () => {
 });
 
 describe('errorFields', () => {
-  it('names the error and its message, with status and retryable when it has them', () => {
+  it('names the error and its message, with code, status and retryable when it has them', () => {
     // prepare
     const http = Object.assign(new Error('503 Service Unavailable'), { status: 503, retryable: true });
     http.name = 'PdsServerError';
@@ -52,7 +52,13 @@ describe('errorFields', () => {
     expect(errorFields(new BridgeError('X', 'x'))).toEqual({
       error: 'BridgeError',
       reason: 'x',
+      code: 'X',
       retryable: false,
+    });
+    expect(errorFields(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toEqual({
+      error: 'Error',
+      reason: 'reset',
+      code: 'ECONNRESET',
     });
     expect(errorFields(new TypeError('bad'))).toEqual({ error: 'TypeError', reason: 'bad' });
   });
@@ -60,6 +66,25 @@ describe('errorFields', () => {
   it('describes a thrown value that is not an Error', () => {
     // act & assess
     expect(errorFields('plain')).toEqual({ error: 'Error', reason: 'plain' });
+  });
+});
+
+describe('ConfigError and UsageError', () => {
+  it('are the one configuration error and the one usage error, never retryable', () => {
+    // act
+    const listed = ConfigError.fromProblems(['PDS_BASE_URL is required', 'STATE_BUCKET is required']);
+    const single = new ConfigError('PDS_BASE_URL must use https', { variables: ['PDS_BASE_URL'] });
+    const usage = new UsageError('--count must be a positive integer', 'bridge replay');
+
+    // assess
+    expect(listed.code).toBe('CONFIG_INVALID');
+    expect(listed.retryable).toBe(false);
+    expect(listed.problems).toEqual(['PDS_BASE_URL is required', 'STATE_BUCKET is required']);
+    expect(listed.message).toContain('PDS_BASE_URL is required; STATE_BUCKET is required');
+    expect(single.problems).toEqual(['PDS_BASE_URL must use https']);
+    expect(single.variables).toEqual(['PDS_BASE_URL']);
+    expect(usage).toBeInstanceOf(BridgeError);
+    expect([usage.code, usage.retryable, usage.command]).toEqual(['USAGE', false, 'bridge replay']);
   });
 });
 

@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CloudEvent, createEvent, EventConfigError, EventPublishError } from '../../lib/events/index.ts';
+import { ConfigError } from '../../lib/core/index.ts';
+import { type CloudEvent, createEvent, EventPublishError } from '../../lib/events/index.ts';
 import { SqsEventPublisher, type SqsEventPublisherOptions } from '../../lib/events/sqs/index.ts';
 
 const sqsMock = mockClient(SQSClient);
@@ -356,7 +357,7 @@ describe('SqsEventPublisher', () => {
   });
 
   it('refuses an inline limit above what SQS accepts', () => {
-    expect(() => publisher({ inlineLimitBytes: 2 * 1024 * 1024 })).toThrow(EventConfigError);
+    expect(() => publisher({ inlineLimitBytes: 2 * 1024 * 1024 })).toThrow(ConfigError);
     expect(() => publisher({ inlineLimitBytes: 2 * 1024 * 1024 })).toThrow(
       /inlineLimitBytes must be an integer from 1024 to 1048576/,
     );

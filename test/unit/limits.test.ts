@@ -13,12 +13,8 @@ import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
 import { MAX_ANSWER_BYTES, PdsTransport } from '../../lib/pds/transport.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/publications/idempotency-key.ts';
 import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/publications/schemas.ts';
-import {
-  ArchiveLimitError,
-  admitArchive,
-  MAX_ARCHIVE_MEMBERS,
-  RATIO_FREE_BYTES,
-} from '../../lib/simulator/archive-limits.ts';
+import { admitArchive, MAX_ARCHIVE_MEMBERS, RATIO_FREE_BYTES } from '../../lib/simulator/archive-limits.ts';
+import { ArchiveLimitError } from '../../lib/simulator/errors.ts';
 import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/http.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import {

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../lib/core/index.ts';
 import { parseStartArgs, runLocalStackCli } from '../../lib/local/cli.ts';
 import { parseDropArgs, runDropCli } from '../../lib/local/drop-cli.ts';
-import { LocalUsageError } from '../../lib/local/errors.ts';
 import { parseEventsArgs, runEventsCli } from '../../lib/local/events-cli.ts';
 
 /** Captures what a command prints. */
@@ -92,7 +92,7 @@ describe('parseStartArgs', () => {
     [['--colour'], /Unknown option '--colour'/],
     [['extra'], /positional/i],
   ])('refuses %j naming the flag', (argv, message) => {
-    expect(() => parseStartArgs(argv, {})).toThrow(LocalUsageError);
+    expect(() => parseStartArgs(argv, {})).toThrow(UsageError);
     expect(() => parseStartArgs(argv, {})).toThrow(message);
   });
 

@@ -11,11 +11,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../lib/cli/args.ts';
 import { parseTimeFlag } from '../../lib/cli/commands/bridge.ts';
+import { UsageError } from '../../lib/core/index.ts';
+import { WhySubjectError } from '../../lib/ops/errors.ts';
 import { SqsOperatorQueues } from '../../lib/ops/sqs/queues.ts';
 import { accountOfQueueUrl, deployedStateBucket, redrivePair } from '../../lib/ops/target.ts';
-import { parseWhySubject, WhySubjectError } from '../../lib/ops/why.ts';
+import { parseWhySubject } from '../../lib/ops/why.ts';
 
 describe('parseWhySubject', () => {
   it('reads an S3 URL (keys keep their slashes and spaces), a publication id and a messaging-asset id', () => {
@@ -80,7 +81,7 @@ describe('parseTimeFlag', () => {
   });
 
   it('refuses anything else as a usage error naming the flag and the accepted forms', () => {
-    expect(() => parseTimeFlag('yesterday', 'until', 'bridge replay', now)).toThrow(CliUsageError);
+    expect(() => parseTimeFlag('yesterday', 'until', 'bridge replay', now)).toThrow(UsageError);
     expect(() => parseTimeFlag('12', 'until', 'bridge replay', now)).toThrow(
       /--until must be an ISO 8601 time/,
     );

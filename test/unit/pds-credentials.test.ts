@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PdsConfigurationError } from '../../lib/pds/configuration-error.ts';
+import { ConfigError } from '../../lib/core/index.ts';
 import { resolveCredentials, type SecretReader } from '../../lib/pds/credentials.ts';
 
 const secretText = 'Very-Secret-Value-123';
@@ -24,7 +24,7 @@ describe('resolveCredentials from the environment', () => {
     const error = await resolveCredentials({ env }).catch((e) => e);
 
     // Assess
-    expect(error).toBeInstanceOf(PdsConfigurationError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain(message);
     expect(error.message).toContain('PDS_CREDENTIALS_SECRET_ID');
     expect(error.message).not.toContain(secretText);
@@ -62,7 +62,7 @@ describe('resolveCredentials from Secrets Manager', () => {
     }).catch((e) => e);
 
     // Assess
-    expect(error).toBeInstanceOf(PdsConfigurationError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain('pds/creds');
     expect(error.message).toContain(message);
     expect(JSON.stringify(error)).not.toContain(secretText);
@@ -111,7 +111,7 @@ describe('resolveCredentials through Powertools getSecret', () => {
     );
 
     // Assess
-    expect(error).toBeInstanceOf(PdsConfigurationError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain('is not valid JSON');
     expect(error.cause).toBeUndefined();
     expect(String(error.stack)).not.toContain(secretText);
@@ -129,7 +129,7 @@ describe('resolveCredentials through Powertools getSecret', () => {
     );
 
     // Assess
-    expect(error).toBeInstanceOf(PdsConfigurationError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain('could not read the secret pds/denied');
     expect(error.message).toContain('secretsmanager:GetSecretValue');
   });

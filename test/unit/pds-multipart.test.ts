@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdsRequestBodyError } from '../../lib/pds/body-error.ts';
+import { PdsRequestBodyError } from '../../lib/pds/errors.ts';
 import { createMultipartBody, escapeFileName, type MultipartBody } from '../../lib/pds/multipart.ts';
 
 interface ParsedPart {

@@ -5,8 +5,7 @@ import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdsRequestBodyError } from '../../lib/pds/body-error.ts';
-import { PdsError } from '../../lib/pds/errors.ts';
+import { PdsError, PdsRequestBodyError } from '../../lib/pds/errors.ts';
 import { SecretRedactor } from '../../lib/pds/redact.ts';
 import { type PdsRequest, PdsTransport, type PdsTransportOptions } from '../../lib/pds/transport.ts';
 

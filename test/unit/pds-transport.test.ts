@@ -4,7 +4,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PdsConfigurationError } from '../../lib/pds/configuration-error.ts';
+import { ConfigError } from '../../lib/core/index.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
@@ -629,7 +629,7 @@ describe('PdsTransport configuration', () => {
     const build = () => new PdsTransport({ baseUrl: 'https://pds.example.test', credentials, ...override });
 
     // Assess
-    expect(build).toThrow(PdsConfigurationError);
+    expect(build).toThrow(ConfigError);
     expect(build).toThrow(message);
   });
 });

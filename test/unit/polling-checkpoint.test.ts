@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { MessagingAssetSummary } from '../../lib/pds/types.ts';
 import {
   advanceCheckpoint,
-  CheckpointFormatError,
   initialCheckpoint,
   isDone,
   type MessagingAssetCheckpoint,
   parseCheckpoint,
   storedCheckpoint,
 } from '../../lib/polling/checkpoint.ts';
+import { CheckpointFormatError } from '../../lib/polling/errors.ts';
 import { IdCollector, IdRanges } from '../../lib/polling/id-ranges.ts';
 
 const NOW = new Date('2026-03-02T10:00:00Z');

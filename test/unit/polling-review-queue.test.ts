@@ -3,13 +3,12 @@ import path from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ReviewChunkFormatError, ReviewFanOutError } from '../../lib/polling/errors.ts';
 import {
   chunkKeys,
   chunkLayout,
   MAX_CHUNK_BYTES,
   parseReviewKeyChunk,
-  ReviewChunkFormatError,
-  ReviewFanOutError,
 } from '../../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
 

@@ -6,15 +6,15 @@
 import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CliUsageError, integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
+import { integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
 import { COMMANDS } from '../../lib/cli/commands/index.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli } from '../../lib/cli/main.ts';
+import { UsageError } from '../../lib/core/index.ts';
 import { parseStartArgs } from '../../lib/local/cli.ts';
 import { parseDropArgs } from '../../lib/local/drop-cli.ts';
-import { LocalUsageError } from '../../lib/local/errors.ts';
 import { parseEventsArgs } from '../../lib/local/events-cli.ts';
-import { parseCliArgs, CliUsageError as SimulatorUsageError } from '../../lib/simulator/cli.ts';
+import { parseCliArgs } from '../../lib/simulator/cli.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 
 const words = [...new Set(COMMANDS.flatMap((command) => command.name.split(' ')))].filter(
@@ -85,7 +85,7 @@ describe('pds command-line arguments, property-tested', () => {
     );
   });
 
-  it('the typed flag readers accept a value or refuse it with CliUsageError, nothing else', async () => {
+  it('the typed flag readers accept a value or refuse it with UsageError, nothing else', async () => {
     await holds(
       fc.property(hostileString({ maxLength: 24 }), fc.integer({ min: -5, max: 5 }), (value, min) => {
         const values = { x: value };
@@ -97,7 +97,7 @@ describe('pds command-line arguments, property-tested', () => {
           try {
             read();
           } catch (error) {
-            expect(error).toBeInstanceOf(CliUsageError);
+            expect(error).toBeInstanceOf(UsageError);
           }
         }
         const parsed = (() => {
@@ -156,7 +156,7 @@ describe('pds command-line arguments, property-tested', () => {
         try {
           parseCliArgs(args);
         } catch (error) {
-          expect(error).toBeInstanceOf(SimulatorUsageError);
+          expect(error).toBeInstanceOf(UsageError);
         }
         for (const parse of [
           () => parseStartArgs(args, {}),
@@ -166,7 +166,7 @@ describe('pds command-line arguments, property-tested', () => {
           try {
             parse();
           } catch (error) {
-            expect(error).toBeInstanceOf(LocalUsageError);
+            expect(error).toBeInstanceOf(UsageError);
           }
         }
       }),

@@ -11,17 +11,16 @@ import {
 } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
+import { PublicationNotFoundError, PublicationRetryError } from '../../lib/publications/errors.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import {
-  PublicationNotFoundError,
-  PublicationRetryError,
   processPublication,
   publicationRecordHandler,
   type WorkerDependencies,
 } from '../../lib/publications/worker.ts';
+import { StateConflictError } from '../../lib/state/errors.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { StateConflictError } from '../../lib/state/store.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

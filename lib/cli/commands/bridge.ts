@@ -9,12 +9,13 @@
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
 
+import { UsageError } from '../../core/index.ts';
 import type { EventSink } from '../../events/index.ts';
 import { parseSuffixList } from '../../ingest/filters.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../ops/confirmations.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
-import { OperatorTargetError } from '../../ops/errors.ts';
+import { OperatorTargetError, WhySubjectError } from '../../ops/errors.ts';
 import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
 import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops/replay.ts';
 import { bridgeStatus } from '../../ops/status.ts';
@@ -26,9 +27,9 @@ import {
   redrivePair,
   SCHEDULE_DLQ_ROLE,
 } from '../../ops/target.ts';
-import { explain, parseWhySubject, WhySubjectError } from '../../ops/why.ts';
+import { explain, parseWhySubject } from '../../ops/why.ts';
 import { auditMessagingAssets } from '../../polling/audit.ts';
-import { booleanFlag, CliUsageError, integerFlag, listFlag, stringFlag } from '../args.ts';
+import { booleanFlag, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 import {
   auditText,
@@ -72,13 +73,13 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
   const stackFile = stringFlag(flags, 'stack-file');
   if (stage !== undefined && stage !== 'local') {
     if (!isStageName(stage)) {
-      throw new CliUsageError(
+      throw new UsageError(
         `--stage must be a stage name as deployed (lower-case letters, digits, '-'), got '${stage}'`,
         command,
       );
     }
     if (stackFile !== undefined) {
-      throw new CliUsageError('--stack-file names the local stack; leave it out with --stage', command);
+      throw new UsageError('--stack-file names the local stack; leave it out with --stage', command);
     }
     const stateBucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
     // A deployed stage's filters are in its function's configuration; the operator may set them here too.
@@ -104,7 +105,7 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
       ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
     };
   } catch (error) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${(error as Error).message.replace(/\.$/, '')}; for a deployed stack pass --stage STAGE (or set PDS_BRIDGE_STAGE) with AWS credentials and AWS_REGION`,
       command,
     );
@@ -123,7 +124,7 @@ async function withConnection<T>(
     return await fn(connection, target);
   } catch (error) {
     if (error instanceof OperatorTargetError || error instanceof WhySubjectError) {
-      throw new CliUsageError(error.message, context.command);
+      throw new UsageError(error.message, context.command);
     }
     throw error;
   } finally {
@@ -144,7 +145,7 @@ export function parseTimeFlag(text: string, name: string, command: string, now: 
   }
   const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(at)) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--${name} must be an ISO 8601 time (2026-05-04T10:00:00Z) or a duration before now (90m, 12h, 7d), got '${text}'`,
       command,
     );
@@ -176,11 +177,11 @@ const why: Command = {
       try {
         return parseWhySubject(context.args[0] as string, version);
       } catch (error) {
-        throw new CliUsageError((error as Error).message, context.command);
+        throw new UsageError((error as Error).message, context.command);
       }
     })();
     if (version !== undefined && subject.kind !== 'object') {
-      throw new CliUsageError('--version applies to s3://BUCKET/KEY only', context.command);
+      throw new UsageError('--version applies to s3://BUCKET/KEY only', context.command);
     }
     const answer = await withConnection(context, (connection, target) =>
       explain(connection.store, subject, target.ingestFilters ? { filters: target.ingestFilters } : {}),
@@ -226,7 +227,7 @@ const redrive: Command = {
     const result = await withConnection(context, async (connection) => {
       const pair = redrivePair(connection.stage, context.args[0] as string);
       if (!pair) {
-        throw new CliUsageError(
+        throw new UsageError(
           `'${context.args[0]}' is not a queue of the bridge; use one of ${[...QUEUE_ROLES, SCHEDULE_DLQ_ROLE, FAILED_RUNS_ROLE].join(', ')}`,
           command,
         );
@@ -278,7 +279,7 @@ const replay: Command = {
     const now = Date.now();
     const sinceText = stringFlag(flags, 'since');
     if (sinceText === undefined) {
-      throw new CliUsageError(
+      throw new UsageError(
         'name the window: --since TIME (ISO 8601, or a duration before now such as 12h)',
         command,
       );
@@ -286,11 +287,11 @@ const replay: Command = {
     const since = parseTimeFlag(sinceText, 'since', command, now);
     const untilText = stringFlag(flags, 'until');
     const until = untilText === undefined ? now : parseTimeFlag(untilText, 'until', command, now);
-    if (until <= since) throw new CliUsageError('--until must be later than --since', command);
+    if (until <= since) throw new UsageError('--until must be later than --since', command);
     const kinds = listFlag(flags, 'kind');
     for (const kind of kinds ?? []) {
       if (!(REPLAY_KINDS as readonly string[]).includes(kind)) {
-        throw new CliUsageError(`--kind must be ${REPLAY_KINDS.join(' or ')}, got '${kind}'`, command);
+        throw new UsageError(`--kind must be ${REPLAY_KINDS.join(' or ')}, got '${kind}'`, command);
       }
     }
     const apply = booleanFlag(flags, 'apply');
@@ -390,13 +391,13 @@ const confirmations: Command = {
     const limit = integerFlag(flags, 'limit', command, { min: 1, max: 1000 }) ?? 100;
     const publicationId = args[0];
     if (publicationId !== undefined && (primaryKey !== undefined || states !== undefined)) {
-      throw new CliUsageError('give a PUBLICATION_ID, or --key and/or --state, not both', command);
+      throw new UsageError('give a PUBLICATION_ID, or --key and/or --state, not both', command);
     }
     if (publicationId === undefined && primaryKey === undefined && states === undefined) {
-      throw new CliUsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
+      throw new UsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
     }
     if (states !== undefined && (states.length === 0 || states.some((state) => !/^[A-Z_]+$/.test(state)))) {
-      throw new CliUsageError(
+      throw new UsageError(
         `--state must be comma-separated states such as REVIEW,OVERDUE, got '${stateText}'`,
         command,
       );

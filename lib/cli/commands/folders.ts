@@ -3,8 +3,9 @@
  */
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { UsageError } from '../../core/index.ts';
 import type { AssetFolderLink, AssetFolderOperations } from '../../pds/v1/index.ts';
-import { booleanFlag, CliUsageError, type FlagValues, stringFlag } from '../args.ts';
+import { booleanFlag, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';
 import { conditionalGetFlags, conditionalGetOptions, plural, withUpload } from './shared.ts';
@@ -35,7 +36,7 @@ function linkResult(link: AssetFolderLink): CommandResult {
 function kindFlag(flags: FlagValues, command: string): 'ASSET' | 'FOLDER' | undefined {
   const asset = booleanFlag(flags, 'asset');
   const folder = booleanFlag(flags, 'folder');
-  if (asset && folder) throw new CliUsageError('pass either --asset or --folder, not both', command);
+  if (asset && folder) throw new UsageError('pass either --asset or --folder, not both', command);
   return asset ? 'ASSET' : folder ? 'FOLDER' : undefined;
 }
 
@@ -70,7 +71,7 @@ const ls: Command = {
     const output = stringFlag(flags, 'output');
     if (booleanFlag(flags, 'download')) {
       if (output === undefined && io.stdoutIsTTY) {
-        throw new CliUsageError('refusing to write a download to the terminal; pass --output FILE', command);
+        throw new UsageError('refusing to write a download to the terminal; pass --output FILE', command);
       }
       const folders = (await pds()).assetFolders;
       const download = await folders.download(path, { allowCaching });
@@ -86,7 +87,7 @@ const ls: Command = {
       const data = { path, output, bytes, contentType: download.contentType, fileName: download.fileName };
       return { data, text: () => `Wrote ${formatBytes(bytes)} to ${output}` };
     }
-    if (output !== undefined) throw new CliUsageError('--output goes with --download', command);
+    if (output !== undefined) throw new UsageError('--output goes with --download', command);
     const listing = await (await pds()).assetFolders.list(path, { ifNoneMatch, allowCaching });
     if (listing.notModified) {
       return { data: listing, text: () => `Not modified: ${path} still has ETag ${listing.etag}` };

@@ -7,8 +7,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream';
 import type { StreamUploadSource } from '../../pds/index.ts';
-import { booleanFlag, CliInputError, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
+import { booleanFlag, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
 import type { CommandResult } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { formatTable } from '../output.ts';
 import type { TransferProgress } from '../progress.ts';
 

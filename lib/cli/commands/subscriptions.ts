@@ -2,6 +2,8 @@
  * `pds subscriptions …`: the `/v1/bulkSubscription` operations. A subscription is addressed by its NAME
  * (the positional argument) or by `--id ID`, never guessed from the text.
  */
+
+import { UsageError } from '../../core/index.ts';
 import type { SubscriptionRef } from '../../pds/v1/index.ts';
 import {
   BULK_SUBSCRIPTION_ID_PATTERN,
@@ -14,9 +16,7 @@ import {
 } from '../../pds/v1/index.ts';
 import {
   booleanFlag,
-  CliInputError,
   type CliOptions,
-  CliUsageError,
   type FlagValues,
   integerFlag,
   listFlag,
@@ -24,6 +24,7 @@ import {
   trueFalseFlag,
 } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { formatRecord, formatTable, formatTime } from '../output.ts';
 import { readJsonFile } from './shared.ts';
 
@@ -43,17 +44,17 @@ function refOf(args: readonly string[], flags: FlagValues, command: string): Sub
   const id = stringFlag(flags, 'id');
   const name = args[0];
   if (id !== undefined && name !== undefined) {
-    throw new CliUsageError('pass either NAME or --id ID, not both', command);
+    throw new UsageError('pass either NAME or --id ID, not both', command);
   }
   if (id !== undefined) {
     if (!BULK_SUBSCRIPTION_ID_PATTERN.test(id)) {
-      throw new CliUsageError(`--id must be decimal digits, got '${id}'; pass a name as NAME`, command);
+      throw new UsageError(`--id must be decimal digits, got '${id}'; pass a name as NAME`, command);
     }
     return { id };
   }
-  if (name === undefined) throw new CliUsageError('name the subscription: NAME or --id ID', command);
+  if (name === undefined) throw new UsageError('name the subscription: NAME or --id ID', command);
   if (BULK_SUBSCRIPTION_ID_PATTERN.test(name)) {
-    throw new CliUsageError(
+    throw new UsageError(
       `'${name}' is digits only, which the PDS reads as an id; pass --id ${name} to address it by id`,
       command,
     );
@@ -151,10 +152,7 @@ async function entriesOf(
   const pairs =
     flags.entry === undefined ? [] : (Array.isArray(flags.entry) ? flags.entry : [flags.entry]).map(String);
   if ((file === undefined) === (pairs.length === 0)) {
-    throw new CliUsageError(
-      'give the entries as ENTRIES.json or as --entry attr=value[,attr=value]',
-      command,
-    );
+    throw new UsageError('give the entries as ENTRIES.json or as --entry attr=value[,attr=value]', command);
   }
   if (file !== undefined) {
     const value = await readJsonFile(file);
@@ -169,7 +167,7 @@ async function entriesOf(
     const entry: BulkSubscriptionEntry = {};
     for (const pair of text.split(',')) {
       const at = pair.indexOf('=');
-      if (at <= 0) throw new CliUsageError(`--entry '${text}' needs attr=value pairs`, command);
+      if (at <= 0) throw new UsageError(`--entry '${text}' needs attr=value pairs`, command);
       entry[pair.slice(0, at).trim()] = pair.slice(at + 1);
     }
     return entry;
@@ -237,8 +235,7 @@ const create: Command = {
   examples: ['pds subscriptions create gtin-watch --attributes gtin --label "GTIN watch list"'],
   async run({ args, flags, pds, command }) {
     const attributes = listFlag(flags, 'attributes') ?? [];
-    if (attributes.length === 0)
-      throw new CliUsageError('name the attributes with --attributes A,B', command);
+    if (attributes.length === 0) throw new UsageError('name the attributes with --attributes A,B', command);
     const name = args[0] as string;
     refOf([name], {}, command);
     const subscription = await (await pds()).bulkSubscriptions.create(
@@ -285,7 +282,7 @@ const update: Command = {
     if (attributes !== undefined) changes.attributes = attributes;
     if (active !== undefined) changes.active = active;
     if (Object.keys(changes).length === 0) {
-      throw new CliUsageError('name a change: --label, --description, --attributes or --active', command);
+      throw new UsageError('name a change: --label, --description, --attributes or --active', command);
     }
     return subscriptionResult(
       await (await pds()).bulkSubscriptions.update(ref, changes, synchronously(flags)),
@@ -393,7 +390,7 @@ function changeEntriesCommand(kind: 'add-entries' | 'remove-entries'): Command {
     ],
     async run({ args, flags, pds, command }) {
       const { ref, rest } = refAndRest(args, flags, command);
-      if (rest.length > 1) throw new CliUsageError('give at most one ENTRIES.json', command);
+      if (rest.length > 1) throw new UsageError('give at most one ENTRIES.json', command);
       const list = await entriesOf(rest[0], flags, command);
       const subscriptions = (await pds()).bulkSubscriptions;
       const record = adding
@@ -455,13 +452,10 @@ const upload: Command = {
   ],
   async run({ args, flags, pds, command }) {
     const { ref, rest: files } = refAndRest(args, flags, command);
-    if (files.length !== 1) throw new CliUsageError('give exactly one FILE.json to upload', command);
+    if (files.length !== 1) throw new UsageError('give exactly one FILE.json to upload', command);
     const action = (stringFlag(flags, 'action') ?? 'ADD_ENTRIES').toUpperCase();
     if (!(BULK_UPLOAD_ACTIONS as readonly string[]).includes(action)) {
-      throw new CliUsageError(
-        `--action must be ${BULK_UPLOAD_ACTIONS.join(' or ')}, got '${action}'`,
-        command,
-      );
+      throw new UsageError(`--action must be ${BULK_UPLOAD_ACTIONS.join(' or ')}, got '${action}'`, command);
     }
     const record = await (await pds()).bulkSubscriptions.uploadEntries(
       ref,

@@ -1,7 +1,9 @@
 /**
  * `pds tags …`: the `/v1/items/{primaryKey}/tags` operations.
  */
-import { booleanFlag, CliUsageError, integerFlag, stringFlag } from '../args.ts';
+
+import { UsageError } from '../../core/index.ts';
+import { booleanFlag, integerFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { linesResult } from './shared.ts';
 
@@ -56,7 +58,7 @@ const remove: Command = {
     const [primaryKey, ...tags] = args as [string, ...string[]];
     const all = booleanFlag(flags, 'all');
     if (all === tags.length > 0) {
-      throw new CliUsageError(
+      throw new UsageError(
         'name the tags to remove, or pass --all (and no tags) to remove every tag',
         command,
       );

@@ -4,6 +4,7 @@
  * `/watch` routes and the publish worker use (lib/state/watch-list.ts).
  */
 import { createS3Client } from '../../aws.ts';
+import { UsageError } from '../../core/index.ts';
 import { S3StateStore } from '../../state/s3/store.ts';
 import type { StateStore } from '../../state/store.ts';
 import {
@@ -14,7 +15,7 @@ import {
   watch,
   watchEntries,
 } from '../../state/watch-list.ts';
-import { CliUsageError, integerFlag, stringFlag } from '../args.ts';
+import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 
 const DAY_MS = 86_400_000;
@@ -31,7 +32,7 @@ const stateOptions = {
 function stateStore({ flags, io, command }: CommandContext): StateStore {
   const bucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
   if (!bucket) {
-    throw new CliUsageError(
+    throw new UsageError(
       'the watch list lives in the state bucket: set STATE_BUCKET or pass --state-bucket (the StateBucketName stack output)',
       command,
     );

@@ -1,10 +1,13 @@
 /**
  * The `/api/v1` workflow commands: upload (with import), validate, publish, reviews, messages, channels.
  */
+
+import { UsageError } from '../../core/index.ts';
 import type { GatheringEntry, Item, ValidationRequest } from '../../pds/index.ts';
 import { parseMessagingAssetSafely } from '../../xml/index.ts';
-import { booleanFlag, CliInputError, CliUsageError, listFlag, stringFlag } from '../args.ts';
+import { booleanFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { formatTable, formatTime } from '../output.ts';
 import { plural, readJsonFile, tableResult, withUpload } from './shared.ts';
 
@@ -110,7 +113,7 @@ function validationRequest(value: unknown, file: string, command: string): Valid
   const record = itemOf(value, file);
   if (!('newItem' in record)) return { newItem: record };
   if (typeof record.newItem !== 'object' || record.newItem === null) {
-    throw new CliUsageError(`${file}: newItem must be an object`, command);
+    throw new UsageError(`${file}: newItem must be an object`, command);
   }
   return record as unknown as ValidationRequest;
 }
@@ -159,7 +162,7 @@ const publish: Command = {
   ],
   async run({ flags, pds, command }) {
     const keys = listFlag(flags, 'keys') ?? [];
-    if (keys.length === 0) throw new CliUsageError('name the items to publish with --keys K1,K2', command);
+    if (keys.length === 0) throw new UsageError('name the items to publish with --keys K1,K2', command);
     const destinations = [
       ...(listFlag(flags, 'channel') ?? []).map((id) => ({
         destinationType: 'COMMUNICATION_CHANNEL' as const,
@@ -171,7 +174,7 @@ const publish: Command = {
       })),
     ];
     if (destinations.length === 0) {
-      throw new CliUsageError('name a destination with --channel ID or --organization ID', command);
+      throw new UsageError('name a destination with --channel ID or --organization ID', command);
     }
     const client = await pds();
     const selection = await client.createSelection(keys);
@@ -243,7 +246,7 @@ const messagesGet: Command = {
   async run({ args, flags, pds, io, command }) {
     const text = args[0] as string;
     if (!/^\d+$/.test(text))
-      throw new CliUsageError(`ID must be a messaging asset number, got '${text}'`, command);
+      throw new UsageError(`ID must be a messaging asset number, got '${text}'`, command);
     const id = Number(text);
     const xml = await (await pds()).getMessagingAsset(id);
     if (!booleanFlag(flags, 'json')) {

@@ -13,7 +13,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { backoffDelayMs, checkInteger, mapAll, sleep } from '../../core/index.ts';
+import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
 import { claimCheckKey } from '../../state/keys.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
@@ -22,7 +22,7 @@ import {
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
-import { EventConfigError, EventPublishError, type EventPublishFailure } from '../errors.ts';
+import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
 import type { EventType } from '../types.ts';
 import { storePayload } from './claim-check.ts';
@@ -104,15 +104,14 @@ function integerOption(
     name,
     value ?? fallback,
     { min, max },
-    (message) => new EventConfigError(`${message}.`, [name]),
+    (message) => new ConfigError(`${message}.`, { variables: [name] }),
   );
 }
 
 /** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */
 function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
   // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
-  if (error instanceof EventConfigError)
-    return { code: error.name, reason: error.message, senderFault: true };
+  if (error instanceof ConfigError) return { code: error.name, reason: error.message, senderFault: true };
   if (error instanceof Error) {
     const fault = (error as { $fault?: string }).$fault;
     return { code: error.name, reason: error.message, senderFault: fault === 'client' };
@@ -158,10 +157,9 @@ export class SqsEventPublisher implements EventSink {
     this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
     this.#sleep = options.sleep ?? sleep;
     if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
-      throw new EventConfigError(
-        'The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.',
-        ['STATE_BUCKET'],
-      );
+      throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
+        variables: ['STATE_BUCKET'],
+      });
     }
     this.#claimCheck = options.claimCheck;
   }
@@ -211,9 +209,9 @@ export class SqsEventPublisher implements EventSink {
     const inlineBytes = messageBytes(entry);
     if (inlineBytes > this.#inlineLimitBytes) {
       if (this.#claimCheck === undefined) {
-        throw new EventConfigError(
+        throw new ConfigError(
           `Event body of ${inlineBytes} bytes exceeds the inline limit of ${this.#inlineLimitBytes} bytes and no claim-check bucket is configured; set STATE_BUCKET.`,
-          ['STATE_BUCKET'],
+          { variables: ['STATE_BUCKET'] },
         );
       }
       const { s3, bucket } = this.#claimCheck;

@@ -5,6 +5,7 @@
  * fauxqs), messages are received, sent to the destination with their attributes and deleted, at most
  * `perSecond` a second.
  */
+
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageCommand,
@@ -18,7 +19,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { sleep } from '../../core/index.ts';
-import { OperatorTargetError } from '../errors.ts';
+import { QueueNotFoundError } from '../errors.ts';
 import type { MoveOptions, MoveResult, OperatorQueues, PeekedMessage, QueueDepth } from '../ports.ts';
 
 /** Errors that mean "no such queue". */
@@ -200,19 +201,6 @@ export class SqsOperatorQueues implements OperatorQueues {
       }));
       await this.#sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: entries }));
     }
-  }
-}
-
-/** A queue the command needs does not exist (wrong stage, region or account). */
-export class QueueNotFoundError extends OperatorTargetError {
-  readonly queueName: string;
-
-  constructor(name: string) {
-    super(
-      `There is no queue named ${name} here: check the stage (--stage), the region (AWS_REGION) and the account of your credentials`,
-    );
-    this.name = 'QueueNotFoundError';
-    this.queueName = name;
   }
 }
 

@@ -6,7 +6,8 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { currentTraceparent, sleep, TRACEPARENT_ATTRIBUTE } from '../../core/index.ts';
 import { toSendableJson } from '../../events/index.ts';
 import { packBatches } from '../../events/sqs/index.ts';
-import { ReviewFanOutError, type ReviewKeyChunk, type ReviewKeyQueue } from '../review-queue.ts';
+import { ReviewFanOutError } from '../errors.ts';
+import type { ReviewKeyChunk, ReviewKeyQueue } from '../review-queue.ts';
 
 /** The IAM actions on the review-poll queue (SendMessageBatch is authorised as SendMessage). */
 export const REVIEW_KEY_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);

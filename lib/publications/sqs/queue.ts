@@ -3,7 +3,8 @@
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { currentTraceparent, TRACEPARENT_ATTRIBUTE } from '../../core/index.ts';
-import { type PublicationMessage, type PublicationQueue, PublicationQueueError } from '../queue.ts';
+import { PublicationQueueError } from '../errors.ts';
+import type { PublicationMessage, PublicationQueue } from '../queue.ts';
 
 /** The IAM actions on the publication queue. */
 export const PUBLICATION_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);

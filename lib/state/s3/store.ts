@@ -38,6 +38,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
+import { StateConflictError, StateStoreError } from '../errors.ts';
 import {
   assertStateKey,
   type CreateResult,
@@ -47,10 +48,8 @@ import {
   type Mutation,
   mutate,
   parseState,
-  StateConflictError,
   type StateEntry,
   type StateStore,
-  StateStoreError,
   serializeState,
 } from '../store.ts';
 

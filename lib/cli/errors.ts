@@ -1,0 +1,10 @@
+/** The errors of lib/cli (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
+import { BridgeError } from '../core/index.ts';
+
+/** A file the command was asked to read cannot be used (missing, not JSON, wrong shape). Exit code 1. */
+export class CliInputError extends BridgeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('CLI_INPUT_INVALID', message, options);
+    this.name = 'CliInputError';
+  }
+}

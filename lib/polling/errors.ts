@@ -1,0 +1,54 @@
+/** The pollers' errors (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
+import { BridgeError } from '../core/index.ts';
+
+/**
+ * A run stopped before its end for a reason an operator must see (the PDS was unavailable, SQS did
+ * not accept events, keys failed). Thrown by handlers after metrics were recorded, so the invocation
+ * counts as failed; nothing is lost: the next run picks up where this one stopped.
+ */
+export class PollIncompleteError extends BridgeError {
+  constructor(message: string) {
+    super('POLL_INCOMPLETE', message, { retryable: true });
+    this.name = 'PollIncompleteError';
+  }
+}
+
+/** A fan-out message body is not a chunk this bridge wrote. */
+export class ReviewChunkFormatError extends BridgeError {
+  constructor(detail: string) {
+    super(
+      'REVIEW_CHUNK_INVALID',
+      `Fan-out message is not a review-poll chunk (${detail}); only the poll-supplier-reviews function should send to REVIEW_POLL_QUEUE_URL. The message goes to the queue's DLQ; delete it there.`,
+    );
+    this.name = 'ReviewChunkFormatError';
+  }
+}
+
+/** Some chunks were not accepted by SQS; their keys are polled by the next scheduled run. */
+export class ReviewFanOutError extends BridgeError {
+  readonly failedChunks: number;
+
+  constructor(failedChunks: number, totalChunks: number, reason: string) {
+    super(
+      'REVIEW_FAN_OUT_FAILED',
+      `${failedChunks} of ${totalChunks} review-poll chunks were not accepted by the fan-out queue: ${reason}. Their keys are polled again by the next scheduled run; check REVIEW_POLL_QUEUE_URL and the function's sqs:SendMessage permission if this repeats.`,
+      { retryable: true },
+    );
+    this.name = 'ReviewFanOutError';
+    this.failedChunks = failedChunks;
+  }
+}
+
+/** The stored checkpoint is not one this poller wrote. */
+export class CheckpointFormatError extends BridgeError {
+  readonly key: string;
+
+  constructor(key: string, issues: string) {
+    super(
+      'CHECKPOINT_INVALID',
+      `The checkpoint "${key}" in the state bucket is not a messaging-asset checkpoint (${issues}); fix it, or delete it to start again as POLL_FIRST_RUN says`,
+    );
+    this.name = 'CheckpointFormatError';
+    this.key = key;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * One error model (docs/architecture.md, Errors): every error class under lib/ extends BridgeError, so
+ * every failure in the logs carries a stable `code` and an honest `retryable`, and every code an
+ * operator can meet is in docs/operations.md's table.
+ *
+ * The classes are found by reading lib/'s sources, so a new error class fails this test until it
+ * extends BridgeError and has a row in SAMPLES (how to build one, and the code it must carry).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONSUMER_ERROR_CODES } from '../../lib/consumer/errors.ts';
+import { BridgeError } from '../../lib/core/index.ts';
+import { sourceFiles } from '../helpers/module-imports.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** `[file, class, parent]` of every `class X extends Y` under lib/. */
+function declaredClasses(): Array<[string, string, string]> {
+  const found: Array<[string, string, string]> = [];
+  for (const file of sourceFiles('lib')) {
+    const source = readFileSync(path.join(root, file), 'utf8');
+    for (const match of source.matchAll(/^(?:export )?class (\w+) extends (\w+)/gm)) {
+      found.push([file, match[1] as string, match[2] as string]);
+    }
+  }
+  return found;
+}
+
+/** The error classes: those whose parent chain, read from the sources, reaches an Error. */
+function errorClasses(): Array<[string, string, string]> {
+  const all = declaredClasses();
+  const parents = new Map(all.map(([, name, parent]) => [name, parent]));
+  const isError = (name: string, depth = 0): boolean => {
+    if (/^(?:Error|RangeError|TypeError|AggregateError|BridgeError)$/.test(name)) return true;
+    const parent = parents.get(name);
+    return parent !== undefined && depth < 10 && isError(parent, depth + 1);
+  };
+  return all.filter(([, name]) => isError(name));
+}
+
+/** Classes that keep another base for a documented reason. */
+const OTHER_BASE: Record<string, string> = {
+  // OptionError is documented as a RangeError (callers and tests catch RangeError); it carries the
+  // same `code` and `retryable` fields itself.
+  OptionError: 'RangeError',
+};
+
+/** Error classes that live outside their module's errors.ts, and why. */
+const ELSEWHERE: Record<string, string> = {
+  OptionError: 'lib/core/options.ts: beside the option checks that throw it',
+  ApiProblem: 'lib/publications/problem.ts: the problem-document model of the HTTP API, not only an error',
+  ProgressLayoutChangedError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
+  ProgressLayoutError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
+  AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
+  BodyTooLargeError: 'lib/http/server.ts: private, becomes a 413 answer there',
+};
+
+/** Modules whose exports are loaded to check the classes at run time. */
+async function exportsOf(file: string): Promise<Record<string, unknown>> {
+  return (await import(path.join(root, file))) as Record<string, unknown>;
+}
+
+describe('the error model', () => {
+  it('makes every error class under lib/ extend BridgeError', () => {
+    // prepare
+    const classes = errorClasses();
+    const parents = new Map(classes.map(([, name, parent]) => [name, parent]));
+    const reachesBridgeError = (name: string): boolean => {
+      let current = parents.get(name);
+      for (let depth = 0; depth < 10 && current !== undefined; depth++) {
+        if (current === 'BridgeError') return true;
+        current = parents.get(current);
+      }
+      return false;
+    };
+
+    // act
+    const outside = classes
+      .filter(([, name]) => name !== 'BridgeError' && OTHER_BASE[name] === undefined)
+      .filter(([, name]) => !reachesBridgeError(name))
+      .map(([file, name, parent]) => `${file}: ${name} extends ${parent}`);
+
+    // assess
+    expect(outside).toEqual([]);
+  });
+
+  it("keeps each module's error classes in its errors.ts", () => {
+    // act
+    const elsewhere = errorClasses()
+      .filter(([file, name]) => !file.endsWith('/errors.ts') && ELSEWHERE[name] === undefined)
+      .map(([file, name]) => `${file}: ${name}`);
+
+    // assess: move the class to lib/<module>/errors.ts
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('gives every exported error class a stable code and a boolean retryable', async () => {
+    // prepare
+    const problems: string[] = [];
+
+    // act
+    for (const [file, name] of errorClasses()) {
+      if (name === 'BridgeError') continue;
+      const exported = (await exportsOf(file))[name];
+      if (exported === undefined) continue; // a module-private class: checked by its parent above
+      const sample = SAMPLES[name];
+      if (!sample) {
+        problems.push(`${file}: ${name} has no row in SAMPLES`);
+        continue;
+      }
+      const error = sample.build(exported as new (...args: never[]) => Error);
+      const { code, retryable } = error as { code?: unknown; retryable?: unknown };
+      if (OTHER_BASE[name] === undefined && !(error instanceof BridgeError)) {
+        problems.push(`${name} is not a BridgeError`);
+      }
+      if (error.name !== name) problems.push(`${name}: name is ${error.name}`);
+      if (code !== sample.code) problems.push(`${name}: code ${String(code)}, expected ${sample.code}`);
+      if (typeof retryable !== 'boolean') problems.push(`${name}: retryable is not a boolean`);
+      else if (retryable !== RETRYABLE.has(name)) problems.push(`${name}: retryable is ${retryable}`);
+    }
+
+    // assess
+    expect(problems).toEqual([]);
+  });
+
+  it('documents every code in docs/operations.md', () => {
+    // prepare
+    const operations = readFileSync(path.join(root, 'docs/operations.md'), 'utf8');
+
+    // act
+    const missing = Object.values(SAMPLES)
+      .flatMap((sample) => [sample.code, ...(sample.alsoCodes ?? [])])
+      .filter((code) => !operations.includes(`\`${code}\``));
+
+    // assess
+    expect([...new Set(missing)]).toEqual([]);
+  });
+});
+
+/**
+ * The classes whose sample is retryable. The flows decide retry or permanent failure by class or by
+ * `retryable`, so a change here is a change of behaviour: it must be meant.
+ */
+const RETRYABLE = new Set([
+  'PdsError', // built retryable below
+  'PdsRateLimitedError',
+  'PdsServerError',
+  'PdsTimeoutError',
+  'PdsNetworkError',
+  'PdsUploadSourceError',
+  'StateConflictError',
+  'ProgressLayoutChangedError',
+  'EventPublishError',
+  'IngestInProgressError',
+  'PollIncompleteError',
+  'ReviewFanOutError',
+  'PublicationRetryError',
+  'PublicationQueueError',
+  'RequestInProgressError',
+  'IdempotencyContentionError',
+  'ConfirmationDeadlineError',
+]);
+
+type AnyError = new (...args: never[]) => Error;
+
+interface Sample {
+  /** Builds one instance from the exported class. */
+  build: (Class: AnyError) => Error;
+  /** The code this instance must carry. */
+  code: string;
+  /** Other codes the class can carry (documented too). */
+  alsoCodes?: string[];
+}
+
+const line = { method: 'GET', path: '/items' };
+const object = { bucket: 'drops', key: 'in/items.csv' };
+
+// biome-ignore lint/suspicious/noExplicitAny: each row calls its class's own constructor
+const make = (Class: AnyError, ...args: unknown[]): Error => new (Class as any)(...args);
+
+const SAMPLES: Record<string, Sample> = {
+  // lib/core
+  OptionError: { build: (C) => make(C, 'count', 'count must be positive'), code: 'INVALID_OPTION' },
+  ConfigError: { build: (C) => make(C, 'PDS_BASE_URL is required'), code: 'CONFIG_INVALID' },
+  UsageError: { build: (C) => make(C, 'unknown flag --x', 'folders ls'), code: 'USAGE' },
+  // lib/pds
+  PdsError: { build: (C) => make(C, 'NETWORK', 'x', line, true), code: 'NETWORK' },
+  PdsHttpError: { build: (C) => make(C, 418, line, '', 'HTTP_ERROR'), code: 'HTTP_ERROR' },
+  PdsBadRequestError: { build: (C) => make(C, 400, line, ''), code: 'BAD_REQUEST' },
+  PdsUnauthorizedError: {
+    build: (C) => make(C, 401, line, ''),
+    code: 'UNAUTHORIZED',
+    alsoCodes: ['FORBIDDEN'],
+  },
+  PdsNotFoundError: { build: (C) => make(C, 404, line, ''), code: 'NOT_FOUND' },
+  PdsConflictError: { build: (C) => make(C, 409, line, ''), code: 'CONFLICT' },
+  PdsRateLimitedError: { build: (C) => make(C, 429, line, '', 1000), code: 'RATE_LIMITED' },
+  PdsServerError: { build: (C) => make(C, 503, line, ''), code: 'SERVER_ERROR' },
+  PdsTimeoutError: { build: (C) => make(C, 'headers', 1000, line), code: 'TIMEOUT' },
+  PdsNetworkError: { build: (C) => make(C, 'ECONNRESET', line, false), code: 'NETWORK' },
+  PdsInvalidResponseError: { build: (C) => make(C, 'not JSON', line), code: 'INVALID_RESPONSE' },
+  PdsInvalidRequestError: { build: (C) => make(C, 'bad body', line), code: 'INVALID_REQUEST' },
+  PdsUploadSourceError: { build: (C) => make(C, 'read failed', line), code: 'UPLOAD_SOURCE' },
+  PdsRequestBodyError: { build: (C) => make(C, 'size differs'), code: 'PDS_REQUEST_BODY_INVALID' },
+  // lib/xml
+  XmlParseError: {
+    build: (C) => make(C, 'MALFORMED', 'bad'),
+    code: 'MALFORMED',
+    alsoCodes: ['TOO_LARGE', 'DOCTYPE_REFUSED', 'LIMIT_EXCEEDED', 'NAME_REFUSED'],
+  },
+  // lib/state
+  StateConflictError: { build: (C) => make(C, 'k', 'changed'), code: 'STATE_CONFLICT' },
+  StateKeyError: { build: (C) => make(C, 'k', 'empty'), code: 'STATE_KEY_INVALID' },
+  StateValueError: { build: (C) => make(C, 'k', 'not JSON'), code: 'STATE_VALUE_INVALID' },
+  StateStoreError: { build: (C) => make(C, 'k', 'denied', false), code: 'STATE_STORE_FAILED' },
+  ProgressLayoutChangedError: { build: (C) => make(C, 1, 2), code: 'PROGRESS_LAYOUT_CHANGED' },
+  ProgressLayoutError: { build: (C) => make(C, 'bad'), code: 'PROGRESS_LAYOUT_INVALID' },
+  WatchListError: { build: (C) => make(C, 'empty key'), code: 'WATCH_LIST_KEY_INVALID' },
+  // lib/events
+  EventDataError: { build: (C) => make(C, 'pds.x', 'bad'), code: 'EVENT_DATA_INVALID' },
+  EventPublishError: { build: (C) => make(C, [], ['e1']), code: 'EVENT_PUBLISH_FAILED' },
+  ClaimCheckError: { build: (C) => make(C, 'no pointer'), code: 'CLAIM_CHECK_FAILED' },
+  // lib/ingest
+  IngestEventError: { build: (C) => make(C, 'no Records'), code: 'INGEST_EVENT_INVALID' },
+  IngestInProgressError: { build: (C) => make(C, 'p', 'leased'), code: 'INGEST_IN_PROGRESS' },
+  ObjectSourceError: {
+    build: (C) => make(C, object, 'gone', 'missing', false),
+    code: 'OBJECT_SOURCE_FAILED',
+  },
+  IngestRejectedError: { build: (C) => make(C, 'no-entries', 'none'), code: 'INGEST_REJECTED' },
+  // lib/polling
+  PollIncompleteError: { build: (C) => make(C, 'stopped'), code: 'POLL_INCOMPLETE' },
+  ReviewChunkFormatError: { build: (C) => make(C, 'not JSON'), code: 'REVIEW_CHUNK_INVALID' },
+  ReviewFanOutError: { build: (C) => make(C, 1, 2, 'denied'), code: 'REVIEW_FAN_OUT_FAILED' },
+  CheckpointFormatError: { build: (C) => make(C, 'k', 'bad'), code: 'CHECKPOINT_INVALID' },
+  // lib/publications
+  PublicationNotFoundError: { build: (C) => make(C, 'p1'), code: 'PUBLICATION_NOT_FOUND' },
+  PublicationRetryError: { build: (C) => make(C, 'p1', 1, new Error('503')), code: 'PUBLICATION_RETRY' },
+  PublicationQueueError: { build: (C) => make(C, 'p1', 'denied'), code: 'PUBLICATION_QUEUE_FAILED' },
+  IdempotencyConflictError: { build: (C) => make(C, 'p1'), code: 'IDEMPOTENCY_KEY_REUSED' },
+  RequestInProgressError: { build: (C) => make(C, 'p1', 1), code: 'REQUEST_IN_PROGRESS' },
+  IdempotencyContentionError: { build: (C) => make(C), code: 'IDEMPOTENCY_CONTENTION' },
+  ApiProblem: { build: (C) => make(C, 'not-found', 'no such publication'), code: 'API_PROBLEM' },
+  InvalidPathError: { build: (C) => make(C, '%zz'), code: 'INVALID_PATH' },
+  // lib/confirmations
+  ConfirmationDeadlineError: {
+    build: (C) => make(C, 1, 2, new Error('x')),
+    code: 'CONFIRMATION_DEADLINES_INCOMPLETE',
+  },
+  // lib/consumer (codes are the kit's public failure codes)
+  ConsumerError: {
+    build: (C) => make(C, 'not-json', 'bad'),
+    code: 'not-json',
+    alsoCodes: [...CONSUMER_ERROR_CODES],
+  },
+  // lib/http
+  HandlerResultError: { build: (C) => make(C, 'no statusCode'), code: 'HANDLER_RESULT_INVALID' },
+  // lib/ops
+  OperatorTargetError: { build: (C) => make(C, 'no stage'), code: 'OPERATOR_TARGET_INVALID' },
+  QueueNotFoundError: { build: (C) => make(C, 'q'), code: 'QUEUE_NOT_FOUND' },
+  WhySubjectError: { build: (C) => make(C, '?'), code: 'WHY_SUBJECT_INVALID' },
+  // lib/cli
+  CliInputError: { build: (C) => make(C, 'not JSON'), code: 'CLI_INPUT_INVALID' },
+  // lib/local
+  PortInUseError: { build: (C) => make(C, 'the simulator', 4010, '--pds-port'), code: 'PORT_IN_USE' },
+  LocalStackStartedError: { build: (C) => make(C), code: 'LOCAL_STACK_STARTED' },
+  StackFileError: { build: (C) => make(C, 'no stack'), code: 'STACK_FILE_MISSING' },
+  DemoStepError: { build: (C) => make(C, 'drop', 'late'), code: 'DEMO_STEP_FAILED' },
+  // lib/simulator
+  SimulatorHttpError: { build: (C) => make(C, 404, 'no item'), code: 'SIMULATOR_HTTP' },
+  SimulatorOptionsError: { build: (C) => make(C, 'port out of range'), code: 'INVALID_OPTION' },
+  ArchiveLimitError: {
+    build: (C) => make(C, 'ARCHIVE_TOO_MANY_MEMBERS', 'a.zip', 'has too many members'),
+    code: 'ARCHIVE_TOO_MANY_MEMBERS',
+    alsoCodes: ['ARCHIVE_TOO_LARGE_EXPANDED', 'ARCHIVE_EXPANSION_RATIO'],
+  },
+  CsvFormatError: {
+    build: (C) => make(C, 'open quote'),
+    code: 'CSV_MALFORMED',
+    alsoCodes: ['CSV_RECORD_TOO_LONG'],
+  },
+};
