@@ -358,25 +358,7 @@ export async function pollMessagingAssets(
     maxAssetsPerRun: options.maxAssetsPerRun ?? DEFAULT_MAX_ASSETS_PER_RUN,
   });
   const { candidates, gone, read } = selection;
-
-  const report = emptyMessagingAssetReport(read.entries);
-  report.candidates = candidates.length;
-  report.gone = gone.length;
-  report.listingRequests = read.requests;
-  report.recordedAsDone = selection.recordedAsDone;
-  if (read.fellBack) {
-    report.listingFellBack = read.fellBack;
-    logger.info('Paged read of the messaging-asset listing fell back to the whole listing', {
-      reason: read.fellBack,
-      paging: read.listing.paging,
-    });
-  }
-  for (const entry of gone) {
-    logger.info('Messaging asset waiting for a retry is no longer listed; dropped', {
-      messagingAssetId: entry.id,
-      attempts: entry.attempts,
-    });
-  }
+  const report = reportOfSelection(selection, logger);
 
   if (firstRunNow) {
     checkpoint = { ...checkpoint, listing: read.listing, listedAt: startedAt.toISOString() };
@@ -412,14 +394,46 @@ export async function pollMessagingAssets(
     };
     await checkpointStore.save(checkpoint);
   }
-  const pendingCreatedAt = candidates
+  return finishReport(report, checkpoint, oldestPending(selection, checkpoint), now());
+}
+
+/** The report of a run as the listing left it, with the listing's fallback and drops logged. */
+function reportOfSelection(selection: ListingSelection, logger: Log): MessagingAssetPollReport {
+  const { candidates, gone, read } = selection;
+  const report = emptyMessagingAssetReport(read.entries);
+  report.candidates = candidates.length;
+  report.gone = gone.length;
+  report.listingRequests = read.requests;
+  report.recordedAsDone = selection.recordedAsDone;
+  if (read.fellBack) {
+    report.listingFellBack = read.fellBack;
+    logger.info('Paged read of the messaging-asset listing fell back to the whole listing', {
+      reason: read.fellBack,
+      paging: read.listing.paging,
+    });
+  }
+  for (const entry of gone) {
+    logger.info('Messaging asset waiting for a retry is no longer listed; dropped', {
+      messagingAssetId: entry.id,
+      attempts: entry.attempts,
+    });
+  }
+  return report;
+}
+
+/** `createdAt` of the oldest asset still to emit, listed this run or beyond its limit. */
+function oldestPending(
+  selection: ListingSelection,
+  checkpoint: MessagingAssetCheckpoint,
+): number | undefined {
+  const pendingCreatedAt = selection.candidates
     .filter((asset) => !checkpoint.emitted.has(asset.id) && Number.isSafeInteger(asset.createdAt))
     .map((asset) => asset.createdAt);
-  const oldestPending = [...pendingCreatedAt, selection.oldestBeyondLimit ?? Number.POSITIVE_INFINITY].reduce(
+  const oldest = [...pendingCreatedAt, selection.oldestBeyondLimit ?? Number.POSITIVE_INFINITY].reduce(
     (min, at) => Math.min(min, at),
     Number.POSITIVE_INFINITY,
   );
-  return finishReport(report, checkpoint, Number.isFinite(oldestPending) ? oldestPending : undefined, now());
+  return Number.isFinite(oldest) ? oldest : undefined;
 }
 
 function finishReport(
@@ -460,6 +474,17 @@ export class CheckpointWriter {
   }
 }
 
+/** What the steps of one emission share: its dependencies, options and the report it fills. */
+interface Emission {
+  deps: MessagingAssetPollDeps;
+  writer: CheckpointWriter;
+  logger: Log;
+  now: () => Date;
+  failureLimit: number;
+  options: MessagingAssetPollOptions;
+  report: MessagingAssetPollReport;
+}
+
 /**
  * Fetches, publishes and records the candidates page by page (see the module comment); returns the
  * checkpoint after the last write.
@@ -473,50 +498,20 @@ export async function emitCandidates(
   options: MessagingAssetPollOptions,
   report: MessagingAssetPollReport,
 ): Promise<MessagingAssetCheckpoint> {
-  const { pds, sink } = deps;
-  const logger = deps.logger ?? silentLog;
-  const now = options.now ?? (() => new Date());
-  const concurrency = options.concurrency ?? 8;
+  const emission: Emission = {
+    deps,
+    writer,
+    logger: deps.logger ?? silentLog,
+    now: options.now ?? (() => new Date()),
+    failureLimit: checkedFailureLimit(options.failureLimit),
+    options,
+    report,
+  };
   const pageSize = options.pageSize ?? 100;
-  const failureLimit = checkedFailureLimit(options.failureLimit);
-  const eventOptions = (time: Date) => ({ time, ...(options.source ? { source: options.source } : {}) });
+  const fetchPage = pageFetcher(emission, candidates);
+  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
   let checkpoint = initial;
   let pendingGone = gone.map((entry) => entry.id);
-
-  // One limiter for every fetch of the run, its waiters served in order: the next page's fetches
-  // queue behind this page's and take the slots its last requests free, and no more than
-  // `concurrency` PDS requests are ever in flight.
-  const limit = createLimiter(concurrency);
-  const fetchXml = async (asset: MessagingAssetSummary): Promise<string | { error: unknown }> => {
-    try {
-      return await pds.getMessagingAsset(asset.id);
-    } catch (error) {
-      return { error };
-    }
-  };
-  // The events of a page are built in one loop once its fetches are in, not as each answer arrives:
-  // parsing back to back keeps the parser's code and data in the CPU's caches, which the HTTP work
-  // between two answers evicts (in `node bench/poll.ts` an event took 70 µs that way, 42 µs this way).
-  const fetchPage = async (from: number): Promise<Fetched[]> => {
-    const time = now();
-    const page = candidates.slice(from, from + pageSize);
-    const answers = await Promise.all(page.map((asset) => limit(() => fetchXml(asset))));
-    return page.map((asset, index): Fetched => {
-      const answer = answers[index];
-      if (typeof answer !== 'string') return { ok: false, asset, error: answer?.error };
-      try {
-        const event = messagingAssetEvent(asset, answer, eventOptions(time));
-        return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
-      } catch (error) {
-        return { ok: false, asset, error };
-      }
-    });
-  };
-  const advanceOptions = () => ({
-    now: now(),
-    ...(options.maxRetry === undefined ? {} : { maxRetry: options.maxRetry }),
-  });
-  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
 
   // While a page is fetched, the next one is queued behind it (the shared limiter keeps the PDS
   // requests within `concurrency`), so its fetches go on while this page is published and recorded,
@@ -538,69 +533,18 @@ export async function emitCandidates(
       report.failed += failures.length;
       report.stopped = 'pds-unavailable';
       await prefetched; // its results are dropped: those assets stay new
-      logger.error('Every fetch of a page failed: the PDS looks unavailable; stopping this run', {
+      emission.logger.error('Every fetch of a page failed: the PDS looks unavailable; stopping this run', {
         firstMessagingAssetId: page[0]?.id,
         ...errorFields(failures[0]?.error),
       });
       break;
     }
-
-    const successes = fetched.filter((item) => item.ok);
-    const failedRuns = failedRunsOf(checkpoint);
-    const time = now();
-    const published = await publishPage(sink, {
-      ordinary: successes.map((item) => ({ asset: item.asset, event: item.event })),
-      failedFetches: failures.map((item) => ({ asset: item.asset, error: item.error })),
-      failedRuns,
-      failureLimit,
-      passedEvent: (asset, messageError) =>
-        passedMessagingAssetEvent(asset, messageError, eventOptions(time)),
-    });
-    logPage(logger, published, successes, failureLimit);
-    const { accepted, passed, recorded, unaccepted, publishError } = published;
-
-    // The ledger learns of the accepted confirmations before the checkpoint moves: when it fails,
-    // the run stops here and the next run sends these assets again (same ids; the ledger applies a
-    // fact once).
-    await deps.confirmations?.recordMessagingAssets(
-      successes.filter((item) => accepted.has(item.asset.id)).map((item) => item.event),
-    );
-    const advanced = advanceCheckpoint(
-      checkpoint,
-      {
-        emitted: [...accepted],
-        failed: recorded.map((item) => ({ asset: item.asset, reason: item.reason })),
-        gone: pendingGone,
-      },
-      advanceOptions(),
-    );
-    checkpoint = advanced.checkpoint;
-    await writer.save(checkpoint);
+    const emitted = await emitPage(emission, checkpoint, fetched, pendingGone);
+    checkpoint = emitted.checkpoint;
     pendingGone = [];
-
-    const passedIds = new Set(passed.map((item) => item.asset.id));
-    report.emitted += accepted.size;
-    report.emittedAsFailed += passed.length;
-    report.parseErrors += successes.filter(
-      (item) => item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id),
-    ).length;
-    report.failed += recorded.length + passed.length;
-    report.abandoned += advanced.abandoned.length;
-    for (const entry of advanced.abandoned) {
-      logger.error(
-        'Messaging asset left the retry list because it is full; a later whole read of the listing (or the audit) takes it as new again',
-        { messagingAssetId: entry.id, attempts: entry.attempts, lastError: entry.lastError },
-      );
-    }
-    if (publishError) {
-      report.stopped = 'publish-failed';
-      report.unpublished = unaccepted.length;
-      logger.error(
-        'SQS did not accept every event; those assets stay unrecorded and the next run sends them again',
-        { unpublished: unaccepted, reason: publishError.message },
-      );
+    if (emitted.unaccepted !== undefined) {
       start += pageSize;
-      report.remaining = unaccepted.length;
+      report.remaining = emitted.unaccepted;
       await prefetched;
       break;
     }
@@ -611,11 +555,129 @@ export async function emitCandidates(
     checkpoint = advanceCheckpoint(
       checkpoint,
       { emitted: [], failed: [], gone: pendingGone },
-      advanceOptions(),
+      advanceOptions(emission),
     ).checkpoint;
     await writer.save(checkpoint);
   }
   return checkpoint;
+}
+
+function advanceOptions(emission: Emission): { now: Date; maxRetry?: number } {
+  const { maxRetry } = emission.options;
+  return { now: emission.now(), ...(maxRetry === undefined ? {} : { maxRetry }) };
+}
+
+function eventOptions(emission: Emission, time: Date): { time: Date; source?: string } {
+  const { source } = emission.options;
+  return { time, ...(source ? { source } : {}) };
+}
+
+/**
+ * The fetch of the page of candidates that starts at a given index, with the events built. One
+ * limiter serves every fetch of the run, its waiters in order: the next page's fetches queue behind
+ * this page's and take the slots its last requests free, and no more than `concurrency` PDS
+ * requests are ever in flight.
+ */
+function pageFetcher(
+  emission: Emission,
+  candidates: readonly MessagingAssetSummary[],
+): (from: number) => Promise<Fetched[]> {
+  const { pds } = emission.deps;
+  const pageSize = emission.options.pageSize ?? 100;
+  const limit = createLimiter(emission.options.concurrency ?? 8);
+  const fetchXml = async (asset: MessagingAssetSummary): Promise<string | { error: unknown }> => {
+    try {
+      return await pds.getMessagingAsset(asset.id);
+    } catch (error) {
+      return { error };
+    }
+  };
+  // The events of a page are built in one loop once its fetches are in, not as each answer arrives:
+  // parsing back to back keeps the parser's code and data in the CPU's caches, which the HTTP work
+  // between two answers evicts (in `node bench/poll.ts` an event took 70 µs that way, 42 µs this way).
+  return async (from) => {
+    const time = emission.now();
+    const page = candidates.slice(from, from + pageSize);
+    const answers = await Promise.all(page.map((asset) => limit(() => fetchXml(asset))));
+    return page.map((asset, index): Fetched => {
+      const answer = answers[index];
+      if (typeof answer !== 'string') return { ok: false, asset, error: answer?.error };
+      try {
+        const event = messagingAssetEvent(asset, answer, eventOptions(emission, time));
+        return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
+      } catch (error) {
+        return { ok: false, asset, error };
+      }
+    });
+  };
+}
+
+/**
+ * Publishes one fetched page, records it in the ledger and the checkpoint, and counts it in the
+ * report. `unaccepted` is set when SQS did not accept every event: the run stops there.
+ */
+async function emitPage(
+  emission: Emission,
+  before: MessagingAssetCheckpoint,
+  fetched: Fetched[],
+  gone: number[],
+): Promise<{ checkpoint: MessagingAssetCheckpoint; unaccepted?: number }> {
+  const { deps, logger, failureLimit, report } = emission;
+  const failures = fetched.filter((item) => !item.ok);
+  const successes = fetched.filter((item) => item.ok);
+  const failedRuns = failedRunsOf(before);
+  const time = emission.now();
+  const published = await publishPage(deps.sink, {
+    ordinary: successes.map((item) => ({ asset: item.asset, event: item.event })),
+    failedFetches: failures.map((item) => ({ asset: item.asset, error: item.error })),
+    failedRuns,
+    failureLimit,
+    passedEvent: (asset, messageError) =>
+      passedMessagingAssetEvent(asset, messageError, eventOptions(emission, time)),
+  });
+  logPage(logger, published, successes, failureLimit);
+  const { accepted, passed, recorded, unaccepted, publishError } = published;
+
+  // The ledger learns of the accepted confirmations before the checkpoint moves: when it fails,
+  // the run stops here and the next run sends these assets again (same ids; the ledger applies a
+  // fact once).
+  await deps.confirmations?.recordMessagingAssets(
+    successes.filter((item) => accepted.has(item.asset.id)).map((item) => item.event),
+  );
+  const advanced = advanceCheckpoint(
+    before,
+    {
+      emitted: [...accepted],
+      failed: recorded.map((item) => ({ asset: item.asset, reason: item.reason })),
+      gone,
+    },
+    advanceOptions(emission),
+  );
+  const { checkpoint } = advanced;
+  await emission.writer.save(checkpoint);
+
+  const passedIds = new Set(passed.map((item) => item.asset.id));
+  report.emitted += accepted.size;
+  report.emittedAsFailed += passed.length;
+  report.parseErrors += successes.filter(
+    (item) => item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id),
+  ).length;
+  report.failed += recorded.length + passed.length;
+  report.abandoned += advanced.abandoned.length;
+  for (const entry of advanced.abandoned) {
+    logger.error(
+      'Messaging asset left the retry list because it is full; a later whole read of the listing (or the audit) takes it as new again',
+      { messagingAssetId: entry.id, attempts: entry.attempts, lastError: entry.lastError },
+    );
+  }
+  if (!publishError) return { checkpoint };
+  report.stopped = 'publish-failed';
+  report.unpublished = unaccepted.length;
+  logger.error(
+    'SQS did not accept every event; those assets stay unrecorded and the next run sends them again',
+    { unpublished: unaccepted, reason: publishError.message },
+  );
+  return { checkpoint, unaccepted: unaccepted.length };
 }
 
 /** The log lines of one published page: recorded failures, passed assets, parse errors. */

@@ -205,12 +205,27 @@ async function startingProgress(
   };
 }
 
+/** The fresh reviews of one key being polled, and what the steps that emit them share. */
+interface KeyBatch {
+  primaryKey: string;
+  fresh: Map<string, SupplierReview>;
+  options: { time: Date; source?: string };
+  /** This run's count of consecutive failed runs of a review. */
+  failedRuns: (fingerprint: string) => number;
+  /** The event that passes a review on without its message, at the failure limit. */
+  passedEvent: (
+    fingerprint: string,
+    messageError: MessageFetchError,
+  ) => CloudEvent<'pds.supplier-review.received'>;
+}
+
+type Accepted = Built & { ok: true };
+
 async function pollKey(
   key: { primaryKey: string; etag?: string | undefined },
   remembered: KeyProgress | undefined,
   context: KeyContext,
 ): Promise<PolledKey> {
-  const { deps, logger, limit } = context;
   const { primaryKey } = key;
   const outcome: KeyOutcome = {
     primaryKey,
@@ -221,57 +236,122 @@ async function pollKey(
     emittedAsFailed: 0,
   };
   const now = context.now();
-  const start = await startingProgress(key, remembered, deps.store);
+  const start = await startingProgress(key, remembered, context.deps.store);
   if (!start)
     return { outcome: { ...outcome, status: 'unwatched' }, progress: remembered ? null : undefined };
   const { progress: entry, reread } = start;
   // A re-read entry is remembered (its ETag and expiry) even when nothing else changes.
   const unchanged = reread ? entry : undefined;
-  if (entry.expiresAt <= now.toISOString()) {
-    const purged = await purgeIfExpired(deps.store, primaryKey, now);
-    if (purged) logger.info('Watch entry expired; purged', { primaryKey, expiresAt: entry.expiresAt });
-    // Not purged means someone refreshed it meanwhile: it is polled on the next run.
-    return purged
-      ? { outcome: { ...outcome, status: 'purged' }, progress: null }
-      : { outcome: { ...outcome, status: 'deferred' } };
-  }
+  if (entry.expiresAt <= now.toISOString()) return purgeExpired(primaryKey, entry, outcome, now, context);
 
-  let reviews: SupplierReview[];
+  const listed = await listReviews(primaryKey, entry, context);
+  if (!Array.isArray(listed)) return { outcome: { ...outcome, ...listed }, progress: unchanged };
+  const fresh = freshReviews(entry, listed);
+  if (fresh.size === 0) return { outcome, progress: unchanged };
+
+  const batch = keyBatch(primaryKey, fresh, entry, now, context);
+  const built = await buildReviewEvents(batch, context);
+  const { accepted, failed, publishError } = await publishReviewEvents(batch, built, context);
+  // Before the progress is recorded: should the ledger fail, the key's reviews come again next run
+  // (the same events, the same ids) and the ledger applies them then.
+  const ledgerError = await recordConfirmations(primaryKey, accepted, context);
+  if (ledgerError !== undefined) {
+    const failedOutcome = { ...outcome, status: 'failed' as const, emitted: accepted.length };
+    return { outcome: { ...failedOutcome, error: errorSummary(ledgerError.error) }, progress: unchanged };
+  }
+  const progress = nextProgress(entry, { emitted: accepted.map((item) => item.fingerprint), failed, now });
+
+  outcome.emitted = accepted.length;
+  outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
+  outcome.emittedAsFailed = accepted.filter((item) => item.passed).length;
+  outcome.reviewsFailed = fresh.size - accepted.length;
+  if (outcome.reviewsFailed > 0) {
+    outcome.status = 'failed';
+    outcome.error = publishError ? publishError.message : failed[0]?.reason;
+  }
+  logPassedAndUnparsed(primaryKey, accepted, context.logger);
+  return { outcome, progress };
+}
+
+/** An expired watch entry: purged, or deferred when someone refreshed it meanwhile. */
+async function purgeExpired(
+  primaryKey: string,
+  entry: KeyProgress,
+  outcome: KeyOutcome,
+  now: Date,
+  context: KeyContext,
+): Promise<PolledKey> {
+  const purged = await purgeIfExpired(context.deps.store, primaryKey, now);
+  if (purged) context.logger.info('Watch entry expired; purged', { primaryKey, expiresAt: entry.expiresAt });
+  // Not purged means someone refreshed it meanwhile: it is polled on the next run.
+  return purged
+    ? { outcome: { ...outcome, status: 'purged' }, progress: null }
+    : { outcome: { ...outcome, status: 'deferred' } };
+}
+
+/** The key's supplier reviews, or the key's outcome when the PDS could not list them. */
+async function listReviews(
+  primaryKey: string,
+  entry: KeyProgress,
+  context: KeyContext,
+): Promise<SupplierReview[] | Pick<KeyOutcome, 'status' | 'error'>> {
+  const { deps, logger, limit } = context;
   try {
-    reviews = await limit(() => deps.pds.listSupplierReviews(primaryKey));
+    return await limit(() => deps.pds.listSupplierReviews(primaryKey));
   } catch (error) {
     if (error instanceof PdsNotFoundError) {
       logger.warn('The PDS does not know this watched item; it stays watched until it expires', {
         primaryKey,
         expiresAt: entry.expiresAt,
       });
-      return { outcome: { ...outcome, status: 'not-found' }, progress: unchanged };
+      return { status: 'not-found' };
     }
     logger.warn('Supplier reviews could not be listed; the key is polled again on the next run', {
       primaryKey,
       ...errorFields(error),
     });
-    return { outcome: { ...outcome, status: 'failed', error: errorSummary(error) }, progress: unchanged };
+    return { status: 'failed', error: errorSummary(error) };
   }
+}
 
+/** The reviews not emitted before, by fingerprint (a review listed twice counts once). */
+function freshReviews(entry: KeyProgress, reviews: SupplierReview[]): Map<string, SupplierReview> {
   const seen = new Set(entry.seen);
   const fresh = new Map<string, SupplierReview>();
   for (const review of reviews) {
     const fingerprint = reviewFingerprint(review);
     if (!seen.has(fingerprint) && !fresh.has(fingerprint)) fresh.set(fingerprint, review);
   }
-  if (fresh.size === 0) return { outcome, progress: unchanged };
+  return fresh;
+}
 
-  const time = now;
-  const options = { time, ...(context.source ? { source: context.source } : {}) };
+function keyBatch(
+  primaryKey: string,
+  fresh: Map<string, SupplierReview>,
+  entry: KeyProgress,
+  now: Date,
+  context: KeyContext,
+): KeyBatch {
+  const options = { time: now, ...(context.source ? { source: context.source } : {}) };
   const failedRunsBefore = new Map(
     (entry.failing ?? []).map((failure) => [failure.fingerprint, failure.attempts]),
   );
-  const failedRuns = (fingerprint: string) => (failedRunsBefore.get(fingerprint) ?? 0) + 1;
-  const passedEvent = (fingerprint: string, messageError: MessageFetchError) =>
-    reviewEvent(fresh.get(fingerprint) as SupplierReview, fingerprint, { error: messageError }, options);
-  const built = await Promise.all(
-    [...fresh].map(async ([fingerprint, review]): Promise<Built> => {
+  return {
+    primaryKey,
+    fresh,
+    options,
+    failedRuns: (fingerprint) => (failedRunsBefore.get(fingerprint) ?? 0) + 1,
+    passedEvent: (fingerprint, messageError) =>
+      reviewEvent(fresh.get(fingerprint) as SupplierReview, fingerprint, { error: messageError }, options),
+  };
+}
+
+/** Each fresh review's event, its message fetched; a review whose fetch failed is kept for a retry. */
+function buildReviewEvents(batch: KeyBatch, context: KeyContext): Promise<Built[]> {
+  const { deps, logger, limit } = context;
+  const { primaryKey, options, failedRuns } = batch;
+  return Promise.all(
+    [...batch.fresh].map(async ([fingerprint, review]): Promise<Built> => {
       try {
         const xml = await limit(() => deps.pds.getMessagingAsset(review.messagingAssetId));
         return { ok: true, fingerprint, event: reviewEvent(review, fingerprint, { xml }, options) };
@@ -294,7 +374,7 @@ async function pollKey(
         }
         if (reachesFailureLimit(failedRuns(fingerprint), context.failureLimit)) {
           const messageError = messageErrorOfFetch(error, failedRuns(fingerprint));
-          return { ok: true, fingerprint, event: passedEvent(fingerprint, messageError), passed: true };
+          return { ok: true, fingerprint, event: batch.passedEvent(fingerprint, messageError), passed: true };
         }
         logger.warn(
           'The message of a supplier review could not be fetched; the review is tried again on the next run',
@@ -310,14 +390,27 @@ async function pollKey(
       }
     }),
   );
+}
 
-  const accepted: Array<Built & { ok: true }> = [];
+/**
+ * The built events published. Events SQS refuses as invalid: recorded for a retry, or, at the
+ * failure limit, sent again without the message (one more round).
+ */
+async function publishReviewEvents(
+  batch: KeyBatch,
+  built: Built[],
+  context: KeyContext,
+): Promise<{
+  accepted: Accepted[];
+  failed: Array<{ fingerprint: string; reason: string }>;
+  publishError: Error | undefined;
+}> {
+  const { primaryKey, failedRuns } = batch;
+  const accepted: Accepted[] = [];
   const failed: Array<{ fingerprint: string; reason: string }> = built
     .filter((item) => !item.ok)
     .map((item) => ({ fingerprint: item.fingerprint, reason: errorSummary(item.error) }));
   let publishError: Error | undefined;
-  // Events SQS refuses as invalid: recorded for a retry, or, at the failure limit, sent again
-  // without the message (one more round).
   for (let round = built.filter((item) => item.ok); round.length > 0; ) {
     const sent = await publishEach(context.sink, round, (item) => item.event);
     round = [];
@@ -329,12 +422,12 @@ async function pollKey(
         round.push({
           ok: true,
           fingerprint: item.fingerprint,
-          event: passedEvent(item.fingerprint, messageError),
+          event: batch.passedEvent(item.fingerprint, messageError),
           passed: true,
         });
       } else {
         failed.push({ fingerprint: item.fingerprint, reason: describeRefusal(failure) });
-        logger.warn(
+        context.logger.warn(
           'SQS refused the event of a supplier review as invalid; it is tried again on the next run',
           {
             primaryKey,
@@ -347,33 +440,34 @@ async function pollKey(
       }
     }
   }
-  // Before the progress is recorded: should the ledger fail, the key's reviews come again next run
-  // (the same events, the same ids) and the ledger applies them then.
-  if (accepted.length > 0 && deps.confirmations) {
-    try {
-      await deps.confirmations.recordReviews(accepted.map((item) => item.event));
-    } catch (error) {
-      logger.warn(
-        'The confirmation ledger could not record the reviews; they are polled again on the next run',
-        {
-          primaryKey,
-          ...errorFields(error),
-        },
-      );
-      const failedOutcome = { ...outcome, status: 'failed' as const, emitted: accepted.length };
-      return { outcome: { ...failedOutcome, error: errorSummary(error) }, progress: unchanged };
-    }
-  }
-  const progress = nextProgress(entry, { emitted: accepted.map((item) => item.fingerprint), failed, now });
+  return { accepted, failed, publishError };
+}
 
-  outcome.emitted = accepted.length;
-  outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
-  outcome.emittedAsFailed = accepted.filter((item) => item.passed).length;
-  outcome.reviewsFailed = fresh.size - accepted.length;
-  if (outcome.reviewsFailed > 0) {
-    outcome.status = 'failed';
-    outcome.error = publishError ? publishError.message : failed[0]?.reason;
+/** The accepted reviews recorded in the confirmation ledger, if there is one; the error if not. */
+async function recordConfirmations(
+  primaryKey: string,
+  accepted: Accepted[],
+  context: KeyContext,
+): Promise<{ error: unknown } | undefined> {
+  const { confirmations } = context.deps;
+  if (accepted.length === 0 || !confirmations) return undefined;
+  try {
+    await confirmations.recordReviews(accepted.map((item) => item.event));
+    return undefined;
+  } catch (error) {
+    context.logger.warn(
+      'The confirmation ledger could not record the reviews; they are polled again on the next run',
+      {
+        primaryKey,
+        ...errorFields(error),
+      },
+    );
+    return { error };
   }
+}
+
+/** Reviews emitted without their message (passed at the failure limit) or with unparsable XML. */
+function logPassedAndUnparsed(primaryKey: string, accepted: Accepted[], logger: Log): void {
   for (const item of accepted) {
     if (item.passed) {
       logger.error(
@@ -396,7 +490,6 @@ async function pollKey(
       );
     }
   }
-  return { outcome, progress };
 }
 
 /**

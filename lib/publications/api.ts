@@ -214,6 +214,18 @@ const PDS_DOWN: RouteProblem = {
   description: 'The PDS is unavailable (5xx, 429, timeout or network); retry after Retry-After.',
 };
 
+/** What the routes are built from: the dependencies, and what they share within one API. */
+interface RouteContext {
+  deps: ApiDependencies;
+  store: StateStore;
+  settings: ApiSettings;
+  schemas: ReturnType<typeof createApiSchemas>;
+  parameters: ReturnType<typeof createApiSchemas>['parameters'];
+  channels: ChannelCache;
+  now: () => Date;
+  log: Log;
+}
+
 /**
  * Builds the API. The handler never throws: every failure becomes a problem answer (500 for the
  * unexpected, logged with the request id).
@@ -226,14 +238,45 @@ const PDS_DOWN: RouteProblem = {
  */
 export function createApi(deps: ApiDependencies): Api {
   const now = deps.now ?? (() => new Date());
-  const log = deps.log ?? silentLog;
   const { settings, store } = deps;
   const schemas = createApiSchemas({ maxKeys: settings.maxKeys });
-  const channels = new ChannelCache(settings.channelsCacheMs, now);
-  const parameters = schemas.parameters;
+  const context: RouteContext = {
+    deps,
+    store,
+    settings,
+    schemas,
+    parameters: schemas.parameters,
+    channels: new ChannelCache(settings.channelsCacheMs, now),
+    now,
+    log: deps.log ?? silentLog,
+  };
   let openApi: Record<string, unknown> | undefined;
-
+  const document = () => {
+    openApi ??= buildOpenApiDocument({ schemas, routes, version: deps.version });
+    return openApi;
+  };
+  // In this order in the OpenAPI document.
   const routes: ApiRoute[] = [
+    ...publicationRoutes(context),
+    ...pdsRoutes(context),
+    watchListRoute(context),
+    ...watchKeyRoutes(context),
+    ...confirmationRoutes({
+      store,
+      schemas,
+      problems: { badPath: BAD_PATH, stateUnavailable: STATE_UNAVAILABLE },
+    }),
+    ...serviceRoutes(context, document),
+  ];
+  const router = new Router(routes);
+  const handle = (event: APIGatewayProxyEventV2) => handleRequest(context, router, event);
+  return { handle, routes, schemas, openApiDocument: document };
+}
+
+/** POST /publications and GET /publications/{publicationId}. */
+function publicationRoutes(context: RouteContext): ApiRoute[] {
+  const { store, schemas, parameters } = context;
+  return [
     {
       method: 'POST',
       path: '/publications',
@@ -299,43 +342,7 @@ export function createApi(deps: ApiDependencies): Api {
             `to check the destinations against (pds-unavailable; nothing was recorded): retry, or skip the check with ?${CHANNEL_CHECK_PARAMETER}=skip.`,
         },
       },
-      async handle(request) {
-        const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
-        if (!skipsChannelCheck(request.event.queryStringParameters)) {
-          await checkChannelDestinations(body.destinations, () =>
-            channels.get(async () => (await deps.pds()).listCommunicationChannels()),
-          );
-        }
-        const header = headerOf(request.event, 'idempotency-key');
-        let idempotencyKey: string | undefined;
-        if (header !== undefined) {
-          const parsed = parseIdempotencyKey(header);
-          if (!parsed.ok) {
-            throw new ApiProblem(
-              'invalid-header',
-              `The Idempotency-Key ${parsed.reason}; send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (quotes optional)`,
-            );
-          }
-          idempotencyKey = parsed.key;
-        }
-        const result = await submitPublication(
-          { store, queue: deps.queue, now, ...deps.idempotency },
-          { request: body, caller: request.caller, ...(idempotencyKey ? { idempotencyKey } : {}) },
-        );
-        deps.metrics?.addMetric(result.replayed ? 'PublicationReplays' : 'PublicationsAccepted', 'Count', 1);
-        log.info(result.replayed ? 'Publication request replayed' : 'Publication accepted', {
-          publicationId: result.publicationId,
-          primaryKeys: body.primaryKeys.length,
-        });
-        return {
-          status: 202,
-          body: { publicationId: result.publicationId, status: 'queued' },
-          headers: {
-            location: `/publications/${encodeURIComponent(result.publicationId)}`,
-            ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
-          },
-        };
-      },
+      handle: (request) => acceptPublication(context, request),
     },
     {
       method: 'GET',
@@ -361,6 +368,53 @@ export function createApi(deps: ApiDependencies): Api {
         return { status: 200, body: publicationView(entry.value) };
       },
     },
+  ];
+}
+
+/** Accepts a publication: validated, its channels checked, recorded and queued (see submit.ts). */
+async function acceptPublication(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
+  const { deps, store, schemas, channels, now, log } = context;
+  const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
+  if (!skipsChannelCheck(request.event.queryStringParameters)) {
+    await checkChannelDestinations(body.destinations, () =>
+      channels.get(async () => (await deps.pds()).listCommunicationChannels()),
+    );
+  }
+  const header = headerOf(request.event, 'idempotency-key');
+  let idempotencyKey: string | undefined;
+  if (header !== undefined) {
+    const parsed = parseIdempotencyKey(header);
+    if (!parsed.ok) {
+      throw new ApiProblem(
+        'invalid-header',
+        `The Idempotency-Key ${parsed.reason}; send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324" (quotes optional)`,
+      );
+    }
+    idempotencyKey = parsed.key;
+  }
+  const result = await submitPublication(
+    { store, queue: deps.queue, now, ...deps.idempotency },
+    { request: body, caller: request.caller, ...(idempotencyKey ? { idempotencyKey } : {}) },
+  );
+  deps.metrics?.addMetric(result.replayed ? 'PublicationReplays' : 'PublicationsAccepted', 'Count', 1);
+  log.info(result.replayed ? 'Publication request replayed' : 'Publication accepted', {
+    publicationId: result.publicationId,
+    primaryKeys: body.primaryKeys.length,
+  });
+  return {
+    status: 202,
+    body: { publicationId: result.publicationId, status: 'queued' },
+    headers: {
+      location: `/publications/${encodeURIComponent(result.publicationId)}`,
+      ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
+    },
+  };
+}
+
+/** The routes answered by the PDS: its communication channels, and validation. */
+function pdsRoutes(context: RouteContext): ApiRoute[] {
+  const { deps, settings, schemas, channels } = context;
+  return [
     {
       method: 'GET',
       path: '/communication-channels',
@@ -406,55 +460,63 @@ export function createApi(deps: ApiDependencies): Api {
         return { status: 200, body: result };
       },
     },
-    {
-      method: 'GET',
-      path: '/watch',
-      operationId: 'listWatchedKeys',
-      summary: 'The supplier-review watch list, one page at a time',
-      parameters: [
-        { name: 'limit', in: 'query', schema: parameters.pageLimit },
-        { name: 'cursor', in: 'query', schema: parameters.pageCursor },
-      ],
-      responses: {
-        200: { description: 'One page of entries, expired ones included.', schema: schemas.watchList },
-      },
-      problems: {
-        400: {
-          types: ['invalid-query'],
-          description: '`limit` is not an integer from 1 to 1000, or `cursor` is not one this API returned.',
-        },
-        503: STATE_UNAVAILABLE,
-      },
-      async handle(request) {
-        const query = request.event.queryStringParameters ?? {};
-        let limit = DEFAULT_PAGE_SIZE;
-        if (query.limit !== undefined) {
-          const parsed = parameters.pageLimit.safeParse(query.limit);
-          if (!parsed.success)
-            throw new ApiProblem('invalid-query', 'limit must be an integer from 1 to 1000');
-          limit = parsed.data;
-        }
-        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-        const page: WatchEntry[] = [];
-        let more = false;
-        for await (const entry of watchEntries(
-          store,
-          after === undefined ? {} : { afterPrimaryKey: after },
-        )) {
-          if (page.length === limit) {
-            more = true;
-            break;
-          }
-          page.push(entry);
-        }
-        const entries = await watchEntryViews(store, page, request.now);
-        const last = entries.at(-1);
-        return {
-          status: 200,
-          body: { entries, ...(more && last ? { nextCursor: encodeCursor(last.primaryKey) } : {}) },
-        };
-      },
+  ];
+}
+
+/** GET /watch: the watch list, one page at a time. */
+function watchListRoute(context: RouteContext): ApiRoute {
+  const { store, schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/watch',
+    operationId: 'listWatchedKeys',
+    summary: 'The supplier-review watch list, one page at a time',
+    parameters: [
+      { name: 'limit', in: 'query', schema: parameters.pageLimit },
+      { name: 'cursor', in: 'query', schema: parameters.pageCursor },
+    ],
+    responses: {
+      200: { description: 'One page of entries, expired ones included.', schema: schemas.watchList },
     },
+    problems: {
+      400: {
+        types: ['invalid-query'],
+        description: '`limit` is not an integer from 1 to 1000, or `cursor` is not one this API returned.',
+      },
+      503: STATE_UNAVAILABLE,
+    },
+    async handle(request) {
+      const query = request.event.queryStringParameters ?? {};
+      let limit = DEFAULT_PAGE_SIZE;
+      if (query.limit !== undefined) {
+        const parsed = parameters.pageLimit.safeParse(query.limit);
+        if (!parsed.success) throw new ApiProblem('invalid-query', 'limit must be an integer from 1 to 1000');
+        limit = parsed.data;
+      }
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const page: WatchEntry[] = [];
+      let more = false;
+      for await (const entry of watchEntries(store, after === undefined ? {} : { afterPrimaryKey: after })) {
+        if (page.length === limit) {
+          more = true;
+          break;
+        }
+        page.push(entry);
+      }
+      const entries = await watchEntryViews(store, page, request.now);
+      const last = entries.at(-1);
+      return {
+        status: 200,
+        body: { entries, ...(more && last ? { nextCursor: encodeCursor(last.primaryKey) } : {}) },
+      };
+    },
+  };
+}
+
+/** GET, PUT and DELETE /watch/{primaryKey}: one watch-list entry. */
+function watchKeyRoutes(context: RouteContext): ApiRoute[] {
+  const { store, settings, schemas, parameters } = context;
+  return [
     {
       method: 'GET',
       path: '/watch/{primaryKey}',
@@ -529,11 +591,13 @@ export function createApi(deps: ApiDependencies): Api {
         return { status: 204 };
       },
     },
-    ...confirmationRoutes({
-      store,
-      schemas,
-      problems: { badPath: BAD_PATH, stateUnavailable: STATE_UNAVAILABLE },
-    }),
+  ];
+}
+
+/** GET /openapi.json and GET /health. */
+function serviceRoutes(context: RouteContext, document: () => Record<string, unknown>): ApiRoute[] {
+  const { deps, schemas } = context;
+  return [
     {
       method: 'GET',
       path: '/openapi.json',
@@ -560,60 +624,58 @@ export function createApi(deps: ApiDependencies): Api {
       },
     },
   ];
+}
 
-  const router = new Router(routes);
-  const document = () => {
-    openApi ??= buildOpenApiDocument({ schemas, routes, version: deps.version });
-    return openApi;
-  };
-
-  async function handle(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
-    const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
-    const path = event.rawPath || '/';
-    const requestId = event.requestContext?.requestId;
-    try {
-      const match = router.match(method, path, event.pathParameters);
-      const isPublic = match.kind === 'found' && match.route.public === true;
-      const caller = isPublic ? 'anonymous' : authenticate(event, settings.auth);
-      if (match.kind === 'not-found') {
-        throw new ApiProblem(
-          'not-found',
-          `No route for ${method} ${path}; GET /openapi.json lists every route`,
-        );
-      }
-      if (match.kind === 'method-not-allowed') {
-        throw new ApiProblem(
-          'method-not-allowed',
-          `${method} is not allowed on ${path}; use ${match.allow.join(', ')}`,
-          {
-            headers: { allow: match.allow.join(', ') },
-          },
-        );
-      }
-      const request: ApiRequest = { event, method, params: match.params, caller, now: now() };
-      const response: ApiResponse = await match.route.handle(request);
-      return jsonResult(response);
-    } catch (error) {
-      const problem = problemOf(error);
-      if (problem) {
-        if (problem.status >= 500) {
-          deps.metrics?.addMetric('ApiErrors', 'Count', 1);
-          log.warn('Request failed', { requestId, path, status: problem.status, reason: problem.detail });
-        }
-        return problemResult(problem, path, requestId);
-      }
-      deps.metrics?.addMetric('ApiErrors', 'Count', 1);
-      log.error('Request failed unexpectedly', { requestId, method, path, error });
-      return problemResult(
-        new ApiProblem(
-          'internal-error',
-          `The request failed unexpectedly; quote request id ${requestId ?? 'unknown'} when reporting it (the api function's logs have the details)`,
-        ),
-        path,
-        requestId,
+/** Answers one request: authenticated (except public routes), routed, every failure a problem answer. */
+async function handleRequest(
+  context: RouteContext,
+  router: Router<ApiRoute>,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const { deps, settings, now, log } = context;
+  const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+  const path = event.rawPath || '/';
+  const requestId = event.requestContext?.requestId;
+  try {
+    const match = router.match(method, path, event.pathParameters);
+    const isPublic = match.kind === 'found' && match.route.public === true;
+    const caller = isPublic ? 'anonymous' : authenticate(event, settings.auth);
+    if (match.kind === 'not-found') {
+      throw new ApiProblem(
+        'not-found',
+        `No route for ${method} ${path}; GET /openapi.json lists every route`,
       );
     }
+    if (match.kind === 'method-not-allowed') {
+      throw new ApiProblem(
+        'method-not-allowed',
+        `${method} is not allowed on ${path}; use ${match.allow.join(', ')}`,
+        {
+          headers: { allow: match.allow.join(', ') },
+        },
+      );
+    }
+    const request: ApiRequest = { event, method, params: match.params, caller, now: now() };
+    const response: ApiResponse = await match.route.handle(request);
+    return jsonResult(response);
+  } catch (error) {
+    const problem = problemOf(error);
+    if (problem) {
+      if (problem.status >= 500) {
+        deps.metrics?.addMetric('ApiErrors', 'Count', 1);
+        log.warn('Request failed', { requestId, path, status: problem.status, reason: problem.detail });
+      }
+      return problemResult(problem, path, requestId);
+    }
+    deps.metrics?.addMetric('ApiErrors', 'Count', 1);
+    log.error('Request failed unexpectedly', { requestId, method, path, error });
+    return problemResult(
+      new ApiProblem(
+        'internal-error',
+        `The request failed unexpectedly; quote request id ${requestId ?? 'unknown'} when reporting it (the api function's logs have the details)`,
+      ),
+      path,
+      requestId,
+    );
   }
-
-  return { handle, routes, schemas, openApiDocument: document };
 }
