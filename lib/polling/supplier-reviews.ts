@@ -48,11 +48,14 @@ import {
   type ProgressLayout,
   ProgressLayoutChangedError,
   progressShardOf,
+  purgeIfExpired,
   readLayout,
+  readWatchEntry,
+  type StateStore,
+  type WatchedKey,
+  watchedKeys,
   writeProgressShard,
-} from '../state/review-progress.ts';
-import type { StateStore } from '../state/store.ts';
-import { purgeIfExpired, readWatchEntry, type WatchedKey, watchedKeys } from '../state/watch-list.ts';
+} from '../state/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import { type MessageContent, withMessageContent } from './message-content.ts';
