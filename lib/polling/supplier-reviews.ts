@@ -39,24 +39,14 @@ import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } 
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
 import {
-  currentLevel,
-  growLayout,
-  type KeyProgress,
-  type LoadedShard,
-  loadProgressShard,
-  nextProgress,
-  type ProgressLayout,
-  ProgressLayoutChangedError,
-  progressShardOf,
   purgeIfExpired,
-  readLayout,
   readWatchEntry,
   type StateStore,
   type WatchedKey,
   watchedKeys,
-  writeProgressShard,
 } from '../state/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
+import { ProgressLayoutChangedError } from './errors.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import { type MessageContent, withMessageContent } from './message-content.ts';
 import {
@@ -67,6 +57,18 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
+import {
+  currentLevel,
+  growLayout,
+  type KeyProgress,
+  type LoadedShard,
+  loadProgressShard,
+  nextProgress,
+  type ProgressLayout,
+  progressShardOf,
+  readLayout,
+  writeProgressShard,
+} from './review-progress.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
 export interface ReviewPollDeps {

@@ -19,14 +19,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
+import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
 import {
   getWatchEntry,
   isExpired,
   StateConflictError,
   type StateStore,
   StateStoreError,
-  seenReviewCounts,
-  unwatch,
   type WatchEntry,
   WatchListError,
   watch,

@@ -1,7 +1,7 @@
 /**
  * The state layer's public surface: the `StateStore` port, claims and leases built on it, the state
- * bucket's key layout, the watch list and the review poller's progress shards. The S3 adapter is a
- * separate entry (`./s3/index.ts`) because it loads the AWS SDK, which building records must not.
+ * bucket's key layout and the watch list. The S3 adapter is a separate entry (`./s3/index.ts`)
+ * because it loads the AWS SDK, which building records must not.
  */
 export {
   type AcquireResult,
@@ -39,6 +39,7 @@ export {
   publicationKey,
   STATE_PREFIXES,
   sha256Hex,
+  watchKey,
 } from './keys.ts';
 export {
   acquireLease,
@@ -49,23 +50,6 @@ export {
   renewLease,
 } from './lease.ts';
 export { MemoryStateStore, type MemoryStateStoreOptions, type StateOperation } from './memory.ts';
-export {
-  currentLevel,
-  growLayout,
-  type KeyProgress,
-  type LoadedShard,
-  loadProgressShard,
-  nextProgress,
-  type ProgressLayout,
-  ProgressLayoutChangedError,
-  ProgressLayoutError,
-  progressShardOf,
-  type ReviewFailure,
-  type ReviewOutcome,
-  readLayout,
-  readProgress,
-  writeProgressShard,
-} from './review-progress.ts';
 export {
   type CreateResult,
   type ListedState,
@@ -80,9 +64,8 @@ export {
   getWatchEntry,
   isExpired,
   purgeIfExpired,
+  type ReviewFailure,
   readWatchEntry,
-  seenReviewCounts,
-  unwatch,
   type WatchEntry,
   type WatchedKey,
   type WatchOptions,

@@ -5,15 +5,8 @@
  */
 import { createS3Client } from '../../aws.ts';
 import { UsageError } from '../../core/index.ts';
-import {
-  isExpired,
-  type StateStore,
-  seenReviewCounts,
-  unwatch,
-  type WatchEntry,
-  watch,
-  watchEntries,
-} from '../../state/index.ts';
+import { seenReviewCounts, unwatch } from '../../polling/review-progress.ts';
+import { isExpired, type StateStore, type WatchEntry, watch, watchEntries } from '../../state/index.ts';
 import { S3StateStore } from '../../state/s3/index.ts';
 import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
