@@ -31,8 +31,8 @@ import { createLocalResources, type LocalQueue } from '../lib/local/resources.ts
 import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../lib/local/s3-notifications.ts';
 import { toSqsRecord } from '../lib/local/sqs-event-source.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
-import { S3StateStore } from '../lib/state/s3/store.ts';
-import { watch } from '../lib/state/watch-list.ts';
+import { watch } from '../lib/state/index.ts';
+import { S3StateStore } from '../lib/state/s3/index.ts';
 import {
   FIXED_PRICES,
   type Line,

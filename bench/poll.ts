@@ -35,9 +35,8 @@ import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
 import { chunkLayout, keysToPoll, parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../lib/polling/sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
-import { MemoryStateStore } from '../lib/state/memory.ts';
-import { S3StateStore } from '../lib/state/s3/store.ts';
-import { watch } from '../lib/state/watch-list.ts';
+import { MemoryStateStore, watch } from '../lib/state/index.ts';
+import { S3StateStore } from '../lib/state/s3/index.ts';
 import { printTable, root } from './support.ts';
 
 const { values } = parseScriptArgs({

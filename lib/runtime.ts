@@ -25,8 +25,8 @@ import {
   readSecretCredentials,
 } from './pds/index.ts';
 import { installSourceMappedStacks } from './source-mapped-stacks.ts';
-import { S3StateStore } from './state/s3/store.ts';
-import type { StateStore } from './state/store.ts';
+import type { StateStore } from './state/index.ts';
+import { S3StateStore } from './state/s3/index.ts';
 
 // Stacks name the TypeScript sources, reading a bundle's map only when an error is formatted.
 installSourceMappedStacks();

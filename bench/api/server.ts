@@ -22,9 +22,8 @@ import { startEmulator } from '../../lib/local/emulator.ts';
 import { createApi } from '../../lib/publications/api.ts';
 import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
 import { SqsPublicationQueue } from '../../lib/publications/sqs/queue.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { MemoryStateStore, type StateStore } from '../../lib/state/index.ts';
+import { S3StateStore } from '../../lib/state/s3/index.ts';
 import { startLatencyProxy } from './latency-proxy.ts';
 
 const token = process.env.BENCH_API_TOKEN ?? 'bench-token-0123456789abcdef';

@@ -30,9 +30,8 @@ import {
 import { startEmulator } from '../../lib/local/emulator.ts';
 import type { SupplierReview } from '../../lib/pds/index.ts';
 import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { StateStoreError } from '../../lib/state/errors.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { mutate, type StateStore } from '../../lib/state/store.ts';
+import { mutate, type StateStore, StateStoreError } from '../../lib/state/index.ts';
+import { S3StateStore } from '../../lib/state/s3/index.ts';
 import type { CicSummary } from '../../lib/xml/index.ts';
 import { printTable } from '../support.ts';
 

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { type CloudEvent, createEvent, type EventSink } from '../../lib/events/index.ts';
-import { MemoryStateStore, type StateOperation } from '../../lib/state/memory.ts';
+import { MemoryStateStore, type StateOperation } from '../../lib/state/index.ts';
 import { printTable } from '../support.ts';
 import { PRICES } from './model.ts';
 

@@ -25,7 +25,7 @@ import type { CloudEvent } from '../../lib/events/index.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import { IdRanges } from '../../lib/polling/id-ranges.ts';
 import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { MemoryStateStore } from '../../lib/state/index.ts';
 import { MiB, printTable } from '../support.ts';
 import type { ScaleSection } from './section.ts';
 

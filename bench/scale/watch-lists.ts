@@ -36,9 +36,7 @@ import {
   type ReviewPollDeps,
   type ReviewPollReport,
 } from '../../lib/polling/supplier-reviews.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { StateStore } from '../../lib/state/store.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+import { MemoryStateStore, type StateStore, watch } from '../../lib/state/index.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { type StateRequestKind, TrafficCountingStore } from '../../test/helpers/state-traffic.ts';
 import { MiB, printTable, root } from '../support.ts';

@@ -10,8 +10,7 @@
  */
 
 import { mapAll } from '../core/index.ts';
-import { deadlineOfConfirmationDeadlineKey, STATE_PREFIXES } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import { deadlineOfConfirmationDeadlineKey, STATE_PREFIXES, type StateStore } from '../state/index.ts';
 import { ConfirmationDeadlineError } from './errors.ts';
 import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
 import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';

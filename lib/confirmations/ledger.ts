@@ -26,8 +26,8 @@ import {
   confirmationDeadlineKey,
   confirmationItemPrefix,
   confirmationKey,
-} from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+  type StateStore,
+} from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
 import { confirmationChangedEvent, confirmationEventId } from './events.ts';

@@ -6,8 +6,8 @@
  */
 import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { actions, eventQueueOf, type Grant, stateObjects } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/keys.ts';
-import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { STATE_PREFIXES } from '../state/index.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
 

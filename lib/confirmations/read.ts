@@ -4,8 +4,12 @@
  */
 import { mapAll } from '../core/index.ts';
 import type { Destination } from '../pds/index.ts';
-import { confirmationChannelPrefix, confirmationItemPrefix, STATE_PREFIXES } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import {
+  confirmationChannelPrefix,
+  confirmationItemPrefix,
+  STATE_PREFIXES,
+  type StateStore,
+} from '../state/index.ts';
 import type { ConfirmationEntry } from './entry.ts';
 import { gtin14 } from './facts.ts';
 

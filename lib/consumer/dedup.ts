@@ -19,9 +19,9 @@ import {
   advanceClaim,
   type ClaimPolicy,
   type ClaimStore,
+  encodeKeySegment,
   releaseClaim,
-} from '../state/claim.ts';
-import { encodeKeySegment } from '../state/keys.ts';
+} from '../state/index.ts';
 import { ConsumerError } from './errors.ts';
 
 /**

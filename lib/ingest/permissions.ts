@@ -18,8 +18,8 @@ import {
   stateObjects,
   triggerQueue,
 } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/keys.ts';
-import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { STATE_PREFIXES } from '../state/index.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { OBJECT_SOURCE_ACTIONS, OBJECT_TAGGER_ACTIONS } from './s3/adapters.ts';
 import { INGEST_EVENT_TYPES } from './settings.ts';
 import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';

@@ -8,9 +8,7 @@
  *   (operators' `pds bridge why` and `replay`), and a delivery resuming one carries it over first.
  */
 
-import { StateValueError } from '../state/errors.ts';
-import { ingestEntriesKey } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import { ingestEntriesKey, type StateStore, StateValueError } from '../state/index.ts';
 import { hasIndex, type IndexRanges, normaliseRanges, rangesOfFlags } from './index-ranges.ts';
 import type { IngestClaim, IngestProgressRecord } from './progress.ts';
 

@@ -24,9 +24,15 @@
  */
 
 import type { IngestFailureCode } from '../events/index.ts';
-import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy } from '../state/claim.ts';
-import { ingestProgressKey, type ObjectWrite } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import {
+  acquireClaim,
+  advanceClaim,
+  type Claim,
+  type ClaimPolicy,
+  ingestProgressKey,
+  type ObjectWrite,
+  type StateStore,
+} from '../state/index.ts';
 import { IngestInProgressError } from './errors.ts';
 
 export type IngestStatus = 'claimed' | 'uploaded' | 'done' | 'failed';

@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { once } from '../lazy.ts';
-import type { ObjectWrite } from '../state/keys.ts';
+import type { ObjectWrite } from '../state/index.ts';
 import { IngestEventError } from './errors.ts';
 
 /** One object write announced by an S3 `ObjectCreated:*` record, key decoded. */

@@ -5,7 +5,7 @@
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
 import type { PublicationRecord } from '../publications/records.ts';
 import { readPublication } from '../publications/records.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/index.ts';
 
 /** One entry, flat. */
 export interface ConfirmationRow {

@@ -6,8 +6,8 @@
 import { createS3Client, createSqsClient } from '../aws.ts';
 import type { EventSink } from '../events/index.ts';
 import { SqsEventPublisher } from '../events/sqs/index.ts';
-import { S3StateStore } from '../state/s3/store.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/index.ts';
+import { S3StateStore } from '../state/s3/index.ts';
 import { OperatorTargetError } from './errors.ts';
 import { SqsOperatorQueues } from './sqs/queues.ts';
 import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';

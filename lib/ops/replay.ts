@@ -13,8 +13,7 @@ import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts'
 import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
 import type { PublicationRecord } from '../publications/records.ts';
-import { isIngestProgressKey, STATE_PREFIXES } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import { isIngestProgressKey, STATE_PREFIXES, type StateStore } from '../state/index.ts';
 
 /** What can be replayed. */
 export const REPLAY_KINDS = ['ingest', 'publication'] as const;

@@ -8,9 +8,14 @@ import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
-import { isIngestProgressKey, leaseKey, STATE_PREFIXES } from '../state/keys.ts';
-import type { LeaseRecord, LeaseRunOutcome } from '../state/lease.ts';
-import type { StateStore } from '../state/store.ts';
+import {
+  isIngestProgressKey,
+  type LeaseRecord,
+  type LeaseRunOutcome,
+  leaseKey,
+  STATE_PREFIXES,
+  type StateStore,
+} from '../state/index.ts';
 import type { OperatorQueues } from './ports.ts';
 import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
 

@@ -19,9 +19,13 @@ import { decodeS3Key } from '../ingest/s3-event.ts';
 import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
-import { ingestObjectPrefix, isIngestProgressKey, leaseKey } from '../state/keys.ts';
-import type { LeaseRecord } from '../state/lease.ts';
-import type { StateStore } from '../state/store.ts';
+import {
+  ingestObjectPrefix,
+  isIngestProgressKey,
+  type LeaseRecord,
+  leaseKey,
+  type StateStore,
+} from '../state/index.ts';
 import { type ConfirmationsAnswer, confirmationsOfPublication } from './confirmations.ts';
 import { WhySubjectError } from './errors.ts';
 

@@ -1,5 +1,13 @@
 /** The pollers' errors (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
 import { BridgeError } from '../core/index.ts';
+import { STATE_PREFIXES } from '../state/index.ts';
+
+/**
+ * The review progress's layout object and its first level (2^6 = 64 shards), named here for the
+ * messages of the layout errors below; ./review-progress.ts keeps the progress by them.
+ */
+export const PROGRESS_LAYOUT_KEY = `${STATE_PREFIXES.reviewProgress}layout.json`;
+export const PROGRESS_BASE_LEVEL = 6;
 
 /**
  * A run stopped before its end for a reason an operator must see (the PDS was unavailable, SQS did
@@ -50,5 +58,26 @@ export class CheckpointFormatError extends BridgeError {
     );
     this.name = 'CheckpointFormatError';
     this.key = key;
+  }
+}
+
+/** A shard was sealed by a level the caller's layout does not know yet: read the layout again. */
+export class ProgressLayoutChangedError extends BridgeError {
+  constructor(level: number, sealedBy: number) {
+    super(
+      'PROGRESS_LAYOUT_CHANGED',
+      `A review-progress shard of level ${level} was split into level ${sealedBy} by a newer run; read ${PROGRESS_LAYOUT_KEY} again`,
+      { retryable: true },
+    );
+  }
+}
+
+/** The stored layout is not one this bridge wrote. */
+export class ProgressLayoutError extends BridgeError {
+  constructor(detail: string) {
+    super(
+      'PROGRESS_LAYOUT_INVALID',
+      `${PROGRESS_LAYOUT_KEY} is not a review-progress layout (${detail}); restore it from the state bucket's object versions (deleting it would lose the progress kept above level ${PROGRESS_BASE_LEVEL})`,
+    );
   }
 }

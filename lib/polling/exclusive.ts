@@ -6,9 +6,7 @@
  */
 
 import { errorSummary } from '../core/index.ts';
-import { leaseKey } from '../state/keys.ts';
-import { acquireLease, type LeaseRecord, releaseLease } from '../state/lease.ts';
-import type { StateStore } from '../state/store.ts';
+import { acquireLease, type LeaseRecord, leaseKey, releaseLease, type StateStore } from '../state/index.ts';
 
 /** The leases of the scheduled pollers, one per function (their state keys are `leaseKey(name)`). */
 export const POLLER_LEASES = Object.freeze({

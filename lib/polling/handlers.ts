@@ -15,7 +15,7 @@ import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/index.ts';
 import { type AuditReport, auditMessagingAssets } from './audit.ts';
 import { POLLER_LEASES, runExclusive } from './exclusive.ts';
 import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';

@@ -39,9 +39,7 @@ import {
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
-import { StateConflictError } from '../state/errors.ts';
-import { checkpointKey } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import { checkpointKey, StateConflictError, type StateStore } from '../state/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,

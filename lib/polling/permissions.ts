@@ -19,8 +19,8 @@ import {
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
-import { leaseKey, STATE_PREFIXES } from '../state/keys.ts';
-import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { leaseKey, STATE_PREFIXES } from '../state/index.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
 import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';

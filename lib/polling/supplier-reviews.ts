@@ -39,21 +39,14 @@ import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } 
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
 import {
-  currentLevel,
-  growLayout,
-  type KeyProgress,
-  type LoadedShard,
-  loadProgressShard,
-  nextProgress,
-  type ProgressLayout,
-  ProgressLayoutChangedError,
-  progressShardOf,
-  readLayout,
-  writeProgressShard,
-} from '../state/review-progress.ts';
-import type { StateStore } from '../state/store.ts';
-import { purgeIfExpired, readWatchEntry, type WatchedKey, watchedKeys } from '../state/watch-list.ts';
+  purgeIfExpired,
+  readWatchEntry,
+  type StateStore,
+  type WatchedKey,
+  watchedKeys,
+} from '../state/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
+import { ProgressLayoutChangedError } from './errors.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import { type MessageContent, withMessageContent } from './message-content.ts';
 import {
@@ -64,6 +57,18 @@ import {
   publishEach,
   reachesFailureLimit,
 } from './poison.ts';
+import {
+  currentLevel,
+  growLayout,
+  type KeyProgress,
+  type LoadedShard,
+  loadProgressShard,
+  nextProgress,
+  type ProgressLayout,
+  progressShardOf,
+  readLayout,
+  writeProgressShard,
+} from './review-progress.ts';
 import { chunkKeys, DEFAULT_CHUNK_SIZE, type ReviewKeyQueue } from './review-queue.ts';
 
 export interface ReviewPollDeps {

@@ -19,17 +19,18 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
-import { StateConflictError, StateStoreError, WatchListError } from '../state/errors.ts';
-import type { StateStore } from '../state/store.ts';
+import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
 import {
   getWatchEntry,
   isExpired,
-  seenReviewCounts,
-  unwatch,
+  StateConflictError,
+  type StateStore,
+  StateStoreError,
   type WatchEntry,
+  WatchListError,
   watch,
   watchEntries,
-} from '../state/watch-list.ts';
+} from '../state/index.ts';
 import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';

@@ -8,7 +8,7 @@
  */
 import type { ConfirmationEntry } from '../confirmations/entry.ts';
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/index.ts';
 import type { createConfirmationSchemas } from './confirmation-schemas.ts';
 import type { ApiRoute, ParameterSpec, RouteProblem } from './http.ts';
 import { ApiProblem } from './problem.ts';

@@ -18,8 +18,8 @@ import {
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/keys.ts';
-import { STATE_STORE_ACTIONS } from '../state/s3/store.ts';
+import { STATE_PREFIXES } from '../state/index.ts';
+import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from './sqs/queue.ts';
 

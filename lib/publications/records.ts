@@ -4,8 +4,7 @@
  * queued → publishing → published | failed with conditional writes (If-Match), so two deliveries of
  * one message never both act on the same version.
  */
-import { publicationKey } from '../state/keys.ts';
-import type { StateEntry, StateStore } from '../state/store.ts';
+import { publicationKey, type StateEntry, type StateStore } from '../state/index.ts';
 import type {
   PublicationErrorView,
   PublicationRequestBody,

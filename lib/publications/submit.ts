@@ -28,9 +28,16 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { backoffDelayMs, sleep } from '../core/index.ts';
-import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
-import { publicationKey, sha256Hex } from '../state/keys.ts';
-import type { StateStore } from '../state/store.ts';
+import {
+  acquireClaim,
+  advanceClaim,
+  type Claim,
+  type ClaimPolicy,
+  publicationKey,
+  releaseClaim,
+  type StateStore,
+  sha256Hex,
+} from '../state/index.ts';
 import {
   IdempotencyConflictError,
   IdempotencyContentionError,

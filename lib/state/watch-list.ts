@@ -4,14 +4,25 @@
  * One state object per key (`watch/<primaryKey>.json`, see ./keys.ts). Keys are added by the
  * publish worker for every published item and by operators (API watch routes, `pds watch`); each
  * addition extends the entry's expiry, and expired entries are skipped and purged by the poller.
- * What the poller already emitted per key is kept apart, in shards (./review-progress.ts), so a poll
- * reads one document per shard rather than one per key. Every change is a conditional
+ * What the poller already emitted per key is kept apart, in shards (lib/polling/review-progress.ts,
+ * which also removes keys: `unwatch` forgets their progress), so a poll reads one document per shard
+ * rather than one per key. Every change is a conditional
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
 import { StateConflictError, WatchListError } from './errors.ts';
 import { primaryKeyOfWatchKey, STATE_PREFIXES, watchKey } from './keys.ts';
-import { forgetProgress, type ReviewFailure, readProgress } from './review-progress.ts';
 import type { StateStore } from './store.ts';
+
+/** A review of the key that failed on consecutive runs. */
+export interface ReviewFailure {
+  fingerprint: string;
+  /** Consecutive runs that failed on it. */
+  attempts: number;
+  /** ISO time of the first of those failures. */
+  firstFailedAt: string;
+  /** Message of the latest failure, for operators reading the progress. */
+  lastError: string;
+}
 
 export interface WatchEntry {
   primaryKey: string;
@@ -23,7 +34,7 @@ export interface WatchEntry {
   sources: string[];
   /**
    * Fingerprints of reviews already emitted, as entries written before the poller kept its progress
-   * apart (./review-progress.ts); the poller carries them over once and they are not updated since.
+   * apart (lib/polling/review-progress.ts); the poller carries them over once and they are not updated since.
    */
   seen?: string[];
   /** Failing reviews, as entries written before the progress was kept apart; see `seen`. */
@@ -86,18 +97,6 @@ export async function watch(
   return entries;
 }
 
-/** Removes a key from the watch list; true when it was there. */
-export async function unwatch(store: StateStore, primaryKey: string): Promise<boolean> {
-  assertPrimaryKey(primaryKey);
-  const key = watchKey(primaryKey);
-  const existing = await store.get<WatchEntry>(key);
-  if (!existing) return false;
-  await store.delete(key);
-  // Watched again later, the key starts afresh, as it would have when its entry held the progress.
-  await forgetProgress(store, primaryKey);
-  return true;
-}
-
 /** The entry of one key, or `undefined` when it is not watched. */
 export async function getWatchEntry(store: StateStore, primaryKey: string): Promise<WatchEntry | undefined> {
   assertPrimaryKey(primaryKey);
@@ -151,28 +150,6 @@ export async function* watchEntries(
     const entry = await store.get<WatchEntry>(stateKey);
     if (entry) yield entry.value;
   }
-}
-
-/**
- * How many reviews the poller has emitted for each entry's key, reading each progress shard once.
- *
- * @example
- * (await seenReviewCounts(store, [entry])).get(entry.primaryKey); // 3
- */
-export async function seenReviewCounts(
-  store: StateStore,
-  entries: readonly WatchEntry[],
-): Promise<Map<string, number>> {
-  const progress = await readProgress(
-    store,
-    entries.map((entry) => entry.primaryKey),
-  );
-  return new Map(
-    entries.map((entry) => [
-      entry.primaryKey,
-      progress.get(entry.primaryKey)?.seen.length ?? entry.seen?.length ?? 0,
-    ]),
-  );
 }
 
 /** The entry of a key and its ETag, or `undefined` when it is not watched. */

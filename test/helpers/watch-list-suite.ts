@@ -3,7 +3,6 @@
  * a factory that returns an empty store.
  */
 import { describe, expect, it } from 'vitest';
-import { watchKey } from '../../lib/state/keys.ts';
 import {
   BASE_LEVEL,
   MAX_SEEN,
@@ -11,15 +10,16 @@ import {
   progressShardOf,
   readProgress,
   readProgressShard,
+  seenReviewCounts,
+  unwatch,
   writeProgressShard,
-} from '../../lib/state/review-progress.ts';
+} from '../../lib/polling/review-progress.ts';
+import { watchKey } from '../../lib/state/keys.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import {
   getWatchEntry,
   isExpired,
   purgeIfExpired,
-  seenReviewCounts,
-  unwatch,
   watch,
   watchEntries,
   watchedKeys,

@@ -9,6 +9,7 @@ import { type CloudEvent, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { type KeyProgress, readProgress } from '../../lib/polling/review-progress.ts';
 import { chunkKeys, parseReviewKeyChunk } from '../../lib/polling/review-queue.ts';
 import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
 import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
@@ -18,7 +19,6 @@ import {
   type RunningSimulator,
   startSimulator,
 } from '../../lib/simulator/index.ts';
-import { type KeyProgress, readProgress } from '../../lib/state/review-progress.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';

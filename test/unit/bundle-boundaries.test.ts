@@ -44,6 +44,7 @@ describe('bundle boundaries', () => {
   it.each([
     ['lib/events/index.ts'],
     ['lib/ingest/events.ts'],
+    ['lib/state/index.ts'],
     ['lib/state/claim.ts'],
     ['lib/polling/review-queue.ts'],
     ['lib/publications/queue.ts'],

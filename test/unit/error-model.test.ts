@@ -50,8 +50,6 @@ const OTHER_BASE: Record<string, string> = {
 const ELSEWHERE: Record<string, string> = {
   OptionError: 'lib/core/options.ts: beside the option checks that throw it',
   ApiProblem: 'lib/publications/problem.ts: the problem-document model of the HTTP API, not only an error',
-  ProgressLayoutChangedError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
-  ProgressLayoutError: 'lib/state/review-progress.ts: goes with the review progress to its flow',
   AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
   BodyTooLargeError: 'lib/http/server.ts: private, becomes a 413 answer there',
 };

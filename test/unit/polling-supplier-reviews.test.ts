@@ -5,16 +5,16 @@ import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { eventId } from '../../lib/events/index.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
-import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
-import { watchKey } from '../../lib/state/keys.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
 import {
   BASE_LEVEL,
   type KeyProgress,
   progressShardOf,
   readProgress,
-} from '../../lib/state/review-progress.ts';
+} from '../../lib/polling/review-progress.ts';
+import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { watchKey } from '../../lib/state/keys.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { getWatchEntry, watch, watchedKeys } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

@@ -5,16 +5,9 @@
  */
 import { createS3Client } from '../../aws.ts';
 import { UsageError } from '../../core/index.ts';
-import { S3StateStore } from '../../state/s3/store.ts';
-import type { StateStore } from '../../state/store.ts';
-import {
-  isExpired,
-  seenReviewCounts,
-  unwatch,
-  type WatchEntry,
-  watch,
-  watchEntries,
-} from '../../state/watch-list.ts';
+import { seenReviewCounts, unwatch } from '../../polling/review-progress.ts';
+import { isExpired, type StateStore, type WatchEntry, watch, watchEntries } from '../../state/index.ts';
+import { S3StateStore } from '../../state/s3/index.ts';
 import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { OptionError } from '../../core/index.ts';
-import { S3StateStore } from '../../state/s3/store.ts';
+import { S3StateStore } from '../../state/s3/index.ts';
 import type { DedupStore } from '../dedup.ts';
 
 export interface S3DedupStoreOptions {

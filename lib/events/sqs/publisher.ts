@@ -14,7 +14,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
-import { claimCheckKey } from '../../state/keys.ts';
+import { claimCheckKey } from '../../state/index.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,

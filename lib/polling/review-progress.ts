@@ -3,7 +3,7 @@
  * already emitted, the reviews failing on consecutive runs, and the watch entry it last read (its
  * ETag and expiry).
  *
- * Kept apart from the watch entries (./watch-list.ts), in shared shard documents, so that a poll
+ * Kept apart from the watch entries (lib/state/watch-list.ts), in shared shard documents, so that a poll
  * costs one read per shard instead of one per key: the listing of the watch list carries each entry's
  * ETag, and when it matches the ETag remembered here the entry has not changed (same expiry), so it
  * is not read. Only the poller writes these documents, once per shard per run and only when something
@@ -34,13 +34,25 @@
  * Watch entries written before progress was kept apart carry `seen` and `failing` themselves; the first
  * poll of such a key reads its entry (its ETag is not remembered yet) and carries them over.
  */
-import { BridgeError } from '../core/index.ts';
-import { StateConflictError } from './errors.ts';
-import { STATE_PREFIXES, sha256Hex } from './keys.ts';
-import type { StateStore } from './store.ts';
+import {
+  getWatchEntry,
+  type ReviewFailure,
+  STATE_PREFIXES,
+  StateConflictError,
+  type StateStore,
+  sha256Hex,
+  type WatchEntry,
+  watchKey,
+} from '../state/index.ts';
+import {
+  PROGRESS_LAYOUT_KEY as LAYOUT_KEY,
+  PROGRESS_BASE_LEVEL,
+  ProgressLayoutChangedError,
+  ProgressLayoutError,
+} from './errors.ts';
 
 /** The level of the layout from before the shard count grew: 2^6 = 64 shards, `review-progress/<nn>.json`. */
-export const BASE_LEVEL = 6;
+export const BASE_LEVEL = PROGRESS_BASE_LEVEL;
 /** Highest level (2^20 shards: about 130 million keys at the target). */
 export const MAX_LEVEL = 20;
 /**
@@ -52,17 +64,6 @@ export const SHARD_KEYS_TARGET = 128;
 export const MAX_SEEN = 1000;
 /** Failing reviews kept per key; beyond it the oldest are forgotten (and counted again from zero). */
 export const MAX_FAILING = 100;
-
-/** A review of the key that failed on consecutive runs. */
-export interface ReviewFailure {
-  fingerprint: string;
-  /** Consecutive runs that failed on it. */
-  attempts: number;
-  /** ISO time of the first of those failures. */
-  firstFailedAt: string;
-  /** Message of the latest failure, for operators reading the progress. */
-  lastError: string;
-}
 
 /** The poller's progress on one watched key. */
 export interface KeyProgress {
@@ -88,29 +89,6 @@ interface ProgressShard {
 export interface ProgressLayout {
   levels: number[];
 }
-
-/** A shard was sealed by a level the caller's layout does not know yet: read the layout again. */
-export class ProgressLayoutChangedError extends BridgeError {
-  constructor(level: number, sealedBy: number) {
-    super(
-      'PROGRESS_LAYOUT_CHANGED',
-      `A review-progress shard of level ${level} was split into level ${sealedBy} by a newer run; read ${LAYOUT_KEY} again`,
-      { retryable: true },
-    );
-  }
-}
-
-/** The stored layout is not one this bridge wrote. */
-export class ProgressLayoutError extends BridgeError {
-  constructor(detail: string) {
-    super(
-      'PROGRESS_LAYOUT_INVALID',
-      `${LAYOUT_KEY} is not a review-progress layout (${detail}); restore it from the state bucket's object versions (deleting it would lose the progress kept above level ${BASE_LEVEL})`,
-    );
-  }
-}
-
-const LAYOUT_KEY = `${STATE_PREFIXES.reviewProgress}layout.json`;
 
 /** The level keys are polled and written at. */
 export function currentLevel(layout: ProgressLayout): number {
@@ -436,4 +414,37 @@ export function nextProgress(current: KeyProgress, outcome: ReviewOutcome): KeyP
     seen: [...current.seen, ...fresh].slice(-MAX_SEEN),
     ...(kept.length > 0 ? { failing: kept } : {}),
   };
+}
+
+/**
+ * Removes a key from the watch list and forgets the poller's progress on it; true when it was watched.
+ * Watched again later, the key starts afresh, as it would have when its entry held the progress.
+ */
+export async function unwatch(store: StateStore, primaryKey: string): Promise<boolean> {
+  if (!(await getWatchEntry(store, primaryKey))) return false;
+  await store.delete(watchKey(primaryKey));
+  await forgetProgress(store, primaryKey);
+  return true;
+}
+
+/**
+ * How many reviews the poller has emitted for each entry's key, reading each progress shard once.
+ *
+ * @example
+ * (await seenReviewCounts(store, [entry])).get(entry.primaryKey); // 3
+ */
+export async function seenReviewCounts(
+  store: StateStore,
+  entries: readonly WatchEntry[],
+): Promise<Map<string, number>> {
+  const progress = await readProgress(
+    store,
+    entries.map((entry) => entry.primaryKey),
+  );
+  return new Map(
+    entries.map((entry) => [
+      entry.primaryKey,
+      progress.get(entry.primaryKey)?.seen.length ?? entry.seen?.length ?? 0,
+    ]),
+  );
 }

@@ -4,10 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ProgressLayoutError } from '../../lib/polling/errors.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
-import { chunkKeys } from '../../lib/polling/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
 import {
   BASE_LEVEL,
   forgetProgress,
@@ -15,7 +13,6 @@ import {
   type KeyProgress,
   levelFor,
   loadProgressShard,
-  ProgressLayoutError,
   progressShardOf,
   readLayout,
   readProgress,
@@ -23,7 +20,10 @@ import {
   reviewProgressKey,
   SHARD_KEYS_TARGET,
   writeProgressShard,
-} from '../../lib/state/review-progress.ts';
+} from '../../lib/polling/review-progress.ts';
+import { chunkKeys } from '../../lib/polling/review-queue.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { type WatchedKey, watch, watchedKeys } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
