@@ -56,8 +56,9 @@ import {
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
+import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
 import type { PublicationQueue } from './queue.ts';
-import { publicationView, readPublication } from './records.ts';
+import { publicationView } from './records.ts';
 import { Router } from './router.ts';
 import {
   createApiSchemas,
@@ -354,18 +355,12 @@ function publicationRoutes(context: RouteContext): ApiRoute[] {
       responses: { 200: { description: 'The publication.', schema: schemas.publication } },
       problems: {
         400: BAD_PATH,
-        404: { types: ['not-found'], description: 'No publication has this id.' },
+        404: PUBLICATION_NOT_FOUND,
         503: STATE_UNAVAILABLE,
       },
       async handle(request) {
         const id = request.params.publicationId as string;
-        const entry = await readPublication(store, id);
-        if (!entry) {
-          throw new ApiProblem(
-            'not-found',
-            `No publication ${id}; use the publicationId POST /publications answered`,
-          );
-        }
+        const entry = await publicationOrNotFound(store, id);
         return { status: 200, body: publicationView(entry.value) };
       },
     },

@@ -12,7 +12,7 @@ import type { StateStore } from '../state/index.ts';
 import type { createConfirmationSchemas } from './confirmation-schemas.ts';
 import type { ApiRoute, ParameterSpec, RouteProblem } from './http.ts';
 import { ApiProblem } from './problem.ts';
-import { readPublication } from './records.ts';
+import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
 import type { ApiSchemas } from './schemas.ts';
 
 type ConfirmationSchemas = ReturnType<typeof createConfirmationSchemas>;
@@ -94,19 +94,12 @@ export function confirmationRoutes(deps: ConfirmationRouteDependencies): ApiRout
       },
       problems: {
         400: problems.badPath,
-        404: { types: ['not-found'], description: 'No publication has this id.' },
+        404: PUBLICATION_NOT_FOUND,
         503: problems.stateUnavailable,
       },
       async handle(request) {
         const id = request.params.publicationId as string;
-        const stored = await readPublication(store, id);
-        if (!stored) {
-          throw new ApiProblem(
-            'not-found',
-            `No publication ${id}; use the publicationId POST /publications answered`,
-          );
-        }
-        const record = stored.value;
+        const record = (await publicationOrNotFound(store, id)).value;
         const entries = await entriesOfPublication(store, {
           publicationId: id,
           primaryKeys: record.request.primaryKeys,

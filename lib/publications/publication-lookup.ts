@@ -1,0 +1,36 @@
+/**
+ * What the routes under `/publications/{publicationId}` share: reading the publication, or answering
+ * 404 with the same words and the same documented problem on every one of them.
+ */
+import type { StateEntry, StateStore } from '../state/index.ts';
+import type { RouteProblem } from './http.ts';
+import { ApiProblem } from './problem.ts';
+import { type PublicationRecord, readPublication } from './records.ts';
+
+/** The 404 of a route under `/publications/{publicationId}`, for its OpenAPI problems. */
+export const PUBLICATION_NOT_FOUND: RouteProblem = {
+  types: ['not-found'],
+  description: 'No publication has this id.',
+};
+
+/**
+ * The stored publication, or an ApiProblem `not-found` naming the id.
+ *
+ * @example
+ * ```ts
+ * const { value } = await publicationOrNotFound(store, request.params.publicationId as string);
+ * ```
+ */
+export async function publicationOrNotFound(
+  store: StateStore,
+  publicationId: string,
+): Promise<StateEntry<PublicationRecord>> {
+  const stored = await readPublication(store, publicationId);
+  if (!stored) {
+    throw new ApiProblem(
+      'not-found',
+      `No publication ${publicationId}; use the publicationId POST /publications answered`,
+    );
+  }
+  return stored;
+}
