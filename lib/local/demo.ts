@@ -188,6 +188,7 @@ function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSessio
   };
 }
 
+/** Stops reading events, waiting for the reader to end, and closes the clients. */
 async function closeSession(session: DemoSession): Promise<void> {
   session.stopReading.abort();
   await session.reading;
