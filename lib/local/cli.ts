@@ -6,6 +6,7 @@
  * Exit codes: 0 stopped cleanly (or the demo passed), 1 failed to start (or the demo failed),
  * 2 invalid flags or environment.
  */
+import type { ParseArgsConfig } from 'node:util';
 import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '../command-line.ts';
 import { setting } from '../config.ts';
 import { UsageError } from '../core/index.ts';
@@ -62,6 +63,24 @@ export interface StartCommand {
 /** Where the command writes; replaced in tests. */
 export type CliIo = LineIo;
 
+/** The flags of `npm start`. */
+const START_FLAGS = {
+  'aws-port': { type: 'string' },
+  'pds-port': { type: 'string' },
+  'api-port': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'messaging-assets-rate': { type: 'string' },
+  'supplier-reviews-rate': { type: 'string' },
+  'review-delay': { type: 'string' },
+  'stack-file': { type: 'string' },
+  demo: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
+/** A string flag's value; undefined when it was not given. */
+type Flag = (name: string) => string | undefined;
+
 /**
  * Turns the arguments and the environment into what to start, or `'help'`.
  *
@@ -75,46 +94,12 @@ export function parseStartArgs(
   argv: string[],
   env: Record<string, string | undefined> = process.env,
 ): StartCommand | 'help' {
-  const { values } = parseFlags(
-    argv,
-    {
-      'aws-port': { type: 'string' },
-      'pds-port': { type: 'string' },
-      'api-port': { type: 'string' },
-      'data-dir': { type: 'string' },
-      'messaging-assets-rate': { type: 'string' },
-      'supplier-reviews-rate': { type: 'string' },
-      'review-delay': { type: 'string' },
-      'stack-file': { type: 'string' },
-      demo: { type: 'boolean', default: false },
-      verbose: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    (message) => new UsageError(message),
-  );
+  const { values } = parseFlags(argv, START_FLAGS, (message) => new UsageError(message));
   if (values.help) return 'help';
   const demo = values.demo === true;
-  const flag = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-  const port = (name: string, fallback: number) => {
-    const raw = flag(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-      throw new UsageError(`--${name} must be a port from 0 to 65535, got '${raw}'`);
-    }
-    return Number(raw);
-  };
-  const duration = (name: string, fallback: number, min: number) => {
-    const raw = flag(name);
-    if (raw === undefined) return fallback;
-    const parsed = setting.duration(name).read(raw);
-    if (!parsed.ok || parsed.value === undefined || parsed.value < min) {
-      const least = min % 1000 === 0 ? `${min / 1000}s` : `${min}ms`;
-      throw new UsageError(
-        `--${name} must be a time of at least ${least} such as 1500ms, 10s or 2m, got '${raw}'`,
-      );
-    }
-    return parsed.value;
-  };
+  const flag: Flag = (name) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const port = (name: string, fallback: number) => portFlag(flag, name, fallback);
+  const duration = (name: string, fallback: number, min: number) => durationFlag(flag, name, fallback, min);
   const pds = pdsFromEnvironment(env);
   if (demo && pds) {
     throw new UsageError(
@@ -151,6 +136,30 @@ export function parseStartArgs(
   };
   const stackFile = flag('stack-file') ?? (demo ? undefined : DEFAULT_STACK_FILE);
   return { options, demo, ...(stackFile !== undefined ? { stackFile } : {}) };
+}
+
+/** A port from 0 to 65535; `fallback` when the flag is not given. */
+function portFlag(flag: Flag, name: string, fallback: number): number {
+  const raw = flag(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new UsageError(`--${name} must be a port from 0 to 65535, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+/** A time of at least `min` ms, in milliseconds; `fallback` when the flag is not given. */
+function durationFlag(flag: Flag, name: string, fallback: number, min: number): number {
+  const raw = flag(name);
+  if (raw === undefined) return fallback;
+  const parsed = setting.duration(name).read(raw);
+  if (!parsed.ok || parsed.value === undefined || parsed.value < min) {
+    const least = min % 1000 === 0 ? `${min / 1000}s` : `${min}ms`;
+    throw new UsageError(
+      `--${name} must be a time of at least ${least} such as 1500ms, 10s or 2m, got '${raw}'`,
+    );
+  }
+  return parsed.value;
 }
 
 /** A real PDS when PDS_BASE_URL is set (then the credentials are required), else `undefined`. */

@@ -67,120 +67,147 @@ const HOP_BY_HOP = new Set([
 export async function startConditionalEndpoint(
   options: ConditionalEndpointOptions,
 ): Promise<RunningConditionalEndpoint> {
-  const upstream = new URL(options.upstream);
-  const agent = new http.Agent({ keepAlive: true });
-  const writes = new OneAtATimePerKey();
-  // Set once listening; no request arrives before.
-  let endpoint = '';
-
-  const forward = (request: IncomingMessage, response: ServerResponse): Promise<void> =>
-    new Promise((done) => {
-      const outgoing = http.request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: request.method,
-          path: request.url,
-          headers: endToEnd(request.headers),
-          agent,
-        },
-        (answer) => {
-          const queueUrlFields = queueUrlFieldsOf(request.headers);
-          if (queueUrlFields && answer.headers['content-encoding'] === undefined) {
-            void sendWithQueueUrlsOnEndpoint(answer, response, queueUrlFields, endpoint);
-            return;
-          }
-          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-          answer.pipe(response);
-          // An answer cut short must end the client's response too, or the key's next write would wait forever.
-          answer.once('close', () => {
-            if (!answer.complete) response.destroy();
-          });
-        },
-      );
-      outgoing.once('error', (error) => {
-        if (response.headersSent) response.destroy(error);
-        else sendError(response, emulatorUnreachable(error));
-      });
-      response.once('close', () => {
-        if (!response.writableFinished) outgoing.destroy();
-        done();
-      });
-      request.pipe(outgoing);
-    });
-
-  /** The ETag the key holds now; undefined when the key, or its bucket, holds nothing. */
-  const currentEtag = async (write: ObjectWrite): Promise<string | undefined> => {
-    const answer = await head(agent, upstream, objectPath(write));
-    if (answer.status === 200) return answer.etag;
-    if (answer.status === 404) return undefined;
-    throw new Error(`HeadObject answered ${answer.status}`);
+  const front: Front = {
+    upstream: new URL(options.upstream),
+    agent: new http.Agent({ keepAlive: true }),
+    writes: new OneAtATimePerKey(),
+    // Set once listening; no request arrives before.
+    endpoint: '',
   };
-
-  const bucketExists = async (write: ObjectWrite): Promise<boolean> =>
-    (await head(agent, upstream, `/${encodeURIComponent(write.bucket)}`)).status !== 404;
-
-  const carryOut = async (
-    write: ObjectWrite,
-    request: IncomingMessage,
-    response: ServerResponse,
-  ): Promise<void> => {
-    if (isConditional(write)) {
-      let refusal: S3ErrorAnswer | undefined;
-      try {
-        const etag = await currentEtag(write);
-        refusal = refusalOf(write, etag);
-        // A missing bucket is the emulator's to report (NoSuchBucket), not a missing key.
-        if (refusal?.code === 'NoSuchKey' && !(await bucketExists(write))) refusal = undefined;
-      } catch (error) {
-        refusal = emulatorUnreachable(error);
-      }
-      if (refusal) {
-        request.resume();
-        await new Promise<void>((closed) => {
-          response.once('close', () => closed());
-          sendError(response, refusal);
-        });
-        return;
-      }
-    }
-    await forward(request, response);
-  };
-
-  const server = http.createServer((request, response) => {
-    const write = objectWriteOf({
-      method: request.method ?? 'GET',
-      url: request.url ?? '/',
-      headers: request.headers,
-    });
-    if (!write) {
-      void forward(request, response);
-      return;
-    }
-    void writes.run(`${write.bucket}/${write.key}`, () => carryOut(write, request, response));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const server = http.createServer((request, response) => route(front, request, response));
+  await listen(server, options.port, options.host ?? '127.0.0.1');
   const { port } = server.address() as AddressInfo;
-  endpoint = `http://127.0.0.1:${port}`;
+  front.endpoint = `http://127.0.0.1:${port}`;
   let closed: Promise<void> | undefined;
   return {
-    endpoint,
+    endpoint: front.endpoint,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => agent.destroy());
+      }).then(() => front.agent.destroy());
       return closed;
     },
   };
+}
+
+/** What every request through the endpoint shares. */
+interface Front {
+  /** The emulator's address. */
+  upstream: URL;
+  /** Kept-alive connections to the emulator. */
+  agent: http.Agent;
+  /** Writes of one object, one at a time. */
+  writes: OneAtATimePerKey;
+  /** This endpoint's own address, where queue URLs point. */
+  endpoint: string;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** A write of one object waits its turn behind the key's earlier writes; anything else goes straight through. */
+function route(front: Front, request: IncomingMessage, response: ServerResponse): void {
+  const write = objectWriteOf({
+    method: request.method ?? 'GET',
+    url: request.url ?? '/',
+    headers: request.headers,
+  });
+  if (!write) {
+    void forward(front, request, response);
+    return;
+  }
+  void front.writes.run(`${write.bucket}/${write.key}`, () => carryOut(front, write, request, response));
+}
+
+/** Passes the request to the emulator and its answer back; resolves once the response is closed. */
+function forward(front: Front, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { upstream, agent } = front;
+  return new Promise((done) => {
+    const outgoing = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: endToEnd(request.headers),
+        agent,
+      },
+      (answer) => {
+        const queueUrlFields = queueUrlFieldsOf(request.headers);
+        if (queueUrlFields && answer.headers['content-encoding'] === undefined) {
+          void sendWithQueueUrlsOnEndpoint(answer, response, queueUrlFields, front.endpoint);
+          return;
+        }
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+        answer.pipe(response);
+        // An answer cut short must end the client's response too, or the key's next write would wait forever.
+        answer.once('close', () => {
+          if (!answer.complete) response.destroy();
+        });
+      },
+    );
+    outgoing.once('error', (error) => {
+      if (response.headersSent) response.destroy(error);
+      else sendError(response, emulatorUnreachable(error));
+    });
+    response.once('close', () => {
+      if (!response.writableFinished) outgoing.destroy();
+      done();
+    });
+    request.pipe(outgoing);
+  });
+}
+
+/** Forwards the write, unless it is conditional and its condition fails: then the refusal is answered. */
+async function carryOut(
+  front: Front,
+  write: ObjectWrite,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const refusal = isConditional(write) ? await conditionRefusal(front, write) : undefined;
+  if (!refusal) {
+    await forward(front, request, response);
+    return;
+  }
+  request.resume();
+  await new Promise<void>((closed) => {
+    response.once('close', () => closed());
+    sendError(response, refusal);
+  });
+}
+
+/** The answer that refuses a conditional write as S3 would; undefined when the write may go ahead. */
+async function conditionRefusal(front: Front, write: ObjectWrite): Promise<S3ErrorAnswer | undefined> {
+  try {
+    const refusal = refusalOf(write, await currentEtag(front, write));
+    // A missing bucket is the emulator's to report (NoSuchBucket), not a missing key.
+    if (refusal?.code === 'NoSuchKey' && !(await bucketExists(front, write))) return undefined;
+    return refusal;
+  } catch (error) {
+    return emulatorUnreachable(error);
+  }
+}
+
+/** The ETag the key holds now; undefined when the key, or its bucket, holds nothing. */
+async function currentEtag(front: Front, write: ObjectWrite): Promise<string | undefined> {
+  const answer = await head(front.agent, front.upstream, objectPath(write));
+  if (answer.status === 200) return answer.etag;
+  if (answer.status === 404) return undefined;
+  throw new Error(`HeadObject answered ${answer.status}`);
+}
+
+async function bucketExists(front: Front, write: ObjectWrite): Promise<boolean> {
+  return (await head(front.agent, front.upstream, `/${encodeURIComponent(write.bucket)}`)).status !== 404;
 }
 
 /**

@@ -21,11 +21,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createS3Client, createSqsClient } from '../aws.ts';
 import { uploadContentType } from '../ingest/upload-name.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
-import { createPdsClient, PdsNotFoundError } from '../pds/index.ts';
+import { type ClosablePdsClient, createPdsClient, PdsNotFoundError } from '../pds/index.ts';
 import { DEMO_CHANNEL_IDS } from '../simulator/index.ts';
 import { type DemoFiles, demoFiles } from './demo-files.ts';
 import { DemoStepError } from './errors.ts';
@@ -89,8 +90,66 @@ export interface DemoResult {
  */
 export async function runDemo(stack: RunningLocalStack, options: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
-  const timeouts: DemoTimeouts = { ...DEMO_TIMEOUTS_MS, ...options.timeouts };
-  const interval = options.pollIntervalMs ?? 100;
+  const session = openSession(stack, options);
+  try {
+    const demo: Demo = { ...session, files: options.files ?? (await demoFiles()) };
+    await dropFiles(demo);
+    await ingestCompleted(demo);
+    await itemsImported(demo);
+    await unauthorizedRefused(demo);
+    const channelId = await firstChannel(demo);
+    // The second channel's recipient asks for a correction the first time (the simulator's `review`).
+    const channels = { channelId, reviewingChannelId: DEMO_CHANNEL_IDS.austria };
+    const publication: Publication = { ...channels, publicationId: await publish(demo, channels) };
+    await publicationCompleted(demo, publication.publicationId);
+    const reviewAssetIds = await reviewsReceived(demo);
+    await messagingAssetsReceived(demo, reviewAssetIds);
+    await apiConfirmations(demo, publication);
+    await cliConfirmationsMatch(demo, publication);
+    return { ok: true, elapsedMs: Date.now() - started, events: session.events };
+  } catch (error) {
+    const failure =
+      error instanceof DemoStepError
+        ? { failedStep: error.step, reason: error.message }
+        : { failedStep: 'preparing the demo', reason: (error as Error).message };
+    return { ok: false, ...failure, elapsedMs: Date.now() - started, events: session.events };
+  } finally {
+    await closeSession(session);
+  }
+}
+
+/** The clients and the event reader every step uses; {@link closeSession} stops them. */
+interface DemoSession {
+  stack: RunningLocalStack;
+  out: (line: string) => void;
+  timeouts: DemoTimeouts;
+  pollIntervalMs: number;
+  s3: S3Client;
+  sqs: SQSClient;
+  pds: ClosablePdsClient;
+  /** Every event received so far, in the order received. */
+  events: ReceivedEvent[];
+  authorization: { authorization: string };
+  stopReading: AbortController;
+  reading: Promise<void>;
+}
+
+/** What every step shares: the session and the files dropped. */
+interface Demo extends DemoSession {
+  files: DemoFiles;
+}
+
+/** The publication the demo made, and its two channels. */
+interface Publication {
+  publicationId: string;
+  /** Expected SYNCHRONISED. */
+  channelId: string;
+  /** Expected REVIEW, with a corrective action. */
+  reviewingChannelId: string;
+}
+
+/** Creates the clients and starts printing every event as it arrives. */
+function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSession {
   const out = options.out;
   const clientConfig = emulatorClientConfig(stack.aws);
   const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
@@ -114,293 +173,378 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
     },
     onError: (error, queue) => out(`    (receiving from ${queue.name} failed: ${(error as Error).message})`),
   });
+  return {
+    stack,
+    out,
+    timeouts: { ...DEMO_TIMEOUTS_MS, ...options.timeouts },
+    pollIntervalMs: options.pollIntervalMs ?? 100,
+    s3,
+    sqs,
+    pds,
+    events,
+    authorization: { authorization: `Bearer ${stack.api.token}` },
+    stopReading,
+    reading,
+  };
+}
 
-  /** Runs one step within its time limit and prints its line. */
-  async function step<T>(name: string, timeoutMs: number, run: (signal: AbortSignal) => Promise<T>) {
-    const stepStarted = Date.now();
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      const value = await run(signal);
-      out(`✓ ${name} (${seconds(Date.now() - stepStarted)})`);
-      return value;
-    } catch (error) {
-      const reason = signal.aborted
-        ? `timed out after ${seconds(timeoutMs)}: ${(error as Error).message}`
-        : (error as Error).message;
-      out(`✗ ${name}: ${reason}`);
-      throw new DemoStepError(name, reason);
-    }
-  }
+/** Stops reading events, waiting for the reader to end, and closes the clients. */
+async function closeSession(session: DemoSession): Promise<void> {
+  session.stopReading.abort();
+  await session.reading;
+  session.s3.destroy();
+  session.sqs.destroy();
+  await session.pds.close();
+}
 
-  /** Polls `check` until it returns a value; `missing` says what is still awaited when time runs out. */
-  async function waitFor<T>(
-    signal: AbortSignal,
-    check: () => Promise<T | undefined> | T | undefined,
-    missing: () => string,
-  ) {
-    for (;;) {
-      const value = await check();
-      if (value !== undefined) return value;
-      if (signal.aborted) throw new Error(missing());
-      await sleep(interval, undefined, { signal }).catch(() => undefined);
-    }
-  }
-
-  const eventsOf = (type: string) =>
-    events.flatMap((received) => (received.event && received.event.type === type ? [received.event] : []));
-  const dataOf = (event: EventEnvelope) => (event.data ?? {}) as Record<string, unknown>;
-
+/** Runs one step within its time limit and prints its line. */
+async function step<T>(
+  demo: Pick<DemoSession, 'out'>,
+  name: string,
+  timeoutMs: number,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const stepStarted = Date.now();
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const files = options.files ?? (await demoFiles());
-    const drop = stack.buckets.drop;
-    const subjects = [files.csv, files.zip].map((file) => `s3://${drop}/${file.name}`);
+    const value = await run(signal);
+    demo.out(`✓ ${name} (${seconds(Date.now() - stepStarted)})`);
+    return value;
+  } catch (error) {
+    const reason = signal.aborted
+      ? `timed out after ${seconds(timeoutMs)}: ${(error as Error).message}`
+      : (error as Error).message;
+    demo.out(`✗ ${name}: ${reason}`);
+    throw new DemoStepError(name, reason);
+  }
+}
 
-    await step(
-      `drop ${files.csv.name} and ${files.zip.name} into s3://${drop}`,
-      timeouts.drop,
-      async (signal) => {
-        for (const file of [files.csv, files.zip]) {
-          await s3.send(
-            new PutObjectCommand({
-              Bucket: drop,
-              Key: file.name,
-              Body: file.body,
-              ContentType: uploadContentType(file.name, undefined),
-            }),
-            { abortSignal: signal },
-          );
-        }
+/** Polls `check` until it returns a value; `missing` says what is still awaited when time runs out. */
+async function waitFor<T>(
+  demo: Pick<DemoSession, 'pollIntervalMs'>,
+  signal: AbortSignal,
+  check: () => Promise<T | undefined> | T | undefined,
+  missing: () => string,
+): Promise<T> {
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (signal.aborted) throw new Error(missing());
+    await sleep(demo.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+function eventsOf(demo: Pick<DemoSession, 'events'>, type: string): EventEnvelope[] {
+  return demo.events.flatMap((received) =>
+    received.event && received.event.type === type ? [received.event] : [],
+  );
+}
+
+function dataOf(event: EventEnvelope): Record<string, unknown> {
+  return (event.data ?? {}) as Record<string, unknown>;
+}
+
+/** The two files go into the drop bucket through the S3 API, as an uploader would put them. */
+async function dropFiles(demo: Demo): Promise<void> {
+  const { files, s3 } = demo;
+  const drop = demo.stack.buckets.drop;
+  await step(
+    demo,
+    `drop ${files.csv.name} and ${files.zip.name} into s3://${drop}`,
+    demo.timeouts.drop,
+    async (signal) => {
+      for (const file of [files.csv, files.zip]) {
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: drop,
+            Key: file.name,
+            Body: file.body,
+            ContentType: uploadContentType(file.name, undefined),
+          }),
+          { abortSignal: signal },
+        );
+      }
+    },
+  );
+}
+
+/** A pds.ingest.completed event for each file; a pds.ingest.failed one ends the demo. */
+async function ingestCompleted(demo: Demo): Promise<void> {
+  const drop = demo.stack.buckets.drop;
+  const subjects = [demo.files.csv, demo.files.zip].map((file) => `s3://${drop}/${file.name}`);
+  const completed = () =>
+    new Set(eventsOf(demo, 'pds.ingest.completed').map((event) => String(event.subject)));
+  await step(demo, 'ingest completed for both files', demo.timeouts.ingest, (signal) =>
+    waitFor(
+      demo,
+      signal,
+      () => {
+        const failed = eventsOf(demo, 'pds.ingest.failed').find((event) =>
+          subjects.includes(String(event.subject)),
+        );
+        if (failed) throw new Error(`ingest failed for ${failed.subject}: ${dataOf(failed).reason}`);
+        const done = completed();
+        return subjects.every((subject) => done.has(subject)) ? true : undefined;
       },
-    );
+      () => {
+        const done = completed();
+        return `no pds.ingest.completed event yet for ${subjects.filter((subject) => !done.has(subject)).join(', ')}`;
+      },
+    ),
+  );
+}
 
-    await step('ingest completed for both files', timeouts.ingest, (signal) =>
+/** Every imported item is known to the PDS (its supplier reviews can be listed). */
+async function itemsImported(demo: Demo): Promise<void> {
+  const { files, pds } = demo;
+  const pending = new Set(files.primaryKeys);
+  await step(
+    demo,
+    `the ${files.primaryKeys.length} imported items exist in the PDS`,
+    demo.timeouts.imports,
+    (signal) =>
       waitFor(
+        demo,
         signal,
-        () => {
-          const failed = eventsOf('pds.ingest.failed').find((event) =>
-            subjects.includes(String(event.subject)),
-          );
-          if (failed) throw new Error(`ingest failed for ${failed.subject}: ${dataOf(failed).reason}`);
-          const done = new Set(eventsOf('pds.ingest.completed').map((event) => String(event.subject)));
-          return subjects.every((subject) => done.has(subject)) ? true : undefined;
-        },
-        () =>
-          `no pds.ingest.completed event yet for ${subjects.filter((subject) => !eventsOf('pds.ingest.completed').some((event) => event.subject === subject)).join(', ')}`,
-      ),
-    );
-
-    const pending = new Set(files.primaryKeys);
-    await step(
-      `the ${files.primaryKeys.length} imported items exist in the PDS`,
-      timeouts.imports,
-      (signal) =>
-        waitFor(
-          signal,
-          async () => {
-            for (const key of [...pending]) {
-              try {
-                await pds.listSupplierReviews(key, { signal });
-                pending.delete(key);
-              } catch (error) {
-                if (!(error instanceof PdsNotFoundError)) throw error;
-              }
+        async () => {
+          for (const key of [...pending]) {
+            try {
+              await pds.listSupplierReviews(key, { signal });
+              pending.delete(key);
+            } catch (error) {
+              if (!(error instanceof PdsNotFoundError)) throw error;
             }
-            return pending.size === 0 ? true : undefined;
-          },
-          () => `the PDS does not know ${[...pending].join(', ')} yet`,
-        ),
-    );
+          }
+          return pending.size === 0 ? true : undefined;
+        },
+        () => `the PDS does not know ${[...pending].join(', ')} yet`,
+      ),
+  );
+}
 
-    await step('the API refuses a request without the token (401)', timeouts.unauthorized, async (signal) => {
-      const response = await fetch(`${stack.api.url}/communication-channels`, { signal });
+async function unauthorizedRefused(demo: Demo): Promise<void> {
+  await step(
+    demo,
+    'the API refuses a request without the token (401)',
+    demo.timeouts.unauthorized,
+    async (signal) => {
+      const response = await fetch(`${demo.stack.api.url}/communication-channels`, { signal });
       await response.body?.cancel();
       if (response.status !== 401) throw new Error(`expected 401, got ${response.status}`);
-    });
+    },
+  );
+}
 
-    const authorization = { authorization: `Bearer ${stack.api.token}` };
-    const channelId = await step(
-      'communication channels listed through the API',
-      timeouts.channels,
-      async (signal) => {
-        const response = await fetch(`${stack.api.url}/communication-channels`, {
-          headers: authorization,
-          signal,
-        });
-        const body = (await response.json()) as { channels?: Array<{ id?: string }> };
-        const id = body.channels?.[0]?.id;
-        if (response.status !== 200 || !id) {
-          throw new Error(
-            `GET /communication-channels answered ${response.status} ${JSON.stringify(body).slice(0, 200)}`,
-          );
-        }
-        return id;
-      },
-    );
-
-    // The second channel's recipient asks for a correction the first time (the simulator's `review`).
-    const reviewingChannelId = DEMO_CHANNEL_IDS.austria;
-    const publicationId = await step(
-      `publication of ${files.primaryKeys.length} items to ${channelId} and ${reviewingChannelId} accepted (202)`,
-      timeouts.publish,
-      async (signal) => {
-        const response = await fetch(`${stack.api.url}/publications`, {
-          method: 'POST',
-          headers: {
-            ...authorization,
-            'content-type': 'application/json',
-            'idempotency-key': `demo-${files.csv.name}`,
-          },
-          body: JSON.stringify({
-            primaryKeys: files.primaryKeys,
-            destinations: [channelId, reviewingChannelId].map((destinationId) => ({
-              destinationType: 'COMMUNICATION_CHANNEL',
-              destinationId,
-            })),
-          }),
-          signal,
-        });
-        const body = (await response.json()) as { publicationId?: string };
-        if (response.status !== 202 || !body.publicationId) {
-          throw new Error(
-            `POST /publications answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
-          );
-        }
-        return body.publicationId;
-      },
-    );
-
-    await step('publication completed', timeouts.published, async (signal) => {
-      await waitFor(
-        signal,
-        () => {
-          const ofThis = (event: EventEnvelope) => dataOf(event).publicationId === publicationId;
-          const failed = eventsOf('pds.publication.failed').find(ofThis);
-          if (failed) throw new Error(`pds.publication.failed: ${dataOf(failed).reason}`);
-          return eventsOf('pds.publication.completed').find(ofThis);
-        },
-        () => `no pds.publication.completed event for publication ${publicationId} yet`,
-      );
-      const response = await fetch(`${stack.api.url}/publications/${publicationId}`, {
-        headers: authorization,
+/** The id of the first communication channel the API lists. */
+async function firstChannel(demo: Demo): Promise<string> {
+  return step(
+    demo,
+    'communication channels listed through the API',
+    demo.timeouts.channels,
+    async (signal) => {
+      const response = await fetch(`${demo.stack.api.url}/communication-channels`, {
+        headers: demo.authorization,
         signal,
       });
-      const body = (await response.json()) as { status?: string };
-      if (body.status !== 'published') {
+      const body = (await response.json()) as { channels?: Array<{ id?: string }> };
+      const id = body.channels?.[0]?.id;
+      if (response.status !== 200 || !id) {
         throw new Error(
-          `GET /publications/${publicationId} says ${body.status ?? response.status}, not published`,
+          `GET /communication-channels answered ${response.status} ${JSON.stringify(body).slice(0, 200)}`,
         );
       }
-    });
+      return id;
+    },
+  );
+}
 
-    const reviewAssetIds = await step(
-      `supplier reviews received for all ${files.primaryKeys.length} items`,
-      timeouts.reviews,
-      (signal) =>
-        waitFor(
-          signal,
-          () => {
-            const reviews = eventsOf('pds.supplier-review.received');
-            const ids: number[] = [];
-            for (const key of files.primaryKeys) {
-              const review = reviews.find((event) => event.subject === `item/${key}`);
-              if (!review) return undefined;
-              ids.push(Number(dataOf(review).messagingAssetId));
-            }
-            return ids;
-          },
-          () => {
-            const received = new Set(eventsOf('pds.supplier-review.received').map((event) => event.subject));
-            const missing = files.primaryKeys.filter((key) => !received.has(`item/${key}`));
-            return `no pds.supplier-review.received event yet for ${missing.join(', ')}`;
-          },
-        ),
+/** POST /publications of every item to both channels; the publication's id. */
+async function publish(demo: Demo, channels: Omit<Publication, 'publicationId'>): Promise<string> {
+  const { files } = demo;
+  const { channelId, reviewingChannelId } = channels;
+  return step(
+    demo,
+    `publication of ${files.primaryKeys.length} items to ${channelId} and ${reviewingChannelId} accepted (202)`,
+    demo.timeouts.publish,
+    async (signal) => {
+      const response = await fetch(`${demo.stack.api.url}/publications`, {
+        method: 'POST',
+        headers: {
+          ...demo.authorization,
+          'content-type': 'application/json',
+          'idempotency-key': `demo-${files.csv.name}`,
+        },
+        body: JSON.stringify({
+          primaryKeys: files.primaryKeys,
+          destinations: [channelId, reviewingChannelId].map((destinationId) => ({
+            destinationType: 'COMMUNICATION_CHANNEL',
+            destinationId,
+          })),
+        }),
+        signal,
+      });
+      const body = (await response.json()) as { publicationId?: string };
+      if (response.status !== 202 || !body.publicationId) {
+        throw new Error(
+          `POST /publications answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
+        );
+      }
+      return body.publicationId;
+    },
+  );
+}
+
+/** A pds.publication.completed event, and the API then calls the publication published. */
+async function publicationCompleted(demo: Demo, publicationId: string): Promise<void> {
+  await step(demo, 'publication completed', demo.timeouts.published, async (signal) => {
+    await waitFor(
+      demo,
+      signal,
+      () => {
+        const ofThis = (event: EventEnvelope) => dataOf(event).publicationId === publicationId;
+        const failed = eventsOf(demo, 'pds.publication.failed').find(ofThis);
+        if (failed) throw new Error(`pds.publication.failed: ${dataOf(failed).reason}`);
+        return eventsOf(demo, 'pds.publication.completed').find(ofThis);
+      },
+      () => `no pds.publication.completed event for publication ${publicationId} yet`,
     );
+    const response = await fetch(`${demo.stack.api.url}/publications/${publicationId}`, {
+      headers: demo.authorization,
+      signal,
+    });
+    const body = (await response.json()) as { status?: string };
+    if (body.status !== 'published') {
+      throw new Error(
+        `GET /publications/${publicationId} says ${body.status ?? response.status}, not published`,
+      );
+    }
+  });
+}
 
-    await step('messaging assets of the reviews received', timeouts.messagingAssets, (signal) =>
+/** A pds.supplier-review.received event for every item; the reviews' messaging asset ids. */
+async function reviewsReceived(demo: Demo): Promise<number[]> {
+  const { primaryKeys } = demo.files;
+  return step(
+    demo,
+    `supplier reviews received for all ${primaryKeys.length} items`,
+    demo.timeouts.reviews,
+    (signal) =>
       waitFor(
+        demo,
         signal,
         () => {
-          const seen = new Set(
-            eventsOf('pds.messaging-asset.received').map((event) => dataOf(event).messagingAssetId),
-          );
-          return reviewAssetIds.every((id) => seen.has(id)) ? true : undefined;
+          const reviews = eventsOf(demo, 'pds.supplier-review.received');
+          const ids: number[] = [];
+          for (const key of primaryKeys) {
+            const review = reviews.find((event) => event.subject === `item/${key}`);
+            if (!review) return undefined;
+            ids.push(Number(dataOf(review).messagingAssetId));
+          }
+          return ids;
         },
         () => {
-          const seen = new Set(
-            eventsOf('pds.messaging-asset.received').map((event) => dataOf(event).messagingAssetId),
+          const received = new Set(
+            eventsOf(demo, 'pds.supplier-review.received').map((event) => event.subject),
           );
-          return `no pds.messaging-asset.received event yet for assets ${reviewAssetIds.filter((id) => !seen.has(id)).join(', ')}`;
+          const missing = primaryKeys.filter((key) => !received.has(`item/${key}`));
+          return `no pds.supplier-review.received event yet for ${missing.join(', ')}`;
         },
       ),
-    );
-    const expected = { [channelId]: 'SYNCHRONISED', [reviewingChannelId]: 'REVIEW' };
-    await step(
-      `confirmations through the API: ${channelId} SYNCHRONISED, ${reviewingChannelId} REVIEW with its corrective action`,
-      timeouts.confirmations,
-      async (signal) => {
-        const answer = await waitFor(
-          signal,
-          async () => {
-            const response = await fetch(`${stack.api.url}/publications/${publicationId}/confirmations`, {
-              headers: authorization,
-              signal,
-            });
-            const body = (await response.json()) as PublicationConfirmations;
-            return confirmationsAsExpected(body, files.primaryKeys, expected) ? body : undefined;
-          },
-          () =>
-            `GET /publications/${publicationId}/confirmations does not show ${JSON.stringify(expected)} for every item yet`,
-        );
-        out(`    summary: ${JSON.stringify(answer.summary)}`);
-        for (const entry of answer.entries) {
-          const actions = entry.correctiveActions.map(
-            (action) => `${action.code}: ${action.description ?? ''}`,
-          );
-          out(
-            `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${actions.length ? ` (${actions.join('; ')})` : ''}`,
-          );
-        }
-      },
-    );
+  );
+}
 
-    await step('the same through pds bridge confirmations', timeouts.confirmationsCli, async () => {
-      const answer = await cliConfirmations(stack, publicationId);
-      const rows = answer.rows as Array<{
-        primaryKey: string;
-        channelId: string;
-        state: string;
-        correctiveActions: string[];
-      }>;
-      const asEntries = rows.map((row) => ({
-        ...row,
-        correctiveActions: row.correctiveActions.map((code) => ({ code })),
-      }));
-      if (!confirmationsAsExpected({ summary: {}, entries: asEntries }, files.primaryKeys, expected)) {
-        throw new Error(
-          `pds bridge confirmations ${publicationId} answered ${JSON.stringify(answer.summary)}`,
+/** A pds.messaging-asset.received event for the messaging asset of every review. */
+async function messagingAssetsReceived(demo: Demo, reviewAssetIds: readonly number[]): Promise<void> {
+  const seen = () =>
+    new Set(eventsOf(demo, 'pds.messaging-asset.received').map((event) => dataOf(event).messagingAssetId));
+  await step(demo, 'messaging assets of the reviews received', demo.timeouts.messagingAssets, (signal) =>
+    waitFor(
+      demo,
+      signal,
+      () => {
+        const received = seen();
+        return reviewAssetIds.every((id) => received.has(id)) ? true : undefined;
+      },
+      () => {
+        const received = seen();
+        return `no pds.messaging-asset.received event yet for assets ${reviewAssetIds.filter((id) => !received.has(id)).join(', ')}`;
+      },
+    ),
+  );
+}
+
+/** The states the demo expects at its two channels. */
+function expectedStates(publication: Publication): Record<string, string> {
+  return { [publication.channelId]: 'SYNCHRONISED', [publication.reviewingChannelId]: 'REVIEW' };
+}
+
+/** GET /publications/{id}/confirmations shows the expected states; prints them. */
+async function apiConfirmations(demo: Demo, publication: Publication): Promise<void> {
+  const { channelId, reviewingChannelId, publicationId } = publication;
+  const expected = expectedStates(publication);
+  await step(
+    demo,
+    `confirmations through the API: ${channelId} SYNCHRONISED, ${reviewingChannelId} REVIEW with its corrective action`,
+    demo.timeouts.confirmations,
+    async (signal) => {
+      const answer = await waitFor(
+        demo,
+        signal,
+        async () => {
+          const response = await fetch(`${demo.stack.api.url}/publications/${publicationId}/confirmations`, {
+            headers: demo.authorization,
+            signal,
+          });
+          const body = (await response.json()) as PublicationConfirmations;
+          return confirmationsAsExpected(body, demo.files.primaryKeys, expected) ? body : undefined;
+        },
+        () =>
+          `GET /publications/${publicationId}/confirmations does not show ${JSON.stringify(expected)} for every item yet`,
+      );
+      demo.out(`    summary: ${JSON.stringify(answer.summary)}`);
+      for (const entry of answer.entries) {
+        const actions = entry.correctiveActions.map(
+          (action) => `${action.code}: ${action.description ?? ''}`,
+        );
+        demo.out(
+          `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${actions.length ? ` (${actions.join('; ')})` : ''}`,
         );
       }
-      out(`    ${JSON.stringify(answer.summary)}`);
-      for (const row of rows) {
-        out(
-          `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.correctiveActions.join('; ')}`.trimEnd(),
-        );
-      }
-    });
-    return { ok: true, elapsedMs: Date.now() - started, events };
-  } catch (error) {
-    const failure =
-      error instanceof DemoStepError
-        ? { failedStep: error.step, reason: error.message }
-        : { failedStep: 'preparing the demo', reason: (error as Error).message };
-    return { ok: false, ...failure, elapsedMs: Date.now() - started, events };
-  } finally {
-    stopReading.abort();
-    await reading;
-    s3.destroy();
-    sqs.destroy();
-    await pds.close();
-  }
+    },
+  );
+}
+
+/** `pds bridge confirmations` shows the same states; prints them. */
+async function cliConfirmationsMatch(demo: Demo, publication: Publication): Promise<void> {
+  const { publicationId } = publication;
+  await step(demo, 'the same through pds bridge confirmations', demo.timeouts.confirmationsCli, async () => {
+    const answer = await cliConfirmations(demo.stack, publicationId);
+    const rows = answer.rows as Array<{
+      primaryKey: string;
+      channelId: string;
+      state: string;
+      correctiveActions: string[];
+    }>;
+    const asEntries = rows.map((row) => ({
+      ...row,
+      correctiveActions: row.correctiveActions.map((code) => ({ code })),
+    }));
+    if (
+      !confirmationsAsExpected(
+        { summary: {}, entries: asEntries },
+        demo.files.primaryKeys,
+        expectedStates(publication),
+      )
+    ) {
+      throw new Error(`pds bridge confirmations ${publicationId} answered ${JSON.stringify(answer.summary)}`);
+    }
+    demo.out(`    ${JSON.stringify(answer.summary)}`);
+    for (const row of rows) {
+      demo.out(
+        `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.correctiveActions.join('; ')}`.trimEnd(),
+      );
+    }
+  });
 }
 
 interface PublicationConfirmations {

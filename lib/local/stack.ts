@@ -31,6 +31,7 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
+import type { LocalHandlers } from './handlers.ts';
 import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
 import { invocationStore } from './invocation-scope.ts';
 import {
@@ -40,6 +41,7 @@ import {
   type LocalQueue,
   type LocalQueueRole,
   type LocalQueueSpec,
+  type LocalResources,
 } from './resources.ts';
 import { type RunningSchedule, startSchedule } from './scheduler.ts';
 import { type RunningEventSource, type SqsHandler, startSqsEventSource } from './sqs-event-source.ts';
@@ -101,6 +103,34 @@ export interface RunningLocalStack {
 
 let startedInThisProcess = false;
 
+/** {@link LocalStackOptions} with the defaults filled in. */
+interface LocalStackSettings extends LocalStackOptions {
+  awsPort: number;
+  pdsPort: number;
+  apiPort: number;
+  region: string;
+  reviewDelayMs: number;
+  messagingAssetsRateMs: number;
+  supplierReviewsRateMs: number;
+}
+
+/** What stopping undoes, in the order it was started; {@link cleanUp} runs it last first. */
+type Cleanups = Array<() => Promise<void> | void>;
+
+type PdsOfStack = PdsConnection & { simulated: boolean };
+
+/** What the event sources, schedules and drop notifications share. */
+interface Wiring {
+  s3: S3Client;
+  sqs: SQSClient;
+  region: string;
+  log: (line: string) => void;
+  verbose: boolean;
+  /** Reports a part's failure once while it repeats (see {@link repeatedOnce}). */
+  failed: (name: string) => (error: unknown) => void;
+  recovered: (name: string) => void;
+}
+
 /**
  * Starts the stack; resolves once every part is ready. One stack per process.
  *
@@ -110,200 +140,50 @@ let startedInThisProcess = false;
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<RunningLocalStack> {
   if (startedInThisProcess) throw new LocalStackStartedError();
   startedInThisProcess = true;
-  const settings = { ...LOCAL_STACK_DEFAULTS, ...definedOnly(options) };
-  const log = options.log ?? (() => undefined);
-  const cleanups: Array<() => Promise<void> | void> = [];
-  const cleanUp = async () => {
-    for (const cleanup of cleanups.reverse()) {
-      await Promise.resolve()
-        .then(cleanup)
-        .catch(() => undefined);
-    }
-    cleanups.length = 0;
-  };
-
+  const settings: LocalStackSettings = { ...LOCAL_STACK_DEFAULTS, ...definedOnly(options) };
+  const log = settings.log ?? (() => undefined);
+  const cleanups: Cleanups = [];
   try {
-    const pds = await startPds(options, settings, cleanups);
-    const emulator: RunningEmulator = await startEmulator({
-      port: settings.awsPort,
-      region: settings.region,
-      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-    });
-    cleanups.push(() => emulator.stop());
+    const pds = await startPds(settings, cleanups);
+    const emulator = await startAwsEmulator(settings, cleanups);
     const resources = createLocalResources(emulator.server, emulator.endpoint);
-
-    const apiToken = options.apiToken ?? randomBytes(24).toString('base64url');
-    // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
-    await invocationStore();
-    const restoreEnvironment = applyEnvironment(
-      handlerEnvironment({
-        awsEndpoint: emulator.endpoint,
-        region: settings.region,
-        resources,
-        pds,
-        apiToken,
-        pollFirstRun: pds.simulated ? 'backlog' : 'now',
-        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-      }),
-    );
-    cleanups.push(restoreEnvironment);
-    // Clients cached before the environment pointed at the emulator would talk to AWS.
-    resetAwsClients();
-    cleanups.push(resetAwsClients);
-    // Imported only now: each handler module builds its logger and metrics from the environment when it
-    // is first imported, and the log level and disabled metrics above must already be in it.
-    const { createLocalHandlers } = await import('./handlers.ts');
-    // Each invocation logs with its own function name and request id, as deployed functions do.
-    const handlers = createLocalHandlers(process.env);
-
-    const clientConfig = {
-      endpoint: emulator.endpoint,
-      region: settings.region,
-      // A copy: the SDK records where credentials came from on the object itself.
-      credentials: { ...LOCAL_AWS_CREDENTIALS },
-    };
-    const s3: S3Client = createS3Client({ ...clientConfig, forcePathStyle: true });
-    const sqs: SQSClient = createSqsClient(clientConfig);
-    cleanups.push(() => {
-      s3.destroy();
-      sqs.destroy();
-    });
-
+    const apiToken = settings.apiToken ?? randomBytes(24).toString('base64url');
+    const handlers = await handlersOnEmulator({ settings, emulator, resources, pds, apiToken }, cleanups);
+    const clients = emulatorClients(emulator.endpoint, settings.region, cleanups);
     const api = await startApi(handlers.api, settings.apiPort, log);
     cleanups.push(() => api.close());
-
-    const { failed, recovered } = repeatedOnce(log);
-    const sources: RunningEventSource[] = [];
-    const source = (
-      role: LocalQueueRole,
-      name: string,
-      handler: SqsHandler,
-      batchSize: number,
-      timeoutMs: number,
-    ) => {
-      const queue = resources.queues[role];
-      sources.push(
-        startSqsEventSource({
-          sqs,
-          queueUrl: queue.url,
-          queueArn: queue.arn,
-          handler: observed(name, handler, LOCAL_QUEUES[role], {
-            log,
-            verbose: options.verbose ?? false,
-            recovered: () => recovered(name),
-          }),
-          context: () => localLambdaContext({ functionName: `pds-bridge-local-${name}`, timeoutMs }),
-          batchSize,
-          region: settings.region,
-          onError: failed(name),
-        }),
-      );
-    };
-    cleanups.push(() => Promise.all(sources.map((running) => running.stop())).then(() => undefined));
-    source('ingest', 'ingest', handlers.ingest, 4, LOCAL_FUNCTION_TIMEOUTS_MS.ingest);
-    source(
-      'publications',
-      'publish-worker',
-      handlers.publishWorker,
-      5,
-      LOCAL_FUNCTION_TIMEOUTS_MS.publishWorker,
-    );
-    source(
-      'reviewPoll',
-      'poll-supplier-reviews-worker',
-      handlers.pollSupplierReviewsWorker,
-      1,
-      LOCAL_FUNCTION_TIMEOUTS_MS.reviewWorker,
-    );
-
-    const schedules: RunningSchedule[] = [];
-    cleanups.push(() => Promise.all(schedules.map((running) => running.stop())).then(() => undefined));
-    const schedule = (
-      name: string,
-      rateMs: number,
-      handler: (event: unknown, context: Context) => unknown,
-    ) => {
-      schedules.push(
-        startSchedule({
-          name: `pds-bridge-local-${name}`,
-          rateMs,
-          handler: async (event, context) => {
-            const report = await handler(event, context);
-            recovered(name);
-            if (options.verbose) log(`· ${name}: ${JSON.stringify(report)}`);
-            return report;
-          },
-          context: () =>
-            localLambdaContext({
-              functionName: `pds-bridge-local-${name}`,
-              timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.poller,
-            }),
-          region: settings.region,
-          onError: failed(name),
-        }),
-      );
-    };
-    schedule('poll-messaging-assets', settings.messagingAssetsRateMs, handlers.pollMessagingAssets);
-    schedule('poll-supplier-reviews', settings.supplierReviewsRateMs, handlers.pollSupplierReviews);
-
-    const notifications: RunningDropNotifications = startDropNotifications({
-      spy: emulator.server.spy,
-      s3,
-      sqs,
-      bucket: resources.buckets.drop,
-      queueUrl: resources.queues.ingest.url,
+    const wiring: Wiring = {
+      ...clients,
       region: settings.region,
-      onNotified: (notification) => {
-        log(
-          `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
-        );
-        // Whatever uploaded it (npm run drop, the AWS CLI): a file that will create nothing is named.
-        const filters = ingestFiltersOf(process.env);
-        for (const warning of dropWarnings(notification.key, { filters, simulated: pds.simulated })) {
-          log(`  ! ${warning}`);
-        }
-      },
-      onError: (error, key) =>
-        log(`✗ no notification for s3://${resources.buckets.drop}/${key}: ${messageOf(error)}`),
-    });
-    cleanups.push(() => notifications.stop());
-
-    let stopped: Promise<void> | undefined;
-    return {
-      aws: {
-        endpoint: emulator.endpoint,
-        region: settings.region,
-        accessKeyId: LOCAL_AWS_CREDENTIALS.accessKeyId,
-        secretAccessKey: LOCAL_AWS_CREDENTIALS.secretAccessKey,
-      },
-      buckets: { ...resources.buckets },
-      queues: resources.queues,
-      deadLetterQueues: resources.deadLetterQueues,
-      api: { url: api.url, token: apiToken },
-      pds: { url: pds.baseUrl, username: pds.username, password: pds.password, simulated: pds.simulated },
-      rates: {
-        messagingAssetsMs: settings.messagingAssetsRateMs,
-        supplierReviewsMs: settings.supplierReviewsRateMs,
-      },
-      ingest: ingestFiltersOf(process.env),
-      ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
-      stop() {
-        stopped ??= cleanUp();
-        return stopped;
-      },
+      log,
+      verbose: settings.verbose ?? false,
+      ...repeatedOnce(log),
     };
+    startQueueFunctions(wiring, resources, handlers, cleanups);
+    startScheduledFunctions(wiring, settings, handlers, cleanups);
+    startDropNotificationsToIngest(wiring, { emulator, resources, simulated: pds.simulated }, cleanups);
+    return runningStack(
+      { settings, emulator, resources, pds, api: { url: api.url, token: apiToken } },
+      cleanups,
+    );
   } catch (error) {
-    await cleanUp();
+    await cleanUp(cleanups);
     throw error;
   }
 }
 
-async function startPds(
-  options: LocalStackOptions,
-  settings: { pdsPort: number; reviewDelayMs: number },
-  cleanups: Array<() => Promise<void> | void>,
-): Promise<PdsConnection & { simulated: boolean }> {
-  if (options.pds) return { ...options.pds, simulated: false };
+/** Runs every cleanup, last first; one that fails does not keep the others from running. */
+async function cleanUp(cleanups: Cleanups): Promise<void> {
+  for (const cleanup of cleanups.reverse()) {
+    await Promise.resolve()
+      .then(cleanup)
+      .catch(() => undefined);
+  }
+  cleanups.length = 0;
+}
+
+async function startPds(settings: LocalStackSettings, cleanups: Cleanups): Promise<PdsOfStack> {
+  if (settings.pds) return { ...settings.pds, simulated: false };
   let simulator: RunningSimulator;
   try {
     simulator = await startSimulator({ port: settings.pdsPort, reviewDelayMs: settings.reviewDelayMs });
@@ -319,6 +199,242 @@ async function startPds(
     username: simulator.username,
     password: simulator.password,
     simulated: true,
+  };
+}
+
+async function startAwsEmulator(settings: LocalStackSettings, cleanups: Cleanups): Promise<RunningEmulator> {
+  const emulator = await startEmulator({
+    port: settings.awsPort,
+    region: settings.region,
+    ...(settings.dataDir !== undefined ? { dataDir: settings.dataDir } : {}),
+  });
+  cleanups.push(() => emulator.stop());
+  return emulator;
+}
+
+/**
+ * Points the process environment at the emulator, its resources and the PDS, as a deployment
+ * configures its functions, and builds every handler from it.
+ */
+async function handlersOnEmulator(
+  parts: {
+    settings: LocalStackSettings;
+    emulator: RunningEmulator;
+    resources: LocalResources;
+    pds: PdsOfStack;
+    apiToken: string;
+  },
+  cleanups: Cleanups,
+): Promise<LocalHandlers> {
+  const { settings, emulator, pds } = parts;
+  // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
+  await invocationStore();
+  const restoreEnvironment = applyEnvironment(
+    handlerEnvironment({
+      awsEndpoint: emulator.endpoint,
+      region: settings.region,
+      resources: parts.resources,
+      pds,
+      apiToken: parts.apiToken,
+      pollFirstRun: pds.simulated ? 'backlog' : 'now',
+      ...(settings.logLevel ? { logLevel: settings.logLevel } : {}),
+    }),
+  );
+  cleanups.push(restoreEnvironment);
+  // Clients cached before the environment pointed at the emulator would talk to AWS.
+  resetAwsClients();
+  cleanups.push(resetAwsClients);
+  // Imported only now: each handler module builds its logger and metrics from the environment when it
+  // is first imported, and the log level and disabled metrics above must already be in it.
+  const { createLocalHandlers } = await import('./handlers.ts');
+  // Each invocation logs with its own function name and request id, as deployed functions do.
+  return createLocalHandlers(process.env);
+}
+
+/** The stack's own S3 and SQS clients (event sources, drop notifications). */
+function emulatorClients(
+  endpoint: string,
+  region: string,
+  cleanups: Cleanups,
+): { s3: S3Client; sqs: SQSClient } {
+  const clientConfig = {
+    endpoint,
+    region,
+    // A copy: the SDK records where credentials came from on the object itself.
+    credentials: { ...LOCAL_AWS_CREDENTIALS },
+  };
+  const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });
+  const sqs = createSqsClient(clientConfig);
+  cleanups.push(() => {
+    s3.destroy();
+    sqs.destroy();
+  });
+  return { s3, sqs };
+}
+
+/** Each queue and the function it drives, with the batch size of its event source mapping. */
+const QUEUE_FUNCTIONS = [
+  {
+    role: 'ingest',
+    name: 'ingest',
+    handler: 'ingest',
+    batchSize: 4,
+    timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.ingest,
+  },
+  {
+    role: 'publications',
+    name: 'publish-worker',
+    handler: 'publishWorker',
+    batchSize: 5,
+    timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.publishWorker,
+  },
+  {
+    role: 'reviewPoll',
+    name: 'poll-supplier-reviews-worker',
+    handler: 'pollSupplierReviewsWorker',
+    batchSize: 1,
+    timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.reviewWorker,
+  },
+] as const satisfies ReadonlyArray<{
+  role: LocalQueueRole;
+  name: string;
+  handler: keyof LocalHandlers;
+  batchSize: number;
+  timeoutMs: number;
+}>;
+
+/** An SQS event source per queue-driven function, as Lambda's event source mappings deliver. */
+function startQueueFunctions(
+  wiring: Wiring,
+  resources: LocalResources,
+  handlers: LocalHandlers,
+  cleanups: Cleanups,
+): void {
+  const sources: RunningEventSource[] = [];
+  cleanups.push(() => Promise.all(sources.map((running) => running.stop())).then(() => undefined));
+  for (const { role, name, handler, batchSize, timeoutMs } of QUEUE_FUNCTIONS) {
+    const queue = resources.queues[role];
+    sources.push(
+      startSqsEventSource({
+        sqs: wiring.sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        handler: observed(name, handlers[handler], LOCAL_QUEUES[role], {
+          log: wiring.log,
+          verbose: wiring.verbose,
+          recovered: () => wiring.recovered(name),
+        }),
+        context: () => localLambdaContext({ functionName: `pds-bridge-local-${name}`, timeoutMs }),
+        batchSize,
+        region: wiring.region,
+        onError: wiring.failed(name),
+      }),
+    );
+  }
+}
+
+/** The scheduled pollers, each on its rate and never overlapping itself. */
+function startScheduledFunctions(
+  wiring: Wiring,
+  settings: LocalStackSettings,
+  handlers: LocalHandlers,
+  cleanups: Cleanups,
+): void {
+  const schedules: RunningSchedule[] = [];
+  cleanups.push(() => Promise.all(schedules.map((running) => running.stop())).then(() => undefined));
+  const schedule = (name: string, rateMs: number, handler: (event: unknown, context: Context) => unknown) => {
+    schedules.push(
+      startSchedule({
+        name: `pds-bridge-local-${name}`,
+        rateMs,
+        handler: async (event, context) => {
+          const report = await handler(event, context);
+          wiring.recovered(name);
+          if (wiring.verbose) wiring.log(`· ${name}: ${JSON.stringify(report)}`);
+          return report;
+        },
+        context: () =>
+          localLambdaContext({
+            functionName: `pds-bridge-local-${name}`,
+            timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.poller,
+          }),
+        region: wiring.region,
+        onError: wiring.failed(name),
+      }),
+    );
+  };
+  schedule('poll-messaging-assets', settings.messagingAssetsRateMs, handlers.pollMessagingAssets);
+  schedule('poll-supplier-reviews', settings.supplierReviewsRateMs, handlers.pollSupplierReviews);
+}
+
+/**
+ * S3 `ObjectCreated` notifications from the drop bucket to the ingest queue, each reported with
+ * what will keep the file from creating anything.
+ */
+function startDropNotificationsToIngest(
+  wiring: Wiring,
+  parts: { emulator: RunningEmulator; resources: LocalResources; simulated: boolean },
+  cleanups: Cleanups,
+): void {
+  const { log } = wiring;
+  const { buckets, queues } = parts.resources;
+  const notifications: RunningDropNotifications = startDropNotifications({
+    spy: parts.emulator.server.spy,
+    s3: wiring.s3,
+    sqs: wiring.sqs,
+    bucket: buckets.drop,
+    queueUrl: queues.ingest.url,
+    region: wiring.region,
+    onNotified: (notification) => {
+      log(
+        `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
+      );
+      // Whatever uploaded it (npm run drop, the AWS CLI): a file that will create nothing is named.
+      const filters = ingestFiltersOf(process.env);
+      for (const warning of dropWarnings(notification.key, { filters, simulated: parts.simulated })) {
+        log(`  ! ${warning}`);
+      }
+    },
+    onError: (error, key) => log(`✗ no notification for s3://${buckets.drop}/${key}: ${messageOf(error)}`),
+  });
+  cleanups.push(() => notifications.stop());
+}
+
+/** The running stack's facts, and its stop. */
+function runningStack(
+  parts: {
+    settings: LocalStackSettings;
+    emulator: RunningEmulator;
+    resources: LocalResources;
+    pds: PdsOfStack;
+    api: { url: string; token: string };
+  },
+  cleanups: Cleanups,
+): RunningLocalStack {
+  const { settings, emulator, resources, pds } = parts;
+  let stopped: Promise<void> | undefined;
+  return {
+    aws: {
+      endpoint: emulator.endpoint,
+      region: settings.region,
+      accessKeyId: LOCAL_AWS_CREDENTIALS.accessKeyId,
+      secretAccessKey: LOCAL_AWS_CREDENTIALS.secretAccessKey,
+    },
+    buckets: { ...resources.buckets },
+    queues: resources.queues,
+    deadLetterQueues: resources.deadLetterQueues,
+    api: parts.api,
+    pds: { url: pds.baseUrl, username: pds.username, password: pds.password, simulated: pds.simulated },
+    rates: {
+      messagingAssetsMs: settings.messagingAssetsRateMs,
+      supplierReviewsMs: settings.supplierReviewsRateMs,
+    },
+    ingest: ingestFiltersOf(process.env),
+    ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
+    stop() {
+      stopped ??= cleanUp(cleanups);
+      return stopped;
+    },
   };
 }
 
