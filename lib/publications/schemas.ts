@@ -52,8 +52,12 @@ const text = (what: string) =>
       error: `must be well-formed Unicode, without lone surrogates (${what})`,
     });
 
+/** The registry every named schema of one API instance is registered in. */
+type SchemaRegistry = z.core.$ZodRegistry<SchemaMeta>;
+
 /**
- * Builds every schema of the API for the given limits, registered in a fresh registry.
+ * Builds every schema of the API for the given limits, registered in a fresh registry. The groups
+ * register in a fixed order, which is the order of `components.schemas` in the OpenAPI document.
  *
  * @example
  * ```ts
@@ -63,16 +67,28 @@ const text = (what: string) =>
  */
 export function createApiSchemas(limits: SchemaLimits) {
   const registry = z.registry<SchemaMeta>();
-  const { maxKeys } = limits;
   const timestamp = z.iso.datetime();
+  const publications = publicationSchemas(registry, limits, timestamp);
+  const validation = validationSchemas(registry);
+  const channels = channelSchemas(registry, timestamp);
+  const watch = watchSchemas(registry, timestamp);
+  const service = serviceSchemas(registry);
+  return {
+    registry,
+    ...publications,
+    ...validation,
+    ...channels,
+    ...watch,
+    ...service,
+    parameters: parameterSchemas(registry),
+    confirmations: createConfirmationSchemas(registry),
+  };
+}
 
-  const primaryKey = text('a primary key')
-    .max(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` })
-    .register(registry, { description: 'Primary key of an item (`primaryKey__`), e.g. a GTIN.' });
-
-  // Counts and duplicates are checked in one refinement rather than with .min/.max: zod stops looking at
-  // the elements once an array is too long, and a 422 must list every field error at once.
-  const primaryKeys = z
+// Counts and duplicates are checked in one refinement rather than with .min/.max: zod stops looking at
+// the elements once an array is too long, and a 422 must list every field error at once.
+function primaryKeysSchema(registry: SchemaRegistry, primaryKey: z.ZodType<string>, maxKeys: number) {
+  return z
     .array(primaryKey, { error: 'must be an array of primary keys' })
     .check((ctx) => {
       const keys = ctx.value;
@@ -117,8 +133,10 @@ export function createApiSchemas(limits: SchemaLimits) {
       maxItems: maxKeys,
       uniqueItems: true,
     });
+}
 
-  const destination = z
+function destinationSchema(registry: SchemaRegistry) {
+  return z
     .strictObject({
       destinationType: z.enum(DESTINATION_TYPES, {
         error: `must be one of ${DESTINATION_TYPES.join(', ')}`,
@@ -130,28 +148,46 @@ export function createApiSchemas(limits: SchemaLimits) {
       description:
         'Where to publish: IN_PLATFORM with the organization id, or COMMUNICATION_CHANNEL with an id from GET /communication-channels.',
     });
+}
 
-  const destinations = z
-    .array(destination, { error: 'must be an array of destinations' })
-    .min(1, { error: 'must name at least one destination' })
-    .check((ctx) => {
-      const first = new Map<string, number>();
-      ctx.value.forEach((entry, index) => {
-        const identity = `${entry.destinationType}\u0000${entry.destinationId}`;
-        const earlier = first.get(identity);
-        if (earlier === undefined) first.set(identity, index);
-        else {
-          ctx.issues.push({
-            code: 'custom',
-            path: [index],
-            input: entry,
-            message: `duplicates /destinations/${earlier}; name each destination once`,
-          });
-        }
-      });
-    })
-    // A destination has exactly these two fields, so "the same type and id" is JSON Schema's equality.
-    .register(registry, { uniqueItems: true });
+function destinationsSchema(registry: SchemaRegistry, destination: ReturnType<typeof destinationSchema>) {
+  return (
+    z
+      .array(destination, { error: 'must be an array of destinations' })
+      .min(1, { error: 'must name at least one destination' })
+      .check((ctx) => {
+        const first = new Map<string, number>();
+        ctx.value.forEach((entry, index) => {
+          const identity = `${entry.destinationType}\u0000${entry.destinationId}`;
+          const earlier = first.get(identity);
+          if (earlier === undefined) first.set(identity, index);
+          else {
+            ctx.issues.push({
+              code: 'custom',
+              path: [index],
+              input: entry,
+              message: `duplicates /destinations/${earlier}; name each destination once`,
+            });
+          }
+        });
+      })
+      // A destination has exactly these two fields, so "the same type and id" is JSON Schema's equality.
+      .register(registry, { uniqueItems: true })
+  );
+}
+
+/** POST /publications and GET /publications/{id}: the request, its acceptance and the record shown. */
+function publicationSchemas(
+  registry: SchemaRegistry,
+  { maxKeys }: SchemaLimits,
+  timestamp: z.ZodISODateTime,
+) {
+  const primaryKey = text('a primary key')
+    .max(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` })
+    .register(registry, { description: 'Primary key of an item (`primaryKey__`), e.g. a GTIN.' });
+  const primaryKeys = primaryKeysSchema(registry, primaryKey, maxKeys);
+  const destination = destinationSchema(registry);
+  const destinations = destinationsSchema(registry, destination);
 
   const publicationRequest = z.strictObject({ primaryKeys, destinations }).register(registry, {
     id: 'PublicationRequest',
@@ -209,6 +245,11 @@ export function createApiSchemas(limits: SchemaLimits) {
         'A publication request and its outcome: queued → publishing → published, or failed (with the reason).',
     });
 
+  return { primaryKey, destination, publicationRequest, publicationAccepted, publication, publicationError };
+}
+
+/** POST /validate: an item to validate and the PDS results. */
+function validationSchemas(registry: SchemaRegistry) {
   const item = z.record(z.string(), z.unknown()).register(registry, {
     id: 'Item',
     description: "An item: `primaryKey__` plus the tenant's own attribute names (data model).",
@@ -245,6 +286,11 @@ export function createApiSchemas(limits: SchemaLimits) {
       description: 'The PDS validation results, as it sent them.',
     });
 
+  return { validationRequest, validationResponse };
+}
+
+/** GET /communication-channels. */
+function channelSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
   const communicationChannel = z.looseObject({ id: z.string(), name: z.string() }).register(registry, {
     id: 'CommunicationChannel',
     description:
@@ -258,6 +304,11 @@ export function createApiSchemas(limits: SchemaLimits) {
       description: 'The PDS communication channels; `fetchedAt` says when the bridge last read them.',
     });
 
+  return { communicationChannel, communicationChannels };
+}
+
+/** The watch list: GET /watch and its entries. */
+function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
   const watchEntry = z
     .object({
       primaryKey: z.string(),
@@ -280,6 +331,11 @@ export function createApiSchemas(limits: SchemaLimits) {
       description: 'One page of the watch list in key order; pass nextCursor as `cursor` for the next page.',
     });
 
+  return { watchEntry, watchList };
+}
+
+/** What every route may answer (problems, API Gateway's own messages) and the service routes. */
+function serviceSchemas(registry: SchemaRegistry) {
   const health = z
     .object({ status: z.literal('ok'), service: z.string(), version: z.string() })
     .register(registry, { id: 'Health', description: 'The API answers; no dependency is checked.' });
@@ -328,6 +384,11 @@ export function createApiSchemas(limits: SchemaLimits) {
       description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.',
     });
 
+  return { health, problem, fieldError, gatewayMessage, openApiDocument };
+}
+
+/** Path, header and query parameters. */
+function parameterSchemas(registry: SchemaRegistry) {
   const publicationId = z
     .string()
     .min(1)
@@ -362,28 +423,7 @@ export function createApiSchemas(limits: SchemaLimits) {
       'skip: publish without checking COMMUNICATION_CHANNEL destinations against the PDS channel list (when the list cannot be read: the PDS is down and the cache cold). Left out, a channel the list lacks is refused with 422.',
   });
 
-  return {
-    registry,
-    primaryKey,
-    destination,
-    publicationRequest,
-    publicationAccepted,
-    publication,
-    publicationError,
-    validationRequest,
-    validationResponse,
-    communicationChannel,
-    communicationChannels,
-    watchEntry,
-    watchList,
-    health,
-    problem,
-    fieldError,
-    gatewayMessage,
-    openApiDocument,
-    parameters: { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck },
-    confirmations: createConfirmationSchemas(registry),
-  };
+  return { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck };
 }
 
 /** The schemas of one API instance. */
