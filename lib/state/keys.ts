@@ -4,11 +4,11 @@
  *
  * Each module builds the keys of what it stores beside its own code, under a prefix it declares with
  * {@link statePrefix}: lib/ingest/keys.ts, lib/polling/keys.ts, lib/publications/keys.ts,
- * lib/confirmations/keys.ts, lib/events/sqs/claim-check.ts, and at the end of this file the keys lib/state owns
- * (`watch/`, `leases/`). docs/architecture.md, "The state bucket", lists every prefix, what one object
- * under it holds and who builds it; test/unit/state-layout.test.ts finds every declaration in lib/,
- * fails on two that collide and holds that table to them. Lifecycle rules and IAM policies target a
- * purpose by its prefix (lib/<flow>/permissions.ts import it from its owner).
+ * lib/confirmations/keys.ts, lib/events/sqs/claim-check.ts, and at the end of this file the keys
+ * lib/state owns (`watch/`, `leases/`). docs/architecture.md, "The state bucket", lists every prefix,
+ * what one object under it holds and who builds it; test/unit/state-layout.test.ts finds every
+ * declaration in lib/, fails on two that collide and holds that table to them. Lifecycle rules and IAM
+ * policies target a purpose by its prefix (lib/<flow>/permissions.ts import it from its owner).
  *
  * Free text (primary keys, names, ids) becomes one path segment through {@link encodeKeySegment}:
  * readable where possible, always a valid S3 key segment, and never the same segment for two
