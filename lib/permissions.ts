@@ -49,7 +49,7 @@ export const dropObjects: Resource = Object.freeze({ kind: 'drop-objects' });
 export const triggerQueue: Resource = Object.freeze({ kind: 'trigger-queue' });
 
 /**
- * Objects of the state bucket: a key, or a prefix (`WATCH_PREFIX`, `INGEST_PREFIX`, …, each from the
+ * Objects of the state bucket: a key, or a prefix (`WATCH_PREFIX`, `INGEST_PROGRESS_PREFIX`, …, each from the
  * module that owns it), which stands for every key under it.
  *
  * @example

@@ -11,7 +11,7 @@ import {
 } from '../state/index.ts';
 
 /** `ingest/`: the progress records of dropped objects and their entries. */
-export const INGEST_PREFIX = statePrefix('ingest', 'lib/ingest');
+export const INGEST_PROGRESS_PREFIX = statePrefix('ingest', 'lib/ingest');
 
 /** Identifies one write of a dropped S3 object. */
 export interface ObjectWrite {
@@ -31,7 +31,7 @@ export interface ObjectWrite {
 
 /** Prefix of every progress record of one object key (all its versions). */
 export function ingestObjectPrefix(bucket: string, key: string): string {
-  return `${INGEST_PREFIX}${encodeKeySegment(bucket)}/${sha256Hex(key)}/`;
+  return `${INGEST_PROGRESS_PREFIX}${encodeKeySegment(bucket)}/${sha256Hex(key)}/`;
 }
 
 /**
@@ -86,5 +86,5 @@ export function ingestEntriesKey(progressKey: string, gatheringKey: string): str
  * than the entries stored beside one: readers that list the prefix keep only these.
  */
 export function isIngestProgressKey(key: string): boolean {
-  return key.startsWith(INGEST_PREFIX) && key.endsWith('.json') && key.split('/').length === 4;
+  return key.startsWith(INGEST_PROGRESS_PREFIX) && key.endsWith('.json') && key.split('/').length === 4;
 }

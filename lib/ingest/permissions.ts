@@ -19,7 +19,7 @@ import {
   triggerQueue,
 } from '../permissions.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
-import { INGEST_PREFIX } from './keys.ts';
+import { INGEST_PROGRESS_PREFIX } from './keys.ts';
 import { OBJECT_SOURCE_ACTIONS, OBJECT_TAGGER_ACTIONS } from './s3/adapters.ts';
 import { INGEST_EVENT_TYPES } from './settings.ts';
 import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';
@@ -42,7 +42,7 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       why: 'tells a progress record not written yet (404) from a forbidden one',
     },
     {
-      resource: stateObjects(INGEST_PREFIX),
+      resource: stateObjects(INGEST_PROGRESS_PREFIX),
       actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
       why: 'claims and advances the progress record of each write',
     },

@@ -9,7 +9,7 @@
 import { sleep } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import { completedEvent, failedEvent } from '../ingest/events.ts';
-import { INGEST_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
+import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
@@ -55,7 +55,7 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
   const skipped: ReplayPlan['skipped'] = [];
   const inWindow = (at: number) => at >= window.since && at < window.until;
   if (kinds.includes('ingest')) {
-    for await (const key of store.list(INGEST_PREFIX)) {
+    for await (const key of store.list(INGEST_PROGRESS_PREFIX)) {
       if (!isIngestProgressKey(key)) continue;
       const record = (await store.get<IngestProgressRecord>(key))?.value;
       if (!record || !inWindow(record.updatedAt)) continue;

@@ -4,7 +4,7 @@
  * flight (progress records not finished), queue and dead-letter-queue depths.
  */
 import { mapAll } from '../core/index.ts';
-import { INGEST_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
+import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
@@ -172,7 +172,7 @@ async function ingestsInFlight(
   concurrency: number,
 ): Promise<BridgeStatus['ingests']> {
   const keys: string[] = [];
-  for await (const key of store.list(INGEST_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
+  for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
   const records = await mapAll(
     keys,
     concurrency,
