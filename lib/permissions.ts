@@ -9,9 +9,9 @@
  * "Permissions").
  *
  * Resources are named the way the code finds them, never by ARN: the state bucket and a key pattern
- * in it (built from lib/state/keys.ts, so a renamed prefix moves the table with it), the drop bucket
- * the S3 notifications name, the queue or secret a configuration variable names, the queue whose
- * messages invoke the function.
+ * in it (imported from the module that builds those keys, so a renamed prefix moves the table with
+ * it), the drop bucket the S3 notifications name, the queue or secret a configuration variable names,
+ * the queue whose messages invoke the function.
  */
 
 /** Where a call goes. */
@@ -49,12 +49,12 @@ export const dropObjects: Resource = Object.freeze({ kind: 'drop-objects' });
 export const triggerQueue: Resource = Object.freeze({ kind: 'trigger-queue' });
 
 /**
- * Objects of the state bucket: a key from lib/state/keys.ts, or a prefix from `STATE_PREFIXES`, which
- * stands for every key under it.
+ * Objects of the state bucket: a key, or a prefix (`WATCH_PREFIX`, `INGEST_PROGRESS_PREFIX`, …, each from the
+ * module that owns it), which stands for every key under it.
  *
  * @example
  * ```ts
- * stateObjects(STATE_PREFIXES.watch); // watch/*
+ * stateObjects(WATCH_PREFIX); // watch/*
  * stateObjects(leaseKey('poll-messaging-assets')); // leases/poll-messaging-assets.json
  * ```
  */

@@ -3,15 +3,16 @@
  * scheduled review poll runs it after each poll (lib/polling/handlers.ts).
  *
  * It reads only what is due: each publication leaves one mark under `confirmation-deadlines/<deadline>/`
- * (lib/state/keys.ts) naming its items and channels, listed in deadline order, so a run lists up to
+ * (./keys.ts) naming its items and channels, listed in deadline order, so a run lists up to
  * the first mark not yet due and reads the entries of the due ones. A mark is deleted once its
  * entries were brought up to date; a run that fails before that leaves it for the next run. Kept
  * apart from ./ledger.ts so that the functions that only publish or answer never carry a delete.
  */
 
 import { mapAll } from '../core/index.ts';
-import { deadlineOfConfirmationDeadlineKey, STATE_PREFIXES, type StateStore } from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
 import { ConfirmationDeadlineError } from './errors.ts';
+import { CONFIRMATION_DEADLINES_PREFIX, deadlineOfConfirmationDeadlineKey } from './keys.ts';
 import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
 import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';
 
@@ -30,7 +31,7 @@ export async function checkConfirmationDeadlines(
   concurrency = 8,
 ): Promise<DeadlineReport> {
   const due: string[] = [];
-  for await (const markKey of store.list(STATE_PREFIXES.confirmationDeadlines)) {
+  for await (const markKey of store.list(CONFIRMATION_DEADLINES_PREFIX)) {
     const deadline = deadlineOfConfirmationDeadlineKey(markKey);
     if (deadline === undefined || Date.parse(deadline) > now.getTime()) break;
     due.push(markKey);

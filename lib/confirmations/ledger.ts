@@ -2,7 +2,7 @@
  * The confirmation ledger on the StateStore: did each recipient synchronise what the bridge published?
  *
  * Entries (./entry.ts) live at `confirmations/<primaryKey>/<channelId>/<recipient>.json`
- * (lib/state/keys.ts). A publication creates the channel's first entry (`_`) for each key and
+ * (./keys.ts). A publication creates the channel's first entry (`_`) for each key and
  * COMMUNICATION_CHANNEL destination; IN_PLATFORM destinations are organisations on the platform, not
  * trading partners, and get none. The first recipient a channel's confirmations name (GLN and target
  * market) is recorded on that entry; a confirmation naming another one gets its own entry, which
@@ -21,17 +21,17 @@
 import { type Log, type Metrics, mapAll, silentLog } from '../core/index.ts';
 import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/index.ts';
 import type { Destination } from '../pds/index.ts';
+import type { StateStore } from '../state/index.ts';
+import type { CicSummary } from '../xml/index.ts';
+import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
+import { confirmationChangedEvent, confirmationEventId } from './events.ts';
+import { cicMatchesItem, confirmationFact, gtin14, publicationFact, reviewFact } from './facts.ts';
 import {
   confirmationChannelPrefix,
   confirmationDeadlineKey,
   confirmationItemPrefix,
   confirmationKey,
-  type StateStore,
-} from '../state/index.ts';
-import type { CicSummary } from '../xml/index.ts';
-import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
-import { confirmationChangedEvent, confirmationEventId } from './events.ts';
-import { cicMatchesItem, confirmationFact, gtin14, publicationFact, reviewFact } from './facts.ts';
+} from './keys.ts';
 import {
   addLedgerReport,
   type ConfirmationRecorder,

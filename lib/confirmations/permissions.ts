@@ -6,13 +6,13 @@
  */
 import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { actions, eventQueueOf, type Grant, stateObjects } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
+import { CONFIRMATION_DEADLINES_PREFIX, CONFIRMATIONS_PREFIX } from './keys.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
 
 const entries = (why: string): Grant => ({
-  resource: stateObjects(STATE_PREFIXES.confirmations),
+  resource: stateObjects(CONFIRMATIONS_PREFIX),
   actions: actions(read, write),
   why,
 });
@@ -29,7 +29,7 @@ export const CONFIRMATION_GRANTS = Object.freeze({
   publish: [
     entries('records the AWAITING confirmation entries of a publication'),
     {
-      resource: stateObjects(STATE_PREFIXES.confirmationDeadlines),
+      resource: stateObjects(CONFIRMATION_DEADLINES_PREFIX),
       actions: actions(read, write),
       why: 'marks when the entries of a publication turn OVERDUE',
     },
@@ -43,7 +43,7 @@ export const CONFIRMATION_GRANTS = Object.freeze({
   deadlines: [
     entries('applies confirmations and reviews to the entries, and turns unanswered ones OVERDUE'),
     {
-      resource: stateObjects(STATE_PREFIXES.confirmationDeadlines),
+      resource: stateObjects(CONFIRMATION_DEADLINES_PREFIX),
       actions: actions(read, remove),
       why: 'lists the due deadline marks and deletes each once its entries are up to date',
     },
@@ -52,7 +52,7 @@ export const CONFIRMATION_GRANTS = Object.freeze({
   /** The api: the entries as GET /confirmations shows them. */
   read: [
     {
-      resource: stateObjects(STATE_PREFIXES.confirmations),
+      resource: stateObjects(CONFIRMATIONS_PREFIX),
       actions: actions(read),
       why: 'reads the confirmation entries (GET /confirmations, GET /publications/{id}/confirmations)',
     },

@@ -4,14 +4,10 @@
  */
 import { mapAll } from '../core/index.ts';
 import type { Destination } from '../pds/index.ts';
-import {
-  confirmationChannelPrefix,
-  confirmationItemPrefix,
-  STATE_PREFIXES,
-  type StateStore,
-} from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
 import type { ConfirmationEntry } from './entry.ts';
 import { gtin14 } from './facts.ts';
+import { CONFIRMATIONS_PREFIX, confirmationChannelPrefix, confirmationItemPrefix } from './keys.ts';
 
 /** Entries per page, at most. */
 export const MAX_PAGE = 1000;
@@ -82,9 +78,7 @@ export async function listEntries(
 ): Promise<{ entries: StoredEntry[]; next?: string }> {
   const limit = Math.min(options.limit ?? 100, MAX_PAGE);
   const prefix =
-    options.primaryKey !== undefined
-      ? confirmationItemPrefix(options.primaryKey)
-      : STATE_PREFIXES.confirmations;
+    options.primaryKey !== undefined ? confirmationItemPrefix(options.primaryKey) : CONFIRMATIONS_PREFIX;
   const states = options.states && options.states.length > 0 ? new Set(options.states) : undefined;
   const gtin = options.gtin === undefined ? undefined : gtin14(options.gtin);
   const entries: StoredEntry[] = [];

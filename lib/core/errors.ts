@@ -109,6 +109,27 @@ export class UsageError extends BridgeError {
 }
 
 /**
+ * A wrong option value passed in code (a constructor's or a function's option, never an environment
+ * variable: that is a {@link ConfigError}). Code `INVALID_OPTION`, never retryable: only a change of
+ * the option fixes it. The message names the option, what it accepts and what it got (./options.ts).
+ *
+ * @example
+ * ```ts
+ * throw new OptionError('ttlMs', 'Lease TTL must be a positive number of milliseconds, got 0');
+ * ```
+ */
+export class OptionError extends BridgeError {
+  /** The option's name as the caller spells it (`maxAttempts`, `--count`). */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super('INVALID_OPTION', message);
+    this.name = 'OptionError';
+    this.option = option;
+  }
+}
+
+/**
  * Log fields of any thrown value: `error` (the name), `reason` (the message), `code` and `retryable`
  * (every error of the bridge carries both; a Node or SDK error its own `code` when it has one) and
  * `status` for PDS HTTP errors. Never a stack; the message is bounded (./text.ts).

@@ -10,6 +10,7 @@ export {
   type ConfigErrorOptions,
   errorFields,
   errorSummary,
+  OptionError,
   UsageError,
 } from './errors.ts';
 export { type Log, type LogExtra, silentLog } from './log.ts';
@@ -19,7 +20,6 @@ export {
   checkInteger,
   type IntegerBounds,
   isIntegerInRange,
-  OptionError,
   type OptionErrorFactory,
 } from './options.ts';
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';

@@ -4,24 +4,7 @@
  * it got. Configuration variables (lib/config/settings.ts) use the same predicate and word their own
  * problem, since a variable's message names the variable and quotes its raw text.
  */
-
-/**
- * A wrong option value. A `RangeError`, as the checks threw before there was a shared one, with the
- * stable `code` `INVALID_OPTION` and the `option` it is about. Never retryable: only a change of the
- * option fixes it.
- */
-export class OptionError extends RangeError {
-  readonly code = 'INVALID_OPTION';
-  readonly retryable = false;
-  /** The option's name as the caller spells it (`maxAttempts`, `--count`). */
-  readonly option: string;
-
-  constructor(option: string, message: string) {
-    super(message);
-    this.name = 'OptionError';
-    this.option = option;
-  }
-}
+import { OptionError } from './errors.ts';
 
 /** The bounds of an integer option; `max` defaults to none. */
 export interface IntegerBounds {
@@ -60,7 +43,7 @@ export function isIntegerInRange(
  * @example
  * ```ts
  * checkInteger('pageSize', options.pageSize ?? 100, { min: 1 });
- * // RangeError: pageSize must be a positive integer, got 0
+ * // OptionError: pageSize must be a positive integer, got 0
  * checkInteger('concurrency', 65, { min: 1, max: 64 }, (message) => new ConfigError(message, { variables: ['concurrency'] }));
  * ```
  */

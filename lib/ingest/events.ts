@@ -6,7 +6,7 @@
  */
 import { boundedText } from '../core/index.ts';
 import { type CloudEvent, createEvent, type IngestFailureCode } from '../events/index.ts';
-import type { ObjectWrite } from '../state/index.ts';
+import type { ObjectWrite } from './keys.ts';
 
 /** The parts that identify one object write; every ingest event of that write shares them. */
 export function writeIdParts(write: ObjectWrite): string[] {

@@ -23,11 +23,12 @@ import { errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
 import { type EventSink, type IngestFailureCode, pdsFailureCode } from '../events/index.ts';
 import type { GatheringEntry } from '../pds/index.ts';
 import { PdsError, PdsHttpError } from '../pds/index.ts';
-import { ingestProgressKey, type StateStore } from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
 import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
 import { completedEvent, failedEvent } from './events.ts';
 import { DEFAULT_IMPORT_CONCURRENCY, ImportLedger } from './import-ledger.ts';
 import { countIndexes, missingIndexes } from './index-ranges.ts';
+import { ingestProgressKey } from './keys.ts';
 import type { IngestPdsClient, ObjectRef, ObjectSource, ObjectTagger, TagResult } from './ports.ts';
 import { claimIngest, type IngestClaim, type IngestProgressRecord } from './progress.ts';
 import {

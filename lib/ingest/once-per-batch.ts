@@ -5,8 +5,8 @@
  * atomic, both upload). The records of one invocation share an {@link OncePerBatch}: the first record
  * of a write ingests it, later ones wait for that and take its result.
  */
-import { ingestProgressKey } from '../state/index.ts';
 import type { IngestOutcome } from './ingest-object.ts';
+import { ingestProgressKey } from './keys.ts';
 import type { ObjectWriteEvent } from './s3-event.ts';
 
 /**

@@ -5,7 +5,7 @@
  * The progress records are never deleted: a claim is given back by writing the record without a live
  * lease (lib/ingest/progress.ts), so the next delivery resumes from what it holds.
  */
-import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
+import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
@@ -18,8 +18,8 @@ import {
   stateObjects,
   triggerQueue,
 } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
+import { INGEST_PROGRESS_PREFIX } from './keys.ts';
 import { OBJECT_SOURCE_ACTIONS, OBJECT_TAGGER_ACTIONS } from './s3/adapters.ts';
 import { INGEST_EVENT_TYPES } from './settings.ts';
 import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';
@@ -42,12 +42,12 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       why: 'tells a progress record not written yet (404) from a forbidden one',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.ingest),
+      resource: stateObjects(INGEST_PROGRESS_PREFIX),
       actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
       why: 'claims and advances the progress record of each write',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      resource: stateObjects(CLAIM_CHECK_PREFIX),
       actions: actions(CLAIM_CHECK_ACTIONS.store),
       why: 'stores event bodies too large for SQS',
     },

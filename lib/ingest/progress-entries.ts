@@ -8,8 +8,9 @@
  *   (operators' `pds bridge why` and `replay`), and a delivery resuming one carries it over first.
  */
 
-import { ingestEntriesKey, type StateStore, StateValueError } from '../state/index.ts';
+import { type StateStore, StateValueError } from '../state/index.ts';
 import { hasIndex, type IndexRanges, normaliseRanges, rangesOfFlags } from './index-ranges.ts';
+import { ingestEntriesKey } from './keys.ts';
 import type { IngestClaim, IngestProgressRecord } from './progress.ts';
 
 /** One entry of a gathering: what is imported and the asset the PDS made of it. */

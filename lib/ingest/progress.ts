@@ -2,7 +2,7 @@
  * The progress record of one object write in the state bucket, and the claim that makes exactly one
  * delivery work on it at a time.
  *
- * Life of a record (`ingest/<bucket>/<sha256 of key>/<write>.json`, see lib/state/keys.ts):
+ * Life of a record (`ingest/<bucket>/<sha256 of key>/<write>.json`, see ./keys.ts):
  *
  * ```
  * (none) ──create, If-None-Match──▶ claimed ──▶ uploaded {gatheringKey, entryCount, importedRanges} ──▶ done
@@ -24,16 +24,9 @@
  */
 
 import type { IngestFailureCode } from '../events/index.ts';
-import {
-  acquireClaim,
-  advanceClaim,
-  type Claim,
-  type ClaimPolicy,
-  ingestProgressKey,
-  type ObjectWrite,
-  type StateStore,
-} from '../state/index.ts';
+import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, type StateStore } from '../state/index.ts';
 import { IngestInProgressError } from './errors.ts';
+import { ingestProgressKey, type ObjectWrite } from './keys.ts';
 
 export type IngestStatus = 'claimed' | 'uploaded' | 'done' | 'failed';
 

@@ -9,8 +9,8 @@
  */
 import * as z from 'zod';
 import { once } from '../lazy.ts';
-import type { ObjectWrite } from '../state/index.ts';
 import { IngestEventError } from './errors.ts';
+import type { ObjectWrite } from './keys.ts';
 
 /** One object write announced by an S3 `ObjectCreated:*` record, key decoded. */
 export interface ObjectWriteEvent extends ObjectWrite {

@@ -10,10 +10,11 @@
  * - a review-poll chunk: the keys it names.
  */
 
+import { ingestProgressKey } from '../ingest/keys.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseS3NotificationBody } from '../ingest/s3-event.ts';
 import { readPublication } from '../publications/records.ts';
-import { ingestProgressKey, type StateStore } from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
 import { OperatorTargetError } from './errors.ts';
 import type { MoveResult, OperatorQueues, PeekedMessage } from './ports.ts';
 import type { RedrivePair } from './target.ts';

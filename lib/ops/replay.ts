@@ -9,11 +9,13 @@
 import { sleep } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import { completedEvent, failedEvent } from '../ingest/events.ts';
+import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
+import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
 import type { PublicationRecord } from '../publications/records.ts';
-import { isIngestProgressKey, STATE_PREFIXES, type StateStore } from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
 
 /** What can be replayed. */
 export const REPLAY_KINDS = ['ingest', 'publication'] as const;
@@ -53,7 +55,7 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
   const skipped: ReplayPlan['skipped'] = [];
   const inWindow = (at: number) => at >= window.since && at < window.until;
   if (kinds.includes('ingest')) {
-    for await (const key of store.list(STATE_PREFIXES.ingest)) {
+    for await (const key of store.list(INGEST_PROGRESS_PREFIX)) {
       if (!isIngestProgressKey(key)) continue;
       const record = (await store.get<IngestProgressRecord>(key))?.value;
       if (!record || !inWindow(record.updatedAt)) continue;
@@ -64,7 +66,7 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
     }
   }
   if (kinds.includes('publication')) {
-    for await (const key of store.list(STATE_PREFIXES.publications)) {
+    for await (const key of store.list(PUBLICATIONS_PREFIX)) {
       const record = (await store.get<PublicationRecord>(key))?.value;
       const at = record ? Date.parse(record.publishedAt ?? record.failedAt ?? record.updatedAt) : Number.NaN;
       // Only publications whose event was sent: the worker sends the others itself.

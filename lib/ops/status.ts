@@ -4,17 +4,17 @@
  * flight (progress records not finished), queue and dead-letter-queue depths.
  */
 import { mapAll } from '../core/index.ts';
+import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import {
-  isIngestProgressKey,
   type LeaseRecord,
   type LeaseRunOutcome,
   leaseKey,
-  STATE_PREFIXES,
   type StateStore,
+  WATCH_PREFIX,
 } from '../state/index.ts';
 import type { OperatorQueues } from './ports.ts';
 import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
@@ -103,7 +103,7 @@ export async function bridgeStatus(
   const [checkpoint, pollers, watchKeys, ingests, queueStates] = await Promise.all([
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
-    countKeys(store, STATE_PREFIXES.watch),
+    countKeys(store, WATCH_PREFIX),
     ingestsInFlight(store, now, options.concurrency ?? 16),
     queueStatuses(queues, options.stage),
   ]);
@@ -172,7 +172,7 @@ async function ingestsInFlight(
   concurrency: number,
 ): Promise<BridgeStatus['ingests']> {
   const keys: string[] = [];
-  for await (const key of store.list(STATE_PREFIXES.ingest)) if (isIngestProgressKey(key)) keys.push(key);
+  for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
   const records = await mapAll(
     keys,
     concurrency,

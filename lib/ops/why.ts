@@ -13,19 +13,14 @@
 import { eventId, type IngestFailureCode, type PublicationFailureCode } from '../events/index.ts';
 import { writeIdParts } from '../ingest/events.ts';
 import { createIngestFilter, type IngestFilterOptions } from '../ingest/filters.ts';
+import { ingestObjectPrefix, isIngestProgressKey } from '../ingest/keys.ts';
 import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { entriesWithFlags, readGatheringProgress } from '../ingest/progress-entries.ts';
 import { decodeS3Key } from '../ingest/s3-event.ts';
 import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
-import {
-  ingestObjectPrefix,
-  isIngestProgressKey,
-  type LeaseRecord,
-  leaseKey,
-  type StateStore,
-} from '../state/index.ts';
+import { type LeaseRecord, leaseKey, type StateStore } from '../state/index.ts';
 import { type ConfirmationsAnswer, confirmationsOfPublication } from './confirmations.ts';
 import { WhySubjectError } from './errors.ts';
 

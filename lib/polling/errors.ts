@@ -1,13 +1,6 @@
 /** The pollers' errors (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
 import { BridgeError } from '../core/index.ts';
-import { STATE_PREFIXES } from '../state/index.ts';
-
-/**
- * The review progress's layout object and its first level (2^6 = 64 shards), named here for the
- * messages of the layout errors below; ./review-progress.ts keeps the progress by them.
- */
-export const PROGRESS_LAYOUT_KEY = `${STATE_PREFIXES.reviewProgress}layout.json`;
-export const PROGRESS_BASE_LEVEL = 6;
+import { PROGRESS_BASE_LEVEL, PROGRESS_LAYOUT_KEY } from './keys.ts';
 
 /**
  * A run stopped before its end for a reason an operator must see (the PDS was unavailable, SQS did

@@ -39,7 +39,7 @@ import {
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
-import { checkpointKey, StateConflictError, type StateStore } from '../state/index.ts';
+import { StateConflictError, type StateStore } from '../state/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,
@@ -50,6 +50,7 @@ import {
   storedCheckpoint,
 } from './checkpoint.ts';
 import { IdCollector } from './id-ranges.ts';
+import { checkpointKey } from './keys.ts';
 import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
 import { withMessageContent } from './message-content.ts';
 import {

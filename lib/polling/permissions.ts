@@ -4,10 +4,10 @@
  *
  * The checkpoint is only ever rewritten, never deleted; a lease is deleted when its run ends
  * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
- * pollers never write watch entries: what they emitted goes to their progress (lib/state/review-progress.ts).
+ * pollers never write watch entries: what they emitted goes to their progress (./review-progress.ts).
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
+import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
@@ -19,9 +19,10 @@ import {
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
-import { leaseKey, STATE_PREFIXES } from '../state/index.ts';
+import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
+import { REVIEW_PROGRESS_PREFIX } from './keys.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
 import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';
 
@@ -32,7 +33,7 @@ function shared(eventType: string, bucketWhy = 'tells a missing record (404) fro
   return [
     { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
     {
-      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      resource: stateObjects(CLAIM_CHECK_PREFIX),
       actions: actions(CLAIM_CHECK_ACTIONS.store),
       why: 'stores event bodies too large for SQS',
     },
@@ -52,12 +53,12 @@ function shared(eventType: string, bucketWhy = 'tells a missing record (404) fro
 /** The review pollers' state: the watch entries they read and purge, and their own progress. */
 const reviewState: Grant[] = [
   {
-    resource: stateObjects(STATE_PREFIXES.watch),
+    resource: stateObjects(WATCH_PREFIX),
     actions: actions(read, remove),
     why: 'reads a watch entry the listing shows changed, purges expired entries',
   },
   {
-    resource: stateObjects(STATE_PREFIXES.reviewProgress),
+    resource: stateObjects(REVIEW_PROGRESS_PREFIX),
     actions: actions(read, write),
     why: 'reads and records the reviews emitted per key, one document per shard of keys',
   },

@@ -37,19 +37,14 @@
 import {
   getWatchEntry,
   type ReviewFailure,
-  STATE_PREFIXES,
   StateConflictError,
   type StateStore,
   sha256Hex,
   type WatchEntry,
   watchKey,
 } from '../state/index.ts';
-import {
-  PROGRESS_LAYOUT_KEY as LAYOUT_KEY,
-  PROGRESS_BASE_LEVEL,
-  ProgressLayoutChangedError,
-  ProgressLayoutError,
-} from './errors.ts';
+import { ProgressLayoutChangedError, ProgressLayoutError } from './errors.ts';
+import { PROGRESS_LAYOUT_KEY as LAYOUT_KEY, PROGRESS_BASE_LEVEL, reviewProgressKey } from './keys.ts';
 
 /** The level of the layout from before the shard count grew: 2^6 = 64 shards, `review-progress/<nn>.json`. */
 export const BASE_LEVEL = PROGRESS_BASE_LEVEL;
@@ -103,12 +98,6 @@ function ancestorLevels(layout: ProgressLayout, level: number): number[] {
 /** The shard of a primary key at a level: the low `level` bits of its hash (level 6: as before). */
 export function progressShardOf(primaryKey: string, level: number = BASE_LEVEL): number {
   return Number.parseInt(sha256Hex(primaryKey).slice(0, 8), 16) % 2 ** level;
-}
-
-/** `review-progress/<nn>.json` at level 6 (as before), `review-progress/L<level>/<shard>.json` above. */
-export function reviewProgressKey(shard: number, level: number = BASE_LEVEL): string {
-  if (level === BASE_LEVEL) return `${STATE_PREFIXES.reviewProgress}${String(shard).padStart(2, '0')}.json`;
-  return `${STATE_PREFIXES.reviewProgress}L${level}/${shard}.json`;
 }
 
 /** The lowest level at which `watched` keys average at most {@link SHARD_KEYS_TARGET} per shard. */

@@ -7,6 +7,7 @@
  * | `GET /confirmations?primaryKey=…|gtin=…|state=…` | a page of entries: one item's, one GTIN's, or the exception list by state |
  */
 import type { ConfirmationEntry } from '../confirmations/entry.ts';
+import { CONFIRMATIONS_PREFIX } from '../confirmations/keys.ts';
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
 import type { StateStore } from '../state/index.ts';
 import type { createConfirmationSchemas } from './confirmation-schemas.ts';
@@ -53,7 +54,7 @@ function encodeCursor(stateKey: string): string {
 
 function decodeCursor(cursor: string): string {
   const stateKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!stateKey.startsWith('confirmations/') || encodeCursor(stateKey) !== cursor) {
+  if (!stateKey.startsWith(CONFIRMATIONS_PREFIX) || encodeCursor(stateKey) !== cursor) {
     throw new ApiProblem(
       'invalid-query',
       'cursor is not a nextCursor this API returned; start again without it',

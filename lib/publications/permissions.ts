@@ -6,7 +6,7 @@
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
+import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
@@ -18,8 +18,10 @@ import {
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
-import { STATE_PREFIXES } from '../state/index.ts';
+import { REVIEW_PROGRESS_PREFIX } from '../polling/keys.ts';
+import { WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
+import { PUBLICATIONS_PREFIX } from './keys.ts';
 import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from './sqs/queue.ts';
 
@@ -39,17 +41,17 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       why: 'lists the watch list (GET /watch); tells a missing record (404) from a forbidden one',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.publications),
+      resource: stateObjects(PUBLICATIONS_PREFIX),
       actions: actions(read, write),
       why: 'records each publication request with its Idempotency-Key, answers GET /publications/{id}',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.watch),
+      resource: stateObjects(WATCH_PREFIX),
       actions: actions(read, write, remove),
       why: 'reads, refreshes and removes watch entries (/watch/{key})',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.reviewProgress),
+      resource: stateObjects(REVIEW_PROGRESS_PREFIX),
       actions: actions(read, write),
       why: "shows the reviews seen per watched key; forgets a removed key's progress",
     },
@@ -68,18 +70,18 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       why: 'tells a missing record (404) from a forbidden one',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.publications),
+      resource: stateObjects(PUBLICATIONS_PREFIX),
       actions: actions(read, write),
       why: 'records the outcome of each publication',
     },
     {
-      resource: stateObjects(STATE_PREFIXES.watch),
+      resource: stateObjects(WATCH_PREFIX),
       actions: actions(read, write),
       why: 'puts the published keys on the watch list',
     },
     ...CONFIRMATION_GRANTS.publish,
     {
-      resource: stateObjects(STATE_PREFIXES.claimCheck),
+      resource: stateObjects(CLAIM_CHECK_PREFIX),
       actions: actions(CLAIM_CHECK_ACTIONS.store),
       why: 'stores event bodies too large for SQS',
     },

@@ -4,7 +4,8 @@
  * queued → publishing → published | failed with conditional writes (If-Match), so two deliveries of
  * one message never both act on the same version.
  */
-import { publicationKey, type StateEntry, type StateStore } from '../state/index.ts';
+import type { StateEntry, StateStore } from '../state/index.ts';
+import { publicationKey } from './keys.ts';
 import type {
   PublicationErrorView,
   PublicationRequestBody,

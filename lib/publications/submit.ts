@@ -33,7 +33,6 @@ import {
   advanceClaim,
   type Claim,
   type ClaimPolicy,
-  publicationKey,
   releaseClaim,
   type StateStore,
   sha256Hex,
@@ -44,6 +43,7 @@ import {
   PublicationQueueError,
   RequestInProgressError,
 } from './errors.ts';
+import { publicationKey } from './keys.ts';
 import type { PublicationQueue } from './queue.ts';
 import type { PublicationRecord } from './records.ts';
 import type { PublicationRequestBody } from './schemas.ts';

@@ -1,6 +1,7 @@
 /**
- * The state layer's public surface: the `StateStore` port, claims and leases built on it, the state
- * bucket's key layout and the watch list. The S3 adapter is a separate entry (`./s3/index.ts`)
+ * The state layer's public surface: the `StateStore` port, claims and leases built on it, the rules
+ * of the state bucket's keys with the registry of its prefixes (each flow builds its own keys) and
+ * the watch list. The S3 adapter is a separate entry (`./s3/index.ts`)
  * because it loads the AWS SDK, which building records must not.
  */
 export {
@@ -22,23 +23,15 @@ export {
   WatchListError,
 } from './errors.ts';
 export {
-  checkpointKey,
-  claimCheckKey,
-  confirmationChannelPrefix,
-  confirmationDeadlineKey,
-  confirmationItemPrefix,
-  confirmationKey,
-  deadlineOfConfirmationDeadlineKey,
+  declaredStatePrefixes,
+  decodeKeySegment,
+  encodeKeyPart,
   encodeKeySegment,
-  ingestEntriesKey,
-  ingestObjectPrefix,
-  ingestProgressKey,
-  isIngestProgressKey,
   leaseKey,
-  type ObjectWrite,
-  publicationKey,
-  STATE_PREFIXES,
+  MAX_READABLE_SEGMENT,
   sha256Hex,
+  statePrefix,
+  WATCH_PREFIX,
   watchKey,
 } from './keys.ts';
 export {

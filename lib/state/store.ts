@@ -9,7 +9,7 @@
  * answer was lost, and was sent again by the transport, is reported as done (./s3/store.ts says how).
  *
  * Adapters: `S3StateStore` (./s3/store.ts, S3 conditional writes on the state bucket) and
- * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Key layout: ./keys.ts.
+ * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
 import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';

@@ -1,7 +1,7 @@
 /**
  * The supplier-review watch list: the primary keys whose reviews the poller fetches.
  *
- * One state object per key (`watch/<primaryKey>.json`, see ./keys.ts). Keys are added by the
+ * One state object per key (`watch/<primaryKey>.json`, built in ./keys.ts). Keys are added by the
  * publish worker for every published item and by operators (API watch routes, `pds watch`); each
  * addition extends the entry's expiry, and expired entries are skipped and purged by the poller.
  * What the poller already emitted per key is kept apart, in shards (lib/polling/review-progress.ts,
@@ -10,7 +10,7 @@
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
 import { StateConflictError, WatchListError } from './errors.ts';
-import { primaryKeyOfWatchKey, STATE_PREFIXES, watchKey } from './keys.ts';
+import { primaryKeyOfWatchKey, WATCH_PREFIX, watchKey } from './keys.ts';
 import type { StateStore } from './store.ts';
 
 /** A review of the key that failed on consecutive runs. */
@@ -121,7 +121,7 @@ export interface WatchedKey {
  * to learn the key.
  */
 export async function* watchedKeys(store: StateStore): AsyncGenerator<WatchedKey> {
-  for await (const { key: stateKey, etag } of store.listEntries(STATE_PREFIXES.watch)) {
+  for await (const { key: stateKey, etag } of store.listEntries(WATCH_PREFIX)) {
     const primaryKey = primaryKeyOfWatchKey(stateKey);
     if (primaryKey !== undefined) {
       yield { primaryKey, etag };
@@ -145,7 +145,7 @@ export async function* watchEntries(
 ): AsyncGenerator<WatchEntry> {
   // State keys are ASCII (encodeKeySegment escapes everything else), so string order is the list order.
   const after = options.afterPrimaryKey === undefined ? undefined : watchKey(options.afterPrimaryKey);
-  for await (const stateKey of store.list(STATE_PREFIXES.watch)) {
+  for await (const stateKey of store.list(WATCH_PREFIX)) {
     if (after !== undefined && stateKey <= after) continue;
     const entry = await store.get<WatchEntry>(stateKey);
     if (entry) yield entry.value;

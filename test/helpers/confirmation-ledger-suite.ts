@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { confirmationKey } from '../../lib/confirmations/keys.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
 import type { SupplierReview } from '../../lib/pds/index.ts';
-import { confirmationKey } from '../../lib/state/keys.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import type { CicSummary } from '../../lib/xml/index.ts';
 import { RecordingSink } from './event-sink.ts';

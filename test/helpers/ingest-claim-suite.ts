@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IngestInProgressError } from '../../lib/ingest/errors.ts';
+import { ingestProgressKey, type ObjectWrite } from '../../lib/ingest/keys.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import { ingestProgressKey, type ObjectWrite } from '../../lib/state/keys.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 
 const WRITE: ObjectWrite = { bucket: 'drops', key: 'in/items.csv', etag: '9b2c', sequencer: '00A1' };

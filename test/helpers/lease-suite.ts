@@ -4,6 +4,7 @@
  * StateStore adapter in production; moto only behind ./s3-proxy.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../lib/core/index.ts';
 import { leaseKey } from '../../lib/state/keys.ts';
 import { acquireLease, type LeaseRecord, releaseLease, renewLease } from '../../lib/state/lease.ts';
 import type { StateStore } from '../../lib/state/store.ts';
@@ -128,8 +129,8 @@ export function describeLeaseBehaviour(
       const store = await makeStore();
 
       // act & assess
-      await expect(acquireLease(store, 'poll', 0, 'run-1')).rejects.toThrow(RangeError);
-      await expect(acquireLease(store, 'poll', Number.NaN, 'run-1')).rejects.toThrow(RangeError);
+      await expect(acquireLease(store, 'poll', 0, 'run-1')).rejects.toThrow(OptionError);
+      await expect(acquireLease(store, 'poll', Number.NaN, 'run-1')).rejects.toThrow(OptionError);
     });
   });
 }

@@ -5,8 +5,9 @@
  * enforces them (MemoryStateStore, the S3 adapter over ./s3-conditional-mock.ts).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { checkpointKey } from '../../lib/polling/keys.ts';
 import { StateConflictError, StateKeyError, StateValueError } from '../../lib/state/errors.ts';
-import { checkpointKey, primaryKeyOfWatchKey, watchKey } from '../../lib/state/keys.ts';
+import { primaryKeyOfWatchKey, watchKey } from '../../lib/state/keys.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 
 export interface StateStoreSuiteOptions {

@@ -1,6 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpointKey, ingestProgressKey } from '../../lib/state/keys.ts';
+import { ingestProgressKey } from '../../lib/ingest/keys.ts';
+import { checkpointKey } from '../../lib/polling/keys.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';

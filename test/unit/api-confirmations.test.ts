@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { createApi } from '../../lib/publications/api.ts';
-import { publicationKey } from '../../lib/state/keys.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';
 import { cic, RETAILER_GLN, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';

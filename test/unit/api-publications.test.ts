@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
 import type { PublicationQueue } from '../../lib/publications/queue.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { bodyHashOf, publicationIdFor } from '../../lib/publications/submit.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
-import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDurationMs, checkInteger, OptionError } from '../../lib/core/index.ts';
+import { BridgeError, checkDurationMs, checkInteger, OptionError } from '../../lib/core/index.ts';
 
 describe('checkInteger', () => {
   it('returns a value within the bounds', () => {
@@ -24,7 +24,7 @@ describe('checkInteger', () => {
     );
   });
 
-  it('throws an OptionError, a RangeError with a stable code and the option', () => {
+  it('throws an OptionError, a BridgeError with a stable code and the option', () => {
     // act
     let thrown: unknown;
     try {
@@ -34,7 +34,7 @@ describe('checkInteger', () => {
     }
 
     // assess
-    expect(thrown).toBeInstanceOf(RangeError);
+    expect(thrown).toBeInstanceOf(BridgeError);
     expect(thrown).toBeInstanceOf(OptionError);
     expect(thrown).toMatchObject({ code: 'INVALID_OPTION', option: 'pageSize', retryable: false });
   });

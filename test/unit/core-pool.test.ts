@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createLimiter, mapAll, mapLimit } from '../../lib/core/index.ts';
+import { createLimiter, mapAll, mapLimit, OptionError } from '../../lib/core/index.ts';
 
 describe('createLimiter', () => {
   it('never runs more tasks at once than its limit, and runs them all', async () => {
@@ -38,7 +38,7 @@ describe('createLimiter', () => {
   });
 
   it('refuses a limit that is not a positive integer', () => {
-    expect(() => createLimiter(0)).toThrow(RangeError);
+    expect(() => createLimiter(0)).toThrow(OptionError);
     expect(() => createLimiter(1.5)).toThrow(/positive integer/);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IngestInProgressError, ObjectSourceError } from '../../lib/ingest/errors.ts';
 import { countIndexes } from '../../lib/ingest/index-ranges.ts';
 import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { ingestProgressKey } from '../../lib/ingest/keys.ts';
 import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
 import type { ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
 import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
@@ -16,7 +17,6 @@ import {
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
 import type { ImportRequest } from '../../lib/pds/types.ts';
-import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

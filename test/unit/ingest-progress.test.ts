@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IngestInProgressError, inProgressUntil } from '../../lib/ingest/errors.ts';
+import type { ObjectWrite } from '../../lib/ingest/keys.ts';
 import { claimIngest } from '../../lib/ingest/progress.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
-import type { ObjectWrite } from '../../lib/state/keys.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';

@@ -7,7 +7,7 @@ import { confirmationsText, explanationText } from '../../lib/cli/commands/bridg
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../lib/ops/confirmations.ts';
 import { explain } from '../../lib/ops/why.ts';
-import { publicationKey } from '../../lib/state/keys.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

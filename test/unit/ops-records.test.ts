@@ -6,11 +6,11 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ingestObject } from '../../lib/ingest/ingest-object.ts';
+import { ingestProgressKey } from '../../lib/ingest/keys.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import { planReplay } from '../../lib/ops/replay.ts';
 import { explain, type ObjectExplanation } from '../../lib/ops/why.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
-import { ingestProgressKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProgressLayoutError } from '../../lib/polling/errors.ts';
 import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { reviewProgressKey } from '../../lib/polling/keys.ts';
 import {
   BASE_LEVEL,
   forgetProgress,
@@ -17,7 +18,6 @@ import {
   readLayout,
   readProgress,
   readProgressShard,
-  reviewProgressKey,
   SHARD_KEYS_TARGET,
   writeProgressShard,
 } from '../../lib/polling/review-progress.ts';

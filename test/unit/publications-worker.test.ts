@@ -12,6 +12,7 @@ import {
 import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
 import { PublicationNotFoundError, PublicationRetryError } from '../../lib/publications/errors.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
 import {
   processPublication,
@@ -19,7 +20,6 @@ import {
   type WorkerDependencies,
 } from '../../lib/publications/worker.ts';
 import { StateConflictError } from '../../lib/state/errors.ts';
-import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

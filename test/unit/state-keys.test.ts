@@ -1,20 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { StateKeyError } from '../../lib/state/errors.ts';
 import {
-  checkpointKey,
-  claimCheckKey,
+  declaredStatePrefixes,
   decodeKeySegment,
+  encodeKeyPart,
   encodeKeySegment,
-  idempotencyKey,
-  ingestEntriesKey,
-  ingestObjectPrefix,
-  ingestProgressKey,
-  isIngestProgressKey,
   leaseKey,
   MAX_READABLE_SEGMENT,
   primaryKeyOfWatchKey,
-  publicationKey,
   sha256Hex,
+  statePrefix,
   watchKey,
 } from '../../lib/state/keys.ts';
 import { assertStateKey } from '../../lib/state/store.ts';
@@ -79,15 +75,12 @@ describe('encodeKeySegment', () => {
   });
 });
 
-describe('key builders', () => {
-  it('put each purpose under its own prefix', () => {
+describe("lib/state's own keys", () => {
+  it('put watch entries and leases under their prefixes', () => {
     // act & assess
-    expect(checkpointKey('messaging-assets')).toBe('checkpoints/messaging-assets.json');
     expect(watchKey('4000000000001')).toBe('watch/4000000000001.json');
-    expect(publicationKey('p-1')).toBe('publications/p-1.json');
-    expect(claimCheckKey('evt/1')).toBe('claim-check/evt!2F1.json');
+    expect(watchKey('a/b c')).toBe('watch/a!2Fb!20c.json');
     expect(leaseKey('poll-supplier-reviews')).toBe('leases/poll-supplier-reviews.json');
-    expect(idempotencyKey('k-1')).toMatch(/^idempotency\/[0-9a-f]{64}\.json$/);
   });
 
   it('give back the primary key of a watch entry unless it was hashed', () => {
@@ -96,99 +89,42 @@ describe('key builders', () => {
     expect(primaryKeyOfWatchKey(watchKey('k'.repeat(500)))).toBeUndefined();
     expect(primaryKeyOfWatchKey('checkpoints/x.json')).toBeUndefined();
   });
+});
 
-  it('keep idempotency keys of different scopes apart', () => {
+describe('encodeKeyPart', () => {
+  it('also escapes the separator, so joined parts never read two ways', () => {
     // act & assess
-    expect(idempotencyKey('k', 'caller-a')).not.toBe(idempotencyKey('k', 'caller-b'));
-    expect(idempotencyKey('a:b', 'c')).not.toBe(idempotencyKey('b', 'c:a'));
-    expect(idempotencyKey('k', 'caller-a')).toBe(idempotencyKey('k', 'caller-a'));
-    expect(() => idempotencyKey('')).toThrow(TypeError);
+    expect(encodeKeyPart('4012345000009')).toBe('4012345000009');
+    expect(encodeKeyPart('a.b_c')).toBe('a!2Eb!5Fc');
+    expect(`${encodeKeyPart('a.b')}.${encodeKeyPart('c')}`).not.toBe(
+      `${encodeKeyPart('a')}.${encodeKeyPart('b.c')}`,
+    );
   });
 });
 
-describe('ingestProgressKey', () => {
-  it('files every write of one object under the hash of its key', () => {
-    // prepare
-    const key = 'in/Ä b+c.csv';
-
+describe('statePrefix', () => {
+  it('hands out one top-level segment and remembers who declared it', () => {
     // act
-    const byVersion = ingestProgressKey({
-      bucket: 'drops',
-      key,
-      versionId: 'L4kqtJlcpXroDTDmpUMLUo',
-      etag: '"abc"',
-    });
-    const byEtag = ingestProgressKey({ bucket: 'drops', key, etag: '"9b2cf535f27731c974343645a3985328"' });
-    const bySequencer = ingestProgressKey({
-      bucket: 'drops',
-      key,
-      etag: '9b2cf535f27731c974343645a3985328',
-      sequencer: '0055AED6DCD90281E5',
-    });
+    const prefix = statePrefix('test-reports', 'test/unit/state-keys');
 
     // assess
-    const prefix = `ingest/drops/${sha256Hex(key)}/`;
-    expect(ingestObjectPrefix('drops', key)).toBe(prefix);
-    expect(byVersion).toBe(`${prefix}v-L4kqtJlcpXroDTDmpUMLUo.json`);
-    expect(byEtag).toBe(`${prefix}e-9b2cf535f27731c974343645a3985328.json`);
-    expect(bySequencer).toBe(`${prefix}e-9b2cf535f27731c974343645a3985328.0055AED6DCD90281E5.json`);
+    expect(prefix).toBe('test-reports/');
+    expect(declaredStatePrefixes().get('test-reports/')).toBe('test/unit/state-keys');
+    expect(statePrefix('test-reports', 'test/unit/state-keys')).toBe('test-reports/');
   });
 
-  it('needs a versionId or an ETag', () => {
+  it('refuses a prefix another module holds, naming both', () => {
     // act & assess
-    expect(() => ingestProgressKey({ bucket: 'drops', key: 'a.csv' })).toThrow(/give its versionId or etag/);
-  });
-
-  it('gives distinct, valid keys to distinct writes, whatever the key looks like', () => {
-    const write = fc.record(
-      {
-        key: fc.string({ unit: 'binary', minLength: 1, maxLength: 1024 }),
-        versionId: fc.option(fc.string({ unit: 'binary', minLength: 1, maxLength: 120 }), { nil: undefined }),
-        etag: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 40 }),
-        sequencer: fc.option(fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 30 }), {
-          nil: undefined,
-        }),
-      },
-      { requiredKeys: ['key', 'etag'] },
-    );
-    const identity = (w: { key: string; versionId?: string; etag: string; sequencer?: string }) =>
-      JSON.stringify(
-        w.versionId
-          ? [w.key, 'v', w.versionId]
-          : [w.key, 'e', w.etag.replace(/^(W\/)?"(.*)"$/, '$2'), w.sequencer ?? null],
-      );
-    fc.assert(
-      fc.property(write, write, (a, b) => {
-        const keyA = ingestProgressKey({ bucket: 'drops', ...a });
-        const keyB = ingestProgressKey({ bucket: 'drops', ...b });
-        expect(() => assertStateKey(keyA)).not.toThrow();
-        expect(keyA === keyB).toBe(identity(a) === identity(b));
-      }),
+    expect(() => statePrefix('leases', 'lib/reports')).toThrow(StateKeyError);
+    expect(() => statePrefix('leases', 'lib/reports')).toThrow(
+      'lib/reports declares a prefix that lib/state holds; give its keys another name',
     );
   });
 
-  it('tells apart writes that differ only in where the separator falls', () => {
-    // act
-    const a = ingestProgressKey({ bucket: 'b', key: 'k', etag: 'x.y' });
-    const b = ingestProgressKey({ bucket: 'b', key: 'k', etag: 'x', sequencer: 'y' });
-
-    // assess
-    expect(a).not.toBe(b);
-  });
-});
-
-describe('the entries stored beside an ingest progress record', () => {
-  it('live under the record, one document per gathering, and are never taken for a record', () => {
-    // prepare
-    const record = ingestProgressKey({ bucket: 'drops', key: 'in/big.zip', etag: '"abc"', sequencer: '01' });
-
-    // act
-    const entries = ingestEntriesKey(record, 'g/17 ä');
-
-    // assess
-    expect(entries).toBe(`${record.slice(0, -'.json'.length)}/entries/g!2F17!20!C3!A4.json`);
-    expect(isIngestProgressKey(record)).toBe(true);
-    expect(isIngestProgressKey(entries)).toBe(false);
-    expect(() => ingestEntriesKey(entries, 'g-1')).toThrow('not an ingest progress key');
+  it('refuses names that are not one plain lower-case segment', () => {
+    // act & assess
+    for (const name of ['', 'Reports', 'a/b', 'a.b', '-x', 'x_y']) {
+      expect(() => statePrefix(name, 'lib/reports')).toThrow(/one segment of lower-case letters/);
+    }
   });
 });

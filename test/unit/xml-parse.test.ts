@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { OptionError } from '../../lib/core/index.ts';
 import {
   attributeOf,
   child,
@@ -248,7 +249,7 @@ describe('parseMessagingAsset', () => {
   });
 
   it('rejects a limit that is not a positive integer', () => {
-    expect(() => parseMessagingAsset('<a/>', { maxBytes: 0 })).toThrow(RangeError);
+    expect(() => parseMessagingAsset('<a/>', { maxBytes: 0 })).toThrow(OptionError);
     expect(() => parseMessagingAsset('<a/>', { maxDepth: 1.5 })).toThrow(
       /maxDepth must be a positive integer/,
     );

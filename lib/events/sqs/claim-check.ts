@@ -3,6 +3,7 @@
  * to send inline, and reads it back for a consumer.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { encodeKeySegment, statePrefix } from '../../state/index.ts';
 import {
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   LEGACY_PAYLOAD_SIZE_ATTRIBUTE,
@@ -11,6 +12,17 @@ import {
   parsePayloadPointer,
 } from '../claim-check.ts';
 import { ClaimCheckError } from '../errors.ts';
+
+/** `claim-check/`: event bodies too large for SQS, in the state bucket (docs/architecture.md, "The state bucket"). */
+export const CLAIM_CHECK_PREFIX = statePrefix('claim-check', 'lib/events');
+
+/**
+ * `claim-check/<id>.json`: where an oversized event body is stored; a deterministic id makes retries
+ * overwrite, not pile up.
+ */
+export function claimCheckKey(id: string): string {
+  return `${CLAIM_CHECK_PREFIX}${encodeKeySegment(id)}.json`;
+}
 
 /**
  * The IAM actions on the claim-check objects (`claim-check/*` of the state bucket): publishers store,

@@ -3,7 +3,13 @@
  * entry from `../index.ts` because it loads the AWS SDK; only edge code (handlers, lib/runtime.ts,
  * the local stack, benches) imports it.
  */
-export { CLAIM_CHECK_ACTIONS, resolveEventBody, storePayload } from './claim-check.ts';
+export {
+  CLAIM_CHECK_ACTIONS,
+  CLAIM_CHECK_PREFIX,
+  claimCheckKey,
+  resolveEventBody,
+  storePayload,
+} from './claim-check.ts';
 export {
   type ClaimCheckOptions,
   EVENT_PUBLISHER_ACTIONS,

@@ -14,7 +14,6 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
-import { claimCheckKey } from '../../state/index.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
@@ -25,7 +24,7 @@ import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
 import type { EventType } from '../types.ts';
-import { storePayload } from './claim-check.ts';
+import { claimCheckKey, storePayload } from './claim-check.ts';
 
 /** The queue URL for an event type (lib/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
 export type QueueUrlResolver = (type: EventType) => string;

@@ -1,0 +1,55 @@
+/**
+ * Where the confirmation ledger keeps its entries and the publications' deadline marks in the state
+ * bucket (docs/architecture.md, "The state bucket").
+ */
+import { decodeKeySegment, encodeKeyPart, encodeKeySegment, sha256Hex, statePrefix } from '../state/index.ts';
+
+/** `confirmations/`: the ledger, one entry per item, channel and recipient (./ledger.ts). */
+export const CONFIRMATIONS_PREFIX = statePrefix('confirmations', 'lib/confirmations');
+/** `confirmation-deadlines/`: one mark per publication whose entries turn OVERDUE unless answered (./deadlines.ts). */
+export const CONFIRMATION_DEADLINES_PREFIX = statePrefix('confirmation-deadlines', 'lib/confirmations');
+
+/** The recipient segment of the entry a channel starts with, before a confirmation names a recipient. */
+export const FIRST_RECIPIENT = '_';
+
+/**
+ * `confirmations/<primaryKey>/<channelId>/<recipient>.json`: one entry of the confirmation ledger.
+ * `recipient` is `_` for the channel's first entry, `<gln>.<targetMarket>` for further recipients a
+ * channel's confirmations name. Store the parts inside the value too: long ones are hashed.
+ */
+export function confirmationKey(
+  primaryKey: string,
+  channelId: string,
+  recipient?: { recipientGln?: string | undefined; targetMarket?: string | undefined },
+): string {
+  const last =
+    recipient === undefined
+      ? FIRST_RECIPIENT
+      : `${encodeKeyPart(recipient.recipientGln || '-')}.${encodeKeyPart(recipient.targetMarket || '-')}`;
+  return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/${last}.json`;
+}
+
+/** `confirmations/<primaryKey>/`: every entry of one item, all channels and recipients. */
+export function confirmationItemPrefix(primaryKey: string): string {
+  return `${CONFIRMATIONS_PREFIX}${encodeKeySegment(primaryKey)}/`;
+}
+
+/** `confirmations/<primaryKey>/<channelId>/`: every entry of one item at one channel. */
+export function confirmationChannelPrefix(primaryKey: string, channelId: string): string {
+  return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/`;
+}
+
+/**
+ * `confirmation-deadlines/<deadline>/<sha256 of the publication id>.json`: listed in deadline order,
+ * so the deadline check reads only what is due. `deadline` is an ISO time (all of one length, so
+ * string order is time order).
+ */
+export function confirmationDeadlineKey(deadline: string, publicationId: string): string {
+  return `${CONFIRMATION_DEADLINES_PREFIX}${encodeKeySegment(deadline)}/${sha256Hex(publicationId)}.json`;
+}
+
+/** The deadline of a key from {@link confirmationDeadlineKey}. */
+export function deadlineOfConfirmationDeadlineKey(stateKey: string): string | undefined {
+  const segment = stateKey.slice(CONFIRMATION_DEADLINES_PREFIX.length).split('/')[0];
+  return segment ? decodeKeySegment(segment) : undefined;
+}
