@@ -26,7 +26,6 @@
 
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import {
-  boundedText,
   createLimiter,
   errorFields,
   errorSummary,
@@ -35,7 +34,7 @@ import {
   type Settled,
   silentLog,
 } from '../core/index.ts';
-import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
+import type { CloudEvent, EventSink, MessageFetchError } from '../events/index.ts';
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
 import {
@@ -47,8 +46,8 @@ import {
 } from '../state/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { ProgressLayoutChangedError } from './errors.ts';
+import { missingMessageError, pollEventOptions, reviewEvent } from './events.ts';
 import { reviewFingerprint } from './fingerprint.ts';
-import { type MessageContent, withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -135,30 +134,6 @@ export interface ReviewPollReport {
 }
 
 const LISTED_FAILED_KEYS = 50;
-
-/**
- * The event of one review and its message.
- *
- * @example
- * reviewEvent(review, reviewFingerprint(review), { xml }).subject; // 'item/04012345678901'
- */
-export function reviewEvent(
-  review: SupplierReview,
-  fingerprint: string,
-  message: { xml: string } | { error: MessageFetchError },
-  options: { source?: string; time?: Date } = {},
-): CloudEvent<'pds.supplier-review.received'> {
-  const build = (content: MessageContent | { messageError: MessageFetchError }) =>
-    createEvent({
-      type: 'pds.supplier-review.received',
-      subject: `item/${review.primaryKey}`,
-      idParts: [review.primaryKey, fingerprint],
-      ...(options.source ? { source: options.source } : {}),
-      ...(options.time ? { time: options.time } : {}),
-      data: { review, messagingAssetId: review.messagingAssetId, ...content },
-    });
-  return 'xml' in message ? withMessageContent(message.xml, build) : build({ messageError: message.error });
-}
 
 interface KeyContext {
   deps: ReviewPollDeps;
@@ -337,7 +312,7 @@ function keyBatch(
   now: Date,
   context: KeyContext,
 ): KeyBatch {
-  const options = { time: now, ...(context.source ? { source: context.source } : {}) };
+  const options = pollEventOptions(now, context.source);
   const failedRunsBefore = new Map(
     (entry.failing ?? []).map((failure) => [failure.fingerprint, failure.attempts]),
   );
@@ -362,11 +337,7 @@ function buildReviewEvents(batch: KeyBatch, context: KeyContext): Promise<Built[
         return { ok: true, fingerprint, event: reviewEvent(review, fingerprint, { xml }, options) };
       } catch (error) {
         if (error instanceof PdsNotFoundError) {
-          const messageError = {
-            name: error.name,
-            message: boundedText(error.message),
-            status: error.status,
-          };
+          const messageError = missingMessageError(error);
           logger.warn('The message of a supplier review no longer exists; the review is emitted without it', {
             primaryKey,
             messagingAssetId: review.messagingAssetId,
