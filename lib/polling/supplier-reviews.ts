@@ -584,20 +584,32 @@ export async function pollReviewKeys(
     source: options.source,
     failureLimit: checkedFailureLimit(options.failureLimit),
   };
+  const unique = uniqueKeys(keys);
+  const settled = await pollByShard(unique, context, {
+    width: concurrency * 4,
+    deadline: options.deadline,
+    layout: options.layout,
+  });
+  const report = emptyReviewPollReport(unique.length);
+  for (const { primaryKey } of unique) {
+    countOutcome(report, primaryKey, keyOutcomeOf(primaryKey, settled.get(primaryKey), context.logger));
+  }
+  return report;
+}
+
+/** The keys, each once (the first listing of a key wins, with its ETag). */
+function uniqueKeys(keys: readonly KeyToPoll[]): Array<{ primaryKey: string; etag?: string | undefined }> {
   const byKey = new Map<string, { primaryKey: string; etag?: string | undefined }>();
   for (const key of keys) {
     const listed = typeof key === 'string' ? { primaryKey: key } : key;
     if (!byKey.has(listed.primaryKey)) byKey.set(listed.primaryKey, listed);
   }
-  const unique = [...byKey.keys()];
-  const settled = await pollByShard([...byKey.values()], context, {
-    width: concurrency * 4,
-    deadline: options.deadline,
-    layout: options.layout,
-  });
+  return [...byKey.values()];
+}
 
-  const report: ReviewPollReport = {
-    keys: unique.length,
+function emptyReviewPollReport(keys: number): ReviewPollReport {
+  return {
+    keys,
     keysPolled: 0,
     keysFailed: 0,
     keysPurged: 0,
@@ -610,56 +622,54 @@ export async function pollReviewKeys(
     reviewsEmittedAsFailed: 0,
     failedKeys: [],
   };
-  unique.forEach((primaryKey) => {
-    const result = settled.get(primaryKey);
-    const outcome: KeyOutcome =
-      result === undefined
-        ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0, emittedAsFailed: 0 }
-        : result.ok
-          ? result.value
-          : // A state-store failure on this key: counted like any other failure of the key.
-            {
-              primaryKey,
-              status: 'failed',
-              emitted: 0,
-              parseErrors: 0,
-              reviewsFailed: 0,
-              emittedAsFailed: 0,
-              error: errorSummary(result.error),
-            };
-    if (!result?.ok && result !== undefined) {
-      context.logger.warn('Polling a watched key failed; it is polled again on the next run', {
-        primaryKey,
-        ...errorFields(result.error),
-      });
-    }
-    report.reviewsEmitted += outcome.emitted;
-    report.parseErrors += outcome.parseErrors;
-    report.reviewsFailed += outcome.reviewsFailed;
-    report.reviewsEmittedAsFailed += outcome.emittedAsFailed;
-    switch (outcome.status) {
-      case 'polled':
-        report.keysPolled++;
-        break;
-      case 'failed':
-        report.keysFailed++;
-        if (report.failedKeys.length < LISTED_FAILED_KEYS) report.failedKeys.push(primaryKey);
-        break;
-      case 'purged':
-        report.keysPurged++;
-        break;
-      case 'not-found':
-        report.keysNotFound++;
-        break;
-      case 'unwatched':
-        report.keysUnwatched++;
-        break;
-      case 'deferred':
-        report.keysDeferred++;
-        break;
-    }
+}
+
+/** A key's outcome: `deferred` when it was not started, `failed` (and logged) when its polling threw. */
+function keyOutcomeOf(primaryKey: string, result: Settled<KeyOutcome> | undefined, logger: Log): KeyOutcome {
+  const none = (status: KeyStatus): KeyOutcome => ({
+    primaryKey,
+    status,
+    emitted: 0,
+    parseErrors: 0,
+    reviewsFailed: 0,
+    emittedAsFailed: 0,
   });
-  return report;
+  if (result === undefined) return none('deferred');
+  if (result.ok) return result.value;
+  // A state-store failure on this key: counted like any other failure of the key.
+  logger.warn('Polling a watched key failed; it is polled again on the next run', {
+    primaryKey,
+    ...errorFields(result.error),
+  });
+  return { ...none('failed'), error: errorSummary(result.error) };
+}
+
+function countOutcome(report: ReviewPollReport, primaryKey: string, outcome: KeyOutcome): void {
+  report.reviewsEmitted += outcome.emitted;
+  report.parseErrors += outcome.parseErrors;
+  report.reviewsFailed += outcome.reviewsFailed;
+  report.reviewsEmittedAsFailed += outcome.emittedAsFailed;
+  switch (outcome.status) {
+    case 'polled':
+      report.keysPolled++;
+      break;
+    case 'failed':
+      report.keysFailed++;
+      if (report.failedKeys.length < LISTED_FAILED_KEYS) report.failedKeys.push(primaryKey);
+      break;
+    case 'purged':
+      report.keysPurged++;
+      break;
+    case 'not-found':
+      report.keysNotFound++;
+      break;
+    case 'unwatched':
+      report.keysUnwatched++;
+      break;
+    case 'deferred':
+      report.keysDeferred++;
+      break;
+  }
 }
 
 export interface ScheduledReviewPollOptions extends ReviewPollOptions {
