@@ -20,7 +20,7 @@
  * concurrency + 1) × `concurrency` requests from the review polling.
  *
  * The scheduled run (`pollSupplierReviews`) lists the watched keys, grows the progress layout when
- * the watch list outgrew it (../state/review-progress.ts), and polls them inline, or, above
+ * the watch list outgrew it (review-progress.ts), and polls them inline, or, above
  * `inlineMax` keys and with a fan-out queue, sends them in chunks aligned to the progress shards.
  */
 
@@ -508,7 +508,7 @@ type ShardToPoll = { keys: ReadonlyArray<{ primaryKey: string; etag?: string | u
 );
 
 /**
- * Polls the keys shard by shard (../state/review-progress.ts): each shard's progress is read once
+ * Polls the keys shard by shard (review-progress.ts): each shard's progress is read once
  * before its keys and written once after them, only after SQS accepted their events, together with
  * the progress carried over from older levels. Keys of all shards share one window of `width` keys in
  * flight; a key not started by `deadline` is left out.
