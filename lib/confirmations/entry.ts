@@ -166,24 +166,11 @@ export function applyFacts(
   incoming: readonly Fact[],
   context: ApplyContext,
 ): ConfirmationEntry | undefined {
-  const seen = new Set(current?.seen ?? []);
-  const fresh: Fact[] = [];
-  for (const fact of incoming) {
-    if (!seen.has(fact.id)) {
-      seen.add(fact.id);
-      fresh.push(fact);
-    }
-  }
+  const { seen, fresh } = unseenFacts(current, incoming);
   if (current === undefined && fresh.length === 0) return undefined;
   const facts = [...(current?.facts ?? []), ...fresh].sort(compareFacts).slice(-MAX_FACTS);
-  const publications = facts
-    .filter((fact) => fact.kind === 'publication')
-    .map((fact) => ({ publicationId: fact.publicationId ?? fact.id, publishedAt: fact.at }));
-  const olderPublications = (current?.publications ?? []).filter(
-    (publication) => !publications.some((kept) => kept.publicationId === publication.publicationId),
-  );
-  const allPublications = [...olderPublications, ...publications].slice(-MAX_PUBLICATIONS);
-  const lastPublished = allPublications.at(-1)?.publishedAt;
+  const publications = publicationsOf(current, facts);
+  const lastPublished = publications.at(-1)?.publishedAt;
   const deadline = lastPublished
     ? new Date(Date.parse(lastPublished) + context.deadlineMs).toISOString()
     : (current?.deadline ?? context.now.toISOString());
@@ -201,7 +188,7 @@ export function applyFacts(
     state: current?.state ?? evaluated.state,
     since: current?.since ?? evaluated.since,
     deadline,
-    publications: allPublications,
+    publications,
     correctiveActions,
     facts,
     seen: [...seen].slice(-MAX_SEEN),
@@ -211,39 +198,82 @@ export function applyFacts(
     updatedAt: at,
   };
   if (current === undefined || evaluated.state !== current.state) {
-    const factId = evaluated.cause === 'deadline' ? `overdue:${evaluated.fact.id}` : evaluated.fact.id;
-    const data: ConfirmationChangedData = {
-      entry: key,
-      ...(current === undefined ? {} : { previousState: current.state }),
-      state: evaluated.state,
-      since: evaluated.since,
-      cause: evaluated.cause,
-      publications: allPublications,
-      correctiveActions,
-      ...(evaluated.fact.messagingAssetId === undefined
-        ? {}
-        : { messagingAssetId: evaluated.fact.messagingAssetId }),
-      ...(evaluated.fact.reviewId === undefined ? {} : { reviewId: evaluated.fact.reviewId }),
-    };
-    next.state = evaluated.state;
-    next.since = evaluated.since;
-    next.history = [
-      ...next.history,
-      {
-        recordedAt: at,
-        ...(data.previousState === undefined ? {} : { previousState: data.previousState }),
-        state: data.state,
-        since: data.since,
-        cause: data.cause,
-        factId,
-        ...(data.messagingAssetId === undefined ? {} : { messagingAssetId: data.messagingAssetId }),
-        ...(data.reviewId === undefined ? {} : { reviewId: data.reviewId }),
-        eventId: context.eventIdOf(data, factId),
-      },
-    ].slice(-MAX_HISTORY);
-    next.pending = [...next.pending, { factId, data }];
+    recordTransition(next, current, evaluated, context);
   } else if (fresh.length === 0 && current.deadline === deadline) {
     return undefined;
   }
   return next;
+}
+
+/** The facts of `incoming` the entry has not seen yet, and every fact id seen with them. */
+function unseenFacts(
+  current: ConfirmationEntry | undefined,
+  incoming: readonly Fact[],
+): { seen: Set<string>; fresh: Fact[] } {
+  const seen = new Set(current?.seen ?? []);
+  const fresh: Fact[] = [];
+  for (const fact of incoming) {
+    if (!seen.has(fact.id)) {
+      seen.add(fact.id);
+      fresh.push(fact);
+    }
+  }
+  return { seen, fresh };
+}
+
+/** The publications the entry keeps: older ones it no longer has the facts of, then those of `facts`. */
+function publicationsOf(
+  current: ConfirmationEntry | undefined,
+  facts: readonly Fact[],
+): ConfirmationEntry['publications'] {
+  const publications = facts
+    .filter((fact) => fact.kind === 'publication')
+    .map((fact) => ({ publicationId: fact.publicationId ?? fact.id, publishedAt: fact.at }));
+  const olderPublications = (current?.publications ?? []).filter(
+    (publication) => !publications.some((kept) => kept.publicationId === publication.publicationId),
+  );
+  return [...olderPublications, ...publications].slice(-MAX_PUBLICATIONS);
+}
+
+/**
+ * Moves `next` to the evaluated state: the transition goes into its history (with the id of the
+ * event it will be sent as) and its outbox (`pending`).
+ */
+function recordTransition(
+  next: ConfirmationEntry,
+  current: ConfirmationEntry | undefined,
+  evaluated: NonNullable<ReturnType<typeof stateOf>>,
+  context: ApplyContext,
+): void {
+  const factId = evaluated.cause === 'deadline' ? `overdue:${evaluated.fact.id}` : evaluated.fact.id;
+  const data: ConfirmationChangedData = {
+    entry: next.key,
+    ...(current === undefined ? {} : { previousState: current.state }),
+    state: evaluated.state,
+    since: evaluated.since,
+    cause: evaluated.cause,
+    publications: next.publications,
+    correctiveActions: next.correctiveActions,
+    ...(evaluated.fact.messagingAssetId === undefined
+      ? {}
+      : { messagingAssetId: evaluated.fact.messagingAssetId }),
+    ...(evaluated.fact.reviewId === undefined ? {} : { reviewId: evaluated.fact.reviewId }),
+  };
+  next.state = evaluated.state;
+  next.since = evaluated.since;
+  next.history = [
+    ...next.history,
+    {
+      recordedAt: next.updatedAt,
+      ...(data.previousState === undefined ? {} : { previousState: data.previousState }),
+      state: data.state,
+      since: data.since,
+      cause: data.cause,
+      factId,
+      ...(data.messagingAssetId === undefined ? {} : { messagingAssetId: data.messagingAssetId }),
+      ...(data.reviewId === undefined ? {} : { reviewId: data.reviewId }),
+      eventId: context.eventIdOf(data, factId),
+    },
+  ].slice(-MAX_HISTORY);
+  next.pending = [...next.pending, { factId, data }];
 }

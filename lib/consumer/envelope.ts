@@ -114,6 +114,37 @@ interface ParseContext {
  */
 export function parseEventBody(body: string, context: ParseContext): BridgeEvent | UnknownEvent {
   const { messageId } = context;
+  const envelope = jsonObjectOf(body, messageId);
+  checkEnvelopeAttributes(envelope, messageId);
+  const type = envelope.type as string;
+  const id = envelope.id as string;
+  const where = { messageId, eventId: id, eventType: type };
+  checkJsonData(envelope, where);
+  const extensions = extensionsOf(envelope);
+  if (!isEventType(type) || !isKnownVersion(type, envelope.dataschema)) {
+    if (context.unknownTypes === 'return') {
+      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
+    }
+    throw unknownTypeOrVersion(envelope, where);
+  }
+  checkBridgeAttributes(envelope, where);
+  checkData(type, envelope.data, where);
+  return {
+    ...(envelope as Omit<BridgeEvent, 'extensions'>),
+    datacontenttype: (envelope.datacontenttype as string | undefined) ?? 'application/json',
+    extensions,
+  } as BridgeEvent;
+}
+
+/** The event's id and type (with the message id) for the errors about a readable envelope. */
+interface EventWhere {
+  messageId: string | undefined;
+  eventId: string;
+  eventType: string;
+}
+
+/** The body read as JSON, which must be an object to be an envelope. */
+function jsonObjectOf(body: string, messageId: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -132,7 +163,11 @@ export function parseEventBody(body: string, context: ParseContext): BridgeEvent
       { messageId },
     );
   }
-  const envelope = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+/** The CloudEvents 1.0 attributes: every problem with them named in one error. */
+function checkEnvelopeAttributes(envelope: Record<string, unknown>, messageId: string | undefined): void {
   const problems: string[] = [];
   if (envelope.specversion !== '1.0') {
     problems.push(`specversion must be "1.0", got ${JSON.stringify(envelope.specversion) ?? 'nothing'}`);
@@ -150,73 +185,78 @@ export function parseEventBody(body: string, context: ParseContext): BridgeEvent
   if (envelope.time !== undefined && (typeof envelope.time !== 'string' || !RFC3339.test(envelope.time))) {
     problems.push(`time must be an RFC 3339 date-time, got ${JSON.stringify(envelope.time)}`);
   }
-  const eventId = typeof envelope.id === 'string' ? envelope.id : undefined;
-  const eventType = typeof envelope.type === 'string' ? envelope.type : undefined;
-  if (problems.length > 0) {
-    throw new ConsumerError(
-      'not-cloudevent',
-      `the body is not a CloudEvents 1.0 envelope: ${problems.join('; ')}. pds-bridge always sends specversion, id, source, type, time, subject, datacontenttype and data; check which producer writes to this queue.`,
-      { messageId, eventId, eventType },
-    );
-  }
-  const type = envelope.type as string;
-  const id = envelope.id as string;
-  if (
-    'data_base64' in envelope ||
-    (envelope.datacontenttype !== undefined && !isJsonContentType(envelope.datacontenttype as string))
-  ) {
-    throw new ConsumerError(
-      'unsupported-content-type',
-      `event ${id} (${type}) carries ${'data_base64' in envelope ? 'binary data (data_base64)' : `datacontenttype ${JSON.stringify(envelope.datacontenttype)}`}; this reader handles JSON data only.`,
-      { messageId, eventId: id, eventType: type },
-    );
-  }
+  if (problems.length === 0) return;
+  throw new ConsumerError(
+    'not-cloudevent',
+    `the body is not a CloudEvents 1.0 envelope: ${problems.join('; ')}. pds-bridge always sends specversion, id, source, type, time, subject, datacontenttype and data; check which producer writes to this queue.`,
+    {
+      messageId,
+      eventId: typeof envelope.id === 'string' ? envelope.id : undefined,
+      eventType: typeof envelope.type === 'string' ? envelope.type : undefined,
+    },
+  );
+}
 
+/** Data this reader can read: JSON, not binary. */
+function checkJsonData(envelope: Record<string, unknown>, where: EventWhere): void {
+  const binary = 'data_base64' in envelope;
+  if (
+    !binary &&
+    (envelope.datacontenttype === undefined || isJsonContentType(envelope.datacontenttype as string))
+  ) {
+    return;
+  }
+  throw new ConsumerError(
+    'unsupported-content-type',
+    `event ${where.eventId} (${where.eventType}) carries ${binary ? 'binary data (data_base64)' : `datacontenttype ${JSON.stringify(envelope.datacontenttype)}`}; this reader handles JSON data only.`,
+    where,
+  );
+}
+
+/** The attributes beyond the envelope's own, by name. */
+function extensionsOf(envelope: Record<string, unknown>): Record<string, unknown> {
   const extensions: Record<string, unknown> = {};
   for (const [name, attribute] of Object.entries(envelope)) {
     if (!CORE_ATTRIBUTES.has(name)) extensions[name] = attribute;
   }
+  return extensions;
+}
 
+/** The error for a type, or a version of a known type's data, this kit does not know. */
+function unknownTypeOrVersion(envelope: Record<string, unknown>, where: EventWhere): ConsumerError {
+  const { eventId: id, eventType: type } = where;
   if (!isEventType(type)) {
-    if (context.unknownTypes === 'return') {
-      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
-    }
-    throw new ConsumerError(
+    return new ConsumerError(
       'unknown-type',
       `event ${id} has type ${JSON.stringify(type)}, which this version of pds-bridge/consumer does not know. If the bridge emits a new type, upgrade pds-bridge; to receive such events unchecked instead, create the reader with unknownTypes: 'return'.`,
-      { messageId, eventId: id, eventType: type },
+      where,
     );
   }
-  if (!isKnownVersion(type, envelope.dataschema)) {
-    if (context.unknownTypes === 'return') {
-      return { ...(envelope as Omit<UnknownEvent, 'extensions'>), extensions } as UnknownEvent;
-    }
-    throw new ConsumerError(
-      'unknown-version',
-      `event ${id} (${type}) has dataschema ${JSON.stringify(envelope.dataschema)}, a version of its data this version of pds-bridge/consumer does not know (it reads ${dataSchemaUri(type)}). During a breaking change the bridge sends both versions of each fact for one release: upgrade pds-bridge to read the new one, or create the reader with unknownTypes: 'return' to receive the other version unchecked and skip it.`,
-      { messageId, eventId: id, eventType: type },
-    );
-  }
-  // The bridge's own events always carry these two; their absence means a different producer.
+  return new ConsumerError(
+    'unknown-version',
+    `event ${id} (${type}) has dataschema ${JSON.stringify(envelope.dataschema)}, a version of its data this version of pds-bridge/consumer does not know (it reads ${dataSchemaUri(type)}). During a breaking change the bridge sends both versions of each fact for one release: upgrade pds-bridge to read the new one, or create the reader with unknownTypes: 'return' to receive the other version unchecked and skip it.`,
+    where,
+  );
+}
+
+/** The bridge's own events always carry `time` and `subject`; their absence means a different producer. */
+function checkBridgeAttributes(envelope: Record<string, unknown>, where: EventWhere): void {
   const missing = (['time', 'subject'] as const).filter((name) => envelope[name] === undefined);
-  if (missing.length > 0) {
-    throw new ConsumerError(
-      'not-cloudevent',
-      `event ${id} (${type}) has no ${missing.join(' and ')}, which every pds-bridge event carries; check which producer writes to this queue.`,
-      { messageId, eventId: id, eventType: type },
-    );
-  }
-  const checked = EVENT_DATA_SCHEMAS[type].safeParse(envelope.data);
-  if (!checked.success) {
-    throw new ConsumerError(
-      'invalid-data',
-      `the data of event ${id} (${type}) does not match its schema: ${z.prettifyError(checked.error).replace(/\n/g, ' ')}. Report it to the bridge's operators with the event id; do not retry.`,
-      { messageId, eventId: id, eventType: type },
-    );
-  }
-  return {
-    ...(envelope as Omit<BridgeEvent, 'extensions'>),
-    datacontenttype: (envelope.datacontenttype as string | undefined) ?? 'application/json',
-    extensions,
-  } as BridgeEvent;
+  if (missing.length === 0) return;
+  throw new ConsumerError(
+    'not-cloudevent',
+    `event ${where.eventId} (${where.eventType}) has no ${missing.join(' and ')}, which every pds-bridge event carries; check which producer writes to this queue.`,
+    where,
+  );
+}
+
+/** `data` checked against the schema of its type. */
+function checkData(type: EventType, data: unknown, where: EventWhere): void {
+  const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
+  if (checked.success) return;
+  throw new ConsumerError(
+    'invalid-data',
+    `the data of event ${where.eventId} (${type}) does not match its schema: ${z.prettifyError(checked.error).replace(/\n/g, ' ')}. Report it to the bridge's operators with the event id; do not retry.`,
+    where,
+  );
 }

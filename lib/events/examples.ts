@@ -6,7 +6,7 @@
 import { withTraceparent } from '../core/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 import { type CloudEvent, createEvent } from './envelope.ts';
-import type { EventType } from './types.ts';
+import type { EventType, MessagingAssetReceivedData } from './types.ts';
 
 const TIME = '2026-11-20T09:15:00.000Z';
 /** An invocation's X-Ray header `Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1`. */
@@ -49,30 +49,46 @@ function parseErrorOf(xml: string) {
   return result.error;
 }
 
+type Examples = { [T in EventType]: Array<CloudEvent<T>> };
+
 /** The example events of every type, in catalogue order. */
-export function exampleEvents(): { [T in EventType]: Array<CloudEvent<T>> } {
+export function exampleEvents(): Examples {
   return withTraceparent(TRACEPARENT, examples);
 }
 
-function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
+function examples(): Examples {
+  return {
+    ...ingestExamples(),
+    'pds.messaging-asset.received': messagingAssetExamples(),
+    'pds.supplier-review.received': supplierReviewExamples(),
+    ...publicationExamples(),
+    'pds.confirmation.changed': confirmationExamples(),
+  };
+}
+
+/** The dropped object both ingest examples are about. */
+const DROPPED = {
+  bucket: 'pds-drop',
+  key: 'incoming/items.csv',
+  versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+} as const;
+
+/** An ingest that imported its one entry, and one the PDS refused credentials for. */
+function ingestExamples(): Pick<Examples, 'pds.ingest.completed' | 'pds.ingest.failed'> {
+  const subject = `s3://${DROPPED.bucket}/${DROPPED.key}`;
+  const writeIdParts = [DROPPED.bucket, DROPPED.key, DROPPED.versionId];
+  const gatheringKey = 'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10';
   return {
     'pds.ingest.completed': [
       createEvent({
         type: 'pds.ingest.completed',
-        subject: 's3://pds-drop/incoming/items.csv',
-        idParts: [
-          'pds-drop',
-          'incoming/items.csv',
-          '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
-          'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10',
-        ],
+        subject,
+        idParts: [...writeIdParts, gatheringKey],
         time: TIME,
         data: {
-          bucket: 'pds-drop',
-          key: 'incoming/items.csv',
-          versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          ...DROPPED,
           size: 18342,
-          gatheringKey: 'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10',
+          gatheringKey,
           entriesImported: [{ path: 'items.csv', assetKey: '5f2b9c4e-8d1a-4c3b-a7e6-0b9d2f4e6a81' }],
           outcome: 'import-accepted',
         },
@@ -81,13 +97,11 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
     'pds.ingest.failed': [
       createEvent({
         type: 'pds.ingest.failed',
-        subject: 's3://pds-drop/incoming/items.csv',
-        idParts: ['pds-drop', 'incoming/items.csv', '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY'],
+        subject,
+        idParts: writeIdParts,
         time: TIME,
         data: {
-          bucket: 'pds-drop',
-          key: 'incoming/items.csv',
-          versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+          ...DROPPED,
           code: 'unauthorized',
           reason: 'PDS answered 401 to POST /api/v1/gatherings (check PDS_USERNAME / PDS_PASSWORD)',
           pdsStatus: 401,
@@ -95,81 +109,84 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
         },
       }),
     ],
-    'pds.messaging-asset.received': [
-      createEvent({
-        type: 'pds.messaging-asset.received',
-        subject: 'messaging-asset/1042',
-        idParts: [1042],
-        time: TIME,
-        data: {
-          messagingAssetId: 1042,
-          createdAt: 1_795_166_040_000,
-          primaryKey: '00614141123452',
-          ...parsed(SYNCHRONISED_XML),
-        },
-      }),
-      createEvent({
-        type: 'pds.messaging-asset.received',
-        subject: 'messaging-asset/1043',
-        idParts: [1043],
-        time: TIME,
-        data: {
-          messagingAssetId: 1043,
-          createdAt: 1_795_166_070_000,
-          parseError: parseErrorOf(BROKEN_XML),
-          rawXml: BROKEN_XML,
-        },
-      }),
-      createEvent({
-        type: 'pds.messaging-asset.received',
-        subject: 'messaging-asset/1045',
-        idParts: [1045],
-        time: TIME,
-        data: {
-          messagingAssetId: 1045,
-          createdAt: 1_795_166_100_000,
-          messageError: {
-            name: 'PdsServerError',
-            message:
-              'PDS answered 500 to GET /api/v1/messaging/messagingassets/1045 (failed on 5 consecutive runs; passed without its message)',
-            status: 500,
-            failedRuns: 5,
-          },
-        },
-      }),
-    ],
-    'pds.supplier-review.received': [
-      createEvent({
-        type: 'pds.supplier-review.received',
-        subject: 'item/00614141123469',
-        idParts: ['00614141123469', 'f3b1c0de9a7e4d21'],
-        time: TIME,
-        data: {
-          review: {
-            primaryKey: '00614141123469',
-            supplierId: 'SUP-0001',
-            channelId: 'gdsn-main',
-            messagingAssetId: 1044,
-            supplier: 'Example Foods',
-            reviewer: 'Data pool',
-            reviewStatus: 'REVIEW',
-            date: 1_795_165_980_000,
-            comment: '',
-            messagingCreatorType: 'REVIEW',
-          },
+  };
+}
+
+/** A confirmation parsed, XML that does not parse, and an asset passed without its message. */
+function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.received'>> {
+  const received = (messagingAssetId: number, data: Omit<MessagingAssetReceivedData, 'messagingAssetId'>) =>
+    createEvent({
+      type: 'pds.messaging-asset.received',
+      subject: `messaging-asset/${messagingAssetId}`,
+      idParts: [messagingAssetId],
+      time: TIME,
+      data: { messagingAssetId, ...data },
+    });
+  return [
+    received(1042, {
+      createdAt: 1_795_166_040_000,
+      primaryKey: '00614141123452',
+      ...parsed(SYNCHRONISED_XML),
+    }),
+    received(1043, {
+      createdAt: 1_795_166_070_000,
+      parseError: parseErrorOf(BROKEN_XML),
+      rawXml: BROKEN_XML,
+    }),
+    received(1045, {
+      createdAt: 1_795_166_100_000,
+      messageError: {
+        name: 'PdsServerError',
+        message:
+          'PDS answered 500 to GET /api/v1/messaging/messagingassets/1045 (failed on 5 consecutive runs; passed without its message)',
+        status: 500,
+        failedRuns: 5,
+      },
+    }),
+  ];
+}
+
+/** A review asking for corrections, with its confirmation parsed. */
+function supplierReviewExamples(): Array<CloudEvent<'pds.supplier-review.received'>> {
+  return [
+    createEvent({
+      type: 'pds.supplier-review.received',
+      subject: 'item/00614141123469',
+      idParts: ['00614141123469', 'f3b1c0de9a7e4d21'],
+      time: TIME,
+      data: {
+        review: {
+          primaryKey: '00614141123469',
+          supplierId: 'SUP-0001',
+          channelId: 'gdsn-main',
           messagingAssetId: 1044,
-          ...parsed(REVIEW_XML),
+          supplier: 'Example Foods',
+          reviewer: 'Data pool',
+          reviewStatus: 'REVIEW',
+          date: 1_795_165_980_000,
+          comment: '',
+          messagingCreatorType: 'REVIEW',
         },
-      }),
-    ],
+        messagingAssetId: 1044,
+        ...parsed(REVIEW_XML),
+      },
+    }),
+  ];
+}
+
+/** A publication of two items, and one the PDS rejected for an unknown key. */
+function publicationExamples(): Pick<Examples, 'pds.publication.completed' | 'pds.publication.failed'> {
+  const completedId = '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04';
+  const failedId = '0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60';
+  return {
     'pds.publication.completed': [
       createEvent({
         type: 'pds.publication.completed',
-        subject: 'publication/7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
-        idParts: ['7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04'],
+        subject: `publication/${completedId}`,
+        idParts: [completedId],
         time: TIME,
         data: {
-          publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+          publicationId: completedId,
           selectionId: 'sel-000318',
           numberOfItems: 2,
           destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-main' }],
@@ -180,11 +197,11 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
     'pds.publication.failed': [
       createEvent({
         type: 'pds.publication.failed',
-        subject: 'publication/0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60',
-        idParts: ['0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60'],
+        subject: `publication/${failedId}`,
+        idParts: [failedId],
         time: TIME,
         data: {
-          publicationId: '0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60',
+          publicationId: failedId,
           code: 'rejected',
           reason: 'PDS answered 404 to POST /api/v1/selections: unknown primary keys 00614141999999',
           pdsStatus: 404,
@@ -192,48 +209,52 @@ function examples(): { [T in EventType]: Array<CloudEvent<T>> } {
         },
       }),
     ],
-    'pds.confirmation.changed': [
-      createEvent({
-        type: 'pds.confirmation.changed',
-        subject: 'item/00614141123469',
-        idParts: [
-          'confirmations/00614141123469/gdsn-main/_.json',
-          'asset:1044:00614141123469:0614141000005:528',
-          'AWAITING',
-          'REVIEW',
-        ],
-        time: TIME,
-        data: {
-          entry: {
-            primaryKey: '00614141123469',
-            channelId: 'gdsn-main',
-            gtin: '00614141123469',
-            recipientGln: '0614141000005',
-            targetMarket: '528',
-          },
-          previousState: 'AWAITING',
-          state: 'REVIEW',
-          since: '2026-11-20T09:13:00.000Z',
-          cause: 'confirmation',
-          publications: [
-            {
-              publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
-              publishedAt: '2026-11-20T08:02:11.000Z',
-            },
-          ],
-          correctiveActions: [
-            {
-              statusCode: 'CIC999',
-              code: 'ACTION_NEEDED',
-              description: 'Image missing & net content unclear.',
-            },
-          ],
-          messagingAssetId: 1044,
-          reviewId: '3c5e2a90-8b1d-8f4e-a6c2-9d7b0e1f2a34',
-        },
-      }),
-    ],
   };
+}
+
+/** The review above moving its item's confirmation from AWAITING to REVIEW. */
+function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
+  return [
+    createEvent({
+      type: 'pds.confirmation.changed',
+      subject: 'item/00614141123469',
+      idParts: [
+        'confirmations/00614141123469/gdsn-main/_.json',
+        'asset:1044:00614141123469:0614141000005:528',
+        'AWAITING',
+        'REVIEW',
+      ],
+      time: TIME,
+      data: {
+        entry: {
+          primaryKey: '00614141123469',
+          channelId: 'gdsn-main',
+          gtin: '00614141123469',
+          recipientGln: '0614141000005',
+          targetMarket: '528',
+        },
+        previousState: 'AWAITING',
+        state: 'REVIEW',
+        since: '2026-11-20T09:13:00.000Z',
+        cause: 'confirmation',
+        publications: [
+          {
+            publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+            publishedAt: '2026-11-20T08:02:11.000Z',
+          },
+        ],
+        correctiveActions: [
+          {
+            statusCode: 'CIC999',
+            code: 'ACTION_NEEDED',
+            description: 'Image missing & net content unclear.',
+          },
+        ],
+        messagingAssetId: 1044,
+        reviewId: '3c5e2a90-8b1d-8f4e-a6c2-9d7b0e1f2a34',
+      },
+    }),
+  ];
 }
 
 /** Indented JSON down to `depth` levels, one line per value below, so long documents stay short. */

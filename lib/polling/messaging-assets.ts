@@ -30,14 +30,7 @@ import {
   type Log,
   silentLog,
 } from '../core/index.ts';
-import {
-  type CloudEvent,
-  createEvent,
-  type EventPublishError,
-  type EventSink,
-  type MessageFetchError,
-  type MessagingAssetReceivedData,
-} from '../events/index.ts';
+import type { CloudEvent, EventPublishError, EventSink, MessageFetchError } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { StateConflictError, type StateStore } from '../state/index.ts';
 import {
@@ -49,10 +42,10 @@ import {
   type RetryEntry,
   storedCheckpoint,
 } from './checkpoint.ts';
+import { messagingAssetEvent, passedMessagingAssetEvent, pollEventOptions } from './events.ts';
 import { IdCollector } from './id-ranges.ts';
 import { checkpointKey } from './keys.ts';
 import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
-import { withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -184,56 +177,6 @@ type Fetched =
       parseError: boolean;
     }
   | { ok: false; asset: MessagingAssetSummary; error: unknown };
-
-/**
- * The event of one messaging asset: parsed document and CIC summaries, or the parse error and the raw XML.
- *
- * @example
- * const event = messagingAssetEvent({ id: 42, createdAt: 1767600000000, contentType: 'application/xml' }, xml);
- * event.id; // the same for the same asset, whenever it is built
- */
-export function messagingAssetEvent(
-  asset: MessagingAssetSummary,
-  xml: string,
-  options: { source?: string; time?: Date } = {},
-): CloudEvent<'pds.messaging-asset.received'> {
-  return withMessageContent(xml, (content) => assetEvent(asset, content, options));
-}
-
-/**
- * The event of an asset passed without its XML after failing on consecutive runs (poison.ts): the
- * same id as its ordinary event, `messageError` instead of `document`.
- *
- * @example
- * passedMessagingAssetEvent(asset, messageErrorOfFetch(error, 5)).data.messageError?.failedRuns; // 5
- */
-export function passedMessagingAssetEvent(
-  asset: MessagingAssetSummary,
-  messageError: MessageFetchError,
-  options: { source?: string; time?: Date } = {},
-): CloudEvent<'pds.messaging-asset.received'> {
-  return assetEvent(asset, { messageError }, options);
-}
-
-function assetEvent(
-  asset: MessagingAssetSummary,
-  content: Omit<MessagingAssetReceivedData, 'messagingAssetId' | 'createdAt' | 'primaryKey'>,
-  options: { source?: string; time?: Date },
-): CloudEvent<'pds.messaging-asset.received'> {
-  return createEvent({
-    type: 'pds.messaging-asset.received',
-    subject: `messaging-asset/${asset.id}`,
-    idParts: [asset.id],
-    ...(options.source ? { source: options.source } : {}),
-    ...(options.time ? { time: options.time } : {}),
-    data: {
-      messagingAssetId: asset.id,
-      ...(Number.isSafeInteger(asset.createdAt) ? { createdAt: asset.createdAt } : {}),
-      ...(typeof asset.primaryKey === 'string' ? { primaryKey: asset.primaryKey } : {}),
-      ...content,
-    },
-  });
-}
 
 /** Seconds since the oldest asset still to emit (or waiting for a retry) was created; 0 when none is. */
 function checkpointAgeSeconds(oldestPending: number | undefined, now: Date): number {
@@ -566,11 +509,6 @@ function advanceOptions(emission: Emission): { now: Date; maxRetry?: number } {
   return { now: emission.now(), ...(maxRetry === undefined ? {} : { maxRetry }) };
 }
 
-function eventOptions(emission: Emission, time: Date): { time: Date; source?: string } {
-  const { source } = emission.options;
-  return { time, ...(source ? { source } : {}) };
-}
-
 /**
  * The fetch of the page of candidates that starts at a given index, with the events built. One
  * limiter serves every fetch of the run, its waiters in order: the next page's fetches queue behind
@@ -602,7 +540,7 @@ function pageFetcher(
       const answer = answers[index];
       if (typeof answer !== 'string') return { ok: false, asset, error: answer?.error };
       try {
-        const event = messagingAssetEvent(asset, answer, eventOptions(emission, time));
+        const event = messagingAssetEvent(asset, answer, pollEventOptions(time, emission.options.source));
         return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
       } catch (error) {
         return { ok: false, asset, error };
@@ -632,7 +570,7 @@ async function emitPage(
     failedRuns,
     failureLimit,
     passedEvent: (asset, messageError) =>
-      passedMessagingAssetEvent(asset, messageError, eventOptions(emission, time)),
+      passedMessagingAssetEvent(asset, messageError, pollEventOptions(time, emission.options.source)),
   });
   logPage(logger, published, successes, failureLimit);
   const { accepted, passed, recorded, unaccepted, publishError } = published;

@@ -6,7 +6,7 @@
  * A message body is JSON: `{"version":1,"runId":"…","enqueuedAt":"<ISO>","keys":["…", …],"etags":["…", …],"levels":[6, …]}`;
  * `etags` (the ETag of each key's watch entry when the run listed it, same order) spares the worker
  * reading entries that did not change; chunks without it are polled too, reading every entry.
- * `levels` is the progress layout the keys were grouped by (../state/review-progress.ts): the keys of
+ * `levels` is the progress layout the keys were grouped by (review-progress.ts): the keys of
  * one progress shard travel together, in as few chunks as the chunk size allows, so each shard is
  * written once per chunk; chunks without it are polled too, reading the layout.
  *

@@ -20,13 +20,12 @@
  * concurrency + 1) × `concurrency` requests from the review polling.
  *
  * The scheduled run (`pollSupplierReviews`) lists the watched keys, grows the progress layout when
- * the watch list outgrew it (../state/review-progress.ts), and polls them inline, or, above
+ * the watch list outgrew it (review-progress.ts), and polls them inline, or, above
  * `inlineMax` keys and with a fan-out queue, sends them in chunks aligned to the progress shards.
  */
 
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import {
-  boundedText,
   createLimiter,
   errorFields,
   errorSummary,
@@ -35,7 +34,7 @@ import {
   type Settled,
   silentLog,
 } from '../core/index.ts';
-import { type CloudEvent, createEvent, type EventSink, type MessageFetchError } from '../events/index.ts';
+import type { CloudEvent, EventSink, MessageFetchError } from '../events/index.ts';
 import type { PdsClient, SupplierReview } from '../pds/index.ts';
 import { PdsNotFoundError } from '../pds/index.ts';
 import {
@@ -47,8 +46,8 @@ import {
 } from '../state/index.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { ProgressLayoutChangedError } from './errors.ts';
+import { missingMessageError, pollEventOptions, reviewEvent } from './events.ts';
 import { reviewFingerprint } from './fingerprint.ts';
-import { type MessageContent, withMessageContent } from './message-content.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
@@ -135,30 +134,6 @@ export interface ReviewPollReport {
 }
 
 const LISTED_FAILED_KEYS = 50;
-
-/**
- * The event of one review and its message.
- *
- * @example
- * reviewEvent(review, reviewFingerprint(review), { xml }).subject; // 'item/04012345678901'
- */
-export function reviewEvent(
-  review: SupplierReview,
-  fingerprint: string,
-  message: { xml: string } | { error: MessageFetchError },
-  options: { source?: string; time?: Date } = {},
-): CloudEvent<'pds.supplier-review.received'> {
-  const build = (content: MessageContent | { messageError: MessageFetchError }) =>
-    createEvent({
-      type: 'pds.supplier-review.received',
-      subject: `item/${review.primaryKey}`,
-      idParts: [review.primaryKey, fingerprint],
-      ...(options.source ? { source: options.source } : {}),
-      ...(options.time ? { time: options.time } : {}),
-      data: { review, messagingAssetId: review.messagingAssetId, ...content },
-    });
-  return 'xml' in message ? withMessageContent(message.xml, build) : build({ messageError: message.error });
-}
 
 interface KeyContext {
   deps: ReviewPollDeps;
@@ -337,7 +312,7 @@ function keyBatch(
   now: Date,
   context: KeyContext,
 ): KeyBatch {
-  const options = { time: now, ...(context.source ? { source: context.source } : {}) };
+  const options = pollEventOptions(now, context.source);
   const failedRunsBefore = new Map(
     (entry.failing ?? []).map((failure) => [failure.fingerprint, failure.attempts]),
   );
@@ -362,11 +337,7 @@ function buildReviewEvents(batch: KeyBatch, context: KeyContext): Promise<Built[
         return { ok: true, fingerprint, event: reviewEvent(review, fingerprint, { xml }, options) };
       } catch (error) {
         if (error instanceof PdsNotFoundError) {
-          const messageError = {
-            name: error.name,
-            message: boundedText(error.message),
-            status: error.status,
-          };
+          const messageError = missingMessageError(error);
           logger.warn('The message of a supplier review no longer exists; the review is emitted without it', {
             primaryKey,
             messagingAssetId: review.messagingAssetId,
@@ -537,7 +508,7 @@ type ShardToPoll = { keys: ReadonlyArray<{ primaryKey: string; etag?: string | u
 );
 
 /**
- * Polls the keys shard by shard (../state/review-progress.ts): each shard's progress is read once
+ * Polls the keys shard by shard (review-progress.ts): each shard's progress is read once
  * before its keys and written once after them, only after SQS accepted their events, together with
  * the progress carried over from older levels. Keys of all shards share one window of `width` keys in
  * flight; a key not started by `deadline` is left out.
@@ -613,20 +584,32 @@ export async function pollReviewKeys(
     source: options.source,
     failureLimit: checkedFailureLimit(options.failureLimit),
   };
+  const unique = uniqueKeys(keys);
+  const settled = await pollByShard(unique, context, {
+    width: concurrency * 4,
+    deadline: options.deadline,
+    layout: options.layout,
+  });
+  const report = emptyReviewPollReport(unique.length);
+  for (const { primaryKey } of unique) {
+    countOutcome(report, primaryKey, keyOutcomeOf(primaryKey, settled.get(primaryKey), context.logger));
+  }
+  return report;
+}
+
+/** The keys, each once (the first listing of a key wins, with its ETag). */
+function uniqueKeys(keys: readonly KeyToPoll[]): Array<{ primaryKey: string; etag?: string | undefined }> {
   const byKey = new Map<string, { primaryKey: string; etag?: string | undefined }>();
   for (const key of keys) {
     const listed = typeof key === 'string' ? { primaryKey: key } : key;
     if (!byKey.has(listed.primaryKey)) byKey.set(listed.primaryKey, listed);
   }
-  const unique = [...byKey.keys()];
-  const settled = await pollByShard([...byKey.values()], context, {
-    width: concurrency * 4,
-    deadline: options.deadline,
-    layout: options.layout,
-  });
+  return [...byKey.values()];
+}
 
-  const report: ReviewPollReport = {
-    keys: unique.length,
+function emptyReviewPollReport(keys: number): ReviewPollReport {
+  return {
+    keys,
     keysPolled: 0,
     keysFailed: 0,
     keysPurged: 0,
@@ -639,56 +622,54 @@ export async function pollReviewKeys(
     reviewsEmittedAsFailed: 0,
     failedKeys: [],
   };
-  unique.forEach((primaryKey) => {
-    const result = settled.get(primaryKey);
-    const outcome: KeyOutcome =
-      result === undefined
-        ? { primaryKey, status: 'deferred', emitted: 0, parseErrors: 0, reviewsFailed: 0, emittedAsFailed: 0 }
-        : result.ok
-          ? result.value
-          : // A state-store failure on this key: counted like any other failure of the key.
-            {
-              primaryKey,
-              status: 'failed',
-              emitted: 0,
-              parseErrors: 0,
-              reviewsFailed: 0,
-              emittedAsFailed: 0,
-              error: errorSummary(result.error),
-            };
-    if (!result?.ok && result !== undefined) {
-      context.logger.warn('Polling a watched key failed; it is polled again on the next run', {
-        primaryKey,
-        ...errorFields(result.error),
-      });
-    }
-    report.reviewsEmitted += outcome.emitted;
-    report.parseErrors += outcome.parseErrors;
-    report.reviewsFailed += outcome.reviewsFailed;
-    report.reviewsEmittedAsFailed += outcome.emittedAsFailed;
-    switch (outcome.status) {
-      case 'polled':
-        report.keysPolled++;
-        break;
-      case 'failed':
-        report.keysFailed++;
-        if (report.failedKeys.length < LISTED_FAILED_KEYS) report.failedKeys.push(primaryKey);
-        break;
-      case 'purged':
-        report.keysPurged++;
-        break;
-      case 'not-found':
-        report.keysNotFound++;
-        break;
-      case 'unwatched':
-        report.keysUnwatched++;
-        break;
-      case 'deferred':
-        report.keysDeferred++;
-        break;
-    }
+}
+
+/** A key's outcome: `deferred` when it was not started, `failed` (and logged) when its polling threw. */
+function keyOutcomeOf(primaryKey: string, result: Settled<KeyOutcome> | undefined, logger: Log): KeyOutcome {
+  const none = (status: KeyStatus): KeyOutcome => ({
+    primaryKey,
+    status,
+    emitted: 0,
+    parseErrors: 0,
+    reviewsFailed: 0,
+    emittedAsFailed: 0,
   });
-  return report;
+  if (result === undefined) return none('deferred');
+  if (result.ok) return result.value;
+  // A state-store failure on this key: counted like any other failure of the key.
+  logger.warn('Polling a watched key failed; it is polled again on the next run', {
+    primaryKey,
+    ...errorFields(result.error),
+  });
+  return { ...none('failed'), error: errorSummary(result.error) };
+}
+
+function countOutcome(report: ReviewPollReport, primaryKey: string, outcome: KeyOutcome): void {
+  report.reviewsEmitted += outcome.emitted;
+  report.parseErrors += outcome.parseErrors;
+  report.reviewsFailed += outcome.reviewsFailed;
+  report.reviewsEmittedAsFailed += outcome.emittedAsFailed;
+  switch (outcome.status) {
+    case 'polled':
+      report.keysPolled++;
+      break;
+    case 'failed':
+      report.keysFailed++;
+      if (report.failedKeys.length < LISTED_FAILED_KEYS) report.failedKeys.push(primaryKey);
+      break;
+    case 'purged':
+      report.keysPurged++;
+      break;
+    case 'not-found':
+      report.keysNotFound++;
+      break;
+    case 'unwatched':
+      report.keysUnwatched++;
+      break;
+    case 'deferred':
+      report.keysDeferred++;
+      break;
+  }
 }
 
 export interface ScheduledReviewPollOptions extends ReviewPollOptions {

@@ -86,40 +86,86 @@ export async function processPublication(
   publicationId: string,
   receiveCount: number,
 ): Promise<PublicationOutcome> {
-  const { store, pds } = deps;
-  const now = deps.now ?? (() => new Date());
-  const log = deps.log ?? silentLog;
-  const key = publicationKey(publicationId);
-  let record!: PublicationRecord;
-  let etag = '';
-  const save = async (next: PublicationRecord) => {
-    ({ etag } = await store.update(key, next, etag));
-    record = next;
-  };
+  const delivery = new Delivery(deps, publicationId, receiveCount);
+  const done = await startPublishing(delivery);
+  if (done !== undefined) return done;
+  try {
+    await selectAndPublish(delivery);
+  } catch (error) {
+    if (!(error instanceof PdsError)) throw error;
+    if (error.retryable && receiveCount < deps.maxAttempts) return retryLater(delivery, error);
+    return recordFailed(delivery, error);
+  }
+  return recordPublished(delivery);
+}
 
+/** One delivery's view of its publication: the record as last read or written, and its ETag. */
+class Delivery {
+  readonly deps: WorkerDependencies;
+  readonly publicationId: string;
+  readonly receiveCount: number;
+  readonly now: () => Date;
+  readonly log: Log;
+  readonly #key: string;
+  record!: PublicationRecord;
+  #etag = '';
+
+  constructor(deps: WorkerDependencies, publicationId: string, receiveCount: number) {
+    this.deps = deps;
+    this.publicationId = publicationId;
+    this.receiveCount = receiveCount;
+    this.now = deps.now ?? (() => new Date());
+    this.log = deps.log ?? silentLog;
+    this.#key = publicationKey(publicationId);
+  }
+
+  /** Reads the record again; throws when it does not exist. */
+  async read(): Promise<void> {
+    const entry = await readPublication(this.deps.store, this.publicationId);
+    if (!entry) throw new PublicationNotFoundError(this.publicationId);
+    this.record = entry.value;
+    this.#etag = entry.etag;
+  }
+
+  /** Writes `next` if the record is still as last read or written (`StateConflictError` if not). */
+  async save(next: PublicationRecord): Promise<void> {
+    this.#etag = (await this.deps.store.update(this.#key, next, this.#etag)).etag;
+    this.record = next;
+  }
+
+  /** Sends the outcome's event (and, once published, the watch list and ledger entries), then records it did. */
+  async notifyOnce(): Promise<void> {
+    await notify(this.deps, this.record, this.now);
+    await this.save({ ...this.record, notifiedAt: this.now().toISOString() });
+  }
+}
+
+/**
+ * Moves the record to `publishing` (one more attempt); `undefined` when that is done and the work
+ * goes on, or the outcome of an earlier delivery that already decided it.
+ */
+async function startPublishing(delivery: Delivery): Promise<PublicationOutcome | undefined> {
   let conflict: StateConflictError | undefined;
   for (let read = 1; ; read++) {
-    const entry = await readPublication(store, publicationId);
-    if (!entry) throw new PublicationNotFoundError(publicationId);
-    ({ value: record, etag } = entry);
+    await delivery.read();
+    const { record } = delivery;
     // Only the api's mark leaves a record queued; anything else that moved it is another delivery
     // at work, which this one must not join (two would create two selections).
     if (conflict && record.status !== 'queued') throw conflict;
     if (record.notifiedAt !== undefined) return 'already-done';
     if (record.status === 'published' || record.status === 'failed') {
       // The outcome was recorded but the event may not have gone out: finish that part only.
-      await notify(deps, record, now);
-      await save({ ...record, notifiedAt: now().toISOString() });
+      await delivery.notifyOnce();
       return record.status;
     }
     try {
-      await save({
+      await delivery.save({
         ...record,
         status: 'publishing',
         attempts: record.attempts + 1,
-        updatedAt: now().toISOString(),
+        updatedAt: delivery.now().toISOString(),
       });
-      break;
+      return undefined;
     } catch (error) {
       // The message often arrives while the api is still marking the record queued (submit.ts): that
       // write moves the ETag without changing anything the worker needs, so read again rather than
@@ -130,59 +176,76 @@ export async function processPublication(
       conflict = error;
     }
   }
-  try {
-    if (record.selectionId === undefined) {
-      const selection = await pds.createSelection(record.request.primaryKeys);
-      await save({
-        ...record,
-        selectionId: selection.selectionId,
-        numberOfItems: selection.numberOfItems,
-        updatedAt: now().toISOString(),
-      });
-      log.info('Selection created', { publicationId, selectionId: selection.selectionId });
-    }
-    await pds.publish({
-      selectionId: record.selectionId as string,
-      destinations: record.request.destinations,
-    });
-  } catch (error) {
-    if (!(error instanceof PdsError)) throw error;
-    const at = now().toISOString();
-    if (error.retryable && receiveCount < deps.maxAttempts) {
-      const failure = failureOf(error, at);
-      deps.metrics?.addMetric('PublicationRetries', 'Count', 1);
-      log.warn('Publication attempt failed; it will be retried', {
-        publicationId,
-        selectionId: record.selectionId,
-        attempt: receiveCount,
-        maxAttempts: deps.maxAttempts,
-        reason: error.message,
-      });
-      // Best effort: the retry does not depend on it, it only shows progress on GET /publications/{id}.
-      await save({ ...record, lastError: failure, updatedAt: at }).catch(() => undefined);
-      throw new PublicationRetryError(publicationId, receiveCount, error);
-    }
-    const failure = { code: finalFailureCode(error), ...failureOf(error, at) };
-    const { lastError: _lastError, ...rest } = record;
-    await save({ ...rest, status: 'failed', failedAt: at, updatedAt: at, error: failure });
-    deps.metrics?.addMetric('PublicationsFailed', 'Count', 1);
-    log.error('Publication failed', { publicationId, selectionId: record.selectionId, ...failure });
-    await notify(deps, record, now);
-    await save({ ...record, notifiedAt: now().toISOString() });
-    return 'failed';
-  }
+}
 
-  const at = now().toISOString();
-  const { lastError: _lastError, ...rest } = record;
-  await save({ ...rest, status: 'published', publishedAt: at, updatedAt: at });
-  deps.metrics?.addMetric('PublicationsPublished', 'Count', 1);
-  log.info('Publication published', {
+/** Creates the selection unless one is recorded (recording it before publishing), then publishes it. */
+async function selectAndPublish(delivery: Delivery): Promise<void> {
+  const { pds } = delivery.deps;
+  if (delivery.record.selectionId === undefined) {
+    const selection = await pds.createSelection(delivery.record.request.primaryKeys);
+    await delivery.save({
+      ...delivery.record,
+      selectionId: selection.selectionId,
+      numberOfItems: selection.numberOfItems,
+      updatedAt: delivery.now().toISOString(),
+    });
+    delivery.log.info('Selection created', {
+      publicationId: delivery.publicationId,
+      selectionId: selection.selectionId,
+    });
+  }
+  await pds.publish({
+    selectionId: delivery.record.selectionId as string,
+    destinations: delivery.record.request.destinations,
+  });
+}
+
+/** A transient failure before the last attempt: noted on the record, and thrown for SQS to deliver again. */
+async function retryLater(delivery: Delivery, error: PdsError): Promise<never> {
+  const { deps, record, publicationId, receiveCount } = delivery;
+  const at = delivery.now().toISOString();
+  const failure = failureOf(error, at);
+  deps.metrics?.addMetric('PublicationRetries', 'Count', 1);
+  delivery.log.warn('Publication attempt failed; it will be retried', {
     publicationId,
     selectionId: record.selectionId,
-    numberOfItems: record.numberOfItems,
+    attempt: receiveCount,
+    maxAttempts: deps.maxAttempts,
+    reason: error.message,
   });
-  await notify(deps, record, now);
-  await save({ ...record, notifiedAt: now().toISOString() });
+  // Best effort: the retry does not depend on it, it only shows progress on GET /publications/{id}.
+  await delivery.save({ ...record, lastError: failure, updatedAt: at }).catch(() => undefined);
+  throw new PublicationRetryError(publicationId, receiveCount, error);
+}
+
+/** A permanent failure, or a transient one at the last attempt: recorded as failed, then notified. */
+async function recordFailed(delivery: Delivery, error: PdsError): Promise<'failed'> {
+  const at = delivery.now().toISOString();
+  const failure = { code: finalFailureCode(error), ...failureOf(error, at) };
+  const { lastError: _lastError, ...rest } = delivery.record;
+  await delivery.save({ ...rest, status: 'failed', failedAt: at, updatedAt: at, error: failure });
+  delivery.deps.metrics?.addMetric('PublicationsFailed', 'Count', 1);
+  delivery.log.error('Publication failed', {
+    publicationId: delivery.publicationId,
+    selectionId: delivery.record.selectionId,
+    ...failure,
+  });
+  await delivery.notifyOnce();
+  return 'failed';
+}
+
+/** The publish went through: recorded as published, then notified. */
+async function recordPublished(delivery: Delivery): Promise<'published'> {
+  const at = delivery.now().toISOString();
+  const { lastError: _lastError, ...rest } = delivery.record;
+  await delivery.save({ ...rest, status: 'published', publishedAt: at, updatedAt: at });
+  delivery.deps.metrics?.addMetric('PublicationsPublished', 'Count', 1);
+  delivery.log.info('Publication published', {
+    publicationId: delivery.publicationId,
+    selectionId: delivery.record.selectionId,
+    numberOfItems: delivery.record.numberOfItems,
+  });
+  await delivery.notifyOnce();
   return 'published';
 }
 

@@ -16,11 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CloudEvent, EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import {
-  MESSAGING_ASSETS_CHECKPOINT,
-  messagingAssetEvent,
-  pollMessagingAssets,
-} from '../../lib/polling/messaging-assets.ts';
+import { messagingAssetEvent } from '../../lib/polling/events.ts';
+import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';

@@ -9,8 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CONSUMER_ERROR_CODES } from '../../lib/consumer/index.ts';
 import { createEventReader } from '../../lib/consumer/reader.ts';
 import { serializeEvent } from '../../lib/events/index.ts';
-import { messagingAssetEvent } from '../../lib/polling/messaging-assets.ts';
-import { reviewEvent } from '../../lib/polling/supplier-reviews.ts';
+import { messagingAssetEvent, reviewEvent } from '../../lib/polling/events.ts';
 import {
   parseMessagingAsset,
   parseMessagingAssetSafely,
