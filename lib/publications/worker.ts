@@ -33,8 +33,7 @@ import { publicationKey, StateConflictError, type StateStore, watch } from '../s
 import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { parsePublicationMessage } from './queue.ts';
-import { type PublicationRecord, readPublication } from './records.ts';
-import type { PublicationErrorView } from './schemas.ts';
+import { type PublicationErrorView, type PublicationRecord, readPublication } from './records.ts';
 
 export interface WorkerDependencies {
   store: StateStore;

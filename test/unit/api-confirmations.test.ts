@@ -3,8 +3,8 @@
  * and the exception list by state, item or GTIN, paged.
  */
 import { describe, expect, it } from 'vitest';
+import { createApi } from '../../lib/api/index.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { createApi } from '../../lib/publications/api.ts';
 import { publicationKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';

@@ -21,6 +21,14 @@ import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type PdsClient, PdsError, PdsRateLimitedError } from '../pds/index.ts';
 import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
 import {
+  IdempotencyConflictError,
+  IdempotencyContentionError,
+  PublicationQueueError,
+  RequestInProgressError,
+} from '../publications/errors.ts';
+import type { PublicationQueue } from '../publications/queue.ts';
+import { submitPublication } from '../publications/submit.ts';
+import {
   getWatchEntry,
   isExpired,
   StateConflictError,
@@ -35,30 +43,14 @@ import { authenticate } from './auth.ts';
 import { ChannelCache } from './channels.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';
 import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
-import {
-  IdempotencyConflictError,
-  IdempotencyContentionError,
-  InvalidPathError,
-  PublicationQueueError,
-  RequestInProgressError,
-} from './errors.ts';
-import {
-  type ApiRequest,
-  type ApiResponse,
-  type ApiRoute,
-  headerOf,
-  jsonResult,
-  problemResult,
-  type RouteProblem,
-  readJsonBody,
-  validateBody,
-} from './http.ts';
+import { InvalidPathError } from './errors.ts';
+import { headerOf, jsonResult, problemResult, readJsonBody, validateBody } from './gateway.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
 import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
-import type { PublicationQueue } from './queue.ts';
-import { publicationView } from './records.ts';
+import { publicationView } from './publication-view.ts';
+import type { ApiRequest, ApiResponse, ApiRoute, RouteProblem } from './route.ts';
 import { Router } from './router.ts';
 import {
   createApiSchemas,
@@ -67,7 +59,6 @@ import {
   type WatchEntryView,
 } from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
-import { submitPublication } from './submit.ts';
 
 export interface ApiDependencies {
   store: StateStore;

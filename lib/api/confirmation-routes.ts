@@ -10,9 +10,9 @@ import type { ConfirmationEntry } from '../confirmations/entry.ts';
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
 import type { StateStore } from '../state/index.ts';
 import type { createConfirmationSchemas } from './confirmation-schemas.ts';
-import type { ApiRoute, ParameterSpec, RouteProblem } from './http.ts';
 import { ApiProblem } from './problem.ts';
 import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
+import type { ApiRoute, ParameterSpec, RouteProblem } from './route.ts';
 import type { ApiSchemas } from './schemas.ts';
 
 type ConfirmationSchemas = ReturnType<typeof createConfirmationSchemas>;
