@@ -8,22 +8,12 @@
  */
 import type { ConfirmationEntry } from '../confirmations/entry.ts';
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
-import type { StateStore } from '../state/index.ts';
-import type { createConfirmationSchemas } from './confirmation-schemas.ts';
-import { ApiProblem } from './problem.ts';
+import { decodeCursor, encodeCursor, pageLimit, pageParameters, type Query, queryValue } from './paging.ts';
 import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
-import type { ApiRoute, ParameterSpec, RouteProblem } from './route.ts';
+import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
+import type { RouteContext } from './route-context.ts';
+import { lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
 import type { ApiSchemas } from './schemas.ts';
-
-type ConfirmationSchemas = ReturnType<typeof createConfirmationSchemas>;
-
-export interface ConfirmationRouteDependencies {
-  store: StateStore;
-  schemas: ApiSchemas & { confirmations: ConfirmationSchemas };
-  problems: { badPath: RouteProblem; stateUnavailable: RouteProblem };
-}
-
-const DEFAULT_PAGE_SIZE = 100;
 
 /** An entry as the API shows it (the stored facts and outbox left out). */
 export function confirmationEntryView(entry: ConfirmationEntry) {
@@ -47,131 +37,133 @@ export function confirmationEntryView(entry: ConfirmationEntry) {
   };
 }
 
-function encodeCursor(stateKey: string): string {
-  return Buffer.from(stateKey, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const stateKey = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!stateKey.startsWith('confirmations/') || encodeCursor(stateKey) !== cursor) {
-    throw new ApiProblem(
-      'invalid-query',
-      'cursor is not a nextCursor this API returned; start again without it',
-    );
-  }
-  return stateKey;
-}
-
 function views(entries: readonly StoredEntry[]) {
   return entries.map((stored) => confirmationEntryView(stored.entry));
 }
 
-/** The routes, for the API's route table. */
-export function confirmationRoutes(deps: ConfirmationRouteDependencies): ApiRoute[] {
-  const { store, schemas, problems } = deps;
-  const { confirmations, parameters } = schemas;
-  const listParameters: ParameterSpec[] = [
-    { name: 'primaryKey', in: 'query', schema: schemas.primaryKey },
-    { name: 'gtin', in: 'query', schema: schemas.primaryKey },
-    { name: 'state', in: 'query', schema: confirmations.states },
-    { name: 'limit', in: 'query', schema: parameters.pageLimit },
-    { name: 'cursor', in: 'query', schema: parameters.pageCursor },
-  ];
-  return [
-    {
-      method: 'GET',
-      path: '/publications/{publicationId}/confirmations',
-      operationId: 'getPublicationConfirmations',
-      summary: 'Did each recipient synchronise this publication?',
-      description:
-        'Per item and trading-partner recipient: the state, since when, and the corrective actions the recipient asked for; a count per state. Entries are created when the publication is published (none for IN_PLATFORM destinations).',
-      parameters: [{ name: 'publicationId', in: 'path', schema: parameters.publicationId }],
-      responses: {
-        200: {
-          description: 'The entries of the publication.',
-          schema: confirmations.publicationConfirmations,
-        },
-      },
-      problems: {
-        400: problems.badPath,
-        404: PUBLICATION_NOT_FOUND,
-        503: problems.stateUnavailable,
-      },
-      async handle(request) {
-        const id = request.params.publicationId as string;
-        const record = (await publicationOrNotFound(store, id)).value;
-        const entries = await entriesOfPublication(store, {
-          publicationId: id,
-          primaryKeys: record.request.primaryKeys,
-          destinations: record.request.destinations,
-        });
-        return {
-          status: 200,
-          body: {
-            publicationId: id,
-            publicationStatus: record.status,
-            summary: countByState(entries),
-            entries: views(entries),
-          },
-        };
-      },
-    },
-    {
-      method: 'GET',
-      path: '/confirmations',
-      operationId: 'listConfirmations',
-      summary: 'Confirmation entries by item, GTIN or state (the exception list)',
-      description:
-        'One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention). Filters combine.',
-      parameters: listParameters,
-      responses: { 200: { description: 'One page of entries.', schema: confirmations.confirmationList } },
-      problems: {
-        400: {
-          types: ['invalid-query'],
-          description:
-            '`limit` is not an integer from 1 to 1000, `state` is not a comma-separated list of states, `primaryKey` or `gtin` is empty or too long, or `cursor` is not one this API returned.',
-        },
-        503: problems.stateUnavailable,
-      },
-      async handle(request) {
-        const query = request.event.queryStringParameters ?? {};
-        const checked = <T>(
-          name: string,
-          schema: { safeParse(value: unknown): { success: boolean; data?: T } },
-        ) => {
-          if (query[name] === undefined) return undefined;
-          const parsed = schema.safeParse(query[name]);
-          if (!parsed.success) throw new ApiProblem('invalid-query', `${name} ${QUERY_HINTS[name]}`);
-          return parsed.data as T;
-        };
-        const limit = checked<number>('limit', parameters.pageLimit) ?? DEFAULT_PAGE_SIZE;
-        const primaryKey = checked<string>('primaryKey', schemas.primaryKey);
-        const gtin = checked<string>('gtin', schemas.primaryKey);
-        const states = checked<string>('state', confirmations.states)
-          ?.split(',')
-          .map((state) => state.toUpperCase());
-        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-        const page = await listEntries(store, {
-          limit,
-          ...(primaryKey === undefined ? {} : { primaryKey }),
-          ...(gtin === undefined ? {} : { gtin }),
-          ...(states === undefined ? {} : { states }),
-          ...(after === undefined ? {} : { after }),
-        });
-        return {
-          status: 200,
-          body: {
-            entries: views(page.entries),
-            ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
-          },
-        };
-      },
-    },
-  ];
+/** GET /publications/{publicationId}/confirmations and GET /confirmations, in this order. */
+export function confirmationRoutes(context: RouteContext): ApiRoute[] {
+  return [publicationConfirmationsRoute(context), listConfirmationsRoute(context)];
 }
 
-const QUERY_HINTS: Record<string, string> = {
-  limit: 'must be an integer from 1 to 1000',
+/** GET /publications/{publicationId}/confirmations. */
+function publicationConfirmationsRoute(context: RouteContext): ApiRoute {
+  const { schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/publications/{publicationId}/confirmations',
+    operationId: 'getPublicationConfirmations',
+    summary: 'Did each recipient synchronise this publication?',
+    description:
+      'Per item and trading-partner recipient: the state, since when, and the corrective actions the recipient asked for; a count per state. Entries are created when the publication is published (none for IN_PLATFORM destinations).',
+    parameters: pathParameter('publicationId', parameters.publicationId),
+    responses: {
+      200: {
+        description: 'The entries of the publication.',
+        schema: schemas.confirmations.publicationConfirmations,
+      },
+    },
+    problems: lookupProblems(PUBLICATION_NOT_FOUND),
+    handle: (request) => publicationConfirmations(context, request),
+  };
+}
+
+/** The entries of one publication, per item and recipient, with a count per state. */
+async function publicationConfirmations(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
+  const { store } = context;
+  const id = request.params.publicationId as string;
+  const record = (await publicationOrNotFound(store, id)).value;
+  const entries = await entriesOfPublication(store, {
+    publicationId: id,
+    primaryKeys: record.request.primaryKeys,
+    destinations: record.request.destinations,
+  });
+  return {
+    status: 200,
+    body: {
+      publicationId: id,
+      publicationStatus: record.status,
+      summary: countByState(entries),
+      entries: views(entries),
+    },
+  };
+}
+
+/** GET /confirmations. */
+function listConfirmationsRoute(context: RouteContext): ApiRoute {
+  const { schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/confirmations',
+    operationId: 'listConfirmations',
+    summary: 'Confirmation entries by item, GTIN or state (the exception list)',
+    description:
+      'One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention). Filters combine.',
+    parameters: [
+      { name: 'primaryKey', in: 'query', schema: schemas.primaryKey },
+      { name: 'gtin', in: 'query', schema: schemas.primaryKey },
+      { name: 'state', in: 'query', schema: schemas.confirmations.states },
+      ...pageParameters(parameters),
+    ],
+    responses: {
+      200: { description: 'One page of entries.', schema: schemas.confirmations.confirmationList },
+    },
+    problems: {
+      400: {
+        types: ['invalid-query'],
+        description:
+          '`limit` is not an integer from 1 to 1000, `state` is not a comma-separated list of states, `primaryKey` or `gtin` is empty or too long, or `cursor` is not one this API returned.',
+      },
+      503: STATE_UNAVAILABLE,
+    },
+    handle: (request) => confirmationsPage(context, request),
+  };
+}
+
+/** What GET /confirmations asks for: the filters and the page. */
+interface ConfirmationQuery {
+  limit: number;
+  primaryKey?: string;
+  gtin?: string;
+  states?: string[];
+  after?: string;
+}
+
+/** The query of GET /confirmations, each value checked (400 `invalid-query` naming the first bad one). */
+function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery {
+  const limit = pageLimit(query, schemas.parameters.pageLimit);
+  const primaryKey = queryValue(query, 'primaryKey', schemas.primaryKey, QUERY_HINTS.primaryKey);
+  const gtin = queryValue(query, 'gtin', schemas.primaryKey, QUERY_HINTS.gtin);
+  const states = queryValue(query, 'state', schemas.confirmations.states, QUERY_HINTS.state)
+    ?.split(',')
+    .map((state) => state.toUpperCase());
+  const after =
+    query.cursor === undefined
+      ? undefined
+      : decodeCursor(query.cursor, (stateKey) => stateKey.startsWith('confirmations/'));
+  return {
+    limit,
+    ...(primaryKey === undefined ? {} : { primaryKey }),
+    ...(gtin === undefined ? {} : { gtin }),
+    ...(states === undefined ? {} : { states }),
+    ...(after === undefined ? {} : { after }),
+  };
+}
+
+/** One page of entries matching the query, and the cursor of the next. */
+async function confirmationsPage(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
+  const query = confirmationQuery(request.event.queryStringParameters ?? {}, context.schemas);
+  const page = await listEntries(context.store, query);
+  return {
+    status: 200,
+    body: {
+      entries: views(page.entries),
+      ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
+    },
+  };
+}
+
+const QUERY_HINTS = {
   primaryKey: 'must be a primary key of 1 to 512 characters',
   gtin: 'must be a GTIN of 1 to 512 characters, e.g. 00614141123452',
   state: 'must be comma-separated states, e.g. REVIEW,REJECTED,OVERDUE',

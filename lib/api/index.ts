@@ -3,6 +3,7 @@
  * are the api function's configuration variables. The api function itself is built by ./handlers.ts,
  * the module's other entry, which loads the AWS SDK.
  */
-export { type Api, type ApiDependencies, createApi } from './api.ts';
+export { type Api, createApi } from './api.ts';
+export type { ApiDependencies } from './route-context.ts';
 export { type ApiSchemas, createApiSchemas } from './schemas.ts';
 export { API_SETTINGS, type ApiSettings, apiSettingsOf } from './settings.ts';
