@@ -19,8 +19,8 @@
 
 import { createApi } from '../../lib/api/index.ts';
 import { createS3Client, createSqsClient } from '../../lib/aws.ts';
-import { startHttpAdapter } from '../../lib/http/index.ts';
 import { startEmulator } from '../../lib/local/emulator.ts';
+import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
 import { SqsPublicationQueue } from '../../lib/publications/sqs/queue.ts';
 import { MemoryStateStore, type StateStore } from '../../lib/state/index.ts';

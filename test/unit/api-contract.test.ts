@@ -12,7 +12,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { startHttpAdapter } from '../../lib/http/index.ts';
+import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';

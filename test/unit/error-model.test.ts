@@ -51,7 +51,7 @@ const ELSEWHERE: Record<string, string> = {
   OptionError: 'lib/core/options.ts: beside the option checks that throw it',
   ApiProblem: 'lib/api/problem.ts: the problem-document model of the HTTP API, not only an error',
   AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
-  BodyTooLargeError: 'lib/http/server.ts: private, becomes a 413 answer there',
+  BodyTooLargeError: 'lib/local-gateway/server.ts: private, becomes a 413 answer there',
 };
 
 /** Modules whose exports are loaded to check the classes at run time. */
@@ -252,7 +252,7 @@ const SAMPLES: Record<string, Sample> = {
     code: 'not-json',
     alsoCodes: [...CONSUMER_ERROR_CODES],
   },
-  // lib/http
+  // lib/local-gateway
   HandlerResultError: { build: (C) => make(C, 'no statusCode'), code: 'HANDLER_RESULT_INVALID' },
   // lib/ops
   OperatorTargetError: { build: (C) => make(C, 'no stage'), code: 'OPERATOR_TARGET_INVALID' },
