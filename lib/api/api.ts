@@ -22,8 +22,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { silentLog } from '../core/index.ts';
 import { authenticate } from './auth.ts';
+import { ChannelCache } from './channel-cache.ts';
 import { channelRoute } from './channel-routes.ts';
-import { ChannelCache } from './channels.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';
 import { jsonResult, problemResult } from './gateway.ts';
 import { buildOpenApiDocument } from './openapi.ts';

@@ -1,6 +1,6 @@
 /**
  * GET /communication-channels: the PDS communication channels (their ids are COMMUNICATION_CHANNEL
- * destinations), read through the API's short-lived cache (./channels.ts), which POST /publications
+ * destinations), read through the API's short-lived cache (./channel-cache.ts), which POST /publications
  * checks its destinations against too.
  */
 import type { ApiRoute } from './route.ts';

@@ -1,6 +1,6 @@
 /**
  * The HTTP API's errors (lib/core's BridgeError model; codes in docs/operations.md, "Error codes").
- * Every route answers with ApiProblem (./problem.ts); these are mapped to it by ./problems.ts.
+ * Every route answers with ApiProblem (./problem.ts); ./problem-mapping.ts maps these to it.
  */
 import { BridgeError } from '../core/index.ts';
 

@@ -6,7 +6,7 @@ import type { Log, Metrics } from '../core/index.ts';
 import type { PdsClient } from '../pds/index.ts';
 import type { PublicationQueue } from '../publications/queue.ts';
 import type { StateStore } from '../state/index.ts';
-import type { ChannelCache } from './channels.ts';
+import type { ChannelCache } from './channel-cache.ts';
 import type { createApiSchemas } from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
 
