@@ -1,10 +1,11 @@
 /**
  * The HTTP API (API Gateway HTTP API, payload 2.0): publications, communication channels, item
- * validation, the watch list, the OpenAPI document and health. Logic: lib/publications (handlers.ts
+ * validation, the watch list, the OpenAPI document and health. Logic: lib/api (handlers.ts
  * wires it).
  */
+
+import { createApiHandler } from '../lib/api/handlers.ts';
 import { lambdaHandler } from '../lib/handler.ts';
-import { createApiHandler } from '../lib/publications/handlers.ts';
 
 const api = createApiHandler(process.env);
 

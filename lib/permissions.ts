@@ -2,8 +2,8 @@
  * The vocabulary of the permission tables: what each function's code calls AWS for, on which resource.
  *
  * Each flow keeps its table beside its code (`lib/ingest/permissions.ts`, `lib/polling/permissions.ts`,
- * `lib/publications/permissions.ts`), composed from the actions each adapter exports next to the SDK
- * calls it makes (for example `STATE_STORE_ACTIONS` in lib/state/s3/store.ts).
+ * `lib/api/permissions.ts`, `lib/publications/permissions.ts`), composed from the actions each adapter
+ * exports next to the SDK calls it makes (for example `STATE_STORE_ACTIONS` in lib/state/s3/store.ts).
  * test/integration/serverless-iam.test.ts holds every function's role in the packaged template to its
  * table, and the table to the SDK calls found in the function's bundle (docs/deployment.md,
  * "Permissions").

@@ -1,6 +1,6 @@
 /**
  * The servers bench/api.ts measures, in a process of their own (so autocannon does not share the
- * event loop with them): the local HTTP adapter running the real API (lib/publications/api.ts with
+ * event loop with them): the local HTTP adapter running the real API (lib/api/api.ts with
  * bearer authentication), and the same adapter answering a constant 202. Prints one JSON line with
  * both addresses once they listen.
  *
@@ -16,10 +16,11 @@
  * number of S3/SQS requests the proxy passed, so the benchmark can check that every 202 really
  * recorded and queued a publication, and count the round trips of one request.
  */
+
+import { createApi } from '../../lib/api/index.ts';
 import { createS3Client, createSqsClient } from '../../lib/aws.ts';
-import { startHttpAdapter } from '../../lib/http/index.ts';
 import { startEmulator } from '../../lib/local/emulator.ts';
-import { createApi } from '../../lib/publications/api.ts';
+import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
 import { SqsPublicationQueue } from '../../lib/publications/sqs/queue.ts';
 import { MemoryStateStore, type StateStore } from '../../lib/state/index.ts';

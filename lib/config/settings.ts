@@ -8,8 +8,7 @@
  * const SETTINGS = { POLL_CONCURRENCY: setting.integer('PDS requests in flight', { max: 64, default: 8 }) };
  * ```
  */
-import { isIntegerInRange } from '../core/index.ts';
-import { checkHttpUrl } from '../http-url.ts';
+import { checkBaseUrl, isIntegerInRange } from '../core/index.ts';
 
 /** The variables a configuration is read from: `process.env`, or a stack's or a test's own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -64,7 +63,7 @@ function makeSetting<T, O extends SettingOptions<T>>(
 }
 
 function parseHttpUrl(raw: string): Parsed<string> {
-  const checked = checkHttpUrl(raw);
+  const checked = checkBaseUrl(raw);
   if (checked.ok)
     return { ok: true, value: `${checked.url.origin}${checked.url.pathname.replace(/\/+$/, '')}` };
   switch (checked.kind) {

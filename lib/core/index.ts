@@ -1,8 +1,10 @@
 /**
  * The shared core of the bridge: the log and metrics ports, the error base and log fields, back-off,
- * bounded concurrency, option checks and the trace context of the work in progress. No AWS SDK, no Powertools import.
+ * bounded concurrency, option checks, the http(s) base-address check and the trace context of the
+ * work in progress. No AWS SDK, no Powertools import.
  */
 export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
+export { type BaseUrlCheck, type BaseUrlFault, checkBaseUrl } from './base-url.ts';
 export {
   BridgeError,
   type BridgeErrorOptions,

@@ -4,7 +4,7 @@
  * included), `IngestDuplicate`, `IngestSkipped` (filtered writes, other event types, S3 test events), `IngestRetried` (writes left for SQS to
  * retry), `IngestBytes` (bytes streamed to the PDS), `IngestTagFailed` (finished writes whose object
  * could not be tagged), `IngestPdsRetried` (PDS steps repeated within the invocation after a transient
- * answer, counted by ./run.ts as they happen). `PdsRetries` is counted by the PDS client.
+ * answer, counted by ./delivery.ts as they happen). `PdsRetries` is counted by the PDS client.
  */
 import type { Log, Metrics } from '../core/index.ts';
 import { IngestInProgressError, isRetryable } from './errors.ts';

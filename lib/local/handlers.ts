@@ -4,6 +4,7 @@
  * configuration is not bound to module state; the AWS SDK clients still read `process.env`
  * (lib/aws.ts), which is why the stack applies its environment before it builds them.
  */
+import { createApiHandler } from '../api/handlers.ts';
 import type { Environment } from '../config.ts';
 import { lambdaHandler } from '../handler.ts';
 import { createIngestHandler } from '../ingest/handlers.ts';
@@ -12,7 +13,7 @@ import {
   createReviewChunkHandler,
   createSupplierReviewPollHandler,
 } from '../polling/handlers.ts';
-import { createApiHandler, createPublishWorkerHandler } from '../publications/handlers.ts';
+import { createPublishWorkerHandler } from '../publications/handlers.ts';
 import { withInvocationScopes } from './invocation-scope.ts';
 
 /** Every handler the stack invokes. */

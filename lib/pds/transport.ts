@@ -11,8 +11,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { BridgeError, ConfigError, checkDurationMs, checkInteger } from '../core/index.ts';
-import { checkHttpUrl } from '../http-url.ts';
+import { BridgeError, ConfigError, checkBaseUrl, checkDurationMs, checkInteger } from '../core/index.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -591,7 +590,7 @@ async function readExcerpt(body: Readable, limit: number): Promise<string> {
 }
 
 function parseBaseUrl(baseUrl: string): URL {
-  const checked = checkHttpUrl(baseUrl);
+  const checked = checkBaseUrl(baseUrl);
   if (checked.ok) return checked.url;
   switch (checked.kind) {
     case 'invalid':

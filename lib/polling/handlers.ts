@@ -26,7 +26,8 @@ import {
   recordScheduledReviewMetrics,
 } from './metrics.ts';
 import { chunkLayout, keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
-import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from './run.ts';
+import { messagingAssetRunFailure, reviewChunkFailure } from './run-failures.ts';
+import { runWindow } from './run-window.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
 import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
 import { pollReviewKeys, pollSupplierReviews, type ScheduledReviewPollReport } from './supplier-reviews.ts';

@@ -1,6 +1,6 @@
 /**
  * The publications' errors (lib/core's BridgeError model; codes in docs/operations.md, "Error codes").
- * The HTTP API answers with ApiProblem (./problem.ts), which maps these to problem documents.
+ * The HTTP API (lib/api) answers with ApiProblem, which maps these to problem documents.
  */
 import { BridgeError } from '../core/index.ts';
 import type { PdsError } from '../pds/index.ts';
@@ -91,22 +91,5 @@ export class IdempotencyContentionError extends BridgeError {
       { retryable: true },
     );
     this.name = 'IdempotencyContentionError';
-  }
-}
-
-/**
- * A path parameter cannot be read: its segment is not valid percent-encoding, it is empty, or it is
- * not well-formed Unicode (a lone surrogate, which no state key or log line can carry).
- */
-export class InvalidPathError extends BridgeError {
-  readonly segment: string;
-
-  constructor(
-    segment: string,
-    problem = 'is not valid percent-encoding; encode each path parameter once with encodeURIComponent',
-  ) {
-    super('INVALID_PATH', `The path segment ${JSON.stringify(segment.slice(0, 80))} ${problem}`);
-    this.name = 'InvalidPathError';
-    this.segment = segment;
   }
 }

@@ -4,8 +4,7 @@
  */
 import { boundedText } from '../core/index.ts';
 import { type CloudEvent, createEvent, type PublicationFailureCode } from '../events/index.ts';
-import type { PublicationRecord } from './records.ts';
-import type { PublicationErrorView } from './schemas.ts';
+import type { PublicationErrorView, PublicationRecord } from './records.ts';
 
 /**
  * `pds.publication.completed` for a published record, `pds.publication.failed` for a failed one;

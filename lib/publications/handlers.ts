@@ -1,61 +1,18 @@
 /**
- * The publication functions, each built from one configuration: the HTTP API (API Gateway HTTP API,
- * payload 2.0) and the publish worker on the internal publication queue. The adapters are built once
- * per factory call and reused by every invocation.
+ * The publish-worker function, built from one configuration: it carries out the publications the
+ * HTTP API (lib/api) queued on the internal publication queue. The adapters are built once per
+ * factory call and reused by every invocation.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  SQSBatchResponse,
-  SQSEvent,
-} from 'aws-lambda';
-import packageJson from '../../package.json' with { type: 'json' };
-import { sqsClient } from '../aws.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type Environment, loadConfig } from '../config.ts';
 import { ConfirmationLedger } from '../confirmations/ledger.ts';
 import { deadlineMs } from '../confirmations/settings.ts';
 import { continuingTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
-import { createApi } from './api.ts';
-import {
-  API_SETTINGS,
-  apiSettingsOf,
-  PUBLICATION_EVENT_TYPES,
-  WORKER_SETTINGS,
-  watchTtlMsOf,
-} from './settings.ts';
-import { SqsPublicationQueue } from './sqs/queue.ts';
+import { PUBLICATION_EVENT_TYPES, WORKER_SETTINGS, watchTtlMsOf } from './settings.ts';
 import { publicationRecordHandler } from './worker.ts';
-
-/**
- * The api function: publications, communication channels, item validation, the watch list, the
- * OpenAPI document and health.
- *
- * @example
- * ```ts
- * export const handler = lambdaHandler(createApiHandler(process.env), { coldStartMetric: false });
- * ```
- */
-export function createApiHandler(
-  env: Environment,
-): InvocationHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
-  const config = loadConfig(env, {
-    settings: API_SETTINGS,
-    require: ['STATE_BUCKET', 'PUBLICATION_QUEUE_URL'],
-  });
-  const api = createApi({
-    store: stateStoreFor(config),
-    queue: new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: config.settings.PUBLICATION_QUEUE_URL }),
-    pds: () => pdsClientFor(config),
-    settings: apiSettingsOf(config.settings),
-    version: packageJson.version,
-    log: logger,
-    metrics,
-  });
-  return (event) => api.handle(event);
-}
 
 /**
  * The publish-worker function: carries out each publication of the internal queue; partial batch

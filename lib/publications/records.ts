@@ -4,14 +4,34 @@
  * queued → publishing → published | failed with conditional writes (If-Match), so two deliveries of
  * one message never both act on the same version.
  */
+import type { PublicationFailureCode } from '../events/index.ts';
+import type { Destination } from '../pds/index.ts';
 import type { StateEntry, StateStore } from '../state/index.ts';
 import { publicationKey } from './keys.ts';
-import type {
-  PublicationErrorView,
-  PublicationRequestBody,
-  PublicationStatus,
-  PublicationView,
-} from './schemas.ts';
+
+/**
+ * Statuses a publication goes through, in order (failed may follow queued or publishing). The API's
+ * schemas (lib/api/schemas.ts) describe these types to callers; lib/api/publication-routes.ts fails
+ * to compile when the two part.
+ */
+export type PublicationStatus = 'queued' | 'publishing' | 'published' | 'failed';
+
+/** What a publication asks for: these items, to these destinations (each listed once). */
+export interface PublicationRequestBody {
+  primaryKeys: string[];
+  destinations: Destination[];
+}
+
+/** Why a publication failed, or why its last attempt failed while it is retried. */
+export interface PublicationErrorView {
+  /** Set once the publication failed (docs/events.md, pds.publication.failed). */
+  code?: PublicationFailureCode;
+  reason: string;
+  /** The PDS answer's status, when the PDS answered. */
+  pdsStatus?: number;
+  retryable: boolean;
+  at: string;
+}
 
 /** What is stored per publication. */
 export interface PublicationRecord {
@@ -61,33 +81,4 @@ export function readPublication(
   publicationId: string,
 ): Promise<StateEntry<PublicationRecord> | undefined> {
   return store.get<PublicationRecord>(publicationKey(publicationId));
-}
-
-/**
- * The record as the API shows it: internal bookkeeping (body hash, caller, notification marker) left out.
- *
- * @example
- * ```ts
- * const entry = await readPublication(store, id);
- * if (entry) return { status: 200, body: publicationView(entry.value) };
- * ```
- */
-export function publicationView(record: PublicationRecord): PublicationView {
-  const view: PublicationView = {
-    publicationId: record.publicationId,
-    status: record.status,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    request: record.request,
-    attempts: record.attempts,
-  };
-  if (record.selectionId !== undefined) view.selectionId = record.selectionId;
-  if (record.numberOfItems !== undefined) view.numberOfItems = record.numberOfItems;
-  if (record.publishedAt !== undefined) view.publishedAt = record.publishedAt;
-  if (record.failedAt !== undefined) view.failedAt = record.failedAt;
-  if (record.error !== undefined) view.error = record.error;
-  if (record.lastError !== undefined && record.status !== 'published' && record.status !== 'failed') {
-    view.lastError = record.lastError;
-  }
-  return view;
 }

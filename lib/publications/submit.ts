@@ -45,8 +45,7 @@ import {
 } from './errors.ts';
 import { publicationKey } from './keys.ts';
 import type { PublicationQueue } from './queue.ts';
-import type { PublicationRecord } from './records.ts';
-import type { PublicationRequestBody } from './schemas.ts';
+import type { PublicationRecord, PublicationRequestBody } from './records.ts';
 
 export interface SubmitDependencies {
   store: StateStore;

@@ -34,8 +34,7 @@ import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { publicationKey } from './keys.ts';
 import { parsePublicationMessage } from './queue.ts';
-import { type PublicationRecord, readPublication } from './records.ts';
-import type { PublicationErrorView } from './schemas.ts';
+import { type PublicationErrorView, type PublicationRecord, readPublication } from './records.ts';
 
 export interface WorkerDependencies {
   store: StateStore;

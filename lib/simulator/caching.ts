@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { jsonReply, type Reply } from './http.ts';
+import { jsonReply, type Reply } from './reply.ts';
 
 /** `Cache-Control` with `allowCaching=true`: any private cache may reuse the answer for a minute. */
 export const CACHE_CONTROL_ALLOWED = 'private, max-age=60';

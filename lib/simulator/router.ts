@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { SimulatorHttpError } from './errors.ts';
-import type { Reply } from './http.ts';
+import type { Reply } from './reply.ts';
 
 /** What a handler receives: the request (body unread), the decoded path parameters and the query. */
 export interface RequestContext {

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SimulatorHttpError } from './errors.ts';
 import type { FaultDecision, FaultInjector } from './faults.ts';
-import { errorReply, type Reply } from './http.ts';
+import { errorReply, type Reply } from './reply.ts';
 import type { Router } from './router.ts';
 
 /** One handled request, as `RunningSimulator.requestLog` shows it; status 0 when the connection was reset. */

@@ -8,8 +8,9 @@
  * const result = await api.handle(apiEvent({ path: '/watch', iam: true }));
  * ```
  */
-import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
-import type { ApiSettings } from '../../lib/publications/settings.ts';
+
+import type { ApiSettings } from '../../lib/api/index.ts';
+import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { FakePds } from './fake-pds.ts';
 import { RecordingQueue } from './publications.ts';

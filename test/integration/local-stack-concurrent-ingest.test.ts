@@ -8,11 +8,11 @@
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localLambdaContext } from '../../lib/http/index.ts';
 import { createLocalHandlers } from '../../lib/local/handlers.ts';
 import { LOCAL_FUNCTION_TIMEOUTS_MS } from '../../lib/local/resources.ts';
 import { s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
 import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
+import { localLambdaContext } from '../../lib/local-gateway/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 
 /** Not the drop bucket: the stack would announce the write itself, as another write (its own sequencer). */

@@ -16,7 +16,11 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetAwsClients } from '../../lib/aws.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
-import { localLambdaContext, type RunningHttpAdapter, startHttpAdapter } from '../../lib/http/index.ts';
+import {
+  localLambdaContext,
+  type RunningHttpAdapter,
+  startHttpAdapter,
+} from '../../lib/local-gateway/index.ts';
 import {
   DEMO_CHANNEL_IDS,
   DEMO_PRIMARY_KEYS,

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { API_PERMISSIONS } from '../../lib/api/permissions.ts';
 import { INGEST_PERMISSIONS } from '../../lib/ingest/permissions.ts';
 import { dropObjects, renderPermissionTable } from '../../lib/permissions.ts';
 import { POLLING_PERMISSIONS } from '../../lib/polling/permissions.ts';
@@ -29,7 +30,7 @@ import {
 import { type CloudFormationTemplate, packageService } from '../helpers/serverless.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const TABLE = mergeTables(INGEST_PERMISSIONS, POLLING_PERMISSIONS, PUBLICATION_PERMISSIONS);
+const TABLE = mergeTables(INGEST_PERMISSIONS, POLLING_PERMISSIONS, API_PERMISSIONS, PUBLICATION_PERMISSIONS);
 const NAMES = await functionNames();
 
 describe('the permissions of every function', () => {

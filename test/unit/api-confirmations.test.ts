@@ -3,8 +3,8 @@
  * and the exception list by state, item or GTIN, paged.
  */
 import { describe, expect, it } from 'vitest';
+import { createApi } from '../../lib/api/index.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { createApi } from '../../lib/publications/api.ts';
 import { publicationKey } from '../../lib/publications/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';
@@ -133,5 +133,21 @@ describe('GET /confirmations', () => {
 
     expect(status).toBe(400);
     expect(body.detail).toMatch(/cursor/);
+  });
+
+  it.each([
+    ['limit=0', 'limit must be an integer from 1 to 1000'],
+    ['primaryKey=', 'primaryKey must be a primary key of 1 to 512 characters'],
+    [`gtin=${'0'.repeat(513)}`, 'gtin must be a GTIN of 1 to 512 characters, e.g. 00614141123452'],
+    ['state=REVIEW;REJECTED', 'state must be comma-separated states, e.g. REVIEW,REJECTED,OVERDUE'],
+    ['cursor=d2F0Y2gvYQ', 'cursor is not a nextCursor this API returned; start again without it'],
+    ['limit=5000&gtin=', 'limit must be an integer from 1 to 1000'],
+  ])('answers ?%s with 400 invalid-query saying what the value must be', async (query, detail) => {
+    const { get } = await setup();
+
+    const { status, body } = await get(`/confirmations?${query}`);
+
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ type: 'urn:pds-bridge:problem:invalid-query', detail });
   });
 });

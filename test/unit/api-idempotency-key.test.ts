@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createApi } from '../../lib/publications/api.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
-} from '../../lib/publications/idempotency-key.ts';
+} from '../../lib/api/idempotency-key.ts';
+import { createApi } from '../../lib/api/index.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

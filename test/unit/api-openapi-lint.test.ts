@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { lintFromString, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
-import { createApi } from '../../lib/publications/api.ts';
+import { createApi } from '../../lib/api/index.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';
 import { RecordingQueue } from '../helpers/publications.ts';

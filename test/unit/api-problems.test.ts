@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiSettings } from '../../lib/api/index.ts';
+import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import {
   PdsBadRequestError,
   PdsRateLimitedError,
@@ -6,8 +8,6 @@ import {
   PdsUnauthorizedError,
 } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
-import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
-import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

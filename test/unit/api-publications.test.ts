@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiSettings } from '../../lib/api/index.ts';
+import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
-import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
 import { publicationKey } from '../../lib/publications/keys.ts';
 import type { PublicationQueue } from '../../lib/publications/queue.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
-import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { bodyHashOf, publicationIdFor } from '../../lib/publications/submit.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiSettings } from '../../lib/api/index.ts';
+import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import type { CommunicationChannel, ValidationRequest } from '../../lib/pds/types.ts';
-import { type ApiDependencies, createApi } from '../../lib/publications/api.ts';
-import type { ApiSettings } from '../../lib/publications/settings.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';

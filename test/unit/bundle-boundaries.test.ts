@@ -85,7 +85,7 @@ const lambdas = await functionNames();
 
 describe('Lambda bundles', () => {
   it.each(lambdas)(
-    'the %s bundle carries neither the /v1 families nor the simulator or the command line',
+    'the %s bundle carries neither the /v1 families nor the simulator, the command line or the local stack',
     async (name) => {
       // act
       const { folders, v1Paths } = await lambdaBundle(name);
@@ -93,9 +93,9 @@ describe('Lambda bundles', () => {
       // assess: the /v1 client is lib/pds/v1 (the CLI and the simulator import it, no Lambda does)
       expect(v1Paths).toEqual([]);
       expect(folders).toContain('lib/pds');
-      expect(folders.filter((folder) => /^lib\/(pds\/v1|simulator|cli|local)(\/|$)/.test(folder))).toEqual(
-        [],
-      );
+      expect(
+        folders.filter((folder) => /^lib\/(pds\/v1|simulator|cli|local|local-gateway)(\/|$)/.test(folder)),
+      ).toEqual([]);
     },
   );
 });

@@ -41,9 +41,9 @@ function errorClasses(): Array<[string, string, string]> {
 
 /** Error classes that live outside their module's errors.ts, and why. */
 const ELSEWHERE: Record<string, string> = {
-  ApiProblem: 'lib/publications/problem.ts: the problem-document model of the HTTP API, not only an error',
+  ApiProblem: 'lib/api/problem.ts: the problem-document model of the HTTP API, not only an error',
   AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
-  BodyTooLargeError: 'lib/http/server.ts: private, becomes a 413 answer there',
+  BodyTooLargeError: 'lib/local-gateway/server.ts: private, becomes a 413 answer there',
 };
 
 /** Modules whose exports are loaded to check the classes at run time. */
@@ -224,7 +224,7 @@ const SAMPLES: Record<string, Sample> = {
   ReviewChunkFormatError: { build: (C) => make(C, 'not JSON'), code: 'REVIEW_CHUNK_INVALID' },
   ReviewFanOutError: { build: (C) => make(C, 1, 2, 'denied'), code: 'REVIEW_FAN_OUT_FAILED' },
   CheckpointFormatError: { build: (C) => make(C, 'k', 'bad'), code: 'CHECKPOINT_INVALID' },
-  // lib/publications
+  // lib/publications, lib/api
   PublicationNotFoundError: { build: (C) => make(C, 'p1'), code: 'PUBLICATION_NOT_FOUND' },
   PublicationRetryError: { build: (C) => make(C, 'p1', 1, new Error('503')), code: 'PUBLICATION_RETRY' },
   PublicationQueueError: { build: (C) => make(C, 'p1', 'denied'), code: 'PUBLICATION_QUEUE_FAILED' },
@@ -244,7 +244,7 @@ const SAMPLES: Record<string, Sample> = {
     code: 'not-json',
     alsoCodes: [...CONSUMER_ERROR_CODES],
   },
-  // lib/http
+  // lib/local-gateway
   HandlerResultError: { build: (C) => make(C, 'no statusCode'), code: 'HANDLER_RESULT_INVALID' },
   // lib/ops
   OperatorTargetError: { build: (C) => make(C, 'no stage'), code: 'OPERATOR_TARGET_INVALID' },

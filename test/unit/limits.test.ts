@@ -7,16 +7,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/api/idempotency-key.ts';
+import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/api/schemas.ts';
 import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
-import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/http/index.ts';
+import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
 import { MAX_ANSWER_BYTES, PdsTransport } from '../../lib/pds/transport.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/publications/idempotency-key.ts';
-import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/publications/schemas.ts';
 import { admitArchive, MAX_ARCHIVE_MEMBERS, RATIO_FREE_BYTES } from '../../lib/simulator/archive-limits.ts';
 import { ArchiveLimitError } from '../../lib/simulator/errors.ts';
-import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/http.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/request-body.ts';
 import {
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaHandler } from '../../lib/handler.ts';
-import { localLambdaContext } from '../../lib/http/index.ts';
 import {
   invocationScoped,
   invocationStore,
   LOCAL_MAX_CONCURRENCY,
 } from '../../lib/local/invocation-scope.ts';
+import { localLambdaContext } from '../../lib/local-gateway/index.ts';
 import { logger } from '../../lib/runtime.ts';
 
 const previous = process.env.AWS_LAMBDA_MAX_CONCURRENCY;

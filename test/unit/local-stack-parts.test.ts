@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
+import { API_SETTINGS, apiSettingsOf } from '../../lib/api/index.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { INGEST_EVENT_TYPES, INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
 import { bannerLines } from '../../lib/local/banner.ts';
@@ -18,7 +19,7 @@ import {
 import type { RunningLocalStack } from '../../lib/local/stack.ts';
 import { readStackFile, removeStackFile, stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { API_SETTINGS, apiSettingsOf, WORKER_SETTINGS } from '../../lib/publications/settings.ts';
+import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
 import { parseCsv } from '../../lib/simulator/csv.ts';
 import { problemsOf } from '../../lib/simulator/datamodel.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runExclusive } from '../../lib/polling/exclusive.ts';
 import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets.ts';
-import { messagingAssetRunFailure, reviewChunkFailure, runWindow } from '../../lib/polling/run.ts';
+import { messagingAssetRunFailure, reviewChunkFailure } from '../../lib/polling/run-failures.ts';
+import { runWindow } from '../../lib/polling/run-window.ts';
 import { leaseKey } from '../../lib/state/keys.ts';
 import { acquireLease, type LeaseRecord } from '../../lib/state/lease.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../lib/publications/router.ts';
+import { Router } from '../../lib/api/router.ts';
 import { watchKey } from '../../lib/state/keys.ts';
 import { apiEvent, publicationBody } from '../helpers/apigw.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createEventReader } from '../../lib/consumer/reader.ts';
 import { serializeEvent } from '../../lib/events/index.ts';
+import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/delivery.ts';
 import { IngestEventError } from '../../lib/ingest/errors.ts';
-import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/run.ts';
 import { ingestHarness } from '../helpers/ingest-harness.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 

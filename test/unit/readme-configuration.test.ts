@@ -5,10 +5,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { API_SETTINGS } from '../../lib/api/index.ts';
 import { BASE_SETTINGS, type SettingSpecs } from '../../lib/config.ts';
 import { INGEST_SETTINGS } from '../../lib/ingest/settings.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { API_SETTINGS, WORKER_SETTINGS } from '../../lib/publications/settings.ts';
+import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
 
 const readmePath = path.resolve(import.meta.dirname, '../../README.md');
 

@@ -13,8 +13,9 @@ import type { AssetFolderLink, FolderPathName } from '../../pds/v1/index.ts';
 import { applyUpload, receiveUpload } from '../asset-uploads.ts';
 import { cacheControlFor, conditionalJson } from '../caching.ts';
 import { SimulatorHttpError } from '../errors.ts';
-import { emptyReply, jsonReply, parseBody, type Reply, readOptionalJsonBody } from '../http.ts';
 import { booleanParam } from '../query.ts';
+import { emptyReply, jsonReply, type Reply } from '../reply.ts';
+import { parseBody, readOptionalJsonBody } from '../request-body.ts';
 import type { RequestContext, Route } from '../router.ts';
 import type { SimulatorState } from '../state.ts';
 import {

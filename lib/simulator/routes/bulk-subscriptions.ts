@@ -18,17 +18,10 @@ import {
 } from '../../pds/v1/index.ts';
 import type { DeferredWork } from '../deferred.ts';
 import { SimulatorHttpError } from '../errors.ts';
-import {
-  emptyReply,
-  jsonReply,
-  MAX_JSON_BODY_BYTES,
-  parseBody,
-  parseJsonText,
-  type Reply,
-  readJsonBody,
-} from '../http.ts';
 import { paginate } from '../pagination.ts';
 import { booleanParam, keywordsParam, matchesKeywords } from '../query.ts';
+import { emptyReply, jsonReply, type Reply } from '../reply.ts';
+import { MAX_JSON_BODY_BYTES, parseBody, parseJsonText, readJsonBody } from '../request-body.ts';
 import type { RequestContext, Route } from '../router.ts';
 import type { SimulatorState } from '../state.ts';
 import {

@@ -7,8 +7,8 @@ import { DATA_MODEL_RETRIEVAL_KINDS, type DataModelRetrievalKind } from '../../p
 import { conditionalJson, etagOf } from '../caching.ts';
 import { dataModelDocument, defaultItemFor, exportFormats, retrieveKeys } from '../datamodel-catalogue.ts';
 import { SimulatorHttpError } from '../errors.ts';
-import { jsonReply, type Reply } from '../http.ts';
 import { booleanParam, integerParam, listParam, textParam } from '../query.ts';
+import { jsonReply, type Reply } from '../reply.ts';
 import type { RequestContext, Route } from '../router.ts';
 
 const BASE = '/v1/datamodel';

@@ -4,9 +4,10 @@
  */
 import { z } from 'zod';
 import { SimulatorHttpError } from '../errors.ts';
-import { emptyReply, jsonReply, parseBody, type Reply, readOptionalJsonBody } from '../http.ts';
 import { paginate } from '../pagination.ts';
 import { booleanParam, textParam } from '../query.ts';
+import { emptyReply, jsonReply, type Reply } from '../reply.ts';
+import { parseBody, readOptionalJsonBody } from '../request-body.ts';
 import type { RequestContext, Route } from '../router.ts';
 import type { SimulatorState } from '../state.ts';
 

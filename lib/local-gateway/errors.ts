@@ -1,4 +1,4 @@
-/** The errors of lib/http (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
+/** The errors of lib/local-gateway (lib/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
 import { BridgeError } from '../core/index.ts';
 
 /** The handler's answer is not something API Gateway could send either. */

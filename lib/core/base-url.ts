@@ -1,11 +1,12 @@
 /**
- * The one check of an http(s) base address, shared by the configuration (PDS_BASE_URL and the queue
- * URLs, lib/config/settings.ts) and the PDS transport (lib/pds/transport.ts). Each caller words its
- * own message from the fault, so an operator reads the same rule in both places.
+ * The one check of an http(s) base address (a URL other paths are appended to), shared by the
+ * configuration (PDS_BASE_URL and the queue URLs, lib/config/settings.ts) and the PDS transport
+ * (lib/pds/transport.ts). Each caller words its own message from the fault, so an operator reads the
+ * same rule in both places.
  */
 
 /** Why a text is not an http(s) base address. */
-export type HttpUrlFault =
+export type BaseUrlFault =
   | { readonly kind: 'invalid' }
   /** `protocol` as the URL has it, colon included: `ftp:`. */
   | { readonly kind: 'protocol'; readonly protocol: string }
@@ -13,7 +14,7 @@ export type HttpUrlFault =
   | { readonly kind: 'query' };
 
 /** The parsed URL, or what is wrong with it. */
-export type HttpUrlCheck = { readonly ok: true; readonly url: URL } | ({ readonly ok: false } & HttpUrlFault);
+export type BaseUrlCheck = { readonly ok: true; readonly url: URL } | ({ readonly ok: false } & BaseUrlFault);
 
 /**
  * Parses an absolute http(s) URL without credentials, query or fragment (the parts a base address
@@ -21,11 +22,11 @@ export type HttpUrlCheck = { readonly ok: true; readonly url: URL } | ({ readonl
  *
  * @example
  * ```ts
- * checkHttpUrl('https://pds.example.com/'); // { ok: true, url: URL }
- * checkHttpUrl('https://u:p@pds.example.com'); // { ok: false, kind: 'credentials' }
+ * checkBaseUrl('https://pds.example.com/'); // { ok: true, url: URL }
+ * checkBaseUrl('https://u:p@pds.example.com'); // { ok: false, kind: 'credentials' }
  * ```
  */
-export function checkHttpUrl(raw: string): HttpUrlCheck {
+export function checkBaseUrl(raw: string): BaseUrlCheck {
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,7 +1,8 @@
 /**
- * What the ingest handler does with one notification, in one place: read it, ingest its writes, log
- * and count the results, fail it when a write must be retried. The handler only picks the adapters and
- * says where each notification comes from (an SQS record body, or a direct S3 event).
+ * What the ingest handler does with one delivered notification (an SQS record body, or a direct S3
+ * event), in one place: read it, ingest its writes (./notification.ts), log and count the results,
+ * fail it when a write must be retried. The handler only picks the adapters and says how the
+ * notification was delivered.
  */
 
 import type { Log, Metrics } from '../core/index.ts';
@@ -15,7 +16,7 @@ import {
 import { reportNotification } from './report.ts';
 import { parseS3Event, parseS3NotificationBody, type S3Notification } from './s3-event.ts';
 
-/** Counts of one run, the answer of a direct invocation. */
+/** Counts of one delivery, the answer of a direct invocation. */
 export interface IngestSummary {
   imported: number;
   failed: number;
@@ -23,7 +24,7 @@ export interface IngestSummary {
   skipped: number;
 }
 
-export interface RunSinks {
+export interface DeliverySinks {
   log: Log;
   metrics: Metrics;
 }
@@ -38,8 +39,12 @@ export interface RunSinks {
  * await ingestSqsBody(record.body, { ...deps, owner: `${context.awsRequestId}/${record.messageId}` }, { log, metrics });
  * ```
  */
-export function ingestSqsBody(body: string, deps: NotificationDeps, sinks: RunSinks): Promise<IngestSummary> {
-  return run(() => parseS3NotificationBody(body), deps, sinks);
+export function ingestSqsBody(
+  body: string,
+  deps: NotificationDeps,
+  sinks: DeliverySinks,
+): Promise<IngestSummary> {
+  return ingestDelivery(() => parseS3NotificationBody(body), deps, sinks);
 }
 
 /**
@@ -48,15 +53,15 @@ export function ingestSqsBody(body: string, deps: NotificationDeps, sinks: RunSi
 export function ingestS3Event(
   event: unknown,
   deps: NotificationDeps,
-  sinks: RunSinks,
+  sinks: DeliverySinks,
 ): Promise<IngestSummary> {
-  return run(() => parseS3Event(event), deps, sinks);
+  return ingestDelivery(() => parseS3Event(event), deps, sinks);
 }
 
-async function run(
+async function ingestDelivery(
   read: () => S3Notification,
   deps: NotificationDeps,
-  sinks: RunSinks,
+  sinks: DeliverySinks,
 ): Promise<IngestSummary> {
   let notification: S3Notification;
   try {

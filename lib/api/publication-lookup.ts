@@ -2,10 +2,11 @@
  * What the routes under `/publications/{publicationId}` share: reading the publication, or answering
  * 404 with the same words and the same documented problem on every one of them.
  */
+
+import { type PublicationRecord, readPublication } from '../publications/records.ts';
 import type { StateEntry, StateStore } from '../state/index.ts';
-import type { RouteProblem } from './http.ts';
 import { ApiProblem } from './problem.ts';
-import { type PublicationRecord, readPublication } from './records.ts';
+import type { RouteProblem } from './route.ts';
 
 /** The 404 of a route under `/publications/{publicationId}`, for its OpenAPI problems. */
 export const PUBLICATION_NOT_FOUND: RouteProblem = {

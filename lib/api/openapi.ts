@@ -8,8 +8,8 @@
  * Gateway gives by itself (403, 413, 429, 500, 503 as `{"message": …}`).
  */
 import * as z from 'zod';
-import type { ApiRoute, RouteProblem } from './http.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX } from './problem.ts';
+import type { ApiRoute, RouteProblem } from './route.ts';
 import type { ApiSchemas } from './schemas.ts';
 
 export interface OpenApiOptions {

@@ -9,7 +9,7 @@
  */
 import type { Destination } from '../pds/index.ts';
 import { PdsError, PdsRateLimitedError } from '../pds/index.ts';
-import type { CachedChannels } from './channels.ts';
+import type { CachedChannels } from './channel-cache.ts';
 import { ApiProblem } from './problem.ts';
 
 /** The query parameter that skips the check, and its one value. */

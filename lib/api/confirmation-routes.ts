@@ -1,0 +1,172 @@
+/**
+ * The confirmation routes of the HTTP API: did each recipient synchronise what was published?
+ *
+ * | route | what it answers |
+ * |---|---|
+ * | `GET /publications/{publicationId}/confirmations` | per item and recipient: state, since when, corrective actions; a count per state |
+ * | `GET /confirmations?primaryKey=…|gtin=…|state=…` | a page of entries: one item's, one GTIN's, or the exception list by state |
+ */
+
+import type { ConfirmationEntry } from '../confirmations/entry.ts';
+import { CONFIRMATIONS_PREFIX } from '../confirmations/keys.ts';
+import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
+import { decodeCursor, encodeCursor, pageLimit, pageParameters, type Query, queryValue } from './paging.ts';
+import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
+import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
+import type { RouteContext } from './route-context.ts';
+import { lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
+import type { ApiSchemas } from './schemas.ts';
+
+/** An entry as the API shows it (the stored facts and outbox left out). */
+export function confirmationEntryView(entry: ConfirmationEntry) {
+  return {
+    ...entry.key,
+    state: entry.state,
+    since: entry.since,
+    deadline: entry.deadline,
+    correctiveActions: entry.correctiveActions,
+    publications: entry.publications,
+    history: entry.history.map(({ recordedAt, previousState, state, since, cause, ...rest }) => ({
+      state,
+      ...(previousState === undefined ? {} : { previousState }),
+      since,
+      recordedAt,
+      cause,
+      ...(rest.messagingAssetId === undefined ? {} : { messagingAssetId: rest.messagingAssetId }),
+      ...(rest.reviewId === undefined ? {} : { reviewId: rest.reviewId }),
+      ...(rest.eventId === undefined ? {} : { eventId: rest.eventId }),
+    })),
+  };
+}
+
+function views(entries: readonly StoredEntry[]) {
+  return entries.map((stored) => confirmationEntryView(stored.entry));
+}
+
+/** GET /publications/{publicationId}/confirmations and GET /confirmations, in this order. */
+export function confirmationRoutes(context: RouteContext): ApiRoute[] {
+  return [publicationConfirmationsRoute(context), listConfirmationsRoute(context)];
+}
+
+/** GET /publications/{publicationId}/confirmations. */
+function publicationConfirmationsRoute(context: RouteContext): ApiRoute {
+  const { schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/publications/{publicationId}/confirmations',
+    operationId: 'getPublicationConfirmations',
+    summary: 'Did each recipient synchronise this publication?',
+    description:
+      'Per item and trading-partner recipient: the state, since when, and the corrective actions the recipient asked for; a count per state. Entries are created when the publication is published (none for IN_PLATFORM destinations).',
+    parameters: pathParameter('publicationId', parameters.publicationId),
+    responses: {
+      200: {
+        description: 'The entries of the publication.',
+        schema: schemas.confirmations.publicationConfirmations,
+      },
+    },
+    problems: lookupProblems(PUBLICATION_NOT_FOUND),
+    handle: (request) => publicationConfirmations(context, request),
+  };
+}
+
+/** The entries of one publication, per item and recipient, with a count per state. */
+async function publicationConfirmations(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
+  const { store } = context;
+  const id = request.params.publicationId as string;
+  const record = (await publicationOrNotFound(store, id)).value;
+  const entries = await entriesOfPublication(store, {
+    publicationId: id,
+    primaryKeys: record.request.primaryKeys,
+    destinations: record.request.destinations,
+  });
+  return {
+    status: 200,
+    body: {
+      publicationId: id,
+      publicationStatus: record.status,
+      summary: countByState(entries),
+      entries: views(entries),
+    },
+  };
+}
+
+/** GET /confirmations. */
+function listConfirmationsRoute(context: RouteContext): ApiRoute {
+  const { schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/confirmations',
+    operationId: 'listConfirmations',
+    summary: 'Confirmation entries by item, GTIN or state (the exception list)',
+    description:
+      'One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention). Filters combine.',
+    parameters: [
+      { name: 'primaryKey', in: 'query', schema: schemas.primaryKey },
+      { name: 'gtin', in: 'query', schema: schemas.primaryKey },
+      { name: 'state', in: 'query', schema: schemas.confirmations.states },
+      ...pageParameters(parameters),
+    ],
+    responses: {
+      200: { description: 'One page of entries.', schema: schemas.confirmations.confirmationList },
+    },
+    problems: {
+      400: {
+        types: ['invalid-query'],
+        description:
+          '`limit` is not an integer from 1 to 1000, `state` is not a comma-separated list of states, `primaryKey` or `gtin` is empty or too long, or `cursor` is not one this API returned.',
+      },
+      503: STATE_UNAVAILABLE,
+    },
+    handle: (request) => confirmationsPage(context, request),
+  };
+}
+
+/** What GET /confirmations asks for: the filters and the page. */
+interface ConfirmationQuery {
+  limit: number;
+  primaryKey?: string;
+  gtin?: string;
+  states?: string[];
+  after?: string;
+}
+
+/** The query of GET /confirmations, each value checked (400 `invalid-query` naming the first bad one). */
+function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery {
+  const limit = pageLimit(query, schemas.parameters.pageLimit);
+  const primaryKey = queryValue(query, 'primaryKey', schemas.primaryKey, QUERY_HINTS.primaryKey);
+  const gtin = queryValue(query, 'gtin', schemas.primaryKey, QUERY_HINTS.gtin);
+  const states = queryValue(query, 'state', schemas.confirmations.states, QUERY_HINTS.state)
+    ?.split(',')
+    .map((state) => state.toUpperCase());
+  const after =
+    query.cursor === undefined
+      ? undefined
+      : decodeCursor(query.cursor, (stateKey) => stateKey.startsWith(CONFIRMATIONS_PREFIX));
+  return {
+    limit,
+    ...(primaryKey === undefined ? {} : { primaryKey }),
+    ...(gtin === undefined ? {} : { gtin }),
+    ...(states === undefined ? {} : { states }),
+    ...(after === undefined ? {} : { after }),
+  };
+}
+
+/** One page of entries matching the query, and the cursor of the next. */
+async function confirmationsPage(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
+  const query = confirmationQuery(request.event.queryStringParameters ?? {}, context.schemas);
+  const page = await listEntries(context.store, query);
+  return {
+    status: 200,
+    body: {
+      entries: views(page.entries),
+      ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
+    },
+  };
+}
+
+const QUERY_HINTS = {
+  primaryKey: 'must be a primary key of 1 to 512 characters',
+  gtin: 'must be a GTIN of 1 to 512 characters, e.g. 00614141123452',
+  state: 'must be comma-separated states, e.g. REVIEW,REJECTED,OVERDUE',
+};

@@ -1,0 +1,43 @@
+/**
+ * The api function (API Gateway HTTP API, payload 2.0), built from one configuration: the adapters
+ * are built once per factory call and reused by every invocation. It is lib/api's second entry
+ * (beside index.ts) because it loads the AWS SDK and the runtime, which building the API from fakes
+ * does not need.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import packageJson from '../../package.json' with { type: 'json' };
+import { sqsClient } from '../aws.ts';
+import { type Environment, loadConfig } from '../config.ts';
+import type { InvocationHandler } from '../handler.ts';
+import { SqsPublicationQueue } from '../publications/sqs/queue.ts';
+import { logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
+import { createApi } from './api.ts';
+import { API_SETTINGS, apiSettingsOf } from './settings.ts';
+
+/**
+ * The api function: publications, communication channels, item validation, the watch list, the
+ * OpenAPI document and health.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createApiHandler(process.env), { coldStartMetric: false });
+ * ```
+ */
+export function createApiHandler(
+  env: Environment,
+): InvocationHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const config = loadConfig(env, {
+    settings: API_SETTINGS,
+    require: ['STATE_BUCKET', 'PUBLICATION_QUEUE_URL'],
+  });
+  const api = createApi({
+    store: stateStoreFor(config),
+    queue: new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: config.settings.PUBLICATION_QUEUE_URL }),
+    pds: () => pdsClientFor(config),
+    settings: apiSettingsOf(config.settings),
+    version: packageJson.version,
+    log: logger,
+    metrics,
+  });
+  return (event) => api.handle(event);
+}

@@ -1,0 +1,191 @@
+/**
+ * The supplier-review watch list: GET /watch (one page at a time) and GET, PUT and DELETE
+ * /watch/{primaryKey} (one entry). Each entry is shown with the count of reviews the poller emitted
+ * for it (lib/polling/review-progress.ts).
+ */
+import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
+import {
+  getWatchEntry,
+  isExpired,
+  type StateStore,
+  type WatchEntry,
+  watch,
+  watchEntries,
+} from '../state/index.ts';
+import { decodeCursor, encodeCursor, pageLimit, pageParameters } from './paging.ts';
+import { ApiProblem } from './problem.ts';
+import type { ApiRoute, RouteProblem } from './route.ts';
+import type { RouteContext } from './route-context.ts';
+import { BAD_PATH, lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
+import { MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
+
+/** The 404 of a route under `/watch/{primaryKey}`. */
+const NOT_WATCHED: RouteProblem = { types: ['not-found'], description: 'The key is not on the watch list.' };
+
+/** GET /watch, then GET, PUT and DELETE /watch/{primaryKey}, in this order. */
+export function watchRoutes(context: RouteContext): ApiRoute[] {
+  return [
+    watchListRoute(context),
+    getWatchedKeyRoute(context),
+    watchKeyRoute(context),
+    unwatchKeyRoute(context),
+  ];
+}
+
+/** The entries as the API shows them, with the count of reviews emitted for each (from the poller's progress). */
+async function watchEntryViews(
+  store: StateStore,
+  entries: readonly WatchEntry[],
+  now: Date,
+): Promise<WatchEntryView[]> {
+  const seen = await seenReviewCounts(store, entries);
+  return entries.map((entry) => ({
+    primaryKey: entry.primaryKey,
+    addedAt: entry.addedAt,
+    expiresAt: entry.expiresAt,
+    expired: isExpired(entry, now),
+    sources: entry.sources,
+    seenReviews: seen.get(entry.primaryKey) ?? 0,
+  }));
+}
+
+function checkedPrimaryKey(primaryKey: string | undefined): string {
+  if (!primaryKey) throw new ApiProblem('invalid-path', 'The primary key in the path is empty');
+  if (primaryKey.length > MAX_PRIMARY_KEY_LENGTH) {
+    throw new ApiProblem(
+      'invalid-path',
+      `The primary key is longer than ${MAX_PRIMARY_KEY_LENGTH} characters`,
+    );
+  }
+  return primaryKey;
+}
+
+function notWatched(primaryKey: string): ApiProblem {
+  return new ApiProblem('not-found', `${JSON.stringify(primaryKey)} is not on the watch list`);
+}
+
+/** One page of the watch list from `after` on, and whether more entries follow it. */
+async function watchListPage(
+  store: StateStore,
+  limit: number,
+  after: string | undefined,
+): Promise<{ page: WatchEntry[]; more: boolean }> {
+  const page: WatchEntry[] = [];
+  for await (const entry of watchEntries(store, after === undefined ? {} : { afterPrimaryKey: after })) {
+    if (page.length === limit) return { page, more: true };
+    page.push(entry);
+  }
+  return { page, more: false };
+}
+
+/** GET /watch: the watch list, one page at a time. */
+function watchListRoute(context: RouteContext): ApiRoute {
+  const { store, schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/watch',
+    operationId: 'listWatchedKeys',
+    summary: 'The supplier-review watch list, one page at a time',
+    parameters: pageParameters(parameters),
+    responses: {
+      200: { description: 'One page of entries, expired ones included.', schema: schemas.watchList },
+    },
+    problems: {
+      400: {
+        types: ['invalid-query'],
+        description: '`limit` is not an integer from 1 to 1000, or `cursor` is not one this API returned.',
+      },
+      503: STATE_UNAVAILABLE,
+    },
+    async handle(request) {
+      const query = request.event.queryStringParameters ?? {};
+      const limit = pageLimit(query, parameters.pageLimit);
+      const after =
+        query.cursor === undefined ? undefined : decodeCursor(query.cursor, (key) => key.length > 0);
+      const { page, more } = await watchListPage(store, limit, after);
+      const entries = await watchEntryViews(store, page, request.now);
+      const last = entries.at(-1);
+      return {
+        status: 200,
+        body: { entries, ...(more && last ? { nextCursor: encodeCursor(last.primaryKey) } : {}) },
+      };
+    },
+  };
+}
+
+/** GET /watch/{primaryKey}: one watch-list entry. */
+function getWatchedKeyRoute(context: RouteContext): ApiRoute {
+  const { store, schemas, parameters } = context;
+  return {
+    method: 'GET',
+    path: '/watch/{primaryKey}',
+    operationId: 'getWatchedKey',
+    summary: 'One watch-list entry',
+    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
+    responses: { 200: { description: 'The entry.', schema: schemas.watchEntry } },
+    problems: lookupProblems(NOT_WATCHED),
+    async handle(request) {
+      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+      const entry = await getWatchEntry(store, primaryKey);
+      if (!entry) throw notWatched(primaryKey);
+      const [view] = await watchEntryViews(store, [entry], request.now);
+      return { status: 200, body: view };
+    },
+  };
+}
+
+/** PUT /watch/{primaryKey}: a key on the watch list, or its expiry extended. */
+function watchKeyRoute(context: RouteContext): ApiRoute {
+  const { store, settings, schemas, parameters } = context;
+  return {
+    method: 'PUT',
+    path: '/watch/{primaryKey}',
+    operationId: 'watchKey',
+    summary: 'Put a primary key on the watch list (or extend its expiry)',
+    description: 'The key is watched for WATCH_TTL_DAYS from now, with source `operator`. No body is needed.',
+    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
+    responses: {
+      200: { description: 'Already watched; the expiry was extended.', schema: schemas.watchEntry },
+      201: {
+        description: 'Now watched.',
+        schema: schemas.watchEntry,
+        headers: { Location: 'The entry: /watch/{primaryKey}' },
+      },
+    },
+    problems: { 400: BAD_PATH, 503: STATE_UNAVAILABLE },
+    async handle(request) {
+      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+      const [entry] = await watch(store, [primaryKey], {
+        ttlMs: settings.watchTtlMs,
+        source: 'operator',
+        now: request.now,
+      });
+      const added = entry?.addedAt === request.now.toISOString();
+      const [view] = await watchEntryViews(store, [entry as WatchEntry], request.now);
+      return {
+        status: added ? 201 : 200,
+        body: view,
+        ...(added ? { headers: { location: `/watch/${encodeURIComponent(primaryKey)}` } } : {}),
+      };
+    },
+  };
+}
+
+/** DELETE /watch/{primaryKey}: a key taken off the watch list. */
+function unwatchKeyRoute(context: RouteContext): ApiRoute {
+  const { store, parameters } = context;
+  return {
+    method: 'DELETE',
+    path: '/watch/{primaryKey}',
+    operationId: 'unwatchKey',
+    summary: 'Take a primary key off the watch list',
+    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
+    responses: { 204: { description: 'Removed.' } },
+    problems: lookupProblems(NOT_WATCHED),
+    async handle(request) {
+      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+      if (!(await unwatch(store, primaryKey))) throw notWatched(primaryKey);
+      return { status: 204 };
+    },
+  };
+}
