@@ -6,15 +6,13 @@
  * writes the record without it (lib/publications/submit.ts). Only `DELETE /watch/{key}` deletes.
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
-  eventQueueOf,
-  type Grant,
+  claimCheckGrant,
   type PermissionTable,
+  pdsCredentialsGrant,
   queueNamedBy,
-  secretNamedBy,
+  sendsEvent,
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
@@ -24,12 +22,6 @@ import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from './sqs/queue.ts';
 
 const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
-
-const credentials: Grant = {
-  resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
-  actions: actions(SECRET_CREDENTIALS_ACTIONS),
-  why: 'reads the PDS credentials',
-};
 
 export const PUBLICATION_PERMISSIONS: PermissionTable = {
   api: [
@@ -59,7 +51,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       actions: actions(PUBLICATION_QUEUE_ACTIONS),
       why: 'queues each accepted publication for the worker',
     },
-    credentials,
+    pdsCredentialsGrant,
   ],
   'publish-worker': [
     {
@@ -78,16 +70,8 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       why: 'puts the published keys on the watch list',
     },
     ...CONFIRMATION_GRANTS.publish,
-    {
-      resource: stateObjects(STATE_PREFIXES.claimCheck),
-      actions: actions(CLAIM_CHECK_ACTIONS.store),
-      why: 'stores event bodies too large for SQS',
-    },
-    ...PUBLICATION_EVENT_TYPES.map((eventType) => ({
-      resource: eventQueueOf(eventType),
-      actions: actions(EVENT_PUBLISHER_ACTIONS),
-      why: `sends ${eventType}`,
-    })),
-    credentials,
+    claimCheckGrant,
+    ...PUBLICATION_EVENT_TYPES.map(sendsEvent),
+    pdsCredentialsGrant,
   ],
 };
