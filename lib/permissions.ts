@@ -11,8 +11,11 @@
  * Resources are named the way the code finds them, never by ARN: the state bucket and a key pattern
  * in it (imported from the module that builds those keys, so a renamed prefix moves the table with
  * it), the drop bucket the S3 notifications name, the queue or secret a configuration variable names,
- * the queue whose messages invoke the function.
+ * the queue whose messages invoke the function. The grants several flows share (PDS credentials,
+ * claim-check, event queues) are written here once.
  */
+import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from './events/sqs/index.ts';
+import { SECRET_CREDENTIALS_ACTIONS } from './pds/index.ts';
 
 /** Where a call goes. */
 export type Resource =
@@ -80,6 +83,29 @@ export function secretNamedBy(variable: string): Resource {
 /** The actions of several adapters on one resource, once each, sorted. */
 export function actions(...lists: ReadonlyArray<readonly string[]>): readonly string[] {
   return [...new Set(lists.flat())].sort();
+}
+
+/** Every function that calls the PDS: reads its credentials from the secret PDS_CREDENTIALS_SECRET_ID. */
+export const pdsCredentialsGrant: Grant = Object.freeze({
+  resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
+  actions: actions(SECRET_CREDENTIALS_ACTIONS),
+  why: 'reads the PDS credentials',
+});
+
+/** Every function that emits events: stores the bodies too large for SQS in the state bucket (claim-check). */
+export const claimCheckGrant: Grant = Object.freeze({
+  resource: stateObjects(CLAIM_CHECK_PREFIX),
+  actions: actions(CLAIM_CHECK_ACTIONS.store),
+  why: 'stores event bodies too large for SQS',
+});
+
+/** A function that emits `eventType`: sends it to the queue it is routed to. */
+export function sendsEvent(eventType: string): Grant {
+  return {
+    resource: eventQueueOf(eventType),
+    actions: actions(EVENT_PUBLISHER_ACTIONS),
+    why: `sends ${eventType}`,
+  };
 }
 
 /** A resource as the docs name it: `state bucket: ingest/*`, `queue in PUBLICATION_QUEUE_URL`. */

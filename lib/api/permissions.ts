@@ -7,12 +7,11 @@
  * `DELETE /watch/{key}` deletes.
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
   type PermissionTable,
+  pdsCredentialsGrant,
   queueNamedBy,
-  secretNamedBy,
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
@@ -52,10 +51,6 @@ export const API_PERMISSIONS: PermissionTable = {
       actions: actions(PUBLICATION_QUEUE_ACTIONS),
       why: 'queues each accepted publication for the worker',
     },
-    {
-      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
-      actions: actions(SECRET_CREDENTIALS_ACTIONS),
-      why: 'reads the PDS credentials',
-    },
+    pdsCredentialsGrant,
   ],
 };

@@ -4,8 +4,7 @@
  * holds the roles to them). Entries are read and written, never deleted; a deadline mark is written
  * by the publish worker and deleted by the deadline check once its entries are up to date.
  */
-import { EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
-import { actions, eventQueueOf, type Grant, stateObjects } from '../permissions.ts';
+import { actions, type Grant, sendsEvent, stateObjects } from '../permissions.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { CONFIRMATION_DEADLINES_PREFIX, CONFIRMATIONS_PREFIX } from './keys.ts';
 
@@ -17,11 +16,7 @@ const entries = (why: string): Grant => ({
   why,
 });
 
-const changes: Grant = {
-  resource: eventQueueOf('pds.confirmation.changed'),
-  actions: actions(EVENT_PUBLISHER_ACTIONS),
-  why: 'sends pds.confirmation.changed',
-};
+const changes = sendsEvent('pds.confirmation.changed');
 
 /** The grants of each part the ledger plays in a function. */
 export const CONFIRMATION_GRANTS = Object.freeze({

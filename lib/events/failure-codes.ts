@@ -4,10 +4,7 @@
  * once, for ingests and publications alike.
  */
 import { type PdsError, PdsHttpError, PdsInvalidRequestError } from '../pds/index.ts';
-import type { IngestFailureCode, PublicationFailureCode } from './types.ts';
-
-/** The codes both flows give a permanent PDS failure. */
-export type PdsFailureCode = IngestFailureCode & PublicationFailureCode;
+import type { PdsFailureCode } from './types.ts';
 
 /**
  * `unauthorized` for 401/403, `rejected` for any other HTTP refusal, `internal` when the client refused
@@ -19,9 +16,20 @@ export type PdsFailureCode = IngestFailureCode & PublicationFailureCode;
  * ```
  */
 export function pdsFailureCode(error: PdsError): PdsFailureCode {
-  if (error instanceof PdsHttpError) {
-    return error.status === 401 || error.status === 403 ? 'unauthorized' : 'rejected';
-  }
+  if (error instanceof PdsHttpError) return httpRefusalCode(error.status);
   if (error instanceof PdsInvalidRequestError) return 'internal';
   return 'invalid-answer';
+}
+
+/**
+ * The code of an HTTP refusal by the PDS: `unauthorized` for 401/403 (the bridge's credentials),
+ * `rejected` for any other status.
+ *
+ * @example
+ * ```ts
+ * httpRefusalCode(403); // 'unauthorized'
+ * ```
+ */
+export function httpRefusalCode(status: number): 'unauthorized' | 'rejected' {
+  return status === 401 || status === 403 ? 'unauthorized' : 'rejected';
 }

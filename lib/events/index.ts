@@ -42,7 +42,7 @@ export {
   EventPublishError,
   type EventPublishFailure,
 } from './errors.ts';
-export { type PdsFailureCode, pdsFailureCode } from './failure-codes.ts';
+export { httpRefusalCode, pdsFailureCode } from './failure-codes.ts';
 export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,
@@ -61,6 +61,7 @@ export {
   isEventType,
   type MessageFetchError,
   type MessagingAssetReceivedData,
+  type PdsFailureCode,
   PUBLICATION_FAILURE_CODES,
   type PublicationCompletedData,
   type PublicationFailedData,

@@ -22,6 +22,24 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
+ * The codes of a PDS call that failed for good, shared by the ingest and publication failures
+ * (`pdsFailureCode`, lib/events/failure-codes.ts, picks one); docs/events.md says what each means per flow.
+ */
+const PDS_FAILURE_CODES = [
+  /** The PDS refused the request (an ingest's file or import, a publication's selection or publication) with a 4xx other than 401/403/429. */
+  'rejected',
+  /** The PDS refused the bridge's credentials (401/403). */
+  'unauthorized',
+  /** The PDS answered something the bridge cannot use (an unreadable answer; for an ingest, entries in several gatherings). */
+  'invalid-answer',
+  /** The bridge refused to send the request it built (a bug: report it). */
+  'internal',
+] as const;
+
+/** The codes both flows give a permanent PDS failure. */
+export type PdsFailureCode = (typeof PDS_FAILURE_CODES)[number];
+
+/**
  * Why an ingest failed, as a stable machine-readable code (`pds.ingest.failed` `data.code`); the set
  * only grows. docs/events.md says what a consumer does with each.
  */
@@ -34,14 +52,7 @@ export const INGEST_FAILURE_CODES = [
   'archived',
   /** The PDS accepted the upload but listed no entries (an empty archive, no importable file). */
   'no-entries',
-  /** The PDS refused the file or an import with a 4xx other than 401/403/429. */
-  'rejected',
-  /** The PDS refused the bridge's credentials (401/403). */
-  'unauthorized',
-  /** The PDS answered something the bridge cannot use (unreadable answer, entries in several gatherings). */
-  'invalid-answer',
-  /** The bridge refused to send the request it built (a bug: report it). */
-  'internal',
+  ...PDS_FAILURE_CODES,
   /** The S3 notification names the write with text that is not well-formed Unicode (a lone surrogate). */
   'invalid-notification',
 ] as const;
@@ -51,14 +62,7 @@ export type IngestFailureCode = (typeof INGEST_FAILURE_CODES)[number];
  * Why a publication failed (`pds.publication.failed` `data.code`); the set only grows.
  */
 export const PUBLICATION_FAILURE_CODES = [
-  /** The PDS refused the selection or the publication with a 4xx other than 401/403/429. */
-  'rejected',
-  /** The PDS refused the bridge's credentials (401/403). */
-  'unauthorized',
-  /** The PDS answered something the bridge cannot use. */
-  'invalid-answer',
-  /** The bridge refused to send the request it built (a bug: report it). */
-  'internal',
+  ...PDS_FAILURE_CODES,
   /** The PDS failed transiently on every one of `PUBLICATION_MAX_ATTEMPTS` deliveries. */
   'attempts-exhausted',
 ] as const;
@@ -351,6 +355,14 @@ const pdsStatus = once(() =>
 const reason = once(() =>
   nonEmpty().describe('What went wrong and what to do, for people; its wording may change: branch on code.'),
 );
+/** `code` of a failed event: one of the flow's `codes`, described the same way for every flow. */
+function failureCodeField<const Codes extends readonly [string, ...string[]]>(codes: Codes) {
+  return z
+    .enum(codes)
+    .describe(
+      'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
+    );
+}
 
 /** zod schema of each event type's data. */
 export const EVENT_DATA_SCHEMAS = lazily({
@@ -386,11 +398,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
     z
       .object({
         ...s3ObjectRef(),
-        code: z
-          .enum(INGEST_FAILURE_CODES)
-          .describe(
-            'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
-          ),
+        code: failureCodeField(INGEST_FAILURE_CODES),
         reason: reason(),
         pdsStatus: pdsStatus(),
         retryable: z
@@ -479,11 +487,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
         selectionId: nonEmpty()
           .optional()
           .describe('Set when the failure happened after the selection was created.'),
-        code: z
-          .enum(PUBLICATION_FAILURE_CODES)
-          .describe(
-            'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
-          ),
+        code: failureCodeField(PUBLICATION_FAILURE_CODES),
         reason: reason(),
         pdsStatus: pdsStatus(),
         retryable: z

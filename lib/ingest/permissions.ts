@@ -5,15 +5,14 @@
  * The progress records are never deleted: a claim is given back by writing the record without a live
  * lease (lib/ingest/progress.ts), so the next delivery resumes from what it holds.
  */
-import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
+  claimCheckGrant,
   dropBucket,
   dropObjects,
-  eventQueueOf,
   type PermissionTable,
-  secretNamedBy,
+  pdsCredentialsGrant,
+  sendsEvent,
   stateBucket,
   stateObjects,
   triggerQueue,
@@ -46,25 +45,13 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
       why: 'claims and advances the progress record of each write',
     },
-    {
-      resource: stateObjects(CLAIM_CHECK_PREFIX),
-      actions: actions(CLAIM_CHECK_ACTIONS.store),
-      why: 'stores event bodies too large for SQS',
-    },
-    ...INGEST_EVENT_TYPES.map((eventType) => ({
-      resource: eventQueueOf(eventType),
-      actions: actions(EVENT_PUBLISHER_ACTIONS),
-      why: `sends ${eventType}`,
-    })),
+    claimCheckGrant,
+    ...INGEST_EVENT_TYPES.map(sendsEvent),
     {
       resource: triggerQueue,
       actions: actions(RETRY_DELAY_ACTIONS),
       why: 'brings a failed record back after its back-off instead of the visibility timeout',
     },
-    {
-      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
-      actions: actions(SECRET_CREDENTIALS_ACTIONS),
-      why: 'reads the PDS credentials',
-    },
+    pdsCredentialsGrant,
   ],
 };

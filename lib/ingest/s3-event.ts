@@ -8,6 +8,7 @@
  * `ObjectCreated:*` carry no object to ingest; they are reported, not treated as errors.
  */
 import * as z from 'zod';
+import { parseJsonOr } from '../core/index.ts';
 import { once } from '../lazy.ts';
 import { IngestEventError } from './errors.ts';
 import type { ObjectWrite } from './keys.ts';
@@ -91,15 +92,14 @@ export function decodeS3Key(encoded: string): string {
  * ```
  */
 export function parseS3NotificationBody(body: string): S3Notification {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new IngestEventError(
-      `the message body is not JSON (${body.length} characters, starting ${JSON.stringify(body.slice(0, 40))})`,
-      { cause: error },
-    );
-  }
+  const value = parseJsonOr(
+    body,
+    (cause) =>
+      new IngestEventError(
+        `the message body is not JSON (${body.length} characters, starting ${JSON.stringify(body.slice(0, 40))})`,
+        { cause },
+      ),
+  );
   // S3 → SNS → SQS without raw message delivery: the S3 event is the envelope's Message text.
   if (isRecord(value) && value.Type === 'Notification' && typeof value.Message === 'string') {
     return parseS3NotificationBody(value.Message);

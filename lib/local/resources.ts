@@ -20,44 +20,32 @@ export interface LocalQueueSpec {
   dlq?: { name: string; maxReceiveCount: number };
 }
 
+/**
+ * A queue named `pds-bridge-local-<name>` whose messages go to its dead-letter queue `…-dlq` after
+ * `maxReceiveCount` receives.
+ */
+function queueWithDlq(
+  name: string,
+  { visibilityTimeout, maxReceiveCount }: { visibilityTimeout: number; maxReceiveCount: number },
+): LocalQueueSpec {
+  const queueName = `pds-bridge-local-${name}`;
+  return { name: queueName, visibilityTimeout, dlq: { name: `${queueName}-dlq`, maxReceiveCount } };
+}
+
 /** Every queue the handlers use, by role. */
 export const LOCAL_QUEUES = Object.freeze({
   /** S3 drop notifications → ingest (deploy/ingest.yml: DLQ after 5 receives). */
-  ingest: {
-    name: 'pds-bridge-local-ingest',
-    visibilityTimeout: 300,
-    dlq: { name: 'pds-bridge-local-ingest-dlq', maxReceiveCount: 5 },
-  },
+  ingest: queueWithDlq('ingest', { visibilityTimeout: 300, maxReceiveCount: 5 }),
   /** api → publish-worker (deploy/api.yml: DLQ after 10 receives, above PUBLICATION_MAX_ATTEMPTS). */
-  publications: {
-    name: 'pds-bridge-local-publications',
-    visibilityTimeout: 60,
-    dlq: { name: 'pds-bridge-local-publications-dlq', maxReceiveCount: 10 },
-  },
+  publications: queueWithDlq('publications', { visibilityTimeout: 60, maxReceiveCount: 10 }),
   /** poll-supplier-reviews → its worker (deploy/pollers.yml: DLQ after 3 receives). */
-  reviewPoll: {
-    name: 'pds-bridge-local-review-poll',
-    visibilityTimeout: 120,
-    dlq: { name: 'pds-bridge-local-review-poll-dlq', maxReceiveCount: 3 },
-  },
+  reviewPoll: queueWithDlq('review-poll', { visibilityTimeout: 120, maxReceiveCount: 3 }),
   /** pds.ingest.* and pds.publication.* events (deploy/core.yml: DLQ after 5 receives). */
-  events: {
-    name: 'pds-bridge-local-events',
-    visibilityTimeout: 30,
-    dlq: { name: 'pds-bridge-local-events-dlq', maxReceiveCount: 5 },
-  },
+  events: queueWithDlq('events', { visibilityTimeout: 30, maxReceiveCount: 5 }),
   /** pds.messaging-asset.* events (deploy/pollers.yml: DLQ after 5 receives). */
-  messagingAssetEvents: {
-    name: 'pds-bridge-local-messaging-asset-events',
-    visibilityTimeout: 30,
-    dlq: { name: 'pds-bridge-local-messaging-asset-events-dlq', maxReceiveCount: 5 },
-  },
+  messagingAssetEvents: queueWithDlq('messaging-asset-events', { visibilityTimeout: 30, maxReceiveCount: 5 }),
   /** pds.supplier-review.* events (deploy/pollers.yml: DLQ after 5 receives). */
-  supplierReviewEvents: {
-    name: 'pds-bridge-local-supplier-review-events',
-    visibilityTimeout: 30,
-    dlq: { name: 'pds-bridge-local-supplier-review-events-dlq', maxReceiveCount: 5 },
-  },
+  supplierReviewEvents: queueWithDlq('supplier-review-events', { visibilityTimeout: 30, maxReceiveCount: 5 }),
 } satisfies Record<string, LocalQueueSpec>);
 
 export type LocalQueueRole = keyof typeof LOCAL_QUEUES;

@@ -7,10 +7,11 @@
  * lenient schema.
  */
 import type { Readable } from 'node:stream';
+import type * as z from 'zod';
 import { checkInteger } from '../core/index.ts';
 import { requestJson } from './answers.ts';
 import { isObject, isStringArray, requireText } from './checks.ts';
-import { PdsInvalidRequestError, PdsInvalidResponseError } from './errors.ts';
+import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
 import { multipartRequest, type UploadSource } from './multipart.ts';
 import type { PdsCallOptions } from './options.ts';
 import { pathOf } from './paths.ts';
@@ -61,16 +62,10 @@ export class PdsWorkflow implements PdsClient {
   }
 
   async startImport(request: ImportRequest, options: PdsCallOptions = {}): Promise<void> {
-    const path = '/api/v1/imports';
-    const line = { method: 'POST', path };
-    requireText(request?.gatheringKey, 'gatheringKey', line);
-    requireText(request.path, 'path', line);
-    await this.#transport.request({
-      method: 'POST',
-      path,
-      json: { gatheringKey: request.gatheringKey, path: request.path },
-      expect: 'none',
-      signal: options.signal,
+    await this.#postChecked('/api/v1/imports', options, (line) => {
+      requireText(request?.gatheringKey, 'gatheringKey', line);
+      requireText(request.path, 'path', line);
+      return { gatheringKey: request.gatheringKey, path: request.path };
     });
   }
 
@@ -114,47 +109,19 @@ export class PdsWorkflow implements PdsClient {
   }
 
   async publish(request: PublicationRequest, options: PdsCallOptions = {}): Promise<void> {
-    const path = '/api/v1/publications';
-    const line = { method: 'POST', path };
-    requireText(request?.selectionId, 'selectionId', line);
-    if (!Array.isArray(request.destinations) || request.destinations.length === 0) {
-      throw new PdsInvalidRequestError('destinations must be a non-empty array', line);
-    }
-    request.destinations.forEach((destination, index) => {
-      if (!DESTINATION_TYPES.includes(destination?.destinationType)) {
-        throw new PdsInvalidRequestError(
-          `destinations[${index}].destinationType must be one of ${DESTINATION_TYPES.join(', ')}`,
-          line,
-        );
-      }
-      requireText(destination.destinationId, `destinations[${index}].destinationId`, line);
-    });
-    await this.#transport.request({
-      method: 'POST',
-      path,
-      json: { selectionId: request.selectionId, destinations: request.destinations },
-      expect: 'none',
-      signal: options.signal,
+    await this.#postChecked('/api/v1/publications', options, (line) => {
+      checkPublicationRequest(request, line);
+      return { selectionId: request.selectionId, destinations: request.destinations };
     });
   }
 
   async listCommunicationChannels(options: PdsCallOptions = {}): Promise<CommunicationChannel[]> {
-    const path = '/api/v1/communicationchannels';
-    return requestJson(
-      this.#transport,
-      { method: 'GET', path, signal: options.signal },
-      schemas.communicationChannels,
-    );
+    return this.#getJson('/api/v1/communicationchannels', schemas.communicationChannels, options);
   }
 
   async listSupplierReviews(primaryKey: string, options: PdsCallOptions = {}): Promise<SupplierReview[]> {
     requireText(primaryKey, 'primaryKey', { method: 'GET', path: '/api/v1/supplierreviews/{primaryKey}' });
-    const path = pathOf`/api/v1/supplierreviews/${primaryKey}`;
-    return requestJson(
-      this.#transport,
-      { method: 'GET', path, signal: options.signal },
-      schemas.supplierReviews,
-    );
+    return this.#getJson(pathOf`/api/v1/supplierreviews/${primaryKey}`, schemas.supplierReviews, options);
   }
 
   async getMessagingAsset(messagingAssetId: number, options: PdsCallOptions = {}): Promise<string> {
@@ -166,12 +133,7 @@ export class PdsWorkflow implements PdsClient {
   }
 
   async listMessagingAssets(options: PdsCallOptions = {}): Promise<MessagingAssetSummary[]> {
-    const path = '/api/v1/messaging/messagingassets/';
-    return requestJson(
-      this.#transport,
-      { method: 'GET', path, signal: options.signal },
-      schemas.messagingAssetSummaries,
-    );
+    return this.#getJson('/api/v1/messaging/messagingassets/', schemas.messagingAssetSummaries, options);
   }
 
   async *streamMessagingAssets(
@@ -231,6 +193,25 @@ export class PdsWorkflow implements PdsClient {
     });
     return response.body;
   }
+
+  /** GETs `path` and reads its JSON answer through `schema`. */
+  async #getJson<T>(path: string, schema: z.ZodType<T>, options: PdsCallOptions): Promise<T> {
+    return requestJson(this.#transport, { method: 'GET', path, signal: options.signal }, schema);
+  }
+
+  /**
+   * POSTs the body `checkedBody` returns to `path`, expecting an answer without a body. `checkedBody`
+   * throws a {@link PdsInvalidRequestError} naming the request line for an argument the PDS would refuse,
+   * so nothing is sent for it.
+   */
+  async #postChecked(
+    path: string,
+    options: PdsCallOptions,
+    checkedBody: (line: PdsRequestLine) => Record<string, unknown>,
+  ): Promise<void> {
+    const json = checkedBody({ method: 'POST', path });
+    await this.#transport.request({ method: 'POST', path, json, expect: 'none', signal: options.signal });
+  }
 }
 
 /**
@@ -265,4 +246,21 @@ function messagingAssetPath(messagingAssetId: number): string {
     );
   }
   return pathOf`/api/v1/messaging/messagingassets/${messagingAssetId}`;
+}
+
+/** Refuses a publication request the PDS would refuse: no selection, no destinations, or an unknown kind of one. */
+function checkPublicationRequest(request: PublicationRequest, line: PdsRequestLine): void {
+  requireText(request?.selectionId, 'selectionId', line);
+  if (!Array.isArray(request.destinations) || request.destinations.length === 0) {
+    throw new PdsInvalidRequestError('destinations must be a non-empty array', line);
+  }
+  request.destinations.forEach((destination, index) => {
+    if (!DESTINATION_TYPES.includes(destination?.destinationType)) {
+      throw new PdsInvalidRequestError(
+        `destinations[${index}].destinationType must be one of ${DESTINATION_TYPES.join(', ')}`,
+        line,
+      );
+    }
+    requireText(destination.destinationId, `destinations[${index}].destinationId`, line);
+  });
 }

@@ -192,19 +192,12 @@ export function advanceCheckpoint(
   };
 }
 
-/** The JSON the state bucket holds. */
-export interface StoredCheckpoint {
-  version: 2;
+/** The JSON the state bucket holds: the checkpoint with its emitted ranges flattened. */
+export interface StoredCheckpoint extends Omit<MessagingAssetCheckpoint, 'emitted'> {
   /** `[start, length, gap, length, ...]` (id-ranges.ts). */
   emitted: number[];
   /** Ids in `emitted`, for operators reading the file. */
   emittedCount: number;
-  highestId: number | null;
-  retry: RetryEntry[];
-  legacyFloor: number | null;
-  listing: ListingState;
-  listedAt: string | null;
-  updatedAt: string;
 }
 
 /**

@@ -49,10 +49,9 @@ import { type ListingPagingMode, type ListingRead, readListing } from './listing
 import {
   checkedFailureLimit,
   describeRefusal,
-  messageErrorOfFetch,
-  messageErrorOfRefusal,
+  passedFetchError,
+  passedRefusalError,
   publishEach,
-  reachesFailureLimit,
 } from './poison.ts';
 import { isSystemicPdsError } from './ports.ts';
 import { DEFAULT_LISTING_PAGE_LIMIT, DEFAULT_MAX_ASSETS_PER_RUN } from './settings.ts';
@@ -707,8 +706,8 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
   const outgoing: Outgoing[] = page.ordinary.map((item) => ({ ...item }));
   for (const { asset, error } of page.failedFetches) {
     const failedRuns = page.failedRuns(asset.id) + 1;
-    if (reachesFailureLimit(failedRuns, page.failureLimit)) {
-      const messageError = messageErrorOfFetch(error, failedRuns);
+    const messageError = passedFetchError(error, failedRuns, page.failureLimit);
+    if (messageError) {
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
     } else {
       result.recorded.push({ asset, reason: errorSummary(error), failedRuns, refused: false });
@@ -727,8 +726,11 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
     for (const { item, failure } of sent.refused) {
       const failedRuns = page.failedRuns(item.asset.id) + 1;
       // A refused messageError event is small and plain; should SQS refuse even that, retry it.
-      if (item.messageError === undefined && reachesFailureLimit(failedRuns, page.failureLimit)) {
-        const messageError = messageErrorOfRefusal(failure, failedRuns);
+      const messageError =
+        item.messageError === undefined
+          ? passedRefusalError(failure, failedRuns, page.failureLimit)
+          : undefined;
+      if (messageError) {
         round.push({ asset: item.asset, event: page.passedEvent(item.asset, messageError), messageError });
       } else {
         result.recorded.push({

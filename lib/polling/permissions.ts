@@ -7,15 +7,14 @@
  * pollers never write watch entries: what they emitted goes to their progress (./review-progress.ts).
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
-  eventQueueOf,
+  claimCheckGrant,
   type Grant,
   type PermissionTable,
+  pdsCredentialsGrant,
   queueNamedBy,
-  secretNamedBy,
+  sendsEvent,
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
@@ -32,21 +31,9 @@ const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
 function shared(eventType: string, bucketWhy = 'tells a missing record (404) from a forbidden one'): Grant[] {
   return [
     { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
-    {
-      resource: stateObjects(CLAIM_CHECK_PREFIX),
-      actions: actions(CLAIM_CHECK_ACTIONS.store),
-      why: 'stores event bodies too large for SQS',
-    },
-    {
-      resource: eventQueueOf(eventType),
-      actions: actions(EVENT_PUBLISHER_ACTIONS),
-      why: `sends ${eventType}`,
-    },
-    {
-      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
-      actions: actions(SECRET_CREDENTIALS_ACTIONS),
-      why: 'reads the PDS credentials',
-    },
+    claimCheckGrant,
+    sendsEvent(eventType),
+    pdsCredentialsGrant,
   ];
 }
 

@@ -76,6 +76,39 @@ export function messageErrorOfRefusal(failure: EventPublishFailure, failedRuns: 
   };
 }
 
+/**
+ * The `messageError` that passes an item whose message could not be fetched, when this failure is its
+ * `failureLimit`th in a row (`failedRuns` counts this run); `undefined` below the limit: try it again.
+ *
+ * @example
+ * const messageError = passedFetchError(error, failedRuns, failureLimit);
+ * if (messageError) emitWithout(asset, messageError); else recordForRetry(asset);
+ */
+export function passedFetchError(
+  error: unknown,
+  failedRuns: number,
+  failureLimit: number,
+): MessageFetchError | undefined {
+  return reachesFailureLimit(failedRuns, failureLimit) ? messageErrorOfFetch(error, failedRuns) : undefined;
+}
+
+/**
+ * The `messageError` that passes an item whose event SQS refused, when this refusal is its
+ * `failureLimit`th failure in a row (`failedRuns` counts this run); `undefined` below the limit.
+ *
+ * @example
+ * const messageError = passedRefusalError(failure, failedRuns, failureLimit);
+ */
+export function passedRefusalError(
+  failure: EventPublishFailure,
+  failedRuns: number,
+  failureLimit: number,
+): MessageFetchError | undefined {
+  return reachesFailureLimit(failedRuns, failureLimit)
+    ? messageErrorOfRefusal(failure, failedRuns)
+    : undefined;
+}
+
 /** One line naming an SQS refusal, for retry records and logs. */
 export function describeRefusal(failure: EventPublishFailure): string {
   return `SQS refused the event: ${failure.code}: ${failure.reason}`;

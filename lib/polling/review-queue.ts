@@ -14,7 +14,7 @@
  * loading it; the SQS adapter is ./sqs/review-queue.ts.
  */
 
-import { checkInteger } from '../core/index.ts';
+import { checkInteger, parseJsonOr } from '../core/index.ts';
 import { toSendableJson } from '../events/index.ts';
 import { ReviewChunkFormatError, ReviewFanOutError } from './errors.ts';
 
@@ -127,12 +127,7 @@ export function keysToPoll(chunk: ReviewKeyChunk): Array<{ primaryKey: string; e
  * parseReviewKeyChunk(record.body).keys; // ['04012345678901', …]
  */
 export function parseReviewKeyChunk(body: string): ReviewKeyChunk {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    throw new ReviewChunkFormatError('the body is not JSON');
-  }
+  const value = parseJsonOr(body, () => new ReviewChunkFormatError('the body is not JSON'));
   const chunk = value as Partial<ReviewKeyChunk> | null;
   if (chunk === null || typeof chunk !== 'object' || chunk.version !== 1) {
     throw new ReviewChunkFormatError('no "version": 1');

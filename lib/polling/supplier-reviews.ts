@@ -51,10 +51,9 @@ import { reviewFingerprint } from './fingerprint.ts';
 import {
   checkedFailureLimit,
   describeRefusal,
-  messageErrorOfFetch,
-  messageErrorOfRefusal,
+  passedFetchError,
+  passedRefusalError,
   publishEach,
-  reachesFailureLimit,
 } from './poison.ts';
 import {
   currentLevel,
@@ -348,8 +347,8 @@ function buildReviewEvents(batch: KeyBatch, context: KeyContext): Promise<Built[
             event: reviewEvent(review, fingerprint, { error: messageError }, options),
           };
         }
-        if (reachesFailureLimit(failedRuns(fingerprint), context.failureLimit)) {
-          const messageError = messageErrorOfFetch(error, failedRuns(fingerprint));
+        const messageError = passedFetchError(error, failedRuns(fingerprint), context.failureLimit);
+        if (messageError) {
           return { ok: true, fingerprint, event: batch.passedEvent(fingerprint, messageError), passed: true };
         }
         logger.warn(
@@ -393,8 +392,10 @@ async function publishReviewEvents(
     accepted.push(...sent.accepted);
     publishError = sent.error ?? publishError;
     for (const { item, failure } of sent.refused) {
-      if (!item.passed && reachesFailureLimit(failedRuns(item.fingerprint), context.failureLimit)) {
-        const messageError = messageErrorOfRefusal(failure, failedRuns(item.fingerprint));
+      const messageError = item.passed
+        ? undefined
+        : passedRefusalError(failure, failedRuns(item.fingerprint), context.failureLimit);
+      if (messageError) {
         round.push({
           ok: true,
           fingerprint: item.fingerprint,

@@ -3,7 +3,12 @@
  * `pds bridge replay` emits it again with the same id (`idParts: [publicationId]`) and time.
  */
 import { boundedText } from '../core/index.ts';
-import { type CloudEvent, createEvent, type PublicationFailureCode } from '../events/index.ts';
+import {
+  type CloudEvent,
+  createEvent,
+  httpRefusalCode,
+  type PublicationFailureCode,
+} from '../events/index.ts';
 import type { PublicationErrorView, PublicationRecord } from './records.ts';
 
 /**
@@ -58,6 +63,5 @@ export function publicationOutcomeEvent(
 function recordedFailureCode(error: Omit<PublicationErrorView, 'at'>): PublicationFailureCode {
   if (error.code !== undefined) return error.code;
   if (error.retryable) return 'attempts-exhausted';
-  if (error.pdsStatus === 401 || error.pdsStatus === 403) return 'unauthorized';
-  return error.pdsStatus === undefined ? 'invalid-answer' : 'rejected';
+  return error.pdsStatus === undefined ? 'invalid-answer' : httpRefusalCode(error.pdsStatus);
 }

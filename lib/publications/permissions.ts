@@ -6,13 +6,12 @@
  * Publication records are never deleted, by the worker or the api (lib/publications/submit.ts).
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
-import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
-import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import {
   actions,
-  eventQueueOf,
+  claimCheckGrant,
   type PermissionTable,
-  secretNamedBy,
+  pdsCredentialsGrant,
+  sendsEvent,
   stateBucket,
   stateObjects,
 } from '../permissions.ts';
@@ -41,20 +40,8 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       why: 'puts the published keys on the watch list',
     },
     ...CONFIRMATION_GRANTS.publish,
-    {
-      resource: stateObjects(CLAIM_CHECK_PREFIX),
-      actions: actions(CLAIM_CHECK_ACTIONS.store),
-      why: 'stores event bodies too large for SQS',
-    },
-    ...PUBLICATION_EVENT_TYPES.map((eventType) => ({
-      resource: eventQueueOf(eventType),
-      actions: actions(EVENT_PUBLISHER_ACTIONS),
-      why: `sends ${eventType}`,
-    })),
-    {
-      resource: secretNamedBy('PDS_CREDENTIALS_SECRET_ID'),
-      actions: actions(SECRET_CREDENTIALS_ACTIONS),
-      why: 'reads the PDS credentials',
-    },
+    claimCheckGrant,
+    ...PUBLICATION_EVENT_TYPES.map(sendsEvent),
+    pdsCredentialsGrant,
   ],
 };

@@ -6,6 +6,7 @@
  * This file is the port and the message format, free of the AWS SDK so the worker can read a message
  * without loading it; the SQS adapter is ./sqs/queue.ts.
  */
+import { parseJsonOr } from '../core/index.ts';
 
 /** The body of a publication message. */
 export interface PublicationMessage {
@@ -20,12 +21,10 @@ export interface PublicationQueue {
 
 /** Reads a message body; throws a {@link TypeError} naming the problem when it is not one of ours. */
 export function parsePublicationMessage(body: string): PublicationMessage {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new TypeError('The publication message is not JSON; only the api function sends to this queue');
-  }
+  const parsed = parseJsonOr(
+    body,
+    () => new TypeError('The publication message is not JSON; only the api function sends to this queue'),
+  );
   const id = (parsed as { publicationId?: unknown } | null)?.publicationId;
   if (typeof id !== 'string' || id.length === 0) {
     throw new TypeError(

@@ -3,12 +3,9 @@
  * disk, ZIP archives expanded member by member, and the result applied to the tree all or nothing:
  * every name and every folder-versus-asset conflict is checked before the first change.
  */
-import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import yauzl from 'yauzl';
-import { admitArchive } from './archive-limits.ts';
-import { ArchiveLimitError, SimulatorHttpError } from './errors.ts';
+import { SimulatorHttpError } from './errors.ts';
 import type { SimulatorState } from './state.ts';
 import {
   type AssetFile,
@@ -19,7 +16,13 @@ import {
   checkPathSegment,
   type FolderNode,
 } from './state-assets.ts';
-import { type ReceivedPart, receiveInto, requireMultipart, storeStream } from './uploads.ts';
+import {
+  eachArchiveMember,
+  type ReceivedPart,
+  receiveInto,
+  requireMultipart,
+  storeStream,
+} from './uploads.ts';
 
 /** What an upload puts into the destination folder, in order: folders to create, assets to store. */
 export type UploadItem =
@@ -140,41 +143,17 @@ async function expandArchive(
   directory: string,
 ): Promise<UploadItem[]> {
   const items: UploadItem[] = [];
-  let zip: yauzl.ZipFile | undefined;
-  try {
-    zip = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
-    const admit = admitArchive({ name: archive.fileName, bytes: archive.size, members: zip.entryCount });
-    for await (const member of zip.eachEntry()) {
-      admit(member.uncompressedSize);
-      const isDirectory = member.fileName.endsWith('/');
-      const segments = (isDirectory ? member.fileName.slice(0, -1) : member.fileName).split('/');
-      for (const segment of segments) checkPathSegment(segment, `Archive member '${member.fileName}'`);
-      if (isDirectory) {
-        items.push({ kind: 'FOLDER', segments });
-        continue;
-      }
-      const stored = await storeStream(
-        await zip.openReadStreamPromise(member),
-        join(directory, state.newUuid()),
-      );
-      items.push({
-        kind: 'ASSET',
-        segments,
-        file: { ...stored, contentType: DEFAULT_ASSET_CONTENT_TYPE },
-      });
+  await eachArchiveMember(archive, 'upload a valid ZIP', async (member) => {
+    const { fileName, isDirectory } = member;
+    const segments = (isDirectory ? fileName.slice(0, -1) : fileName).split('/');
+    for (const segment of segments) checkPathSegment(segment, `Archive member '${fileName}'`);
+    if (isDirectory) {
+      items.push({ kind: 'FOLDER', segments });
+      return;
     }
-  } catch (error) {
-    if (error instanceof SimulatorHttpError) throw error;
-    if (error instanceof ArchiveLimitError) throw new SimulatorHttpError(413, error.message);
-    throw new SimulatorHttpError(
-      400,
-      `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); upload a valid ZIP`,
-    );
-  } finally {
-    if (zip?.isOpen) zip.close();
-  }
-  // The members replace the archive, so its own bytes are no longer needed.
-  await rm(archive.diskPath, { force: true });
+    const stored = await storeStream(await member.open(), join(directory, state.newUuid()));
+    items.push({ kind: 'ASSET', segments, file: { ...stored, contentType: DEFAULT_ASSET_CONTENT_TYPE } });
+  });
   return items;
 }
 

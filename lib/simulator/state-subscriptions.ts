@@ -11,14 +11,14 @@ import type {
   BulkSubscriptionState,
 } from '../pds/v1/index.ts';
 
-/** A subscription as stored; `entries` is keyed by the canonical form of each entry (no duplicates). */
-export interface StoredSubscription {
-  id: string;
-  name: string;
-  label: string;
-  description: string;
-  attributes: string[];
-  active: boolean;
+/** The fields a stored subscription keeps as the wire form (`BulkSubscription`) shows them. */
+type SubscriptionDefinitionField = 'id' | 'name' | 'label' | 'description' | 'attributes' | 'active';
+
+/**
+ * A subscription as stored: the definition fields of the wire form, with times in epoch milliseconds;
+ * `entries` is keyed by the canonical form of each entry (no duplicates).
+ */
+export interface StoredSubscription extends Pick<BulkSubscription, SubscriptionDefinitionField> {
   state: BulkSubscriptionState;
   /** Epoch milliseconds. */
   lastUpdated: number;

@@ -190,29 +190,59 @@ async function expandArchive(
 ): Promise<Array<UnkeyedEntry>> {
   const prefix = archive.fileName.replace(/\.zip$/i, '');
   const entries: Array<UnkeyedEntry> = [];
+  await eachArchiveMember(archive, 'upload a valid ZIP or rename it', async (member) => {
+    if (member.isDirectory) return;
+    const assetKey = state.newUuid();
+    const file = await storeStream(await member.open(), join(directory, assetKey));
+    entries.push({ assetKey, path: `${prefix}/${member.fileName}`, contentType: '', ...file });
+  });
+  return entries;
+}
+
+/** One member of an uploaded archive; `open` reads its bytes (once). */
+export interface ArchiveMember {
+  fileName: string;
+  isDirectory: boolean;
+  open(): Promise<Readable>;
+}
+
+/**
+ * Walks an uploaded ZIP member by member within the archive limits (archive-limits.ts; 413 past one),
+ * then deletes the archive, whose members replace it. A `SimulatorHttpError` from `visit` keeps its
+ * answer; any other failure is an unreadable archive, a 400 that ends with `remedy`.
+ *
+ * @example
+ * await eachArchiveMember(part, 'upload a valid ZIP', async (member) => names.push(member.fileName));
+ */
+export async function eachArchiveMember(
+  archive: ReceivedPart,
+  remedy: string,
+  visit: (member: ArchiveMember) => Promise<void>,
+): Promise<void> {
   let zip: yauzl.ZipFile | undefined;
   try {
-    zip = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
-    const admit = admitArchive({ name: archive.fileName, bytes: archive.size, members: zip.entryCount });
-    for await (const member of zip.eachEntry()) {
-      admit(member.uncompressedSize);
-      if (member.fileName.endsWith('/')) continue;
-      const assetKey = state.newUuid();
-      const file = await storeStream(await zip.openReadStreamPromise(member), join(directory, assetKey));
-      entries.push({ assetKey, path: `${prefix}/${member.fileName}`, contentType: '', ...file });
+    const opened = await yauzl.openPromise(archive.diskPath, { lazyEntries: true });
+    zip = opened;
+    const admit = admitArchive({ name: archive.fileName, bytes: archive.size, members: opened.entryCount });
+    for await (const entry of opened.eachEntry()) {
+      admit(entry.uncompressedSize);
+      await visit({
+        fileName: entry.fileName,
+        isDirectory: entry.fileName.endsWith('/'),
+        open: () => opened.openReadStreamPromise(entry),
+      });
     }
   } catch (error) {
+    if (error instanceof SimulatorHttpError) throw error;
     if (error instanceof ArchiveLimitError) throw new SimulatorHttpError(413, error.message);
     throw new SimulatorHttpError(
       400,
-      `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); upload a valid ZIP or rename it`,
+      `The file '${archive.fileName}' is not a readable ZIP archive (${(error as Error).message}); ${remedy}`,
     );
   } finally {
     if (zip?.isOpen) zip.close();
   }
-  // The archive's members replace it, so its own bytes are no longer needed.
   await rm(archive.diskPath, { force: true });
-  return entries;
 }
 
 /** Keeps paths unique within one gathering: a repeated `a.csv` becomes `a (2).csv`, then `a (3).csv`. */

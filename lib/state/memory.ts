@@ -8,19 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StateConflictError } from './errors.ts';
-import {
-  assertStateKey,
-  type CreateResult,
-  type ListedState,
-  type MutateOptions,
-  type MutateResult,
-  type Mutation,
-  mutate,
-  parseState,
-  type StateEntry,
-  type StateStore,
-  serializeState,
-} from './store.ts';
+import { BaseStateStore, type CreateResult, type ListedState } from './store.ts';
 
 /** One call into the store, as seen by {@link MemoryStateStoreOptions.beforeOperation}. */
 export interface StateOperation {
@@ -41,7 +29,7 @@ export interface MemoryStateStoreOptions {
 const insideHook = new AsyncLocalStorage<boolean>();
 
 interface Stored {
-  readonly body: string;
+  readonly text: string;
   readonly etag: string;
 }
 
@@ -56,12 +44,13 @@ function utf8Compare(a: string, b: string): number {
  * await store.create('checkpoints/assets.json', { lastId: 0 }); // { created: true, etag: '"m1"' }
  * ```
  */
-export class MemoryStateStore implements StateStore {
+export class MemoryStateStore extends BaseStateStore {
   readonly #objects = new Map<string, Stored>();
   readonly #beforeOperation: MemoryStateStoreOptions['beforeOperation'];
   #writes = 0;
 
   constructor(options: MemoryStateStoreOptions = {}) {
+    super();
     this.#beforeOperation = options.beforeOperation;
   }
 
@@ -81,37 +70,30 @@ export class MemoryStateStore implements StateStore {
     return `"m${this.#writes}"`;
   }
 
-  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
-    assertStateKey(key);
+  protected async readText(key: string): Promise<Stored | undefined> {
     await this.#hook('get', key);
-    const stored = this.#objects.get(key);
-    return stored ? { value: parseState<T>(key, stored.body), etag: stored.etag } : undefined;
+    return this.#objects.get(key);
   }
 
-  async create<T>(key: string, value: T): Promise<CreateResult> {
-    assertStateKey(key);
-    const body = serializeState(key, value);
+  protected async createText(key: string, text: string): Promise<CreateResult> {
     await this.#hook('create', key);
     if (this.#objects.has(key)) return { created: false };
     const etag = this.#nextEtag();
-    this.#objects.set(key, { body, etag });
+    this.#objects.set(key, { text, etag });
     return { created: true, etag };
   }
 
-  async update<T>(key: string, value: T, etag: string): Promise<{ etag: string }> {
-    assertStateKey(key);
-    const body = serializeState(key, value);
+  protected async replaceText(key: string, text: string, etag: string): Promise<{ etag: string }> {
     await this.#hook('update', key);
     const stored = this.#objects.get(key);
     if (!stored) throw new StateConflictError(key, 'it no longer exists');
     if (stored.etag !== etag) throw new StateConflictError(key, `its ETag is ${stored.etag}, not ${etag}`);
     const next = this.#nextEtag();
-    this.#objects.set(key, { body, etag: next });
+    this.#objects.set(key, { text, etag: next });
     return { etag: next };
   }
 
-  async delete(key: string, etag?: string): Promise<void> {
-    assertStateKey(key);
+  protected async removeKey(key: string, etag?: string): Promise<void> {
     await this.#hook('delete', key);
     const stored = this.#objects.get(key);
     if (!stored) return;
@@ -121,10 +103,6 @@ export class MemoryStateStore implements StateStore {
     this.#objects.delete(key);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
-    for await (const entry of this.listEntries(prefix)) yield entry.key;
-  }
-
   async *listEntries(prefix: string): AsyncIterable<ListedState> {
     await this.#hook('list', prefix);
     const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort(utf8Compare);
@@ -132,9 +110,5 @@ export class MemoryStateStore implements StateStore {
       const stored = this.#objects.get(key);
       if (stored) yield { key, etag: stored.etag };
     }
-  }
-
-  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {
-    return mutate(this, key, fn, options);
   }
 }

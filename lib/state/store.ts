@@ -9,7 +9,8 @@
  * answer was lost, and was sent again by the transport, is reported as done (./s3/store.ts says how).
  *
  * Adapters: `S3StateStore` (./s3/store.ts, S3 conditional writes on the state bucket) and
- * `MemoryStateStore` (./memory.ts, same semantics, for unit tests). Keys: ./keys.ts and docs/architecture.md, "The state bucket".
+ * `MemoryStateStore` (./memory.ts, same semantics, for unit tests), both on {@link BaseStateStore}.
+ * Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
 import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
@@ -186,4 +187,57 @@ export async function mutate<T>(
     `still contended after ${maxAttempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
     { cause: lastConflict },
   );
+}
+
+/**
+ * The part of a `StateStore` every adapter shares, written once: key checks, JSON in and out, `list`
+ * from `listEntries`, and `mutate`. An adapter implements the conditional primitives on stored text.
+ *
+ * @example
+ * ```ts
+ * class MapStateStore extends BaseStateStore {
+ *   protected async readText(key: string) { … } // { text, etag } or undefined
+ *   // createText, replaceText, removeKey, listEntries likewise
+ * }
+ * ```
+ */
+export abstract class BaseStateStore implements StateStore {
+  /** The stored text under a checked key and its ETag; `undefined` when nothing is stored. */
+  protected abstract readText(key: string): Promise<{ text: string; etag: string } | undefined>;
+  /** Stores `text` only if nothing exists under the key (`create`'s semantics). */
+  protected abstract createText(key: string, text: string): Promise<CreateResult>;
+  /** Replaces the text only if the ETag is still `etag` (`update`'s semantics). */
+  protected abstract replaceText(key: string, text: string, etag: string): Promise<{ etag: string }>;
+  /** Removes the key, with `etag` only if it is still that version (`delete`'s semantics). */
+  protected abstract removeKey(key: string, etag?: string): Promise<void>;
+  abstract listEntries(prefix: string): AsyncIterable<ListedState>;
+
+  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
+    assertStateKey(key);
+    const stored = await this.readText(key);
+    return stored && { value: parseState<T>(key, stored.text), etag: stored.etag };
+  }
+
+  async create<T>(key: string, value: T): Promise<CreateResult> {
+    assertStateKey(key);
+    return this.createText(key, serializeState(key, value));
+  }
+
+  async update<T>(key: string, value: T, etag: string): Promise<{ etag: string }> {
+    assertStateKey(key);
+    return this.replaceText(key, serializeState(key, value), etag);
+  }
+
+  async delete(key: string, etag?: string): Promise<void> {
+    assertStateKey(key);
+    await this.removeKey(key, etag);
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix)) yield entry.key;
+  }
+
+  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {
+    return mutate(this, key, fn, options);
+  }
 }

@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream';
+import { parseJsonOr } from '../../core/index.ts';
 import type { StreamUploadSource } from '../../pds/index.ts';
 import { booleanFlag, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
 import type { CommandResult } from '../command.ts';
@@ -60,11 +61,10 @@ export async function readJsonFile(path: string): Promise<unknown> {
       cause: error,
     });
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CliInputError(`${path} is not valid JSON: ${messageOf(error)}`, { cause: error });
-  }
+  return parseJsonOr(
+    text,
+    (cause) => new CliInputError(`${path} is not valid JSON: ${messageOf(cause)}`, { cause }),
+  );
 }
 
 /** A file to upload: its size checked, its bytes counted by the progress reporter as they are read. */

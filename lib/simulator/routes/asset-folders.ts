@@ -53,6 +53,8 @@ const BASE = '/v1/assetFolders';
  * new Router([...assetFolderRoutes({ state, uploadDir })]);
  */
 export function assetFolderRoutes(deps: AssetFolderDeps): Route[] {
+  const change = (kind: AssetFolderNode['linkType'], how: NodeChange) => (c: RequestContext) =>
+    changeNode(deps, c, kind, how);
   return [
     {
       method: 'GET',
@@ -64,10 +66,10 @@ export function assetFolderRoutes(deps: AssetFolderDeps): Route[] {
     { method: 'DELETE', path: `${BASE}/_deleteItems`, handler: (c) => deleteItems(deps, c) },
     { method: 'DELETE', path: `${BASE}/_delete/*path`, handler: (c) => deleteOne(deps, c) },
     { method: 'GET', path: `${BASE}/_getDetails/*path`, handler: (c) => details(deps, c) },
-    { method: 'PUT', path: `${BASE}/_moveAsset/*path`, handler: (c) => move(deps, c, 'ASSET') },
-    { method: 'PUT', path: `${BASE}/_moveFolder/*path`, handler: (c) => move(deps, c, 'FOLDER') },
-    { method: 'PUT', path: `${BASE}/_renameAsset/*path`, handler: (c) => rename(deps, c, 'ASSET') },
-    { method: 'PUT', path: `${BASE}/_renameFolder/*path`, handler: (c) => rename(deps, c, 'FOLDER') },
+    { method: 'PUT', path: `${BASE}/_moveAsset/*path`, handler: change('ASSET', MOVE) },
+    { method: 'PUT', path: `${BASE}/_moveFolder/*path`, handler: change('FOLDER', MOVE) },
+    { method: 'PUT', path: `${BASE}/_renameAsset/*path`, handler: change('ASSET', RENAME) },
+    { method: 'PUT', path: `${BASE}/_renameFolder/*path`, handler: change('FOLDER', RENAME) },
     { method: 'POST', path: `${BASE}/_uploadArchive/*path`, handler: (c) => upload(deps, c, true) },
     { method: 'POST', path: `${BASE}/_uploadFile/*path`, handler: (c) => upload(deps, c, false) },
     { method: 'GET', path: `${BASE}/*path`, handler: (c) => list(deps, c) },
@@ -140,69 +142,73 @@ async function deleteItems({ state }: AssetFolderDeps, { req }: RequestContext):
   return emptyReply(204);
 }
 
-/**
- * The body and the node of a move or rename: the node must be of the route's kind, and a refusal names
- * the other kind's operation (`_moveFolder` for `_moveAsset` on a folder).
- */
-async function changeTarget(
-  tree: AssetFolderTree,
-  { req, rest }: RequestContext,
-  kind: AssetFolderNode['linkType'],
-  verb: 'moved' | 'renamed',
-  operation: '_move' | '_rename',
-): Promise<{ body: FolderPathName; node: AssetFolderNode }> {
-  const body = await readFolderPathName(req);
-  const otherKind = `${operation}${kind === 'ASSET' ? 'Folder' : 'Asset'}`;
-  return { body, node: requireKind(tree, segmentsOfRest(rest), kind, verb, otherKind) };
+/** How a move or a rename changes a node: the body field it needs, the words of its refusals, the change. */
+interface NodeChange {
+  verb: 'moved' | 'renamed';
+  operation: '_move' | '_rename';
+  field: keyof FolderPathName;
+  missingField: string;
+  apply(tree: AssetFolderTree, node: AssetFolderNode, value: string, audit: Audit): void;
 }
 
-async function move(
+const MOVE: NodeChange = {
+  verb: 'moved',
+  operation: '_move',
+  field: 'path',
+  missingField: 'Send a JSON body {"path": "/destination/folder"} naming where to move it',
+  apply: moveNode,
+};
+
+const RENAME: NodeChange = {
+  verb: 'renamed',
+  operation: '_rename',
+  field: 'name',
+  missingField: 'Send a JSON body {"name": "new name"} naming the new name',
+  apply: renameNode,
+};
+
+/**
+ * A move or a rename: the node must be of the route's kind (a refusal names the other kind's operation,
+ * `_moveFolder` for `_moveAsset` on a folder); the answer is the node's link after the change.
+ */
+async function changeNode(
   { state }: AssetFolderDeps,
-  context: RequestContext,
+  { req, rest, user }: RequestContext,
   kind: AssetFolderNode['linkType'],
+  change: NodeChange,
 ): Promise<Reply> {
-  const { req, user } = context;
+  const body = await readFolderPathName(req);
   const tree = state.assetFolders;
-  const { body, node } = await changeTarget(tree, context, kind, 'moved', '_move');
-  if (body.path === undefined) {
+  const otherKind = `${change.operation}${kind === 'ASSET' ? 'Folder' : 'Asset'}`;
+  const node = requireKind(tree, segmentsOfRest(rest), kind, change.verb, otherKind);
+  const value = body[change.field];
+  if (value === undefined) throw new SimulatorHttpError(400, change.missingField);
+  change.apply(tree, node, value, auditOf(user));
+  return jsonReply(200, linkOf(tree, node, req));
+}
+
+/** Moves `node` into the folder at `path`; a node already there stays as it is. */
+function moveNode(tree: AssetFolderTree, node: AssetFolderNode, path: string, audit: Audit): void {
+  const destination = requireFolder(tree, segmentsOfPath(path, 'The destination'), 'The destination');
+  if (destination === node.parent) return;
+  if (node.linkType === 'FOLDER' && tree.isWithin(destination, node)) {
     throw new SimulatorHttpError(
       400,
-      'Send a JSON body {"path": "/destination/folder"} naming where to move it',
+      `'${tree.pathOf(node)}' cannot move into itself or a folder inside it; choose another destination`,
     );
   }
-  const destination = requireFolder(tree, segmentsOfPath(body.path, 'The destination'), 'The destination');
-  if (destination !== node.parent) {
-    if (node.linkType === 'FOLDER' && tree.isWithin(destination, node)) {
-      throw new SimulatorHttpError(
-        400,
-        `'${tree.pathOf(node)}' cannot move into itself or a folder inside it; choose another destination`,
-      );
-    }
-    checkAssetName(node.name, destination === tree.root);
-    requireFree(tree, destination, node.name);
-    tree.move(node, destination, auditOf(user));
-  }
-  return jsonReply(200, linkOf(tree, node, req));
+  checkAssetName(node.name, destination === tree.root);
+  requireFree(tree, destination, node.name);
+  tree.move(node, destination, audit);
 }
 
-async function rename(
-  { state }: AssetFolderDeps,
-  context: RequestContext,
-  kind: AssetFolderNode['linkType'],
-): Promise<Reply> {
-  const { req, user } = context;
-  const tree = state.assetFolders;
-  const { body, node } = await changeTarget(tree, context, kind, 'renamed', '_rename');
-  if (body.name === undefined) {
-    throw new SimulatorHttpError(400, 'Send a JSON body {"name": "new name"} naming the new name');
-  }
+/** Renames `node` to `name`; the same name leaves it as it is. */
+function renameNode(tree: AssetFolderTree, node: AssetFolderNode, name: string, audit: Audit): void {
+  if (name === node.name) return;
   const parent = node.parent as FolderNode;
-  if (body.name !== node.name) {
-    checkAssetName(body.name, parent === tree.root);
-    requireFree(tree, parent, body.name);
-    tree.rename(node, body.name, auditOf(user));
-  }
-  return jsonReply(200, linkOf(tree, node, req));
+  checkAssetName(name, parent === tree.root);
+  requireFree(tree, parent, name);
+  tree.rename(node, name, audit);
 }
 
 async function convert({ state }: AssetFolderDeps, { req, rest, user }: RequestContext): Promise<Reply> {

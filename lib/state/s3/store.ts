@@ -39,19 +39,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
-import {
-  assertStateKey,
-  type CreateResult,
-  type ListedState,
-  type MutateOptions,
-  type MutateResult,
-  type Mutation,
-  mutate,
-  parseState,
-  type StateEntry,
-  type StateStore,
-  serializeState,
-} from '../store.ts';
+import { BaseStateStore, type CreateResult, type ListedState } from '../store.ts';
 
 /**
  * The IAM actions each use of the store needs (the permission tables compose them; docs/deployment.md,
@@ -121,13 +109,14 @@ function wasRepeated(error: unknown): boolean {
  * const outcome = await store.create(checkpointKey('messaging-assets'), { lastId: 0 });
  * ```
  */
-export class S3StateStore implements StateStore {
+export class S3StateStore extends BaseStateStore {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #createConflictRetries: number;
   readonly #listPageSize: number;
 
   constructor(options: S3StateStoreOptions) {
+    super();
     this.#client = options.client;
     this.#bucket = options.bucket;
     this.#createConflictRetries = options.createConflictRetries ?? 3;
@@ -152,14 +141,8 @@ export class S3StateStore implements StateStore {
     );
   }
 
-  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
-    assertStateKey(key);
-    const stored = await this.#read(key);
-    return stored && { value: parseState<T>(key, stored.text), etag: stored.etag };
-  }
-
   /** The stored document as text, with its ETag; `undefined` when nothing is stored. */
-  async #read(key: string): Promise<{ text: string; etag: string } | undefined> {
+  protected async readText(key: string): Promise<{ text: string; etag: string } | undefined> {
     let text: string;
     let etag: string | undefined;
     try {
@@ -188,7 +171,7 @@ export class S3StateStore implements StateStore {
     repeated: boolean,
   ): Promise<string | boolean | undefined> {
     if (!repeated) return intended === null ? false : undefined;
-    const stored = await this.#read(key);
+    const stored = await this.readText(key);
     if (intended === null) return stored === undefined;
     return stored?.text === intended ? stored.etag : undefined;
   }
@@ -209,9 +192,7 @@ export class S3StateStore implements StateStore {
     );
   }
 
-  async create<T>(key: string, value: T): Promise<CreateResult> {
-    assertStateKey(key);
-    const body = serializeState(key, value);
+  protected async createText(key: string, body: string): Promise<CreateResult> {
     // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
     let repeated = false;
     for (let attempt = 0; ; attempt++) {
@@ -240,9 +221,7 @@ export class S3StateStore implements StateStore {
     }
   }
 
-  async update<T>(key: string, value: T, etag: string): Promise<{ etag: string }> {
-    assertStateKey(key);
-    const body = serializeState(key, value);
+  protected async replaceText(key: string, body: string, etag: string): Promise<{ etag: string }> {
     let response: PutObjectCommandOutput;
     try {
       response = await this.#put(key, body, { IfMatch: etag });
@@ -262,8 +241,7 @@ export class S3StateStore implements StateStore {
     return { etag: response.ETag };
   }
 
-  async delete(key: string, etag?: string): Promise<void> {
-    assertStateKey(key);
+  protected async removeKey(key: string, etag?: string): Promise<void> {
     try {
       await this.#client.send(
         new DeleteObjectCommand({
@@ -282,10 +260,6 @@ export class S3StateStore implements StateStore {
       }
       throw this.#failure('DeleteObject', key, error);
     }
-  }
-
-  async *list(prefix: string): AsyncIterable<string> {
-    for await (const entry of this.listEntries(prefix)) yield entry.key;
   }
 
   async *listEntries(prefix: string): AsyncIterable<ListedState> {
@@ -311,9 +285,5 @@ export class S3StateStore implements StateStore {
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken);
-  }
-
-  mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {
-    return mutate(this, key, fn, options);
   }
 }
