@@ -8,11 +8,11 @@ import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } 
 import { headerOf, readJsonBody, validateBody } from './gateway.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { ApiProblem } from './problem.ts';
-import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
+import { publicationReadRoute } from './publication-lookup.ts';
 import { publicationView } from './publication-view.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
-import { lookupProblems, NOT_JSON, pathParameter } from './route-problems.ts';
+import { NOT_JSON } from './route-problems.ts';
 import { IDEMPOTENCY_KEY_RETENTION } from './schemas.ts';
 
 /** POST /publications and GET /publications/{publicationId}, in this order. */
@@ -94,21 +94,13 @@ function createPublicationRoute(context: RouteContext): ApiRoute {
 
 /** GET /publications/{publicationId}. */
 function getPublicationRoute(context: RouteContext): ApiRoute {
-  const { store, schemas, parameters } = context;
-  return {
-    method: 'GET',
+  return publicationReadRoute(context, {
     path: '/publications/{publicationId}',
     operationId: 'getPublication',
     summary: 'Status and outcome of a publication',
-    parameters: pathParameter('publicationId', parameters.publicationId),
-    responses: { 200: { description: 'The publication.', schema: schemas.publication } },
-    problems: lookupProblems(PUBLICATION_NOT_FOUND),
-    async handle(request) {
-      const id = request.params.publicationId as string;
-      const entry = await publicationOrNotFound(store, id);
-      return { status: 200, body: publicationView(entry.value) };
-    },
-  };
+    responses: { 200: { description: 'The publication.', schema: context.schemas.publication } },
+    answer: (publication) => ({ status: 200, body: publicationView(publication) }),
+  });
 }
 
 /** Accepts a publication: validated, its channels checked, recorded and queued (see submit.ts). */

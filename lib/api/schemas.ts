@@ -16,6 +16,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
 } from './idempotency-key.ts';
+import { pageSchema } from './paging.ts';
 
 /**
  * How long a key is remembered, as the draft asks servers to publish. The key lives in its
@@ -324,12 +325,10 @@ function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
         'A primary key whose supplier reviews are polled until expiresAt; sources say who asked (publication:<id>, operator).',
     });
 
-  const watchList = z
-    .object({ entries: z.array(watchEntry), nextCursor: z.string().optional() })
-    .register(registry, {
-      id: 'WatchList',
-      description: 'One page of the watch list in key order; pass nextCursor as `cursor` for the next page.',
-    });
+  const watchList = pageSchema(registry, watchEntry, {
+    id: 'WatchList',
+    contents: 'the watch list in key order',
+  });
 
   return { watchEntry, watchList };
 }
