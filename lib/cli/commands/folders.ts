@@ -8,7 +8,7 @@ import type { AssetFolderLink, AssetFolderOperations } from '../../pds/v1/index.
 import { booleanFlag, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';
-import { conditionalGetFlags, conditionalGetOptions, plural, withUpload } from './shared.ts';
+import { conditionalGetFlags, conditionalGetOptions, plural, uploadEach } from './shared.ts';
 
 const KIND_OPTIONS = {
   asset: { type: 'boolean', description: 'PATH is an asset (default: asked from the PDS)' },
@@ -229,17 +229,14 @@ function uploadCommand(name: 'folders upload' | 'folders upload-archive'): Comma
     async run({ args, flags, pds, progress }) {
       const [folder, ...files] = args as [string, ...string[]];
       const folders = (await pds()).assetFolders;
-      const stored: AssetFolderLink[] = [];
-      for (const file of files) {
-        const links = await withUpload(
-          progress,
-          file,
-          stringFlag(flags, 'content-type'),
-          (source) => (archive ? folders.uploadArchive(folder, source) : folders.uploadFile(folder, source)),
-          (result) => `stored ${plural(result.length, 'asset or folder', 'assets and folders')}`,
-        );
-        stored.push(...links);
-      }
+      const uploads = await uploadEach(
+        progress,
+        files,
+        stringFlag(flags, 'content-type'),
+        (source) => (archive ? folders.uploadArchive(folder, source) : folders.uploadFile(folder, source)),
+        (result) => `stored ${plural(result.length, 'asset or folder', 'assets and folders')}`,
+      );
+      const stored = uploads.flatMap(({ result }) => result);
       return { data: stored, text: () => linksTable(stored) };
     },
   };
