@@ -10,11 +10,13 @@
 import type { ConfirmationEntry } from '../confirmations/entry.ts';
 import { CONFIRMATIONS_PREFIX } from '../confirmations/keys.ts';
 import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
-import { decodeCursor, encodeCursor, pageLimit, pageParameters, type Query, queryValue } from './paging.ts';
-import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
+import type { PublicationRecord } from '../publications/records.ts';
+import type { StateStore } from '../state/index.ts';
+import { decodeCursor, pageBody, pageLimit, pageParameters, type Query, queryValue } from './paging.ts';
+import { publicationReadRoute } from './publication-lookup.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
-import { lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
+import { STATE_UNAVAILABLE } from './route-problems.ts';
 import type { ApiSchemas } from './schemas.ts';
 
 /** An entry as the API shows it (the stored facts and outbox left out). */
@@ -50,40 +52,38 @@ export function confirmationRoutes(context: RouteContext): ApiRoute[] {
 
 /** GET /publications/{publicationId}/confirmations. */
 function publicationConfirmationsRoute(context: RouteContext): ApiRoute {
-  const { schemas, parameters } = context;
-  return {
-    method: 'GET',
+  return publicationReadRoute(context, {
     path: '/publications/{publicationId}/confirmations',
     operationId: 'getPublicationConfirmations',
     summary: 'Did each recipient synchronise this publication?',
     description:
       'Per item and trading-partner recipient: the state, since when, and the corrective actions the recipient asked for; a count per state. Entries are created when the publication is published (none for IN_PLATFORM destinations).',
-    parameters: pathParameter('publicationId', parameters.publicationId),
     responses: {
       200: {
         description: 'The entries of the publication.',
-        schema: schemas.confirmations.publicationConfirmations,
+        schema: context.schemas.confirmations.publicationConfirmations,
       },
     },
-    problems: lookupProblems(PUBLICATION_NOT_FOUND),
-    handle: (request) => publicationConfirmations(context, request),
-  };
+    answer: (publication, publicationId) =>
+      publicationConfirmations(context.store, publicationId, publication),
+  });
 }
 
 /** The entries of one publication, per item and recipient, with a count per state. */
-async function publicationConfirmations(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
-  const { store } = context;
-  const id = request.params.publicationId as string;
-  const record = (await publicationOrNotFound(store, id)).value;
+async function publicationConfirmations(
+  store: StateStore,
+  publicationId: string,
+  record: PublicationRecord,
+): Promise<ApiResponse> {
   const entries = await entriesOfPublication(store, {
-    publicationId: id,
+    publicationId,
     primaryKeys: record.request.primaryKeys,
     destinations: record.request.destinations,
   });
   return {
     status: 200,
     body: {
-      publicationId: id,
+      publicationId,
       publicationStatus: record.status,
       summary: countByState(entries),
       entries: views(entries),
@@ -156,13 +156,7 @@ function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery
 async function confirmationsPage(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
   const query = confirmationQuery(request.event.queryStringParameters ?? {}, context.schemas);
   const page = await listEntries(context.store, query);
-  return {
-    status: 200,
-    body: {
-      entries: views(page.entries),
-      ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
-    },
-  };
+  return { status: 200, body: pageBody(views(page.entries), page.next) };
 }
 
 const QUERY_HINTS = {

@@ -3,6 +3,7 @@
  * so the OpenAPI document names them and the contract test checks the answers against them.
  */
 import * as z from 'zod';
+import { pageSchema } from './paging.ts';
 
 /** Builds the confirmation schemas in `registry` (the API's, ./schemas.ts). */
 export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>) {
@@ -77,12 +78,10 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
         'The confirmation entries of one publication, per item and recipient, with a count per state. Empty until the publication is published; IN_PLATFORM destinations have none.',
     });
 
-  const confirmationList = z
-    .object({ entries: z.array(entry), nextCursor: z.string().optional() })
-    .register(registry, {
-      id: 'ConfirmationList',
-      description: 'One page of confirmation entries; pass nextCursor as `cursor` for the next page.',
-    });
+  const confirmationList = pageSchema(registry, entry, {
+    id: 'ConfirmationList',
+    contents: 'confirmation entries',
+  });
 
   const states = z
     .string()

@@ -1,10 +1,11 @@
 /**
- * Reading a page request from the query string, as the list routes (GET /watch, GET /confirmations)
- * share it: `limit` (default {@link DEFAULT_PAGE_SIZE}), an opaque `cursor` that only this API hands
- * out (the base64url of where the next page starts), and the other query values, each checked
- * against its schema with a 400 `invalid-query` naming it.
+ * Paging, as the list routes (GET /watch, GET /confirmations) share it: reading a page request from
+ * the query string (`limit`, default {@link DEFAULT_PAGE_SIZE}; an opaque `cursor` that only this API
+ * hands out, the base64url of where the next page starts; the other query values, each checked
+ * against its schema with a 400 `invalid-query` naming it), and the page answered, `entries` and the
+ * `nextCursor` of the page after it.
  */
-import type { z } from 'zod';
+import * as z from 'zod';
 import { ApiProblem } from './problem.ts';
 import type { ParameterSpec } from './route.ts';
 
@@ -67,4 +68,27 @@ export function pageParameters(parameters: { pageLimit: z.ZodType; pageCursor: z
     { name: 'limit', in: 'query', schema: parameters.pageLimit },
     { name: 'cursor', in: 'query', schema: parameters.pageCursor },
   ];
+}
+
+/**
+ * The schema of one page of `entry`, registered as `id`: `entries`, and `nextCursor` unless it is the
+ * last page. `contents` completes "One page of …".
+ */
+export function pageSchema<E extends z.ZodType>(
+  registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>,
+  entry: E,
+  page: { id: string; contents: string },
+) {
+  return z.object({ entries: z.array(entry), nextCursor: z.string().optional() }).register(registry, {
+    id: page.id,
+    description: `One page of ${page.contents}; pass nextCursor as \`cursor\` for the next page.`,
+  });
+}
+
+/** The body of one page: its entries, and the cursor of the page that starts at `next`, if any. */
+export function pageBody<T>(
+  entries: readonly T[],
+  next: string | undefined,
+): { entries: readonly T[]; nextCursor?: string } {
+  return { entries, ...(next === undefined ? {} : { nextCursor: encodeCursor(next) }) };
 }

@@ -4,16 +4,16 @@
  * /publications/{publicationId} answers its status and outcome.
  */
 import { submitPublication } from '../publications/submit.ts';
+import { jsonBodyRoute } from './body-route.ts';
 import { CHANNEL_CHECK_PARAMETER, checkChannelDestinations, skipsChannelCheck } from './destination-check.ts';
-import { headerOf, readJsonBody, validateBody } from './gateway.ts';
+import { headerOf } from './gateway.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency-key.ts';
 import { ApiProblem } from './problem.ts';
-import { PUBLICATION_NOT_FOUND, publicationOrNotFound } from './publication-lookup.ts';
+import { publicationReadRoute } from './publication-lookup.ts';
 import { publicationView } from './publication-view.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
-import { lookupProblems, NOT_JSON, pathParameter } from './route-problems.ts';
-import { IDEMPOTENCY_KEY_RETENTION } from './schemas.ts';
+import { IDEMPOTENCY_KEY_RETENTION, type PublicationRequestBody } from './schemas.ts';
 
 /** POST /publications and GET /publications/{publicationId}, in this order. */
 export function publicationRoutes(context: RouteContext): ApiRoute[] {
@@ -23,7 +23,7 @@ export function publicationRoutes(context: RouteContext): ApiRoute[] {
 /** POST /publications. */
 function createPublicationRoute(context: RouteContext): ApiRoute {
   const { schemas, parameters } = context;
-  return {
+  return jsonBodyRoute({
     method: 'POST',
     path: '/publications',
     operationId: 'createPublication',
@@ -67,7 +67,6 @@ function createPublicationRoute(context: RouteContext): ApiRoute {
           'A request with this Idempotency-Key is still being accepted (it has held the key for less than 30 s); ' +
           'send the same request again after Retry-After.',
       },
-      415: NOT_JSON,
       422: {
         types: ['validation-failed', 'idempotency-key-reused'],
         description:
@@ -88,33 +87,28 @@ function createPublicationRoute(context: RouteContext): ApiRoute {
           `to check the destinations against (pds-unavailable; nothing was recorded): retry, or skip the check with ?${CHANNEL_CHECK_PARAMETER}=skip.`,
       },
     },
-    handle: (request) => acceptPublication(context, request),
-  };
+    answer: (body, request) => acceptPublication(context, body, request),
+  });
 }
 
 /** GET /publications/{publicationId}. */
 function getPublicationRoute(context: RouteContext): ApiRoute {
-  const { store, schemas, parameters } = context;
-  return {
-    method: 'GET',
+  return publicationReadRoute(context, {
     path: '/publications/{publicationId}',
     operationId: 'getPublication',
     summary: 'Status and outcome of a publication',
-    parameters: pathParameter('publicationId', parameters.publicationId),
-    responses: { 200: { description: 'The publication.', schema: schemas.publication } },
-    problems: lookupProblems(PUBLICATION_NOT_FOUND),
-    async handle(request) {
-      const id = request.params.publicationId as string;
-      const entry = await publicationOrNotFound(store, id);
-      return { status: 200, body: publicationView(entry.value) };
-    },
-  };
+    responses: { 200: { description: 'The publication.', schema: context.schemas.publication } },
+    answer: (publication) => ({ status: 200, body: publicationView(publication) }),
+  });
 }
 
 /** Accepts a publication: validated, its channels checked, recorded and queued (see submit.ts). */
-async function acceptPublication(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
-  const { deps, store, schemas, channels, now, log } = context;
-  const body = validateBody(schemas.publicationRequest, readJsonBody(request.event));
+async function acceptPublication(
+  context: RouteContext,
+  body: PublicationRequestBody,
+  request: ApiRequest,
+): Promise<ApiResponse> {
+  const { deps, store, channels, now, log } = context;
   if (!skipsChannelCheck(request.event.queryStringParameters)) {
     await checkChannelDestinations(body.destinations, () =>
       channels.get(async () => (await deps.pds()).listCommunicationChannels()),

@@ -16,6 +16,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
 } from './idempotency-key.ts';
+import { pageSchema } from './paging.ts';
 
 /**
  * How long a key is remembered, as the draft asks servers to publish. The key lives in its
@@ -85,6 +86,26 @@ export function createApiSchemas(limits: SchemaLimits) {
   };
 }
 
+/**
+ * An issue at each element of the checked array whose identity an earlier element has, its message
+ * naming the earlier index (`repeats`); elements without an identity (`undefined`) are not compared.
+ */
+function refuseRepeats<T>(
+  ctx: z.core.ParsePayload<readonly T[]>,
+  identityOf: (element: T) => string | undefined,
+  repeats: (element: T, earlier: number) => string,
+): void {
+  const first = new Map<string, number>();
+  ctx.value.forEach((element, index) => {
+    const identity = identityOf(element);
+    if (identity === undefined) return;
+    const earlier = first.get(identity);
+    if (earlier === undefined) first.set(identity, index);
+    else
+      ctx.issues.push({ code: 'custom', path: [index], input: element, message: repeats(element, earlier) });
+  });
+}
+
 // Counts and duplicates are checked in one refinement rather than with .min/.max: zod stops looking at
 // the elements once an array is too long, and a 422 must list every field error at once.
 function primaryKeysSchema(registry: SchemaRegistry, primaryKey: z.ZodType<string>, maxKeys: number) {
@@ -112,20 +133,12 @@ function primaryKeysSchema(registry: SchemaRegistry, primaryKey: z.ZodType<strin
           message: `lists ${keys.length} primary keys, more than the ${maxKeys} allowed (PUBLICATION_MAX_KEYS); split the request`,
         });
       }
-      const first = new Map<string, number>();
-      keys.forEach((key, index) => {
-        if (typeof key !== 'string') return;
-        const earlier = first.get(key);
-        if (earlier === undefined) first.set(key, index);
-        else {
-          ctx.issues.push({
-            code: 'custom',
-            path: [index],
-            input: key,
-            message: `duplicates /primaryKeys/${earlier} (${JSON.stringify(key.slice(0, 40))}); list each key once`,
-          });
-        }
-      });
+      refuseRepeats(
+        ctx,
+        (key) => (typeof key === 'string' ? key : undefined),
+        (key, earlier) =>
+          `duplicates /primaryKeys/${earlier} (${JSON.stringify(key.slice(0, 40))}); list each key once`,
+      );
     })
     .register(registry, {
       description: `The items to publish; each key once, at most ${maxKeys}.`,
@@ -155,22 +168,13 @@ function destinationsSchema(registry: SchemaRegistry, destination: ReturnType<ty
     z
       .array(destination, { error: 'must be an array of destinations' })
       .min(1, { error: 'must name at least one destination' })
-      .check((ctx) => {
-        const first = new Map<string, number>();
-        ctx.value.forEach((entry, index) => {
-          const identity = `${entry.destinationType}\u0000${entry.destinationId}`;
-          const earlier = first.get(identity);
-          if (earlier === undefined) first.set(identity, index);
-          else {
-            ctx.issues.push({
-              code: 'custom',
-              path: [index],
-              input: entry,
-              message: `duplicates /destinations/${earlier}; name each destination once`,
-            });
-          }
-        });
-      })
+      .check((ctx) =>
+        refuseRepeats(
+          ctx,
+          (entry) => `${entry.destinationType}\u0000${entry.destinationId}`,
+          (_entry, earlier) => `duplicates /destinations/${earlier}; name each destination once`,
+        ),
+      )
       // A destination has exactly these two fields, so "the same type and id" is JSON Schema's equality.
       .register(registry, { uniqueItems: true })
   );
@@ -324,12 +328,10 @@ function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
         'A primary key whose supplier reviews are polled until expiresAt; sources say who asked (publication:<id>, operator).',
     });
 
-  const watchList = z
-    .object({ entries: z.array(watchEntry), nextCursor: z.string().optional() })
-    .register(registry, {
-      id: 'WatchList',
-      description: 'One page of the watch list in key order; pass nextCursor as `cursor` for the next page.',
-    });
+  const watchList = pageSchema(registry, watchEntry, {
+    id: 'WatchList',
+    contents: 'the watch list in key order',
+  });
 
   return { watchEntry, watchList };
 }

@@ -2,15 +2,15 @@
  * POST /validations: an item validated through the PDS, after the request itself was checked (so an
  * invalid request never reaches the PDS).
  */
-import { readJsonBody, validateBody } from './gateway.ts';
+import { jsonBodyRoute } from './body-route.ts';
 import type { ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
-import { NOT_JSON, PDS_DOWN, PDS_REFUSED } from './route-problems.ts';
+import { PDS_DOWN, PDS_REFUSED } from './route-problems.ts';
 
 /** POST /validations. */
 export function validationRoute(context: RouteContext): ApiRoute {
   const { deps, schemas } = context;
-  return {
+  return jsonBodyRoute({
     method: 'POST',
     path: '/validations',
     operationId: 'validateItem',
@@ -19,7 +19,6 @@ export function validationRoute(context: RouteContext): ApiRoute {
     responses: { 200: { description: 'The PDS validation results.', schema: schemas.validationResponse } },
     problems: {
       400: { types: ['invalid-json'], description: 'The body is empty or not JSON.' },
-      415: NOT_JSON,
       422: {
         types: ['validation-failed'],
         description: 'The body has invalid fields, each listed in `errors`; the PDS was not called.',
@@ -27,8 +26,7 @@ export function validationRoute(context: RouteContext): ApiRoute {
       502: PDS_REFUSED,
       503: PDS_DOWN,
     },
-    async handle(request) {
-      const body = validateBody(schemas.validationRequest, readJsonBody(request.event));
+    async answer(body) {
       const pds = await deps.pds();
       const result = await pds.validate({
         newItem: body.newItem,
@@ -37,5 +35,5 @@ export function validationRoute(context: RouteContext): ApiRoute {
       });
       return { status: 200, body: result };
     },
-  };
+  });
 }

@@ -12,9 +12,9 @@ import {
   watch,
   watchEntries,
 } from '../state/index.ts';
-import { decodeCursor, encodeCursor, pageLimit, pageParameters } from './paging.ts';
+import { decodeCursor, pageBody, pageLimit, pageParameters } from './paging.ts';
 import { ApiProblem } from './problem.ts';
-import type { ApiRoute, RouteProblem } from './route.ts';
+import type { ApiRequest, ApiResponse, ApiRoute, RouteProblem } from './route.ts';
 import type { RouteContext } from './route-context.ts';
 import { BAD_PATH, lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
 import { MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
@@ -104,46 +104,56 @@ function watchListRoute(context: RouteContext): ApiRoute {
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, (key) => key.length > 0);
       const { page, more } = await watchListPage(store, limit, after);
       const entries = await watchEntryViews(store, page, request.now);
-      const last = entries.at(-1);
-      return {
-        status: 200,
-        body: { entries, ...(more && last ? { nextCursor: encodeCursor(last.primaryKey) } : {}) },
-      };
+      return { status: 200, body: pageBody(entries, more ? page.at(-1)?.primaryKey : undefined) };
     },
+  };
+}
+
+/** What a route on one entry declares itself, and how it answers for the entry's checked key. */
+type EntryRouteSpec = Omit<ApiRoute, 'path' | 'parameters' | 'handle'> & {
+  answer(primaryKey: string, request: ApiRequest): Promise<ApiResponse>;
+};
+
+/**
+ * A route on one watch-list entry, `/watch/{primaryKey}`: the path parameter, checked (400
+ * `invalid-path` when empty or too long) before `answer` runs.
+ */
+function entryRoute(context: RouteContext, spec: EntryRouteSpec): ApiRoute {
+  const { answer, ...declared } = spec;
+  return {
+    ...declared,
+    path: '/watch/{primaryKey}',
+    parameters: pathParameter('primaryKey', context.parameters.pathPrimaryKey),
+    handle: async (request) => answer(checkedPrimaryKey(request.params.primaryKey), request),
   };
 }
 
 /** GET /watch/{primaryKey}: one watch-list entry. */
 function getWatchedKeyRoute(context: RouteContext): ApiRoute {
-  const { store, schemas, parameters } = context;
-  return {
+  const { store, schemas } = context;
+  return entryRoute(context, {
     method: 'GET',
-    path: '/watch/{primaryKey}',
     operationId: 'getWatchedKey',
     summary: 'One watch-list entry',
-    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
     responses: { 200: { description: 'The entry.', schema: schemas.watchEntry } },
     problems: lookupProblems(NOT_WATCHED),
-    async handle(request) {
-      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+    async answer(primaryKey, request) {
       const entry = await getWatchEntry(store, primaryKey);
       if (!entry) throw notWatched(primaryKey);
       const [view] = await watchEntryViews(store, [entry], request.now);
       return { status: 200, body: view };
     },
-  };
+  });
 }
 
 /** PUT /watch/{primaryKey}: a key on the watch list, or its expiry extended. */
 function watchKeyRoute(context: RouteContext): ApiRoute {
-  const { store, settings, schemas, parameters } = context;
-  return {
+  const { store, settings, schemas } = context;
+  return entryRoute(context, {
     method: 'PUT',
-    path: '/watch/{primaryKey}',
     operationId: 'watchKey',
     summary: 'Put a primary key on the watch list (or extend its expiry)',
     description: 'The key is watched for WATCH_TTL_DAYS from now, with source `operator`. No body is needed.',
-    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
     responses: {
       200: { description: 'Already watched; the expiry was extended.', schema: schemas.watchEntry },
       201: {
@@ -153,8 +163,7 @@ function watchKeyRoute(context: RouteContext): ApiRoute {
       },
     },
     problems: { 400: BAD_PATH, 503: STATE_UNAVAILABLE },
-    async handle(request) {
-      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
+    async answer(primaryKey, request) {
       const [entry] = await watch(store, [primaryKey], {
         ttlMs: settings.watchTtlMs,
         source: 'operator',
@@ -168,24 +177,20 @@ function watchKeyRoute(context: RouteContext): ApiRoute {
         ...(added ? { headers: { location: `/watch/${encodeURIComponent(primaryKey)}` } } : {}),
       };
     },
-  };
+  });
 }
 
 /** DELETE /watch/{primaryKey}: a key taken off the watch list. */
 function unwatchKeyRoute(context: RouteContext): ApiRoute {
-  const { store, parameters } = context;
-  return {
+  return entryRoute(context, {
     method: 'DELETE',
-    path: '/watch/{primaryKey}',
     operationId: 'unwatchKey',
     summary: 'Take a primary key off the watch list',
-    parameters: pathParameter('primaryKey', parameters.pathPrimaryKey),
     responses: { 204: { description: 'Removed.' } },
     problems: lookupProblems(NOT_WATCHED),
-    async handle(request) {
-      const primaryKey = checkedPrimaryKey(request.params.primaryKey);
-      if (!(await unwatch(store, primaryKey))) throw notWatched(primaryKey);
+    async answer(primaryKey) {
+      if (!(await unwatch(context.store, primaryKey))) throw notWatched(primaryKey);
       return { status: 204 };
     },
-  };
+  });
 }

@@ -303,6 +303,13 @@ const QUEUE_FUNCTIONS = [
   timeoutMs: number;
 }>;
 
+/** A list of what a start step runs, all of it stopped (together) when the stack is cleaned up. */
+function stoppedAtCleanUp<T extends { stop(): Promise<unknown> }>(cleanups: Cleanups): T[] {
+  const running: T[] = [];
+  cleanups.push(() => Promise.all(running.map((each) => each.stop())).then(() => undefined));
+  return running;
+}
+
 /** An SQS event source per queue-driven function, as Lambda's event source mappings deliver. */
 function startQueueFunctions(
   wiring: Wiring,
@@ -310,8 +317,7 @@ function startQueueFunctions(
   handlers: LocalHandlers,
   cleanups: Cleanups,
 ): void {
-  const sources: RunningEventSource[] = [];
-  cleanups.push(() => Promise.all(sources.map((running) => running.stop())).then(() => undefined));
+  const sources = stoppedAtCleanUp<RunningEventSource>(cleanups);
   for (const { role, name, handler, batchSize, timeoutMs } of QUEUE_FUNCTIONS) {
     const queue = resources.queues[role];
     sources.push(
@@ -340,8 +346,7 @@ function startScheduledFunctions(
   handlers: LocalHandlers,
   cleanups: Cleanups,
 ): void {
-  const schedules: RunningSchedule[] = [];
-  cleanups.push(() => Promise.all(schedules.map((running) => running.stop())).then(() => undefined));
+  const schedules = stoppedAtCleanUp<RunningSchedule>(cleanups);
   const schedule = (name: string, rateMs: number, handler: (event: unknown, context: Context) => unknown) => {
     schedules.push(
       startSchedule({

@@ -46,13 +46,7 @@ import { messagingAssetEvent, passedMessagingAssetEvent, pollEventOptions } from
 import { IdCollector } from './id-ranges.ts';
 import { checkpointKey } from './keys.ts';
 import { type ListingPagingMode, type ListingRead, readListing } from './listing.ts';
-import {
-  checkedFailureLimit,
-  describeRefusal,
-  passedFetchError,
-  passedRefusalError,
-  publishEach,
-} from './poison.ts';
+import { checkedFailureLimit, describeRefusal, passedFetchError, publishPassingRefused } from './poison.ts';
 import { isSystemicPdsError } from './ports.ts';
 import { DEFAULT_LISTING_PAGE_LIMIT, DEFAULT_MAX_ASSETS_PER_RUN } from './settings.ts';
 
@@ -696,13 +690,7 @@ interface Outgoing {
  * consecutive runs; then its `messageError` event is sent instead (in a second request for refusals).
  */
 async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePublished> {
-  const result: PagePublished = {
-    accepted: new Set(),
-    passed: [],
-    recorded: [],
-    unaccepted: [],
-    publishError: undefined,
-  };
+  const recorded: PagePublished['recorded'] = [];
   const outgoing: Outgoing[] = page.ordinary.map((item) => ({ ...item }));
   for (const { asset, error } of page.failedFetches) {
     const failedRuns = page.failedRuns(asset.id) + 1;
@@ -710,37 +698,31 @@ async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePu
     if (messageError) {
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });
     } else {
-      result.recorded.push({ asset, reason: errorSummary(error), failedRuns, refused: false });
+      recorded.push({ asset, reason: errorSummary(error), failedRuns, refused: false });
     }
   }
-
-  for (let round = outgoing; round.length > 0; ) {
-    const sent = await publishEach(sink, round, (item) => item.event);
-    round = [];
-    for (const item of sent.accepted) {
-      result.accepted.add(item.asset.id);
-      if (item.messageError) result.passed.push({ asset: item.asset, messageError: item.messageError });
-    }
-    for (const item of sent.unaccepted) result.unaccepted.push(item.asset.id);
-    result.publishError = sent.error ?? result.publishError;
-    for (const { item, failure } of sent.refused) {
-      const failedRuns = page.failedRuns(item.asset.id) + 1;
-      // A refused messageError event is small and plain; should SQS refuse even that, retry it.
-      const messageError =
-        item.messageError === undefined
-          ? passedRefusalError(failure, failedRuns, page.failureLimit)
-          : undefined;
-      if (messageError) {
-        round.push({ asset: item.asset, event: page.passedEvent(item.asset, messageError), messageError });
-      } else {
-        result.recorded.push({
-          asset: item.asset,
-          reason: describeRefusal(failure),
-          failedRuns,
-          refused: true,
-        });
-      }
-    }
+  const sent = await publishPassingRefused(sink, outgoing, {
+    eventOf: (item) => item.event,
+    isPassed: (item) => item.messageError !== undefined,
+    failedRuns: (item) => page.failedRuns(item.asset.id) + 1,
+    failureLimit: page.failureLimit,
+    passed: (item, messageError) => ({
+      asset: item.asset,
+      event: page.passedEvent(item.asset, messageError),
+      messageError,
+    }),
+  });
+  for (const { item, failure } of sent.refused) {
+    const failedRuns = page.failedRuns(item.asset.id) + 1;
+    recorded.push({ asset: item.asset, reason: describeRefusal(failure), failedRuns, refused: true });
   }
-  return result;
+  return {
+    accepted: new Set(sent.accepted.map((item) => item.asset.id)),
+    passed: sent.accepted.flatMap(({ asset, messageError }) =>
+      messageError ? [{ asset, messageError }] : [],
+    ),
+    recorded,
+    unaccepted: sent.unaccepted.map((item) => item.asset.id),
+    publishError: sent.error,
+  };
 }

@@ -99,7 +99,7 @@ export function passedFetchError(
  * @example
  * const messageError = passedRefusalError(failure, failedRuns, failureLimit);
  */
-export function passedRefusalError(
+function passedRefusalError(
   failure: EventPublishFailure,
   failedRuns: number,
   failureLimit: number,
@@ -115,7 +115,7 @@ export function describeRefusal(failure: EventPublishFailure): string {
 }
 
 /** What SQS did with each item of one publish. */
-export interface PublishedEach<T> {
+interface PublishedEach<T> {
   accepted: T[];
   /**
    * This event itself refused as the sender's fault: sending it again cannot help. A whole request
@@ -135,7 +135,7 @@ export interface PublishedEach<T> {
  * @example
  * const { accepted, refused, unaccepted } = await publishEach(sink, ready, (item) => item.event);
  */
-export async function publishEach<T>(
+async function publishEach<T>(
   sink: EventSink,
   items: readonly T[],
   eventOf: (item: T) => CloudEvent,
@@ -159,4 +159,69 @@ export async function publishEach<T>(
     if (sorted.unaccepted.length > 0) sorted.error = error;
     return sorted;
   }
+}
+
+/** How {@link publishPassingRefused} treats an item SQS refuses as invalid. */
+export interface RefusalRule<T> {
+  eventOf: (item: T) => CloudEvent;
+  /** True for an item already passed without its message: refused again, it is retried, not passed again. */
+  isPassed: (item: T) => boolean;
+  /** The item's consecutive failed runs, this one included. */
+  failedRuns: (item: T) => number;
+  failureLimit: number;
+  /** The item passed with `messageError`: its event without the message, to send in the next round. */
+  passed: (item: T, messageError: MessageFetchError) => T;
+}
+
+/** What SQS did with the items of {@link publishPassingRefused}, over all its rounds. */
+export interface PublishedPassingRefused<T> {
+  /** Accepted, in the order SQS accepted them; passed items are the ones `passed` built. */
+  accepted: T[];
+  /** Refused as invalid below the failure limit, or refused again once passed: tried on the next run. */
+  refused: Array<{ item: T; failure: EventPublishFailure }>;
+  /** Not accepted for a reason of SQS's own (throttling, an outage): send again later. */
+  unaccepted: T[];
+  /** The publisher's last error when anything was unaccepted. */
+  error: EventPublishError | undefined;
+}
+
+/**
+ * Publishes the events of `items` under the poison-item rule for refusals: an item whose event SQS
+ * refuses as invalid on its `failureLimit`th failed run is passed (sent again without its message,
+ * in one more round); below the limit it is `refused`, for a retry on the next run.
+ *
+ * @example
+ * ```ts
+ * const sent = await publishPassingRefused(sink, built, {
+ *   eventOf: (item) => item.event,
+ *   isPassed: (item) => item.passed,
+ *   failedRuns: (item) => failedRuns(item.fingerprint),
+ *   failureLimit,
+ *   passed: (item, messageError) => passedItem(item, messageError),
+ * });
+ * ```
+ */
+export async function publishPassingRefused<T>(
+  sink: EventSink,
+  items: readonly T[],
+  rule: RefusalRule<T>,
+): Promise<PublishedPassingRefused<T>> {
+  const result: PublishedPassingRefused<T> = { accepted: [], refused: [], unaccepted: [], error: undefined };
+  for (let round: readonly T[] = items; round.length > 0; ) {
+    const sent = await publishEach(sink, round, rule.eventOf);
+    const next: T[] = [];
+    result.accepted.push(...sent.accepted);
+    result.unaccepted.push(...sent.unaccepted);
+    result.error = sent.error ?? result.error;
+    for (const { item, failure } of sent.refused) {
+      // A refused messageError event is small and plain; should SQS refuse even that, retry it.
+      const messageError = rule.isPassed(item)
+        ? undefined
+        : passedRefusalError(failure, rule.failedRuns(item), rule.failureLimit);
+      if (messageError) next.push(rule.passed(item, messageError));
+      else result.refused.push({ item, failure });
+    }
+    round = next;
+  }
+  return result;
 }

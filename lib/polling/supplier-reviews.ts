@@ -48,13 +48,7 @@ import { CoalescingSink } from './coalescing-sink.ts';
 import { ProgressLayoutChangedError } from './errors.ts';
 import { missingMessageError, pollEventOptions, reviewEvent } from './events.ts';
 import { reviewFingerprint } from './fingerprint.ts';
-import {
-  checkedFailureLimit,
-  describeRefusal,
-  passedFetchError,
-  passedRefusalError,
-  publishEach,
-} from './poison.ts';
+import { checkedFailureLimit, describeRefusal, passedFetchError, publishPassingRefused } from './poison.ts';
 import {
   currentLevel,
   growLayout,
@@ -381,43 +375,39 @@ async function publishReviewEvents(
   publishError: Error | undefined;
 }> {
   const { primaryKey, failedRuns } = batch;
-  const accepted: Accepted[] = [];
   const failed: Array<{ fingerprint: string; reason: string }> = built
     .filter((item) => !item.ok)
     .map((item) => ({ fingerprint: item.fingerprint, reason: errorSummary(item.error) }));
-  let publishError: Error | undefined;
-  for (let round = built.filter((item) => item.ok); round.length > 0; ) {
-    const sent = await publishEach(context.sink, round, (item) => item.event);
-    round = [];
-    accepted.push(...sent.accepted);
-    publishError = sent.error ?? publishError;
-    for (const { item, failure } of sent.refused) {
-      const messageError = item.passed
-        ? undefined
-        : passedRefusalError(failure, failedRuns(item.fingerprint), context.failureLimit);
-      if (messageError) {
-        round.push({
-          ok: true,
-          fingerprint: item.fingerprint,
-          event: batch.passedEvent(item.fingerprint, messageError),
-          passed: true,
-        });
-      } else {
-        failed.push({ fingerprint: item.fingerprint, reason: describeRefusal(failure) });
-        context.logger.warn(
-          'SQS refused the event of a supplier review as invalid; it is tried again on the next run',
-          {
-            primaryKey,
-            messagingAssetId: item.event.data.messagingAssetId,
-            failedRuns: failedRuns(item.fingerprint),
-            failureLimit: context.failureLimit,
-            reason: describeRefusal(failure),
-          },
-        );
-      }
-    }
+  const sent = await publishPassingRefused<Accepted>(
+    context.sink,
+    built.filter((item): item is Accepted => item.ok),
+    {
+      eventOf: (item) => item.event,
+      isPassed: (item) => item.passed === true,
+      failedRuns: (item) => failedRuns(item.fingerprint),
+      failureLimit: context.failureLimit,
+      passed: (item, messageError) => ({
+        ok: true,
+        fingerprint: item.fingerprint,
+        event: batch.passedEvent(item.fingerprint, messageError),
+        passed: true,
+      }),
+    },
+  );
+  for (const { item, failure } of sent.refused) {
+    failed.push({ fingerprint: item.fingerprint, reason: describeRefusal(failure) });
+    context.logger.warn(
+      'SQS refused the event of a supplier review as invalid; it is tried again on the next run',
+      {
+        primaryKey,
+        messagingAssetId: item.event.data.messagingAssetId,
+        failedRuns: failedRuns(item.fingerprint),
+        failureLimit: context.failureLimit,
+        reason: describeRefusal(failure),
+      },
+    );
   }
-  return { accepted, failed, publishError };
+  return { accepted: sent.accepted, failed, publishError: sent.error };
 }
 
 /** The accepted reviews recorded in the confirmation ledger, if there is one; the error if not. */

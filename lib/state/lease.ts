@@ -67,11 +67,14 @@ export interface LeaseOptions {
   readonly now?: () => number;
 }
 
-function checkTtl(ttlMs: number): void {
+/** Now, and the end of a lease taken or renewed now for `ttlMs` (checked: a positive number). */
+function leaseWindow(ttlMs: number, options: LeaseOptions): { now: number; expiresAt: number } {
   // Not checkDurationMs: that allows 0, and a lease that expires as it is taken excludes nobody.
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
     throw new OptionError('ttlMs', `Lease TTL must be a positive number of milliseconds, got ${ttlMs}`);
   }
+  const now = (options.now ?? Date.now)();
+  return { now, expiresAt: now + ttlMs };
 }
 
 function leaseOf(name: string, claim: Claim<LeaseRecord>): Lease {
@@ -94,10 +97,9 @@ export async function acquireLease(
   owner: string,
   options: LeaseOptions = {},
 ): Promise<Lease | undefined> {
-  checkTtl(ttlMs);
-  const now = (options.now ?? Date.now)();
+  const { now, expiresAt } = leaseWindow(ttlMs, options);
   // A take-over writes a whole new record: of the expired holder's, only the run history is kept.
-  const record: LeaseRecord = { owner, token: randomUUID(), acquiredAt: now, expiresAt: now + ttlMs };
+  const record: LeaseRecord = { owner, token: randomUUID(), acquiredAt: now, expiresAt };
   const result = await acquireClaim(
     store,
     leaseKey(name),
@@ -127,9 +129,8 @@ export async function renewLease(
   ttlMs: number,
   options: LeaseOptions = {},
 ): Promise<Lease | undefined> {
-  checkTtl(ttlMs);
-  const now = (options.now ?? Date.now)();
-  const record: LeaseRecord = { ...claimOf(lease).record, expiresAt: now + ttlMs };
+  const { expiresAt } = leaseWindow(ttlMs, options);
+  const record: LeaseRecord = { ...claimOf(lease).record, expiresAt };
   const step = await advanceClaim(store, claimOf(lease), record);
   return step.outcome === 'advanced' ? leaseOf(lease.name, step.claim) : undefined;
 }

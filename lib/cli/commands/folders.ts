@@ -8,7 +8,7 @@ import type { AssetFolderLink, AssetFolderOperations } from '../../pds/v1/index.
 import { booleanFlag, type FlagValues, stringFlag } from '../args.ts';
 import type { Command, CommandResult } from '../command.ts';
 import { formatBytes, formatRecord, formatTable, formatTime } from '../output.ts';
-import { conditionalGetFlags, conditionalGetOptions, plural, withUpload } from './shared.ts';
+import { conditionalGetFlags, conditionalGetOptions, plural, uploadEach } from './shared.ts';
 
 const KIND_OPTIONS = {
   asset: { type: 'boolean', description: 'PATH is an asset (default: asked from the PDS)' },
@@ -100,17 +100,30 @@ const ls: Command = {
   },
 };
 
-const details: Command = {
-  name: 'folders details',
-  summary: 'show one asset or folder',
-  args: 'PATH',
-  minArgs: 1,
-  maxArgs: 1,
-  examples: ['pds folders details /images/logo.png'],
-  async run({ args, pds }) {
-    return linkResult(await (await pds()).assetFolders.details(args[0] as string));
+/** A command on one PATH that shows the asset or folder the PDS answers with (details, publicize). */
+function linkCommand(
+  about: Pick<Command, 'name' | 'summary' | 'examples'>,
+  call: (folders: AssetFolderOperations, path: string) => Promise<AssetFolderLink>,
+): Command {
+  return {
+    ...about,
+    args: 'PATH',
+    minArgs: 1,
+    maxArgs: 1,
+    async run({ args, pds }) {
+      return linkResult(await call((await pds()).assetFolders, args[0] as string));
+    },
+  };
+}
+
+const details = linkCommand(
+  {
+    name: 'folders details',
+    summary: 'show one asset or folder',
+    examples: ['pds folders details /images/logo.png'],
   },
-};
+  (folders, path) => folders.details(path),
+);
 
 const mkdir: Command = {
   name: 'folders mkdir',
@@ -193,17 +206,14 @@ const rename = assetOrFolderCommand(
   (folders, path, name) => folders.renameFolder(path, name),
 );
 
-const publicize: Command = {
-  name: 'folders publicize',
-  summary: 'make an asset public (prints its public URL)',
-  args: 'PATH',
-  minArgs: 1,
-  maxArgs: 1,
-  examples: ['pds folders publicize /images/logo.png'],
-  async run({ args, pds }) {
-    return linkResult(await (await pds()).assetFolders.convertToPublicAsset(args[0] as string));
+const publicize = linkCommand(
+  {
+    name: 'folders publicize',
+    summary: 'make an asset public (prints its public URL)',
+    examples: ['pds folders publicize /images/logo.png'],
   },
-};
+  (folders, path) => folders.convertToPublicAsset(path),
+);
 
 function uploadCommand(name: 'folders upload' | 'folders upload-archive'): Command {
   const archive = name === 'folders upload-archive';
@@ -229,17 +239,14 @@ function uploadCommand(name: 'folders upload' | 'folders upload-archive'): Comma
     async run({ args, flags, pds, progress }) {
       const [folder, ...files] = args as [string, ...string[]];
       const folders = (await pds()).assetFolders;
-      const stored: AssetFolderLink[] = [];
-      for (const file of files) {
-        const links = await withUpload(
-          progress,
-          file,
-          stringFlag(flags, 'content-type'),
-          (source) => (archive ? folders.uploadArchive(folder, source) : folders.uploadFile(folder, source)),
-          (result) => `stored ${plural(result.length, 'asset or folder', 'assets and folders')}`,
-        );
-        stored.push(...links);
-      }
+      const uploads = await uploadEach(
+        progress,
+        files,
+        stringFlag(flags, 'content-type'),
+        (source) => (archive ? folders.uploadArchive(folder, source) : folders.uploadFile(folder, source)),
+        (result) => `stored ${plural(result.length, 'asset or folder', 'assets and folders')}`,
+      );
+      const stored = uploads.flatMap(({ result }) => result);
       return { data: stored, text: () => linksTable(stored) };
     },
   };

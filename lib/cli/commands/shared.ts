@@ -112,8 +112,26 @@ export async function countedUpload(
   };
 }
 
+/**
+ * Uploads each file in turn (one stream at a time), reporting each one's progress and outcome (as
+ * `describe` words the result); the results in the order of `files`.
+ */
+export async function uploadEach<T>(
+  progress: TransferProgress,
+  files: readonly string[],
+  contentType: string | undefined,
+  send: (source: StreamUploadSource) => Promise<T>,
+  describe: (result: T) => string,
+): Promise<Array<{ file: string; result: T }>> {
+  const results: Array<{ file: string; result: T }> = [];
+  for (const file of files) {
+    results.push({ file, result: await withUpload(progress, file, contentType, send, describe) });
+  }
+  return results;
+}
+
 /** Runs an upload of `path`, reporting its progress and outcome. */
-export async function withUpload<T>(
+async function withUpload<T>(
   progress: TransferProgress,
   path: string,
   contentType: string | undefined,

@@ -9,7 +9,7 @@ import { booleanFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { CliInputError } from '../errors.ts';
 import { formatTable, formatTime } from '../output.ts';
-import { plural, readJsonFile, tableResult, withUpload } from './shared.ts';
+import { plural, readJsonFile, tableResult, uploadEach } from './shared.ts';
 
 /** An uploaded gathering entry with the file it came from and whether it was imported. */
 interface UploadedEntry extends GatheringEntry {
@@ -39,17 +39,16 @@ const upload: Command = {
   async run({ args, flags, pds, progress }) {
     const client = await pds();
     const doImport = booleanFlag(flags, 'import');
-    const uploaded: UploadedEntry[] = [];
-    for (const file of args) {
-      const entries = await withUpload(
-        progress,
-        file,
-        stringFlag(flags, 'content-type'),
-        (source) => client.uploadGathering(source),
-        (result) => plural(result.length, 'entry', 'entries'),
-      );
-      for (const entry of entries) uploaded.push({ ...entry, file, imported: false });
-    }
+    const uploads = await uploadEach(
+      progress,
+      args,
+      stringFlag(flags, 'content-type'),
+      (source) => client.uploadGathering(source),
+      (result) => plural(result.length, 'entry', 'entries'),
+    );
+    const uploaded: UploadedEntry[] = uploads.flatMap(({ file, result }) =>
+      result.map((entry) => ({ ...entry, file, imported: false })),
+    );
     if (doImport) {
       for (const entry of uploaded) {
         await client.startImport({ gatheringKey: entry.gatheringKey, path: entry.path });
