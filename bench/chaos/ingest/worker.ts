@@ -47,19 +47,34 @@ function log(line: WorkerLogLine): void {
   appendFileSync(env.logFile, `${JSON.stringify(line)}\n`);
 }
 
-/** Imports as the PDS client sees them answered (undici publishes every request it makes). */
+/** Bodies of the import requests, as the PDS client hands them to node:http. */
+const importBodies = new WeakMap<ClientRequest, string>();
+
+/**
+ * Imports as the PDS client sees them answered: node:http publishes every request it makes and every
+ * answer it reads; the body is kept as the transport passes it to `end` (one buffer for a JSON body).
+ */
 function watchImports(): void {
-  subscribe('undici:request:headers', (message) => {
-    const { request, response } = message as {
-      request: { method: string; path: string; body?: unknown };
-      response: { statusCode: number };
-    };
-    if (request.method !== 'POST' || !request.path.startsWith('/api/v1/imports')) return;
-    const body = request.body;
-    const text =
-      typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString() : '';
+  const isImport = (request: ClientRequest) =>
+    request.method === 'POST' && request.path.startsWith('/api/v1/imports');
+  subscribe('http.client.request.start', (message) => {
+    const { request } = message as { request: ClientRequest };
+    if (!isImport(request)) return;
+    const end = request.end.bind(request) as (...args: unknown[]) => ClientRequest;
+    request.end = ((...args: unknown[]) => {
+      const [chunk] = args;
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
+        importBodies.set(request, Buffer.from(chunk).toString());
+      }
+      return end(...args);
+    }) as ClientRequest['end'];
+  });
+  subscribe('http.client.response.finish', (message) => {
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    if (!isImport(request)) return;
+    const text = importBodies.get(request) ?? '';
     const { gatheringKey = '', path = '' } = (text ? JSON.parse(text) : {}) as Record<string, string>;
-    log({ t: Date.now(), ev: 'import', status: response.statusCode, gatheringKey, path });
+    log({ t: Date.now(), ev: 'import', status: response.statusCode ?? 0, gatheringKey, path });
   });
 }
 
