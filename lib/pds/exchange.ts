@@ -77,6 +77,8 @@ export function exchange(
     port: target.port,
     method: line.method,
     path: line.path,
+    // A new object each attempt: X-Ray adds its X-Amzn-Trace-Id to it, and leaves untraced a request
+    // whose headers already carry one (a retry sent with the first attempt's object would be).
     headers: { ...framing(body, request.headers), ...request.headers },
     signal: request.signal,
   });
@@ -84,6 +86,7 @@ export function exchange(
   const answer = new Promise<ExchangeAnswer>((resolve, reject) => {
     const clock = new ExchangeClock(req, target.timeouts, line);
     req.once('socket', (socket) => clock.socketAssigned(socket, req.reusedSocket));
+    req.once('close', () => clock.stop());
     req.on('error', (error) => {
       clock.stop();
       reject(toPdsError(error));
