@@ -899,6 +899,36 @@ describe('PdsTransport request bodies and answers', () => {
   });
 });
 
+describe('PdsTransport under X-Ray tracing', () => {
+  it('sends every attempt through http.request on the module object, with headers of its own', async () => {
+    // Prepare: wrap http.request as X-Ray's captureHTTPsGlobal does (Powertools Tracer, lib/tracing.ts):
+    // it adds X-Amzn-Trace-Id to the options' headers and leaves a request already carrying one untraced
+    const server = await serve((_req, res, n) => (n === 0 ? json(res, 503, {}) : json(res, 200, {})));
+    const original = http.request;
+    const traced: boolean[] = [];
+    http.request = ((options: http.RequestOptions, ...rest: unknown[]) => {
+      const headers = (options.headers ?? {}) as Record<string, string>;
+      traced.push(headers['X-Amzn-Trace-Id'] === undefined);
+      headers['X-Amzn-Trace-Id'] = 'Root=1-00000000-000000000000000000000000';
+      return (original as (...args: unknown[]) => http.ClientRequest)({ ...options, headers }, ...rest);
+    }) as typeof http.request;
+    cleanups.push(() => {
+      http.request = original;
+    });
+    const { t } = transport(server.url);
+
+    // Act
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess: both attempts traced, and the header reached the PDS each time
+    expect(traced).toEqual([true, true]);
+    expect(server.seen.map((seen) => seen.headers['x-amzn-trace-id'])).toEqual([
+      'Root=1-00000000-000000000000000000000000',
+      'Root=1-00000000-000000000000000000000000',
+    ]);
+  });
+});
+
 describe('PdsTransport configuration', () => {
   it.each([
     [{ baseUrl: 'not a url' }, 'not a valid URL'],
