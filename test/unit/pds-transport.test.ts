@@ -727,6 +727,25 @@ describe('PdsTransport connections', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('closes a socket idle for keepAliveTimeoutMs, and keeps it for the next request before that', async () => {
+    // Prepare
+    const server = await serve((_req, res) => json(res, 200, {}));
+    const { t } = transport(server.url, { keepAliveTimeoutMs: 100 });
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    // Act
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    await pause(20);
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    const whileKept = server.connections();
+    await pause(300);
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess
+    expect(whileKept).toBe(1);
+    expect(server.connections()).toBe(2);
+  });
+
   it('releases the socket when a streamed answer is destroyed before its end', async () => {
     // Prepare: an answer that never ends, on a transport of one socket
     const server = await serve((req, res) => {
@@ -815,12 +834,12 @@ describe('PdsTransport request bodies and answers', () => {
   });
 
   it('streams a slow upload without a headers timeout: waiting for the source is not waiting for the PDS', async () => {
-    // Prepare: the source yields a chunk every 60 ms, above the 40 ms headers timeout
+    // Prepare: the source yields a chunk every 200 ms, above the 150 ms headers timeout
     const server = await serve((_req, res, _n, body) => json(res, 200, { received: body.toString() }));
-    const { t } = transport(server.url, { headersTimeoutMs: 40, retry: { maxAttempts: 1 } });
+    const { t } = transport(server.url, { headersTimeoutMs: 150, retry: { maxAttempts: 1 } });
     const slow = async function* () {
       for (const part of ['a', 'b', 'c']) {
-        await new Promise((resolve) => setTimeout(resolve, 60));
+        await new Promise((resolve) => setTimeout(resolve, 200));
         yield Buffer.from(part);
       }
     };
