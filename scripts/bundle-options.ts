@@ -40,9 +40,10 @@ const builtinModule = new RegExp(
 /**
  * Importing a built-in module as an ES module builds its ES module facade, which reads every export:
  * lazy ones run. `node:http` pays about 60 ms for it on Node 24 (its `WebSocket`-family exports load
- * Node's internal undici, which `require('node:http')` leaves unloaded), `node:fs` loads its streams. `require()` reads none of them, so the bundles
+ * Node's internal undici), `node:fs` loads its streams. `require()` reads none of them, so the bundles
  * take every built-in through the `require` of the banner; named imports still work (esbuild reads
- * the properties when they are used).
+ * the properties when they are used), and a default import is the module object itself, whose
+ * `request` X-Ray's tracing replaces (lib/pds/exchange.ts).
  */
 const builtinsThroughRequire: Plugin = {
   name: 'builtins-through-require',

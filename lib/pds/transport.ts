@@ -570,7 +570,7 @@ async function readAnswer(body: Readable, limit: number): Promise<string> {
     }
     chunks.push(buffer);
   }
-  // As undici's body.text(): UTF-8, a leading byte order mark dropped.
+  // UTF-8, a leading byte order mark dropped (TextDecoder's default, as the answers were read before).
   return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
 
