@@ -86,7 +86,14 @@ export function exchange(
   const answer = new Promise<ExchangeAnswer>((resolve, reject) => {
     const clock = new ExchangeClock(req, target.timeouts, line);
     req.once('socket', (socket) => clock.socketAssigned(socket, req.reusedSocket));
-    req.once('close', () => clock.stop());
+    req.once('close', () => {
+      clock.stop();
+      // Node emits 'error' or 'response' before 'close'; should neither come, the call must not hang.
+      const closed = Object.assign(new Error('the connection closed before an answer'), {
+        code: 'ECONNRESET',
+      });
+      reject(toPdsError(closed));
+    });
     req.on('error', (error) => {
       clock.stop();
       reject(toPdsError(error));
