@@ -18,7 +18,7 @@
  * every request.
  */
 
-import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent, AgentOptions, ClientRequest, IncomingMessage } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -55,6 +55,47 @@ export interface ExchangeAnswer {
   status: number;
   headers: Record<string, string | string[]>;
   body: Readable;
+}
+
+/**
+ * A socket is reused only while the server surely still holds it open: until this long before the end
+ * of the keep-alive time it announced (`Keep-Alive: timeout=5` → 3 s), as undici's `Pool` did. Node's
+ * agent keeps 1 s only, and a request sent on a socket the server is closing fails after it may have
+ * been read, so a POST could not be repeated.
+ */
+const KEEP_ALIVE_MARGIN_MS = 2_000;
+
+/** The keep-alive time, in ms, the server announced on a socket with its last answer. */
+const announcedKeepAlive = new WeakMap<object, number>();
+
+/**
+ * A keep-alive agent of `connections` sockets for `protocol`; an idle socket is closed after
+ * `keepAliveTimeoutMs`, or sooner when the server announces a shorter keep-alive time.
+ */
+export function keepAliveAgent(protocol: string, connections: number, keepAliveTimeoutMs: number): Agent {
+  const options: AgentOptions = {
+    keepAlive: true,
+    maxSockets: connections,
+    maxFreeSockets: connections,
+    // The agent's socket timeout closes idle sockets only; a request's own time is the timers' here.
+    timeout: keepAliveTimeoutMs,
+    // Reuse the most recently used socket first, so that surplus ones go idle and are closed.
+    scheduling: 'lifo',
+  };
+  const agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  const keep = agent.keepSocketAlive.bind(agent) as (socket: Socket) => boolean;
+  agent.keepSocketAlive = ((socket: Socket): boolean => {
+    if (!keep(socket)) return false;
+    const announced = announcedKeepAlive.get(socket);
+    if (announced === undefined) return true;
+    const idleMs = announced - KEEP_ALIVE_MARGIN_MS;
+    if (idleMs <= 0) return false;
+    if (socket.timeout === undefined || socket.timeout === 0 || idleMs < socket.timeout) {
+      socket.setTimeout(idleMs);
+    }
+    return true;
+  }) as Agent['keepSocketAlive'];
+  return agent;
 }
 
 /**
@@ -100,6 +141,7 @@ export function exchange(
     });
     req.once('response', (res: IncomingMessage) => {
       clock.stop();
+      rememberKeepAlive(res);
       resolve({
         status: res.statusCode ?? 0,
         headers: headersOf(res),
@@ -123,6 +165,12 @@ function framing(
   return body instanceof Readable
     ? { 'transfer-encoding': 'chunked' }
     : { 'content-length': String(body.length) };
+}
+
+/** Notes the keep-alive time the server announced (`Keep-Alive: timeout=N`, seconds) on its socket. */
+function rememberKeepAlive(res: IncomingMessage): void {
+  const seconds = /\btimeout=(\d+)/i.exec(String(res.headers['keep-alive'] ?? ''))?.[1];
+  if (seconds !== undefined && res.socket) announcedKeepAlive.set(res.socket, Number(seconds) * 1000);
 }
 
 /** The answer's headers, names lower case; a header sent more than once as an array of its values. */

@@ -8,7 +8,7 @@
  * are moved by `exchange.ts`.
  */
 
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -26,7 +26,7 @@ import {
   type PdsRequestLine,
   PdsUploadSourceError,
 } from './errors.ts';
-import { type ExchangeAnswer, type ExchangeTarget, exchange } from './exchange.ts';
+import { type ExchangeAnswer, type ExchangeTarget, exchange, keepAliveAgent } from './exchange.ts';
 import { codeOf, SecretRedactor } from './redact.ts';
 import {
   DEFAULT_RETRY,
@@ -525,23 +525,6 @@ function failedBeforeRequest(error: unknown): boolean {
   return (
     (typeof syscall === 'string' && PRE_REQUEST_SYSCALLS.has(syscall)) || PRE_REQUEST_CODES.has(code ?? '')
   );
-}
-
-/**
- * A keep-alive agent of `connections` sockets for the base URL's protocol; an idle socket is closed
- * after `keepAliveTimeoutMs` (sooner when the PDS announces a shorter `Keep-Alive: timeout`).
- */
-function keepAliveAgent(protocol: string, connections: number, keepAliveTimeoutMs: number): http.Agent {
-  const options: http.AgentOptions = {
-    keepAlive: true,
-    maxSockets: connections,
-    maxFreeSockets: connections,
-    // The agent's socket timeout closes idle sockets only; a request's own time is exchange.ts's.
-    timeout: keepAliveTimeoutMs,
-    // Reuse the most recently used socket first, so that surplus ones go idle and are closed.
-    scheduling: 'lifo',
-  };
-  return protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
 function describeFailure(error: unknown): string {

@@ -38,6 +38,7 @@ interface Seen {
 /** A local server whose handler sees the n-th request (0-based) and the bytes it carried. */
 async function serve(
   handler: (req: http.IncomingMessage, res: http.ServerResponse, n: number, body: Buffer) => void,
+  keepAliveTimeoutMs?: number,
 ): Promise<{ url: string; seen: Seen[]; connections: () => number }> {
   const seen: Seen[] = [];
   let connections = 0;
@@ -52,6 +53,7 @@ async function serve(
     });
   });
   server.on('connection', () => connections++);
+  if (keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = keepAliveTimeoutMs;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   cleanups.push(() => {
@@ -744,6 +746,23 @@ describe('PdsTransport connections', () => {
     // Assess
     expect(whileKept).toBe(1);
     expect(server.connections()).toBe(2);
+  });
+
+  it('reuses a socket only until 2 s before the keep-alive time the server announced', async () => {
+    // Prepare: servers announcing `Keep-Alive: timeout=2` and `timeout=5`
+    const short = await serve((_req, res) => json(res, 200, {}), 2_000);
+    const usual = await serve((_req, res) => json(res, 200, {}), 5_000);
+    const { t: toShort } = transport(short.url);
+    const { t: toUsual } = transport(usual.url);
+
+    // Act
+    for (const t of [toShort, toShort, toUsual, toUsual]) {
+      await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    }
+
+    // Assess
+    expect(short.connections()).toBe(2);
+    expect(usual.connections()).toBe(1);
   });
 
   it('releases the socket when a streamed answer is destroyed before its end', async () => {
