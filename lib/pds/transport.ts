@@ -178,7 +178,10 @@ export interface PdsTransportOptions {
   headersTimeoutMs?: number;
   /** Longest silence between two chunks of the answer's body. Default 60 000 ms; 0: no limit. */
   bodyTimeoutMs?: number;
-  /** How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets). */
+  /**
+   * How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets);
+   * shorter when the PDS announces a keep-alive time (`Keep-Alive: timeout=N`): until 2 s before it.
+   */
   keepAliveTimeoutMs?: number;
   retry?: Partial<RetryOptions>;
   /** Waits between attempts; injectable so tests record the waits instead of sleeping. */
