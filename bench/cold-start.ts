@@ -184,7 +184,6 @@ const DEPENDENCY_FLOORS: Record<string, string> = {
     "import { SQSClient } from '@aws-sdk/client-sqs';",
     'export const clients = [new S3Client({}), new SQSClient({})];',
   ].join('\n'),
-  'undici: Pool': "export { Pool } from 'undici';",
   'zod: one object schema': "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
   // Imported by lib/tracing.ts only where tracing is on (Lambda), after the function's own import.
   'Powertools: Tracer (Lambda only)': [

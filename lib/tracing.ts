@@ -2,8 +2,11 @@
  * X-Ray tracing of the functions, with Powertools' Tracer: one `## <handler>` subsegment per
  * invocation (cold start and service annotated), and below it one subsegment per S3 and SQS call (the
  * process-wide SDK clients of lib/aws.ts) and per PDS request. Tracer finds the PDS requests itself:
- * undici publishes every request on the `undici:request:*` diagnostics channels, which Tracer
- * subscribes to; their subsegments are named after the PDS host and carry method, URL and status.
+ * with `captureHTTPsRequests` on (its default), it has the X-Ray SDK replace `request` and `get` on the
+ * `node:http` and `node:https` module objects (`captureHTTPsGlobal`), and the PDS transport calls
+ * `https.request` through that object (lib/pds/exchange.ts); each request's subsegment is named after
+ * the PDS host and carries method, URL and status, and the request carries the `X-Amzn-Trace-Id`
+ * header.
  *
  * Tracer (with the X-Ray SDK, about 100 KiB) is imported only where tracing is on, that is in Lambda
  * (docs/benchmarks.md#cold-start): locally and in tests nothing of it is loaded.

@@ -34,9 +34,9 @@ export const CONSUMER_TYPES_ENTRY = path.join('types', 'lib', 'consumer', 'index
 
 /**
  * The kit imports a few values from modules that also hold the bridge's PDS client, whose load-time
- * code (`new Set(...)` constants, undici) esbuild must keep unless told it has no effects. None of
- * lib/'s modules does anything on load that another module relies on, so they are declared side-effect
- * free: unused modules drop out, and undici, which needs Node 22, is not imported.
+ * code (`new Set(...)` constants, the transport's `node:http` agents) esbuild must keep unless told it
+ * has no effects. None of lib/'s modules does anything on load that another module relies on, so they
+ * are declared side-effect free: unused modules drop out, and the PDS client is not imported.
  */
 const libWithoutSideEffects: Plugin = {
   name: 'lib-without-side-effects',

@@ -4,101 +4,7 @@
  * measured and what is shipped are built alike.
  */
 import { builtinModules } from 'node:module';
-import path from 'node:path';
 import type { BuildOptions, Plugin } from 'esbuild';
-
-const root = path.resolve(import.meta.dirname, '..');
-
-/**
- * undici's package entry loads every API it has (fetch, WebSocket, caches, mocks, proxies: ~500 KiB);
- * the PDS transport (lib/pds/transport.ts) uses `Pool` and the `request` method alone. The bundles take
- * `Pool` from its own module file and give dispatchers their methods the way the package entry does
- * (`Object.assign(Dispatcher.prototype, api)`). A runtime import of anything else from 'undici' fails
- * the build ("No matching export") and then belongs here too; type imports are erased and unaffected.
- * test/integration/serverless-api.test.ts sends a request through the bundled client.
- */
-const undiciPoolOnly: Plugin = {
-  name: 'undici-pool-only',
-  setup(builder) {
-    builder.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-pool-only' }));
-    builder.onLoad({ filter: /.*/, namespace: 'undici-pool-only' }, () => ({
-      contents: [
-        "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
-        "import api from 'undici/lib/api/index.js';",
-        "import Pool from 'undici/lib/dispatcher/pool.js';",
-        'Object.assign(Dispatcher.prototype, api);',
-        'export { Pool };',
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * undici carries its HTTP/1 parser (llhttp) twice, with and without WebAssembly SIMD (70 KiB each),
- * and tries the SIMD one first inside a try/catch. The bundles keep the portable one only: the
- * failed attempt falls through to it, on every CPU, at the cost of a slightly slower header parser.
- */
-const portableLlhttpOnly: Plugin = {
-  name: 'portable-llhttp-only',
-  setup(builder) {
-    builder.onResolve({ filter: /llhttp_simd-wasm\.js$/ }, (args) => ({
-      path: args.path,
-      namespace: 'portable-llhttp-only',
-    }));
-    builder.onLoad({ filter: /.*/, namespace: 'portable-llhttp-only' }, () => ({
-      contents:
-        "throw new Error('The SIMD build of llhttp is left out of this bundle (scripts/build.ts); undici uses the portable one.');",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * The PDS transport speaks HTTP/1.1 only (`allowH2: false` in lib/pds/transport.ts), so undici's
- * HTTP/2 client is never reached; leaving it out spares every cold start the load of `node:http2`
- * and 18 KiB of parsing. Reached anyway, it fails naming this plugin.
- */
-const undiciHttp1Only: Plugin = {
-  name: 'undici-http1-only',
-  setup(builder) {
-    builder.onResolve({ filter: /[/\\]client-h2\.js$/ }, (args) => ({
-      path: args.path,
-      namespace: 'undici-http1-only',
-    }));
-    builder.onLoad({ filter: /.*/, namespace: 'undici-http1-only' }, () => ({
-      contents: [
-        'module.exports = function connectH2() {',
-        "  throw new Error('HTTP/2 is left out of this bundle (scripts/bundle-options.ts): create the undici Pool with allowH2: false.');",
-        '};',
-      ].join('\n'),
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * undici's request code requires its fetch helpers (`FormData`, its body extraction, WebIDL checks;
- * 42 KiB) only when a request body is a `FormData`. The PDS transport sends every body as a buffer
- * or a stream and builds its multipart bodies itself (lib/pds/multipart.ts), so they are never
- * reached; the bundles leave them out. Reached anyway, the require fails naming this plugin.
- */
-const undiciNoFormData: Plugin = {
-  name: 'undici-no-formdata',
-  setup(builder) {
-    builder.onResolve({ filter: /^\.\.\/web\/(fetch\/formdata|fetch\/body\.js|webidl)$/ }, (args) =>
-      /[/\\]undici[/\\]lib[/\\](core[/\\]request|dispatcher[/\\]client-h1)\.js$/.test(args.importer)
-        ? { path: args.path, namespace: 'undici-no-formdata' }
-        : undefined,
-    );
-    builder.onLoad({ filter: /.*/, namespace: 'undici-no-formdata' }, () => ({
-      contents:
-        "throw new Error('FormData request bodies are left out of this bundle (scripts/bundle-options.ts): send a buffer or a stream, as lib/pds/multipart.ts does.');",
-      loader: 'js',
-    }));
-  },
-};
 
 /**
  * Powertools' Tracer (lib/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
@@ -136,7 +42,8 @@ const builtinModule = new RegExp(
  * lazy ones run. `node:http` pays about 60 ms for it on Node 24 (its `WebSocket`-family exports load
  * Node's internal undici), `node:fs` loads its streams. `require()` reads none of them, so the bundles
  * take every built-in through the `require` of the banner; named imports still work (esbuild reads
- * the properties when they are used).
+ * the properties when they are used), and a default import is the module object itself, whose
+ * `request` X-Ray's tracing replaces (lib/pds/exchange.ts).
  */
 const builtinsThroughRequire: Plugin = {
   name: 'builtins-through-require',
@@ -173,17 +80,7 @@ export function nodeBundleOptions(entry: string, outfile: string): BuildOptions 
     // The AWS SDK packages publish CommonJS under `main` and ESM under `module` (without an exports
     // map); only the ESM build lets esbuild drop the commands and schemas a function never calls.
     mainFields: ['module', 'main'],
-    // undici's marker for "bundled, as in Node.js core": leaves out the experimental Milo parser
-    // (150 KiB of WebAssembly, off unless UNDICI_USE_MILO is set).
-    define: { esbuildDetection: 'true' },
-    plugins: [
-      undiciPoolOnly,
-      undiciHttp1Only,
-      undiciNoFormData,
-      portableLlhttpOnly,
-      xraySdkV3Only,
-      builtinsThroughRequire,
-    ],
+    plugins: [xraySdkV3Only, builtinsThroughRequire],
     minify: true,
     sourcemap: true,
     sourcesContent: false,

@@ -4,7 +4,7 @@
  * The transport knows the credentials and the `Authorization` value it built from them. Error messages
  * are built from the request line only, but two kinds of text come from elsewhere: the server's answer
  * (a misbehaving proxy may echo request headers into an error page) and the messages of lower-level
- * errors (undici, Node, a JSON parser quoting the body). Both pass through a redactor before they reach
+ * errors (Node's HTTP client and sockets, a JSON parser quoting the body). Both pass through a redactor before they reach
  * a `PdsError`, and lower-level errors are replaced by sanitised copies in the `cause` chain.
  *
  * The redactor replaces the credentials where they can actually appear, never the bare password as a
@@ -76,7 +76,7 @@ export class SecretRedactor {
 
   /**
    * A sanitised copy of a lower-level error, fit to be a `cause`: same name, code and (redacted) message
-   * and stack, nested causes sanitised too, nothing else (undici errors can hold sockets and headers).
+   * and stack, nested causes sanitised too, nothing else (lower-level errors can hold sockets and headers).
    */
   safeCause(error: unknown, depth = 0): Error {
     if (!(error instanceof Error)) return new Error(this.redact(String(error)));
@@ -97,7 +97,7 @@ export class SecretRedactor {
   }
 }
 
-/** `error.code` when it is a string (Node system errors, undici errors). */
+/** `error.code` when it is a string (Node system errors, Node's HTTP parser errors `HPE_*`). */
 export function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;

@@ -1,15 +1,17 @@
 /**
- * The HTTP transport of the PDS client: one undici pool per base URL, Basic authentication, explicit
- * timeouts, safe retries, and one typed error for every way a call can fail.
+ * The HTTP transport of the PDS client: one keep-alive agent of Node's own `node:http(s)` per base URL,
+ * Basic authentication, explicit timeouts, safe retries, and one typed error for every way a call can fail.
  *
  * Operations (`workflow.ts`) describe *what* to send; this module decides *how*: which attempts may be
  * repeated, how long to wait, how a failure is named. Credentials never leave it in readable form:
- * every text that reaches an error passes through a {@link SecretRedactor}.
+ * every text that reaches an error passes through a {@link SecretRedactor}. The bytes of one attempt
+ * are moved by `exchange.ts`.
  */
 
-import { PassThrough, Readable } from 'node:stream';
+import type http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { type Dispatcher, Pool } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BridgeError, ConfigError, checkBaseUrl, checkDurationMs, checkInteger } from '../core/index.ts';
 import {
@@ -21,9 +23,9 @@ import {
   PdsInvalidResponseError,
   PdsNetworkError,
   type PdsRequestLine,
-  PdsTimeoutError,
   PdsUploadSourceError,
 } from './errors.ts';
+import { type ExchangeAnswer, type ExchangeTarget, exchange, keepAliveAgent } from './exchange.ts';
 import { codeOf, SecretRedactor } from './redact.ts';
 import {
   DEFAULT_RETRY,
@@ -117,7 +119,7 @@ export interface PdsModified<T> {
 export type PdsConditional<T> = PdsNotModified | PdsModified<T>;
 
 /**
- * The first value of a response header (names are lower case, as undici gives them), or undefined.
+ * The first value of a response header (names are lower case, as Node gives them), or undefined.
  *
  * @example
  * ```ts
@@ -167,15 +169,18 @@ export interface PdsTransportOptions {
   /** `PDS_BASE_URL`: http(s) origin, optionally with a path prefix; `/api/v1/...` and `/v1/...` go below it. */
   baseUrl: string;
   credentials: PdsCredentials;
-  /** Most sockets kept open to the PDS. Default 16. */
+  /** Most sockets open to the PDS at once; further requests wait for a free one. Default 16. */
   connections?: number;
-  /** Default 10 000 ms. */
+  /** Longest wait for a new connection (TLS handshake included). Default 10 000 ms; 0: no limit. */
   connectTimeoutMs?: number;
-  /** Longest wait for the answer's headers. Default 30 000 ms. */
+  /** Longest wait for the answer's headers once the request is sent. Default 30 000 ms; 0: no limit. */
   headersTimeoutMs?: number;
-  /** Longest silence between two chunks of the answer's body. Default 60 000 ms. */
+  /** Longest silence between two chunks of the answer's body. Default 60 000 ms; 0: no limit. */
   bodyTimeoutMs?: number;
-  /** How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets). */
+  /**
+   * How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets);
+   * shorter when the PDS announces a keep-alive time (`Keep-Alive: timeout=N`): until 2 s before it.
+   */
   keepAliveTimeoutMs?: number;
   retry?: Partial<RetryOptions>;
   /** Waits between attempts; injectable so tests record the waits instead of sleeping. */
@@ -186,8 +191,12 @@ export interface PdsTransportOptions {
   onRetry?: (event: PdsRetryEvent) => void;
   /** Called after each attempt with its duration, e.g. to record the PDS's latency in metrics. */
   onAnswer?: (event: PdsAnswerEvent) => void;
-  /** Use this dispatcher (an undici Agent or MockAgent) instead of an own pool; `close()` leaves it open. */
-  dispatcher?: Dispatcher;
+  /**
+   * Use this agent (an `https.Agent` for an https base URL, an `http.Agent` for http) instead of an own
+   * keep-alive agent; `connections` and `keepAliveTimeoutMs` are then the agent's business, and `close()`
+   * leaves it open.
+   */
+  agent?: http.Agent;
 }
 
 const DEFAULTS = {
@@ -223,10 +232,11 @@ const PRE_REQUEST_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
  * ```
  */
 export class PdsTransport {
-  readonly #origin: string;
   readonly #prefix: string;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  readonly #target: ExchangeTarget;
+  readonly #ownsAgent: boolean;
+  /** Exchanges not over yet: `close()` waits for them. */
+  readonly #running = new Set<Promise<void>>();
   readonly #authorization: string;
   readonly #redactor: SecretRedactor;
   readonly #retry: RetryOptions;
@@ -239,7 +249,6 @@ export class PdsTransport {
 
   constructor(options: PdsTransportOptions) {
     const url = parseBaseUrl(options.baseUrl);
-    this.#origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     const { username, password } = checkCredentials(options.credentials);
     const token = Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
@@ -264,22 +273,23 @@ export class PdsTransport {
     this.#onRetry = options.onRetry;
     this.#onAnswer = options.onAnswer;
 
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher =
-      options.dispatcher ??
-      new Pool(this.#origin, {
-        // HTTP/1.1 only: the PDS is a REST service answering one request per exchange, and the
-        // Lambda bundles leave undici's HTTP/2 client out (scripts/bundle-options.ts).
-        allowH2: false,
-        connections,
-        connectTimeout: this.#timeouts.connect,
-        headersTimeout: this.#timeouts.headers,
-        bodyTimeout: this.#timeouts.body,
-        keepAliveTimeout: nonNegative(
-          'keepAliveTimeoutMs',
-          options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
-        ),
-      });
+    const keepAliveTimeoutMs = nonNegative(
+      'keepAliveTimeoutMs',
+      options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
+    );
+    this.#ownsAgent = options.agent === undefined;
+    this.#target = {
+      agent: options.agent ?? keepAliveAgent(url.protocol, connections, keepAliveTimeoutMs),
+      protocol: url.protocol,
+      // An IPv6 address comes bracketed in a URL, and bare in a connect call.
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port,
+      timeouts: this.#timeouts,
+    };
+    if (this.#target.agent instanceof https.Agent !== (url.protocol === 'https:')) {
+      const wanted = url.protocol === 'https:' ? 'an https.Agent' : 'an http.Agent, not an https.Agent';
+      throw new ConfigError(`PDS_BASE_URL uses ${url.protocol}, so the agent must be ${wanted}`);
+    }
   }
 
   /**
@@ -301,7 +311,7 @@ export class PdsTransport {
       request.signal?.throwIfAborted();
       const started = performance.now();
       try {
-        const response = await this.#attempt(request, method, line, headers, body);
+        const response = await this.#attempt(request, line, headers, body);
         this.#reportAnswer(line, response.status, started);
         return response;
       } catch (caught) {
@@ -330,45 +340,48 @@ export class PdsTransport {
   }
 
   /**
-   * Closes the pool once running requests finish; later requests fail with `PdsInvalidRequestError`.
-   * Closing twice is harmless. An injected dispatcher is left to its owner.
+   * Closes the connections once running requests finish (a streamed answer once it is read or
+   * destroyed); later requests fail with `PdsInvalidRequestError`. Closing twice is harmless. An
+   * injected agent is left open to its owner.
    */
   async close(): Promise<void> {
-    if (!this.#ownsDispatcher || this.#closing) return this.#closing;
-    this.#closing = this.#dispatcher.close();
+    this.#closing ??= (async () => {
+      await Promise.all(this.#running);
+      if (this.#ownsAgent) this.#target.agent.destroy();
+    })();
     return this.#closing;
   }
 
   async #attempt<E extends PdsExpect>(
     request: PdsRequest<E>,
-    method: string,
     line: PdsRequestLine,
     headers: Record<string, string>,
     bodySource: PdsRequestBody | undefined,
   ): Promise<PdsResponse<PdsResponseBody<E>>> {
     const { expect, signal } = request;
+    if (this.#closing) {
+      throw new PdsInvalidRequestError('the client is closed; create a new one', line);
+    }
     const body = typeof bodySource === 'function' ? bodySource() : bodySource;
-    let response: Dispatcher.ResponseData;
+    const sent = exchange(this.#target, { line, headers, body, signal }, (error) =>
+      this.#toPdsError(error, line),
+    );
+    this.#running.add(sent.settled);
+    void sent.settled.then(() => this.#running.delete(sent.settled));
+    let response: ExchangeAnswer;
     try {
-      response = await this.#dispatcher.request({
-        origin: this.#origin,
-        method: method as Dispatcher.HttpMethod,
-        path: line.path,
-        headers,
-        body: body ?? null,
-        signal: signal ?? null,
-      });
+      response = await sent.answer;
     } catch (error) {
       if (body instanceof Readable && !body.destroyed) body.destroy();
-      throw this.#toPdsError(error, line);
+      throw error;
     }
 
-    const status = response.statusCode;
-    const responseHeaders = response.headers as PdsResponseHeaders;
+    const status = response.status;
+    const responseHeaders: PdsResponseHeaders = response.headers;
     const answer = (value: unknown) =>
       ({ request: line, status, headers: responseHeaders, body: value }) as PdsResponse<PdsResponseBody<E>>;
     if (status === 304 && request.acceptNotModified) {
-      await response.body.dump().catch(() => undefined);
+      await drain(response.body);
       return answer(undefined);
     }
     if (status < 200 || status > 299) {
@@ -382,11 +395,12 @@ export class PdsTransport {
 
     switch (expect) {
       case 'stream':
-        return answer(this.#guardStream(response.body, line));
+        // Its errors are PdsErrors already, and destroying it releases the connection (exchange.ts).
+        return answer(response.body);
       case 'none':
         // The status is the answer. A body that breaks now must not turn an accepted import or
         // publication into a failure the caller would repeat.
-        await response.body.dump().catch(() => undefined);
+        await drain(response.body);
         return answer(undefined);
       default: {
         let text: string;
@@ -417,17 +431,6 @@ export class PdsTransport {
     }
   }
 
-  /** The response stream, with its errors mapped to `PdsError`s; destroying it releases the socket. */
-  #guardStream(body: Readable, line: PdsRequestLine): Readable {
-    const out = new PassThrough();
-    body.on('error', (error) => out.destroy(this.#toPdsError(error, line)));
-    out.on('close', () => {
-      if (!body.destroyed) body.destroy();
-    });
-    body.pipe(out);
-    return out;
-  }
-
   /** Names a lower-level failure. Messages hold the request line and redacted details only. */
   #toPdsError(error: unknown, line: PdsRequestLine): PdsError {
     if (error instanceof PdsError) return error;
@@ -445,24 +448,8 @@ export class PdsTransport {
         },
       );
     }
+    // Timeouts, a closed client and a body of the wrong length are PdsErrors already (exchange.ts).
     const code = codeOf(error);
-    switch (code) {
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return new PdsTimeoutError('connect', this.#timeouts.connect, line, { cause });
-      case 'UND_ERR_HEADERS_TIMEOUT':
-        return new PdsTimeoutError('headers', this.#timeouts.headers, line, { cause });
-      case 'UND_ERR_BODY_TIMEOUT':
-        return new PdsTimeoutError('body', this.#timeouts.body, line, { cause });
-      case 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH':
-        return new PdsInvalidRequestError(
-          'the body length differs from its content-length header; declare the exact size',
-          line,
-          { cause },
-        );
-      case 'UND_ERR_CLOSED':
-      case 'UND_ERR_DESTROYED':
-        return new PdsInvalidRequestError('the client is closed; create a new one', line, { cause });
-    }
     if (code?.startsWith('HPE_')) {
       return new PdsInvalidResponseError('the answer is not valid HTTP', line, { cause });
     }
@@ -568,8 +555,19 @@ async function readAnswer(body: Readable, limit: number): Promise<string> {
     }
     chunks.push(buffer);
   }
-  // As undici's body.text(): UTF-8, a leading byte order mark dropped.
+  // UTF-8, a leading byte order mark dropped (TextDecoder's default, as the answers were read before).
   return new TextDecoder().decode(Buffer.concat(chunks, size));
+}
+
+/** Reads an answer to its end and drops it, so its connection can be reused; a failure is dropped too. */
+async function drain(body: Readable): Promise<void> {
+  try {
+    for await (const _chunk of body) {
+      // discarded
+    }
+  } catch {
+    // The status is the answer; a body that breaks only costs the connection.
+  }
 }
 
 /** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */

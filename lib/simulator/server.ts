@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -170,9 +171,19 @@ function headersOf(reply: Reply, body: Buffer): Record<string, string> {
   return { ...reply.headers, 'content-length': String(body.length) };
 }
 
+/**
+ * The connection an answer goes out on. An answer queued behind the previous one on a keep-alive
+ * connection (the client sent its next request as soon as it had read the previous answer, before
+ * that answer's stream had ended here) has no `res.socket` until its turn comes; its request has.
+ */
+function connectionOf(res: ServerResponse): Socket | null {
+  return res.socket ?? res.req?.socket ?? null;
+}
+
 async function writeReply(res: ServerResponse, reply: Reply): Promise<void> {
   // The client may have gone while the request was handled (an aborted upload): nobody is left to answer.
-  if (!res.socket || res.socket.destroyed) {
+  const connection = connectionOf(res);
+  if (!connection || connection.destroyed) {
     if (reply.body instanceof Readable) reply.body.destroy();
     return;
   }
@@ -204,21 +215,23 @@ async function writePartial(res: ServerResponse, reply: Reply): Promise<void> {
     return;
   }
   const body = Buffer.from(reply.body ?? '');
-  if (!res.socket || res.socket.destroyed) return;
+  const connection = connectionOf(res);
+  if (!connection || connection.destroyed) return;
   if (body.length < 2) {
     // Too short to cut: a complete empty answer would look like success, so reset before the headers.
-    res.socket?.destroy();
+    connection.destroy();
     return;
   }
   res.writeHead(reply.status, headersOf(reply, body));
   await new Promise<void>((resolve) =>
     res.write(body.subarray(0, Math.floor(body.length / 2)), () => resolve()),
   );
-  res.socket?.destroy();
+  connection.destroy();
 }
 
 async function writePartialStream(res: ServerResponse, reply: Reply, stream: Readable): Promise<void> {
-  if (!res.socket || res.socket.destroyed) {
+  const connection = connectionOf(res);
+  if (!connection || connection.destroyed) {
     stream.destroy();
     return;
   }
@@ -228,5 +241,5 @@ async function writePartialStream(res: ServerResponse, reply: Reply, stream: Rea
     await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
     break;
   }
-  res.socket?.destroy();
+  connection.destroy();
 }

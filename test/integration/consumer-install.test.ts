@@ -38,7 +38,6 @@ const BRIDGE_ONLY = [
   'aws-xray-sdk-core',
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-secrets-manager',
-  'undici',
   'busboy',
   'yauzl',
   'yazl',

@@ -245,7 +245,7 @@ describe('serverless template: api and publish worker', () => {
     });
   });
 
-  it('bundles an HTTP client that reaches the PDS (the build keeps only the parts of undici it uses)', async () => {
+  it('bundles an HTTP client that reaches the PDS (node:http with a keep-alive agent)', async () => {
     const simulator = await startSimulator();
     try {
       const result = await invokeBundle(apiEvent({ path: '/communication-channels', iam: true }), {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import net from 'node:net';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
@@ -112,6 +113,36 @@ describe('simulator authentication and routing', () => {
     expect(((await unknown.json()) as { message: string }).message).toContain('/api/v1/nothing');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('simulator keep-alive connections', () => {
+  it('answers a request sent before the previous streamed answer ended, in order', async () => {
+    // Prepare: two requests written at once on one connection, as a keep-alive client does when it
+    // has read an answer's last byte before the simulator's stream behind it has ended
+    const { hostname, port } = new URL(sim.url);
+    const authorization = `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`;
+    const request = (path: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${authorization}\r\n\r\n`;
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+
+    // Act
+    socket.write(
+      request('/v1/assetFolders/documents?download=true') + request('/api/v1/communicationchannels'),
+    );
+    const deadline = Date.now() + 5_000;
+    while (received.match(/HTTP\/1\.1 \d{3}/g)?.length !== 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    socket.destroy();
+
+    // Assess
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(received.indexOf('application/zip')).toBeLessThan(received.indexOf('application/json'));
   });
 });
 

@@ -3,7 +3,6 @@ import http from 'node:http';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PdsError, PdsRequestBodyError } from '../../lib/pds/errors.ts';
 import { SecretRedactor } from '../../lib/pds/redact.ts';
@@ -169,25 +168,24 @@ describe('PdsTransport keeps credentials out of errors', () => {
   });
 
   it('when a lower-level error quotes the Authorization header', async () => {
-    // Prepare: an undici-style error whose message and cause quote the header
-    const agent = new MockAgent();
-    agent.disableNetConnect();
+    // Prepare: a connection failure whose message and cause quote the header; no server can make
+    // Node say that, so the agent's name lookup fails with it
     const inner = new Error(`header authorization: Basic ${token}`);
     const failure1 = Object.assign(
       new Error(`socket hang up while sending Basic ${token}`, { cause: inner }),
-      {
-        code: 'UND_ERR_SOCKET',
-      },
+      { code: 'ECONNRESET' },
     );
-    agent.get('http://pds.example.test').intercept({ path: '/x', method: 'GET' }).replyWithError(failure1);
+    const lookup = ((_hostname: string, _options: unknown, callback: (error: Error) => void) =>
+      callback(failure1)) as unknown as net.LookupFunction;
+    const agent = new http.Agent({ lookup });
 
     // Act
     const error = await failure(
       'http://pds.example.test',
       { method: 'GET', path: '/x', expect: 'none' },
-      { dispatcher: agent, retry: { maxAttempts: 1 } },
+      { agent, retry: { maxAttempts: 1 } },
     );
-    await agent.close();
+    agent.destroy();
 
     // Assess
     expect(String(error)).toContain('[REDACTED]');

@@ -1,8 +1,9 @@
+import type dns from 'node:dns';
 import { once } from 'node:events';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import { Readable } from 'node:stream';
-import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lib/core/index.ts';
 import {
@@ -37,8 +38,10 @@ interface Seen {
 /** A local server whose handler sees the n-th request (0-based) and the bytes it carried. */
 async function serve(
   handler: (req: http.IncomingMessage, res: http.ServerResponse, n: number, body: Buffer) => void,
-): Promise<{ url: string; seen: Seen[] }> {
+  keepAliveTimeoutMs?: number,
+): Promise<{ url: string; seen: Seen[]; connections: () => number }> {
   const seen: Seen[] = [];
+  let connections = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,13 +52,16 @@ async function serve(
       handler(req, res, seen.length - 1, body);
     });
   });
+  server.on('connection', () => connections++);
+  if (keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = keepAliveTimeoutMs;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   cleanups.push(() => {
     server.closeAllConnections();
     return new Promise((resolve) => server.close(resolve));
   });
-  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen };
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return { url, seen, connections: () => connections };
 }
 
 /** A port nothing listens on. */
@@ -559,6 +565,45 @@ describe('PdsTransport timeouts', () => {
     expect(error.phase).toBe('body');
   });
 
+  it('names the body phase inside a streamed answer, and ignores a stalled body when only the status counts', async () => {
+    // Prepare
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"a":');
+    });
+    const { t } = transport(server.url, { bodyTimeoutMs: 100, retry: { maxAttempts: 1 } });
+
+    // Act
+    const { body } = await t.request({ method: 'GET', path: '/x', expect: 'stream' });
+    const error = await (async () => {
+      for await (const _chunk of body) {
+        // read until the stall
+      }
+    })().catch((e) => e);
+    const none = await t.request({ method: 'POST', path: '/x', json: {}, expect: 'none' });
+
+    // Assess
+    expect(error).toBeInstanceOf(PdsTimeoutError);
+    expect(error.phase).toBe('body');
+    expect(none.status).toBe(200);
+  });
+
+  it('does not time out an answer whose reader holds back: the PDS is not the slow one', async () => {
+    // Prepare: 4 MiB sent at once, read only after three body timeouts
+    const size = 4 * 1024 * 1024;
+    const server = await serve((_req, res) => res.end(Buffer.alloc(size, 'x')));
+    const { t } = transport(server.url, { bodyTimeoutMs: 50, retry: { maxAttempts: 1 } });
+
+    // Act
+    const { body } = await t.request({ method: 'GET', path: '/x', expect: 'stream' });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let length = 0;
+    for await (const chunk of body) length += (chunk as Buffer).length;
+
+    // Assess
+    expect(length).toBe(size);
+  });
+
   it('names the connect phase when the TLS handshake never completes, and retries even a POST', async () => {
     // Prepare: a TCP server that accepts and stays silent, so the TLS handshake hangs
     const sockets: net.Socket[] = [];
@@ -589,27 +634,336 @@ describe('PdsTransport timeouts', () => {
   });
 });
 
-describe('PdsTransport with a mocked dispatcher', () => {
-  it.each([
-    ['ENOTFOUND', 'getaddrinfo'],
-    ['EAI_AGAIN', 'getaddrinfo'],
-  ])('treats %s as never reaching the server and retries a POST', async (code, syscall) => {
+/**
+ * An agent whose name lookup fails `failures` times with `code`, then resolves every name to
+ * 127.0.0.1: a DNS outage, which no local server can produce.
+ */
+function failingLookupAgent(code: string, failures: number): http.Agent {
+  let calls = 0;
+  const lookup = ((hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+    calls++;
+    if (calls <= failures) {
+      const error = Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), {
+        code,
+        syscall: 'getaddrinfo',
+        hostname,
+      });
+      callback(error, '', 4);
+    } else if (options.all) {
+      callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    } else {
+      callback(null, '127.0.0.1', 4);
+    }
+  }) as unknown as net.LookupFunction;
+  const agent = new http.Agent({ keepAlive: true, lookup });
+  cleanups.push(() => agent.destroy());
+  return agent;
+}
+
+type LookupCallback = (error: Error | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+describe('PdsTransport when the PDS name does not resolve', () => {
+  it.each(['ENOTFOUND', 'EAI_AGAIN'])(
+    'treats %s as never reaching the server and retries a POST',
+    async (code) => {
+      // Prepare
+      const server = await serve((_req, res) => res.writeHead(202).end());
+      const { port } = new URL(server.url);
+      const agent = failingLookupAgent(code, 1);
+      const { t, retries } = transport(`http://pds.example.test:${port}`, { agent });
+
+      // Act
+      const response = await t.request({ method: 'POST', path: '/api/v1/imports', json: {}, expect: 'none' });
+
+      // Assess
+      expect(response.status).toBe(202);
+      expect(retries).toEqual(['1:PdsNetworkError']);
+      expect(server.seen.map((seen) => seen.headers.host)).toEqual([`pds.example.test:${port}`]);
+    },
+  );
+
+  it('gives up with PdsNetworkError reachedServer=false naming the code, and leaves an injected agent open', async () => {
     // Prepare
-    const agent = new MockAgent();
-    agent.disableNetConnect();
-    cleanups.push(() => agent.close());
-    const pool = agent.get('http://pds.example.test');
-    const failure = Object.assign(new Error(`${syscall} ${code} pds.example.test`), { code, syscall });
-    pool.intercept({ path: '/api/v1/imports', method: 'POST' }).replyWithError(failure);
-    pool.intercept({ path: '/api/v1/imports', method: 'POST' }).reply(202, '');
-    const { t, retries } = transport('http://pds.example.test', { dispatcher: agent });
+    const server = await serve((_req, res) => res.writeHead(202).end());
+    const { port } = new URL(server.url);
+    const agent = failingLookupAgent('ENOTFOUND', 2);
+    const first = new PdsTransport({
+      baseUrl: `http://pds.example.test:${port}`,
+      credentials,
+      agent,
+      retry: { maxAttempts: 2 },
+      sleep: async () => undefined,
+    });
 
     // Act
-    const response = await t.request({ method: 'POST', path: '/api/v1/imports', json: {}, expect: 'none' });
+    const error = await first
+      .request({ method: 'POST', path: '/x', json: {}, expect: 'none' })
+      .catch((e) => e);
+    await first.close();
+    const second = new PdsTransport({ baseUrl: `http://pds.example.test:${port}`, credentials, agent });
+    const response = await second.request({ method: 'GET', path: '/y', expect: 'none' });
+    await second.close();
 
     // Assess
+    expect(error).toBeInstanceOf(PdsNetworkError);
+    expect(error.reachedServer).toBe(false);
+    expect(error.message).toContain('ENOTFOUND');
     expect(response.status).toBe(202);
-    expect(retries).toEqual(['1:PdsNetworkError']);
+  });
+});
+
+describe('PdsTransport connections', () => {
+  it('opens at most `connections` sockets and reuses them for later requests', async () => {
+    // Prepare: each answer takes 30 ms, so the requests overlap
+    const server = await serve((_req, res) => setTimeout(() => json(res, 200, {}), 30));
+    const { t } = transport(server.url, { connections: 2 });
+
+    // Act
+    await Promise.all(
+      Array.from({ length: 6 }, () => t.request({ method: 'GET', path: '/x', expect: 'json' })),
+    );
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess
+    expect(server.seen).toHaveLength(7);
+    expect(server.connections()).toBe(2);
+  });
+
+  it('closes a socket idle for keepAliveTimeoutMs, and keeps it for the next request before that', async () => {
+    // Prepare
+    const server = await serve((_req, res) => json(res, 200, {}));
+    const { t } = transport(server.url, { keepAliveTimeoutMs: 100 });
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    // Act
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    await pause(20);
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    const whileKept = server.connections();
+    await pause(300);
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess
+    expect(whileKept).toBe(1);
+    expect(server.connections()).toBe(2);
+  });
+
+  it('reuses a socket only until 2 s before the keep-alive time the server announced', async () => {
+    // Prepare: servers announcing `Keep-Alive: timeout=2` and `timeout=5`
+    const short = await serve((_req, res) => json(res, 200, {}), 2_000);
+    const usual = await serve((_req, res) => json(res, 200, {}), 5_000);
+    const { t: toShort } = transport(short.url);
+    const { t: toUsual } = transport(usual.url);
+
+    // Act
+    for (const t of [toShort, toShort, toUsual, toUsual]) {
+      await t.request({ method: 'GET', path: '/x', expect: 'json' });
+    }
+
+    // Assess
+    expect(short.connections()).toBe(2);
+    expect(usual.connections()).toBe(1);
+  });
+
+  it('releases the socket when a streamed answer is destroyed before its end', async () => {
+    // Prepare: an answer that never ends, on a transport of one socket
+    const server = await serve((req, res) => {
+      if (req.url === '/endless') {
+        res.writeHead(200);
+        res.write('x'.repeat(1000));
+      } else {
+        json(res, 200, { next: true });
+      }
+    });
+    const { t } = transport(server.url, { connections: 1 });
+
+    // Act
+    const endless = await t.request({ method: 'GET', path: '/endless', expect: 'stream' });
+    endless.body.destroy();
+    const next = await t.request({ method: 'GET', path: '/next', expect: 'json' });
+
+    // Assess
+    expect(next.body).toEqual({ next: true });
+  });
+
+  it('lets running requests finish on close() and refuses later ones', async () => {
+    // Prepare
+    const server = await serve((_req, res) => setTimeout(() => json(res, 200, { done: true }), 50));
+    const t = new PdsTransport({ baseUrl: server.url, credentials });
+
+    // Act
+    const running = t.request({ method: 'GET', path: '/x', expect: 'json' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const closed = t.close();
+    const later = await t.request({ method: 'GET', path: '/x', expect: 'json' }).catch((e) => e);
+    const answer = await running;
+    await closed;
+    await t.close();
+
+    // Assess
+    expect(answer.body).toEqual({ done: true });
+    expect(later).toBeInstanceOf(PdsInvalidRequestError);
+    expect(later.message).toContain('the client is closed; create a new one');
+    expect(server.seen).toHaveLength(1);
+  });
+});
+
+describe('PdsTransport request bodies and answers', () => {
+  it('frames a DELETE body, given as JSON or as a stream, so that the server reads it', async () => {
+    // Prepare
+    const server = await serve((_req, res, _n, body) => json(res, 200, { received: body.toString() }));
+    const { t } = transport(server.url);
+
+    // Act
+    const fromJson = await t.request({ method: 'DELETE', path: '/x', json: ['a'], expect: 'json' });
+    const fromStream = await t.request({
+      method: 'DELETE',
+      path: '/x',
+      body: Readable.from([Buffer.from('["b"]')]),
+      expect: 'json',
+    });
+
+    // Assess
+    expect(fromJson.body).toEqual({ received: '["a"]' });
+    expect(fromStream.body).toEqual({ received: '["b"]' });
+  });
+
+  it('refuses a stream longer than its content-length without sending the excess', async () => {
+    // Prepare
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const { t } = transport(server.url);
+
+    // Act
+    const error = await t
+      .request({
+        method: 'PUT',
+        path: '/x',
+        headers: { 'content-length': '2' },
+        body: Readable.from([Buffer.from('ab'), Buffer.from('c')]),
+        expect: 'none',
+      })
+      .catch((e) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(PdsInvalidRequestError);
+    expect(error.message).toContain(
+      'the body length differs from its content-length header; declare the exact size',
+    );
+    expect(server.seen.filter((seen) => seen.body.length > 2)).toEqual([]);
+  });
+
+  it('streams a slow upload without a headers timeout: waiting for the source is not waiting for the PDS', async () => {
+    // Prepare: the source yields a chunk every 200 ms, above the 150 ms headers timeout
+    const server = await serve((_req, res, _n, body) => json(res, 200, { received: body.toString() }));
+    const { t } = transport(server.url, { headersTimeoutMs: 150, retry: { maxAttempts: 1 } });
+    const slow = async function* () {
+      for (const part of ['a', 'b', 'c']) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        yield Buffer.from(part);
+      }
+    };
+
+    // Act
+    const response = await t.request({
+      method: 'PUT',
+      path: '/x',
+      body: Readable.from(slow()),
+      expect: 'json',
+    });
+
+    // Assess
+    expect(response.body).toEqual({ received: 'abc' });
+  });
+
+  it('refuses an answer that is not HTTP with PdsInvalidResponseError', async () => {
+    // Prepare: a TCP server that answers garbage
+    const garbage = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+    });
+    garbage.listen(0, '127.0.0.1');
+    await once(garbage, 'listening');
+    cleanups.push(() => new Promise((resolve) => garbage.close(resolve)));
+    const { port } = garbage.address() as net.AddressInfo;
+    const { t } = transport(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 1 } });
+
+    // Act
+    const error = await t.request({ method: 'GET', path: '/x', expect: 'json' }).catch((e) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(PdsInvalidResponseError);
+    expect(error.message).toContain('the answer is not valid HTTP');
+  });
+
+  it('hands back a 304 when asked to, and drops a leading byte order mark of a text answer', async () => {
+    // Prepare
+    const server = await serve((req, res) => {
+      if (req.url === '/cached') res.writeHead(304, { etag: '"v1"' }).end();
+      else res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<x/>')]));
+    });
+    const { t } = transport(server.url);
+
+    // Act
+    const cached = await t.request({
+      method: 'GET',
+      path: '/cached',
+      expect: 'json',
+      acceptNotModified: true,
+    });
+    const refused = await t.request({ method: 'GET', path: '/cached', expect: 'json' }).catch((e) => e);
+    const text = await t.request({ method: 'GET', path: '/bom', expect: 'text' });
+
+    // Assess
+    expect(cached.status).toBe(304);
+    expect(cached.body).toBeUndefined();
+    expect(cached.headers.etag).toBe('"v1"');
+    expect(refused).toBeInstanceOf(PdsHttpError);
+    expect(text.body).toBe('<x/>');
+  });
+
+  it('gives a header sent twice as an array of its values', async () => {
+    // Prepare
+    const server = await serve((_req, res) => {
+      res.setHeader('link', ['<a>; rel="next"', '<b>; rel="last"']);
+      res.end('{}');
+    });
+    const { t } = transport(server.url);
+
+    // Act
+    const response = await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess
+    expect(response.headers.link).toEqual(['<a>; rel="next"', '<b>; rel="last"']);
+  });
+});
+
+describe('PdsTransport under X-Ray tracing', () => {
+  it('sends every attempt through http.request on the module object, with headers of its own', async () => {
+    // Prepare: wrap http.request as X-Ray's captureHTTPsGlobal does (Powertools Tracer, lib/tracing.ts):
+    // it adds X-Amzn-Trace-Id to the options' headers and leaves a request already carrying one untraced
+    const server = await serve((_req, res, n) => (n === 0 ? json(res, 503, {}) : json(res, 200, {})));
+    const original = http.request;
+    const traced: boolean[] = [];
+    http.request = ((options: http.RequestOptions, ...rest: unknown[]) => {
+      const headers = (options.headers ?? {}) as Record<string, string>;
+      traced.push(headers['X-Amzn-Trace-Id'] === undefined);
+      headers['X-Amzn-Trace-Id'] = 'Root=1-00000000-000000000000000000000000';
+      return (original as (...args: unknown[]) => http.ClientRequest)({ ...options, headers }, ...rest);
+    }) as typeof http.request;
+    cleanups.push(() => {
+      http.request = original;
+    });
+    const { t } = transport(server.url);
+
+    // Act
+    await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess: both attempts traced, and the header reached the PDS each time
+    expect(traced).toEqual([true, true]);
+    expect(server.seen.map((seen) => seen.headers['x-amzn-trace-id'])).toEqual([
+      'Root=1-00000000-000000000000000000000000',
+      'Root=1-00000000-000000000000000000000000',
+    ]);
   });
 });
 
@@ -624,6 +978,8 @@ describe('PdsTransport configuration', () => {
     [{ connections: 0 }, 'connections must be a positive integer'],
     [{ headersTimeoutMs: -1 }, 'headersTimeoutMs'],
     [{ retry: { maxAttempts: 1.5 } }, 'retry.maxAttempts'],
+    [{ agent: new http.Agent() }, 'the agent must be an https.Agent'],
+    [{ baseUrl: 'http://pds.example.test', agent: new https.Agent() }, 'an http.Agent, not an https.Agent'],
   ])('refuses %o up front', (override, message) => {
     // Act
     const build = () => new PdsTransport({ baseUrl: 'https://pds.example.test', credentials, ...override });

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { toSqsRecord } from '../../../lib/local/sqs-event-source.ts';
@@ -47,19 +47,39 @@ function log(line: WorkerLogLine): void {
   appendFileSync(env.logFile, `${JSON.stringify(line)}\n`);
 }
 
-/** Imports as the PDS client sees them answered (undici publishes every request it makes). */
+/** Bodies of the import requests, as the PDS client hands them to node:http. */
+const importBodies = new WeakMap<ClientRequest, string>();
+
+const isImport = (request: ClientRequest) =>
+  request.method === 'POST' && request.path.startsWith('/api/v1/imports');
+
+/**
+ * Imports as the PDS client sees them answered. node:http publishes every answer it reads, but not
+ * the bodies sent: those are taken as the transport passes them to `end` (one buffer for a JSON body),
+ * from a wrapper of `http.request`, the property the transport calls (as X-Ray's tracing does).
+ */
 function watchImports(): void {
-  subscribe('undici:request:headers', (message) => {
-    const { request, response } = message as {
-      request: { method: string; path: string; body?: unknown };
-      response: { statusCode: number };
-    };
-    if (request.method !== 'POST' || !request.path.startsWith('/api/v1/imports')) return;
-    const body = request.body;
-    const text =
-      typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString() : '';
+  const request = http.request.bind(http) as (...args: unknown[]) => ClientRequest;
+  http.request = ((...args: unknown[]) => {
+    const sent = request(...args);
+    if (isImport(sent)) {
+      const end = sent.end.bind(sent) as (...endArgs: unknown[]) => ClientRequest;
+      sent.end = ((...endArgs: unknown[]) => {
+        const [chunk] = endArgs;
+        if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
+          importBodies.set(sent, Buffer.from(chunk).toString());
+        }
+        return end(...endArgs);
+      }) as ClientRequest['end'];
+    }
+    return sent;
+  }) as typeof http.request;
+  subscribe('http.client.response.finish', (message) => {
+    const { request: answered, response } = message as { request: ClientRequest; response: IncomingMessage };
+    if (!isImport(answered)) return;
+    const text = importBodies.get(answered) ?? '';
     const { gatheringKey = '', path = '' } = (text ? JSON.parse(text) : {}) as Record<string, string>;
-    log({ t: Date.now(), ev: 'import', status: response.statusCode, gatheringKey, path });
+    log({ t: Date.now(), ev: 'import', status: response.statusCode ?? 0, gatheringKey, path });
   });
 }
 
