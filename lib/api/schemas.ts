@@ -7,7 +7,6 @@
  * instance by {@link createApiSchemas}. Every named schema is registered in the instance's registry
  * with an `id`, which becomes its name under `components.schemas`.
  */
-
 import { PUBLICATION_FAILURE_CODES } from '../events/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
 import * as z from '../zod.ts';

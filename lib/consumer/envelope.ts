@@ -7,7 +7,6 @@
  * or attributes a newer bridge adds) never make an event invalid; they are handed over in
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
-
 import {
   dataSchemaUri,
   ENVELOPE_ATTRIBUTES,

@@ -7,7 +7,6 @@
  *
  * Build-time only, like ./examples.ts: not exported from ./index.ts.
  */
-
 import { globalRegistry } from '../zod.ts';
 import { EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, PAYLOAD_POINTER_CLASS } from './claim-check.ts';
 import { dataSchemaPath, dataSchemaUri } from './dataschema.ts';

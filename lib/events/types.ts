@@ -3,7 +3,6 @@
  * schemas (`createEvent` checks data against them, so a malformed event never leaves the bridge).
  * docs/events.md describes each type with an example produced by this code.
  */
-
 import { lazily, once } from '../lazy.ts';
 import type { Destination, SupplierReview } from '../pds/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';

@@ -7,7 +7,6 @@
  * exactly that. `s3:TestEvent` (sent when a notification is configured) and records that are not
  * `ObjectCreated:*` carry no object to ingest; they are reported, not treated as errors.
  */
-
 import { parseJsonOr } from '../core/index.ts';
 import { once } from '../lazy.ts';
 import * as z from '../zod.ts';

@@ -3,7 +3,6 @@
  * through untouched (a newer server never breaks an older client), and a wrong shape becomes a
  * `PdsInvalidResponseError` that names the offending field.
  */
-
 import { lazily, once } from '../lazy.ts';
 import * as z from '../zod.ts';
 import { PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
