@@ -184,7 +184,11 @@ const DEPENDENCY_FLOORS: Record<string, string> = {
     "import { SQSClient } from '@aws-sdk/client-sqs';",
     'export const clients = [new S3Client({}), new SQSClient({})];',
   ].join('\n'),
-  'zod: one object schema': "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
+  // As the functions load it: zod/mini with classic zod's English messages (lib/zod.ts).
+  'zod/mini: one object schema':
+    "import * as z from './lib/zod.ts';\nexport const schema = z.object({ id: z.string() });",
+  'zod classic, for comparison':
+    "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
   // Imported by lib/tracing.ts only where tracing is on (Lambda), after the function's own import.
   'Powertools: Tracer (Lambda only)': [
     "import { Tracer } from '@aws-lambda-powertools/tracer';",

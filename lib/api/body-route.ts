@@ -3,7 +3,7 @@
  * its schema for the OpenAPI document, and read and validated with that same schema (./gateway.ts:
  * 415, 400, 422) before the route answers, so the document promises what the route checks.
  */
-import type { z } from 'zod';
+import type * as z from '../zod.ts';
 import { readJsonBody, validateBody } from './gateway.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import { NOT_JSON } from './route-problems.ts';
@@ -12,7 +12,7 @@ import { NOT_JSON } from './route-problems.ts';
  * What a JSON-body route declares (but its 415, which every one of them gives), and how it answers
  * with the validated body.
  */
-export type BodyRouteSpec<S extends z.ZodType> = Omit<ApiRoute, 'body' | 'handle'> & {
+export type BodyRouteSpec<S extends z.ZodMiniType> = Omit<ApiRoute, 'body' | 'handle'> & {
   body: S;
   answer(body: z.output<S>, request: ApiRequest): Promise<ApiResponse>;
 };
@@ -28,7 +28,7 @@ export type BodyRouteSpec<S extends z.ZodType> = Omit<ApiRoute, 'body' | 'handle
  *   answer: async (body) => ({ status: 200, body: await pds.validate(body) }) });
  * ```
  */
-export function jsonBodyRoute<S extends z.ZodType>(spec: BodyRouteSpec<S>): ApiRoute {
+export function jsonBodyRoute<S extends z.ZodMiniType>(spec: BodyRouteSpec<S>): ApiRoute {
   const { answer, ...declared } = spec;
   return {
     ...declared,

@@ -2,7 +2,7 @@
  * The schemas of the confirmation routes (./confirmation-routes.ts), registered in the API's registry
  * so the OpenAPI document names them and the contract test checks the answers against them.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { pageSchema } from './paging.ts';
 
 /** Builds the confirmation schemas in `registry` (the API's, ./schemas.ts). */
@@ -13,9 +13,9 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
     .object({
       statusCode: z.string(),
       code: z.string(),
-      description: z.string().optional(),
-      expectedCorrectiveInformation: z.string().optional(),
-      gtin: z.string().optional(),
+      description: z.optional(z.string()),
+      expectedCorrectiveInformation: z.optional(z.string()),
+      gtin: z.optional(z.string()),
     })
     .register(registry, {
       id: 'CorrectiveAction',
@@ -26,13 +26,13 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
   const transition = z
     .object({
       state: z.string(),
-      previousState: z.string().optional(),
+      previousState: z.optional(z.string()),
       since: timestamp,
       recordedAt: timestamp,
       cause: z.enum(['publication', 'confirmation', 'review', 'deadline']),
-      messagingAssetId: z.number().int().optional(),
-      reviewId: z.string().optional(),
-      eventId: z.string().optional(),
+      messagingAssetId: z.optional(z.number().check(z.int())),
+      reviewId: z.optional(z.string()),
+      eventId: z.optional(z.string()),
     })
     .register(registry, {
       id: 'ConfirmationTransition',
@@ -44,9 +44,9 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
     .object({
       primaryKey: z.string(),
       channelId: z.string(),
-      gtin: z.string().optional(),
-      recipientGln: z.string().optional(),
-      targetMarket: z.string().optional(),
+      gtin: z.optional(z.string()),
+      recipientGln: z.optional(z.string()),
+      targetMarket: z.optional(z.string()),
       state: z.string(),
       since: timestamp,
       deadline: timestamp,
@@ -60,7 +60,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
         'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED, or a review status), since when, the corrective actions of the latest confirmation, the publications that sent it and its history. docs/confirmations.md explains the states.',
     });
 
-  const summary = z.record(z.string(), z.number().int().nonnegative()).register(registry, {
+  const summary = z.record(z.string(), z.number().check(z.int(), z.gte(0))).register(registry, {
     id: 'ConfirmationSummary',
     description: 'How many entries are in each state, e.g. {"SYNCHRONISED": 8, "REVIEW": 2}.',
   });
@@ -85,7 +85,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
 
   const states = z
     .string()
-    .regex(/^[A-Za-z_]+(,[A-Za-z_]+)*$/)
+    .check(z.regex(/^[A-Za-z_]+(,[A-Za-z_]+)*$/))
     .register(registry, {
       description: 'Comma-separated states, e.g. REVIEW,REJECTED,OVERDUE (the exception list).',
     });

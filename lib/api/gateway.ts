@@ -5,7 +5,7 @@
  * problem+json).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from '../zod.ts';
 import { ApiProblem, type FieldError, jsonPointer, PROBLEM_CONTENT_TYPE } from './problem.ts';
 import type { ApiResponse } from './route.ts';
 
@@ -59,7 +59,7 @@ export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
 }
 
 /** Every field error of a failed zod parse, as JSON Pointers into the body. */
-export function fieldErrorsOf(error: z.ZodError): FieldError[] {
+export function fieldErrorsOf(error: z.core.$ZodError): FieldError[] {
   const errors: FieldError[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -84,7 +84,7 @@ export function fieldErrorsOf(error: z.ZodError): FieldError[] {
  * const request = validateBody(schemas.publicationRequest, readJsonBody(event));
  * ```
  */
-export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function validateBody<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const errors = fieldErrorsOf(result.error);

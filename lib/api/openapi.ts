@@ -7,7 +7,7 @@
  * response lists the problem types the route gives at that status, and beside them the answers API
  * Gateway gives by itself (403, 413, 429, 500, 503 as `{"message": …}`).
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX } from './problem.ts';
 import type { ApiRoute, RouteProblem } from './route.ts';
 import type { ApiSchemas } from './schemas.ts';
@@ -25,7 +25,7 @@ function withoutDialect(schema: JsonObject): JsonObject {
   return rest;
 }
 
-function schemaRef(schemas: ApiSchemas, schema: z.ZodType): JsonObject {
+function schemaRef(schemas: ApiSchemas, schema: z.ZodMiniType): JsonObject {
   const id = schemas.registry.get(schema)?.id;
   if (id) return { $ref: `#/components/schemas/${id}` };
   return withoutDialect(

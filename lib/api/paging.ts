@@ -5,7 +5,7 @@
  * against its schema with a 400 `invalid-query` naming it), and the page answered, `entries` and the
  * `nextCursor` of the page after it.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { ApiProblem } from './problem.ts';
 import type { ParameterSpec } from './route.ts';
 
@@ -44,7 +44,7 @@ export function decodeCursor(cursor: string, isPosition: (position: string) => b
  * const gtin = queryValue(query, 'gtin', schemas.primaryKey, 'must be a GTIN of 1 to 512 characters');
  * ```
  */
-export function queryValue<S extends z.ZodType>(
+export function queryValue<S extends z.ZodMiniType>(
   query: Query,
   name: string,
   schema: S,
@@ -58,12 +58,15 @@ export function queryValue<S extends z.ZodType>(
 }
 
 /** `limit` of the query, checked with `schema` (1 to 1000), or {@link DEFAULT_PAGE_SIZE}. */
-export function pageLimit(query: Query, schema: z.ZodType<number, unknown>): number {
+export function pageLimit(query: Query, schema: z.ZodMiniType<number, unknown>): number {
   return queryValue(query, 'limit', schema, 'must be an integer from 1 to 1000') ?? DEFAULT_PAGE_SIZE;
 }
 
 /** The `limit` and `cursor` parameters of a list route, for its OpenAPI parameters. */
-export function pageParameters(parameters: { pageLimit: z.ZodType; pageCursor: z.ZodType }): ParameterSpec[] {
+export function pageParameters(parameters: {
+  pageLimit: z.ZodMiniType;
+  pageCursor: z.ZodMiniType;
+}): ParameterSpec[] {
   return [
     { name: 'limit', in: 'query', schema: parameters.pageLimit },
     { name: 'cursor', in: 'query', schema: parameters.pageCursor },
@@ -74,12 +77,12 @@ export function pageParameters(parameters: { pageLimit: z.ZodType; pageCursor: z
  * The schema of one page of `entry`, registered as `id`: `entries`, and `nextCursor` unless it is the
  * last page. `contents` completes "One page of …".
  */
-export function pageSchema<E extends z.ZodType>(
+export function pageSchema<E extends z.ZodMiniType>(
   registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>,
   entry: E,
   page: { id: string; contents: string },
 ) {
-  return z.object({ entries: z.array(entry), nextCursor: z.string().optional() }).register(registry, {
+  return z.object({ entries: z.array(entry), nextCursor: z.optional(z.string()) }).register(registry, {
     id: page.id,
     description: `One page of ${page.contents}; pass nextCursor as \`cursor\` for the next page.`,
   });

@@ -2,7 +2,7 @@
  * Problem answers several routes document, with what they mean there (the OpenAPI document lists
  * them per route and status), and the path parameter the routes under a `{name}` segment declare.
  */
-import type { z } from 'zod';
+import type * as z from '../zod.ts';
 import type { ParameterSpec, RouteProblem } from './route.ts';
 
 export const STATE_UNAVAILABLE: RouteProblem = {
@@ -36,6 +36,6 @@ export function lookupProblems(notFound: RouteProblem): Partial<Record<number, R
 }
 
 /** The one path parameter of a route under `/…/{name}`. */
-export function pathParameter(name: string, schema: z.ZodType): ParameterSpec[] {
+export function pathParameter(name: string, schema: z.ZodMiniType): ParameterSpec[] {
   return [{ name, in: 'path', schema }];
 }

@@ -3,7 +3,7 @@
  * matching and for the OpenAPI document (./openapi.ts).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from '../zod.ts';
 import type { ProblemSlug } from './problem.ts';
 
 /** What a route handler gets. */
@@ -35,7 +35,7 @@ export interface HeaderSpec {
 /** OpenAPI description of one response of a route. */
 export interface ResponseSpec {
   description: string;
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   headers?: Record<string, string | HeaderSpec>;
 }
 
@@ -50,7 +50,7 @@ export interface ParameterSpec {
   name: string;
   in: 'path' | 'query' | 'header';
   required?: boolean;
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
 }
 
 /** One row of the route table: matching, OpenAPI metadata, and the handler. */
@@ -63,7 +63,7 @@ export interface ApiRoute {
   /** No authentication (only /health). */
   public?: boolean;
   /** JSON request body, validated with this schema by the handler. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   parameters?: ParameterSpec[];
   responses: Record<number, ResponseSpec>;
   /**

@@ -7,9 +7,9 @@
  * instance by {@link createApiSchemas}. Every named schema is registered in the instance's registry
  * with an `id`, which becomes its name under `components.schemas`.
  */
-import * as z from 'zod';
 import { PUBLICATION_FAILURE_CODES } from '../events/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
+import * as z from '../zod.ts';
 import { createConfirmationSchemas } from './confirmation-schemas.ts';
 import {
   IDEMPOTENCY_KEY_PATTERN,
@@ -48,10 +48,12 @@ export type PublicationStatus = (typeof PUBLICATION_STATUSES)[number];
 const text = (what: string) =>
   z
     .string({ error: `must be a string (${what})` })
-    .min(1, { error: `must not be empty (${what})` })
-    .refine((value) => value.isWellFormed(), {
-      error: `must be well-formed Unicode, without lone surrogates (${what})`,
-    });
+    .check(z.minLength(1, { error: `must not be empty (${what})` }))
+    .check(
+      z.refine((value) => value.isWellFormed(), {
+        error: `must be well-formed Unicode, without lone surrogates (${what})`,
+      }),
+    );
 
 /** The registry every named schema of one API instance is registered in. */
 type SchemaRegistry = z.core.$ZodRegistry<SchemaMeta>;
@@ -108,7 +110,7 @@ function refuseRepeats<T>(
 
 // Counts and duplicates are checked in one refinement rather than with .min/.max: zod stops looking at
 // the elements once an array is too long, and a 422 must list every field error at once.
-function primaryKeysSchema(registry: SchemaRegistry, primaryKey: z.ZodType<string>, maxKeys: number) {
+function primaryKeysSchema(registry: SchemaRegistry, primaryKey: z.ZodMiniType<string>, maxKeys: number) {
   return z
     .array(primaryKey, { error: 'must be an array of primary keys' })
     .check((ctx) => {
@@ -167,7 +169,7 @@ function destinationsSchema(registry: SchemaRegistry, destination: ReturnType<ty
   return (
     z
       .array(destination, { error: 'must be an array of destinations' })
-      .min(1, { error: 'must name at least one destination' })
+      .check(z.minLength(1, { error: 'must name at least one destination' }))
       .check((ctx) =>
         refuseRepeats(
           ctx,
@@ -184,10 +186,12 @@ function destinationsSchema(registry: SchemaRegistry, destination: ReturnType<ty
 function publicationSchemas(
   registry: SchemaRegistry,
   { maxKeys }: SchemaLimits,
-  timestamp: z.ZodISODateTime,
+  timestamp: z.ZodMiniISODateTime,
 ) {
   const primaryKey = text('a primary key')
-    .max(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` })
+    .check(
+      z.maxLength(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` }),
+    )
     .register(registry, { description: 'Primary key of an item (`primaryKey__`), e.g. a GTIN.' });
   const primaryKeys = primaryKeysSchema(registry, primaryKey, maxKeys);
   const destination = destinationSchema(registry);
@@ -211,15 +215,14 @@ function publicationSchemas(
 
   const publicationError = z
     .object({
-      code: z
-        .enum(PUBLICATION_FAILURE_CODES)
-        .register(registry, {
+      code: z.optional(
+        z.enum(PUBLICATION_FAILURE_CODES).register(registry, {
           description:
             'Why, as a stable code (docs/events.md, pds.publication.failed); set once the publication failed.',
-        })
-        .optional(),
+        }),
+      ),
       reason: z.string(),
-      pdsStatus: z.number().int().optional(),
+      pdsStatus: z.optional(z.number().check(z.int())),
       retryable: z.boolean(),
       at: timestamp,
     })
@@ -235,13 +238,13 @@ function publicationSchemas(
       createdAt: timestamp,
       updatedAt: timestamp,
       request: z.object({ primaryKeys: z.array(z.string()), destinations: z.array(destination) }),
-      attempts: z.number().int().nonnegative(),
-      selectionId: z.string().optional(),
-      numberOfItems: z.number().int().nonnegative().optional(),
-      publishedAt: timestamp.optional(),
-      failedAt: timestamp.optional(),
-      error: publicationError.optional(),
-      lastError: publicationError.optional(),
+      attempts: z.number().check(z.int(), z.gte(0)),
+      selectionId: z.optional(z.string()),
+      numberOfItems: z.optional(z.number().check(z.int(), z.gte(0))),
+      publishedAt: z.optional(timestamp),
+      failedAt: z.optional(timestamp),
+      error: z.optional(publicationError),
+      lastError: z.optional(publicationError),
     })
     .register(registry, {
       id: 'Publication',
@@ -262,8 +265,8 @@ function validationSchemas(registry: SchemaRegistry) {
   const validationRequest = z
     .strictObject({
       newItem: item,
-      oldItem: item.optional(),
-      attributeNames: z.array(text('an attribute name')).optional(),
+      oldItem: z.optional(item),
+      attributeNames: z.optional(z.array(text('an attribute name'))),
     })
     .register(registry, {
       id: 'ValidationRequest',
@@ -294,7 +297,7 @@ function validationSchemas(registry: SchemaRegistry) {
 }
 
 /** GET /communication-channels. */
-function channelSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
+function channelSchemas(registry: SchemaRegistry, timestamp: z.ZodMiniISODateTime) {
   const communicationChannel = z.looseObject({ id: z.string(), name: z.string() }).register(registry, {
     id: 'CommunicationChannel',
     description:
@@ -312,7 +315,7 @@ function channelSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
 }
 
 /** The watch list: GET /watch and its entries. */
-function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
+function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodMiniISODateTime) {
   const watchEntry = z
     .object({
       primaryKey: z.string(),
@@ -320,7 +323,7 @@ function watchSchemas(registry: SchemaRegistry, timestamp: z.ZodISODateTime) {
       expiresAt: timestamp,
       expired: z.boolean(),
       sources: z.array(z.string()),
-      seenReviews: z.number().int().nonnegative(),
+      seenReviews: z.number().check(z.int(), z.gte(0)),
     })
     .register(registry, {
       id: 'WatchEntry',
@@ -351,18 +354,17 @@ function serviceSchemas(registry: SchemaRegistry) {
     .looseObject({
       type: z.string(),
       title: z.string(),
-      status: z.number().int(),
+      status: z.number().check(z.int()),
       detail: z.string(),
-      instance: z.string().optional(),
+      instance: z.optional(z.string()),
       // Registered, not .describe()d: the document is generated from this registry's metadata only.
-      requestId: z
-        .string()
-        .register(registry, {
+      requestId: z.optional(
+        z.string().register(registry, {
           description:
             "API Gateway's id of the request (also in the api function's logs); quote it when reporting a problem.",
-        })
-        .optional(),
-      errors: z.array(fieldError).optional(),
+        }),
+      ),
+      errors: z.optional(z.array(fieldError)),
     })
     .register(registry, {
       id: 'Problem',
@@ -393,9 +395,9 @@ function serviceSchemas(registry: SchemaRegistry) {
 function parameterSchemas(registry: SchemaRegistry) {
   const publicationId = z
     .string()
-    .min(1)
+    .check(z.minLength(1))
     .register(registry, { description: 'The id POST /publications answered.' });
-  const pathPrimaryKey = z.string().min(1).register(registry, {
+  const pathPrimaryKey = z.string().check(z.minLength(1)).register(registry, {
     description: 'A primary key, percent-encoded as one path segment.',
   });
   const idempotencyKey = z
@@ -412,12 +414,12 @@ function parameterSchemas(registry: SchemaRegistry) {
         `and scoped to the caller. ${IDEMPOTENCY_KEY_RETENTION}`,
       pattern: IDEMPOTENCY_KEY_PATTERN,
     });
-  const pageLimit = z.coerce.number().int().min(1).max(1000).register(registry, {
+  const pageLimit = z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)).register(registry, {
     description: 'Entries per page, 1 to 1000; default 100.',
   });
   const pageCursor = z
     .string()
-    .min(1)
+    .check(z.minLength(1))
     .register(registry, { description: 'nextCursor of the previous page.' });
 
   const channelCheck = z.enum(['skip']).register(registry, {

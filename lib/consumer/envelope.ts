@@ -7,7 +7,6 @@
  * or attributes a newer bridge adds) never make an event invalid; they are handed over in
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
-import * as z from 'zod';
 import {
   dataSchemaUri,
   ENVELOPE_ATTRIBUTES,
@@ -16,6 +15,7 @@ import {
   type EventType,
   isEventType,
 } from '../events/index.ts';
+import * as z from '../zod.ts';
 import { ConsumerError } from './errors.ts';
 
 /** Attributes the envelope itself defines (the bridge's CloudEvents attributes, plus `data_base64`). */

@@ -7,6 +7,7 @@
  *
  * Build-time only, like ./examples.ts: not exported from ./index.ts.
  */
+import { globalRegistry } from '../zod.ts';
 import { EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, PAYLOAD_POINTER_CLASS } from './claim-check.ts';
 import { dataSchemaPath, dataSchemaUri } from './dataschema.ts';
 import { DEFAULT_EVENT_SOURCE, ENVELOPE_ATTRIBUTES } from './envelope.ts';
@@ -79,14 +80,15 @@ export const EVENT_QUEUES: readonly EventQueue[] = [
 /** Where the data schemas are, relative to the AsyncAPI document (both under schemas/). */
 const dataSchemaRef = (type: EventType): string => `./${dataSchemaPath(type).replace(/^schemas\//, '')}`;
 
-const description = (type: EventType): string => EVENT_DATA_SCHEMAS[type].description ?? '';
+/** The description the data schema of `type` is registered with (types.ts). */
+const description = (type: EventType): string =>
+  globalRegistry.get(EVENT_DATA_SCHEMAS[type])?.description ?? '';
 
 function envelopeSchema(type: EventType): JsonSchema {
   return {
     type: 'object',
     title: `${type} event`,
-    description:
-      `A CloudEvents 1.0 event (JSON format). ${EVENT_DATA_SCHEMAS[type].description ?? ''}`.trim(),
+    description: `A CloudEvents 1.0 event (JSON format). ${description(type)}`.trim(),
     required: [...ENVELOPE_ATTRIBUTES],
     properties: {
       specversion: { const: '1.0' },

@@ -4,8 +4,8 @@
  * at-least-once delivery produces.
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { currentTraceparent, parseTraceparent } from '../core/index.ts';
+import * as z from '../zod.ts';
 import { dataSchemaUri } from './dataschema.ts';
 import { EventDataError } from './errors.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';

@@ -4,7 +4,7 @@
  * schemas/events/<type>/v<version>.json; test/unit/events-schemas.test.ts keeps the files equal to
  * what this produces and refuses a breaking change within a version.
  */
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { dataSchemaUri, EVENT_DATA_VERSIONS } from './dataschema.ts';
 import { EVENT_DATA_SCHEMAS, type EventType } from './types.ts';
 

@@ -3,11 +3,12 @@
  * schemas (`createEvent` checks data against them, so a malformed event never leaves the bridge).
  * docs/events.md describes each type with an example produced by this code.
  */
-import * as z from 'zod';
 import { lazily, once } from '../lazy.ts';
 import type { Destination, SupplierReview } from '../pds/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
 import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
+import * as z from '../zod.ts';
+import { described, withMeta } from '../zod.ts';
 
 export const EVENT_TYPES = [
   'pds.ingest.completed',
@@ -236,336 +237,333 @@ export interface EventDataMap {
 
 // The descriptions below reach consumers: they are the `description`s of the JSON Schemas in
 // schemas/events (npm run schemas). Say what a field means to a reader of the event.
-const nonEmpty = once(() => z.string().min(1));
-const count = once(() => z.number().int().nonnegative());
-const httpStatus = once(() => z.number().int().min(100).max(599));
+const nonEmpty = once(() => z.string().check(z.minLength(1)));
+const integer = () => z.number().check(z.int());
+const count = once(() => z.number().check(z.int(), z.gte(0)));
+const httpStatus = once(() => z.number().check(z.int(), z.gte(100), z.lte(599)));
+/** An optional string, described. */
+const optionalText = (description: string) => described(z.optional(z.string()), description);
 
 const s3ObjectRef = once(() => ({
-  bucket: nonEmpty().describe('The S3 bucket the file was dropped into.'),
-  key: nonEmpty().describe('The object key of the dropped file, decoded (as S3 lists it).'),
-  versionId: nonEmpty()
-    .optional()
-    .describe('The version of the object, when the bucket is versioned; absent otherwise.'),
+  bucket: described(nonEmpty(), 'The S3 bucket the file was dropped into.'),
+  key: described(nonEmpty(), 'The object key of the dropped file, decoded (as S3 lists it).'),
+  versionId: described(
+    z.optional(nonEmpty()),
+    'The version of the object, when the bucket is versioned; absent otherwise.',
+  ),
 }));
 
 const xmlErrorInfo = once(() =>
-  z
-    .object({
-      name: nonEmpty().describe('The error class, e.g. XmlParseError.'),
-      code: z.string().optional().describe('A stable code for the kind of error, e.g. MALFORMED.'),
-      message: nonEmpty().describe('What is wrong with the XML, for people.'),
-      line: z.number().int().positive().optional().describe('Line of the error in the XML, from 1.'),
-      column: z.number().int().positive().optional().describe('Column of the error in the XML, from 1.'),
-    })
-    .describe('Why the XML could not be parsed; the text itself is in rawXml or rawXmlPointer.'),
+  described(
+    z.object({
+      name: described(nonEmpty(), 'The error class, e.g. XmlParseError.'),
+      code: optionalText('A stable code for the kind of error, e.g. MALFORMED.'),
+      message: described(nonEmpty(), 'What is wrong with the XML, for people.'),
+      line: described(
+        z.optional(z.number().check(z.int(), z.gt(0))),
+        'Line of the error in the XML, from 1.',
+      ),
+      column: described(
+        z.optional(z.number().check(z.int(), z.gt(0))),
+        'Column of the error in the XML, from 1.',
+      ),
+    }),
+    'Why the XML could not be parsed; the text itself is in rawXml or rawXmlPointer.',
+  ),
 );
 
 const parsedDocument = once(() =>
-  z
-    .object({
-      rootName: nonEmpty().describe('Local name of the root element, namespace prefix removed.'),
-      rootNamespace: z.string().optional().describe('Namespace URI of the root element, when it has one.'),
-      namespaces: z
-        .record(z.string(), z.string())
-        .describe('The namespace declarations of the root element: prefix to URI.'),
-      root: z
-        .record(z.string(), z.unknown())
-        .describe(
-          'The root element: every child element an array of objects, attributes under "@_<name>", text under "#text", every value a string, namespace prefixes removed.',
-        ),
-    })
-    .describe("The messaging asset's XML, parsed (lib/xml/parse.ts)."),
+  described(
+    z.object({
+      rootName: described(nonEmpty(), 'Local name of the root element, namespace prefix removed.'),
+      rootNamespace: optionalText('Namespace URI of the root element, when it has one.'),
+      namespaces: described(
+        z.record(z.string(), z.string()),
+        'The namespace declarations of the root element: prefix to URI.',
+      ),
+      root: described(
+        z.record(z.string(), z.unknown()),
+        'The root element: every child element an array of objects, attributes under "@_<name>", text under "#text", every value a string, namespace prefixes removed.',
+      ),
+    }),
+    "The messaging asset's XML, parsed (lib/xml/parse.ts).",
+  ),
 );
 
 const cicSummary = once(() =>
-  z
-    .object({
-      gdsnVersion: z.enum(['3.1', '2.8']).describe('The GDSN version the confirmation is written in.'),
-      state: nonEmpty().describe(
+  described(
+    z.object({
+      gdsnVersion: described(z.enum(['3.1', '2.8']), 'The GDSN version the confirmation is written in.'),
+      state: described(
+        nonEmpty(),
         'The confirmation state: RECEIVED, REVIEW, REJECTED, SYNCHRONISED (3.1) or ACCEPTED, … (2.8); the set is open.',
       ),
-      gtin: nonEmpty().describe('The GTIN of the confirmed item.'),
-      recipientGln: z.string().optional().describe('GLN of the recipient that confirms.'),
-      recipientDataPool: z.string().optional().describe("GLN of the recipient's data pool."),
-      dataSource: z.string().optional().describe("GLN of the item's information provider."),
-      targetMarketCountryCode: z
-        .string()
-        .optional()
-        .describe('ISO 3166 numeric code of the target market, e.g. 276 (Germany).'),
-      documentIdentifier: z
-        .string()
-        .optional()
-        .describe("The Standard Business Document Header's InstanceIdentifier (one per message)."),
-      confirmationIdentifier: z.string().optional().describe("The confirmation's own identification."),
-      creationDateTime: z
-        .string()
-        .optional()
-        .describe('When the confirmation (else the message) was created, as written in the XML.'),
-      statuses: z
-        .array(
+      gtin: described(nonEmpty(), 'The GTIN of the confirmed item.'),
+      recipientGln: optionalText('GLN of the recipient that confirms.'),
+      recipientDataPool: optionalText("GLN of the recipient's data pool."),
+      dataSource: optionalText("GLN of the item's information provider."),
+      targetMarketCountryCode: optionalText(
+        'ISO 3166 numeric code of the target market, e.g. 276 (Germany).',
+      ),
+      documentIdentifier: optionalText(
+        "The Standard Business Document Header's InstanceIdentifier (one per message).",
+      ),
+      confirmationIdentifier: optionalText("The confirmation's own identification."),
+      creationDateTime: optionalText(
+        'When the confirmation (else the message) was created, as written in the XML.',
+      ),
+      statuses: described(
+        z.array(
           z.object({
-            code: z.string().describe('The confirmation status code, e.g. CIC999.'),
-            gtin: z.string().optional().describe('The GTIN the status is about, when it names one.'),
-            descriptions: z.array(z.object({ languageCode: z.string().optional(), text: z.string() })),
+            code: described(z.string(), 'The confirmation status code, e.g. CIC999.'),
+            gtin: optionalText('The GTIN the status is about, when it names one.'),
+            descriptions: z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() })),
             correctiveActions: z.array(
-              z.object({ code: z.string(), expectedCorrectiveInformation: z.string().optional() }),
+              z.object({ code: z.string(), expectedCorrectiveInformation: z.optional(z.string()) }),
             ),
           }),
-        )
-        .describe('The statuses the recipient gave, with their descriptions and corrective actions.'),
-    })
-    .describe('Summary of one GDSN CatalogueItemConfirmation in the message.'),
+        ),
+        'The statuses the recipient gave, with their descriptions and corrective actions.',
+      ),
+    }),
+    'Summary of one GDSN CatalogueItemConfirmation in the message.',
+  ),
 );
 
 const cicList = once(() =>
-  z
-    .array(cicSummary())
-    .optional()
-    .describe('One summary per GDSN CatalogueItemConfirmation in the document.'),
+  described(
+    z.optional(z.array(cicSummary())),
+    'One summary per GDSN CatalogueItemConfirmation in the document.',
+  ),
 );
 
-const rawXml = once(() =>
-  z.string().optional().describe('The XML as received, when it could not be parsed (parseError).'),
-);
+const rawXml = once(() => optionalText('The XML as received, when it could not be parsed (parseError).'));
 
 const notBoth = (data: { document?: unknown; parseError?: unknown }) =>
   data.document === undefined || data.parseError === undefined;
 
 const messageError = once(() =>
-  z
-    .object({
-      name: nonEmpty().describe('The error class, e.g. PdsNotFoundError.'),
-      message: nonEmpty().describe('The last reason, for people.'),
-      status: httpStatus().optional().describe('HTTP status the PDS answered, when it answered one.'),
-      failedRuns: z
-        .number()
-        .int()
-        .positive()
-        .optional()
-        .describe('Consecutive runs that failed before the poller passed the item (POLL_FAILURE_LIMIT).'),
-    })
-    .describe(
-      'Why the event carries no message: the PDS refused it for good (e.g. 404), or fetching or sending it failed on POLL_FAILURE_LIMIT consecutive runs and the poller passed it.',
-    ),
+  described(
+    z.object({
+      name: described(nonEmpty(), 'The error class, e.g. PdsNotFoundError.'),
+      message: described(nonEmpty(), 'The last reason, for people.'),
+      status: described(z.optional(httpStatus()), 'HTTP status the PDS answered, when it answered one.'),
+      failedRuns: described(
+        z.optional(z.number().check(z.int(), z.gt(0))),
+        'Consecutive runs that failed before the poller passed the item (POLL_FAILURE_LIMIT).',
+      ),
+    }),
+    'Why the event carries no message: the PDS refused it for good (e.g. 404), or fetching or sending it failed on POLL_FAILURE_LIMIT consecutive runs and the poller passed it.',
+  ),
 );
 
 const pdsStatus = once(() =>
-  httpStatus().optional().describe('HTTP status the PDS answered, when the PDS refused.'),
+  described(z.optional(httpStatus()), 'HTTP status the PDS answered, when the PDS refused.'),
 );
 const reason = once(() =>
-  nonEmpty().describe('What went wrong and what to do, for people; its wording may change: branch on code.'),
+  described(
+    nonEmpty(),
+    'What went wrong and what to do, for people; its wording may change: branch on code.',
+  ),
 );
 /** `code` of a failed event: one of the flow's `codes`, described the same way for every flow. */
 function failureCodeField<const Codes extends readonly [string, ...string[]]>(codes: Codes) {
-  return z
-    .enum(codes)
-    .describe(
-      'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
-    );
+  return described(
+    z.enum(codes),
+    'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
+  );
 }
 
 /** zod schema of each event type's data. */
 export const EVENT_DATA_SCHEMAS = lazily({
   'pds.ingest.completed': () =>
-    z
-      .object({
+    described(
+      z.object({
         ...s3ObjectRef(),
-        size: count().describe('Bytes of the S3 object.'),
-        gatheringKey: nonEmpty().describe('The PDS gathering the file was uploaded as.'),
-        entriesImported: z
-          .array(
+        size: described(count(), 'Bytes of the S3 object.'),
+        gatheringKey: described(nonEmpty(), 'The PDS gathering the file was uploaded as.'),
+        entriesImported: described(
+          z.array(
             z.object({
-              path: nonEmpty().describe(
+              path: described(
+                nonEmpty(),
                 "The entry's path in the gathering (for a ZIP: archive name/member path).",
               ),
-              assetKey: nonEmpty().describe('The PDS asset key of the entry.'),
+              assetKey: described(nonEmpty(), 'The PDS asset key of the entry.'),
             }),
-          )
-          .describe(
-            'Each entry of the gathering (each member, for a ZIP) the PDS accepted an import request for.',
           ),
-        outcome: z
-          .enum(INGEST_COMPLETED_OUTCOMES)
-          .optional()
-          .describe(
-            'What is known of the import: import-accepted, the PDS accepted the import of every entry; whether items were created is not reported (the PDS answers an import without a body). Absent in events of bridges older than this field, with the same meaning. The set may grow: treat an unknown value as import-accepted.',
-          ),
-      })
-      .describe(
-        'A file dropped into the S3 drop bucket was uploaded to the PDS as a gathering and the PDS accepted an import request for every entry of it. The PDS answers an import request without a body and imports afterwards, so this says the requests were accepted, not that items were created: an empty or unreadable file, or a file of a kind the PDS does not import, also completes.',
-      ),
+          'Each entry of the gathering (each member, for a ZIP) the PDS accepted an import request for.',
+        ),
+        outcome: described(
+          z.optional(z.enum(INGEST_COMPLETED_OUTCOMES)),
+          'What is known of the import: import-accepted, the PDS accepted the import of every entry; whether items were created is not reported (the PDS answers an import without a body). Absent in events of bridges older than this field, with the same meaning. The set may grow: treat an unknown value as import-accepted.',
+        ),
+      }),
+      'A file dropped into the S3 drop bucket was uploaded to the PDS as a gathering and the PDS accepted an import request for every entry of it. The PDS answers an import request without a body and imports afterwards, so this says the requests were accepted, not that items were created: an empty or unreadable file, or a file of a kind the PDS does not import, also completes.',
+    ),
   'pds.ingest.failed': () =>
-    z
-      .object({
+    described(
+      z.object({
         ...s3ObjectRef(),
         code: failureCodeField(INGEST_FAILURE_CODES),
         reason: reason(),
         pdsStatus: pdsStatus(),
-        retryable: z
-          .boolean()
-          .describe('True when the same file may succeed later (the PDS was unavailable or rate limited).'),
-      })
-      .describe('A file dropped into the S3 drop bucket could not be ingested.'),
+        retryable: described(
+          z.boolean(),
+          'True when the same file may succeed later (the PDS was unavailable or rate limited).',
+        ),
+      }),
+      'A file dropped into the S3 drop bucket could not be ingested.',
+    ),
   'pds.messaging-asset.received': () =>
-    z
-      .object({
-        messagingAssetId: z.number().int().describe("The messaging asset's id in the PDS."),
-        createdAt: z
-          .number()
-          .int()
-          .optional()
-          .describe('When the PDS created the asset, epoch milliseconds.'),
-        primaryKey: z.string().optional().describe('The item the asset is about, as the PDS lists it.'),
-        document: parsedDocument().optional(),
-        parseError: xmlErrorInfo().optional(),
-        rawXml: rawXml(),
-        rawXmlPointer: z
-          .object({ bucket: nonEmpty(), key: nonEmpty() })
-          .optional()
-          .describe('Where the raw XML was stored instead of rawXml, when it was too large to carry.'),
-        cic: cicList(),
-        messageError: messageError().optional(),
-      })
-      .refine(
-        (data) =>
-          [data.document, data.parseError, data.messageError].filter((value) => value !== undefined)
-            .length === 1,
-        {
-          message: 'exactly one of document and parseError (or messageError, for a passed asset) must be set',
-        },
-      )
-      .meta({
+    withMeta(
+      z
+        .object({
+          messagingAssetId: described(integer(), "The messaging asset's id in the PDS."),
+          createdAt: described(z.optional(integer()), 'When the PDS created the asset, epoch milliseconds.'),
+          primaryKey: optionalText('The item the asset is about, as the PDS lists it.'),
+          document: z.optional(parsedDocument()),
+          parseError: z.optional(xmlErrorInfo()),
+          rawXml: rawXml(),
+          rawXmlPointer: described(
+            z.optional(z.object({ bucket: nonEmpty(), key: nonEmpty() })),
+            'Where the raw XML was stored instead of rawXml, when it was too large to carry.',
+          ),
+          cic: cicList(),
+          messageError: z.optional(messageError()),
+        })
+        .check(
+          z.refine(
+            (data) =>
+              [data.document, data.parseError, data.messageError].filter((value) => value !== undefined)
+                .length === 1,
+            {
+              message:
+                'exactly one of document and parseError (or messageError, for a passed asset) must be set',
+            },
+          ),
+        ),
+      {
         description:
           'A messaging asset (an XML message, usually a GDSN CatalogueItemConfirmation) appeared in the PDS. Exactly one of document (parsed), parseError (not parseable; the text in rawXml or rawXmlPointer) and messageError (passed without its XML) is set.',
         oneOf: [{ required: ['document'] }, { required: ['parseError'] }, { required: ['messageError'] }],
-      }),
+      },
+    ),
   'pds.supplier-review.received': () =>
-    z
-      .object({
-        // The review passes through as the PDS sent it; only what routing needs is checked.
-        review: z
-          .looseObject({ primaryKey: nonEmpty(), messagingAssetId: z.number().int() })
-          .describe(
+    withMeta(
+      z
+        .object({
+          // The review passes through as the PDS sent it; only what routing needs is checked.
+          review: described(
+            z.looseObject({ primaryKey: nonEmpty(), messagingAssetId: integer() }),
             'The supplier review as the PDS sent it; fields beyond primaryKey and messagingAssetId pass through unchecked.',
           ),
-        messagingAssetId: z.number().int().describe('The messaging asset the review points to.'),
-        document: parsedDocument().optional(),
-        parseError: xmlErrorInfo().optional(),
-        rawXml: rawXml(),
-        messageError: messageError().optional(),
-        cic: cicList(),
-      })
-      .refine(notBoth, { message: 'document and parseError must not both be set' })
-      .meta({
+          messagingAssetId: described(integer(), 'The messaging asset the review points to.'),
+          document: z.optional(parsedDocument()),
+          parseError: z.optional(xmlErrorInfo()),
+          rawXml: rawXml(),
+          messageError: z.optional(messageError()),
+          cic: cicList(),
+        })
+        .check(z.refine(notBoth, { message: 'document and parseError must not both be set' })),
+      {
         description:
           'A new supplier review arrived on a watched item, with the messaging asset it points to: parsed (document), not parseable (parseError with rawXml), or absent (messageError).',
         not: { required: ['document', 'parseError'] },
-      }),
+      },
+    ),
   'pds.publication.completed': () =>
-    z
-      .object({
-        publicationId: nonEmpty().describe('The id the HTTP API gave the publication request.'),
-        selectionId: nonEmpty().describe('The PDS selection created from the primary keys.'),
-        numberOfItems: count().describe('Items in the selection, as the PDS counted them.'),
-        destinations: z
-          .array(
+    described(
+      z.object({
+        publicationId: described(nonEmpty(), 'The id the HTTP API gave the publication request.'),
+        selectionId: described(nonEmpty(), 'The PDS selection created from the primary keys.'),
+        numberOfItems: described(count(), 'Items in the selection, as the PDS counted them.'),
+        destinations: described(
+          z.array(
             z.object({
               destinationType: z.enum(DESTINATION_TYPES),
               destinationId: nonEmpty(),
             }),
-          )
-          .describe('Where the selection was published.'),
-        primaryKeys: z.array(nonEmpty()).describe('The primary keys of the request.'),
-      })
-      .describe(
-        'A publication requested through the HTTP API was carried out: the PDS created a selection of the primary keys and accepted the request to publish it to the destinations.',
-      ),
+          ),
+          'Where the selection was published.',
+        ),
+        primaryKeys: described(z.array(nonEmpty()), 'The primary keys of the request.'),
+      }),
+      'A publication requested through the HTTP API was carried out: the PDS created a selection of the primary keys and accepted the request to publish it to the destinations.',
+    ),
   'pds.publication.failed': () =>
-    z
-      .object({
-        publicationId: nonEmpty().describe('The id the HTTP API gave the publication request.'),
-        selectionId: nonEmpty()
-          .optional()
-          .describe('Set when the failure happened after the selection was created.'),
+    described(
+      z.object({
+        publicationId: described(nonEmpty(), 'The id the HTTP API gave the publication request.'),
+        selectionId: described(
+          z.optional(nonEmpty()),
+          'Set when the failure happened after the selection was created.',
+        ),
         code: failureCodeField(PUBLICATION_FAILURE_CODES),
         reason: reason(),
         pdsStatus: pdsStatus(),
-        retryable: z
-          .boolean()
-          .describe(
-            'True when the PDS failed transiently on every attempt: the same request may succeed later.',
-          ),
-      })
-      .describe('A publication requested through the HTTP API could not be carried out.'),
+        retryable: described(
+          z.boolean(),
+          'True when the PDS failed transiently on every attempt: the same request may succeed later.',
+        ),
+      }),
+      'A publication requested through the HTTP API could not be carried out.',
+    ),
   'pds.confirmation.changed': () =>
-    z
-      .object({
-        entry: z
-          .object({
-            primaryKey: nonEmpty().describe('The published item, by its PDS primary key.'),
-            channelId: nonEmpty().describe('The communication channel the item was published to.'),
-            gtin: z.string().optional().describe('GTIN-14 of the item, once a confirmation named it.'),
-            recipientGln: z
-              .string()
-              .optional()
-              .describe('GLN of the recipient, once a confirmation named it.'),
-            targetMarket: z
-              .string()
-              .optional()
-              .describe('ISO 3166 numeric code of the target market, once a confirmation named it.'),
-          })
-          .describe('Which entry of the ledger changed: one item at one recipient and target market.'),
-        previousState: z
-          .string()
-          .optional()
-          .describe('The state before the change; absent when the entry was created.'),
-        state: nonEmpty().describe(
+    described(
+      z.object({
+        entry: described(
+          z.object({
+            primaryKey: described(nonEmpty(), 'The published item, by its PDS primary key.'),
+            channelId: described(nonEmpty(), 'The communication channel the item was published to.'),
+            gtin: optionalText('GTIN-14 of the item, once a confirmation named it.'),
+            recipientGln: optionalText('GLN of the recipient, once a confirmation named it.'),
+            targetMarket: optionalText(
+              'ISO 3166 numeric code of the target market, once a confirmation named it.',
+            ),
+          }),
+          'Which entry of the ledger changed: one item at one recipient and target market.',
+        ),
+        previousState: optionalText('The state before the change; absent when the entry was created.'),
+        state: described(
+          nonEmpty(),
           'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
         ),
-        since: z
-          .string()
-          .describe(
-            'When the fact behind the new state happened, RFC 3339: the creation time of the message, the publication time, or the deadline.',
-          ),
-        cause: z
-          .enum(['publication', 'confirmation', 'review', 'deadline'])
-          .describe(
-            'What changed the state: a (re)publication, a CatalogueItemConfirmation, a supplier review without a readable confirmation, or the deadline passing (OVERDUE).',
-          ),
-        publications: z
-          .array(z.object({ publicationId: nonEmpty(), publishedAt: z.string() }))
-          .describe('The publications that sent this item to this recipient, oldest first.'),
-        correctiveActions: z
-          .array(
+        since: described(
+          z.string(),
+          'When the fact behind the new state happened, RFC 3339: the creation time of the message, the publication time, or the deadline.',
+        ),
+        cause: described(
+          z.enum(['publication', 'confirmation', 'review', 'deadline']),
+          'What changed the state: a (re)publication, a CatalogueItemConfirmation, a supplier review without a readable confirmation, or the deadline passing (OVERDUE).',
+        ),
+        publications: described(
+          z.array(z.object({ publicationId: nonEmpty(), publishedAt: z.string() })),
+          'The publications that sent this item to this recipient, oldest first.',
+        ),
+        correctiveActions: described(
+          z.array(
             z.object({
-              statusCode: z.string().describe('The confirmation status code, e.g. CIC999.'),
-              code: z.string().describe('The corrective action code, e.g. ACTION_NEEDED.'),
-              description: z
-                .string()
-                .optional()
-                .describe('The status description, as the recipient wrote it.'),
-              expectedCorrectiveInformation: z
-                .string()
-                .optional()
-                .describe('What the recipient expects to be corrected.'),
-              gtin: z.string().optional().describe('The GTIN of the hierarchy level the status is about.'),
+              statusCode: described(z.string(), 'The confirmation status code, e.g. CIC999.'),
+              code: described(z.string(), 'The corrective action code, e.g. ACTION_NEEDED.'),
+              description: optionalText('The status description, as the recipient wrote it.'),
+              expectedCorrectiveInformation: optionalText('What the recipient expects to be corrected.'),
+              gtin: optionalText('The GTIN of the hierarchy level the status is about.'),
             }),
-          )
-          .describe('What the recipient asks to be fixed, from the latest confirmation; empty when nothing.'),
-        messagingAssetId: z
-          .number()
-          .int()
-          .optional()
-          .describe('The messaging asset whose confirmation caused the change.'),
-        reviewId: z
-          .string()
-          .optional()
-          .describe('The id of the pds.supplier-review.received event whose review caused the change.'),
-      })
-      .describe(
-        'An entry of the confirmation ledger (one published item at one trading-partner recipient) changed state: published and awaiting an answer, answered by a CatalogueItemConfirmation or review, or overdue. Emitted once per transition.',
-      ),
-} satisfies { [T in EventType]: () => z.ZodType });
+          ),
+          'What the recipient asks to be fixed, from the latest confirmation; empty when nothing.',
+        ),
+        messagingAssetId: described(
+          z.optional(integer()),
+          'The messaging asset whose confirmation caused the change.',
+        ),
+        reviewId: optionalText(
+          'The id of the pds.supplier-review.received event whose review caused the change.',
+        ),
+      }),
+      'An entry of the confirmation ledger (one published item at one trading-partner recipient) changed state: published and awaiting an answer, answered by a CatalogueItemConfirmation or review, or overdue. Emitted once per transition.',
+    ),
+} satisfies { [T in EventType]: () => z.ZodMiniType });
 
 /** Whether `value` names one of {@link EVENT_TYPES}. */
 export function isEventType(value: unknown): value is EventType {

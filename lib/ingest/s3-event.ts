@@ -7,9 +7,9 @@
  * exactly that. `s3:TestEvent` (sent when a notification is configured) and records that are not
  * `ObjectCreated:*` carry no object to ingest; they are reported, not treated as errors.
  */
-import * as z from 'zod';
 import { parseJsonOr } from '../core/index.ts';
 import { once } from '../lazy.ts';
+import * as z from '../zod.ts';
 import { IngestEventError } from './errors.ts';
 import type { ObjectWrite } from './keys.ts';
 
@@ -42,19 +42,19 @@ export type S3Notification =
 
 /** Built on first use (lib/lazy.ts). */
 const recordSchema = once(() => {
-  const text = z.string().min(1);
+  const text = z.string().check(z.minLength(1));
   return z.looseObject({
     eventSource: z.literal('aws:s3'),
     eventName: text,
-    eventTime: z.string().optional(),
+    eventTime: z.optional(z.string()),
     s3: z.looseObject({
       bucket: z.looseObject({ name: text }),
       object: z.looseObject({
         key: z.string(),
-        size: z.number().int().nonnegative().optional(),
-        eTag: z.string().optional(),
-        versionId: z.string().optional(),
-        sequencer: z.string().optional(),
+        size: z.optional(z.number().check(z.int(), z.gte(0))),
+        eTag: z.optional(z.string()),
+        versionId: z.optional(z.string()),
+        sequencer: z.optional(z.string()),
       }),
     }),
   });

@@ -2,7 +2,7 @@
  * Sending a request and reading its JSON answer through a schema: the step every resource module
  * ends with, written once so the `expect` and the line an invalid answer names cannot drift apart.
  */
-import type * as z from 'zod';
+import type * as z from '../zod.ts';
 import { parseAnswer } from './schemas.ts';
 import {
   headerOf,
@@ -24,7 +24,7 @@ import {
 export async function requestJson<T>(
   transport: PdsTransport,
   request: Omit<PdsRequest<'json'>, 'expect'>,
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
 ): Promise<T> {
   const response = await transport.request({ ...request, expect: 'json' });
   return parseAnswer(schema, response.body, response.request);
@@ -43,7 +43,7 @@ export async function requestJson<T>(
 export function conditionalAnswer<T>(
   response: PdsResponse<unknown>,
   ifNoneMatch: string | undefined,
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
 ): PdsConditional<T> {
   const etag = headerOf(response.headers, 'etag');
   const cacheControl = headerOf(response.headers, 'cache-control');

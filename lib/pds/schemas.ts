@@ -3,8 +3,8 @@
  * through untouched (a newer server never breaks an older client), and a wrong shape becomes a
  * `PdsInvalidResponseError` that names the offending field.
  */
-import * as z from 'zod';
 import { lazily, once } from '../lazy.ts';
+import * as z from '../zod.ts';
 import { PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
 import type {
   CommunicationChannel,
@@ -17,17 +17,17 @@ import type {
 
 /** A string that may arrive as null or be missing; read as ''. */
 export const lenientString = once(() =>
-  z
-    .string()
-    .nullish()
-    .transform((value) => value ?? ''),
+  z.pipe(
+    z.nullish(z.string()),
+    z.transform((value: string | null | undefined) => value ?? ''),
+  ),
 );
 
 const gatheringEntry = once(() =>
   z.looseObject({
-    gatheringKey: z.string().min(1),
+    gatheringKey: z.string().check(z.minLength(1)),
     assetKey: z.string(),
-    path: z.string().min(1),
+    path: z.string().check(z.minLength(1)),
     contentType: lenientString(),
   }),
 );
@@ -48,27 +48,27 @@ export const openObject = once(() => z.record(z.string(), z.unknown()));
 const validationResponse = once(() =>
   z.looseObject({
     validations: z.record(z.string(), z.array(validationResult())),
-    attributeStates: openObject().default({}),
-    calculations: openObject().default({}),
+    attributeStates: z._default(openObject(), {}),
+    calculations: z._default(openObject(), {}),
   }),
 );
 
 const selection = once(() =>
   z.looseObject({
-    selectionId: z.string().min(1),
-    numberOfItems: z.number().int().nonnegative(),
+    selectionId: z.string().check(z.minLength(1)),
+    numberOfItems: z.number().check(z.int(), z.gte(0)),
   }),
 );
 
 const communicationChannel = once(() =>
   z.looseObject({
     // Used as a publication's destinationId (a string); a numeric id is read as its decimal text.
-    id: z.union([z.string().min(1), z.number().int()]).transform(String),
+    id: z.pipe(z.union([z.string().check(z.minLength(1)), z.number().check(z.int())]), z.transform(String)),
     name: z.string(),
   }),
 );
 
-const messagingAssetId = once(() => z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+const messagingAssetId = once(() => z.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)));
 
 const supplierReview = once(() =>
   z.looseObject({
@@ -90,19 +90,19 @@ const messagingAssetSummary = once(() =>
     id: messagingAssetId(),
     createdAt: z.number(),
     contentType: z.string(),
-    primaryKey: z.string().optional(),
-    messagingCreatorType: z.string().optional(),
+    primaryKey: z.optional(z.string()),
+    messagingCreatorType: z.optional(z.string()),
   }),
 );
 
 /** Schemas of every `/api/v1` answer, typed as the wire types of `types.ts`. */
 export const schemas = lazily({
-  gatheringEntries: () => z.array(gatheringEntry()) as z.ZodType<GatheringEntry[]>,
-  validationResponse: () => validationResponse() as z.ZodType<ValidationResponse>,
-  selection: () => selection() as z.ZodType<Selection>,
-  communicationChannels: () => z.array(communicationChannel()) as z.ZodType<CommunicationChannel[]>,
-  supplierReviews: () => z.array(supplierReview()) as z.ZodType<SupplierReview[]>,
-  messagingAssetSummaries: () => z.array(messagingAssetSummary()) as z.ZodType<MessagingAssetSummary[]>,
+  gatheringEntries: () => z.array(gatheringEntry()) as z.ZodMiniType<GatheringEntry[]>,
+  validationResponse: () => validationResponse() as z.ZodMiniType<ValidationResponse>,
+  selection: () => selection() as z.ZodMiniType<Selection>,
+  communicationChannels: () => z.array(communicationChannel()) as z.ZodMiniType<CommunicationChannel[]>,
+  supplierReviews: () => z.array(supplierReview()) as z.ZodMiniType<SupplierReview[]>,
+  messagingAssetSummaries: () => z.array(messagingAssetSummary()) as z.ZodMiniType<MessagingAssetSummary[]>,
 });
 
 /**
@@ -114,8 +114,8 @@ export const schemas = lazily({
  * const reviews = parseAnswer(schemas.supplierReviews, body, line);
  * ```
  */
-export function parseAnswer<T>(schema: z.ZodType<T>, value: unknown, line: PdsRequestLine): T {
-  const result = schema.safeParse(value);
+export function parseAnswer<T>(schema: z.core.$ZodType<T>, value: unknown, line: PdsRequestLine): T {
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const issues = result.error.issues;
   const shown = issues

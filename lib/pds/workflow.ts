@@ -7,8 +7,8 @@
  * lenient schema.
  */
 import type { Readable } from 'node:stream';
-import type * as z from 'zod';
 import { checkInteger } from '../core/index.ts';
+import type * as z from '../zod.ts';
 import { requestJson } from './answers.ts';
 import { isObject, isStringArray, requireText } from './checks.ts';
 import { PdsInvalidRequestError, PdsInvalidResponseError, type PdsRequestLine } from './errors.ts';
@@ -195,7 +195,7 @@ export class PdsWorkflow implements PdsClient {
   }
 
   /** GETs `path` and reads its JSON answer through `schema`. */
-  async #getJson<T>(path: string, schema: z.ZodType<T>, options: PdsCallOptions): Promise<T> {
+  async #getJson<T>(path: string, schema: z.core.$ZodType<T>, options: PdsCallOptions): Promise<T> {
     return requestJson(this.#transport, { method: 'GET', path, signal: options.signal }, schema);
   }
 

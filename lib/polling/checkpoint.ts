@@ -20,9 +20,9 @@
  *   an asset created after it as a gap (the poller has not had a chance to see it yet).
  */
 
-import * as z from 'zod';
 import { once } from '../lazy.ts';
 import type { MessagingAssetSummary } from '../pds/index.ts';
+import * as z from '../zod.ts';
 import { CheckpointFormatError } from './errors.ts';
 import { IdRanges } from './id-ranges.ts';
 
@@ -222,10 +222,10 @@ export function storedCheckpoint(checkpoint: MessagingAssetCheckpoint): StoredCh
 
 const retryEntrySchema = once(() =>
   z.object({
-    id: z.number().int(),
-    createdAt: z.number().int().optional(),
-    primaryKey: z.string().optional(),
-    attempts: z.number().int().nonnegative(),
+    id: z.number().check(z.int()),
+    createdAt: z.optional(z.number().check(z.int())),
+    primaryKey: z.optional(z.string()),
+    attempts: z.number().check(z.int(), z.gte(0)),
     firstFailedAt: z.string(),
     lastError: z.string(),
   }),
@@ -235,31 +235,35 @@ const retryEntrySchema = once(() =>
 const versionOneSchema = once(() =>
   z.object({
     version: z.literal(1),
-    floor: z.number().int().nullable(),
-    highestId: z.number().int().nullable(),
-    seen: z.array(z.number().int()),
+    floor: z.nullable(z.number().check(z.int())),
+    highestId: z.nullable(z.number().check(z.int())),
+    seen: z.array(z.number().check(z.int())),
     retry: z.array(retryEntrySchema()),
     updatedAt: z.string(),
   }),
 );
 
 const positionSchema = once(() =>
-  z.object({ offset: z.number().int().nonnegative(), lastId: z.number().int(), firstId: z.number().int() }),
+  z.object({
+    offset: z.number().check(z.int(), z.gte(0)),
+    lastId: z.number().check(z.int()),
+    firstId: z.number().check(z.int()),
+  }),
 );
 
 const versionTwoSchema = once(() =>
   z.object({
     version: z.literal(2),
     emitted: z.array(z.number()),
-    emittedCount: z.number().int().nonnegative().optional(),
-    highestId: z.number().int().nullable(),
+    emittedCount: z.optional(z.number().check(z.int(), z.gte(0))),
+    highestId: z.nullable(z.number().check(z.int())),
     retry: z.array(retryEntrySchema()),
-    legacyFloor: z.number().int().nullable(),
+    legacyFloor: z.nullable(z.number().check(z.int())),
     listing: z.object({
       paging: z.enum(['unknown', 'honoured', 'ignored']),
-      position: positionSchema().nullable(),
+      position: z.nullable(positionSchema()),
     }),
-    listedAt: z.string().nullable(),
+    listedAt: z.nullable(z.string()),
     updatedAt: z.string(),
   }),
 );
@@ -308,6 +312,6 @@ export function parseCheckpoint(value: unknown, key: string): MessagingAssetChec
   return { ...rest, emitted };
 }
 
-function formatError(key: string, error: z.ZodError): CheckpointFormatError {
+function formatError(key: string, error: z.core.$ZodError): CheckpointFormatError {
   return new CheckpointFormatError(key, z.prettifyError(error).replace(/\n/g, ' '));
 }

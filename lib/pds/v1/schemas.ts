@@ -92,7 +92,7 @@ const dataModelCategory = once(() =>
     leaf: z.boolean().default(false),
     extension: lenientString(),
     attributes: z.array(z.string()).default([]),
-    defaults: openObject().default({}),
+    defaults: z._default(openObject(), {}),
   }),
 );
 
@@ -159,7 +159,7 @@ export const schemasV1 = lazily({
   bulkSubscriptionEntries: () => z.array(entry()) as z.ZodType<BulkSubscriptionEntry[]>,
   dataModelKeys: () => z.array(z.string()),
   dataModel: () => dataModel() as z.ZodType<DataModel>,
-  defaultItem: () => openObject() as z.ZodType<DefaultItem>,
+  defaultItem: () => openObject() as z.core.$ZodType<DefaultItem>,
   exportFormats: () =>
     z.array(z.looseObject({ key: z.string(), ...exportFormatFields() })) as z.ZodType<ExportFormat[]>,
   exportFormatsByKey: () =>
