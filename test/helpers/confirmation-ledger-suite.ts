@@ -8,7 +8,9 @@ import { confirmationKey } from '../../lib/confirmations/keys.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
-import type { SupplierReview } from '../../lib/pds/index.ts';
+import type { Destination, SupplierReview } from '../../lib/pds/index.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import type { CicSummary } from '../../lib/xml/index.ts';
 import { RecordingSink } from './event-sink.ts';
@@ -434,4 +436,41 @@ export function describeConfirmationLedger(
       });
     }
   });
+}
+
+/** A publication request: these keys to these destinations. */
+type PublishedRequest = { primaryKeys: string[]; destinations: Destination[] };
+
+/**
+ * A memory store holding publication p-1 as published at `publishedAt`, with the ledger's entries for
+ * it and these reviews recorded (the clock at 2026-11-20T12:00Z): what the API and `pds bridge`
+ * read back. `record` adds fields to the stored publication record.
+ */
+export async function publishedWithConfirmations(
+  request: PublishedRequest,
+  reviews: ReadonlyArray<CloudEvent<'pds.supplier-review.received'>>,
+  { publishedAt, record = {} }: { publishedAt: string; record?: Record<string, unknown> },
+): Promise<MemoryStateStore> {
+  const store = new MemoryStateStore();
+  await store.create(publicationKey('p-1'), {
+    publicationId: 'p-1',
+    status: 'published',
+    request,
+    bodyHash: 'hash',
+    requestedBy: 'local',
+    createdAt: publishedAt,
+    updatedAt: publishedAt,
+    publishedAt,
+    ...record,
+    attempts: 1,
+  });
+  const ledger = new ConfirmationLedger({
+    store,
+    sink: new RecordingSink(),
+    deadlineMs: 48 * HOUR,
+    now: () => new Date('2026-11-20T12:00:00.000Z'),
+  });
+  await ledger.recordPublication({ publicationId: 'p-1', publishedAt, ...request });
+  await ledger.recordReviews(reviews);
+  return store;
 }

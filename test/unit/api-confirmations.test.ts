@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../lib/api/index.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';
-import { cic, RETAILER_GLN, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
-import { RecordingSink } from '../helpers/event-sink.ts';
+import {
+  cic,
+  publishedWithConfirmations,
+  RETAILER_GLN,
+  reviewReceived,
+} from '../helpers/confirmation-ledger-suite.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
 
@@ -20,33 +21,18 @@ const CHANNELS = ['gdsn-de', 'gdsn-nl'].map((destinationId) => ({
 }));
 
 async function setup() {
-  const store = new MemoryStateStore();
   const request = {
     primaryKeys: ['00614141123452', '00614141123469'],
     destinations: [...CHANNELS, { destinationType: 'IN_PLATFORM' as const, destinationId: 'org-1' }],
   };
-  await store.create(publicationKey('p-1'), {
-    publicationId: 'p-1',
-    status: 'published',
+  const store = await publishedWithConfirmations(
     request,
-    bodyHash: 'hash',
-    requestedBy: 'local',
-    createdAt: AT,
-    updatedAt: AT,
-    publishedAt: AT,
-    attempts: 1,
-  });
-  const ledger = new ConfirmationLedger({
-    store,
-    sink: new RecordingSink(),
-    deadlineMs: 48 * 3_600_000,
-    now: () => new Date('2026-11-20T12:00:00.000Z'),
-  });
-  await ledger.recordPublication({ publicationId: 'p-1', publishedAt: AT, ...request });
-  await ledger.recordReviews([
-    reviewReceived('00614141123452', 'gdsn-de', 7, [cic('REVIEW', '00614141123452', 1)]),
-    reviewReceived('00614141123469', 'gdsn-de', 8, [cic('SYNCHRONISED', '00614141123469', 1)]),
-  ]);
+    [
+      reviewReceived('00614141123452', 'gdsn-de', 7, [cic('REVIEW', '00614141123452', 1)]),
+      reviewReceived('00614141123469', 'gdsn-de', 8, [cic('SYNCHRONISED', '00614141123469', 1)]),
+    ],
+    { publishedAt: AT },
+  );
   const api = createApi({
     store,
     queue: new RecordingQueue(),

@@ -11,17 +11,14 @@ import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
-import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
-import { RecordingSink } from '../helpers/event-sink.ts';
+import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
 
@@ -123,8 +120,6 @@ const ITEM = { newItem: { primaryKey__: '04012345678901' } };
 
 /** A store with publication p-1 published to two channels; one recipient asked for corrections. */
 async function confirmedStore(): Promise<StateStore> {
-  const store = new MemoryStateStore();
-  const at = '2026-11-20T09:00:00.000Z';
   const request = {
     primaryKeys: ['00614141123452', '00614141123469'],
     destinations: [
@@ -132,29 +127,14 @@ async function confirmedStore(): Promise<StateStore> {
       { destinationType: 'COMMUNICATION_CHANNEL' as const, destinationId: 'gdsn-nl' },
     ],
   };
-  await store.create(publicationKey('p-1'), {
-    publicationId: 'p-1',
-    status: 'published',
+  return publishedWithConfirmations(
     request,
-    bodyHash: 'hash',
-    requestedBy: 'local',
-    createdAt: at,
-    updatedAt: at,
-    publishedAt: at,
-    attempts: 1,
-  });
-  const ledger = new ConfirmationLedger({
-    store,
-    sink: new RecordingSink(),
-    deadlineMs: 48 * 3_600_000,
-    now: () => new Date('2026-11-20T12:00:00.000Z'),
-  });
-  await ledger.recordPublication({ publicationId: 'p-1', publishedAt: at, ...request });
-  await ledger.recordReviews([
-    reviewReceived('00614141123452', 'gdsn-de', 7, [cic('REVIEW', '00614141123452', 1)]),
-    reviewReceived('00614141123469', 'gdsn-de', 8, [cic('SYNCHRONISED', '00614141123469', 1)]),
-  ]);
-  return store;
+    [
+      reviewReceived('00614141123452', 'gdsn-de', 7, [cic('REVIEW', '00614141123452', 1)]),
+      reviewReceived('00614141123469', 'gdsn-de', 8, [cic('SYNCHRONISED', '00614141123469', 1)]),
+    ],
+    { publishedAt: '2026-11-20T09:00:00.000Z' },
+  );
 }
 
 /** One request and the operation (method and path template) the document describes it under. */

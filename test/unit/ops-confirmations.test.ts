@@ -4,18 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { confirmationsText, explanationText } from '../../lib/cli/commands/bridge-text.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../lib/ops/confirmations.ts';
 import { explain } from '../../lib/ops/why.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
-import { RecordingSink } from '../helpers/event-sink.ts';
+import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 
 const AT = '2026-11-20T09:00:00.000Z';
 
 async function publishedStore() {
-  const store = new MemoryStateStore();
   const request = {
     primaryKeys: ['00614141123452'],
     destinations: ['gdsn-de', 'gdsn-nl'].map((destinationId) => ({
@@ -23,30 +18,14 @@ async function publishedStore() {
       destinationId,
     })),
   };
-  await store.create(publicationKey('p-1'), {
-    publicationId: 'p-1',
-    status: 'published',
+  return publishedWithConfirmations(
     request,
-    bodyHash: 'hash',
-    requestedBy: 'local',
-    createdAt: AT,
-    updatedAt: AT,
-    publishedAt: AT,
-    notifiedAt: AT,
-    attempts: 1,
-  });
-  const ledger = new ConfirmationLedger({
-    store,
-    sink: new RecordingSink(),
-    deadlineMs: 48 * 3_600_000,
-    now: () => new Date('2026-11-20T12:00:00.000Z'),
-  });
-  await ledger.recordPublication({ publicationId: 'p-1', publishedAt: AT, ...request });
-  await ledger.recordReviews([
-    reviewReceived('00614141123452', 'gdsn-de', 7, [cic('SYNCHRONISED', '00614141123452', 1)]),
-    reviewReceived('00614141123452', 'gdsn-nl', 8, [cic('REVIEW', '00614141123452', 1)]),
-  ]);
-  return store;
+    [
+      reviewReceived('00614141123452', 'gdsn-de', 7, [cic('SYNCHRONISED', '00614141123452', 1)]),
+      reviewReceived('00614141123452', 'gdsn-nl', 8, [cic('REVIEW', '00614141123452', 1)]),
+    ],
+    { publishedAt: AT, record: { notifiedAt: AT } },
+  );
 }
 
 describe('pds bridge confirmations', () => {
