@@ -25,7 +25,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   type EmulatedAws,
   type EmulatedQueue,
@@ -86,6 +86,32 @@ export function describeOnMoto(name: string, body: () => void): void {
   describe(`${name} [moto]`, () => {
     it.skip(`needs moto: ${INSTALL_HINT}`, () => {});
   });
+}
+
+/**
+ * One moto server for the enclosing `describeOnMoto` block (started before its tests, stopped after
+ * them) and a fresh bucket on it at each `freshBucket()` (`<prefix>-1`, `<prefix>-2`, …): every test
+ * of a port's suite gets an empty store without a server of its own.
+ */
+export function motoForBlock(prefix: string): { aws: () => MotoServer; freshBucket: () => Promise<string> } {
+  let server: MotoServer | undefined;
+  let buckets = 0;
+  beforeAll(async () => {
+    server = await startMoto();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const aws = (): MotoServer => {
+    if (!server) throw new Error('moto is not running: call motoForBlock inside a describeOnMoto block');
+    return server;
+  };
+  const freshBucket = async (): Promise<string> => {
+    const bucket = `${prefix}-${++buckets}`;
+    await aws().createBucket(bucket);
+    return bucket;
+  };
+  return { aws, freshBucket };
 }
 
 /** Starts `moto_server` on an ephemeral loopback port with the given buckets and queues. */

@@ -3,39 +3,28 @@
  * If-None-Match, so two consumers would both think they were first).
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Deduplicator, s3DedupStore } from '../../lib/consumer/index.ts';
 import { describeDedupBehaviour } from '../helpers/dedup-suite.ts';
-import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
+import { describeOnMoto, motoForBlock } from '../helpers/moto.ts';
 
 describeOnMoto('consumer deduplication on S3', () => {
-  let aws: MotoServer;
-  let buckets = 0;
+  const { aws, freshBucket } = motoForBlock('consumer');
 
-  beforeAll(async () => {
-    aws = await startMoto();
-  });
-
-  afterAll(async () => {
-    await aws?.close();
-  });
-
-  describeDedupBehaviour('Deduplicator on s3DedupStore against moto', async () => {
-    const bucket = `consumer-${++buckets}`;
-    await aws.createBucket(bucket);
-    return s3DedupStore({ client: aws.s3, bucket });
-  });
+  describeDedupBehaviour('Deduplicator on s3DedupStore against moto', async () =>
+    s3DedupStore({ client: aws().s3, bucket: await freshBucket() }),
+  );
 
   it('records a processed id as a small object under the key prefix, where a lifecycle rule can expire it', async () => {
     // prepare
-    await aws.createBucket('consumer-layout');
-    const dedup = new Deduplicator({ store: s3DedupStore({ client: aws.s3, bucket: 'consumer-layout' }) });
+    await aws().createBucket('consumer-layout');
+    const dedup = new Deduplicator({ store: s3DedupStore({ client: aws().s3, bucket: 'consumer-layout' }) });
 
     // act
     await dedup.once({ id: '0a04acb2-171b-8ff2-bff2-2781a9849da0' }, () => undefined);
 
     // assess
-    const stored = await aws.s3.send(
+    const stored = await aws().s3.send(
       new GetObjectCommand({
         Bucket: 'consumer-layout',
         Key: 'pds-events/processed/0a04acb2-171b-8ff2-bff2-2781a9849da0.json',
