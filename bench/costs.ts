@@ -33,6 +33,7 @@ import { localLambdaContext, toApiGatewayV2Event } from '../lib/local-gateway/in
 import { startSimulator } from '../lib/simulator/index.ts';
 import { watch } from '../lib/state/index.ts';
 import { S3StateStore } from '../lib/state/s3/index.ts';
+import { approvedReview } from '../test/helpers/polling.ts';
 import {
   FIXED_PRICES,
   type Line,
@@ -107,17 +108,7 @@ const XML = readFileSync(path.join(root, '../shared/fixtures/gdsn/cic-3.1-review
 
 /** A supplier review of `primaryKey`; `serial` makes it a new one. */
 function costReview(primaryKey: string, serial: number) {
-  return {
-    primaryKey,
-    supplierId: '0614141000012',
-    channelId: 'gdsn-de',
-    supplier: 'Demo Supplier GmbH',
-    reviewer: 'Demo Retail DE',
-    reviewStatus: 'APPROVED',
-    date: 1_767_603_600_000 + serial,
-    comment: '',
-    messagingCreatorType: 'REVIEW',
-  };
+  return approvedReview(primaryKey, { date: 1_767_603_600_000 + serial });
 }
 
 /** Memory of each function, as deploy/*.yml sets it (provider default otherwise). */

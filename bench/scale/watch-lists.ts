@@ -38,6 +38,7 @@ import {
 } from '../../lib/polling/supplier-reviews.ts';
 import { MemoryStateStore, type StateStore, watch } from '../../lib/state/index.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
+import { approvedReview } from '../../test/helpers/polling.ts';
 import { type StateRequestKind, TrafficCountingStore } from '../../test/helpers/state-traffic.ts';
 import { MiB, printTable, root } from '../support.ts';
 import type { ScaleSection } from './section.ts';
@@ -96,15 +97,7 @@ class LatencyPds {
   addReview(primaryKey: string): void {
     this.#serial += 1;
     const review = {
-      primaryKey,
-      supplierId: '0614141000012',
-      channelId: 'gdsn-de',
-      supplier: 'Demo Supplier GmbH',
-      reviewer: 'Demo Retail DE',
-      reviewStatus: 'APPROVED',
-      date: 1_767_603_600_000 + this.#serial,
-      comment: '',
-      messagingCreatorType: 'REVIEW',
+      ...approvedReview(primaryKey, { date: 1_767_603_600_000 + this.#serial }),
       messagingAssetId: this.#serial,
     } as unknown as SupplierReview;
     this.#reviews.set(primaryKey, [...(this.#reviews.get(primaryKey) ?? []), review]);
