@@ -26,17 +26,6 @@ import type {
 export const AWAITING = 'AWAITING';
 export const OVERDUE = 'OVERDUE';
 
-/** The states the bridge and GDSN name; review statuses (APPROVED, …) pass through as given. */
-export const KNOWN_STATES = [
-  AWAITING,
-  OVERDUE,
-  'RECEIVED',
-  'REVIEW',
-  'SYNCHRONISED',
-  'REJECTED',
-  'ACCEPTED',
-] as const;
-
 /** Facts kept per entry; older ones are dropped (their ids stay in `seen` a while longer). */
 export const MAX_FACTS = 100;
 /** Fact ids remembered against replays. */
