@@ -1,6 +1,6 @@
 /**
  * The ingest's notification entry (`ingestSqsBody`, `ingestS3Event`) over in-memory fakes: a PDS
- * that accepts every upload, an object source that gives one byte, a memory state store and a
+ * that accepts every upload (answering 503 to the file names in `failingKeys`), an object source that gives one byte, a memory state store and a
  * recording event sink; logs and metrics are kept for assertions.
  *
  * @example
@@ -14,11 +14,12 @@ import type { CloudEvent } from '../../lib/events/index.ts';
 import { createIngestFilter } from '../../lib/ingest/filters.ts';
 import type { NotificationDeps } from '../../lib/ingest/notification.ts';
 import type { IngestPdsClient, ObjectSource } from '../../lib/ingest/ports.ts';
+import { PdsServerError } from '../../lib/pds/errors.ts';
 import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from './event-sink.ts';
 
-export function ingestHarness() {
+export function ingestHarness(failingKeys: readonly string[] = []) {
   const imports: string[] = [];
   const metrics: Array<[string, string, number]> = [];
   const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
@@ -27,6 +28,9 @@ export function ingestHarness() {
     async uploadGathering(source) {
       const { stream, fileName } = source as StreamUploadSource;
       for await (const _ of stream);
+      if (failingKeys.includes(fileName)) {
+        throw new PdsServerError(503, { method: 'POST', path: '/api/v1/gatherings' }, '');
+      }
       return [{ gatheringKey: `g-${fileName}`, assetKey: 'a', path: fileName, contentType: '' }];
     },
     async startImport(request) {
@@ -57,5 +61,8 @@ export function ingestHarness() {
     metrics: { addMetric: (name: string, unit: string, value: number) => metrics.push([name, unit, value]) },
   };
   const events: CloudEvent[] = sink.events;
-  return { deps, sinks, imports, logs, metrics, events };
+  /** The total of one metric over the run. */
+  const count = (name: string) =>
+    metrics.filter(([n]) => n === name).reduce((sum, [, , value]) => sum + value, 0);
+  return { deps, sinks, imports, logs, metrics, events, count };
 }

@@ -1,74 +1,21 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/delivery.ts';
 import { IngestEventError, ObjectSourceError } from '../../lib/ingest/errors.ts';
-import { createIngestFilter } from '../../lib/ingest/filters.ts';
-import type { NotificationDeps } from '../../lib/ingest/notification.ts';
 import { OncePerBatch } from '../../lib/ingest/once-per-batch.ts';
-import type { IngestPdsClient, ObjectSource, ObjectTagger } from '../../lib/ingest/ports.ts';
+import type { IngestPdsClient, ObjectTagger } from '../../lib/ingest/ports.ts';
 import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
 import { PdsServerError } from '../../lib/pds/errors.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
-import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { RecordingSink } from '../helpers/event-sink.ts';
+import { ingestHarness } from '../helpers/ingest-harness.ts';
 import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
-
-function harness(failingKeys: string[] = []) {
-  const imports: string[] = [];
-  const metrics: Array<[string, string, number]> = [];
-  const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
-  const sink = new RecordingSink();
-  const events = sink.events;
-  const pds: IngestPdsClient = {
-    async uploadGathering(source) {
-      const { stream, fileName } = source as StreamUploadSource;
-      for await (const _ of stream);
-      if (failingKeys.includes(fileName)) {
-        throw new PdsServerError(503, { method: 'POST', path: '/api/v1/gatherings' }, '');
-      }
-      return [{ gatheringKey: `g-${fileName}`, assetKey: 'a', path: fileName, contentType: '' }];
-    },
-    async startImport(request) {
-      imports.push(request.path);
-    },
-  };
-  const source: ObjectSource = {
-    async open() {
-      return { stream: Readable.from([Buffer.from('x')]), size: 1 };
-    },
-  };
-  const log = {
-    debug: (message: string, extra?: Record<string, unknown>) => logs.push(['debug', message, extra]),
-    info: (message: string, extra?: Record<string, unknown>) => logs.push(['info', message, extra]),
-    warn: (message: string, extra?: Record<string, unknown>) => logs.push(['warn', message, extra]),
-    error: (message: string, extra?: Record<string, unknown>) => logs.push(['error', message, extra]),
-  };
-  const deps: NotificationDeps = {
-    pds,
-    source,
-    store: new MemoryStateStore(),
-    events: sink,
-    owner: 'test',
-    leaseMs: 60_000,
-    accepts: createIngestFilter({ prefix: 'in/', suffixes: ['.csv'] }),
-  };
-  const sinks = {
-    log,
-    metrics: { addMetric: (name: string, unit: string, value: number) => metrics.push([name, unit, value]) },
-  };
-  const count = (name: string) =>
-    metrics.filter(([n]) => n === name).reduce((sum, [, , value]) => sum + value, 0);
-  return { deps, sinks, imports, logs, events, count };
-}
 
 describe('ingestSqsBody', () => {
   it('ingests accepted writes, skips the others, and counts both', async () => {
     // prepare
-    const { deps, sinks, imports, count } = harness();
+    const { deps, sinks, imports, count } = ingestHarness();
     const body = JSON.stringify(
       s3Event([
         s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 }),
@@ -91,7 +38,7 @@ describe('ingestSqsBody', () => {
 
   it('finishes the other writes of a message, then fails it for the one that must be retried', async () => {
     // prepare
-    const { deps, sinks, imports, count, logs } = harness(['b.csv']);
+    const { deps, sinks, imports, count, logs } = ingestHarness(['b.csv']);
     const body = JSON.stringify(
       s3Event([
         s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 }),
@@ -115,7 +62,7 @@ describe('ingestSqsBody', () => {
 
   it('finishes an ingest whose imports succeeded when tagging the object throws, and counts the missing tags', async () => {
     // prepare: S3 answers the tagging with an error the tagger does not map (a 500)
-    const { deps, sinks, imports, events, count, logs } = harness();
+    const { deps, sinks, imports, events, count, logs } = ingestHarness();
     const tagger: ObjectTagger = {
       async tag(object) {
         throw new ObjectSourceError(
@@ -148,7 +95,7 @@ describe('ingestSqsBody', () => {
 
   it('retries both records of one write in a batch when the one that ingests it fails, uploading once', async () => {
     // prepare: one write notified twice in a batch; the PDS is down for its upload
-    const { deps, sinks, count } = harness(['a.csv']);
+    const { deps, sinks, count } = ingestHarness(['a.csv']);
     let uploads = 0;
     const pds: IngestPdsClient = {
       ...deps.pds,
@@ -174,7 +121,7 @@ describe('ingestSqsBody', () => {
 
   it('repeats a transient PDS answer within the invocation and counts the repetition', async () => {
     // prepare: the upload meets one 503
-    const { deps, sinks, imports, count } = harness();
+    const { deps, sinks, imports, count } = ingestHarness();
     let failures = 1;
     const pds: IngestPdsClient = {
       ...deps.pds,
@@ -197,7 +144,7 @@ describe('ingestSqsBody', () => {
   });
 
   it('counts a redelivered write as a duplicate', async () => {
-    const { deps, sinks, imports, count } = harness();
+    const { deps, sinks, imports, count } = ingestHarness();
     const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 })]));
 
     await ingestSqsBody(body, deps, sinks);
@@ -209,7 +156,7 @@ describe('ingestSqsBody', () => {
   });
 
   it('acknowledges the S3 test event without doing anything', async () => {
-    const { deps, sinks, imports, events } = harness();
+    const { deps, sinks, imports, events } = ingestHarness();
 
     const summary = await ingestSqsBody(JSON.stringify(s3TestEvent('drops')), deps, sinks);
 
@@ -219,7 +166,7 @@ describe('ingestSqsBody', () => {
   });
 
   it('logs an unreadable message and fails it, so it ends in the dead-letter queue', async () => {
-    const { deps, sinks, logs } = harness();
+    const { deps, sinks, logs } = ingestHarness();
 
     await expect(ingestSqsBody('not json', deps, sinks)).rejects.toBeInstanceOf(IngestEventError);
     expect(logs).toContainEqual([
@@ -232,7 +179,7 @@ describe('ingestSqsBody', () => {
 
 describe('ingestS3Event', () => {
   it('ingests a plain S3 event of a direct invocation', async () => {
-    const { deps, sinks, imports } = harness();
+    const { deps, sinks, imports } = ingestHarness();
 
     const summary = await ingestS3Event(
       s3Event([s3Record({ bucket: 'drops', key: 'in/a b.csv', size: 1 })]),
@@ -262,7 +209,7 @@ describe('ingest failures against a PDS that echoes what it received', () => {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       credentials: { username: 'pds-user', password: 'demo' },
     });
-    const { deps, sinks, logs, events } = harness();
+    const { deps, sinks, logs, events } = ingestHarness();
     const body = JSON.stringify(s3Event([s3Record({ bucket: 'drops', key: 'in/demo-key-1.csv', size: 1 })]));
 
     // Act
