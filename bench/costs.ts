@@ -104,7 +104,7 @@ const LOAD = {
 const LATENCY_MS = Number(values['latency-ms']);
 const GROWTH_FACTORS = [1, 10, 100];
 const DAYS_PER_MONTH = 30;
-const XML = readFileSync(path.join(root, '../shared/fixtures/gdsn/cic-3.1-review.xml'), 'utf8');
+const XML = readFileSync(path.join(root, 'test/fixtures/gdsn/cic-3.1-review.xml'), 'utf8');
 
 /** A supplier review of `primaryKey`; `serial` makes it a new one. */
 function costReview(primaryKey: string, serial: number) {

@@ -77,7 +77,7 @@ const LATENCY_MS = Number(values['latency-ms']);
 const CONCURRENCY = Number(values.concurrency);
 const WORKERS = Number(values.workers);
 
-const fixtures = path.resolve(root, '../shared/fixtures/gdsn');
+const fixtures = path.resolve(root, 'test/fixtures/gdsn');
 const XML = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
   readFileSync(path.join(fixtures, name), 'utf8'),
 );

@@ -36,7 +36,7 @@ const { values } = parseScriptArgs({
 const ROUNDS = Number(values.rounds);
 const CPU_MS = Number(values.ms);
 
-const fixtures = path.resolve(root, '../shared/fixtures/gdsn');
+const fixtures = path.resolve(root, 'test/fixtures/gdsn');
 const documents = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map(
   (name) => readFileSync(path.join(fixtures, name), 'utf8'),
 );

@@ -45,7 +45,7 @@ export interface Inventory {
   resets: number;
 }
 
-const fixtures = path.resolve(root, '../shared/fixtures/gdsn');
+const fixtures = path.resolve(root, 'test/fixtures/gdsn');
 const GOOD_XML = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map(
   (name) => readFileSync(path.join(fixtures, name), 'utf8'),
 );

@@ -68,7 +68,7 @@ export const SCHEDULE_INTERVAL_SECONDS = 15 * 60;
 const INLINE_MAX = 200;
 const CHUNK_SIZE = 100;
 const DAY_MS = 86_400_000;
-const XML = readFileSync(path.join(root, '../shared/fixtures/gdsn/cic-3.1-review.xml'), 'utf8');
+const XML = readFileSync(path.join(root, 'test/fixtures/gdsn/cic-3.1-review.xml'), 'utf8');
 
 export interface WatchListFigures {
   keys: number;

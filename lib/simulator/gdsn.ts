@@ -1,6 +1,6 @@
 /**
  * GDSN 3.1 CatalogueItemConfirmation messages, in the exact shape of the fixtures in
- * shared/fixtures/gdsn/cic-3.1-*.xml: SBDH, transaction, documentCommand ADD, one confirmation.
+ * test/fixtures/gdsn/cic-3.1-*.xml: SBDH, transaction, documentCommand ADD, one confirmation.
  * The state is SYNCHRONISED for an item without problems, REVIEW otherwise with one status detail
  * per problem (CIC999, an English description, corrective action ACTION_NEEDED).
  */
@@ -166,7 +166,7 @@ function statusDetail(
 
 /**
  * A GDSN 2.8 CatalogueItemConfirmation, as older data pools send it: the state (e.g. ACCEPTED) is an
- * attribute, the target market nested (the shape of shared/fixtures/gdsn/cic-2.8-state-attribute.xml).
+ * attribute, the target market nested (the shape of test/fixtures/gdsn/cic-2.8-state-attribute.xml).
  *
  * @example
  * buildCatalogueItemConfirmation28({ ...input, state: 'ACCEPTED' });

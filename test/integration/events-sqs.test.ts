@@ -14,7 +14,7 @@ import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const FIXTURE_NAMES = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'];
 const BUCKET = 'pds-state';
 

@@ -24,7 +24,7 @@ import type { StateStore } from '../../lib/state/store.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { drainQueue } from '../helpers/polling.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const FIXTURES = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map(
   (name) => readFileSync(path.join(fixtures, name), 'utf8'),
 );

@@ -9,7 +9,7 @@ import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const SYNCHRONISED = readFileSync(path.join(fixtures, 'cic-3.1-synchronised.xml'), 'utf8');
 const CIC_28 = readFileSync(path.join(fixtures, 'cic-2.8-state-attribute.xml'), 'utf8');
 

@@ -24,7 +24,7 @@ async function progressOf(store: StateStore, primaryKey: string): Promise<KeyPro
   return (await readProgress(store, [primaryKey])).get(primaryKey);
 }
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const REVIEW_XML = readFileSync(path.join(fixtures, 'cic-3.1-review.xml'), 'utf8');
 const DAY = 86_400_000;
 

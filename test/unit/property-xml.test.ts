@@ -21,7 +21,7 @@ import { parseWithFastXmlParser } from '../../lib/xml/parse.ts';
 import { holds, hostileString, withinTimeBudget } from '../helpers/property.ts';
 import { mutatedXml } from '../helpers/xml-arbitraries.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const gdsn = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
   readFileSync(path.join(fixtures, name), 'utf8'),
 );

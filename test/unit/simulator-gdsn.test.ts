@@ -3,7 +3,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogueItemConfirmation, escapeXml, gtin14Of } from '../../lib/simulator/gdsn.ts';
 
-const FIXTURES = new URL('../../../shared/fixtures/gdsn/', import.meta.url);
+const FIXTURES = new URL('../fixtures/gdsn/', import.meta.url);
 const parser = new XMLParser({ ignoreAttributes: false, parseTagValue: false, attributeNamePrefix: '@' });
 
 /** Every element and attribute path of a document (namespace declarations left out), ignoring repetition. */

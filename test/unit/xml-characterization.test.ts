@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');
 const synchronised = fixture('cic-3.1-synchronised.xml');
 const review = fixture('cic-3.1-review.xml');

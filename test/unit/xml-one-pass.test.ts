@@ -6,7 +6,7 @@ import { parseInOnePass } from '../../lib/xml/one-pass.ts';
 import { parseWithFastXmlParser } from '../../lib/xml/parse.ts';
 import { xmlElement as element, mutatedXml as mutated } from '../helpers/xml-arbitraries.ts';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures/gdsn');
+const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const gdsn = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
   readFileSync(path.join(fixtures, name), 'utf8'),
 );
