@@ -2,7 +2,7 @@
  * Configuration, one job per module, exported here for the flows and the command lines:
  *
  * - lib/config/settings.ts: how one variable is read (`setting.*` builders), `ConfigError`;
- * - lib/config/base.ts: the base variables of ../shared/DESIGN.md and the `Config` shape;
+ * - lib/config/base.ts: the base variables of the README's Configuration table and the `Config` shape;
  * - lib/config/credentials.ts: the credential source, as lib/pds/credentials.ts decides it;
  * - lib/config/event-routing.ts: which queue each event type goes to (lib/events re-exports it);
  * - lib/config/load.ts: `loadConfig` from an environment, `requireSetting`.

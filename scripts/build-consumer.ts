@@ -1,12 +1,12 @@
 /**
  * Builds the consumer package, packages/consumer (published as `pds-bridge`): the kit, its
  * `pds-bridge/consumer` entry (lib/consumer/index.ts), into dist/consumer/ there (`index.js`, plain
- * ESM JavaScript for Node 20 and later, with its source map, and `types/`, TypeScript declarations),
+ * ESM JavaScript for Node 22 and later, with its source map, and `types/`, TypeScript declarations),
  * and a copy of the events' JSON Schemas (schemas/, `pds-bridge/schemas/*`). Its package.json
  * `exports` points there; its `prepack` script runs this file, so every tarball is complete.
  *
- * Why built, not shipped as source: Node refuses to strip types below node_modules, and Node 20 has
- * no type stripping at all. Unlike the Lambda bundles, the dependencies stay imports (zod,
+ * Why built, not shipped as source: Node refuses to strip types below node_modules, and Node 22 before
+ * 22.18 has no type stripping by default. Unlike the Lambda bundles, the dependencies stay imports (zod,
  * @aws-sdk/client-s3): the consumer's own copies are used, so an S3Client it creates is the class the
  * kit expects.
  *
@@ -101,7 +101,7 @@ export async function buildConsumer(outDir: string = CONSUMER_DIST): Promise<voi
     outfile: path.join(outDir, 'index.js'),
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'esm',
     packages: 'external',
     plugins: [libWithoutSideEffects],

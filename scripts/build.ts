@@ -1,5 +1,5 @@
 /**
- * Bundles every Lambda handler in functions/ into dist/<name>/index.mjs (the contract in DESIGN.md).
+ * Bundles every Lambda handler in functions/ into dist/<name>/index.mjs (the contract in docs/architecture.md).
  *
  * One self-contained, minified, tree-shaken ESM bundle per function (index.mjs, plus chunks/ that
  * only `import()` reaches), with source maps: the AWS SDK is bundled too, so the versions we test

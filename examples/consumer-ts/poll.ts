@@ -4,7 +4,7 @@
  *
  *   QUEUE_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/pds-bridge-events node poll.ts
  *
- * `node` strips the types from Node.js 22.18; on Node.js 20 compile it first. From a checkout of
+ * `node` strips the types from Node.js 22.18; on an older Node.js 22 compile it first. From a checkout of
  * pds-bridge use `./node_modules/.bin/node examples/consumer-ts/poll.ts` (docs/consumers.md).
  *
  * The kit follows claim-check pointers (large events stored in S3), verifies each envelope and its

@@ -1,10 +1,10 @@
 /**
- * The base variables of ../shared/DESIGN.md's configuration table, which every function reads, and
+ * The base variables of the README's Configuration table, which every function reads, and
  * the shape of a loaded configuration.
  */
 import { type SettingValues, setting } from './settings.ts';
 
-/** The variables of ../shared/DESIGN.md's configuration table. */
+/** The variables of the README's Configuration table. */
 export const BASE_SETTINGS = Object.freeze({
   PDS_BASE_URL: setting.url(
     'the PDS address; /api/v1 and /v1 are appended to it, e.g. https://pds.example.com',

@@ -1,6 +1,6 @@
 /**
  * Which queue each event type goes to: its family's override variable when set, else
- * EVENTS_QUEUE_URL (../shared/DESIGN.md, Configuration). The routing is configuration: `loadConfig`
+ * EVENTS_QUEUE_URL (README, Configuration). The routing is configuration: `loadConfig`
  * reads it at cold start (every type a function emits must have a queue), and lib/events, a layer
  * above, re-exports it for the SQS sink, which asks it per event. It lives here, not in lib/events,
  * so that imports run down the layers only (test/unit/module-graph.test.ts).

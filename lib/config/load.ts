@@ -55,7 +55,7 @@ function rawValue(env: Environment, name: string): string | undefined {
 }
 
 function describe(specs: SettingSpecs, name: string): string {
-  return specs[name]?.description ?? 'see ../shared/DESIGN.md';
+  return specs[name]?.description ?? 'see the Configuration table of the README';
 }
 
 /**

@@ -60,7 +60,7 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     AWS_SECRET_ACCESS_KEY: LOCAL_AWS_CREDENTIALS.secretAccessKey,
     AWS_SESSION_TOKEN: undefined,
     AWS_PROFILE: undefined,
-    // The bridge's own configuration (../shared/DESIGN.md).
+    // The bridge's own configuration (README, Configuration).
     STATE_BUCKET: input.resources.buckets.state,
     EVENTS_QUEUE_URL: queues.events.url,
     INGEST_EVENTS_QUEUE_URL: queues.events.url,

@@ -1,5 +1,5 @@
 /**
- * Wire types of the Product Data Service, as ../shared/spec/product-data-service.md shows them.
+ * Wire types of the Product Data Service, as docs/pds-interface.md shows them.
  *
  * Fields the spec does not show pass through untyped: every record type allows extra keys so that a
  * newer server never breaks an older client. Choices made where the spec says "not shown" are

@@ -1,7 +1,7 @@
 /**
  * The simulator's small demo data model and its validation rules (POST /api/v1/validate, and the
  * review outcome of a publication). The Friday warning on `simple_date` reproduces the example of
- * research-notes.md exactly; the other rules use level `Error` (docs/spec-gaps.md).
+ * docs/pds-interface.md exactly; the other rules use level `Error` (docs/spec-gaps.md).
  */
 import type { Item, ValidationRequest, ValidationResponse, ValidationResult } from '../pds/index.ts';
 
@@ -341,7 +341,7 @@ function validateDate(attribute: AttributeDefinition, value: unknown): Validatio
     ];
   }
   if (day.getUTCDay() !== 5) return [];
-  // The documented example, reproduced field for field (research-notes.md).
+  // The documented example, reproduced field for field (docs/pds-interface.md, Fields).
   return [
     result(
       attribute,

@@ -6,7 +6,7 @@
  * package's `exports`, so a wrong path, a missing build step or a Node 22 feature shows up here.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,18 +62,46 @@ export interface NodeBinary {
   major: number;
 }
 
+/** The oldest Node.js major the project supports: the minimum of package.json's `engines.node`. */
+export function oldestSupportedMajor(): number {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    engines?: { node?: string };
+  };
+  const major = Number(/^>=\s*(\d+)/.exec(manifest.engines?.node ?? '')?.[1]);
+  if (!Number.isInteger(major)) throw new Error('package.json needs "engines": {"node": ">=<major>"}');
+  return major;
+}
+
+function probe(candidate: string): NodeBinary | undefined {
+  const run = spawnSync(candidate, ['--version'], { encoding: 'utf8' });
+  const major = Number(/^v(\d+)\./.exec(run.stdout ?? '')?.[1]);
+  return run.status === 0 && Number.isInteger(major) ? { path: candidate, major } : undefined;
+}
+
 /**
- * The oldest `node` on PATH (our machines: Node 20 from the system, Node 24 from node_modules/.bin,
- * which npm puts first), so that a test proves what the oldest supported runtime does.
+ * The `node` that proves what the oldest supported runtime does: `PDS_OLDEST_NODE` when set (.ci/run
+ * installs the oldest supported major from npm and names it there), otherwise the oldest `node` on PATH
+ * that the project supports (`engines.node`; our machines: the system's and the pinned Node 24 from
+ * node_modules/.bin, which npm puts first). A `PDS_OLDEST_NODE` that is not a supported Node fails.
  */
 export function oldestNodeOnPath(): NodeBinary {
+  const minimum = oldestSupportedMajor();
+  const named = process.env.PDS_OLDEST_NODE;
+  if (named) {
+    const node = probe(named);
+    if (!node || node.major < minimum) {
+      throw new Error(
+        `PDS_OLDEST_NODE=${named} is not Node.js ${minimum} or newer; unset it or name such a node`,
+      );
+    }
+    return node;
+  }
   const found: NodeBinary[] = [];
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(dir, 'node');
     if (dir === '' || !existsSync(candidate) || found.some((node) => node.path === candidate)) continue;
-    const probe = spawnSync(candidate, ['--version'], { encoding: 'utf8' });
-    const major = Number(/^v(\d+)\./.exec(probe.stdout ?? '')?.[1]);
-    if (probe.status === 0 && Number.isInteger(major)) found.push({ path: candidate, major });
+    const node = probe(candidate);
+    if (node && node.major >= minimum) found.push(node);
   }
   const oldest = found.sort((a, b) => a.major - b.major)[0];
   return oldest ?? { path: process.execPath, major: Number(process.versions.node.split('.')[0]) };

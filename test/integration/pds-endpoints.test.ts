@@ -1,6 +1,7 @@
 /**
  * Every operation of the spec's endpoint tables has a client method, a simulator route and a contract
- * test. The operations are read from ../shared/spec/product-data-service.md itself and compared with:
+ * test. The operations are read from docs/pds-interface.md (the interface in the project's words) and
+ * compared with:
  *
  * - `PDS_OPERATIONS` (the client's registry: method + spec path → client method), both ways, and each
  *   named method must exist on a real client;
@@ -33,7 +34,7 @@ import { itemTagRoutes } from '../../lib/simulator/routes/item-tags.ts';
 import { workflowRoutes } from '../../lib/simulator/routes/workflow.ts';
 import { SimulatorState } from '../../lib/simulator/state.ts';
 
-const SPEC_PATH = path.resolve(import.meta.dirname, '../../../shared/spec/product-data-service.md');
+const SPEC_PATH = path.resolve(import.meta.dirname, '../../docs/pds-interface.md');
 const CONTRACT_DIR = import.meta.dirname;
 
 /** One row of an endpoint table. */
@@ -44,9 +45,10 @@ interface SpecOperation {
 
 const keyOf = (op: SpecOperation) => `${op.method} ${op.path}`;
 
-/** The (method, path) rows of every table under "## Endpoints". */
+/** The (method, path) rows of every table under "## Operations". */
 function specOperations(markdown: string): SpecOperation[] {
-  const start = markdown.indexOf('\n## Endpoints');
+  const start = markdown.indexOf('\n## Operations');
+  if (start === -1) throw new Error('docs/pds-interface.md has no "## Operations" section');
   const end = markdown.indexOf('\n## ', start + 1);
   const section = markdown.slice(start, end === -1 ? undefined : end);
   const rows = [...section.matchAll(/^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s*\|\s*(\/[^|\s]*)\s*\|/gm)];

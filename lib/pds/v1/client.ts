@@ -34,7 +34,7 @@ export interface PdsOperation {
 }
 
 /**
- * Every operation of ../shared/spec/product-data-service.md with the client method that performs it.
+ * Every operation of docs/pds-interface.md with the client method that performs it.
  * The `{id}` and `{name}` variants of a bulk subscription operation share a method: its `SubscriptionRef`
  * argument (`{ id }` or `{ name }`) picks the variant. test/integration/pds-endpoints.test.ts compares
  * this table with the spec, the simulator's routes and the contract tests.
