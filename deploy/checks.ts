@@ -10,7 +10,13 @@
  * - `reserveConcurrency` is `true` or `false`; anything else would silently mean `false`.
  * - A poller schedule must be `rate(N minutes|hours)` between 1 minute and 8 hours: its "poller
  *   stopped" alarm watches three intervals, and CloudWatch evaluates at most one day.
+ * - Every `--param` name must be one the templates read (`${param:<name>…}` in serverless.yml and
+ *   deploy/*.yml): osls itself ignores an unknown one, so `--param alarmMail=…` would package and the
+ *   alarms would then go to nobody.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { closestName } from '../lib/core/suggest.ts';
 
 /** Stages that may package without `pdsBaseUrl`; serverless.yml (`params`) gives them a placeholder. */
 export const PLACEHOLDER_STAGES: readonly string[] = ['dev', 'local'];
@@ -110,6 +116,55 @@ export function scheduleIntervalSeconds(expression: string): number | string {
   return seconds;
 }
 
+/**
+ * The parameter names the templates read: every `${param:<name>` in serverless.yml and deploy/*.yml,
+ * sorted. Read from the files, so a parameter a template gains is known without a list to keep.
+ *
+ * @example
+ * ```ts
+ * knownParamNames(process.cwd()); // ['alarmEmail', 'apiErrorsAlarmCount', …, 'pdsBaseUrl', …]
+ * ```
+ */
+export function knownParamNames(serviceDir: string): string[] {
+  const deployDir = path.join(serviceDir, 'deploy');
+  const files = [
+    path.join(serviceDir, 'serverless.yml'),
+    ...readdirSync(deployDir)
+      .filter((file) => file.endsWith('.yml') || file.endsWith('.yaml'))
+      .map((file) => path.join(deployDir, file)),
+  ];
+  const names = new Set<string>();
+  for (const file of files) {
+    for (const [, name] of readFileSync(file, 'utf8').matchAll(/\$\{param:([A-Za-z0-9_-]+)/g))
+      names.add(name as string);
+  }
+  return [...names].sort();
+}
+
+/**
+ * One problem per `--param` whose name no template reads, naming the closest known name when one is
+ * near, and listing every known name.
+ *
+ * @example
+ * ```ts
+ * unknownParamProblems(['alarmMail=ops@acme.example'], ['alarmEmail', 'pdsBaseUrl']);
+ * // ['Unknown --param "alarmMail": did you mean alarmEmail? Known parameters: alarmEmail, pdsBaseUrl.']
+ * ```
+ */
+export function unknownParamProblems(given: readonly string[], known: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const item of given) {
+    const name = item.includes('=') ? item.slice(0, item.indexOf('=')) : item;
+    if (known.includes(name)) continue;
+    const closest = closestName(name, known);
+    problems.push(
+      `Unknown --param "${name}"${closest ? `: did you mean ${closest}?` : '.'} ` +
+        `Known parameters: ${known.join(', ')} (docs/deployment.md, "Parameters").`,
+    );
+  }
+  return problems;
+}
+
 function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
@@ -121,6 +176,8 @@ function isHttpUrl(text: string): boolean {
 
 /** The few parts of the osls instance the plugin touches. */
 interface Osls {
+  serviceDir?: string;
+  processedInput?: { options?: { param?: string | string[] } };
   service: {
     provider: { stage: string; region: string };
     custom?: {
@@ -160,6 +217,14 @@ export class DeployChecks {
           reserveConcurrency: String(given.reserveConcurrency ?? ''),
           schedules: given.schedules ?? {},
         });
+        const params = serverless.processedInput?.options?.param;
+        const serviceDir = serverless.serviceDir ?? path.resolve(import.meta.dirname, '..');
+        problems.push(
+          ...unknownParamProblems(
+            params === undefined ? [] : Array.isArray(params) ? params : [params],
+            knownParamNames(serviceDir),
+          ),
+        );
         if (problems.length > 0) {
           throw fail(`pds-bridge cannot be packaged:\n- ${problems.join('\n- ')}`);
         }

@@ -365,6 +365,21 @@ describe('packaging refusals', () => {
     expect(failure).toContain('The messagingAssets schedule "cron(0 * * * ? *)" is not a rate');
   }, 120_000);
 
+  it('refuses a misspelt --param, naming the closest parameter and every known one', async () => {
+    // act
+    const failure = await packageService(['--param', 'alarmMail=ops@acme.example']).then(
+      () => undefined,
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+
+    // assess
+    expect(failure).toContain('pds-bridge cannot be packaged:');
+    expect(failure).toContain(
+      'Unknown --param "alarmMail": did you mean alarmEmail? Known parameters: alarmEmail,',
+    );
+    expect(failure).toContain('pdsBaseUrl');
+  }, 120_000);
+
   it('packages a local stage without pdsBaseUrl, with the placeholder host', async () => {
     const local = await packageService(['--stage', 'local']);
 

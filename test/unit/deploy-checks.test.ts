@@ -1,5 +1,14 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DeploymentChoices, deploymentProblems, scheduleIntervalSeconds } from '../../deploy/checks.ts';
+import {
+  type DeploymentChoices,
+  deploymentProblems,
+  knownParamNames,
+  scheduleIntervalSeconds,
+  unknownParamProblems,
+} from '../../deploy/checks.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
 
 const fine: DeploymentChoices = {
   stage: 'prod',
@@ -87,5 +96,39 @@ describe('scheduleIntervalSeconds', () => {
         expect.stringContaining('is not a rate between 1 minute and 8 hours'),
       );
     }
+  });
+});
+
+describe('unknownParamProblems', () => {
+  const known = ['alarmEmail', 'apiThrottleRate', 'pdsBaseUrl', 'watchTtlDays'];
+
+  it('accepts every known name, with or without a value', () => {
+    expect(
+      unknownParamProblems(['alarmEmail=ops@acme.example', 'pdsBaseUrl=https://x', 'watchTtlDays'], known),
+    ).toEqual([]);
+  });
+
+  it('refuses a misspelt name with the closest known one and the list of all', () => {
+    expect(unknownParamProblems(['alarmMail=ops@acme.example'], known)).toEqual([
+      'Unknown --param "alarmMail": did you mean alarmEmail? Known parameters: alarmEmail, apiThrottleRate, pdsBaseUrl, watchTtlDays (docs/deployment.md, "Parameters").',
+    ]);
+    expect(unknownParamProblems(['pdsbaseurl=https://x'], known)[0]).toContain('did you mean pdsBaseUrl?');
+  });
+
+  it('names no suggestion when nothing is close, and reports each unknown name', () => {
+    const problems = unknownParamProblems(['colour=blue', 'zzzzzzzzz=1'], known);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^Unknown --param "colour"\. Known parameters: alarmEmail,/);
+  });
+});
+
+describe('knownParamNames', () => {
+  it('reads the names from the templates, the required and the alarm ones included', () => {
+    const names = knownParamNames(root);
+    expect(names).toContain('pdsBaseUrl');
+    expect(names).toContain('alarmEmail');
+    expect(names).toContain('reserveConcurrency');
+    expect(names).toEqual([...names].sort());
+    expect(names).not.toContain('alarmMail');
   });
 });
