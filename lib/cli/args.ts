@@ -30,6 +30,12 @@ export const GLOBAL_OPTIONS: CliOptions = {
       'password (default: $PDS_PASSWORD; prefer --password-stdin, arguments are visible to others)',
   },
   'password-stdin': { type: 'boolean', description: 'read the password from standard input' },
+  'stack-file': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      "the local stack's connection file (default: .local/stack.json here or in the nearest folder above)",
+  },
   json: { type: 'boolean', description: 'print JSON (the default when stdout is not a terminal)' },
   debug: { type: 'boolean', description: 'print stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'show help' },

@@ -1,7 +1,8 @@
 /**
  * Connection settings of `pds`: the same environment variables as the bridge's functions
  * (`PDS_BASE_URL`, `PDS_USERNAME`, `PDS_PASSWORD`, `PDS_CREDENTIALS_SECRET_ID`), overridden by flags
- * (`--base-url`, `--username`, `--password` or `--password-stdin`).
+ * (`--base-url`, `--username`, `--password` or `--password-stdin`). Without an address, the PDS of the
+ * running local stack (lib/cli/local-stack.ts), with the simulator's demo credentials.
  */
 import type { Readable } from 'node:stream';
 import { UsageError } from '../core/index.ts';
@@ -10,6 +11,7 @@ import { resolveCredentials } from '../pds/index.ts';
 import { createFullPdsClient, type FullPdsClient } from '../pds/v1/index.ts';
 import { booleanFlag, type FlagValues, stringFlag } from './args.ts';
 import type { CliIo } from './io.ts';
+import { findLocalStack, LOCAL_STACK_HINT } from './local-stack.ts';
 
 /** Longest password read from standard input. */
 const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
@@ -26,10 +28,22 @@ const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
  */
 export async function connect(flags: FlagValues, io: CliIo, command: string): Promise<FullPdsClient> {
   const baseUrl = stringFlag(flags, 'base-url') ?? io.env.PDS_BASE_URL;
-  if (!baseUrl) {
-    throw new UsageError('no PDS address: set PDS_BASE_URL or pass --base-url URL', command);
+  if (baseUrl) return createFullPdsClient({ baseUrl, credentials: await credentialsOf(flags, io, command) });
+  // No address named: the local stack's PDS (the simulator, or the PDS it was started with).
+  const stack = await findLocalStack(flags, io, command);
+  if (!stack) {
+    throw new UsageError(
+      `no PDS address: set PDS_BASE_URL or pass --base-url URL, ${LOCAL_STACK_HINT}`,
+      command,
+    );
   }
-  return createFullPdsClient({ baseUrl, credentials: await credentialsOf(flags, io, command) });
+  const { pds } = stack.facts;
+  const named = stringFlag(flags, 'username') !== undefined || stringFlag(flags, 'password') !== undefined;
+  const credentials =
+    pds.password !== undefined && !named && !booleanFlag(flags, 'password-stdin')
+      ? { username: pds.username, password: pds.password }
+      : await credentialsOf(flags, { ...io, env: { PDS_USERNAME: pds.username, ...io.env } }, command);
+  return createFullPdsClient({ baseUrl: pds.url, credentials });
 }
 
 async function credentialsOf(flags: FlagValues, io: CliIo, command: string): Promise<PdsCredentials> {

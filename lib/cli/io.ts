@@ -16,6 +16,8 @@ export interface CliIo {
   stderrIsTTY: boolean;
   /** Terminal width of stderr, for the progress bar; 80 when unknown. */
   stderrColumns: number;
+  /** Where the local stack is looked for (and above); the process's working directory when absent. */
+  cwd?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export function processIo(): CliIo {
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     stderrColumns: process.stderr.columns || 80,
+    cwd: process.cwd(),
   };
 }
 

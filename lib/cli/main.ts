@@ -12,6 +12,7 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError, UsageError } from '../core/index.ts';
+import { closestName } from '../core/suggest.ts';
 import { PdsError } from '../pds/index.ts';
 import type { FullPdsClient } from '../pds/v1/index.ts';
 import { type CliOptions, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
@@ -146,12 +147,22 @@ function locate(argv: readonly string[]): Located {
     const names = COMMANDS.filter((command) => command.name.startsWith(`${first.word} `))
       .map((command) => command.name.slice(first.word.length + 1))
       .join(', ');
+    const subcommands = names.split(', ');
+    const guess = second ? closestName(second.word, subcommands) : undefined;
     const problem = second
-      ? `unknown subcommand 'pds ${first.word} ${second.word}'`
+      ? `unknown subcommand 'pds ${first.word} ${second.word}'${guess ? `; did you mean 'pds ${first.word} ${guess}'?` : ''}`
       : `'pds ${first.word}' needs a subcommand`;
     throw new UsageError(`${problem}; use one of ${names}`, first.word);
   }
-  throw new UsageError(`unknown command '${first.word}'`);
+  const guess = closestName(first.word, topLevelWords());
+  throw new UsageError(`unknown command '${first.word}'${guess ? `; did you mean 'pds ${guess}'?` : ''}`);
+}
+
+/** The first words of every command and group, e.g. `channels`, `folders`, `bridge`. */
+function topLevelWords(): string[] {
+  return [
+    ...new Set([...COMMANDS.map((command) => command.name.split(' ')[0] as string), ...Object.keys(GROUPS)]),
+  ];
 }
 
 function parseCommandArgs(command: Command, rest: string[]): { flags: FlagValues; args: string[] } {

@@ -4,8 +4,9 @@
  * The file names the process that wrote it; a file left behind by a stack that is gone is reported
  * as such instead of leading to connection errors.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { LineIo } from '../command-line.ts';
 import { StackFileError } from './errors.ts';
@@ -30,7 +31,13 @@ const stackFactsSchema = z.object({
   buckets: z.object({ drop: z.string(), state: z.string() }),
   eventQueues: z.array(queueSchema).min(1),
   api: z.object({ url: z.string(), token: z.string() }),
-  pds: z.object({ url: z.string(), username: z.string(), simulated: z.boolean() }),
+  /** `password` only for the simulator (its demo credentials are no secret); absent in older files. */
+  pds: z.object({
+    url: z.string(),
+    username: z.string(),
+    password: z.string().optional(),
+    simulated: z.boolean(),
+  }),
   /** The ingest's key filters (absent in files of older stacks: no filters). */
   ingest: z.object({ prefix: z.string(), suffixes: z.array(z.string()) }).optional(),
 });
@@ -80,9 +87,35 @@ export function stackFactsOf(stack: RunningLocalStack, pid = process.pid, now = 
     })),
     api: { ...stack.api },
     // A real PDS's password stays out of the file; the simulator's demo credentials are no secret.
-    pds: { url: stack.pds.url, username: stack.pds.username, simulated: stack.pds.simulated },
+    pds: {
+      url: stack.pds.url,
+      username: stack.pds.username,
+      ...(stack.pds.simulated ? { password: stack.pds.password } : {}),
+      simulated: stack.pds.simulated,
+    },
     ingest: { prefix: stack.ingest.prefix, suffixes: [...stack.ingest.suffixes] },
   };
+}
+
+/**
+ * The stack file of the checkout `from` lies in: `.local/stack.json` in `from` or the nearest folder
+ * above it that has one (so `pds` run from `docs/` finds the stack `npm start` started at the root);
+ * undefined when no folder up to the file-system root has one.
+ *
+ * @example
+ * ```ts
+ * findStackFile('/home/me/pds-bridge/docs'); // '/home/me/pds-bridge/.local/stack.json' while npm start runs
+ * ```
+ */
+export function findStackFile(from: string): string | undefined {
+  let dir = resolve(from);
+  for (;;) {
+    const candidate = join(dir, DEFAULT_STACK_FILE);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }
 
 /** Writes the file (and its directory), readable by the owner only. */

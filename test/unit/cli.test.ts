@@ -2,6 +2,7 @@
  * The `pds` command line in-process, without a server: command lookup, help, usage errors (exit 2, one
  * line), flag converters, the table formatter and the progress display.
  */
+import { tmpdir } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
@@ -29,6 +30,8 @@ function fakeIo({ tty = false, env = {} }: { tty?: boolean; env?: Record<string,
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
     stderrColumns: 80,
+    // Outside any checkout: no local stack is found, whatever runs in this one.
+    cwd: tmpdir(),
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }
@@ -186,6 +189,12 @@ describe('runCli usage', () => {
 
   it.each([
     ['an unknown command', ['launch'], "unknown command 'launch'"],
+    ['a misspelt command', ['chanels'], "unknown command 'chanels'; did you mean 'pds channels'?"],
+    [
+      'a misspelt subcommand',
+      ['bridge', 'stauts'],
+      "unknown subcommand 'pds bridge stauts'; did you mean 'pds bridge status'?",
+    ],
     [
       'an unknown subcommand',
       ['folders', 'copy', '/a'],

@@ -2,8 +2,9 @@
  * `pds bridge …`: the operators' commands about the bridge itself (not the PDS): `why`, `status`,
  * `redrive`, `replay`, `audit`, `confirmations`. They read the bridge's state bucket and queues (lib/ops) of either
  *
- * - the local stack (`npm start`), found through the stack file it writes (`.local/stack.json`, or
- *   `--stack-file`): the default when no stage is named; or
+ * - the local stack (`npm start`), found through the stack file it writes (`.local/stack.json` here or
+ *   in the nearest folder above, or `--stack-file`; lib/cli/local-stack.ts): the default when no stage
+ *   is named; or
  * - a deployed stage (`--stage NAME` or `PDS_BRIDGE_STAGE`), with the caller's AWS credentials and
  *   region (the usual chain) and the names the templates give: `pds-bridge-<stage>-<queue>`, the state
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
@@ -12,7 +13,7 @@
 import { UsageError } from '../../core/index.ts';
 import type { EventSink } from '../../events/index.ts';
 import { parseSuffixList } from '../../ingest/filters.ts';
-import { DEFAULT_STACK_FILE, emulatorClientConfig, readStackFile } from '../../local/stack-file.ts';
+import { emulatorClientConfig } from '../../local/stack-file.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../ops/confirmations.ts';
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError, WhySubjectError } from '../../ops/errors.ts';
@@ -31,6 +32,7 @@ import { explain, parseWhySubject } from '../../ops/why.ts';
 import { auditMessagingAssets } from '../../polling/audit.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { type FoundStack, findLocalStack, LOCAL_STACK_HINT } from '../local-stack.ts';
 import {
   auditText,
   confirmationsText,
@@ -50,11 +52,6 @@ const targetOptions = {
     type: 'string',
     value: 'BUCKET',
     description: 'the state bucket of the stage (default $STATE_BUCKET, else derived from the stage)',
-  },
-  'stack-file': {
-    type: 'string',
-    value: 'FILE',
-    description: `the local stack's connection file (default ${DEFAULT_STACK_FILE})`,
   },
 } as const;
 
@@ -94,22 +91,25 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
         : {};
     return { stage, ...(stateBucket ? { stateBucket } : {}), ...filters };
   }
-  const path = stackFile ?? DEFAULT_STACK_FILE;
+  const deployed =
+    'for a deployed stack pass --stage STAGE (or set PDS_BRIDGE_STAGE) with AWS credentials and AWS_REGION';
+  let stack: FoundStack | undefined;
   try {
-    const facts = await readStackFile(path);
-    return {
-      stage: 'local',
-      stateBucket: stringFlag(flags, 'state-bucket') ?? facts.buckets.state,
-      emulator: emulatorClientConfig(facts.aws),
-      stackFile: path,
-      ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
-    };
+    stack = await findLocalStack(flags, io, command);
   } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.replace(/\.$/, '')}; for a deployed stack pass --stage STAGE (or set PDS_BRIDGE_STAGE) with AWS credentials and AWS_REGION`,
-      command,
-    );
+    throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}; ${deployed}`, command);
   }
+  if (!stack) {
+    throw new UsageError(`no local stack is running: ${deployed}, ${LOCAL_STACK_HINT}`, command);
+  }
+  const { facts, path } = stack;
+  return {
+    stage: 'local',
+    stateBucket: stringFlag(flags, 'state-bucket') ?? facts.buckets.state,
+    emulator: emulatorClientConfig(facts.aws),
+    stackFile: path,
+    ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
+  };
 }
 
 /** Runs `fn` connected to the target; what the operator named wrongly becomes a usage error (exit 2). */

@@ -5,11 +5,13 @@
  */
 import { createS3Client } from '../../aws.ts';
 import { UsageError } from '../../core/index.ts';
+import { emulatorClientConfig } from '../../local/stack-file.ts';
 import { seenReviewCounts, unwatch } from '../../polling/review-progress.ts';
 import { isExpired, type StateStore, type WatchEntry, watch, watchEntries } from '../../state/index.ts';
 import { S3StateStore } from '../../state/s3/index.ts';
 import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { findLocalStack, LOCAL_STACK_HINT } from '../local-stack.ts';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_TTL_DAYS = 30;
@@ -22,15 +24,20 @@ const stateOptions = {
   },
 } as const;
 
-function stateStore({ flags, io, command }: CommandContext): StateStore {
+async function stateStore({ flags, io, command }: CommandContext): Promise<StateStore> {
   const bucket = stringFlag(flags, 'state-bucket') ?? io.env.STATE_BUCKET;
-  if (!bucket) {
+  if (bucket) return new S3StateStore({ client: createS3Client(), bucket });
+  const stack = await findLocalStack(flags, io, command);
+  if (!stack) {
     throw new UsageError(
-      'the watch list lives in the state bucket: set STATE_BUCKET or pass --state-bucket (the StateBucketName stack output)',
+      `the watch list lives in the state bucket: set STATE_BUCKET or pass --state-bucket (the StateBucketName stack output), ${LOCAL_STACK_HINT}`,
       command,
     );
   }
-  return new S3StateStore({ client: createS3Client(), bucket });
+  return new S3StateStore({
+    client: createS3Client({ ...emulatorClientConfig(stack.facts.aws), forcePathStyle: true }),
+    bucket: stack.facts.buckets.state,
+  });
 }
 
 /** An entry as the command shows it: the stored fields and how many reviews the poller emitted. */
@@ -67,7 +74,7 @@ const list: Command = {
   options: stateOptions,
   examples: ['pds watch list --state-bucket pds-bridge-state-123456789012-eu-central-1-prod'],
   async run(context) {
-    const store = stateStore(context);
+    const store = await stateStore(context);
     const stored: WatchEntry[] = [];
     for await (const entry of watchEntries(store)) stored.push(entry);
     const entries = await views(store, stored);
@@ -99,7 +106,7 @@ const add: Command = {
     const { args, flags, io, command } = context;
     const days =
       integerFlag(flags, 'days', command, { min: 1 }) ?? (Number(io.env.WATCH_TTL_DAYS) || DEFAULT_TTL_DAYS);
-    const store = stateStore(context);
+    const store = await stateStore(context);
     const entries = await views(
       store,
       await watch(store, args, { ttlMs: days * DAY_MS, source: 'operator' }),
@@ -118,7 +125,7 @@ const remove: Command = {
   options: stateOptions,
   examples: ['pds watch remove 04012345678901'],
   async run(context) {
-    const store = stateStore(context);
+    const store = await stateStore(context);
     const results: Array<{ primaryKey: string; removed: boolean }> = [];
     for (const primaryKey of context.args)
       results.push({ primaryKey, removed: await unwatch(store, primaryKey) });
