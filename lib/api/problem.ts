@@ -49,6 +49,7 @@ export const PROBLEMS = {
   'request-in-progress': { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
   'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
   'validation-failed': { status: 422, title: 'The request body has invalid fields' },
+  'unknown-item': { status: 422, title: 'The PDS does not know this item' },
   'internal-error': { status: 500, title: 'The bridge failed unexpectedly' },
   'pds-error': { status: 502, title: 'The PDS refused or failed the request' },
   'pds-unavailable': { status: 503, title: 'The PDS is unavailable' },

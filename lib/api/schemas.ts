@@ -427,7 +427,12 @@ function parameterSchemas(registry: SchemaRegistry) {
       'skip: publish without checking COMMUNICATION_CHANNEL destinations against the PDS channel list (when the list cannot be read: the PDS is down and the cache cold). Left out, a channel the list lacks is refused with 422.',
   });
 
-  return { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck };
+  const watchForce = z.enum(['true']).register(registry, {
+    description:
+      'true: watch the key although the PDS does not know the item (yet). Left out, a key the PDS answers 404 for is refused with 422 unknown-item.',
+  });
+
+  return { publicationId, pathPrimaryKey, idempotencyKey, pageLimit, pageCursor, channelCheck, watchForce };
 }
 
 /** The schemas of one API instance. */

@@ -1,8 +1,10 @@
 /**
  * The supplier-review watch list: GET /watch (one page at a time) and GET, PUT and DELETE
  * /watch/{primaryKey} (one entry). Each entry is shown with the count of reviews the poller emitted
- * for it (lib/polling/review-progress.ts).
+ * for it (lib/polling/review-progress.ts). PUT refuses a key the PDS does not know (422
+ * `unknown-item`, `?force=true` to watch it anyway); a key already watched is extended without asking.
  */
+import { PdsNotFoundError } from '../pds/index.ts';
 import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
 import {
   getWatchEntry,
@@ -16,7 +18,7 @@ import { decodeCursor, pageBody, pageLimit, pageParameters } from './paging.ts';
 import { ApiProblem } from './problem.ts';
 import type { ApiRequest, ApiResponse, ApiRoute, RouteProblem } from './route.ts';
 import type { RouteContext } from './route-context.ts';
-import { BAD_PATH, lookupProblems, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
+import { lookupProblems, PDS_REFUSED, pathParameter, STATE_UNAVAILABLE } from './route-problems.ts';
 import { MAX_PRIMARY_KEY_LENGTH, type WatchEntryView } from './schemas.ts';
 
 /** The 404 of a route under `/watch/{primaryKey}`. */
@@ -111,6 +113,8 @@ function watchListRoute(context: RouteContext): ApiRoute {
 
 /** What a route on one entry declares itself, and how it answers for the entry's checked key. */
 type EntryRouteSpec = Omit<ApiRoute, 'path' | 'parameters' | 'handle'> & {
+  /** Parameters besides `primaryKey` (query parameters). */
+  extraParameters?: ApiRoute['parameters'];
   answer(primaryKey: string, request: ApiRequest): Promise<ApiResponse>;
 };
 
@@ -119,11 +123,11 @@ type EntryRouteSpec = Omit<ApiRoute, 'path' | 'parameters' | 'handle'> & {
  * `invalid-path` when empty or too long) before `answer` runs.
  */
 function entryRoute(context: RouteContext, spec: EntryRouteSpec): ApiRoute {
-  const { answer, ...declared } = spec;
+  const { answer, extraParameters = [], ...declared } = spec;
   return {
     ...declared,
     path: '/watch/{primaryKey}',
-    parameters: pathParameter('primaryKey', context.parameters.pathPrimaryKey),
+    parameters: [...pathParameter('primaryKey', context.parameters.pathPrimaryKey), ...extraParameters],
     handle: async (request) => answer(checkedPrimaryKey(request.params.primaryKey), request),
   };
 }
@@ -146,6 +150,39 @@ function getWatchedKeyRoute(context: RouteContext): ApiRoute {
   });
 }
 
+/** The query parameter that watches a key the PDS does not know. */
+const FORCE_PARAMETER = 'force';
+
+/** True for `?force=true`, false when left out; anything else is a 400 naming the parameter. */
+function forced(query: Record<string, string | undefined> | undefined): boolean {
+  const value = query?.[FORCE_PARAMETER];
+  if (value === undefined) return false;
+  if (value === 'true') return true;
+  throw new ApiProblem(
+    'invalid-query',
+    `${FORCE_PARAMETER} must be true (or left out), got ${JSON.stringify(value.slice(0, 40))}`,
+  );
+}
+
+/**
+ * Refuses (422 `unknown-item`) a key the PDS answers 404 for: the poller would only find nothing for it
+ * for the whole watch period. The PDS's supplier-review listing is the check (404 for an unknown item,
+ * `[]` for a known one without reviews; docs/spec-gaps.md); any other failure of it is the PDS's answer.
+ */
+async function refuseUnknownItem(context: RouteContext, primaryKey: string): Promise<void> {
+  const pds = await context.deps.pds();
+  try {
+    await pds.listSupplierReviews(primaryKey);
+  } catch (error) {
+    if (!(error instanceof PdsNotFoundError)) throw error;
+    throw new ApiProblem(
+      'unknown-item',
+      `The PDS does not know the item ${JSON.stringify(primaryKey)}: check the primary key, or add ?${FORCE_PARAMETER}=true to watch it anyway (for an item about to be imported)`,
+      { extensions: { primaryKey } },
+    );
+  }
+}
+
 /** PUT /watch/{primaryKey}: a key on the watch list, or its expiry extended. */
 function watchKeyRoute(context: RouteContext): ApiRoute {
   const { store, settings, schemas } = context;
@@ -153,7 +190,9 @@ function watchKeyRoute(context: RouteContext): ApiRoute {
     method: 'PUT',
     operationId: 'watchKey',
     summary: 'Put a primary key on the watch list (or extend its expiry)',
-    description: 'The key is watched for WATCH_TTL_DAYS from now, with source `operator`. No body is needed.',
+    description:
+      'The key is watched for WATCH_TTL_DAYS from now, with source `operator`. No body is needed. A key the PDS does not know is refused (422 `unknown-item`) unless `force=true`.',
+    extraParameters: [{ name: FORCE_PARAMETER, in: 'query', schema: context.parameters.watchForce }],
     responses: {
       200: { description: 'Already watched; the expiry was extended.', schema: schemas.watchEntry },
       201: {
@@ -162,8 +201,27 @@ function watchKeyRoute(context: RouteContext): ApiRoute {
         headers: { Location: 'The entry: /watch/{primaryKey}' },
       },
     },
-    problems: { 400: BAD_PATH, 503: STATE_UNAVAILABLE },
+    problems: {
+      400: {
+        types: ['invalid-path', 'invalid-query'],
+        description:
+          'The path parameter is empty, too long or not valid percent-encoding, or `force` is not `true`.',
+      },
+      422: {
+        types: ['unknown-item'],
+        description:
+          'The PDS does not know the item (its supplier reviews answer 404); `force=true` watches it anyway.',
+      },
+      502: PDS_REFUSED,
+      503: {
+        types: ['service-unavailable', 'pds-unavailable'],
+        description: 'The state bucket or the PDS is unavailable; retry after Retry-After.',
+      },
+    },
     async answer(primaryKey, request) {
+      const force = forced(request.event.queryStringParameters);
+      const existing = await getWatchEntry(store, primaryKey);
+      if (!force && !existing) await refuseUnknownItem(context, primaryKey);
       const [entry] = await watch(store, [primaryKey], {
         ttlMs: settings.watchTtlMs,
         source: 'operator',

@@ -336,7 +336,7 @@ describe('the api handler behind the local HTTP adapter', () => {
     const channels = await fetch(`${adapter.url}/communication-channels`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
-    const watched = await fetch(`${adapter.url}/watch/${encodeURIComponent('a/b key')}`, {
+    const watched = await fetch(`${adapter.url}/watch/${encodeURIComponent('a/b key')}?force=true`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}` },
     });

@@ -12,7 +12,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
 import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
-import { PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
+import { PdsNotFoundError, PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
@@ -95,6 +95,12 @@ const pdsWorking = () =>
   pdsWith({
     listCommunicationChannels: async () => [{ id: 'gdsn-de', name: 'GDSN Germany' }],
     validate: async () => ({ validations: {}, attributeStates: {}, calculations: {} }),
+    listSupplierReviews: async (primaryKey) => {
+      if (primaryKey === 'unknown') {
+        throw new PdsNotFoundError(404, { method: 'GET', path: '/api/v1/supplierreviews/unknown' }, '');
+      }
+      return [];
+    },
   });
 
 function build(overrides: Partial<ApiDependencies> = {}) {
@@ -490,6 +496,52 @@ const CASES: Case[] = [
     name: '400 invalid-path',
     operation: 'PUT /watch/{primaryKey}',
     answer: () => call({ method: 'PUT', path: '/watch/%ZZ' }),
+  },
+  {
+    name: '400 invalid-query',
+    operation: 'PUT /watch/{primaryKey}',
+    answer: () => call({ method: 'PUT', path: '/watch/0401?force=yes' }),
+  },
+  {
+    name: '422 unknown-item',
+    operation: 'PUT /watch/{primaryKey}',
+    answer: () => call({ method: 'PUT', path: '/watch/unknown' }),
+  },
+  {
+    name: '502 pds-error',
+    operation: 'PUT /watch/{primaryKey}',
+    answer: () =>
+      call(
+        { method: 'PUT', path: '/watch/0401' },
+        {
+          pds: async () =>
+            pdsWith({
+              listSupplierReviews: async () => {
+                throw new PdsUnauthorizedError(
+                  401,
+                  { method: 'GET', path: '/api/v1/supplierreviews/0401' },
+                  '',
+                );
+              },
+            }),
+        },
+      ),
+  },
+  {
+    name: '503 pds-unavailable',
+    operation: 'PUT /watch/{primaryKey}',
+    answer: () =>
+      call(
+        { method: 'PUT', path: '/watch/0401' },
+        {
+          pds: async () =>
+            pdsWith({
+              listSupplierReviews: async () => {
+                throw new PdsServerError(503, { method: 'GET', path: '/api/v1/supplierreviews/0401' }, '');
+              },
+            }),
+        },
+      ),
   },
   {
     name: '401 unauthorized',

@@ -21,7 +21,10 @@ const IAM: ApiSettings = {
 };
 const TOKEN = 'local-token-0123456789abcdef';
 
-function setup(overrides: Partial<ApiDependencies> = {}, pds: PdsClient = new FakePds()) {
+function setup(
+  overrides: Partial<ApiDependencies> = {},
+  pds: PdsClient = new FakePds({ listSupplierReviews: async () => [] }),
+) {
   const store = new MemoryStateStore();
   const queue = new RecordingQueue();
   const api = createApi({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiSettings } from '../../lib/api/index.ts';
 import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
+import { PdsNotFoundError } from '../../lib/pds/errors.ts';
 import type { CommunicationChannel, ValidationRequest } from '../../lib/pds/types.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
@@ -26,6 +27,13 @@ function setup(overrides: Partial<ApiDependencies> = {}) {
     listCommunicationChannels: async () => {
       calls.channels += 1;
       return CHANNELS;
+    },
+    // Every item is known but those whose key starts with "unknown".
+    listSupplierReviews: async (primaryKey) => {
+      if (primaryKey.startsWith('unknown')) {
+        throw new PdsNotFoundError(404, { method: 'GET', path: `/api/v1/supplierreviews/${primaryKey}` }, '');
+      }
+      return [];
     },
     validate: async (request) => {
       calls.validate.push(request);
@@ -152,6 +160,44 @@ describe('watch routes', () => {
     expect(refreshed.statusCode).toBe(200);
     expect(bodyOf(refreshed).expiresAt).toBe(new Date(T0.getTime() + 31 * DAY).toISOString());
     expect((await getWatchEntry(store, '04012345678901'))?.sources).toEqual(['operator']);
+  });
+
+  it('PUT refuses a key the PDS does not know with 422 unknown-item, and watches nothing', async () => {
+    // Prepare
+    const { api, store } = setup();
+
+    // Act
+    const result = await api.handle(
+      apiEvent({ method: 'PUT', path: '/watch/unknown%20%C3%BCber', iam: true }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(422);
+    const problem = bodyOf(result);
+    expect(problem.type).toBe('urn:pds-bridge:problem:unknown-item');
+    expect(problem.detail).toContain('"unknown über"');
+    expect(problem.detail).toContain('?force=true');
+    expect(problem.primaryKey).toBe('unknown über');
+    expect(await getWatchEntry(store, 'unknown über')).toBeUndefined();
+  });
+
+  it('PUT with force=true watches a key the PDS does not know; an invalid force is 400', async () => {
+    // Prepare
+    const { api, store } = setup();
+
+    // Act
+    const forced = await api.handle(
+      apiEvent({ method: 'PUT', path: '/watch/unknown-1?force=true', iam: true }),
+    );
+    const invalid = await api.handle(
+      apiEvent({ method: 'PUT', path: '/watch/unknown-2?force=yes', iam: true }),
+    );
+
+    // Assess
+    expect(forced.statusCode).toBe(201);
+    expect((await getWatchEntry(store, 'unknown-1'))?.sources).toEqual(['operator']);
+    expect(invalid.statusCode).toBe(400);
+    expect(bodyOf(invalid).type).toBe('urn:pds-bridge:problem:invalid-query');
   });
 
   it('decodes the path parameter once: a key with a slash travels as %2F', async () => {
@@ -349,6 +395,7 @@ describe('GET /openapi.json', () => {
     expect(document.paths['/health']?.get?.responses).not.toHaveProperty('403');
     expect(document.paths['/watch/{primaryKey}']?.put?.parameters).toEqual([
       expect.objectContaining({ name: 'primaryKey', in: 'path', required: true }),
+      expect.objectContaining({ name: 'force', in: 'query' }),
     ]);
   });
 });

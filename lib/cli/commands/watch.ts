@@ -6,11 +6,20 @@
 import { createS3Client } from '../../aws.ts';
 import { UsageError } from '../../core/index.ts';
 import { emulatorClientConfig } from '../../local/stack-file.ts';
+import { PdsNotFoundError } from '../../pds/index.ts';
 import { seenReviewCounts, unwatch } from '../../polling/review-progress.ts';
-import { isExpired, type StateStore, type WatchEntry, watch, watchEntries } from '../../state/index.ts';
+import {
+  getWatchEntry,
+  isExpired,
+  type StateStore,
+  type WatchEntry,
+  watch,
+  watchEntries,
+} from '../../state/index.ts';
 import { S3StateStore } from '../../state/s3/index.ts';
 import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { CliInputError } from '../errors.ts';
 import { findLocalStack, LOCAL_STACK_HINT } from '../local-stack.ts';
 
 const DAY_MS = 86_400_000;
@@ -100,13 +109,18 @@ const add: Command = {
       value: 'N',
       description: `how long to watch (default $WATCH_TTL_DAYS or ${DEFAULT_TTL_DAYS})`,
     },
+    force: {
+      type: 'boolean',
+      description: 'watch keys the PDS does not know (yet); without it they are refused',
+    },
   },
-  examples: ['pds watch add 04012345678901 04012345678918 --days 60'],
+  examples: ['pds watch add 04012345678901 04012345678918 --days 60', 'pds watch add 04012345678925 --force'],
   async run(context) {
     const { args, flags, io, command } = context;
     const days =
       integerFlag(flags, 'days', command, { min: 1 }) ?? (Number(io.env.WATCH_TTL_DAYS) || DEFAULT_TTL_DAYS);
     const store = await stateStore(context);
+    if (flags.force !== true) await refuseUnknownItems(context, store, args);
     const entries = await views(
       store,
       await watch(store, args, { ttlMs: days * DAY_MS, source: 'operator' }),
@@ -115,6 +129,33 @@ const add: Command = {
     return { data: entries, text: () => entries.map((e) => describe(e, now)).join('\n') };
   },
 };
+
+/**
+ * Refuses keys the PDS does not know (its supplier-review listing answers 404) that are not watched
+ * already: the poller would find nothing for them for the whole watch period.
+ */
+async function refuseUnknownItems(
+  context: CommandContext,
+  store: StateStore,
+  keys: readonly string[],
+): Promise<void> {
+  const pds = await context.pds();
+  const unknown: string[] = [];
+  for (const key of keys) {
+    if (await getWatchEntry(store, key)) continue;
+    try {
+      await pds.listSupplierReviews(key);
+    } catch (error) {
+      if (!(error instanceof PdsNotFoundError)) throw error;
+      unknown.push(key);
+    }
+  }
+  if (unknown.length > 0) {
+    throw new CliInputError(
+      `the PDS does not know ${unknown.map((key) => JSON.stringify(key)).join(', ')}; nothing was watched: check the keys, or pass --force to watch them anyway`,
+    );
+  }
+}
 
 const remove: Command = {
   name: 'watch remove',
