@@ -70,6 +70,11 @@ export interface KeyProgress {
   seen: string[];
   /** Reviews that failed on the latest runs and were not emitted yet; absent when none. */
   failing?: ReviewFailure[];
+  /**
+   * When the PDS first answered 404 for the key's reviews (ISO), while it still does: the poller warns
+   * once, when it sets this, not on every run of the watch period. Absent while the item exists.
+   */
+  missingSince?: string;
 }
 
 /** One progress document: the keys of one shard, by primary key. */

@@ -6,8 +6,10 @@
  *
  * Per key (`pollReviewKeys`, used inline by the scheduled run and by the fan-out worker):
  * - no watch entry (removed meanwhile): skipped; expired entry: purged (`purgeIfExpired`);
- * - 404 on the reviews (the item no longer exists): logged and counted, the key stays watched until it
- *   expires, so an item that comes back is picked up again and nothing is dropped silently;
+ * - 404 on the reviews (the item no longer exists): counted on every run, and warned about once (the
+ *   key's progress records `missingSince`; the warning comes again only after the item was back); the
+ *   key stays watched until it expires, so an item that comes back is picked up again and nothing is
+ *   dropped silently;
  * - any other failure, of the listing or of one review's XML, or SQS refusing a review's event as
  *   invalid: counted, that key's unemitted reviews are tried again on the next run; the other keys go
  *   on. A 404 on a review's XML is final: the review is emitted without its message, with
@@ -167,12 +169,14 @@ async function startingProgress(
   const read = await readWatchEntry(store, key.primaryKey);
   if (!read) return undefined;
   const failing = remembered ? remembered.failing : read.entry.failing;
+  const missingSince = remembered?.missingSince;
   return {
     progress: {
       watchEtag: read.etag,
       expiresAt: read.entry.expiresAt,
       seen: remembered?.seen ?? read.entry.seen ?? [],
       ...(failing ? { failing } : {}),
+      ...(missingSince ? { missingSince } : {}),
     },
     reread: true,
   };
@@ -218,11 +222,20 @@ async function pollKey(
   if (entry.expiresAt <= now.toISOString()) return purgeExpired(primaryKey, entry, outcome, now, context);
 
   const listed = await listReviews(primaryKey, entry, context);
-  if (!Array.isArray(listed)) return { outcome: { ...outcome, ...listed }, progress: unchanged };
-  const fresh = freshReviews(entry, listed);
-  if (fresh.size === 0) return { outcome, progress: unchanged };
+  if (!Array.isArray(listed)) {
+    if (listed.status === 'not-found' && entry.missingSince === undefined) {
+      return { outcome: { ...outcome, ...listed }, progress: { ...entry, missingSince: now.toISOString() } };
+    }
+    return { outcome: { ...outcome, ...listed }, progress: unchanged };
+  }
+  const { missingSince, ...present } = entry;
+  if (missingSince !== undefined) {
+    context.logger.info('The PDS knows this watched item again', { primaryKey, missingSince });
+  }
+  const fresh = freshReviews(present, listed);
+  if (fresh.size === 0) return { outcome, progress: missingSince !== undefined ? present : unchanged };
 
-  const batch = keyBatch(primaryKey, fresh, entry, now, context);
+  const batch = keyBatch(primaryKey, fresh, present, now, context);
   const built = await buildReviewEvents(batch, context);
   const { accepted, failed, publishError } = await publishReviewEvents(batch, built, context);
   // Before the progress is recorded: should the ledger fail, the key's reviews come again next run
@@ -232,7 +245,7 @@ async function pollKey(
     const failedOutcome = { ...outcome, status: 'failed' as const, emitted: accepted.length };
     return { outcome: { ...failedOutcome, error: errorSummary(ledgerError.error) }, progress: unchanged };
   }
-  const progress = nextProgress(entry, { emitted: accepted.map((item) => item.fingerprint), failed, now });
+  const progress = nextProgress(present, { emitted: accepted.map((item) => item.fingerprint), failed, now });
 
   outcome.emitted = accepted.length;
   outcome.parseErrors = accepted.filter((item) => item.event.data.parseError !== undefined).length;
@@ -273,10 +286,13 @@ async function listReviews(
     return await limit(() => deps.pds.listSupplierReviews(primaryKey));
   } catch (error) {
     if (error instanceof PdsNotFoundError) {
-      logger.warn('The PDS does not know this watched item; it stays watched until it expires', {
-        primaryKey,
-        expiresAt: entry.expiresAt,
-      });
+      // Warned once (the caller records missingSince); the later runs only count it.
+      if (entry.missingSince === undefined) {
+        logger.warn('The PDS does not know this watched item; it stays watched until it expires', {
+          primaryKey,
+          expiresAt: entry.expiresAt,
+        });
+      }
       return { status: 'not-found' };
     }
     logger.warn('Supplier reviews could not be listed; the key is polled again on the next run', {

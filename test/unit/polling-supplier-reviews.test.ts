@@ -132,6 +132,36 @@ describe('pollReviewKeys', () => {
     expect(await getWatchEntry(store, 'GONE')).toBeDefined();
   });
 
+  it('warns once about a watched key the PDS does not know, not on every run, and again after it was back', async () => {
+    // prepare
+    const { pds, store, deps } = await setup(['GONE']);
+    const warnings: string[] = [];
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => warnings.push(message),
+      error: () => undefined,
+    };
+    const unknown = 'The PDS does not know this watched item; it stays watched until it expires';
+
+    // act: three runs while missing, one after it came back, one after it went again
+    const runs = [];
+    for (let run = 0; run < 3; run++) runs.push(await pollReviewKeys({ ...deps, logger }, ['GONE']));
+    const missing = await progressOf(store, 'GONE');
+    pds.addReview('GONE', REVIEW_XML);
+    const back = await pollReviewKeys({ ...deps, logger }, ['GONE']);
+    const present = await progressOf(store, 'GONE');
+    pds.failKey.set('GONE', 'missing');
+    await pollReviewKeys({ ...deps, logger }, ['GONE']);
+
+    // assess
+    expect(runs.map((report) => report.keysNotFound)).toEqual([1, 1, 1]);
+    expect(missing?.missingSince).toEqual(expect.any(String));
+    expect(back).toMatchObject({ keysPolled: 1, reviewsEmitted: 1 });
+    expect(present?.missingSince).toBeUndefined();
+    expect(warnings.filter((message) => message === unknown)).toHaveLength(2);
+  });
+
   it('purges an expired key without asking the PDS', async () => {
     // prepare
     const pds = new FakePds();
