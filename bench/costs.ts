@@ -26,6 +26,7 @@ import { mapLimit } from '../lib/core/index.ts';
 import { demoItems, itemsCsv } from '../lib/local/demo-files.ts';
 import { startEmulator } from '../lib/local/emulator.ts';
 import { applyEnvironment, handlerEnvironment, LOCAL_AWS_CREDENTIALS } from '../lib/local/environment.ts';
+import { everyInvocationScoped, invocationStore } from '../lib/local/invocation-scope.ts';
 import { createLocalResources, type LocalQueue } from '../lib/local/resources.ts';
 import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../lib/local/s3-notifications.ts';
 import { toSqsRecord } from '../lib/local/sqs-event-source.ts';
@@ -35,7 +36,7 @@ import { watch } from '../lib/state/index.ts';
 import { S3StateStore } from '../lib/state/s3/index.ts';
 import { approvedReview } from '../test/helpers/polling.ts';
 import {
-  FIXED_PRICES,
+  fixedCosts,
   type Line,
   monthly,
   PRICES,
@@ -196,21 +197,15 @@ function printFixedCosts(): void {
     );
     return;
   }
-  const count = (type: string) =>
-    Object.values(resources).filter((resource) => resource.Type === type).length;
-  const rows = [
-    ['CloudWatch alarms (standard resolution)', count('AWS::CloudWatch::Alarm'), FIXED_PRICES.alarm],
-    [
-      'CloudWatch dashboards (the first 3 of an account are free)',
-      count('AWS::CloudWatch::Dashboard'),
-      FIXED_PRICES.dashboard,
-    ],
-    ['Secrets Manager secrets', count('AWS::SecretsManager::Secret'), FIXED_PRICES.secret],
-  ] as const;
   process.stdout.write('\nFixed monthly costs of the packaged template (default parameters):\n\n');
   printTable(
     ['resource', 'count', 'price each', 'per month'],
-    rows.map(([name, n, price]) => [name, n, `$${price.toFixed(2)}`, `$${(n * price).toFixed(2)}`]),
+    fixedCosts(resources).map(({ resource, count, price }) => [
+      resource,
+      count,
+      `$${price.toFixed(2)}`,
+      `$${(count * price).toFixed(2)}`,
+    ]),
   );
 }
 
@@ -269,6 +264,9 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ demoData: true, port: 0, faults: { latencyMs: LATENCY_MS } });
   const emulator = await startEmulator({ port: 0, region });
   const resources = createLocalResources(emulator.server, emulator.endpoint);
+  // Powertools needs an invocation store to log and count outside Lambda, created before the
+  // environment declares AWS_LAMBDA_MAX_CONCURRENCY (as the local stack does, lib/local/stack.ts).
+  const store = await invocationStore();
   const restore = applyEnvironment(
     handlerEnvironment({
       awsEndpoint: emulator.endpoint,
@@ -289,7 +287,7 @@ async function main(): Promise<void> {
   counter.watchSqs(sqsClient());
   // Imported after the environment is set: each handler module reads it once, at import (cold start).
   const { createLocalHandlers } = await import('../lib/local/handlers.ts');
-  const handlers = createLocalHandlers(process.env);
+  const handlers = everyInvocationScoped(store, createLocalHandlers(process.env));
   // The bench's own clients (seeding, draining queues) are not counted.
   const clientConfig = { endpoint: emulator.endpoint, region, credentials: { ...LOCAL_AWS_CREDENTIALS } };
   const s3 = createS3Client({ ...clientConfig, forcePathStyle: true });

@@ -50,7 +50,9 @@ export function parseFlags(
     const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals, options });
     return { values: values as ParsedFlags['values'], positionals };
   } catch (error) {
-    throw usageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
+    // Node's hint about positionals that start with '-' quotes unevenly and names no flag: dropped.
+    const reason = (error as Error).message.split('\n')[0] ?? 'invalid arguments';
+    throw usageError(reason.replace(/\. To specify a positional.*$/, ''));
   }
 }
 

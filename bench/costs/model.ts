@@ -30,6 +30,45 @@ export const FIXED_PRICES = Object.freeze({
   secret: 0.4,
 });
 
+/** One row of the fixed monthly costs: what, how many the template holds, the price of each. */
+export interface FixedCostRow {
+  resource: string;
+  count: number;
+  price: number;
+}
+
+/**
+ * The monthly costs of a packaged template that do not depend on the load: its alarms, dashboards and
+ * secrets, counted from the template's resources (docs/costs.md's fixed-cost table is this, and
+ * test/integration/costs-docs.test.ts holds them equal).
+ *
+ * @example
+ * ```ts
+ * fixedCosts({ A: { Type: 'AWS::CloudWatch::Alarm' } })[0]; // { resource: 'CloudWatch alarms (standard resolution)', count: 1, price: 0.1 }
+ * ```
+ */
+export function fixedCosts(resources: Readonly<Record<string, { Type: string }>>): FixedCostRow[] {
+  const count = (type: string) =>
+    Object.values(resources).filter((resource) => resource.Type === type).length;
+  return [
+    {
+      resource: 'CloudWatch alarms (standard resolution)',
+      count: count('AWS::CloudWatch::Alarm'),
+      price: FIXED_PRICES.alarm,
+    },
+    {
+      resource: 'CloudWatch dashboards (the first 3 of an account are free)',
+      count: count('AWS::CloudWatch::Dashboard'),
+      price: FIXED_PRICES.dashboard,
+    },
+    {
+      resource: 'Secrets Manager secrets',
+      count: count('AWS::SecretsManager::Secret'),
+      price: FIXED_PRICES.secret,
+    },
+  ];
+}
+
 /** S3 request classes as billed. */
 export type S3Class = 'write' | 'read' | 'free';
 

@@ -103,7 +103,7 @@ function listConfirmationsRoute(context: RouteContext): ApiRoute {
       'One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention). Filters combine.',
     parameters: [
       { name: 'primaryKey', in: 'query', schema: schemas.primaryKey },
-      { name: 'gtin', in: 'query', schema: schemas.primaryKey },
+      { name: 'gtin', in: 'query', schema: schemas.gtin },
       { name: 'state', in: 'query', schema: schemas.confirmations.states },
       ...pageParameters(parameters),
     ],
@@ -135,7 +135,7 @@ interface ConfirmationQuery {
 function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery {
   const limit = pageLimit(query, schemas.parameters.pageLimit);
   const primaryKey = queryValue(query, 'primaryKey', schemas.primaryKey, QUERY_HINTS.primaryKey);
-  const gtin = queryValue(query, 'gtin', schemas.primaryKey, QUERY_HINTS.gtin);
+  const gtin = queryValue(query, 'gtin', schemas.gtin, QUERY_HINTS.gtin);
   const states = queryValue(query, 'state', schemas.confirmations.states, QUERY_HINTS.state)
     ?.split(',')
     .map((state) => state.toUpperCase());

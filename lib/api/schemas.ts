@@ -193,6 +193,14 @@ function publicationSchemas(
       z.maxLength(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` }),
     )
     .register(registry, { description: 'Primary key of an item (`primaryKey__`), e.g. a GTIN.' });
+  const gtin = text('a GTIN')
+    .check(
+      z.maxLength(MAX_PRIMARY_KEY_LENGTH, { error: `must be at most ${MAX_PRIMARY_KEY_LENGTH} characters` }),
+    )
+    .register(registry, {
+      description:
+        'A GTIN as the recipients’ GDSN messages carry it (14 digits, leading zeros kept), e.g. 00614141123452; matches entries of every item with that GTIN.',
+    });
   const primaryKeys = primaryKeysSchema(registry, primaryKey, maxKeys);
   const destination = destinationSchema(registry);
   const destinations = destinationsSchema(registry, destination);
@@ -252,7 +260,15 @@ function publicationSchemas(
         'A publication request and its outcome: queued → publishing → published, or failed (with the reason).',
     });
 
-  return { primaryKey, destination, publicationRequest, publicationAccepted, publication, publicationError };
+  return {
+    primaryKey,
+    gtin,
+    destination,
+    publicationRequest,
+    publicationAccepted,
+    publication,
+    publicationError,
+  };
 }
 
 /** POST /validate: an item to validate and the PDS results. */

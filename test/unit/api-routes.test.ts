@@ -393,6 +393,13 @@ describe('GET /openapi.json', () => {
     expect(document.paths['/health']?.get?.security).toEqual([]);
     expect(document.paths['/health']?.get?.responses).not.toHaveProperty('401');
     expect(document.paths['/health']?.get?.responses).not.toHaveProperty('403');
+    const confirmationQuery = document.paths['/confirmations']?.get?.parameters as Array<{
+      name: string;
+      description?: string;
+    }>;
+    const described = (name: string) => confirmationQuery.find((p) => p.name === name)?.description ?? '';
+    expect(described('gtin')).toContain('GTIN as the recipients’ GDSN messages carry it');
+    expect(described('gtin')).not.toBe(described('primaryKey'));
     expect(document.paths['/watch/{primaryKey}']?.put?.parameters).toEqual([
       expect.objectContaining({ name: 'primaryKey', in: 'path', required: true }),
       expect.objectContaining({ name: 'force', in: 'query' }),
