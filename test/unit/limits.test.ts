@@ -79,8 +79,9 @@ describe('error text', () => {
 });
 
 describe('API request limits', () => {
+  // force=true: the path's length is under test, not whether the PDS knows the item.
   const put = (key: string) =>
-    apiEvent({ method: 'PUT', path: `/watch/${encodeURIComponent(key)}`, iam: true });
+    apiEvent({ method: 'PUT', path: `/watch/${encodeURIComponent(key)}?force=true`, iam: true });
   const post = (keys: string[], idempotencyKey?: string) =>
     apiEvent({
       method: 'POST',
