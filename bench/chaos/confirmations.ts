@@ -99,8 +99,8 @@ function faultyStore(inner: StateStore, faults: Faults): StateStore {
       faults.maybe(key);
       await inner.delete(key, etag);
     },
-    list: (prefix) => inner.list(prefix),
-    listEntries: (prefix) => inner.listEntries(prefix),
+    list: (prefix, options) => inner.list(prefix, options),
+    listEntries: (prefix, options) => inner.listEntries(prefix, options),
     mutate: (key, fn, options) => mutate(store, key, fn, { maxAttempts: 50, ...options }),
   };
   return store;
