@@ -9,6 +9,7 @@
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
 
+import { UnknownConfirmationStateError } from '../../confirmations/errors.ts';
 import { UsageError } from '../../core/index.ts';
 import type { EventSink } from '../../events/index.ts';
 import { parseSuffixList } from '../../ingest/filters.ts';
@@ -386,7 +387,7 @@ const confirmations: Command = {
     const stateText = stringFlag(flags, 'state');
     const states = stateText
       ?.split(',')
-      .map((state) => state.trim().toUpperCase())
+      .map((state) => state.trim())
       .filter(Boolean);
     const limit = integerFlag(flags, 'limit', command, { min: 1, max: 1000 }) ?? 100;
     const publicationId = args[0];
@@ -396,7 +397,7 @@ const confirmations: Command = {
     if (publicationId === undefined && primaryKey === undefined && states === undefined) {
       throw new UsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
     }
-    if (states !== undefined && (states.length === 0 || states.some((state) => !/^[A-Z_]+$/.test(state)))) {
+    if (states !== undefined && states.length === 0) {
       throw new UsageError(
         `--state must be comma-separated states such as REVIEW,OVERDUE, got '${stateText}'`,
         command,
@@ -413,7 +414,11 @@ const confirmations: Command = {
             },
             limit,
           ),
-    );
+    ).catch((error: unknown) => {
+      // A typo in --state is a usage error (exit 2), not an empty answer.
+      if (error instanceof UnknownConfirmationStateError) throw new UsageError(error.message, command);
+      throw error;
+    });
     return { data: answer, text: () => confirmationsText(answer) };
   },
 };
