@@ -35,6 +35,8 @@ export interface ListOptions {
   /** Start after this position (the `next` of the previous page: an entry key or an index marker key). */
   after?: string;
   limit?: number;
+  /** The time stale markers are judged at (./entry-index.ts, MARKER_GRACE_MS). Default: now. */
+  now?: Date;
 }
 
 /** Every entry under a prefix, in state-key order. */
@@ -142,7 +144,7 @@ export async function listEntries(
   const wanted = states ? new Set(states) : undefined;
   const gtin = options.gtin === undefined ? undefined : gtin14(options.gtin);
   const { prefixes, markers } = sourceOf(options, states);
-  const now = new Date();
+  const now = options.now ?? new Date();
   const listed = candidates(store, prefixes, options.after, markers)[Symbol.asyncIterator]();
   const entries: StoredEntry[] = [];
   let last: string | undefined;

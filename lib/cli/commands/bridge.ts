@@ -397,7 +397,10 @@ const confirmations: Command = {
     if (publicationId === undefined && primaryKey === undefined && states === undefined) {
       throw new UsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
     }
-    if (states !== undefined && states.length === 0) {
+    if (
+      states !== undefined &&
+      (states.length === 0 || states.some((state) => !/^[A-Za-z0-9_-]+$/.test(state)))
+    ) {
       throw new UsageError(
         `--state must be comma-separated states such as REVIEW,OVERDUE, got '${stateText}'`,
         command,
