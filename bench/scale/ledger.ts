@@ -23,26 +23,20 @@ import { markersOf } from '../../lib/confirmations/entry-index.ts';
 import { CONFIRMATIONS_PREFIX, confirmationKey } from '../../lib/confirmations/keys.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { sleep } from '../../lib/core/index.ts';
-import {
-  BaseStateStore,
-  type CreateResult,
-  type ListedState,
-  type StateListOptions,
-} from '../../lib/state/store.ts';
+import type { ListedState, StateEntry, StateListOptions, StateStore } from '../../lib/state/index.ts';
 import type { ScaleSection } from './section.ts';
 
 const PAGE = 50;
 const OVERDUE_COUNT = 50;
 
 /** A read-only bucket of `size` generated entries; counts requests and waits `latencyMs` for each. */
-class SyntheticLedger extends BaseStateStore {
+class SyntheticLedger implements StateStore {
   readonly #size: number;
   readonly #latencyMs: number;
   readonly #overdue: Set<number>;
   requests = 0;
 
   constructor(size: number, latencyMs: number) {
-    super();
     this.#size = size;
     this.#latencyMs = latencyMs;
     this.#overdue = new Set(
@@ -104,23 +98,31 @@ class SyntheticLedger extends BaseStateStore {
     }
   }
 
-  protected async readText(key: string): Promise<{ text: string; etag: string } | undefined> {
+  async get<T>(key: string): Promise<StateEntry<T> | undefined> {
     this.requests++;
     await sleep(this.#latencyMs);
     if (!key.startsWith(CONFIRMATIONS_PREFIX)) return undefined;
-    return { text: JSON.stringify(this.#entry(this.#indexOf(key))), etag: '"e"' };
+    return { value: structuredClone(this.#entry(this.#indexOf(key))) as T, etag: '"e"' };
   }
 
-  protected createText(): Promise<CreateResult> {
+  create(): never {
     throw new Error('the synthetic ledger is read-only');
   }
 
-  protected replaceText(): Promise<{ etag: string }> {
+  update(): never {
     throw new Error('the synthetic ledger is read-only');
   }
 
-  protected removeKey(): Promise<void> {
+  delete(): never {
     throw new Error('the synthetic ledger is read-only');
+  }
+
+  mutate(): never {
+    throw new Error('the synthetic ledger is read-only');
+  }
+
+  async *list(prefix: string, options?: StateListOptions): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix, options)) yield entry.key;
   }
 
   async *listEntries(prefix: string, options: StateListOptions = {}): AsyncIterable<ListedState> {

@@ -9,6 +9,7 @@
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
 
+import { repairConfirmationIndex } from '../../confirmations/entry-index.ts';
 import { UnknownConfirmationStateError } from '../../confirmations/errors.ts';
 import { UsageError } from '../../core/index.ts';
 import type { EventSink } from '../../events/index.ts';
@@ -426,5 +427,34 @@ const confirmations: Command = {
   },
 };
 
+const reindexConfirmations: Command = {
+  name: 'bridge reindex-confirmations',
+  summary:
+    "index the confirmation ledger's entries by state and GTIN (once, after upgrading a ledger written before the index)",
+  description:
+    'Lists every ledger entry once, writes the index markers it lacks (confirmation-index/), records the states it holds and deletes markers whose entry disagrees (when older than an hour). Safe while the bridge runs: no downtime, and running it again changes nothing. docs/confirmations.md, "Index and retention".',
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: targetOptions,
+  examples: ['pds bridge reindex-confirmations', 'pds bridge reindex-confirmations --stage prod --json'],
+  async run(context) {
+    const result = await withConnection(context, (connection) => repairConfirmationIndex(connection.store));
+    return {
+      data: result,
+      text: () =>
+        `${result.entries} entries; ${result.markersWritten} markers written, ${result.markersRetired} stale markers deleted, ${result.markersYoung} stale markers younger than an hour left for the next run`,
+    };
+  },
+};
+
 /** The `pds bridge …` commands. */
-export const bridgeCommands: Command[] = [why, status, redrive, replay, audit, confirmations];
+export const bridgeCommands: Command[] = [
+  why,
+  status,
+  redrive,
+  replay,
+  audit,
+  confirmations,
+  reindexConfirmations,
+];
