@@ -106,8 +106,8 @@ function delayed(inner: StateStore, ms: number): StateStore {
     create: (key, value) => wait(() => inner.create(key, value)),
     update: (key, value, etag) => wait(() => inner.update(key, value, etag)),
     delete: (key, etag) => wait(() => inner.delete(key, etag)),
-    list: (prefix) => inner.list(prefix),
-    listEntries: (prefix) => inner.listEntries(prefix),
+    list: (prefix, options) => inner.list(prefix, options),
+    listEntries: (prefix, options) => inner.listEntries(prefix, options),
     mutate: (key, fn, options) => inner.mutate(key, fn, options),
   };
 }

@@ -126,10 +126,10 @@ function delayed(inner: StateStore, ms: number): StateStore {
     create: (key, value) => wait(() => inner.create(key, value)),
     update: (key, value, etag) => wait(() => inner.update(key, value, etag)),
     delete: (key, etag) => wait(() => inner.delete(key, etag)),
-    list: (prefix) => inner.list(prefix),
-    async *listEntries(prefix) {
+    list: (prefix, options) => inner.list(prefix, options),
+    async *listEntries(prefix, options) {
       let listed = 0;
-      for await (const entry of inner.listEntries(prefix)) {
+      for await (const entry of inner.listEntries(prefix, options)) {
         if (listed % 1000 === 0) await sleep(ms);
         listed += 1;
         yield entry;

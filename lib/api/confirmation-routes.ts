@@ -8,11 +8,19 @@
  */
 
 import type { ConfirmationEntry } from '../confirmations/entry.ts';
-import { CONFIRMATIONS_PREFIX } from '../confirmations/keys.ts';
-import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
+import { UnknownConfirmationStateError } from '../confirmations/errors.ts';
+import { CONFIRMATION_INDEX_PREFIX, CONFIRMATIONS_PREFIX } from '../confirmations/keys.ts';
+import {
+  countByState,
+  entriesOfPublication,
+  listEntries,
+  resolveStates,
+  type StoredEntry,
+} from '../confirmations/read.ts';
 import type { PublicationRecord } from '../publications/records.ts';
 import type { StateStore } from '../state/index.ts';
 import { decodeCursor, pageBody, pageLimit, pageParameters, type Query, queryValue } from './paging.ts';
+import { ApiProblem } from './problem.ts';
 import { publicationReadRoute } from './publication-lookup.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
@@ -100,7 +108,7 @@ function listConfirmationsRoute(context: RouteContext): ApiRoute {
     operationId: 'listConfirmations',
     summary: 'Confirmation entries by item, GTIN or state (the exception list)',
     description:
-      'One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention). Filters combine.',
+      "One page of entries in a stable order. `primaryKey` reads one item’s entries; `gtin` and `state` filter (e.g. `state=REVIEW,REJECTED,OVERDUE` for what needs attention; states in any case, an unknown one is a 400 naming the valid ones). Filters combine. Each page costs what it answers, not the ledger's history; pass `nextCursor` as `cursor` for the next.",
     parameters: [
       { name: 'primaryKey', in: 'query', schema: schemas.primaryKey },
       { name: 'gtin', in: 'query', schema: schemas.gtin },
@@ -114,7 +122,7 @@ function listConfirmationsRoute(context: RouteContext): ApiRoute {
       400: {
         types: ['invalid-query'],
         description:
-          '`limit` is not an integer from 1 to 1000, `state` is not a comma-separated list of states, `primaryKey` or `gtin` is empty or too long, or `cursor` is not one this API returned.',
+          '`limit` is not an integer from 1 to 1000, `state` is not a comma-separated list of states the ledger knows (the problem names them; any case), `primaryKey` or `gtin` is empty or too long, or `cursor` is not one this API returned.',
       },
       503: STATE_UNAVAILABLE,
     },
@@ -136,13 +144,15 @@ function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery
   const limit = pageLimit(query, schemas.parameters.pageLimit);
   const primaryKey = queryValue(query, 'primaryKey', schemas.primaryKey, QUERY_HINTS.primaryKey);
   const gtin = queryValue(query, 'gtin', schemas.gtin, QUERY_HINTS.gtin);
-  const states = queryValue(query, 'state', schemas.confirmations.states, QUERY_HINTS.state)
-    ?.split(',')
-    .map((state) => state.toUpperCase());
+  const states = queryValue(query, 'state', schemas.confirmations.states, QUERY_HINTS.state)?.split(',');
   const after =
     query.cursor === undefined
       ? undefined
-      : decodeCursor(query.cursor, (stateKey) => stateKey.startsWith(CONFIRMATIONS_PREFIX));
+      : decodeCursor(
+          query.cursor,
+          (position) =>
+            position.startsWith(CONFIRMATIONS_PREFIX) || position.startsWith(CONFIRMATION_INDEX_PREFIX),
+        );
   return {
     limit,
     ...(primaryKey === undefined ? {} : { primaryKey }),
@@ -155,8 +165,19 @@ function confirmationQuery(query: Query, schemas: ApiSchemas): ConfirmationQuery
 /** One page of entries matching the query, and the cursor of the next. */
 async function confirmationsPage(context: RouteContext, request: ApiRequest): Promise<ApiResponse> {
   const query = confirmationQuery(request.event.queryStringParameters ?? {}, context.schemas);
+  if (query.states !== undefined) query.states = await knownStatesOf(context.store, query.states);
   const page = await listEntries(context.store, query);
   return { status: 200, body: pageBody(views(page.entries), page.next) };
+}
+
+/** The states asked for in the ledger's spelling; an unknown one is a 400 naming the valid states. */
+async function knownStatesOf(store: StateStore, states: readonly string[]): Promise<string[]> {
+  try {
+    return await resolveStates(store, states);
+  } catch (error) {
+    if (error instanceof UnknownConfirmationStateError) throw new ApiProblem('invalid-query', error.message);
+    throw error;
+  }
 }
 
 const QUERY_HINTS = {

@@ -11,3 +11,20 @@ export class ConfirmationDeadlineError extends BridgeError {
     );
   }
 }
+
+/** A ledger question named a state the ledger does not know (a typo would otherwise read as "no problems"). */
+export class UnknownConfirmationStateError extends BridgeError {
+  /** The states asked for that are not known. */
+  readonly unknown: readonly string[];
+  /** Every state the ledger knows (its own and every status it has recorded). */
+  readonly valid: readonly string[];
+
+  constructor(unknown: readonly string[], valid: readonly string[]) {
+    super(
+      'UNKNOWN_CONFIRMATION_STATE',
+      `state ${unknown.join(', ')} is not a state of the confirmation ledger; use one or more of ${valid.join(', ')} (comma-separated, any case)`,
+    );
+    this.unknown = unknown;
+    this.valid = valid;
+  }
+}

@@ -9,6 +9,38 @@ export const CONFIRMATIONS_PREFIX = statePrefix('confirmations', 'lib/confirmati
 /** `confirmation-deadlines/`: one mark per publication whose entries turn OVERDUE unless answered (./deadlines.ts). */
 export const CONFIRMATION_DEADLINES_PREFIX = statePrefix('confirmation-deadlines', 'lib/confirmations');
 
+/** `confirmation-index/`: markers that find entries by state and by GTIN (./entry-index.ts). */
+export const CONFIRMATION_INDEX_PREFIX = statePrefix('confirmation-index', 'lib/confirmations');
+/** `confirmation-expiry/`: one marker per settled entry under the day it expires (./entry-index.ts). */
+export const CONFIRMATION_EXPIRY_PREFIX = statePrefix('confirmation-expiry', 'lib/confirmations');
+/** `confirmation-index/states.json`: every state the ledger has recorded (the open set of review statuses included). */
+export const CONFIRMATION_STATES_KEY = `${CONFIRMATION_INDEX_PREFIX}states.json`;
+
+/** `confirmation-index/state/<state>/`: a marker per entry in that state. */
+export function confirmationStatePrefix(state: string): string {
+  return `${CONFIRMATION_INDEX_PREFIX}state/${encodeKeySegment(state)}/`;
+}
+
+/** `confirmation-index/gtin/<gtin>/`: a marker per entry of that GTIN. */
+export function confirmationGtinPrefix(gtin: string): string {
+  return `${CONFIRMATION_INDEX_PREFIX}gtin/${encodeKeySegment(gtin)}/`;
+}
+
+/** `confirmation-expiry/<YYYY-MM-DD>/`: the settled entries that expire that day (UTC). */
+export function confirmationExpiryPrefix(day: string): string {
+  return `${CONFIRMATION_EXPIRY_PREFIX}${encodeKeySegment(day)}/`;
+}
+
+/** The marker under `prefix` of the entry at `stateKey` (the entry key's part after `confirmations/`). */
+export function confirmationMarkerKey(prefix: string, stateKey: string): string {
+  return `${prefix}${stateKey.slice(CONFIRMATIONS_PREFIX.length)}`;
+}
+
+/** The entry a marker under `prefix` points to. */
+export function entryKeyOfMarker(prefix: string, markerKey: string): string {
+  return `${CONFIRMATIONS_PREFIX}${markerKey.slice(prefix.length)}`;
+}
+
 /** The recipient segment of the entry a channel starts with, before a confirmation names a recipient. */
 export const FIRST_RECIPIENT = '_';
 

@@ -24,6 +24,7 @@ import type { Destination } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
+import { ConfirmationIndex } from './entry-index.ts';
 import { confirmationChangedEvent, confirmationEventId } from './events.ts';
 import { cicMatchesItem, confirmationFact, gtin14, publicationFact, reviewFact } from './facts.ts';
 import {
@@ -53,15 +54,22 @@ export interface LedgerDependencies {
   source?: string;
   /** Entries worked on at once. Default 8. */
   concurrency?: number;
+  /**
+   * CONFIRMATION_RETENTION_DAYS in milliseconds: settled entries (SYNCHRONISED, ACCEPTED) get an
+   * expiry marker this long after they settled (./expiry.ts deletes them). Unset: they never expire.
+   */
+  retentionMs?: number;
 }
 
 export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
   readonly #log: Log;
+  readonly #index: ConfirmationIndex;
 
   constructor(deps: LedgerDependencies) {
     this.#deps = deps;
+    this.#index = new ConfirmationIndex(deps.store, deps.retentionMs);
     this.#now = deps.now ?? (() => new Date());
     this.#log = deps.log ?? silentLog;
   }
@@ -217,24 +225,29 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   ): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     const now = this.#now();
-    const before: { state?: string; history: number } = { history: 0 };
+    const before: { state?: string; history: number; entry?: ConfirmationEntry } = { history: 0 };
     const result = await this.#deps.store.mutate<ConfirmationEntry>(
       stateKey,
-      (current) => {
+      async (current) => {
         before.state = current?.state;
         before.history = current?.history.length ?? 0;
+        before.entry = current;
         if (accept && !accept(current)) return undefined;
         if (current === undefined && create === undefined) return undefined;
-        return applyFacts(current, facts, {
+        const next = applyFacts(current, facts, {
           key: current?.key ?? (create as ConfirmationEntryKey),
           deadlineMs: this.#deps.deadlineMs,
           now,
           eventIdOf: (data, factId) => confirmationEventId(stateKey, factId, data),
         });
+        // The index first: a crash after this leaves a stale marker, never a missing one.
+        if (next !== undefined) await this.#index.beforeWrite(stateKey, current, next, now);
+        return next;
       },
       { maxAttempts: 20 },
     );
     const entry = result.value;
+    if (result.written && entry) await this.#retireMarkers(stateKey, before.entry, entry, now);
     if (result.written && entry) {
       report.entriesWritten++;
       if (entry.state !== before.state) {
@@ -249,6 +262,23 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     if (entry && entry.pending.length > 0)
       report.eventsPublished += await this.#flush(stateKey, entry.pending);
     return report;
+  }
+
+  /** Retires the markers the entry lost; a failure only leaves stale markers (readers skip them). */
+  async #retireMarkers(
+    stateKey: string,
+    previous: ConfirmationEntry | undefined,
+    written: ConfirmationEntry,
+    now: Date,
+  ): Promise<void> {
+    try {
+      await this.#index.afterWrite(stateKey, previous, written, now);
+    } catch (error) {
+      this.#log.warn('Confirmation index markers left stale; readers and the next sweep retire them', {
+        stateKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /** Publishes the outbox's events, then removes them from the entry (if nobody did meanwhile). */

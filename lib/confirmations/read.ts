@@ -4,10 +4,19 @@
  */
 import { mapAll } from '../core/index.ts';
 import type { Destination } from '../pds/index.ts';
-import type { StateStore } from '../state/index.ts';
+import { compareKeys, type StateStore } from '../state/index.ts';
 import type { ConfirmationEntry } from './entry.ts';
+import { gtinsOf, knownStates, LEDGER_STATES, markersOf, retireMarker } from './entry-index.ts';
+import { UnknownConfirmationStateError } from './errors.ts';
 import { gtin14 } from './facts.ts';
-import { CONFIRMATIONS_PREFIX, confirmationChannelPrefix, confirmationItemPrefix } from './keys.ts';
+import {
+  CONFIRMATIONS_PREFIX,
+  confirmationChannelPrefix,
+  confirmationGtinPrefix,
+  confirmationItemPrefix,
+  confirmationStatePrefix,
+  entryKeyOfMarker,
+} from './keys.ts';
 
 /** Entries per page, at most. */
 export const MAX_PAGE = 1000;
@@ -23,9 +32,11 @@ export interface ListOptions {
   gtin?: string;
   /** Only entries in one of these states. */
   states?: readonly string[];
-  /** Start after this state key (the `next` of the previous page). */
+  /** Start after this position (the `next` of the previous page: an entry key or an index marker key). */
   after?: string;
   limit?: number;
+  /** The time stale markers are judged at (./entry-index.ts, MARKER_GRACE_MS). Default: now. */
+  now?: Date;
 }
 
 /** Every entry under a prefix, in state-key order. */
@@ -68,31 +79,136 @@ export async function entriesOfPublication(
     );
 }
 
+/** A place a page may start from: an entry key, or a marker key pointing to one. */
+interface Candidate {
+  /** The listed key (the cursor of a page that ends here). */
+  position: string;
+  stateKey: string;
+  /** Set for a marker: it must still match its entry, or it is stale. */
+  marker?: string;
+}
+
+/** The keys under `prefixes` (in byte order of the prefixes) after `after`, as candidates. */
+async function* candidates(
+  store: StateStore,
+  prefixes: readonly string[],
+  after: string | undefined,
+  markers: boolean,
+): AsyncGenerator<Candidate> {
+  for (const prefix of [...prefixes].sort(compareKeys)) {
+    let startAfter: string | undefined;
+    if (after !== undefined) {
+      if (after.startsWith(prefix)) startAfter = after;
+      else if (compareKeys(prefix, after) < 0) continue;
+    }
+    for await (const position of store.list(prefix, startAfter === undefined ? {} : { startAfter })) {
+      yield markers
+        ? { position, stateKey: entryKeyOfMarker(prefix, position), marker: position }
+        : { position, stateKey: position };
+    }
+  }
+}
+
+/** Where a question's answer is listed: one item's entries, a GTIN's or states' markers, or all entries. */
+function sourceOf(
+  options: ListOptions,
+  states: readonly string[] | undefined,
+): { prefixes: string[]; markers: boolean } {
+  if (options.primaryKey !== undefined)
+    return { prefixes: [confirmationItemPrefix(options.primaryKey)], markers: false };
+  if (options.gtin !== undefined)
+    return { prefixes: [confirmationGtinPrefix(gtin14(options.gtin))], markers: true };
+  if (states !== undefined) return { prefixes: states.map(confirmationStatePrefix), markers: true };
+  return { prefixes: [CONFIRMATIONS_PREFIX], markers: false };
+}
+
 /**
- * A page of entries in state-key order, filtered by item, GTIN and states, and the cursor (a state
- * key) of the next page. A GTIN filter reads every entry: GTINs are not part of the keys.
+ * A page of entries filtered by item, GTIN and states, and the cursor of the next page. It reads
+ * what the answer needs, not the history: an item's entries by their prefix, a GTIN's or states'
+ * entries through the index (./entry-index.ts); each page lists from its cursor (StartAfter). Every
+ * marker is checked against its entry, so a stale one is skipped (and retired), never shown. `states`
+ * are taken as given: check them with {@link resolveStates} first.
+ *
+ * @example
+ * ```ts
+ * const first = await listEntries(store, { states: ['OVERDUE'], limit: 50 });
+ * const second = await listEntries(store, { states: ['OVERDUE'], limit: 50, after: first.next });
+ * ```
  */
 export async function listEntries(
   store: StateStore,
   options: ListOptions = {},
 ): Promise<{ entries: StoredEntry[]; next?: string }> {
   const limit = Math.min(options.limit ?? 100, MAX_PAGE);
-  const prefix =
-    options.primaryKey !== undefined ? confirmationItemPrefix(options.primaryKey) : CONFIRMATIONS_PREFIX;
-  const states = options.states && options.states.length > 0 ? new Set(options.states) : undefined;
+  const states = options.states && options.states.length > 0 ? [...new Set(options.states)] : undefined;
+  const wanted = states ? new Set(states) : undefined;
   const gtin = options.gtin === undefined ? undefined : gtin14(options.gtin);
+  const { prefixes, markers } = sourceOf(options, states);
+  const now = options.now ?? new Date();
+  const listed = candidates(store, prefixes, options.after, markers)[Symbol.asyncIterator]();
   const entries: StoredEntry[] = [];
-  for await (const stateKey of store.list(prefix)) {
-    if (options.after !== undefined && stateKey <= options.after) continue;
-    const stored = await store.get<ConfirmationEntry>(stateKey);
-    if (!stored) continue;
-    const entry = stored.value;
-    if (states && !states.has(entry.state)) continue;
-    if (gtin && entry.key.gtin !== gtin && gtin14(entry.key.primaryKey) !== gtin) continue;
-    if (entries.length === limit) return { entries, next: entries.at(-1)?.stateKey as string };
-    entries.push({ stateKey, entry });
+  let last: string | undefined;
+  for (;;) {
+    const batch: Candidate[] = [];
+    while (batch.length < limit - entries.length) {
+      const next = await listed.next();
+      if (next.done) break;
+      batch.push(next.value);
+    }
+    if (batch.length === 0) return { entries };
+    const read = await mapAll(batch, READ_CONCURRENCY, async (candidate) => {
+      const stored = await store.get<ConfirmationEntry>(candidate.stateKey);
+      const entry = stored?.value;
+      if (
+        candidate.marker !== undefined &&
+        (!entry || !markersOf(candidate.stateKey, entry).includes(candidate.marker))
+      ) {
+        await retireMarker(store, candidate.marker, now);
+        return undefined;
+      }
+      return entry;
+    });
+    batch.forEach((candidate, at) => {
+      const entry = read[at];
+      last = candidate.position;
+      if (!entry) return;
+      if (wanted && !wanted.has(entry.state)) return;
+      if (gtin && !gtinsOf(entry).includes(gtin)) return;
+      entries.push({ stateKey: candidate.stateKey, entry });
+    });
+    if (entries.length >= limit) {
+      const more = await listed.next();
+      await listed.return?.(undefined);
+      return more.done ? { entries } : { entries, next: last as string };
+    }
   }
-  return { entries };
+}
+
+/** Entries read at once while answering a page. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * The states asked for, each in the ledger's own spelling (matched in any case: `review` is REVIEW),
+ * or {@link UnknownConfirmationStateError} naming the valid ones. The valid states are the ledger's
+ * own plus every status it has recorded (the index records them); the record is only read when a
+ * state is not one of the ledger's own.
+ *
+ * @example
+ * ```ts
+ * await resolveStates(store, ['overdue', 'Review']); // ['OVERDUE', 'REVIEW']
+ * ```
+ */
+export async function resolveStates(store: StateStore, requested: readonly string[]): Promise<string[]> {
+  const canonical = (known: readonly string[], state: string) =>
+    known.find((candidate) => candidate === state) ??
+    known.find((candidate) => candidate.toUpperCase() === state.toUpperCase());
+  if (requested.every((state) => canonical(LEDGER_STATES, state) !== undefined)) {
+    return requested.map((state) => canonical(LEDGER_STATES, state) as string);
+  }
+  const known = await knownStates(store);
+  const unknown = requested.filter((state) => canonical(known, state) === undefined);
+  if (unknown.length > 0) throw new UnknownConfirmationStateError(unknown, known);
+  return requested.map((state) => canonical(known, state) as string);
 }
 
 /** How many entries are in each state. */

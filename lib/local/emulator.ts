@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { type RunningConditionalEndpoint, startConditionalEndpoint } from './conditional-endpoint.ts';
 import { isAddressInUse, PortInUseError } from './errors.ts';
+import { fixFauxqsListing } from './fauxqs-listing.ts';
 
 export interface EmulatorOptions {
   /** 0 picks a free port. */
@@ -53,6 +54,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     await mkdir(storage.dataDir, { recursive: true });
     await mkdir(storage.s3StorageDir, { recursive: true });
   }
+  // fauxqs lists in locale order; S3 (and every paged reader of the bridge) needs byte order.
+  await fixFauxqsListing();
   const server: FauxqsServer = await startFauxqs({
     port: 0,
     logger: false,

@@ -53,3 +53,11 @@ export class DemoStepError extends BridgeError {
     this.step = step;
   }
 }
+
+/** The installed local emulator is not the version the local stack was written and corrected for. */
+export class EmulatorUnsupportedError extends BridgeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('EMULATOR_UNSUPPORTED', message, options);
+    this.name = 'EmulatorUnsupportedError';
+  }
+}

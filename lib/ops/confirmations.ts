@@ -2,7 +2,13 @@
  * The confirmation ledger as operators read it (`pds bridge confirmations`, `pds bridge why
  * PUBLICATION_ID`): one row per item and recipient, with the corrective actions in one line.
  */
-import { countByState, entriesOfPublication, listEntries, type StoredEntry } from '../confirmations/read.ts';
+import {
+  countByState,
+  entriesOfPublication,
+  listEntries,
+  resolveStates,
+  type StoredEntry,
+} from '../confirmations/read.ts';
 import type { PublicationRecord } from '../publications/records.ts';
 import { readPublication } from '../publications/records.ts';
 import type { StateStore } from '../state/index.ts';
@@ -76,12 +82,16 @@ export async function confirmationsOfPublication(
   };
 }
 
-/** Entries of one item and/or in some states, at most `limit`. */
+/**
+ * Entries of one item and/or in some states, at most `limit`. States are matched in any case; an
+ * unknown one throws UnknownConfirmationStateError naming the valid states.
+ */
 export async function findConfirmations(
   store: StateStore,
   query: { primaryKey?: string; states?: string[] },
   limit: number,
 ): Promise<ConfirmationsAnswer> {
+  if (query.states !== undefined) query = { ...query, states: await resolveStates(store, query.states) };
   const page = await listEntries(store, { ...query, limit });
   return {
     query,

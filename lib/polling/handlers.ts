@@ -7,9 +7,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
 import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
-import { checkConfirmationDeadlines } from '../confirmations/deadlines.ts';
+import { checkConfirmationDeadlines, expireConfirmations } from '../confirmations/deadlines.ts';
 import { ConfirmationLedger } from '../confirmations/ledger.ts';
-import { deadlineMs } from '../confirmations/settings.ts';
+import { deadlineMs, retentionMs } from '../confirmations/settings.ts';
 import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
@@ -138,6 +138,7 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
     store,
     sink,
     deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS as number),
+    retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS as number),
     log: logger,
     metrics,
   });
@@ -226,10 +227,17 @@ export function createSupplierReviewPollHandler(
       });
       // The confirmation ledger's deadlines ride on this schedule: entries nobody answered turn OVERDUE.
       const confirmations = await checkConfirmationDeadlines(deps.store, wiring.confirmations, new Date());
+      // And their retention: settled entries whose CONFIRMATION_RETENTION_DAYS ended are deleted.
+      const expiry = await expireConfirmations(
+        deps.store,
+        new Date(),
+        retentionMs(wiring.settings.CONFIRMATION_RETENTION_DAYS as number),
+      );
       return {
         ...report,
         confirmationsDue: confirmations.due,
         confirmationsOverdue: confirmations.transitions.OVERDUE ?? 0,
+        confirmationsExpired: expiry.expired,
       };
     },
     record: recordScheduledReviewMetrics,

@@ -7,7 +7,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type Environment, loadConfig } from '../config.ts';
 import { ConfirmationLedger } from '../confirmations/ledger.ts';
-import { deadlineMs } from '../confirmations/settings.ts';
+import { deadlineMs, retentionMs } from '../confirmations/settings.ts';
 import { continuingTrace } from '../core/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
@@ -35,6 +35,7 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
     store,
     sink: events,
     deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS),
+    retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS),
     log: logger,
     metrics,
   });

@@ -45,12 +45,14 @@ export {
 export { MemoryStateStore, type MemoryStateStoreOptions, type StateOperation } from './memory.ts';
 export {
   type CreateResult,
+  compareKeys,
   type ListedState,
   type MutateOptions,
   type MutateResult,
   type Mutation,
   mutate,
   type StateEntry,
+  type StateListOptions,
   type StateStore,
 } from './store.ts';
 export {

@@ -8,7 +8,13 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StateConflictError } from './errors.ts';
-import { BaseStateStore, type CreateResult, type ListedState } from './store.ts';
+import {
+  BaseStateStore,
+  type CreateResult,
+  compareKeys,
+  type ListedState,
+  type StateListOptions,
+} from './store.ts';
 
 /** One call into the store, as seen by {@link MemoryStateStoreOptions.beforeOperation}. */
 export interface StateOperation {
@@ -31,10 +37,6 @@ const insideHook = new AsyncLocalStorage<boolean>();
 interface Stored {
   readonly text: string;
   readonly etag: string;
-}
-
-function utf8Compare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /**
@@ -103,9 +105,14 @@ export class MemoryStateStore extends BaseStateStore {
     this.#objects.delete(key);
   }
 
-  async *listEntries(prefix: string): AsyncIterable<ListedState> {
+  async *listEntries(prefix: string, options: StateListOptions = {}): AsyncIterable<ListedState> {
     await this.#hook('list', prefix);
-    const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort(utf8Compare);
+    const { startAfter } = options;
+    const keys = [...this.#objects.keys()]
+      .filter(
+        (key) => key.startsWith(prefix) && (startAfter === undefined || compareKeys(key, startAfter) > 0),
+      )
+      .sort(compareKeys);
     for (const key of keys) {
       const stored = this.#objects.get(key);
       if (stored) yield { key, etag: stored.etag };

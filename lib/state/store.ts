@@ -29,6 +29,15 @@ export interface ListedState {
   readonly etag: string;
 }
 
+/** Where a listing starts. */
+export interface StateListOptions {
+  /**
+   * Only keys after this one (UTF-8 byte order), as S3's `StartAfter`: a paged reader passes the last
+   * key it saw and the listing resumes there instead of from the first key. Need not exist.
+   */
+  readonly startAfter?: string;
+}
+
 /** Outcome of `create`: the new ETag, or the fact that something already exists under the key. */
 export type CreateResult = { readonly created: true; readonly etag: string } | { readonly created: false };
 
@@ -67,13 +76,13 @@ export interface StateStore {
    * Removing a key that does not exist is not an error.
    */
   delete(key: string, etag?: string): Promise<void>;
-  /** Every key that starts with `prefix`, in ascending (UTF-8 byte) order. */
-  list(prefix: string): AsyncIterable<string>;
+  /** Every key that starts with `prefix` (after `options.startAfter`), in ascending (UTF-8 byte) order. */
+  list(prefix: string, options?: StateListOptions): AsyncIterable<string>;
   /**
    * Like `list`, with each key's current ETag (the one `get` would return): lets a caller that cached
    * a value with its ETag tell from the listing alone whether the value changed since.
    */
-  listEntries(prefix: string): AsyncIterable<ListedState>;
+  listEntries(prefix: string, options?: StateListOptions): AsyncIterable<ListedState>;
   /**
    * Read–modify–write with conditional writes, retried with jittered back-off on conflicts. `fn` may run
    * more than once, so it must only compute (no side effects).
@@ -84,6 +93,11 @@ export interface StateStore {
    * ```
    */
   mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>>;
+}
+
+/** UTF-8 byte order of two keys, the order S3 lists in (not UTF-16 code-unit order, not locale order). */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** Longest key S3 accepts, in UTF-8 bytes. */
@@ -210,7 +224,7 @@ export abstract class BaseStateStore implements StateStore {
   protected abstract replaceText(key: string, text: string, etag: string): Promise<{ etag: string }>;
   /** Removes the key, with `etag` only if it is still that version (`delete`'s semantics). */
   protected abstract removeKey(key: string, etag?: string): Promise<void>;
-  abstract listEntries(prefix: string): AsyncIterable<ListedState>;
+  abstract listEntries(prefix: string, options?: StateListOptions): AsyncIterable<ListedState>;
 
   async get<T>(key: string): Promise<StateEntry<T> | undefined> {
     assertStateKey(key);
@@ -233,8 +247,8 @@ export abstract class BaseStateStore implements StateStore {
     await this.removeKey(key, etag);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
-    for await (const entry of this.listEntries(prefix)) yield entry.key;
+  async *list(prefix: string, options?: StateListOptions): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix, options)) yield entry.key;
   }
 
   mutate<T>(key: string, fn: Mutation<T>, options?: MutateOptions): Promise<MutateResult<T>> {

@@ -4,14 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
-import { confirmationKey } from '../../lib/confirmations/keys.ts';
+import { repairConfirmationIndex } from '../../lib/confirmations/entry-index.ts';
+import { UnknownConfirmationStateError } from '../../lib/confirmations/errors.ts';
+import { CONFIRMATION_INDEX_PREFIX, confirmationKey } from '../../lib/confirmations/keys.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
+import { listEntries, resolveStates } from '../../lib/confirmations/read.ts';
 import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
 import type { Destination, SupplierReview } from '../../lib/pds/index.ts';
 import { publicationKey } from '../../lib/publications/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { mutate, type StateStore } from '../../lib/state/store.ts';
 import type { CicSummary } from '../../lib/xml/index.ts';
 import { RecordingSink } from './event-sink.ts';
 
@@ -119,6 +121,43 @@ function setup(store: StateStore, sink = new RecordingSink()) {
       .filter((event) => event.type === 'pds.confirmation.changed')
       .map((event) => event as CloudEvent<'pds.confirmation.changed'>);
   return { store, clock, ledger, sink, published, entry, changes };
+}
+
+/** `store`, whose next write of `key` fails once after `arm()` (a crash between the index and the entry). */
+function crashingOnce(store: StateStore, key: string) {
+  let armed = false;
+  const crash = (written: string) => {
+    if (!armed || written !== key) return;
+    armed = false;
+    throw new Error(`crash before writing ${written} (injected)`);
+  };
+  const wrapped: StateStore = {
+    get: (k) => store.get(k),
+    create: async (k, value) => {
+      crash(k);
+      return store.create(k, value);
+    },
+    update: async (k, value, etag) => {
+      crash(k);
+      return store.update(k, value, etag);
+    },
+    delete: (k, etag) => store.delete(k, etag),
+    list: (prefix, options) => store.list(prefix, options),
+    listEntries: (prefix, options) => store.listEntries(prefix, options),
+    mutate: (k, fn, options) => mutate(wrapped, k, fn, options),
+  };
+  return {
+    store: wrapped,
+    arm: () => {
+      armed = true;
+    },
+  };
+}
+
+async function keysUnder(store: StateStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of store.list(prefix)) keys.push(key);
+  return keys;
 }
 
 /** Registers the ledger tests under `describe(name)`. */
@@ -405,6 +444,138 @@ export function describeConfirmationLedger(
       expect(second.entries.map((stored) => stored.entry.key.primaryKey)).toEqual(['k3']);
       expect(second.next).toBeUndefined();
       expect(review.entries.map((stored) => stored.stateKey)).toEqual([confirmationKey('k2', 'gdsn-de')]);
+    });
+
+    it('keeps the index exact through a crash between the marker and the entry, and repairs it', async () => {
+      // prepare
+      const backing = await makeStore();
+      const entryKey = confirmationKey('k1', 'gdsn-de');
+      const crashing = crashingOnce(backing, entryKey);
+      const { ledger, published, clock } = setup(crashing.store);
+      await published('p1', ['k1', 'k2'], ['gdsn-de']);
+      const review = reviewReceived('k1', 'gdsn-de', 71, [cic('REVIEW', 'k1', 1)]);
+
+      // act: the REVIEW marker is written, then the entry write crashes
+      crashing.arm();
+      await expect(ledger.recordReviews([review])).rejects.toThrow(/injected/);
+      const afterCrash = await listEntries(backing, { states: ['REVIEW'], now: clock.now });
+      const awaiting = await listEntries(backing, { states: ['AWAITING'], now: clock.now });
+      // the writer's retry (the queue redelivers), then a duplicate and an older answer read late
+      await ledger.recordReviews([review]);
+      await ledger.recordReviews([
+        review,
+        reviewReceived('k1', 'gdsn-de', 72, [cic('SYNCHRONISED', 'k1', 0.5)]),
+      ]);
+      const reviewAfter = await listEntries(backing, { states: ['REVIEW'], now: clock.now });
+      const awaitingAfter = await listEntries(backing, { states: ['AWAITING'], now: clock.now });
+      const staleBeforeGrace = await keysUnder(backing, `${CONFIRMATION_INDEX_PREFIX}state/AWAITING/`);
+      const later = new Date(clock.now.getTime() + 2 * HOUR);
+      await listEntries(backing, { states: ['AWAITING', 'SYNCHRONISED'], now: later });
+      const stateMarkers = await keysUnder(backing, `${CONFIRMATION_INDEX_PREFIX}state/`);
+
+      // assess
+      expect(afterCrash.entries).toEqual([]);
+      expect(awaiting.entries.map((stored) => stored.stateKey)).toEqual([
+        entryKey,
+        confirmationKey('k2', 'gdsn-de'),
+      ]);
+      expect(reviewAfter.entries.map((stored) => stored.stateKey)).toEqual([entryKey]);
+      expect(awaitingAfter.entries.map((stored) => stored.stateKey)).toEqual([
+        confirmationKey('k2', 'gdsn-de'),
+      ]);
+      expect(staleBeforeGrace).toHaveLength(2);
+      expect(stateMarkers).toEqual([
+        `${CONFIRMATION_INDEX_PREFIX}state/AWAITING/k2/gdsn-de/_.json`,
+        `${CONFIRMATION_INDEX_PREFIX}state/REVIEW/k1/gdsn-de/_.json`,
+      ]);
+    });
+
+    it('pages concatenate to exactly the full answer, by state and by GTIN', async () => {
+      // prepare
+      const { store, ledger, published, clock } = setup(await makeStore());
+      const keys = Array.from({ length: 12 }, (_, i) => `0061414112${String(i).padStart(4, '0')}`);
+      await published('p1', keys, ['gdsn-de', 'gdsn-nl']);
+      await ledger.recordReviews(
+        keys
+          .filter((_, i) => i % 3 === 0)
+          .map((key, i) => reviewReceived(key, 'gdsn-nl', 200 + i, [cic('REVIEW', key, 1)])),
+      );
+      const all = async (query: { states?: string[]; gtin?: string }) => {
+        const pages: string[][] = [];
+        let after: string | undefined;
+        do {
+          const page = await listEntries(store, {
+            ...query,
+            limit: 3,
+            now: clock.now,
+            ...(after ? { after } : {}),
+          });
+          pages.push(page.entries.map((stored) => stored.stateKey));
+          after = page.next;
+        } while (after !== undefined);
+        return pages.flat();
+      };
+
+      // act
+      const exceptions = await all({ states: ['REVIEW', 'AWAITING'] });
+      const byGtin = await all({ gtin: keys[3] as string });
+      const everything = (await listEntries(store, { limit: 1000 })).entries;
+
+      // assess
+      const stateOf = new Map(everything.map((stored) => [stored.stateKey, stored.entry.state]));
+      expect(exceptions).toHaveLength(24);
+      expect(new Set(exceptions).size).toBe(24);
+      expect(exceptions.filter((key) => stateOf.get(key) === 'REVIEW')).toHaveLength(4);
+      expect(exceptions.slice(0, 20).every((key) => stateOf.get(key) === 'AWAITING')).toBe(true);
+      expect(byGtin).toEqual([
+        confirmationKey(keys[3] as string, 'gdsn-de'),
+        confirmationKey(keys[3] as string, 'gdsn-nl'),
+      ]);
+    });
+
+    it('indexes a ledger written before the index with the sweep', async () => {
+      // prepare
+      const { store, ledger, published, clock } = setup(await makeStore());
+      await published('p1', ['k1', 'k2'], ['gdsn-de']);
+      await ledger.recordReviews([
+        reviewReceived('k2', 'gdsn-de', 90, undefined, { reviewStatus: 'APPROVED' }),
+      ]);
+      for (const key of await keysUnder(store, CONFIRMATION_INDEX_PREFIX)) await store.delete(key);
+      const before = await listEntries(store, { states: ['APPROVED'], now: clock.now });
+
+      // act
+      const report = await repairConfirmationIndex(store, { now: clock.now });
+      const approved = await listEntries(store, { states: ['APPROVED'], now: clock.now });
+
+      // assess
+      expect(before.entries).toEqual([]);
+      expect(report.entries).toBe(2);
+      expect(report.markersWritten).toBe(4);
+      expect(approved.entries.map((entry) => entry.stateKey)).toEqual([confirmationKey('k2', 'gdsn-de')]);
+      expect(await keysUnder(store, `${CONFIRMATION_INDEX_PREFIX}state/`)).toEqual([
+        `${CONFIRMATION_INDEX_PREFIX}state/APPROVED/k2/gdsn-de/_.json`,
+        `${CONFIRMATION_INDEX_PREFIX}state/AWAITING/k1/gdsn-de/_.json`,
+      ]);
+    });
+
+    it('refuses an unknown state, naming the valid ones, and knows the review statuses it recorded', async () => {
+      // prepare
+      const { store, ledger, published } = setup(await makeStore());
+      await published('p1', ['k1'], ['gdsn-de']);
+      await ledger.recordReviews([
+        reviewReceived('k1', 'gdsn-de', 91, undefined, { reviewStatus: 'APPROVED' }),
+      ]);
+
+      // act
+      const bogus = await resolveStates(store, ['REVIEW', 'BOGUS']).catch((error: unknown) => error);
+      const resolved = await resolveStates(store, ['review', 'Overdue', 'approved']);
+
+      // assess
+      expect(bogus).toBeInstanceOf(UnknownConfirmationStateError);
+      expect((bogus as Error).message).toMatch(
+        /state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, APPROVED, AWAITING, OVERDUE, RECEIVED, REJECTED, REVIEW, SYNCHRONISED/,
+      );
+      expect(resolved).toEqual(['REVIEW', 'OVERDUE', 'APPROVED']);
     });
 
     if (options.concurrent !== false) {

@@ -25,6 +25,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { fixFauxqsListing } from '../../lib/local/fauxqs-listing.ts';
 
 /** A queue to create; `dlq` is created too and wired with a redrive policy. */
 export interface EmulatedQueue {
@@ -100,6 +101,8 @@ export function queueAttributes(queue: EmulatedQueue, dlqArn: string | undefined
 /** Starts fauxqs on an ephemeral port with the given buckets and queues. */
 export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promise<AwsEmulator> {
   const region = options.region ?? 'us-east-1';
+  // The same byte-order listing as the local stack (lib/local/fauxqs-listing.ts).
+  await fixFauxqsListing();
   const server = await startFauxqs({
     port: 0,
     logger: false,

@@ -57,13 +57,13 @@ export class KillSwitch {
         enter();
         return inner.delete(key, etag);
       },
-      list(prefix) {
+      list(prefix, options) {
         enter();
-        return inner.list(prefix);
+        return inner.list(prefix, options);
       },
-      listEntries(prefix) {
+      listEntries(prefix, options) {
         enter();
-        return inner.listEntries(prefix);
+        return inner.listEntries(prefix, options);
       },
       mutate(key, fn, options) {
         enter();

@@ -14,11 +14,6 @@ export interface StateStoreSuiteOptions {
   /** The backend enforces conditional writes. */
   conditional: boolean;
   /**
-   * The backend lists in UTF-8 byte order, as S3 does. fauxqs sorts with localeCompare instead (and its
-   * paging then skips keys), so against it only the set of listed keys is compared.
-   */
-  byteOrderListing?: boolean;
-  /**
    * Two truly simultaneous conditional writes of one key never both succeed. moto checks and writes
    * without a lock, so against it the cases that race writers at the same instant are left out; the
    * conditional cases that interleave writers in a fixed order still run. Default: `conditional`.
@@ -26,17 +21,63 @@ export interface StateStoreSuiteOptions {
   atomic?: boolean;
 }
 
-async function collect(keys: AsyncIterable<string>): Promise<string[]> {
+async function collect(keys: AsyncIterable<string>, limit = Number.POSITIVE_INFINITY): Promise<string[]> {
   const all: string[] = [];
-  for await (const key of keys) all.push(key);
+  if (limit <= 0) return all;
+  for await (const key of keys) {
+    all.push(key);
+    if (all.length >= limit) break;
+  }
   return all;
+}
+
+/** UTF-8 byte order, as S3 lists. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * `count` distinct keys under `prefix` whose names mix what makes locale, UTF-16 and byte order
+ * disagree: digits, both cases, punctuation, nested segments, non-ASCII letters (one outside the BMP).
+ */
+export function mixedKeys(prefix: string, count: number): string[] {
+  const parts = [
+    '0',
+    '9',
+    'A',
+    'a',
+    'B',
+    'b',
+    'Z',
+    'z',
+    '_',
+    '-',
+    '.x',
+    '~',
+    '+',
+    '!',
+    'É',
+    'é',
+    'ß',
+    '日',
+    '😀',
+    'ﬀ',
+  ];
+  const keys = new Set<string>();
+  for (let i = 0; keys.size < count; i++) {
+    const first = parts[i % parts.length] as string;
+    const second = parts[Math.floor(i / parts.length) % parts.length] as string;
+    const nested = i % 3 === 0 ? `${second}/` : '';
+    keys.add(`${prefix}${first}${nested}${second}${i % 7 === 0 ? 'Q' : 'q'}.json`);
+  }
+  return [...keys];
 }
 
 /** Registers the shared StateStore tests under `describe(name)`. */
 export function describeStateStoreBehaviour(
   name: string,
   makeStore: () => StateStore | Promise<StateStore>,
-  { conditional, byteOrderListing = true, atomic = conditional }: StateStoreSuiteOptions,
+  { conditional, atomic = conditional }: StateStoreSuiteOptions,
 ): void {
   describe(name, () => {
     let store: StateStore;
@@ -182,7 +223,31 @@ export function describeStateStoreBehaviour(
         'watch/z.json',
         'watch/é.json',
       ];
-      expect(byteOrderListing ? listed : [...listed].sort()).toEqual(expected);
+      expect(listed).toEqual(expected);
+    });
+
+    it('pages through several hundred mixed keys with StartAfter in byte order, never skipping or repeating one', async () => {
+      // prepare
+      const keys = mixedKeys('ledger/', 260);
+      for (const key of keys) await store.create(key, { key });
+      for (const key of ['ledge/x.json', 'ledger0/x.json', 'a.json']) await store.create(key, {});
+      const expected = [...keys].sort(byteOrder);
+
+      // act
+      const whole = await collect(store.list('ledger/'));
+      const paged: string[] = [];
+      for (;;) {
+        const startAfter = paged.at(-1);
+        const page = await collect(store.list('ledger/', startAfter === undefined ? {} : { startAfter }), 7);
+        paged.push(...page);
+        if (page.length < 7) break;
+      }
+      const fromMissingKey = await collect(store.list('ledger/', { startAfter: 'ledger/a' }));
+
+      // assess
+      expect(whole).toEqual(expected);
+      expect(paged).toEqual(expected);
+      expect(fromMissingKey).toEqual(expected.filter((key) => byteOrder(key, 'ledger/a') > 0));
     });
 
     it('lists each key with the ETag a read returns, and a new ETag once the value changes', async () => {

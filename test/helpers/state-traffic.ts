@@ -11,6 +11,7 @@ import {
   type Mutation,
   mutate,
   type StateEntry,
+  type StateListOptions,
   type StateStore,
   serializeState,
 } from '../../lib/state/store.ts';
@@ -67,15 +68,15 @@ export class TrafficCountingStore implements StateStore {
     return this.#inner.delete(key, etag);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
-    for await (const entry of this.listEntries(prefix)) yield entry.key;
+  async *list(prefix: string, options?: StateListOptions): AsyncIterable<string> {
+    for await (const entry of this.listEntries(prefix, options)) yield entry.key;
   }
 
-  async *listEntries(prefix: string): AsyncIterable<ListedState> {
+  async *listEntries(prefix: string, options?: StateListOptions): AsyncIterable<ListedState> {
     // One request per listing page of 1,000 keys, as S3's ListObjectsV2.
     let listed = 0;
     this.requests.list += 1;
-    for await (const entry of this.#inner.listEntries(prefix)) {
+    for await (const entry of this.#inner.listEntries(prefix, options)) {
       if (listed > 0 && listed % 1000 === 0) this.requests.list += 1;
       listed += 1;
       yield entry;

@@ -193,8 +193,8 @@ export function describeWatchListBehaviour(
           }
           await backing.delete(key, etag);
         },
-        list: (prefix) => backing.list(prefix),
-        listEntries: (prefix) => backing.listEntries(prefix),
+        list: (prefix, options) => backing.list(prefix, options),
+        listEntries: (prefix, options) => backing.listEntries(prefix, options),
         mutate: (key, fn, options) => backing.mutate(key, fn, options),
       };
       await watch(store, ['k'], { ttlMs: DAY, source: 'operator', now: t0 });

@@ -300,6 +300,22 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(bad.stderr).toContain('s3://BUCKET/KEY');
   });
 
+  it('confirmations: an unknown --state exits 2 naming the valid states; any case is taken; reindexing changes nothing twice', async () => {
+    const bogus = await pds(['bridge', 'confirmations', '--state', 'BOGUS']);
+    const lower = await pds(['bridge', 'confirmations', '--state', 'review,overdue', '--json']);
+    await pds(['bridge', 'reindex-confirmations', '--json']);
+    const again = await pdsJson<{ markersWritten: number }>(['bridge', 'reindex-confirmations', '--json']);
+
+    expect(bogus.code).toBe(2);
+    expect(bogus.stdout).toBe('');
+    expect(bogus.stderr).toContain(
+      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REJECTED, REVIEW, SYNCHRONISED',
+    );
+    expect(lower.code).toBe(0);
+    expect(JSON.parse(lower.stdout).query.states).toEqual(['REVIEW', 'OVERDUE']);
+    expect(again.markersWritten).toBe(0);
+  });
+
   it("status: the pollers' last successful runs, the checkpoint, recorded ingests and every queue with its DLQ", async () => {
     // prepare: the stack polls every second; wait for both pollers to have finished a run
     const deadline = Date.now() + 30_000;

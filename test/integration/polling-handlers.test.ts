@@ -208,6 +208,7 @@ describe('poll-supplier-reviews handler and its worker', () => {
       chunks: 3,
       confirmationsDue: 0,
       confirmationsOverdue: 0,
+      confirmationsExpired: 0,
     });
     expect(chunks).toHaveLength(3);
     const failedChunk = chunks.find((message) => failedIds.has(message.MessageId ?? ''));

@@ -175,8 +175,8 @@ describe('pollMessagingAssets against the simulator and fauxqs', () => {
           ? Promise.reject(new Error('crash'))
           : w.store.update(key, value, etag),
       delete: (key, etag) => w.store.delete(key, etag),
-      list: (prefix) => w.store.list(prefix),
-      listEntries: (prefix) => w.store.listEntries(prefix),
+      list: (prefix, options) => w.store.list(prefix, options),
+      listEntries: (prefix, options) => w.store.listEntries(prefix, options),
       mutate: (key, fn, options) => w.store.mutate(key, fn, options),
     };
     const deps = { pds: w.pds, store: crashing, sink: w.sink };

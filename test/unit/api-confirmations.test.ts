@@ -89,13 +89,17 @@ describe('GET /confirmations', () => {
     const first = await get('/confirmations?state=review,AWAITING&limit=2');
     const second = await get(`/confirmations?state=review,AWAITING&limit=2&cursor=${first.body.nextCursor}`);
 
-    expect(first.body.entries.map((entry: { state: string }) => entry.state)).toEqual(['REVIEW', 'AWAITING']);
+    // Several states: state by state (in byte order of their names), each in entry-key order.
+    expect(first.body.entries.map((entry: { state: string }) => entry.state)).toEqual([
+      'AWAITING',
+      'AWAITING',
+    ]);
     expect(
       second.body.entries.map((entry: { state: string; channelId: string }) => [
         entry.state,
         entry.channelId,
       ]),
-    ).toEqual([['AWAITING', 'gdsn-nl']]);
+    ).toEqual([['REVIEW', 'gdsn-de']]);
     expect(second.body.nextCursor).toBeUndefined();
   });
 
@@ -128,6 +132,10 @@ describe('GET /confirmations', () => {
     ['state=REVIEW;REJECTED', 'state must be comma-separated states, e.g. REVIEW,REJECTED,OVERDUE'],
     ['cursor=d2F0Y2gvYQ', 'cursor is not a nextCursor this API returned; start again without it'],
     ['limit=5000&gtin=', 'limit must be an integer from 1 to 1000'],
+    [
+      'state=REVIEW,BOGUS',
+      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REJECTED, REVIEW, SYNCHRONISED (comma-separated, any case)',
+    ],
   ])('answers ?%s with 400 invalid-query saying what the value must be', async (query, detail) => {
     const { get } = await setup();
 

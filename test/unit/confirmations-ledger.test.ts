@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
+import { checkConfirmationDeadlines, expireConfirmations } from '../../lib/confirmations/deadlines.ts';
 import { ConfirmationDeadlineError } from '../../lib/confirmations/errors.ts';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { describeConfirmationLedger } from '../helpers/confirmation-ledger-suite.ts';
+import { describeConfirmationLedger, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 
 describeConfirmationLedger('confirmation ledger on the memory store', () => new MemoryStateStore());
@@ -56,5 +56,43 @@ describe('the deadline check with a failing publication', () => {
       'OVERDUE',
       'OVERDUE',
     ]);
+  });
+});
+
+describe('the retention of settled entries', () => {
+  it('deletes SYNCHRONISED entries once their retention ended, with their markers, and keeps unresolved ones', async () => {
+    // prepare
+    const DAY = 86_400_000;
+    const store = new MemoryStateStore();
+    const clock = { now: new Date('2026-11-20T10:00:00.000Z') };
+    const ledger = new ConfirmationLedger({
+      store,
+      sink: new RecordingSink(),
+      deadlineMs: 48 * 3_600_000,
+      retentionMs: 90 * DAY,
+      now: () => clock.now,
+    });
+    await ledger.recordPublication({
+      publicationId: 'p1',
+      publishedAt: clock.now.toISOString(),
+      primaryKeys: ['k1', 'k2'],
+      destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-de' }],
+    });
+    await ledger.recordReviews([
+      reviewReceived('k1', 'gdsn-de', 1, undefined, { reviewStatus: 'SYNCHRONISED' }),
+      reviewReceived('k2', 'gdsn-de', 2, undefined, { reviewStatus: 'REVIEW' }),
+    ]);
+
+    // act
+    const early = await expireConfirmations(store, new Date(clock.now.getTime() + 89 * DAY), 90 * DAY);
+    const due = await expireConfirmations(store, new Date(clock.now.getTime() + 92 * DAY), 90 * DAY);
+    const left: string[] = [];
+    for await (const key of store.list('confirmation')) left.push(key);
+
+    // assess
+    expect(early).toEqual({ expired: 0, dropped: 0 });
+    expect(due).toEqual({ expired: 1, dropped: 0 });
+    expect(left.filter((key) => key.includes('/k1/'))).toEqual([]);
+    expect(left.filter((key) => key.includes('/k2/')).length).toBeGreaterThan(1);
   });
 });

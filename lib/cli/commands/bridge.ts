@@ -10,6 +10,8 @@
  *   bucket `pds-bridge-state-<account>-<region>-<stage>` (or `--state-bucket` / `STATE_BUCKET`).
  */
 
+import { repairConfirmationIndex } from '../../confirmations/entry-index.ts';
+import { UnknownConfirmationStateError } from '../../confirmations/errors.ts';
 import { UsageError } from '../../core/index.ts';
 import type { EventSink } from '../../events/index.ts';
 import { parseSuffixList } from '../../ingest/filters.ts';
@@ -386,7 +388,7 @@ const confirmations: Command = {
     const stateText = stringFlag(flags, 'state');
     const states = stateText
       ?.split(',')
-      .map((state) => state.trim().toUpperCase())
+      .map((state) => state.trim())
       .filter(Boolean);
     const limit = integerFlag(flags, 'limit', command, { min: 1, max: 1000 }) ?? 100;
     const publicationId = args[0];
@@ -396,7 +398,10 @@ const confirmations: Command = {
     if (publicationId === undefined && primaryKey === undefined && states === undefined) {
       throw new UsageError('name what to show: PUBLICATION_ID, --key KEY or --state STATES', command);
     }
-    if (states !== undefined && (states.length === 0 || states.some((state) => !/^[A-Z_]+$/.test(state)))) {
+    if (
+      states !== undefined &&
+      (states.length === 0 || states.some((state) => !/^[A-Za-z0-9_-]+$/.test(state)))
+    ) {
       throw new UsageError(
         `--state must be comma-separated states such as REVIEW,OVERDUE, got '${stateText}'`,
         command,
@@ -413,10 +418,43 @@ const confirmations: Command = {
             },
             limit,
           ),
-    );
+    ).catch((error: unknown) => {
+      // A typo in --state is a usage error (exit 2), not an empty answer.
+      if (error instanceof UnknownConfirmationStateError) throw new UsageError(error.message, command);
+      throw error;
+    });
     return { data: answer, text: () => confirmationsText(answer) };
   },
 };
 
+const reindexConfirmations: Command = {
+  name: 'bridge reindex-confirmations',
+  summary:
+    "index the confirmation ledger's entries by state and GTIN (once, after upgrading a ledger written before the index)",
+  description:
+    'Lists every ledger entry once, writes the index markers it lacks (confirmation-index/), records the states it holds and deletes markers whose entry disagrees (when older than an hour). Safe while the bridge runs: no downtime, and running it again changes nothing. docs/confirmations.md, "Index and retention".',
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: targetOptions,
+  examples: ['pds bridge reindex-confirmations', 'pds bridge reindex-confirmations --stage prod --json'],
+  async run(context) {
+    const result = await withConnection(context, (connection) => repairConfirmationIndex(connection.store));
+    return {
+      data: result,
+      text: () =>
+        `${result.entries} entries; ${result.markersWritten} markers written, ${result.markersRetired} stale markers deleted, ${result.markersYoung} stale markers younger than an hour left for the next run`,
+    };
+  },
+};
+
 /** The `pds bridge …` commands. */
-export const bridgeCommands: Command[] = [why, status, redrive, replay, audit, confirmations];
+export const bridgeCommands: Command[] = [
+  why,
+  status,
+  redrive,
+  replay,
+  audit,
+  confirmations,
+  reindexConfirmations,
+];

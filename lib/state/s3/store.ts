@@ -39,7 +39,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
-import { BaseStateStore, type CreateResult, type ListedState } from '../store.ts';
+import { BaseStateStore, type CreateResult, type ListedState, type StateListOptions } from '../store.ts';
 
 /**
  * The IAM actions each use of the store needs (the permission tables compose them; docs/deployment.md,
@@ -262,7 +262,9 @@ export class S3StateStore extends BaseStateStore {
     }
   }
 
-  async *listEntries(prefix: string): AsyncIterable<ListedState> {
+  async *listEntries(prefix: string, options: StateListOptions = {}): AsyncIterable<ListedState> {
+    // StartAfter on the first request only: the continuation token carries the position after it.
+    const startAfter = options.startAfter;
     let continuationToken: string | undefined;
     do {
       let page: ListObjectsV2CommandOutput;
@@ -273,6 +275,9 @@ export class S3StateStore extends BaseStateStore {
             Prefix: prefix,
             MaxKeys: this.#listPageSize,
             ContinuationToken: continuationToken,
+            ...(continuationToken === undefined && startAfter !== undefined
+              ? { StartAfter: startAfter }
+              : {}),
           }),
         );
       } catch (error) {
