@@ -10,14 +10,14 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { s3Client, sqsClient } from '../aws.ts';
-import { type Environment, loadConfig } from '../config.ts';
+import { type BaseSettings, type Config, type Environment, loadConfig } from '../config.ts';
 import { type CloudEvent, createEvent, EVENT_TYPES, type EventSink } from '../events/index.ts';
 import { resolveEventBody } from '../events/sqs/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { eventSinkFor, logger, metrics, stateStoreFor } from '../runtime.ts';
 import { type EndpointDisabled, WebhookDelivery } from './delivery.ts';
 import type { DeliveryTask } from './queue.ts';
-import { WEBHOOK_SETTINGS } from './settings.ts';
+import { WEBHOOK_SETTINGS, type WebhookSettingValues } from './settings.ts';
 import { SqsDeliveryQueue } from './sqs/queue.ts';
 
 /** Event types the webhook-delivery function emits. */
@@ -52,20 +52,19 @@ export function endpointDisabledEvent(
  * endpoints and queues replays).
  */
 export function webhookDeliveryFor(
-  config: ReturnType<typeof loadWebhookConfig>,
+  config: Config<Partial<BaseSettings> & WebhookSettingValues>,
+  queueUrl: string,
   sink?: EventSink,
 ): WebhookDelivery {
   const { settings } = config;
   return new WebhookDelivery({
     store: stateStoreFor(config),
-    queue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl: settings.WEBHOOK_QUEUE_URL }),
+    queue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl }),
     policy: settings.WEBHOOK_URL_POLICY,
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
-    ...(sink
-      ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) }
-      : {}),
+    ...(sink ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) } : {}),
     log: logger,
     metrics,
   });
@@ -92,7 +91,7 @@ export function createWebhookDeliveryHandler(
   env: Environment,
 ): InvocationHandler<SQSEvent, SQSBatchResponse> {
   const config = loadWebhookConfig(env, WEBHOOK_EVENT_TYPES);
-  const delivery = webhookDeliveryFor(config, eventSinkFor(config));
+  const delivery = webhookDeliveryFor(config, config.settings.WEBHOOK_QUEUE_URL, eventSinkFor(config));
   const processor = new BatchProcessor(EventType.SQS);
   const handleRecord = async (record: SQSRecord): Promise<void> => {
     const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());

@@ -1,7 +1,7 @@
 /**
  * The configuration variables of webhook delivery (the webhook-delivery function and the api).
  */
-import { setting } from '../config.ts';
+import { type SettingValues, setting } from '../config.ts';
 import { URL_POLICIES } from './url-policy.ts';
 
 export const WEBHOOK_SETTINGS = Object.freeze({
@@ -24,3 +24,6 @@ export const WEBHOOK_SETTINGS = Object.freeze({
     { min: 0, max: 720, default: 24 },
   ),
 });
+
+/** Values of the webhook variables. */
+export type WebhookSettingValues = SettingValues<typeof WEBHOOK_SETTINGS>;
