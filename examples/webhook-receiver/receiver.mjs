@@ -17,11 +17,14 @@ import { Webhook } from 'standardwebhooks';
 /**
  * Starts the receiver; resolves with its URL, the verified events and a close function.
  *
- * @param {{ secret: string, port?: number, print?: (line: string) => void }} options
+ * @param {{ secret: string | (() => string), port?: number, print?: (line: string) => void }} options
+ *   `secret` may be a function when the endpoint is registered after the receiver listens (its URL
+ *   is known only then), as `npm run demo` does.
  */
 export async function startReceiver({ secret, port = 0, print = () => undefined }) {
-  const webhook = new Webhook(secret);
+  const secretOf = typeof secret === 'function' ? secret : () => secret;
   const seen = new Set();
+  const rejected = [];
   const events = [];
   const server = createServer((request, response) => {
     const chunks = [];
@@ -29,7 +32,7 @@ export async function startReceiver({ secret, port = 0, print = () => undefined 
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       try {
-        const event = webhook.verify(body, request.headers);
+        const event = new Webhook(secretOf()).verify(body, request.headers);
         const id = request.headers['webhook-id'];
         const duplicate = seen.has(id);
         seen.add(id);
@@ -37,6 +40,7 @@ export async function startReceiver({ secret, port = 0, print = () => undefined 
         print(JSON.stringify({ verified: true, id, type: event.type, duplicate }));
         response.writeHead(204).end();
       } catch (error) {
+        rejected.push(error.message);
         print(JSON.stringify({ verified: false, error: error.message }));
         response.writeHead(400, { 'content-type': 'text/plain' }).end('signature not verified');
       }
@@ -44,7 +48,16 @@ export async function startReceiver({ secret, port = 0, print = () => undefined 
   });
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
-  return { url, events, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url,
+    events,
+    rejected,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

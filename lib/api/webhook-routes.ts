@@ -14,6 +14,7 @@
  */
 import {
   type DeliveryStatus,
+  deleteEndpoint,
   endpointView,
   listDeliveries,
   signingKeyOf,
@@ -187,7 +188,7 @@ function deleteEndpointRoute(context: RouteContext): ApiRoute {
     summary: 'Remove a webhook endpoint (its delivery log stays until it expires)',
     responses: { 204: { description: 'Removed.' } },
     handle: async (request) => {
-      await webhooksOf(context).registry.delete(endpointIdOf(request));
+      await deleteEndpoint(webhooksOf(context).registry, context.store, endpointIdOf(request));
       return { status: 204 };
     },
   });

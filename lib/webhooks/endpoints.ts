@@ -265,11 +265,19 @@ export class EndpointRegistry {
     }));
     return { endpoint, secret };
   }
+}
 
-  async delete(id: string): Promise<void> {
-    await this.require(id);
-    await this.#store.delete(endpointKey(id));
-  }
+/**
+ * Removes an endpoint (its delivery log stays until it expires). A function of its own, not a method,
+ * so that only the api's bundle carries the delete (the IAM tables grant DeleteObject to it alone).
+ */
+export async function deleteEndpoint(
+  registry: EndpointRegistry,
+  store: StateStore,
+  id: string,
+): Promise<void> {
+  await registry.require(id);
+  await store.delete(endpointKey(id));
 }
 
 /**

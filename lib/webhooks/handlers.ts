@@ -64,7 +64,9 @@ export function webhookDeliveryFor(
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
-    ...(sink ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) } : {}),
+    ...(sink
+      ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) }
+      : {}),
     log: logger,
     metrics,
   });

@@ -20,6 +20,7 @@ export {
   type WebhookDeliveryOptions,
 } from './delivery.ts';
 export {
+  deleteEndpoint,
   type EndpointInput,
   type EndpointRecord,
   EndpointRegistry,

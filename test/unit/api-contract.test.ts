@@ -576,7 +576,6 @@ async function registeredEndpoint(): Promise<{ overrides: Partial<ApiDependencie
   return { overrides, path: `/webhooks/endpoints/${endpoint.id}` };
 }
 
-
 /** The cases every webhook operation shares: 401, 500 (a broken store), 503 (not configured). */
 function webhookCommonCases(operation: string, method: string, path: string, json?: unknown): Case[] {
   const request = { method, path, ...(json === undefined ? {} : { json }) };
