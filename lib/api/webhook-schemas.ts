@@ -69,6 +69,31 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
     description: 'Every webhook endpoint.',
   });
 
+  const { delivery, deliveryList, replayRequest, replayResult, publicKey, endpointId } = deliverySchemas(
+    registry,
+    timestamp,
+  );
+
+  return {
+    endpointInput,
+    endpointUpdate,
+    endpoint,
+    endpointWithSecret,
+    endpointList,
+    delivery,
+    deliveryList,
+    replayRequest,
+    replayResult,
+    publicKey,
+    endpointId,
+  };
+}
+
+/** The delivery log, replay, the public key and the path parameter. */
+function deliverySchemas(
+  registry: z.core.$ZodRegistry<z.core.JSONSchemaMeta>,
+  timestamp: z.ZodMiniISODateTime,
+) {
   const attempt = z.object({
     at: timestamp,
     attempt: z.number().check(z.int(), z.gte(1)),
@@ -129,17 +154,5 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
     description: 'A webhook endpoint id (ep_…), as POST /webhooks/endpoints answered.',
   });
 
-  return {
-    endpointInput,
-    endpointUpdate,
-    endpoint,
-    endpointWithSecret,
-    endpointList,
-    delivery,
-    deliveryList,
-    replayRequest,
-    replayResult,
-    publicKey,
-    endpointId,
-  };
+  return { delivery, deliveryList, replayRequest, replayResult, publicKey, endpointId };
 }
