@@ -139,7 +139,9 @@ function locate(argv: readonly string[]): Located {
     argv.filter((_, index) => !words.slice(0, count).some((word) => word.index === index));
   // Three words: `pds bridge webhooks create`.
   const triple =
-    second && third && COMMANDS.find((command) => command.name === `${first.word} ${second.word} ${third.word}`);
+    second &&
+    third &&
+    COMMANDS.find((command) => command.name === `${first.word} ${second.word} ${third.word}`);
   if (triple) return { kind: 'command', command: triple, rest: withoutWords(3) };
   const pair = second && COMMANDS.find((command) => command.name === `${first.word} ${second.word}`);
   if (pair) return { kind: 'command', command: pair, rest: withoutWords(2) };
