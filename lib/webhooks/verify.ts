@@ -6,6 +6,8 @@
 import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { WebhookError } from './errors.ts';
 
+export { WebhookError };
+
 export interface VerifyWebhookOptions {
   /** The raw request body, exactly as received (parse it only after verifying). */
   readonly body: string | Buffer;

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../lib/consumer/index.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { EVENT_TYPES } from '../../lib/events/index.ts';
 import { MemoryStateStore } from '../../lib/state/index.ts';
@@ -142,6 +143,31 @@ describe('webhook delivery', () => {
     ).toMatchObject({
       verified: false,
     });
+  });
+
+  it("is verified by the consumer kit's verifyWebhook with the secret (v1) or the public key (v1a), and a tampered or stale one is refused", async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { secret } = await h.delivery.registry.create({ url: receiver.url });
+    const { publicKey } = await signingKeyOf(h.store);
+    await h.delivery.dispatch([event(8)]);
+    await h.drain();
+    const request = receiver.received[0] as ReceivedRequest;
+    const headers = request.headers as Record<string, string>;
+    const now = new Date(Number(headers['webhook-timestamp']) * 1000);
+
+    // act
+    const bySecret = verifyWebhook({ body: request.body, headers, secret, now });
+    const byKey = verifyWebhook({ body: request.body, headers, publicKey, now });
+
+    // assess
+    expect(bySecret).toMatchObject({ id: 'evt-8' });
+    expect(byKey).toMatchObject({ id: 'evt-8' });
+    expect(() => verifyWebhook({ body: `${request.body} `, headers, secret, now })).toThrow(/No signature/);
+    expect(() =>
+      verifyWebhook({ body: request.body, headers, publicKey, now: new Date(now.getTime() + 600_000) }),
+    ).toThrow(/tolerance|from now/);
   });
 
   it('signs with both secrets during a rotation, so receivers holding either verify', async () => {
