@@ -8,6 +8,8 @@
  * Key formats: a secret is `whsec_` + base64 of 24 random bytes; the public key is `whpk_` + base64 of
  * the raw 32-byte ed25519 key; the private key is `whsk_` + base64 of its PKCS#8 DER form.
  */
+
+import type { KeyObject } from 'node:crypto';
 import {
   createHmac,
   createPrivateKey,
@@ -72,15 +74,23 @@ export function publicKeyOf(privateKey: string): string {
   return publicKeyText(createPublicKey(privateKeyObject(privateKey)));
 }
 
-function privateKeyObject(privateKey: string) {
+/** Parsed keys by their text: parsing a PKCS#8 key costs far more than one ed25519 signature. */
+const parsedKeys = new Map<string, KeyObject>();
+
+function privateKeyObject(privateKey: string): KeyObject {
+  const cached = parsedKeys.get(privateKey);
+  if (cached) return cached;
   if (!privateKey.startsWith(PRIVATE_KEY_PREFIX)) {
     throw new WebhookError('WEBHOOK_ENDPOINT_INVALID', 'The signing key is not a "whsk_" key');
   }
-  return createPrivateKey({
+  const key = createPrivateKey({
     key: Buffer.from(privateKey.slice(PRIVATE_KEY_PREFIX.length), 'base64'),
     format: 'der',
     type: 'pkcs8',
   });
+  if (parsedKeys.size >= 8) parsedKeys.clear();
+  parsedKeys.set(privateKey, key);
+  return key;
 }
 
 /** The content every scheme signs. */
