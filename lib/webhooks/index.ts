@@ -31,7 +31,7 @@ export {
   signingKeyOf,
 } from './endpoints.ts';
 export { WEBHOOK_ERROR_CODES, WebhookError, type WebhookErrorCode } from './errors.ts';
-export { WEBHOOKS_PREFIX } from './keys.ts';
+export { ENDPOINTS_PREFIX, WEBHOOKS_PREFIX } from './keys.ts';
 export { MemoryDeliveryQueue } from './memory-queue.ts';
 export { type PostResult, postWebhook } from './post.ts';
 export { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../lib/consumer/index.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { EVENT_TYPES } from '../../lib/events/index.ts';
+import { type CloudEvent, EVENT_TYPES, eventId } from '../../lib/events/index.ts';
+import { explain, type PublicationExplanation } from '../../lib/ops/why.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
 import { MemoryStateStore } from '../../lib/state/index.ts';
 import {
   type EndpointDisabled,
@@ -168,6 +169,41 @@ describe('webhook delivery', () => {
     expect(() =>
       verifyWebhook({ body: request.body, headers, publicKey, now: new Date(now.getTime() + 600_000) }),
     ).toThrow(/tolerance|from now/);
+  });
+
+  it('shows in pds bridge why the webhook deliveries of the events a publication emitted', async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const id = eventId('pds.publication.completed', ['p-1']);
+    await h.store.create(publicationKey('p-1'), {
+      publicationId: 'p-1',
+      status: 'published',
+      request: { primaryKeys: ['0401'], destinations: [] },
+      bodyHash: 'h',
+      requestedBy: 'local',
+      createdAt: '2026-12-01T10:00:00.000Z',
+      updatedAt: '2026-12-01T10:00:00.000Z',
+      attempts: 1,
+    });
+    await h.delivery.dispatch([{ ...event(50, 'pds.publication.completed', 'publication/p-1'), id }]);
+    await h.drain();
+
+    // act
+    const answer = (await explain(h.store, {
+      kind: 'publication',
+      publicationId: 'p-1',
+    })) as PublicationExplanation;
+
+    // assess
+    expect(answer.events).toEqual([
+      {
+        type: 'pds.publication.completed',
+        id,
+        deliveries: [{ endpointId: endpoint.id, status: 'delivered', attempts: 1, lastStatus: 204 }],
+      },
+    ]);
   });
 
   it('signs with both secrets during a rotation, so receivers holding either verify', async () => {
