@@ -99,6 +99,13 @@ export const claimCheckGrant: Grant = Object.freeze({
   why: 'stores event bodies too large for SQS',
 });
 
+/** Every function that emits events: offers them to webhooks through WEBHOOK_QUEUE_URL (lib/runtime.ts). */
+export const webhookOfferGrant: Grant = Object.freeze({
+  resource: queueNamedBy('WEBHOOK_QUEUE_URL'),
+  actions: actions(EVENT_PUBLISHER_ACTIONS),
+  why: 'offers its events to webhooks',
+});
+
 /** A function that emits `eventType`: sends it to the queue it is routed to. */
 export function sendsEvent(eventType: string): Grant {
   return {

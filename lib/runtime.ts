@@ -16,7 +16,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { s3Client, sqsClient } from './aws.ts';
 import { type BaseSettings, type Config, requireSetting } from './config.ts';
 import type { EventSink } from './events/index.ts';
-import { eventQueueUrlFor } from './events/index.ts';
+import { eventQueueUrlFor, FanOutSink } from './events/index.ts';
 import { SqsEventPublisher } from './events/sqs/index.ts';
 import {
   type ClosablePdsClient,
@@ -90,12 +90,25 @@ export function stateStoreFor(config: Config<Partial<BaseSettings>>): StateStore
   return new S3StateStore({ client: s3Client(), bucket: requireSetting(config, 'STATE_BUCKET') });
 }
 
-/** The SQS event sink: each event type to its queue, oversized bodies through the state bucket. */
+/**
+ * The SQS event sink: each event type to its queue, oversized bodies through the state bucket; when
+ * WEBHOOK_QUEUE_URL is set, every event is also offered to webhooks through that queue (the
+ * webhook-delivery function dispatches it to the endpoints whose filters match).
+ */
 export function eventSinkFor(config: Config<Partial<BaseSettings>>): EventSink {
   const stateBucket = config.settings.STATE_BUCKET;
-  return new SqsEventPublisher({
+  const claimCheck = stateBucket ? { claimCheck: { s3: s3Client(), bucket: stateBucket } } : {};
+  const queues = new SqsEventPublisher({
     sqs: sqsClient(),
     queueUrl: (type) => eventQueueUrlFor(config, type),
-    ...(stateBucket ? { claimCheck: { s3: s3Client(), bucket: stateBucket } } : {}),
+    ...claimCheck,
   });
+  const webhookQueueUrl = config.settings.WEBHOOK_QUEUE_URL;
+  if (!webhookQueueUrl) return queues;
+  const webhooks = new SqsEventPublisher({
+    sqs: sqsClient(),
+    queueUrl: () => webhookQueueUrl,
+    ...claimCheck,
+  });
+  return new FanOutSink([queues, webhooks]);
 }

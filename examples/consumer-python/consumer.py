@@ -37,6 +37,7 @@ KNOWN_TYPES = (
     "pds.publication.completed",
     "pds.publication.failed",
     "pds.confirmation.changed",
+    "pds.webhook.endpoint-disabled",
 )
 
 

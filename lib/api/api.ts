@@ -10,6 +10,7 @@
  * | `POST /validations` | validates an item through the PDS |
  * | `GET /watch`, `GET/PUT/DELETE /watch/{primaryKey}` | the supplier-review watch list |
  * | `GET /publications/{publicationId}/confirmations`, `GET /confirmations` | the confirmation ledger |
+ * | `/webhooks/endpoints…`, `GET /webhooks/public-key` | webhook endpoints, deliveries, replay (./webhook-routes.ts) |
  * | `GET /openapi.json` | the OpenAPI 3.1 document, generated from the same schemas |
  * | `GET /health` | no authentication; ok and the version |
  *
@@ -37,6 +38,7 @@ import { createApiSchemas } from './schemas.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { validationRoute } from './validation-routes.ts';
 import { watchRoutes } from './watch-routes.ts';
+import { webhookRoutes } from './webhook-routes.ts';
 
 /** The handler and what it is built from. */
 export interface Api {
@@ -82,6 +84,7 @@ export function createApi(deps: ApiDependencies): Api {
     validationRoute(context),
     ...watchRoutes(context),
     ...confirmationRoutes(context),
+    ...webhookRoutes(context),
     ...serviceRoutes(context, document),
   ];
   const router = new Router(routes);

@@ -11,6 +11,8 @@ import { type Environment, loadConfig } from '../config.ts';
 import type { InvocationHandler } from '../handler.ts';
 import { SqsPublicationQueue } from '../publications/sqs/queue.ts';
 import { logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
+import { webhookDeliveryFor } from '../webhooks/handlers.ts';
+import { WEBHOOK_SETTINGS } from '../webhooks/settings.ts';
 import { createApi } from './api.ts';
 import { API_SETTINGS, apiSettingsOf } from './settings.ts';
 
@@ -27,14 +29,17 @@ export function createApiHandler(
   env: Environment,
 ): InvocationHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   const config = loadConfig(env, {
-    settings: API_SETTINGS,
+    settings: { ...API_SETTINGS, ...WEBHOOK_SETTINGS },
     require: ['STATE_BUCKET', 'PUBLICATION_QUEUE_URL'],
   });
+  const webhookQueueUrl = config.settings.WEBHOOK_QUEUE_URL;
   const api = createApi({
     store: stateStoreFor(config),
     queue: new SqsPublicationQueue({ sqs: sqsClient(), queueUrl: config.settings.PUBLICATION_QUEUE_URL }),
     pds: () => pdsClientFor(config),
     settings: apiSettingsOf(config.settings),
+    ...(webhookQueueUrl ? { webhooks: webhookDeliveryFor(config, webhookQueueUrl) } : {}),
+    webhookRotationOverlapMs: config.settings.WEBHOOK_ROTATION_OVERLAP_HOURS * 3_600_000,
     version: packageJson.version,
     log: logger,
     metrics,

@@ -20,6 +20,7 @@ import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
+import { WEBHOOK_API_GRANTS } from '../webhooks/permissions.ts';
 
 const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
 
@@ -51,6 +52,7 @@ export const API_PERMISSIONS: PermissionTable = {
       actions: actions(PUBLICATION_QUEUE_ACTIONS),
       why: 'queues each accepted publication for the worker',
     },
+    ...WEBHOOK_API_GRANTS,
     pdsCredentialsGrant,
   ],
 };

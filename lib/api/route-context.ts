@@ -6,6 +6,7 @@ import type { Log, Metrics } from '../core/index.ts';
 import type { PdsClient } from '../pds/index.ts';
 import type { PublicationQueue } from '../publications/queue.ts';
 import type { StateStore } from '../state/index.ts';
+import type { WebhookDelivery } from '../webhooks/index.ts';
 import type { ChannelCache } from './channel-cache.ts';
 import type { createApiSchemas } from './schemas.ts';
 import type { ApiSettings } from './settings.ts';
@@ -22,6 +23,10 @@ export interface ApiDependencies {
   log?: Log;
   /** Counts what happened (PublicationsAccepted, ApiErrors, …); the Powertools Metrics fits. */
   metrics?: Metrics;
+  /** Webhook delivery (lib/webhooks): the /webhooks routes answer 503 without it. */
+  webhooks?: WebhookDelivery;
+  /** How long a rotated-out webhook secret keeps signing; default 24 h. */
+  webhookRotationOverlapMs?: number;
   /** Passed to the idempotency logic (tests shorten them). */
   idempotency?: { inProgressWaitMs?: number; claimTimeoutMs?: number };
 }

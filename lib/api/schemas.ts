@@ -17,6 +17,7 @@ import {
   parseIdempotencyKey,
 } from './idempotency-key.ts';
 import { pageSchema } from './paging.ts';
+import { createWebhookSchemas } from './webhook-schemas.ts';
 
 /**
  * How long a key is remembered, as the draft asks servers to publish. The key lives in its
@@ -85,6 +86,7 @@ export function createApiSchemas(limits: SchemaLimits) {
     ...service,
     parameters: parameterSchemas(registry),
     confirmations: createConfirmationSchemas(registry),
+    webhooks: createWebhookSchemas(registry),
   };
 }
 

@@ -134,10 +134,16 @@ function locate(argv: readonly string[]): Located {
     const rest = argv.filter((_, index) => index !== words[0]?.index);
     return locate([...rest, '--help']);
   }
-  const [first, second] = words;
+  const [first, second, third] = words;
   if (!first) return { kind: 'overview', explicit: help };
   const withoutWords = (count: number) =>
     argv.filter((_, index) => !words.slice(0, count).some((word) => word.index === index));
+  // Three words: `pds bridge webhooks create`.
+  const triple =
+    second &&
+    third &&
+    COMMANDS.find((command) => command.name === `${first.word} ${second.word} ${third.word}`);
+  if (triple) return { kind: 'command', command: triple, rest: withoutWords(3) };
   const pair = second && COMMANDS.find((command) => command.name === `${first.word} ${second.word}`);
   if (pair) return { kind: 'command', command: pair, rest: withoutWords(2) };
   const single = COMMANDS.find((command) => command.name === first.word);

@@ -36,6 +36,9 @@ export const BASE_SETTINGS = Object.freeze({
   CONFIRMATION_EVENTS_QUEUE_URL: setting.url(
     'the SQS queue URL for pds.confirmation.* events (overrides EVENTS_QUEUE_URL)',
   ),
+  WEBHOOK_QUEUE_URL: setting.url(
+    'the SQS queue of webhook delivery: every event is also offered to webhooks through it (unset: no webhooks)',
+  ),
   PUBLICATION_QUEUE_URL: setting.url(
     'the internal SQS queue URL between the api and publish-worker functions',
   ),

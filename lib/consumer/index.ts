@@ -26,6 +26,7 @@ export {
   parsePayloadPointer,
   type SupplierReviewReceivedData,
 } from '../events/index.ts';
+export { type VerifyWebhookOptions, verifyWebhook, WebhookError } from '../webhooks/verify.ts';
 export {
   DEFAULT_DEDUP_PREFIX,
   Deduplicator,

@@ -53,6 +53,7 @@ export const EVENT_QUEUES: readonly EventQueue[] = [
       'pds.publication.completed',
       'pds.publication.failed',
       'pds.confirmation.changed',
+      'pds.webhook.endpoint-disabled',
     ],
   },
   {

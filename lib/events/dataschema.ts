@@ -14,6 +14,7 @@ export const EVENT_DATA_VERSIONS = Object.freeze({
   'pds.publication.completed': 1,
   'pds.publication.failed': 1,
   'pds.confirmation.changed': 1,
+  'pds.webhook.endpoint-disabled': 1,
 } as const satisfies { [T in EventType]: number });
 
 /**

@@ -63,7 +63,27 @@ function examples(): Examples {
     'pds.supplier-review.received': supplierReviewExamples(),
     ...publicationExamples(),
     'pds.confirmation.changed': confirmationExamples(),
+    'pds.webhook.endpoint-disabled': webhookExamples(),
   };
+}
+
+/** An endpoint that answered 410 Gone. */
+function webhookExamples(): Array<CloudEvent<'pds.webhook.endpoint-disabled'>> {
+  return [
+    createEvent({
+      type: 'pds.webhook.endpoint-disabled',
+      subject: 'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
+      idParts: ['ep_5f0c3a9e1b2d4c6a8e9f0a1b', '2026-11-20T09:15:00.000Z'],
+      time: TIME,
+      data: {
+        endpointId: 'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
+        url: 'https://erp.example.com/pds-hooks',
+        reason: 'gone',
+        detail: 'the endpoint answered 410 Gone',
+        disabledAt: '2026-11-20T09:15:00.000Z',
+      },
+    }),
+  ];
 }
 
 /** The dropped object both ingest examples are about. */

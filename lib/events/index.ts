@@ -43,6 +43,7 @@ export {
   type EventPublishFailure,
 } from './errors.ts';
 export { httpRefusalCode, pdsFailureCode } from './failure-codes.ts';
+export { FanOutSink } from './fan-out-sink.ts';
 export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,

@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'pds.publication.completed',
   'pds.publication.failed',
   'pds.confirmation.changed',
+  'pds.webhook.endpoint-disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -224,6 +225,17 @@ export interface ConfirmationChangedData {
   reviewId?: string;
 }
 
+/** `pds.webhook.endpoint-disabled`: a webhook endpoint was disabled by the bridge. */
+export interface WebhookEndpointDisabledData {
+  endpointId: string;
+  url: string;
+  /** `gone`: it answered 410; `failing`: it failed without a success for WEBHOOK_DISABLE_AFTER_HOURS. */
+  reason: 'gone' | 'failing';
+  detail: string;
+  disabledAt: string;
+  failingSince?: string;
+}
+
 /** The data type of each event type. */
 export interface EventDataMap {
   'pds.ingest.completed': IngestCompletedData;
@@ -233,6 +245,7 @@ export interface EventDataMap {
   'pds.publication.completed': PublicationCompletedData;
   'pds.publication.failed': PublicationFailedData;
   'pds.confirmation.changed': ConfirmationChangedData;
+  'pds.webhook.endpoint-disabled': WebhookEndpointDisabledData;
 }
 
 // The descriptions below reach consumers: they are the `description`s of the JSON Schemas in
@@ -562,6 +575,21 @@ export const EVENT_DATA_SCHEMAS = lazily({
         ),
       }),
       'An entry of the confirmation ledger (one published item at one trading-partner recipient) changed state: published and awaiting an answer, answered by a CatalogueItemConfirmation or review, or overdue. Emitted once per transition.',
+    ),
+  'pds.webhook.endpoint-disabled': () =>
+    described(
+      z.object({
+        endpointId: described(nonEmpty(), 'The webhook endpoint, as GET /webhooks/endpoints lists it.'),
+        url: described(nonEmpty(), 'The URL deliveries went to.'),
+        reason: described(
+          z.enum(['gone', 'failing']),
+          'gone: the endpoint answered 410 Gone; failing: no attempt succeeded for WEBHOOK_DISABLE_AFTER_HOURS.',
+        ),
+        detail: described(z.string(), 'What the bridge saw, in words.'),
+        disabledAt: described(z.string(), 'When it was disabled, RFC 3339.'),
+        failingSince: optionalText('The first failed attempt since the last success, RFC 3339.'),
+      }),
+      'The bridge disabled a webhook endpoint: nothing is sent to it until it is enabled again (POST /webhooks/endpoints/{id}/enable), and the events it missed are recorded as undelivered and can be replayed.',
     ),
 } satisfies { [T in EventType]: () => z.ZodMiniType });
 

@@ -16,6 +16,7 @@ import {
   stateBucket,
   stateObjects,
   triggerQueue,
+  webhookOfferGrant,
 } from '../permissions.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { INGEST_PROGRESS_PREFIX } from './keys.ts';
@@ -46,6 +47,7 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       why: 'claims and advances the progress record of each write',
     },
     claimCheckGrant,
+    webhookOfferGrant,
     ...INGEST_EVENT_TYPES.map(sendsEvent),
     {
       resource: triggerQueue,

@@ -9,6 +9,10 @@
  * messaging-asset events → the confirmations through the API and `pds bridge confirmations`: one
  * channel SYNCHRONISED, the other REVIEW with its corrective action.
  *
+ * Before the drop, the example webhook receiver (examples/webhook-receiver, which verifies with the
+ * official `standardwebhooks` library) is registered through the API; after the ingest, its signed
+ * pds.ingest.completed deliveries must have arrived.
+ *
  * Each step has its own timeout and prints one line (✓ or ✗ with the step's name); every event is
  * printed as it arrives. Waiting is polling with a short interval, never a fixed sleep, so a slow
  * machine only makes the demo slower.
@@ -42,7 +46,9 @@ const PDS_COMMAND = fileURLToPath(new URL('../../bin/pds.mjs', import.meta.url))
 
 /** Per-step time limits, generous for a loaded CI machine. */
 export const DEMO_TIMEOUTS_MS = Object.freeze({
+  webhookRegistered: 20_000,
   drop: 20_000,
+  webhookDelivered: 60_000,
   ingest: 60_000,
   imports: 20_000,
   unauthorized: 15_000,
@@ -93,8 +99,10 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
   const session = openSession(stack, options);
   try {
     const demo: Demo = { ...session, files: options.files ?? (await demoFiles()) };
+    await registerWebhookReceiver(demo);
     await dropFiles(demo);
     await ingestCompleted(demo);
+    await webhookDelivered(demo);
     await itemsImported(demo);
     await unauthorizedRefused(demo);
     const channelId = await firstChannel(demo);
@@ -132,7 +140,20 @@ interface DemoSession {
   authorization: { authorization: string };
   stopReading: AbortController;
   reading: Promise<void>;
+  /** The example webhook receiver, once started. */
+  receiver?: WebhookReceiver;
 }
+
+/** What examples/webhook-receiver/receiver.mjs's startReceiver answers. */
+interface WebhookReceiver {
+  url: string;
+  events: Array<{ id?: string; type?: string; subject?: string }>;
+  rejected: string[];
+  close(): Promise<void>;
+}
+
+/** The example receiver module, loaded from the checkout (it needs the `standardwebhooks` dev dependency). */
+const RECEIVER_MODULE = new URL('../../examples/webhook-receiver/receiver.mjs', import.meta.url).href;
 
 /** What every step shares: the session and the files dropped. */
 interface Demo extends DemoSession {
@@ -192,6 +213,7 @@ function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSessio
 async function closeSession(session: DemoSession): Promise<void> {
   session.stopReading.abort();
   await session.reading;
+  await session.receiver?.close();
   session.s3.destroy();
   session.sqs.destroy();
   await session.pds.close();
@@ -242,6 +264,69 @@ function eventsOf(demo: Pick<DemoSession, 'events'>, type: string): EventEnvelop
 
 function dataOf(event: EventEnvelope): Record<string, unknown> {
   return (event.data ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * The example webhook receiver listens on 127.0.0.1 and is registered through the API for
+ * pds.ingest.completed; the secret the API answers once is handed to it.
+ */
+async function registerWebhookReceiver(demo: Demo): Promise<void> {
+  let secret = '';
+  const { startReceiver } = (await import(RECEIVER_MODULE)) as {
+    startReceiver(options: { secret: () => string }): Promise<WebhookReceiver>;
+  };
+  const receiver = await startReceiver({ secret: () => secret });
+  demo.receiver = receiver;
+  await step(
+    demo,
+    `register the example webhook receiver ${receiver.url}/hook (POST /webhooks/endpoints)`,
+    demo.timeouts.webhookRegistered,
+    async (signal) => {
+      const answer = await fetch(`${demo.stack.api.url}/webhooks/endpoints`, {
+        method: 'POST',
+        headers: { ...demo.authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `${receiver.url}/hook`,
+          eventTypes: ['pds.ingest.completed'],
+          description: 'npm run demo: examples/webhook-receiver',
+        }),
+        signal,
+      });
+      const body = (await answer.json()) as { secret?: string; detail?: string };
+      if (answer.status !== 201 || !body.secret) {
+        throw new Error(
+          `POST /webhooks/endpoints answered ${answer.status}: ${body.detail ?? JSON.stringify(body)}`,
+        );
+      }
+      secret = body.secret;
+    },
+  );
+}
+
+/** The receiver got a signed pds.ingest.completed for each file, verified by the standardwebhooks library. */
+async function webhookDelivered(demo: Demo): Promise<void> {
+  const drop = demo.stack.buckets.drop;
+  const subjects = [demo.files.csv, demo.files.zip].map((file) => `s3://${drop}/${file.name}`);
+  const receiver = demo.receiver as WebhookReceiver;
+  const arrived = () => new Set(receiver.events.map((event) => String(event.subject)));
+  await step(
+    demo,
+    'signed pds.ingest.completed webhooks arrived, verified by the standardwebhooks library',
+    demo.timeouts.webhookDelivered,
+    (signal) =>
+      waitFor(
+        demo,
+        signal,
+        () => {
+          if (receiver.rejected.length > 0)
+            throw new Error(`a delivery failed verification: ${receiver.rejected[0]}`);
+          const got = arrived();
+          return subjects.every((subject) => got.has(subject)) ? true : undefined;
+        },
+        () =>
+          `no verified webhook yet for ${subjects.filter((subject) => !arrived().has(subject)).join(', ')}`,
+      ),
+  );
 }
 
 /** The two files go into the drop bucket through the S3 API, as an uploader would put them. */

@@ -69,6 +69,9 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     MESSAGING_ASSET_EVENTS_QUEUE_URL: queues.messagingAssetEvents.url,
     SUPPLIER_REVIEW_EVENTS_QUEUE_URL: queues.supplierReviewEvents.url,
     PUBLICATION_QUEUE_URL: queues.publications.url,
+    WEBHOOK_QUEUE_URL: queues.webhooks.url,
+    // Local receivers listen on 127.0.0.1 over http (docs/webhooks.md, URL policy).
+    WEBHOOK_URL_POLICY: 'any',
     REVIEW_POLL_QUEUE_URL: queues.reviewPoll.url,
     PDS_BASE_URL: input.pds.baseUrl,
     PDS_USERNAME: input.pds.username,

@@ -14,6 +14,7 @@ import {
   createSupplierReviewPollHandler,
 } from '../polling/handlers.ts';
 import { createPublishWorkerHandler } from '../publications/handlers.ts';
+import { createWebhookDeliveryHandler } from '../webhooks/handlers.ts';
 import { withInvocationScopes } from './invocation-scope.ts';
 
 /** Every handler the stack invokes. */
@@ -24,6 +25,7 @@ export interface LocalHandlers {
   pollSupplierReviewsWorker: ReturnType<typeof createReviewChunkHandler>;
   api: ReturnType<typeof createApiHandler>;
   publishWorker: ReturnType<typeof createPublishWorkerHandler>;
+  webhookDelivery: ReturnType<typeof createWebhookDeliveryHandler>;
 }
 
 /**
@@ -46,5 +48,6 @@ export function createLocalHandlers(env: Environment = process.env): LocalHandle
     // As in functions/api.ts and functions/publish-worker.ts: no cold-start metric.
     api: lambdaHandler(createApiHandler(env), { coldStartMetric: false }),
     publishWorker: lambdaHandler(createPublishWorkerHandler(env), { coldStartMetric: false }),
+    webhookDelivery: lambdaHandler(createWebhookDeliveryHandler(env)),
   }));
 }

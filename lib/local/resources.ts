@@ -40,6 +40,8 @@ export const LOCAL_QUEUES = Object.freeze({
   publications: queueWithDlq('publications', { visibilityTimeout: 60, maxReceiveCount: 10 }),
   /** poll-supplier-reviews → its worker (deploy/pollers.yml: DLQ after 3 receives). */
   reviewPoll: queueWithDlq('review-poll', { visibilityTimeout: 120, maxReceiveCount: 3 }),
+  /** events offered to webhooks and delivery tasks → webhook-delivery (deploy/webhooks.yml: DLQ after 5 receives). */
+  webhooks: queueWithDlq('webhooks', { visibilityTimeout: 60, maxReceiveCount: 5 }),
   /** pds.ingest.* and pds.publication.* events (deploy/core.yml: DLQ after 5 receives). */
   events: queueWithDlq('events', { visibilityTimeout: 30, maxReceiveCount: 5 }),
   /** pds.messaging-asset.* events (deploy/pollers.yml: DLQ after 5 receives). */
@@ -60,6 +62,7 @@ export const LOCAL_FUNCTION_TIMEOUTS_MS = Object.freeze({
   reviewWorker: 100_000,
   poller: 60_000,
   api: 29_000,
+  webhookDelivery: 50_000,
 });
 
 /** URL and ARN of one created queue. */

@@ -6,6 +6,7 @@
  * - objects written to the drop bucket → S3 `ObjectCreated` notifications → ingest queue → λ ingest
  * - schedules → λ poll-messaging-assets and λ poll-supplier-reviews (never overlapping themselves)
  * - review fan-out queue → λ poll-supplier-reviews-worker; publication queue → λ publish-worker
+ * - webhook queue → λ webhook-delivery (signed POSTs to the registered endpoints)
  * - HTTP requests (API Gateway HTTP API payload 2.0) → λ api, with a bearer token
  *
  * @example
@@ -287,6 +288,13 @@ const QUEUE_FUNCTIONS = [
     handler: 'publishWorker',
     batchSize: 5,
     timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.publishWorker,
+  },
+  {
+    role: 'webhooks',
+    name: 'webhook-delivery',
+    handler: 'webhookDelivery',
+    batchSize: 10,
+    timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.webhookDelivery,
   },
   {
     role: 'reviewPoll',

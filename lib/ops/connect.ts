@@ -4,10 +4,12 @@
  * credential chain and region (AWS_PROFILE, AWS_REGION, …); against the local stack, its emulator.
  */
 import { createS3Client, createSqsClient } from '../aws.ts';
-import type { EventSink } from '../events/index.ts';
+import { EVENT_TYPES, type EventSink } from '../events/index.ts';
 import { SqsEventPublisher } from '../events/sqs/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { S3StateStore } from '../state/s3/index.ts';
+import { type UrlPolicy, WebhookDelivery } from '../webhooks/index.ts';
+import { SqsDeliveryQueue } from '../webhooks/sqs/queue.ts';
 import { OperatorTargetError } from './errors.ts';
 import { SqsOperatorQueues } from './sqs/queues.ts';
 import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';
@@ -19,6 +21,11 @@ export interface OperatorConnection {
   readonly queues: SqsOperatorQueues;
   /** Sends events to `queueUrl`, or to the stage's `events` queue (where ingest and publication events go). */
   eventSink(queueUrl?: string): Promise<{ sink: EventSink; queueUrl: string }>;
+  /**
+   * Webhook endpoints and replays of the stage (lib/webhooks): the registry in its state bucket,
+   * replays queued on `queueUrl` or the stage's `webhooks` queue.
+   */
+  webhooks(options: { policy: UrlPolicy; queueUrl?: string }): Promise<WebhookDelivery>;
   close(): void;
 }
 
@@ -55,11 +62,26 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
       stateBucket = deployedStateBucket(account, await sqs.config.region(), target.stage);
     }
     const bucket = stateBucket;
+    const store = new S3StateStore({ client: s3, bucket });
     return {
       stage: target.stage,
       stateBucket: bucket,
-      store: new S3StateStore({ client: s3, bucket }),
+      store,
       queues,
+      async webhooks({ policy, queueUrl }) {
+        const url = queueUrl ?? (await queues.url(queueName(target.stage, 'webhooks')));
+        if (!url) {
+          throw new OperatorTargetError(
+            `There is no queue ${queueName(target.stage, 'webhooks')}: deploy the webhooks part, or pass --queue-url with the webhook queue`,
+          );
+        }
+        return new WebhookDelivery({
+          store,
+          queue: new SqsDeliveryQueue({ sqs, queueUrl: url }),
+          policy,
+          knownTypes: EVENT_TYPES,
+        });
+      },
       async eventSink(queueUrl) {
         const url = queueUrl ?? (await queues.url(queueName(target.stage, 'events')));
         if (!url) {

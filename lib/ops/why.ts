@@ -20,7 +20,8 @@ import { decodeS3Key } from '../ingest/s3-event.ts';
 import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
-import { type LeaseRecord, leaseKey, type StateStore } from '../state/index.ts';
+import { decodeKeySegment, type LeaseRecord, leaseKey, type StateStore } from '../state/index.ts';
+import { ENDPOINTS_PREFIX, getDelivery } from '../webhooks/index.ts';
 import { type ConfirmationsAnswer, confirmationsOfPublication } from './confirmations.ts';
 import { WhySubjectError } from './errors.ts';
 
@@ -61,6 +62,17 @@ export function parseWhySubject(text: string, versionId?: string): WhySubject {
 export interface EmittedEvent {
   type: string;
   id: string;
+  /** Its webhook deliveries, one per endpoint that has a record of it (docs/webhooks.md). */
+  deliveries?: WebhookDeliverySummary[];
+}
+
+/** One endpoint's delivery of an event: its status, attempts and the last answer. */
+export interface WebhookDeliverySummary {
+  endpointId: string;
+  status: string;
+  attempts: number;
+  lastStatus?: number;
+  nextAttemptAt?: string;
 }
 
 /** One write of a dropped object, as its progress record tells it. */
@@ -176,13 +188,57 @@ export async function explain(
   options: WhyOptions = {},
 ): Promise<Explanation> {
   const now = options.now ?? Date.now();
-  switch (subject.kind) {
-    case 'object':
-      return explainObject(store, subject, now, options.filters);
-    case 'publication':
-      return explainPublication(store, subject.publicationId);
-    case 'messaging-asset':
-      return explainMessagingAsset(store, subject.messagingAssetId);
+  const explanation = await (() => {
+    switch (subject.kind) {
+      case 'object':
+        return explainObject(store, subject, now, options.filters);
+      case 'publication':
+        return explainPublication(store, subject.publicationId);
+      case 'messaging-asset':
+        return explainMessagingAsset(store, subject.messagingAssetId);
+    }
+  })();
+  await addWebhookDeliveries(store, explanation);
+  return explanation;
+}
+
+/** Every `events` list of an explanation, wherever it sits. */
+function emittedEventsOf(value: unknown, found: EmittedEvent[] = []): EmittedEvent[] {
+  if (Array.isArray(value)) for (const each of value) emittedEventsOf(each, found);
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'events' && Array.isArray(inner)) found.push(...(inner as EmittedEvent[]));
+      else emittedEventsOf(inner, found);
+    }
+  }
+  return found;
+}
+
+/** Adds each event's webhook deliveries (one read per endpoint and event; none without endpoints). */
+async function addWebhookDeliveries(store: StateStore, explanation: Explanation): Promise<void> {
+  const events = emittedEventsOf(explanation);
+  if (events.length === 0) return;
+  const endpointIds: string[] = [];
+  for await (const key of store.list(ENDPOINTS_PREFIX)) {
+    const id = decodeKeySegment(key.slice(ENDPOINTS_PREFIX.length).replace(/\.json$/, ''));
+    if (id) endpointIds.push(id);
+  }
+  if (endpointIds.length === 0) return;
+  for (const event of events) {
+    const deliveries: WebhookDeliverySummary[] = [];
+    for (const endpointId of endpointIds) {
+      const record = await getDelivery(store, endpointId, event.id);
+      if (!record) continue;
+      const last = record.attempts.at(-1);
+      deliveries.push({
+        endpointId,
+        status: record.status,
+        attempts: record.attempts.length,
+        ...(last?.status !== undefined ? { lastStatus: last.status } : {}),
+        ...(record.nextAttemptAt ? { nextAttemptAt: record.nextAttemptAt } : {}),
+      });
+    }
+    if (deliveries.length > 0) event.deliveries = deliveries;
   }
 }
 

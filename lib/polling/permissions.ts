@@ -17,6 +17,7 @@ import {
   sendsEvent,
   stateBucket,
   stateObjects,
+  webhookOfferGrant,
 } from '../permissions.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
@@ -32,6 +33,7 @@ function shared(eventType: string, bucketWhy = 'tells a missing record (404) fro
   return [
     { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
     claimCheckGrant,
+    webhookOfferGrant,
     sendsEvent(eventType),
     pdsCredentialsGrant,
   ];

@@ -14,6 +14,7 @@ import {
   sendsEvent,
   stateBucket,
   stateObjects,
+  webhookOfferGrant,
 } from '../permissions.ts';
 import { WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
@@ -41,6 +42,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
     },
     ...CONFIRMATION_GRANTS.publish,
     claimCheckGrant,
+    webhookOfferGrant,
     ...PUBLICATION_EVENT_TYPES.map(sendsEvent),
     pdsCredentialsGrant,
   ],

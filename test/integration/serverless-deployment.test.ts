@@ -53,6 +53,10 @@ const PARAMETERS = {
   apiLatencyAlarmMs: '2000',
   confirmationDeadlineHours: '24',
   confirmationsOverdueAlarmCount: '25',
+  webhookTimeoutMs: '5000',
+  webhookDisableAfterHours: '48',
+  webhookRotationOverlapHours: '12',
+  webhookRetentionDays: '7',
 } as const;
 
 let defaults: PackagedService;
@@ -194,6 +198,7 @@ describe('serverless template: the whole stack', () => {
       'PollSupplierReviews',
       'PollSupplierReviewsWorker',
       'PublishWorker',
+      'WebhookDelivery',
     ];
 
     expect(census).toEqual({
@@ -227,9 +232,12 @@ describe('serverless template: the whole stack', () => {
         'ReviewPollDeadLetterQueueAlarm',
         'ReviewsEmittedAsFailedAlarm',
         'SupplierReviewEventsDeadLetterQueueAlarm',
+        'WebhookDeadLetterQueueAlarm',
+        'WebhookEndpointsDisabledAlarm',
       ].sort(),
       'AWS::CloudWatch::Dashboard': ['Dashboard'],
       'AWS::IAM::ManagedPolicy': ['TracingPolicy'],
+      'AWS::IAM::Policy': ['WebhookApiPolicy', 'WebhookOfferPolicy'],
       'AWS::IAM::Role': [
         'ApiRole',
         'IngestRole',
@@ -239,6 +247,7 @@ describe('serverless template: the whole stack', () => {
         'PollSupplierReviewsScheduleRole',
         'PollSupplierReviewsWorkerRole',
         'PublishWorkerRole',
+        'WebhookDeliveryRole',
       ],
       'AWS::Lambda::EventInvokeConfig': [
         'PollMessagingAssetsLambdaEvConf',
@@ -248,6 +257,7 @@ describe('serverless template: the whole stack', () => {
         'IngestEventSourceMappingSQSIngestQueue',
         'PollSupplierReviewsWorkerEventSourceMappingSQSReviewPollQueue',
         'PublishWorkerEventSourceMappingSQSPublicationQueue',
+        'WebhookDeliveryEventSourceMappingSQSWebhookQueue',
       ],
       'AWS::Lambda::Function': functionIds.map((id) => `${id}LambdaFunction`),
       'AWS::Lambda::Permission': ['ApiLambdaPermissionHttpApi'],
@@ -272,6 +282,8 @@ describe('serverless template: the whole stack', () => {
         'ReviewPollQueue',
         'SupplierReviewEventsDeadLetterQueue',
         'SupplierReviewEventsQueue',
+        'WebhookDeadLetterQueue',
+        'WebhookQueue',
       ],
       'AWS::SQS::QueuePolicy': ['IngestQueuePolicy'],
       'AWS::Scheduler::Schedule': [
@@ -397,6 +409,8 @@ describe('serverless template: the whole stack', () => {
           'ServerlessDeploymentBucketPolicy',
           'AlarmTopicPolicy',
           'TracingPolicy',
+          'WebhookOfferPolicy',
+          'WebhookApiPolicy',
         ]),
       );
     }
@@ -588,6 +602,22 @@ describe('serverless template: the whole stack', () => {
     expect(props(t, 'ApiServerErrorsAlarm').Threshold).toBe('3');
     expect(props(t, 'ApiLatencyAlarm').Threshold).toBe('2000');
     expect(props(t, 'ConfirmationsOverdueAlarm').Threshold).toBe('25');
+    expect(envOf(t, 'WebhookDeliveryLambdaFunction')).toMatchObject({
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_DISABLE_AFTER_HOURS: '48',
+    });
+    for (const fn of functions) expect(envOf(t, fn).WEBHOOK_ROTATION_OVERLAP_HOURS, fn).toBe('12');
+    const webhookRules = (
+      dig(props(t, 'StateBucket'), 'LifecycleConfiguration', 'Rules') as Array<{
+        Prefix?: string;
+        ExpirationInDays?: unknown;
+      }>
+    ).filter((rule) => rule.Prefix?.startsWith('webhooks/'));
+    expect(webhookRules.map((rule) => [rule.Prefix, rule.ExpirationInDays])).toEqual([
+      ['webhooks/events/', '7'],
+      ['webhooks/event-times/', '7'],
+      ['webhooks/deliveries/', '7'],
+    ]);
     // The schedule's interval is the period of its poller's "stopped" alarm.
     expect(props(t, 'PollMessagingAssetsStoppedAlarm').Period).toBe(120);
     expect(props(t, 'PollSupplierReviewsStoppedAlarm').Period).toBe(3600);

@@ -11,6 +11,7 @@ import { INGEST_PERMISSIONS } from '../../lib/ingest/permissions.ts';
 import { dropObjects, renderPermissionTable } from '../../lib/permissions.ts';
 import { POLLING_PERMISSIONS } from '../../lib/polling/permissions.ts';
 import { PUBLICATION_PERMISSIONS } from '../../lib/publications/permissions.ts';
+import { WEBHOOK_PERMISSIONS } from '../../lib/webhooks/permissions.ts';
 import { functionNames } from '../../scripts/build.ts';
 import {
   bundleText,
@@ -30,7 +31,13 @@ import {
 import { type CloudFormationTemplate, packageService } from '../helpers/serverless.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const TABLE = mergeTables(INGEST_PERMISSIONS, POLLING_PERMISSIONS, API_PERMISSIONS, PUBLICATION_PERMISSIONS);
+const TABLE = mergeTables(
+  INGEST_PERMISSIONS,
+  POLLING_PERMISSIONS,
+  API_PERMISSIONS,
+  PUBLICATION_PERMISSIONS,
+  WEBHOOK_PERMISSIONS,
+);
 const NAMES = await functionNames();
 
 describe('the permissions of every function', () => {

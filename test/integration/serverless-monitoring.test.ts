@@ -89,7 +89,7 @@ describe('alarms', () => {
         });
       }
     }
-    expect(functions()).toHaveLength(6);
+    expect(functions()).toHaveLength(7);
   });
 
   it('alarms when a scheduled poller completed no run in three of its schedule intervals', () => {
@@ -194,6 +194,7 @@ describe('alarms', () => {
         'PublicationsFailed pds-bridge-publish-worker',
         'ReviewsEmittedAsFailed pds-bridge-poll-supplier-reviews',
         'ReviewsEmittedAsFailed pds-bridge-poll-supplier-reviews-worker',
+        'WebhookEndpointsDisabled pds-bridge-webhook-delivery',
       ].sort(),
     );
     // "Failing for an hour": every run of the hour failed something, not one bad run.
@@ -292,7 +293,10 @@ describe('the dashboard', () => {
         'PdsBridge PublicationsFailed pds-bridge-publish-worker',
       ]),
     );
-    for (const service of functions().map(serviceOf)) {
+    // Every function that calls the PDS (webhook-delivery does not).
+    for (const service of functions()
+      .map(serviceOf)
+      .filter((name) => name !== 'pds-bridge-webhook-delivery')) {
       expect(shown).toContain(`PdsBridge PdsLatency ${service}`);
       expect(shown).toContain(`PdsBridge PdsRetries ${service}`);
     }

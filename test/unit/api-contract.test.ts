@@ -11,12 +11,14 @@ import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
+import { EVENT_TYPES } from '../../lib/events/index.ts';
 import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsNotFoundError, PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
 import type { PdsClient } from '../../lib/pds/index.ts';
 import { StateStoreError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';
+import { MemoryDeliveryQueue, WebhookDelivery } from '../../lib/webhooks/index.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
@@ -149,6 +151,8 @@ interface Case {
   operation: string;
   answer: () => Promise<APIGatewayProxyStructuredResultV2>;
 }
+
+const UNKNOWN_ENDPOINT = '/webhooks/endpoints/ep_000000000000000000000000';
 
 const CASES: Case[] = [
   // POST /publications
@@ -601,7 +605,193 @@ const CASES: Case[] = [
     answer: () => call({ path: '/openapi.json', iam: false }),
   },
   { name: '200', operation: 'GET /health', answer: () => call({ path: '/health', iam: false }) },
+  ...webhookCases(),
 ];
+
+/** Webhook delivery on `store`, with every URL allowed (the receiver would be on 127.0.0.1). */
+function webhooksOn(store: StateStore = new MemoryStateStore()): Partial<ApiDependencies> {
+  const webhooks = new WebhookDelivery({
+    store,
+    queue: new MemoryDeliveryQueue(),
+    policy: 'any',
+    knownTypes: EVENT_TYPES,
+  });
+  return { store, webhooks };
+}
+
+/** Overrides with one registered endpoint, and its path. */
+async function registeredEndpoint(): Promise<{ overrides: Partial<ApiDependencies>; path: string }> {
+  const overrides = webhooksOn();
+  const { endpoint } = await (overrides.webhooks as WebhookDelivery).registry.create({
+    url: 'http://127.0.0.1:9/hook',
+  });
+  return { overrides, path: `/webhooks/endpoints/${endpoint.id}` };
+}
+
+/** The cases every webhook operation shares: 401, 500 (a broken store), 503 (not configured). */
+function webhookCommonCases(operation: string, method: string, path: string, json?: unknown): Case[] {
+  const request = { method, path, ...(json === undefined ? {} : { json }) };
+  return [
+    { name: '401 unauthorized', operation, answer: () => call({ ...request, iam: false }) },
+    { name: '500 internal-error', operation, answer: () => call(request, webhooksOn(storeBroken())) },
+    { name: '503 service-unavailable', operation, answer: () => call(request) },
+  ];
+}
+
+/** The body cases of a webhook operation that takes JSON: 400, 415, 422. */
+function webhookBodyCases(
+  operation: string,
+  method: string,
+  path: () => Promise<{ overrides: Partial<ApiDependencies>; path: string }>,
+  invalid: unknown,
+): Case[] {
+  return [
+    {
+      name: '400 invalid-json',
+      operation,
+      answer: async () => {
+        const target = await path();
+        return call(
+          { method, path: target.path, body: '{"url":', headers: { 'content-type': 'application/json' } },
+          target.overrides,
+        );
+      },
+    },
+    {
+      name: '415 unsupported-media-type',
+      operation,
+      answer: async () => {
+        const target = await path();
+        return call(
+          {
+            method,
+            path: target.path,
+            body: 'a=b',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          },
+          target.overrides,
+        );
+      },
+    },
+    {
+      name: '422 validation-failed',
+      operation,
+      answer: async () => {
+        const target = await path();
+        return call({ method, path: target.path, json: invalid }, target.overrides);
+      },
+    },
+  ];
+}
+
+function webhookCases(): Case[] {
+  const collection = async () => ({ overrides: webhooksOn(), path: '/webhooks/endpoints' });
+  const one = (operation: string, method: string, suffix: string, json?: unknown): Case[] => [
+    {
+      name: '404 not-found',
+      operation,
+      answer: () =>
+        call(
+          { method, path: `${UNKNOWN_ENDPOINT}${suffix}`, ...(json === undefined ? {} : { json }) },
+          webhooksOn(),
+        ),
+    },
+    ...webhookCommonCases(operation, method, `${UNKNOWN_ENDPOINT}${suffix}`, json),
+  ];
+  const withEndpoint = (suffix: string) => async () => {
+    const target = await registeredEndpoint();
+    return { overrides: target.overrides, path: `${target.path}${suffix}` };
+  };
+  const answerOn =
+    (method: string, suffix: string, json?: unknown, query = '') =>
+    async () => {
+      const target = await withEndpoint(suffix)();
+      return call(
+        { method, path: `${target.path}${query}`, ...(json === undefined ? {} : { json }) },
+        target.overrides,
+      );
+    };
+  return [
+    {
+      name: '201',
+      operation: 'POST /webhooks/endpoints',
+      answer: () =>
+        post(
+          '/webhooks/endpoints',
+          { url: 'http://127.0.0.1:9/hook', eventTypes: ['pds.ingest.failed'] },
+          webhooksOn(),
+        ),
+    },
+    ...webhookBodyCases('POST /webhooks/endpoints', 'POST', collection, {
+      url: 'http://127.0.0.1:9/',
+      eventTypes: ['pds.nope'],
+    }),
+    ...webhookCommonCases('POST /webhooks/endpoints', 'POST', '/webhooks/endpoints', {
+      url: 'http://127.0.0.1:9/',
+    }),
+    {
+      name: '200',
+      operation: 'GET /webhooks/endpoints',
+      answer: async () => call({ path: '/webhooks/endpoints' }, (await registeredEndpoint()).overrides),
+    },
+    ...webhookCommonCases('GET /webhooks/endpoints', 'GET', '/webhooks/endpoints'),
+    { name: '200', operation: 'GET /webhooks/endpoints/{endpointId}', answer: answerOn('GET', '') },
+    ...one('GET /webhooks/endpoints/{endpointId}', 'GET', ''),
+    {
+      name: '200',
+      operation: 'PUT /webhooks/endpoints/{endpointId}',
+      answer: answerOn('PUT', '', { description: 'ERP' }),
+    },
+    ...webhookBodyCases('PUT /webhooks/endpoints/{endpointId}', 'PUT', withEndpoint(''), { url: 'ftp://x/' }),
+    ...one('PUT /webhooks/endpoints/{endpointId}', 'PUT', '', { description: 'ERP' }),
+    { name: '204', operation: 'DELETE /webhooks/endpoints/{endpointId}', answer: answerOn('DELETE', '') },
+    ...one('DELETE /webhooks/endpoints/{endpointId}', 'DELETE', ''),
+    {
+      name: '200',
+      operation: 'POST /webhooks/endpoints/{endpointId}/disable',
+      answer: answerOn('POST', '/disable'),
+    },
+    ...one('POST /webhooks/endpoints/{endpointId}/disable', 'POST', '/disable'),
+    {
+      name: '200',
+      operation: 'POST /webhooks/endpoints/{endpointId}/enable',
+      answer: answerOn('POST', '/enable'),
+    },
+    ...one('POST /webhooks/endpoints/{endpointId}/enable', 'POST', '/enable'),
+    {
+      name: '200',
+      operation: 'POST /webhooks/endpoints/{endpointId}/rotate',
+      answer: answerOn('POST', '/rotate'),
+    },
+    ...one('POST /webhooks/endpoints/{endpointId}/rotate', 'POST', '/rotate'),
+    {
+      name: '200',
+      operation: 'GET /webhooks/endpoints/{endpointId}/deliveries',
+      answer: answerOn('GET', '/deliveries', undefined, '?status=failed&limit=5'),
+    },
+    {
+      name: '400 invalid-query',
+      operation: 'GET /webhooks/endpoints/{endpointId}/deliveries',
+      answer: answerOn('GET', '/deliveries', undefined, '?status=lost'),
+    },
+    ...one('GET /webhooks/endpoints/{endpointId}/deliveries', 'GET', '/deliveries'),
+    {
+      name: '202',
+      operation: 'POST /webhooks/endpoints/{endpointId}/replay',
+      answer: answerOn('POST', '/replay', { since: '2026-11-20T00:00:00.000Z' }),
+    },
+    ...webhookBodyCases('POST /webhooks/endpoints/{endpointId}/replay', 'POST', withEndpoint('/replay'), {
+      eventIds: ['never-kept'],
+    }),
+    ...one('POST /webhooks/endpoints/{endpointId}/replay', 'POST', '/replay', { eventIds: ['e-1'] }),
+    {
+      name: '200',
+      operation: 'GET /webhooks/public-key',
+      answer: () => call({ path: '/webhooks/public-key' }, webhooksOn()),
+    },
+    ...webhookCommonCases('GET /webhooks/public-key', 'GET', '/webhooks/public-key'),
+  ];
+}
 
 /**
  * Documented problem answers no request can provoke: these routes do no I/O, so they have no

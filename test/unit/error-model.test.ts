@@ -270,4 +270,15 @@ const SAMPLES: Record<string, Sample> = {
     code: 'CSV_MALFORMED',
     alsoCodes: ['CSV_RECORD_TOO_LONG'],
   },
+  // lib/webhooks
+  WebhookError: {
+    build: (C) => make(C, 'WEBHOOK_URL_REFUSED', 'http://10.0.0.1/ is private'),
+    code: 'WEBHOOK_URL_REFUSED',
+    alsoCodes: [
+      'WEBHOOK_ENDPOINT_INVALID',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+      'WEBHOOK_SIGNATURE_INVALID',
+      'WEBHOOK_REPLAY_INVALID',
+    ],
+  },
 };

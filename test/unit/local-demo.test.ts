@@ -39,13 +39,14 @@ describe('runDemo', () => {
     // act
     const result = await runDemo(unreachableStack(), {
       out: (line) => lines.push(line),
-      timeouts: { drop: 3000 },
+      timeouts: { webhookRegistered: 3000 },
     });
 
     // assess
     expect(result.ok).toBe(false);
+    // The first step: the example webhook receiver registered through the API.
     expect(result.failedStep).toMatch(
-      /^drop demo-items-\d+\.csv and demo-items-\d+\.zip into s3:\/\/pds-bridge-local-drop$/,
+      /^register the example webhook receiver http:\/\/127\.0\.0\.1:\d+\/hook \(POST \/webhooks\/endpoints\)$/,
     );
     expect(lines.filter((line) => line.startsWith('✗ '))).toEqual([
       `✗ ${result.failedStep}: ${result.reason}`,

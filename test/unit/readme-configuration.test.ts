@@ -10,6 +10,7 @@ import { BASE_SETTINGS, type SettingSpecs } from '../../lib/config.ts';
 import { INGEST_SETTINGS } from '../../lib/ingest/settings.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
 import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
+import { WEBHOOK_SETTINGS } from '../../lib/webhooks/settings.ts';
 
 const readmePath = path.resolve(import.meta.dirname, '../../README.md');
 
@@ -20,6 +21,7 @@ const DECLARED: SettingSpecs = {
   ...REVIEW_POLL_SETTINGS,
   ...API_SETTINGS,
   ...WORKER_SETTINGS,
+  ...WEBHOOK_SETTINGS,
 };
 
 interface Row {

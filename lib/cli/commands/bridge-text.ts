@@ -7,7 +7,7 @@ import type { RedrivePlan } from '../../ops/redrive.ts';
 import type { ReplayPlan } from '../../ops/replay.ts';
 import type { BridgeStatus } from '../../ops/status.ts';
 import { LOCAL_STAGE } from '../../ops/target.ts';
-import type { Explanation, WriteExplanation } from '../../ops/why.ts';
+import type { EmittedEvent, Explanation, WriteExplanation } from '../../ops/why.ts';
 import type { AuditReport } from '../../polling/audit.ts';
 import { formatDuration, formatTable, formatTime } from '../output.ts';
 
@@ -90,8 +90,16 @@ function writeText(write: WriteExplanation, index: number): string {
   ]);
 }
 
-function eventLines(events: ReadonlyArray<{ type: string; id: string }>): Array<[string, unknown]> {
-  return events.map((event) => ['event', `${event.type} ${event.id}`]);
+function eventLines(events: readonly EmittedEvent[]): Array<[string, unknown]> {
+  return events.flatMap(
+    (event): Array<[string, unknown]> => [
+      ['event', `${event.type} ${event.id}`],
+      ...(event.deliveries ?? []).map((d): [string, unknown] => [
+        '  webhook',
+        `${d.endpointId}: ${d.status} after ${d.attempts} attempt(s)${d.lastStatus !== undefined ? `, last answer ${d.lastStatus}` : ''}${d.nextAttemptAt ? `, next ${d.nextAttemptAt}` : ''}`,
+      ]),
+    ],
+  );
 }
 
 /** A title and `name: value` lines, indented, leaving out empty values. */

@@ -44,7 +44,7 @@ import {
   statusText,
 } from './bridge-text.ts';
 
-const targetOptions = {
+export const targetOptions = {
   stage: {
     type: 'string',
     value: 'STAGE',
@@ -115,7 +115,7 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
 }
 
 /** Runs `fn` connected to the target; what the operator named wrongly becomes a usage error (exit 2). */
-async function withConnection<T>(
+export async function withConnection<T>(
   context: CommandContext,
   fn: (connection: OperatorConnection, target: BridgeTarget) => Promise<T>,
 ): Promise<T> {

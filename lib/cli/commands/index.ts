@@ -8,6 +8,7 @@ import { folderCommands } from './folders.ts';
 import { subscriptionCommands } from './subscriptions.ts';
 import { tagCommands } from './tags.ts';
 import { watchCommands } from './watch.ts';
+import { webhookCommands } from './webhooks.ts';
 import { workflowCommands } from './workflow.ts';
 
 /** Every `pds` subcommand, in the order help lists them. */
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   ...tagCommands,
   ...watchCommands,
   ...bridgeCommands,
+  ...webhookCommands,
 ];
 
 /** What each group of subcommands is about, for the top-level help. */
@@ -29,5 +31,6 @@ export const GROUPS: Readonly<Record<string, string>> = {
   datamodel: 'the data model',
   tags: 'custom tags of items',
   watch: 'the supplier-review watch list of the bridge (in its state bucket)',
-  bridge: 'the bridge itself: why a file, publication or message went as it did, status, redrive, replay',
+  bridge:
+    'the bridge itself: why a file, publication or message went as it did, status, redrive, replay, webhooks and their deliveries',
 };

@@ -1,0 +1,338 @@
+/**
+ * The webhook delivery flow, written against its ports (state store, delivery queue):
+ *
+ * - {@link WebhookDelivery.dispatch}: an event offered to webhooks is kept (for replay) and becomes
+ *   one task per enabled endpoint whose filters match; a matching disabled endpoint gets an
+ *   `undelivered` record, so nothing is lost that a replay cannot bring back.
+ * - {@link WebhookDelivery.deliver}: one task is one signed POST. 2xx: delivered. 410: the endpoint
+ *   is disabled. Anything else: retried on the schedule of ./schedule.ts (Retry-After honoured), the
+ *   endpoint's breaker counts the failure, and an endpoint failing longer than `disableAfterMs` is
+ *   disabled. Tasks of an endpoint whose breaker is open wait without spending an attempt.
+ * - {@link WebhookDelivery.replay}: events by id or time range (optionally only those not
+ *   delivered) queued again for one endpoint, with their original ids.
+ *
+ * Ordering: none is guaranteed, not even per subject; retries and replays may arrive after later
+ * events. Receivers order by the CloudEvent `time` and deduplicate by `webhook-id` (the event id).
+ */
+
+import type { Log, Metrics } from '../core/index.ts';
+import { silentLog } from '../core/index.ts';
+import type { CloudEvent } from '../events/index.ts';
+import type { StateStore } from '../state/index.ts';
+import { getDelivery, keepEvent, keptEvent, keptEventIds, recordDelivery } from './deliveries.ts';
+import {
+  type EndpointRecord,
+  EndpointRegistry,
+  endpointMatches,
+  liveSecrets,
+  signingKeyOf,
+} from './endpoints.ts';
+import { WebhookError } from './errors.ts';
+import { type PostResult, postWebhook } from './post.ts';
+import { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';
+import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
+import { webhookHeaders } from './signing.ts';
+import type { UrlPolicy } from './url-policy.ts';
+
+/** Why an endpoint was disabled, as reported to {@link WebhookDeliveryOptions.onDisabled}. */
+export interface EndpointDisabled {
+  readonly endpoint: EndpointRecord;
+  readonly reason: 'gone' | 'failing';
+  readonly detail: string;
+}
+
+export interface WebhookDeliveryOptions {
+  readonly store: StateStore;
+  readonly queue: DeliveryQueue;
+  readonly policy: UrlPolicy;
+  /** Every event type the bridge emits (endpoint filters are checked against it). */
+  readonly knownTypes: readonly string[];
+  /** An endpoint failing without a success for this long is disabled; default 5 days. */
+  readonly disableAfterMs?: number;
+  /** Per-attempt timeout; default 10 000 ms. */
+  readonly timeoutMs?: number;
+  /** Sign with `v1a` (ed25519) too; default true. */
+  readonly asymmetric?: boolean;
+  /** Called once when an endpoint is disabled (the handler emits `pds.webhook.endpoint-disabled`). */
+  readonly onDisabled?: (disabled: EndpointDisabled) => Promise<void>;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+  readonly log?: Log;
+  readonly metrics?: Metrics;
+  /** The POST (tests and benchmarks pass their own); default ./post.ts. */
+  readonly post?: typeof postWebhook;
+}
+
+/** What one task came to. */
+export type TaskOutcome = 'delivered' | 'retrying' | 'failed' | 'waiting' | 'undelivered' | 'disabled';
+
+export class WebhookDelivery {
+  readonly registry: EndpointRegistry;
+  readonly #o: WebhookDeliveryOptions;
+  readonly #now: () => Date;
+  readonly #log: Log;
+
+  constructor(options: WebhookDeliveryOptions) {
+    this.#o = options;
+    this.#now = options.now ?? (() => new Date());
+    this.#log = options.log ?? silentLog;
+    this.registry = new EndpointRegistry(options.store, {
+      policy: options.policy,
+      knownTypes: options.knownTypes,
+      now: this.#now,
+    });
+  }
+
+  /**
+   * Keeps each event and queues one task per matching enabled endpoint; returns the count of tasks.
+   *
+   * @example
+   * ```ts
+   * await delivery.dispatch([event]); // 2 (two endpoints take pds.ingest.completed)
+   * ```
+   */
+  async dispatch(events: readonly CloudEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const endpoints = await this.registry.list();
+    const tasks: DeliveryTask[] = [];
+    for (const event of events) {
+      await keepEvent(this.#o.store, event);
+      for (const endpoint of endpoints) {
+        if (!endpointMatches(endpoint, event)) continue;
+        if (endpoint.status === 'disabled') {
+          await this.#undelivered(endpoint.id, event, 'the endpoint was disabled');
+          continue;
+        }
+        tasks.push({ kind: 'deliver', endpointId: endpoint.id, eventId: event.id, attempt: 1 });
+      }
+    }
+    if (tasks.length > 0) await this.#o.queue.enqueue(tasks);
+    return tasks.length;
+  }
+
+  async #undelivered(
+    endpointId: string,
+    event: Pick<CloudEvent, 'id' | 'type'>,
+    reason: string,
+  ): Promise<void> {
+    await recordDelivery(
+      this.#o.store,
+      { endpointId, eventId: event.id, eventType: event.type },
+      { status: 'undelivered', reason, now: this.#now() },
+    );
+  }
+
+  /** Carries out one task; never throws for an endpoint's failure (only for the store's or queue's). */
+  async deliver(task: DeliveryTask): Promise<TaskOutcome> {
+    const now = this.#now();
+    const endpoint = await this.registry.get(task.endpointId);
+    const event = await keptEvent(this.#o.store, task.eventId);
+    if (!event) {
+      this.#log.warn('Webhook task for an event no longer kept', { ...task });
+      return 'undelivered';
+    }
+    if (!endpoint || endpoint.status === 'disabled') {
+      await this.#undelivered(
+        task.endpointId,
+        event,
+        endpoint ? 'the endpoint was disabled' : 'the endpoint was deleted',
+      );
+      return 'undelivered';
+    }
+    const waitUntil = Math.max(
+      task.notBefore ? Date.parse(task.notBefore) : 0,
+      endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
+    );
+    if (waitUntil > now.getTime()) {
+      await this.#later(task, waitUntil - now.getTime());
+      return 'waiting';
+    }
+    const result = await this.#post(endpoint, event, now);
+    const attempt = {
+      at: now.toISOString(),
+      attempt: task.attempt,
+      ...(result.status !== undefined ? { status: result.status } : {}),
+      latencyMs: result.latencyMs,
+      response: result.response,
+      ...(task.replay ? { replay: true } : {}),
+    };
+    const base = { endpointId: endpoint.id, eventId: event.id, eventType: event.type };
+    this.#o.metrics?.addMetric('WebhookAttempts', 'Count', 1);
+    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+      await recordDelivery(this.#o.store, base, { status: 'delivered', attempt, now });
+      if (endpoint.failures > 0) await this.#recovered(endpoint.id);
+      this.#o.metrics?.addMetric('WebhookDelivered', 'Count', 1);
+      return 'delivered';
+    }
+    if (result.status === 410) {
+      await recordDelivery(this.#o.store, base, {
+        status: 'failed',
+        reason: 'the endpoint answered 410 Gone and was disabled',
+        attempt,
+        now,
+      });
+      await this.#disable(endpoint, 'gone', 'the endpoint answered 410 Gone');
+      return 'disabled';
+    }
+    const failing = await this.#failed(endpoint, now);
+    if (failing.status === 'disabled') {
+      await recordDelivery(this.#o.store, base, {
+        status: 'failed',
+        reason: 'the endpoint was disabled after failing for too long',
+        attempt,
+        now,
+      });
+      return 'disabled';
+    }
+    const delay = retryDelayMs(task.attempt, {
+      retryAfterSeconds: parseRetryAfter(result.retryAfter, now),
+      ...(this.#o.random ? { random: this.#o.random } : {}),
+    });
+    if (delay === undefined) {
+      await recordDelivery(this.#o.store, base, {
+        status: 'failed',
+        reason: `no success in ${task.attempt} attempts`,
+        attempt,
+        now,
+      });
+      this.#o.metrics?.addMetric('WebhookFailed', 'Count', 1);
+      return 'failed';
+    }
+    const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
+    await recordDelivery(this.#o.store, base, { status: 'pending', attempt, nextAttemptAt, now });
+    await this.#later({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay);
+    return 'retrying';
+  }
+
+  async #post(endpoint: EndpointRecord, event: CloudEvent, now: Date): Promise<PostResult> {
+    const body = JSON.stringify(event);
+    const privateKey =
+      this.#o.asymmetric === false ? undefined : (await signingKeyOf(this.#o.store)).privateKey;
+    const headers = webhookHeaders(
+      { id: event.id, timestampSeconds: Math.floor(now.getTime() / 1000), body },
+      { secrets: liveSecrets(endpoint, now), privateKey },
+    );
+    const post = this.#o.post ?? postWebhook;
+    return post(new URL(endpoint.url), body, headers, {
+      policy: this.#o.policy,
+      ...(this.#o.timeoutMs !== undefined ? { timeoutMs: this.#o.timeoutMs } : {}),
+    });
+  }
+
+  async #later(task: DeliveryTask, waitMs: number): Promise<void> {
+    await this.#o.queue.enqueue([task], Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(waitMs / 1000)));
+  }
+
+  async #recovered(id: string): Promise<void> {
+    await this.registry.change(id, (record) => {
+      const { failingSince: _since, breakerOpenUntil: _until, ...rest } = record;
+      return { ...rest, failures: 0 };
+    });
+  }
+
+  /** Counts a failure: opens the breaker at the threshold, disables after `disableAfterMs`. */
+  async #failed(endpoint: EndpointRecord, now: Date): Promise<EndpointRecord> {
+    const disableAfterMs = this.#o.disableAfterMs ?? 5 * 86_400_000;
+    let disabledNow = false;
+    const changed = await this.registry.change(endpoint.id, (record) => {
+      if (record.status === 'disabled') return undefined;
+      const failures = record.failures + 1;
+      const failingSince = record.failingSince ?? now.toISOString();
+      disabledNow = now.getTime() - Date.parse(failingSince) >= disableAfterMs;
+      const openMs = breakerOpenMs(failures);
+      return {
+        ...record,
+        failures,
+        failingSince,
+        ...(openMs > 0 ? { breakerOpenUntil: new Date(now.getTime() + openMs).toISOString() } : {}),
+        ...(disabledNow
+          ? {
+              status: 'disabled' as const,
+              disabledReason: `failing since ${failingSince}`,
+              disabledAt: now.toISOString(),
+            }
+          : {}),
+        updatedAt: now.toISOString(),
+      };
+    });
+    if (changed.failures === BREAKER_THRESHOLD)
+      this.#log.warn('Webhook endpoint breaker opened', { endpointId: endpoint.id });
+    if (disabledNow)
+      await this.#announce({
+        endpoint: changed,
+        reason: 'failing',
+        detail: `failing since ${changed.failingSince}`,
+      });
+    return changed;
+  }
+
+  async #disable(
+    endpoint: EndpointRecord,
+    reason: EndpointDisabled['reason'],
+    detail: string,
+  ): Promise<void> {
+    const changed = await this.registry.disable(endpoint.id, detail);
+    await this.#announce({ endpoint: changed, reason, detail });
+  }
+
+  async #announce(disabled: EndpointDisabled): Promise<void> {
+    this.#o.metrics?.addMetric('WebhookEndpointsDisabled', 'Count', 1);
+    this.#log.warn('Webhook endpoint disabled', {
+      endpointId: disabled.endpoint.id,
+      reason: disabled.reason,
+    });
+    await this.#o.onDisabled?.(disabled);
+  }
+
+  /**
+   * Queues events again for one endpoint, with their original ids: by id, or by time range
+   * (`since` ≤ time < `until`), optionally only those not delivered there. Events that never
+   * reached the endpoint (it did not exist or was disabled) are included: replay reads the events
+   * kept when they were offered, not the delivery log. Returns the ids queued.
+   */
+  async replay(
+    endpointId: string,
+    request: { eventIds?: readonly string[]; since?: Date; until?: Date; failedOnly?: boolean },
+  ): Promise<string[]> {
+    const endpoint = await this.registry.require(endpointId);
+    if (endpoint.status === 'disabled') {
+      throw new WebhookError(
+        'WEBHOOK_REPLAY_INVALID',
+        `Endpoint ${endpointId} is disabled; enable it before replaying to it`,
+      );
+    }
+    if (!request.eventIds && !request.since) {
+      throw new WebhookError(
+        'WEBHOOK_REPLAY_INVALID',
+        'Name the events to replay: eventIds, or since (and until)',
+      );
+    }
+    const ids: string[] = [];
+    if (request.eventIds) ids.push(...request.eventIds);
+    else {
+      for await (const id of keptEventIds(this.#o.store, request.since as Date, request.until ?? this.#now()))
+        ids.push(id);
+    }
+    const queued: string[] = [];
+    for (const id of new Set(ids)) {
+      const event = await keptEvent(this.#o.store, id);
+      if (!event) {
+        if (request.eventIds)
+          throw new WebhookError(
+            'WEBHOOK_REPLAY_INVALID',
+            `Event ${id} is not kept (older than the retention, or never offered to webhooks)`,
+          );
+        continue;
+      }
+      if (!request.eventIds && !endpointMatches(endpoint, event)) continue;
+      if (request.failedOnly && (await getDelivery(this.#o.store, endpointId, id))?.status === 'delivered')
+        continue;
+      queued.push(id);
+    }
+    const tasks = queued.map(
+      (eventId): DeliveryTask => ({ kind: 'deliver', endpointId, eventId, attempt: 1, replay: true }),
+    );
+    for (let i = 0; i < tasks.length; i += 100) await this.#o.queue.enqueue(tasks.slice(i, i + 100));
+    return queued;
+  }
+}

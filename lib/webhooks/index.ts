@@ -1,0 +1,61 @@
+/**
+ * Webhooks per Standard Webhooks 1.0: signing (`v1` HMAC-SHA256, `v1a` ed25519), verification, the
+ * endpoint registry, the URL policy, the retry schedule, the delivery log and the delivery flow with
+ * replay. Nothing here loads the AWS SDK; the SQS queue adapter is ./sqs/queue.ts. docs/webhooks.md.
+ */
+export {
+  type DeliveryAttempt,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  getDelivery,
+  keepEvent,
+  keptEvent,
+  listDeliveries,
+  RESPONSE_SNIPPET_BYTES,
+} from './deliveries.ts';
+export {
+  type EndpointDisabled,
+  type TaskOutcome,
+  WebhookDelivery,
+  type WebhookDeliveryOptions,
+} from './delivery.ts';
+export {
+  deleteEndpoint,
+  type EndpointInput,
+  type EndpointRecord,
+  EndpointRegistry,
+  type EndpointView,
+  endpointMatches,
+  endpointView,
+  liveSecrets,
+  signingKeyOf,
+} from './endpoints.ts';
+export { WEBHOOK_ERROR_CODES, WebhookError, type WebhookErrorCode } from './errors.ts';
+export { ENDPOINTS_PREFIX, WEBHOOKS_PREFIX } from './keys.ts';
+export { MemoryDeliveryQueue } from './memory-queue.ts';
+export { type PostResult, postWebhook } from './post.ts';
+export { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';
+export {
+  BREAKER_THRESHOLD,
+  breakerOpenMs,
+  MAX_ATTEMPTS,
+  parseRetryAfter,
+  RETRY_SCHEDULE_SECONDS,
+  retryDelayMs,
+} from './schedule.ts';
+export {
+  generateSecret,
+  generateSigningKey,
+  publicKeyOf,
+  signV1,
+  signV1a,
+  webhookHeaders,
+} from './signing.ts';
+export {
+  checkEndpointUrl,
+  isNonPublicAddress,
+  resolveEndpoint,
+  URL_POLICIES,
+  type UrlPolicy,
+} from './url-policy.ts';
+export { type VerifyWebhookOptions, verifyWebhook } from './verify.ts';
