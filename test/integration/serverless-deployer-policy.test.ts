@@ -58,6 +58,8 @@ const ACTIONS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
     'iam:ListPolicyVersions',
     'iam:DeletePolicy',
   ],
+  // an inline policy attached to roles the stack creates (webhook delivery's grants on the other roles)
+  'AWS::IAM::Policy': ['iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:DeleteRolePolicy'],
   'AWS::IAM::Role': [
     'iam:CreateRole',
     'iam:GetRole',
