@@ -308,9 +308,14 @@ const cicSummary = once(() =>
       documentIdentifier: optionalText(
         "The Standard Business Document Header's InstanceIdentifier (one per message).",
       ),
-      confirmationIdentifier: optionalText("The confirmation's own identification."),
+      confirmationIdentifier: optionalText(
+        "The confirmation's own identification (entityIdentification in 3.1, uniqueCreatorIdentification in 2.8).",
+      ),
       creationDateTime: optionalText(
-        'When the confirmation (else the message) was created, as written in the XML.',
+        'When the confirmation (else the message) was created, as written in the XML: the creationDateTime element (3.1) or attribute (2.8).',
+      ),
+      creatorGln: optionalText(
+        "GLN of the confirmation's creator: its identification's content owner, else the message's sender.",
       ),
       statuses: described(
         z.array(
@@ -318,6 +323,10 @@ const cicSummary = once(() =>
             code: described(z.string(), 'The confirmation status code, e.g. CIC999.'),
             gtin: optionalText('The GTIN the status is about, when it names one.'),
             descriptions: z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() })),
+            longDescriptions: described(
+              z.optional(z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() }))),
+              'The additionalConfirmationStatusLongDescription texts: where recipients put the full reason.',
+            ),
             correctiveActions: z.array(
               z.object({ code: z.string(), expectedCorrectiveInformation: z.optional(z.string()) }),
             ),
