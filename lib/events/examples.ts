@@ -38,9 +38,11 @@ const BROKEN_XML =
 function parsed(xml: string) {
   const result = parseMessagingAssetSafely(xml);
   if (!result.ok) throw new Error(`example XML does not parse: ${result.error.message}`);
-  return result.cic === undefined
-    ? { document: result.document }
-    : { document: result.document, cic: result.cic };
+  return {
+    document: result.document,
+    ...(result.cic === undefined ? {} : { cic: result.cic }),
+    ...(result.gdsn === undefined ? {} : { gdsn: result.gdsn }),
+  };
 }
 
 function parseErrorOf(xml: string) {

@@ -47,6 +47,7 @@ export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,
   type ConfirmationCorrectiveAction,
+  type ConfirmationReason,
   type ConfirmationEntryKey,
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,
