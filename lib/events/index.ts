@@ -47,8 +47,8 @@ export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,
   type ConfirmationCorrectiveAction,
-  type ConfirmationReason,
   type ConfirmationEntryKey,
+  type ConfirmationReason,
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,
   type EventDataMap,
