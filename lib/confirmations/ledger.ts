@@ -128,6 +128,11 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       const cics = (event.data.cic ?? []).filter((cic) => cicMatchesItem(cic, review.primaryKey));
       const single = event.data.cic?.length === 1 ? event.data.cic : [];
       const answers = cics.length > 0 ? cics : single;
+      if (answers.length === 0 && gdsn !== undefined && gdsn.messageType !== 'catalogueItemConfirmation') {
+        // A resend request, a withdrawal, an accepted response: GDSN says nothing of where the item
+        // stands at the recipient, so the review's own status is not taken for an answer.
+        return emptyLedgerReport();
+      }
       if (answers.length === 0) {
         const fact = reviewFact(review, event.id, read);
         return this.#apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);

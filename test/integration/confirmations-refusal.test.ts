@@ -211,6 +211,35 @@ describe('a publication refused by the data pool', () => {
   });
 });
 
+describe('messages that say nothing of where the item stands', () => {
+  it('leaves the entry as it is for a resend request, whatever the review status', async () => {
+    // arrange
+    const gtin = '00614141123452';
+    const { store, ledger } = await published([gtin], '2026-11-30T11:00:00.000Z');
+    const review = {
+      primaryKey: gtin,
+      supplierId: '0614141000012',
+      channelId: 'gdsn-de',
+      messagingAssetId: 901,
+      reviewStatus: 'RECEIVED',
+      date: Date.parse('2026-11-30T11:30:00.000Z'),
+      ...REVIEW_FIELDS,
+    };
+    const event = reviewEvent(review, 'r', { xml: fixture('rfcin-3.1-reload.xml') });
+
+    // act
+    const report = await ledger.recordReviews([event]);
+
+    // assess
+    expect(event.data.gdsn).toMatchObject({
+      messageType: 'requestForCatalogueItemNotification',
+      isReload: true,
+    });
+    expect(report.entriesWritten).toBe(0);
+    expect((await listEntries(store)).entries[0]?.entry.state).toBe('AWAITING');
+  });
+});
+
 describe('answers in both GDSN versions', () => {
   it('does not let a 2.8 answer older than a 3.1 answer override it, though its header is newer', async () => {
     // arrange: the 3.1 answer (20 Nov) is newer than the 2.8 confirmation (20 Jun), older than its header (25 Nov)
