@@ -19,6 +19,7 @@
  */
 import {
   type CicDescription,
+  type CicSummary,
   descriptionOf,
   identificationOf,
   type MessageHeader,
@@ -230,8 +231,8 @@ function recipientOf(owner: XmlElement | undefined): string | undefined {
 
 const REFERENCES = new Set(['catalogueItemReference', 'catalogueItem']);
 
-function confirmationItems(document: ParsedDocument): GdsnItem[] {
-  return (summariseCatalogueItemConfirmation(document) ?? []).map((cic) =>
+function confirmationItems(document: ParsedDocument, known: readonly CicSummary[] | undefined): GdsnItem[] {
+  return (known ?? summariseCatalogueItemConfirmation(document) ?? []).map((cic) =>
     withoutUndefined<GdsnItem>({
       gtin: cic.gtin,
       informationProvider: cic.dataSource,
@@ -459,18 +460,36 @@ function versionOf(
 }
 
 /**
- * The summary of a GDSN message, or `undefined` when `document` is none of the types above.
+ * The summary of a GDSN message, or `undefined` when `document` is none of the types above. `cic`,
+ * the document's CIC summaries when the caller has them already, saves summarising them again.
  *
  * @example
  * const gdsn = summariseGdsnMessage(parseMessagingAsset(xml));
  * if (gdsn?.refusal) for (const error of gdsn.errors ?? []) show(error.code, error.description);
  */
-export function summariseGdsnMessage(document: ParsedDocument): GdsnMessageSummary | undefined {
+export function summariseGdsnMessage(
+  document: ParsedDocument,
+  cic?: readonly CicSummary[],
+): GdsnMessageSummary | undefined {
+  const first = cic?.[0];
+  if (first !== undefined) {
+    // A confirmation message: its summaries say everything, no second walk over the document.
+    const header = messageHeaderOf(document);
+    return withoutUndefined({
+      messageType: 'catalogueItemConfirmation' as const,
+      gdsnVersion: first.gdsnVersion,
+      documentIdentifier: header.documentIdentifier,
+      creationDateTime: first.creationDateTime,
+      senderGln: header.senderGln ?? first.creatorGln,
+      receiverGln: header.receiverGln,
+      items: confirmationItems(document, cic),
+    });
+  }
   const found = businessElements(document);
   if (found === undefined) return undefined;
   const header = messageHeaderOf(document);
-  const first = found.elements[0] as XmlElement;
-  const own = identificationOf(first, `${found.name}Identification`, header);
+  const element = found.elements[0] as XmlElement;
+  const own = identificationOf(element, `${found.name}Identification`, header);
   const base = withoutUndefined({
     messageType: found.type,
     gdsnVersion: versionOf(header, found.elements, document.namespaces),
@@ -481,9 +500,9 @@ export function summariseGdsnMessage(document: ParsedDocument): GdsnMessageSumma
   });
   switch (found.type) {
     case 'catalogueItemConfirmation':
-      return { ...base, items: confirmationItems(document) };
+      return { ...base, items: confirmationItems(document, cic) };
     case 'gs1Response': {
-      const response = responseSummary(first);
+      const response = responseSummary(element);
       const errors = response.errors ?? [];
       const refusal = errors.length > 0 || REFUSED_STATUSES.has((response.status ?? '').toUpperCase());
       const gtins = [...new Set(errors.flatMap((error) => error.gtins ?? []))];
@@ -507,9 +526,9 @@ export function summariseGdsnMessage(document: ParsedDocument): GdsnMessageSumma
     case 'requestForCatalogueItemNotification':
       return withoutUndefined({
         ...base,
-        isReload: flag(first, 'isReload'),
-        recipientGln: recipientOf(first),
-        targetMarketCountryCode: targetMarketOf(first),
+        isReload: flag(element, 'isReload'),
+        recipientGln: recipientOf(element),
+        targetMarketCountryCode: targetMarketOf(element),
         items: found.elements.flatMap(requestItems),
       });
     case 'catalogueItemHierarchicalWithdrawal':

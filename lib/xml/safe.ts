@@ -26,7 +26,7 @@ export function parseMessagingAssetSafely(xml: string, options?: ParseOptions): 
   try {
     const document = parseMessagingAsset(xml, options);
     const cic = summariseCatalogueItemConfirmation(document);
-    const gdsn = summariseGdsnMessage(document);
+    const gdsn = summariseGdsnMessage(document, cic);
     return {
       ok: true,
       document,
