@@ -160,9 +160,17 @@ export class ConfirmationLedger implements ConfirmationRecorder {
         const keys = refusedKeys(gdsn, event.data.primaryKey);
         if (keys.length === 0) report.unmatched++;
         for (const primaryKey of keys) {
-          const applied = await this.#applyToExisting(confirmationItemPrefix(primaryKey), fact);
-          if (applied.entriesWritten === 0 && applied.eventsPublished === 0) report.unmatched++;
-          addLedgerReport(report, applied);
+          const channel = await this.#onlyChannel(primaryKey);
+          if (channel === undefined) {
+            // Published to several channels (or none): which data pool refused is not known here;
+            // the review poller brings the refusal with its channel.
+            report.unmatched++;
+            continue;
+          }
+          addLedgerReport(
+            report,
+            await this.#applyToExisting(confirmationChannelPrefix(primaryKey, channel), fact),
+          );
         }
         return report;
       }
@@ -196,6 +204,13 @@ export class ConfirmationLedger implements ConfirmationRecorder {
 
   get #concurrency(): number {
     return this.#deps.concurrency ?? 8;
+  }
+
+  /** The one channel the item's entries are at, or `undefined` when there are none or several. */
+  async #onlyChannel(primaryKey: string): Promise<string | undefined> {
+    const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
+    const channels = new Set(entries.map(({ entry }) => entry.key.channelId));
+    return channels.size === 1 ? [...channels][0] : undefined;
   }
 
   /**

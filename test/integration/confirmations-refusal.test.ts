@@ -211,6 +211,49 @@ describe('a publication refused by the data pool', () => {
   });
 });
 
+describe('a refusal of an item published to several channels', () => {
+  it('waits for the review that names the channel, and then refuses that channel only', async () => {
+    // arrange
+    const store = new MemoryStateStore();
+    const sink = new RecordingSink();
+    const ledger = new ConfirmationLedger({
+      store,
+      sink,
+      deadlineMs: 48 * HOUR,
+      now: () => new Date('2026-11-27T08:00:00.000Z'),
+    });
+    await ledger.recordPublication({
+      publicationId: 'p-1',
+      publishedAt: '2026-11-27T06:00:00.000Z',
+      primaryKeys: [REFUSED],
+      destinations: [CHANNEL, { destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-pl' }],
+    });
+    const xml = fixture('gs1-response-3.1-exceptions.xml');
+    const review = {
+      primaryKey: REFUSED,
+      supplierId: '0614141000012',
+      channelId: 'gdsn-pl',
+      messagingAssetId: 505,
+      reviewStatus: 'REJECTED',
+      date: Date.parse('2026-11-27T07:30:00.000Z'),
+      ...REVIEW_FIELDS,
+    };
+
+    // act
+    const fromAsset = await ledger.recordMessagingAssets([messagingAssetEvent(asset(505, REFUSED), xml)]);
+    const statesBefore = (await listEntries(store)).entries.map(({ entry }) => entry.state);
+    await ledger.recordReviews([reviewEvent(review, 'p', { xml })]);
+
+    // assess
+    expect(fromAsset).toMatchObject({ unmatched: 1, entriesWritten: 0 });
+    expect(statesBefore).toEqual(['AWAITING', 'AWAITING']);
+    const states = Object.fromEntries(
+      (await listEntries(store)).entries.map(({ entry }) => [entry.key.channelId, entry.state]),
+    );
+    expect(states).toEqual({ 'gdsn-de': 'AWAITING', 'gdsn-pl': 'REFUSED_BY_DATA_POOL' });
+  });
+});
+
 describe('messages that say nothing of where the item stands', () => {
   it('leaves the entry as it is for a resend request, whatever the review status', async () => {
     // arrange
