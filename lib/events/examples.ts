@@ -141,15 +141,15 @@ function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.receive
       primaryKey: '00614141123452',
       ...parsed(SYNCHRONISED_XML),
     }),
-    received(1046, {
-      createdAt: 1_795_166_400_000,
-      primaryKey: '00614141123520',
-      ...parsed(REFUSAL_XML),
-    }),
     received(1043, {
       createdAt: 1_795_166_070_000,
       parseError: parseErrorOf(BROKEN_XML),
       rawXml: BROKEN_XML,
+    }),
+    received(1046, {
+      createdAt: 1_795_166_400_000,
+      primaryKey: '00614141123520',
+      ...parsed(REFUSAL_XML),
     }),
     received(1045, {
       createdAt: 1_795_166_100_000,
