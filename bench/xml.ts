@@ -10,7 +10,7 @@
  *   not safe on its own; the rate to compare with);
  * - parseMessagingAsset: the one pass, falling back to the general path (every fixture is read by
  *   the one pass);
- * - parseMessagingAssetSafely: the same plus the CIC summaries, as the poller calls it.
+ * - parseMessagingAssetSafely: the same plus the CIC and GDSN message summaries, as the poller calls it.
  *
  * Each round runs each path over the three fixtures for `--ms` of CPU time. Prints the median
  * MiB/s (UTF-8 bytes per CPU second of this process), the median µs per document and each path's
@@ -66,7 +66,7 @@ const paths: Array<[string, (xml: string) => unknown]> = [
   ],
   ['fast-xml-parser alone', (xml) => fastXmlParser.parse(xml)],
   ['parseMessagingAsset (one pass)', (xml) => parseMessagingAsset(xml)],
-  ['parseMessagingAssetSafely (one pass + CIC)', (xml) => parseMessagingAssetSafely(xml)],
+  ['parseMessagingAssetSafely (one pass + CIC + GDSN)', (xml) => parseMessagingAssetSafely(xml)],
 ];
 
 const cpuSeconds = (since: NodeJS.CpuUsage) => {

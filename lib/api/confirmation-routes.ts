@@ -35,6 +35,7 @@ export function confirmationEntryView(entry: ConfirmationEntry) {
     since: entry.since,
     deadline: entry.deadline,
     correctiveActions: entry.correctiveActions,
+    ...(entry.reason ? { reason: entry.reason } : {}),
     publications: entry.publications,
     history: entry.history.map(({ recordedAt, previousState, state, since, cause, ...rest }) => ({
       state,

@@ -16,6 +16,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
       description: z.optional(z.string()),
       expectedCorrectiveInformation: z.optional(z.string()),
       gtin: z.optional(z.string()),
+      longDescription: z.optional(z.string()),
     })
     .register(registry, {
       id: 'CorrectiveAction',
@@ -29,7 +30,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
       previousState: z.optional(z.string()),
       since: timestamp,
       recordedAt: timestamp,
-      cause: z.enum(['publication', 'confirmation', 'review', 'deadline']),
+      cause: z.enum(['publication', 'confirmation', 'review', 'deadline', 'refusal']),
       messagingAssetId: z.optional(z.number().check(z.int())),
       reviewId: z.optional(z.string()),
       eventId: z.optional(z.string()),
@@ -38,6 +39,19 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
       id: 'ConfirmationTransition',
       description:
         'One state change of an entry: the new state, the time of the fact behind it, when the bridge recorded it, what caused it and the id of its pds.confirmation.changed event.',
+    });
+
+  const reason = z
+    .object({
+      source: z.enum(['data-pool', 'recipient']),
+      code: z.optional(z.string()),
+      text: z.string(),
+      senderGln: z.optional(z.string()),
+    })
+    .register(registry, {
+      id: 'ConfirmationReason',
+      description:
+        "Why the entry is in its state: the error of a data-pool or Global Registry refusal (source data-pool, code e.g. GDSN.1091), or the long description (else the description) of the recipient's confirmation (source recipient, code e.g. CIC999).",
     });
 
   const entry = z
@@ -51,13 +65,14 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
       since: timestamp,
       deadline: timestamp,
       correctiveActions: z.array(correctiveAction),
+      reason: z.optional(reason),
       publications: z.array(z.object({ publicationId: z.string(), publishedAt: timestamp })),
       history: z.array(transition),
     })
     .register(registry, {
       id: 'ConfirmationEntry',
       description:
-        'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED, or a review status), since when, the corrective actions of the latest confirmation, the publications that sent it and its history. docs/confirmations.md explains the states.',
+        'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED, REFUSED_BY_DATA_POOL, or a review status), since when, the corrective actions of the latest confirmation (or the errors of a refusal) and the reason, the publications that sent it and its history. docs/confirmations.md explains the states.',
     });
 
   const summary = z.record(z.string(), z.number().check(z.int(), z.gte(0))).register(registry, {

@@ -21,10 +21,13 @@ import type {
   ConfirmationChangedData,
   ConfirmationCorrectiveAction,
   ConfirmationEntryKey,
+  ConfirmationReason,
 } from '../events/index.ts';
 
 export const AWAITING = 'AWAITING';
 export const OVERDUE = 'OVERDUE';
+/** The data pool or the Global Registry refused the publication before it reached the recipient. */
+export const REFUSED_BY_DATA_POOL = 'REFUSED_BY_DATA_POOL';
 
 /** Facts kept per entry; older ones are dropped (their ids stay in `seen` a while longer). */
 export const MAX_FACTS = 100;
@@ -35,14 +38,17 @@ export const MAX_HISTORY = 100;
 /** Publications kept per entry (and carried by each event), the latest. */
 export const MAX_PUBLICATIONS = 50;
 
-export type FactKind = 'publication' | 'confirmation' | 'review';
+export type FactKind = 'publication' | 'confirmation' | 'review' | 'refusal';
 
 /** Something heard about the entry. */
 export interface Fact {
-  /** Stable: `publication:<id>`, `asset:<messagingAssetId>:<gtin>:<gln>:<tm>`, `review:<id>`. */
+  /**
+   * Stable: `publication:<id>`, `asset:<messagingAssetId>:<gtin>:<gln>:<tm>`, `review:<id>`,
+   * `refusal:<messagingAssetId>`.
+   */
   id: string;
   kind: FactKind;
-  /** AWAITING for a publication; the CIC state or the review status otherwise. */
+  /** AWAITING for a publication; REFUSED_BY_DATA_POOL for a refusal; the CIC state or the review status otherwise. */
   state: string;
   /** The fact's own time (ISO): message creation, publication. Orders the facts. */
   at: string;
@@ -54,6 +60,8 @@ export interface Fact {
   gtin?: string;
   recipientGln?: string;
   targetMarket?: string;
+  /** Why: a refusal's error, a confirmation's long description. */
+  reason?: ConfirmationReason;
 }
 
 export interface Transition {
@@ -81,6 +89,8 @@ export interface ConfirmationEntry {
   deadline: string;
   publications: Array<{ publicationId: string; publishedAt: string }>;
   correctiveActions: ConfirmationCorrectiveAction[];
+  /** Why the entry is in its state, when the answer behind it said (absent in entries written before). */
+  reason?: ConfirmationReason;
   facts: Fact[];
   /** Ids of facts already applied, newest last, so a replay of a dropped fact stays a no-op. */
   seen: string[];
@@ -97,7 +107,7 @@ export interface PendingChange {
   data: ConfirmationChangedData;
 }
 
-const RANK: Record<FactKind, number> = { publication: 0, review: 1, confirmation: 2 };
+const RANK: Record<FactKind, number> = { publication: 0, review: 1, refusal: 2, confirmation: 3 };
 
 function compareFacts(a: Fact, b: Fact): number {
   const byTime = Date.parse(a.at) - Date.parse(b.at);
@@ -166,11 +176,13 @@ export function applyFacts(
   const evaluated = stateOf(facts, context.deadlineMs, context.now);
   if (evaluated === undefined) return undefined;
   const key = withKnownRecipient(current?.key ?? context.key, facts);
-  const latestAnswer = facts.filter((fact) => fact.kind === 'confirmation').at(-1);
-  const correctiveActions =
-    evaluated.fact.kind === 'confirmation'
-      ? (evaluated.fact.correctiveActions ?? [])
-      : (latestAnswer?.correctiveActions ?? current?.correctiveActions ?? []);
+  const isAnswer = (fact: Fact) => fact.kind === 'confirmation' || fact.kind === 'refusal';
+  const latestAnswer = facts.filter(isAnswer).at(-1);
+  const answer = isAnswer(evaluated.fact) ? evaluated.fact : latestAnswer;
+  const correctiveActions = isAnswer(evaluated.fact)
+    ? (evaluated.fact.correctiveActions ?? [])
+    : (latestAnswer?.correctiveActions ?? current?.correctiveActions ?? []);
+  const reason = answer ? answer.reason : current?.reason;
   const at = context.now.toISOString();
   const next: ConfirmationEntry = {
     key,
@@ -179,6 +191,7 @@ export function applyFacts(
     deadline,
     publications,
     correctiveActions,
+    ...(reason ? { reason } : {}),
     facts,
     seen: [...seen].slice(-MAX_SEEN),
     history: current?.history ?? [],
@@ -243,6 +256,7 @@ function recordTransition(
     cause: evaluated.cause,
     publications: next.publications,
     correctiveActions: next.correctiveActions,
+    ...(next.reason ? { reason: next.reason } : {}),
     ...(evaluated.fact.messagingAssetId === undefined
       ? {}
       : { messagingAssetId: evaluated.fact.messagingAssetId }),

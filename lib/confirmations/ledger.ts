@@ -23,10 +23,24 @@ import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/inde
 import type { Destination } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
-import { applyFacts, type ConfirmationEntry, type Fact, type PendingChange } from './entry.ts';
+import {
+  applyFacts,
+  type ConfirmationEntry,
+  type Fact,
+  type PendingChange,
+  REFUSED_BY_DATA_POOL,
+} from './entry.ts';
 import { ConfirmationIndex } from './entry-index.ts';
 import { confirmationChangedEvent, confirmationEventId } from './events.ts';
-import { cicMatchesItem, confirmationFact, gtin14, publicationFact, reviewFact } from './facts.ts';
+import {
+  cicMatchesItem,
+  confirmationFact,
+  gtin14,
+  publicationFact,
+  refusalFact,
+  refusedKeys,
+  reviewFact,
+} from './facts.ts';
 import {
   confirmationChannelPrefix,
   confirmationDeadlineKey,
@@ -113,9 +127,20 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       const { review } = event.data;
       if (typeof review.channelId !== 'string' || review.channelId.length === 0) return emptyLedgerReport();
       const read = new Date(event.time);
+      const { gdsn } = event.data;
+      if (gdsn?.refusal) {
+        // The data pool refused what was published to this channel: every recipient of it is affected.
+        const fact = refusalFact(gdsn, review.messagingAssetId, read, event.id);
+        return this.#applyToExisting(confirmationChannelPrefix(review.primaryKey, review.channelId), fact);
+      }
       const cics = (event.data.cic ?? []).filter((cic) => cicMatchesItem(cic, review.primaryKey));
       const single = event.data.cic?.length === 1 ? event.data.cic : [];
       const answers = cics.length > 0 ? cics : single;
+      if (answers.length === 0 && gdsn !== undefined && gdsn.messageType !== 'catalogueItemConfirmation') {
+        // A resend request, a withdrawal, an accepted response: GDSN says nothing of where the item
+        // stands at the recipient, so the review's own status is not taken for an answer.
+        return emptyLedgerReport();
+      }
       if (answers.length === 0) {
         const fact = reviewFact(review, event.id, read);
         return this.#apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);
@@ -133,10 +158,30 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async recordMessagingAssets(
     events: ReadonlyArray<CloudEvent<'pds.messaging-asset.received'>>,
   ): Promise<LedgerReport> {
-    const withCic = events.filter((event) => (event.data.cic?.length ?? 0) > 0);
+    const withCic = events.filter((event) => (event.data.cic?.length ?? 0) > 0 || event.data.gdsn?.refusal);
     const reports = await mapAll(withCic, this.#concurrency, async (event) => {
       const report = emptyLedgerReport();
       const read = new Date(event.data.createdAt ?? event.time);
+      const { gdsn } = event.data;
+      if (gdsn?.refusal) {
+        const fact = refusalFact(gdsn, event.data.messagingAssetId, read);
+        const keys = refusedKeys(gdsn, event.data.primaryKey);
+        if (keys.length === 0) report.unmatched++;
+        for (const primaryKey of keys) {
+          const channel = await this.#onlyChannel(primaryKey);
+          if (channel === undefined) {
+            // Published to several channels (or none): which data pool refused is not known here;
+            // the review poller brings the refusal with its channel.
+            report.unmatched++;
+            continue;
+          }
+          addLedgerReport(
+            report,
+            await this.#applyToExisting(confirmationChannelPrefix(primaryKey, channel), fact),
+          );
+        }
+        return report;
+      }
       for (const cic of event.data.cic ?? []) {
         const primaryKey = event.data.primaryKey ?? gtin14(cic.gtin);
         const target = await this.#entryNamingRecipient(primaryKey, cic);
@@ -167,6 +212,26 @@ export class ConfirmationLedger implements ConfirmationRecorder {
 
   get #concurrency(): number {
     return this.#deps.concurrency ?? 8;
+  }
+
+  /** The one channel the item's entries are at, or `undefined` when there are none or several. */
+  async #onlyChannel(primaryKey: string): Promise<string | undefined> {
+    const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
+    const channels = new Set(entries.map(({ entry }) => entry.key.channelId));
+    return channels.size === 1 ? [...channels][0] : undefined;
+  }
+
+  /**
+   * Applies a fact to every existing entry under `prefix` (an item's, or an item's at one channel):
+   * a refusal by the data pool names no recipient, so each recipient the publication went to is
+   * refused. Nothing is created: an item the bridge did not publish has no entries.
+   */
+  async #applyToExisting(prefix: string, fact: Fact): Promise<LedgerReport> {
+    const report = emptyLedgerReport();
+    for await (const stateKey of this.#deps.store.list(prefix)) {
+      addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
+    }
+    return report;
   }
 
   /**
@@ -314,6 +379,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       metrics.addMetric('ConfirmationsReview', 'Count', to('REVIEW'));
       metrics.addMetric('ConfirmationsRejected', 'Count', to('REJECTED'));
       metrics.addMetric('ConfirmationsOverdue', 'Count', to('OVERDUE'));
+      metrics.addMetric('ConfirmationsRefusedByDataPool', 'Count', to(REFUSED_BY_DATA_POOL));
     }
     return total;
   }

@@ -32,15 +32,28 @@ const REVIEW_XML =
   '<correctiveAction><correctiveActionCode>ACTION_NEEDED</correctiveActionCode></correctiveAction>' +
   '</catalogueItemConfirmationStatus></catalogueItemConfirmationStatusDetail></gdsn:catalogueItemConfirmation>';
 
+const REFUSAL_XML =
+  '<gs1_response:gS1ResponseMessage xmlns:gs1_response="urn:gs1:gdsn:gs1_response:xsd:3" xmlns:sh="http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader">' +
+  '<sh:StandardBusinessDocumentHeader><sh:Sender><sh:Identifier>0614141000029</sh:Identifier></sh:Sender>' +
+  '<sh:DocumentIdentification><sh:TypeVersion>3.1</sh:TypeVersion><sh:InstanceIdentifier>RESP-2026-004401</sh:InstanceIdentifier>' +
+  '<sh:CreationDateAndTime>2026-11-20T09:20:00.000Z</sh:CreationDateAndTime></sh:DocumentIdentification></sh:StandardBusinessDocumentHeader>' +
+  '<gS1Response><originatingMessageIdentifier><entityIdentification>CIN-2026-008813</entityIdentification></originatingMessageIdentifier>' +
+  '<responseStatusCode>REJECTED</responseStatusCode><gS1Exception><messageException><transactionException>' +
+  '<commandException><documentException><documentIdentifier><entityIdentification>CINID-008813</entityIdentification></documentIdentifier>' +
+  '<gS1Error><errorCode>GDSN.1091</errorCode><errorDescription languageCode="en">GTIN 00614141123520 already exists in target market 276.</errorDescription></gS1Error>' +
+  '</documentException></commandException></transactionException></messageException></gS1Exception></gS1Response></gs1_response:gS1ResponseMessage>';
+
 const BROKEN_XML =
   '<catalogueItemConfirmation>\n  <gtin>00614141123476</gtin>\n</catalogueItemConfirmationState>';
 
 function parsed(xml: string) {
   const result = parseMessagingAssetSafely(xml);
   if (!result.ok) throw new Error(`example XML does not parse: ${result.error.message}`);
-  return result.cic === undefined
-    ? { document: result.document }
-    : { document: result.document, cic: result.cic };
+  return {
+    document: result.document,
+    ...(result.cic === undefined ? {} : { cic: result.cic }),
+    ...(result.gdsn === undefined ? {} : { gdsn: result.gdsn }),
+  };
 }
 
 function parseErrorOf(xml: string) {
@@ -132,7 +145,7 @@ function ingestExamples(): Pick<Examples, 'pds.ingest.completed' | 'pds.ingest.f
   };
 }
 
-/** A confirmation parsed, XML that does not parse, and an asset passed without its message. */
+/** A confirmation parsed, a data pool's refusal, XML that does not parse, and an asset passed without its message. */
 function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.received'>> {
   const received = (messagingAssetId: number, data: Omit<MessagingAssetReceivedData, 'messagingAssetId'>) =>
     createEvent({
@@ -152,6 +165,11 @@ function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.receive
       createdAt: 1_795_166_070_000,
       parseError: parseErrorOf(BROKEN_XML),
       rawXml: BROKEN_XML,
+    }),
+    received(1046, {
+      createdAt: 1_795_166_400_000,
+      primaryKey: '00614141123520',
+      ...parsed(REFUSAL_XML),
     }),
     received(1045, {
       createdAt: 1_795_166_100_000,
@@ -232,7 +250,7 @@ function publicationExamples(): Pick<Examples, 'pds.publication.completed' | 'pd
   };
 }
 
-/** The review above moving its item's confirmation from AWAITING to REVIEW. */
+/** The review above moving its item's confirmation from AWAITING to REVIEW; the refusal above refusing an item. */
 function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
   return [
     createEvent({
@@ -272,6 +290,45 @@ function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
         ],
         messagingAssetId: 1044,
         reviewId: '3c5e2a90-8b1d-8f4e-a6c2-9d7b0e1f2a34',
+      },
+    }),
+    createEvent({
+      type: 'pds.confirmation.changed',
+      subject: 'item/00614141123520',
+      idParts: [
+        'confirmations/00614141123520/gdsn-main/_.json',
+        'refusal:1046',
+        'AWAITING',
+        'REFUSED_BY_DATA_POOL',
+      ],
+      time: TIME,
+      data: {
+        entry: { primaryKey: '00614141123520', channelId: 'gdsn-main' },
+        previousState: 'AWAITING',
+        state: 'REFUSED_BY_DATA_POOL',
+        since: '2026-11-20T09:20:00.000Z',
+        cause: 'refusal',
+        publications: [
+          {
+            publicationId: '7d3f0a52-1c4b-4e8a-9f26-3b5d7c9e1a04',
+            publishedAt: '2026-11-20T08:02:11.000Z',
+          },
+        ],
+        correctiveActions: [
+          {
+            statusCode: 'GDSN.1091',
+            code: '',
+            description: 'GTIN 00614141123520 already exists in target market 276.',
+            gtin: '00614141123520',
+          },
+        ],
+        reason: {
+          source: 'data-pool',
+          code: 'GDSN.1091',
+          text: 'GTIN 00614141123520 already exists in target market 276.',
+          senderGln: '0614141000029',
+        },
+        messagingAssetId: 1046,
       },
     }),
   ];

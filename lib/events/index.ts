@@ -49,6 +49,7 @@ export {
   type ConfirmationChangedData,
   type ConfirmationCorrectiveAction,
   type ConfirmationEntryKey,
+  type ConfirmationReason,
   EVENT_DATA_SCHEMAS,
   EVENT_TYPES,
   type EventDataMap,

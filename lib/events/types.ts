@@ -6,7 +6,7 @@
 import { lazily, once } from '../lazy.ts';
 import type { Destination, SupplierReview } from '../pds/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
-import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
+import type { CicSummary, GdsnMessageSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
 import * as z from '../zod.ts';
 import { described, withMeta } from '../zod.ts';
 
@@ -128,6 +128,8 @@ export interface MessagingAssetReceivedData {
   rawXmlPointer?: RawXmlPointer;
   /** One summary per GDSN CatalogueItemConfirmation in the document. */
   cic?: CicSummary[];
+  /** The GDSN message's type and what it says (lib/xml/gdsn.ts), when it is one. */
+  gdsn?: GdsnMessageSummary;
   /**
    * Set instead of `document` when the asset failed on `POLL_FAILURE_LIMIT` consecutive runs (its XML
    * could not be fetched, or SQS refused its event) and the poller passed it.
@@ -162,6 +164,7 @@ export interface SupplierReviewReceivedData {
    */
   messageError?: MessageFetchError;
   cic?: CicSummary[];
+  gdsn?: GdsnMessageSummary;
 }
 
 /** `pds.publication.completed`: a selection was created and published. */
@@ -199,6 +202,22 @@ export interface ConfirmationCorrectiveAction {
   expectedCorrectiveInformation?: string;
   /** GTIN of the item of the hierarchy the status is about. */
   gtin?: string;
+  /** The status's long description (`additionalConfirmationStatusLongDescription`), first in order. */
+  longDescription?: string;
+}
+
+/**
+ * Why an entry is in its state, in one line: the data pool's or registry's error for a refusal, the
+ * recipient's long description (else its description) for a confirmation.
+ */
+export interface ConfirmationReason {
+  /** Who said it: the data pool or registry (a refusal), or the recipient (a confirmation). */
+  source: 'data-pool' | 'recipient';
+  /** The error code (e.g. GDSN.1091) or the status code (e.g. CIC999). */
+  code?: string;
+  text: string;
+  /** GLN of the message's sender. */
+  senderGln?: string;
 }
 
 /** The identity of a confirmation entry: one item at one recipient (and target market). */
@@ -218,9 +237,11 @@ export interface ConfirmationChangedData {
   state: ConfirmationState;
   /** When the fact behind the new state happened (message creation, publication, deadline). */
   since: string;
-  cause: 'publication' | 'confirmation' | 'review' | 'deadline';
+  cause: 'publication' | 'confirmation' | 'review' | 'deadline' | 'refusal';
   publications: Array<{ publicationId: string; publishedAt: string }>;
   correctiveActions: ConfirmationCorrectiveAction[];
+  /** Why the entry is in its state, when the answer behind it says (a refusal always does). */
+  reason?: ConfirmationReason;
   messagingAssetId?: number;
   reviewId?: string;
 }
@@ -321,9 +342,14 @@ const cicSummary = once(() =>
       documentIdentifier: optionalText(
         "The Standard Business Document Header's InstanceIdentifier (one per message).",
       ),
-      confirmationIdentifier: optionalText("The confirmation's own identification."),
+      confirmationIdentifier: optionalText(
+        "The confirmation's own identification (entityIdentification in 3.1, uniqueCreatorIdentification in 2.8).",
+      ),
       creationDateTime: optionalText(
-        'When the confirmation (else the message) was created, as written in the XML.',
+        'When the confirmation (else the message) was created, as written in the XML: the creationDateTime element (3.1) or attribute (2.8).',
+      ),
+      creatorGln: optionalText(
+        "GLN of the confirmation's creator: its identification's content owner, else the message's sender.",
       ),
       statuses: described(
         z.array(
@@ -331,6 +357,10 @@ const cicSummary = once(() =>
             code: described(z.string(), 'The confirmation status code, e.g. CIC999.'),
             gtin: optionalText('The GTIN the status is about, when it names one.'),
             descriptions: z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() })),
+            longDescriptions: described(
+              z.optional(z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() }))),
+              'The additionalConfirmationStatusLongDescription texts: where recipients put the full reason.',
+            ),
             correctiveActions: z.array(
               z.object({ code: z.string(), expectedCorrectiveInformation: z.optional(z.string()) }),
             ),
@@ -340,6 +370,84 @@ const cicSummary = once(() =>
       ),
     }),
     'Summary of one GDSN CatalogueItemConfirmation in the message.',
+  ),
+);
+
+const gdsnItem = once(() =>
+  z.object({
+    gtin: described(nonEmpty(), 'GTIN of the item the message names.'),
+    informationProvider: optionalText("GLN of the item's information provider."),
+    targetMarketCountryCode: optionalText('ISO 3166 numeric code of the target market.'),
+    recipientGln: optionalText('GLN of the recipient the message is about.'),
+    status: optionalText('A confirmation state or a registration status for this item, as written.'),
+    reasonCode: optionalText("A withdrawal's reason code, e.g. PUBLICATION_WITHDRAWAL."),
+    documentCommand: optionalText(
+      "A notification's document command: ADD, CHANGE_BY_REFRESH, CORRECT, DELETE.",
+    ),
+    isReload: described(z.optional(z.boolean()), 'A notification or request: whether it is a reload.'),
+    childGtins: described(
+      z.optional(z.array(z.string())),
+      "A notification: GTINs of the next lower level of the item's hierarchy.",
+    ),
+  }),
+);
+
+const gdsnSummary = once(() =>
+  described(
+    z.optional(
+      z.object({
+        messageType: described(
+          z.enum([
+            'catalogueItemConfirmation',
+            'gs1Response',
+            'catalogueItemRegistrationResponse',
+            'requestForCatalogueItemNotification',
+            'catalogueItemHierarchicalWithdrawal',
+            'catalogueItemNotification',
+          ]),
+          'The GDSN message type (docs/events.md lists what each says). The set may grow: treat an unknown value as a generic document.',
+        ),
+        gdsnVersion: described(z.enum(['3.1', '2.8']), 'The GDSN version the message is written in.'),
+        documentIdentifier: optionalText("The Standard Business Document Header's InstanceIdentifier."),
+        creationDateTime: optionalText("The message's own creation time, as written."),
+        senderGln: optionalText('GLN of the sender (a data pool, the Global Registry, a recipient).'),
+        receiverGln: optionalText('GLN of the receiver.'),
+        status: optionalText('Responses: ACCEPTED, RECEIVED, REJECTED, ERROR, …, as written.'),
+        originalMessageIdentifier: optionalText('Responses: the identifier of the message answered.'),
+        errors: described(
+          z.optional(
+            z.array(
+              z.object({
+                code: described(z.string(), 'The error code, e.g. GDSN.1091; empty when none was given.'),
+                description: optionalText('The error text, as the sender wrote it.'),
+                languageCode: optionalText('The language of the description.'),
+                level: described(
+                  z.enum(['message', 'transaction', 'command', 'document', 'attribute']),
+                  'Where the error was raised.',
+                ),
+                transactionIdentifier: optionalText('The transaction the error refers to.'),
+                commandIdentifier: optionalText('The command the error refers to.'),
+                documentIdentifier: optionalText('The document the error refers to.'),
+                gtins: described(z.optional(z.array(z.string())), 'GTINs the error names.'),
+              }),
+            ),
+          ),
+          "Responses: every error of the response's exceptions, message level first.",
+        ),
+        refusal: described(
+          z.optional(z.boolean()),
+          'True when the message says a publication was refused before it reached the recipient (a response with errors or REJECTED, a registration REJECTED).',
+        ),
+        isReload: described(
+          z.optional(z.boolean()),
+          'Resend requests: true for a reload of everything, false for a resend of the items named.',
+        ),
+        recipientGln: optionalText('Resend requests: the recipient asking.'),
+        targetMarketCountryCode: optionalText('Resend requests: the target market asked about.'),
+        items: described(z.array(gdsnItem()), 'The items the message names, in document order.'),
+      }),
+    ),
+    'What the GDSN message is and says, for every GDSN type the bridge knows (lib/xml/gdsn.ts); absent for other documents.',
   ),
 );
 
@@ -443,6 +551,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
             'Where the raw XML was stored instead of rawXml, when it was too large to carry.',
           ),
           cic: cicList(),
+          gdsn: gdsnSummary(),
           messageError: z.optional(messageError()),
         })
         .check(
@@ -477,6 +586,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
           rawXml: rawXml(),
           messageError: z.optional(messageError()),
           cic: cicList(),
+          gdsn: gdsnSummary(),
         })
         .check(z.refine(notBoth, { message: 'document and parseError must not both be set' })),
       {
@@ -540,15 +650,15 @@ export const EVENT_DATA_SCHEMAS = lazily({
         previousState: optionalText('The state before the change; absent when the entry was created.'),
         state: described(
           nonEmpty(),
-          'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
+          'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), REFUSED_BY_DATA_POOL (the data pool or the Global Registry refused the publication before it reached the recipient; reason says why), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
         ),
         since: described(
           z.string(),
           'When the fact behind the new state happened, RFC 3339: the creation time of the message, the publication time, or the deadline.',
         ),
         cause: described(
-          z.enum(['publication', 'confirmation', 'review', 'deadline']),
-          'What changed the state: a (re)publication, a CatalogueItemConfirmation, a supplier review without a readable confirmation, or the deadline passing (OVERDUE).',
+          z.enum(['publication', 'confirmation', 'review', 'deadline', 'refusal']),
+          'What changed the state: a (re)publication, a CatalogueItemConfirmation, a supplier review without a readable confirmation, the deadline passing (OVERDUE), or a refusal by the data pool or the Global Registry (a GS1 Response/GDSNResponse with errors, a registration response REJECTED). The set may grow.',
         ),
         publications: described(
           z.array(z.object({ publicationId: nonEmpty(), publishedAt: z.string() })),
@@ -562,9 +672,26 @@ export const EVENT_DATA_SCHEMAS = lazily({
               description: optionalText('The status description, as the recipient wrote it.'),
               expectedCorrectiveInformation: optionalText('What the recipient expects to be corrected.'),
               gtin: optionalText('The GTIN of the hierarchy level the status is about.'),
+              longDescription: optionalText(
+                "The status's long description (additionalConfirmationStatusLongDescription): where recipients put the full text.",
+              ),
             }),
           ),
-          'What the recipient asks to be fixed, from the latest confirmation; empty when nothing.',
+          'What the recipient asks to be fixed, from the latest confirmation (or, for a refusal, each error of the data pool with its code as statusCode); empty when nothing.',
+        ),
+        reason: described(
+          z.optional(
+            z.object({
+              source: described(
+                z.enum(['data-pool', 'recipient']),
+                'Who said it: the data pool or Global Registry (a refusal), or the recipient (a confirmation).',
+              ),
+              code: optionalText('The error code (e.g. GDSN.1091) or the status code (e.g. CIC999).'),
+              text: described(z.string(), 'The reason, as the sender wrote it.'),
+              senderGln: optionalText("GLN of the message's sender."),
+            }),
+          ),
+          'Why the entry is in its state, when the answer behind it says: the error of a refusal, the long description (else the description) of a confirmation.',
         ),
         messagingAssetId: described(
           z.optional(integer()),

@@ -106,8 +106,13 @@ export async function runDemo(stack: RunningLocalStack, options: DemoOptions): P
     await itemsImported(demo);
     await unauthorizedRefused(demo);
     const channelId = await firstChannel(demo);
-    // The second channel's recipient asks for a correction the first time (the simulator's `review`).
-    const channels = { channelId, reviewingChannelId: DEMO_CHANNEL_IDS.austria };
+    // The second channel's recipient asks for a correction the first time (the simulator's `review`);
+    // the third channel's data pool refuses the publication (the simulator's `data-pool-refuse`).
+    const channels = {
+      channelId,
+      reviewingChannelId: DEMO_CHANNEL_IDS.austria,
+      refusingChannelId: DEMO_CHANNEL_IDS.poland,
+    };
     const publication: Publication = { ...channels, publicationId: await publish(demo, channels) };
     await publicationCompleted(demo, publication.publicationId);
     const reviewAssetIds = await reviewsReceived(demo);
@@ -167,6 +172,8 @@ interface Publication {
   channelId: string;
   /** Expected REVIEW, with a corrective action. */
   reviewingChannelId: string;
+  /** Expected REFUSED_BY_DATA_POOL, with the data pool's reason. */
+  refusingChannelId: string;
 }
 
 /** Creates the clients and starts printing every event as it arrives. */
@@ -446,10 +453,10 @@ async function firstChannel(demo: Demo): Promise<string> {
 /** POST /publications of every item to both channels; the publication's id. */
 async function publish(demo: Demo, channels: Omit<Publication, 'publicationId'>): Promise<string> {
   const { files } = demo;
-  const { channelId, reviewingChannelId } = channels;
+  const { channelId, reviewingChannelId, refusingChannelId } = channels;
   return step(
     demo,
-    `publication of ${files.primaryKeys.length} items to ${channelId} and ${reviewingChannelId} accepted (202)`,
+    `publication of ${files.primaryKeys.length} items to ${channelId}, ${reviewingChannelId} and ${refusingChannelId} accepted (202)`,
     demo.timeouts.publish,
     async (signal) => {
       const response = await fetch(`${demo.stack.api.url}/publications`, {
@@ -461,7 +468,7 @@ async function publish(demo: Demo, channels: Omit<Publication, 'publicationId'>)
         },
         body: JSON.stringify({
           primaryKeys: files.primaryKeys,
-          destinations: [channelId, reviewingChannelId].map((destinationId) => ({
+          destinations: [channelId, reviewingChannelId, refusingChannelId].map((destinationId) => ({
             destinationType: 'COMMUNICATION_CHANNEL',
             destinationId,
           })),
@@ -558,18 +565,22 @@ async function messagingAssetsReceived(demo: Demo, reviewAssetIds: readonly numb
   );
 }
 
-/** The states the demo expects at its two channels. */
+/** The states the demo expects at its three channels. */
 function expectedStates(publication: Publication): Record<string, string> {
-  return { [publication.channelId]: 'SYNCHRONISED', [publication.reviewingChannelId]: 'REVIEW' };
+  return {
+    [publication.channelId]: 'SYNCHRONISED',
+    [publication.reviewingChannelId]: 'REVIEW',
+    [publication.refusingChannelId]: 'REFUSED_BY_DATA_POOL',
+  };
 }
 
 /** GET /publications/{id}/confirmations shows the expected states; prints them. */
 async function apiConfirmations(demo: Demo, publication: Publication): Promise<void> {
-  const { channelId, reviewingChannelId, publicationId } = publication;
+  const { channelId, reviewingChannelId, refusingChannelId, publicationId } = publication;
   const expected = expectedStates(publication);
   await step(
     demo,
-    `confirmations through the API: ${channelId} SYNCHRONISED, ${reviewingChannelId} REVIEW with its corrective action`,
+    `confirmations through the API: ${channelId} SYNCHRONISED, ${reviewingChannelId} REVIEW with its corrective action, ${refusingChannelId} REFUSED_BY_DATA_POOL with its reason`,
     demo.timeouts.confirmations,
     async (signal) => {
       const answer = await waitFor(
@@ -591,8 +602,9 @@ async function apiConfirmations(demo: Demo, publication: Publication): Promise<v
         const actions = entry.correctiveActions.map(
           (action) => `${action.code}: ${action.description ?? ''}`,
         );
+        const reason = entry.reason ? ` because ${entry.reason.code ?? ''}: ${entry.reason.text}` : '';
         demo.out(
-          `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${actions.length ? ` (${actions.join('; ')})` : ''}`,
+          `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${reason}${actions.length && !reason ? ` (${actions.join('; ')})` : ''}`,
         );
       }
     },
@@ -609,10 +621,12 @@ async function cliConfirmationsMatch(demo: Demo, publication: Publication): Prom
       channelId: string;
       state: string;
       correctiveActions: string[];
+      reason?: string;
     }>;
-    const asEntries = rows.map((row) => ({
+    const asEntries = rows.map(({ reason, ...row }) => ({
       ...row,
       correctiveActions: row.correctiveActions.map((code) => ({ code })),
+      ...(reason ? { reason: { text: reason } } : {}),
     }));
     if (
       !confirmationsAsExpected(
@@ -626,7 +640,7 @@ async function cliConfirmationsMatch(demo: Demo, publication: Publication): Prom
     demo.out(`    ${JSON.stringify(answer.summary)}`);
     for (const row of rows) {
       demo.out(
-        `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.correctiveActions.join('; ')}`.trimEnd(),
+        `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.reason ?? row.correctiveActions.join('; ')}`.trimEnd(),
       );
     }
   });
@@ -639,10 +653,14 @@ interface PublicationConfirmations {
     channelId: string;
     state: string;
     correctiveActions: Array<{ code: string; description?: string }>;
+    reason?: { code?: string; text: string };
   }>;
 }
 
-/** Every item is in the expected state at each channel, and every REVIEW names a corrective action. */
+/**
+ * Every item is in the expected state at each channel, every REVIEW names a corrective action and
+ * every REFUSED_BY_DATA_POOL a reason.
+ */
 function confirmationsAsExpected(
   answer: Pick<PublicationConfirmations, 'entries'> & { summary: unknown },
   primaryKeys: readonly string[],
@@ -655,7 +673,8 @@ function confirmationsAsExpected(
           entry.primaryKey === primaryKey &&
           entry.channelId === channelId &&
           entry.state === state &&
-          (state !== 'REVIEW' || entry.correctiveActions.length > 0),
+          (state !== 'REVIEW' || entry.correctiveActions.length > 0) &&
+          (state !== 'REFUSED_BY_DATA_POOL' || (entry.reason?.text ?? '') !== ''),
       ),
     ),
   );

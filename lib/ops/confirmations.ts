@@ -25,6 +25,8 @@ export interface ConfirmationRow {
   deadline: string;
   /** `CODE: description (expected corrective information)`, one per corrective action. */
   correctiveActions: string[];
+  /** Why, in one line: `CODE: text`, the data pool's error or the recipient's long description. */
+  reason?: string;
   publications: string[];
 }
 
@@ -52,6 +54,7 @@ function rowOf({ entry }: StoredEntry): ConfirmationRow {
         action.expectedCorrectiveInformation ? ` (${action.expectedCorrectiveInformation})` : '',
       ].join(''),
     ),
+    ...(entry.reason ? { reason: [entry.reason.code, entry.reason.text].filter(Boolean).join(': ') } : {}),
     publications: entry.publications.map((publication) => publication.publicationId),
   };
 }

@@ -19,12 +19,12 @@ import {
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsNotFoundError, SupplierReview } from '../pds/index.ts';
-import type { CicSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
+import type { CicSummary, GdsnMessageSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 
 /** The message part of an event's data. */
 export type MessageContent =
-  | { document: ParsedDocument; cic?: CicSummary[] }
+  | { document: ParsedDocument; cic?: CicSummary[]; gdsn?: GdsnMessageSummary }
   | { parseError: XmlErrorInfo; rawXml: string };
 
 /** The envelope fields a poller sets: the time of its page or key, and its CloudEvents `source`. */
@@ -51,7 +51,11 @@ export function withMessageContent<E>(xml: string, build: (content: MessageConte
   const parsed = parseMessagingAssetSafely(xml);
   if (!parsed.ok) return build({ parseError: parsed.error, rawXml: xml });
   try {
-    return build({ document: parsed.document, ...(parsed.cic ? { cic: parsed.cic } : {}) });
+    return build({
+      document: parsed.document,
+      ...(parsed.cic ? { cic: parsed.cic } : {}),
+      ...(parsed.gdsn ? { gdsn: parsed.gdsn } : {}),
+    });
   } catch (error) {
     if (!(error instanceof EventDataError)) throw error;
     return build({ parseError: unrepresentable(error), rawXml: xml });

@@ -27,6 +27,8 @@ export const DEMO_CHANNEL_IDS = {
   belgium: 'gdsn-be',
   denmark: 'gdsn-dk',
   switzerland: 'gdsn-ch',
+  poland: 'gdsn-pl',
+  sweden: 'gdsn-se',
 } as const;
 
 /** Primary keys of the demo items (13-digit GTINs with valid check digits). */
@@ -110,6 +112,22 @@ export function demoChannels(): SimulatorChannel[] {
       '756',
       'silent',
       'never answers',
+    ),
+    channel(
+      DEMO_CHANNEL_IDS.poland,
+      'Poland',
+      ['061414100150', '061414100160'],
+      '616',
+      'data-pool-refuse',
+      'refused by its data pool',
+    ),
+    channel(
+      DEMO_CHANNEL_IDS.sweden,
+      'Sweden',
+      ['061414100170', '061414100180'],
+      '752',
+      'resend-request',
+      'asks for a resend, then synchronises',
     ),
   ];
 }

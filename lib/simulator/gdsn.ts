@@ -195,3 +195,126 @@ export function buildCatalogueItemConfirmation28(
 </eanucc:envelope>
 `;
 }
+
+/** What the data pool or a recipient says about one item besides a confirmation. */
+export interface ItemMessageInput {
+  messageNumber: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  primaryKey: string;
+  /** GLN of the sender: the data pool (a refusal) or the recipient (a resend request). */
+  senderGln: string;
+  /** GLN of the data source, i.e. the supplier (the SBDH receiver). */
+  dataSourceGln: string;
+  /** ISO 3166 numeric. */
+  targetMarketCountryCode: string;
+}
+
+function header(senderGln: string, receiverGln: string, id: string, type: string, created: string): string {
+  return `  <sh:StandardBusinessDocumentHeader>
+    <sh:HeaderVersion>1.0</sh:HeaderVersion>
+    <sh:Sender><sh:Identifier Authority="GS1">${senderGln}</sh:Identifier></sh:Sender>
+    <sh:Receiver><sh:Identifier Authority="GS1">${receiverGln}</sh:Identifier></sh:Receiver>
+    <sh:DocumentIdentification>
+      <sh:Standard>GS1</sh:Standard>
+      <sh:TypeVersion>3.1</sh:TypeVersion>
+      <sh:InstanceIdentifier>${id}</sh:InstanceIdentifier>
+      <sh:Type>${type}</sh:Type>
+      <sh:MultipleType>false</sh:MultipleType>
+      <sh:CreationDateAndTime>${created}</sh:CreationDateAndTime>
+    </sh:DocumentIdentification>
+  </sh:StandardBusinessDocumentHeader>`;
+}
+
+/** The error text of the simulator's data-pool refusal (GDSN.1091), for one item. */
+export function refusalText(gtin: string, dataSourceGln: string, market: string): string {
+  return `GTIN ${gtin} already exists for information provider ${dataSourceGln} in target market ${market}; publish a correction of the registered item instead of a new one.`;
+}
+
+/**
+ * A GS1 Response (3.1) by which the data pool refuses the publication of one item before it reaches
+ * the recipient: status REJECTED, one document-level error GDSN.1091 ("GTIN already exists"), in the
+ * shape of test/fixtures/gdsn/gs1-response-3.1-exceptions.xml.
+ *
+ * @example
+ * buildDataPoolRefusal({ messageNumber: 1, createdAt: Date.now(), primaryKey: '614141123452',
+ *   senderGln: '0614141000029', dataSourceGln: '0614141000012', targetMarketCountryCode: '276' });
+ */
+export function buildDataPoolRefusal(input: ItemMessageInput): string {
+  const created = new Date(input.createdAt).toISOString();
+  const number = String(input.messageNumber).padStart(6, '0');
+  const sender = escapeXml(input.senderGln);
+  const dataSource = escapeXml(input.dataSourceGln);
+  const gtin = gtin14Of(input.primaryKey);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<gs1_response:gS1ResponseMessage
+    xmlns:gs1_response="urn:gs1:gdsn:gs1_response:xsd:3"
+    xmlns:sh="http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader">
+${header(sender, dataSource, `RESP-${created.slice(0, 4)}-${number}`, 'GS1Response', created)}
+  <gS1Response>
+    <originatingMessageIdentifier>
+      <entityIdentification>CIN-${number}</entityIdentification>
+      <contentOwner><gln>${dataSource}</gln></contentOwner>
+    </originatingMessageIdentifier>
+    <receiver>${dataSource}</receiver>
+    <sender>${sender}</sender>
+    <responseStatusCode>REJECTED</responseStatusCode>
+    <gS1Exception>
+      <messageException>
+        <transactionException>
+          <transactionIdentifier><entityIdentification>TX-CIN-${number}</entityIdentification></transactionIdentifier>
+          <commandException>
+            <commandIdentifier><entityIdentification>DC-CIN-${number}</entityIdentification></commandIdentifier>
+            <documentException>
+              <documentIdentifier><entityIdentification>CINID-${number}</entityIdentification></documentIdentifier>
+              <gS1Error>
+                <errorCode>GDSN.1091</errorCode>
+                <errorDescription languageCode="en">${escapeXml(refusalText(gtin, input.dataSourceGln, input.targetMarketCountryCode))}</errorDescription>
+                <errorDateTime>${created}</errorDateTime>
+              </gS1Error>
+            </documentException>
+          </commandException>
+        </transactionException>
+      </messageException>
+    </gS1Exception>
+  </gS1Response>
+</gs1_response:gS1ResponseMessage>
+`;
+}
+
+/**
+ * A RequestForCatalogueItemNotification (3.1) by which the recipient asks for one item to be sent
+ * again (`isReload` false), in the shape of test/fixtures/gdsn/rfcin-3.1-reload.xml.
+ *
+ * @example
+ * buildResendRequest({ ...input, senderGln: recipientGln });
+ */
+export function buildResendRequest(input: ItemMessageInput): string {
+  const created = new Date(input.createdAt).toISOString();
+  const number = String(input.messageNumber).padStart(6, '0');
+  const recipient = escapeXml(input.senderGln);
+  const dataSource = escapeXml(input.dataSourceGln);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<request_for_catalogue_item_notification:requestForCatalogueItemNotificationMessage
+    xmlns:request_for_catalogue_item_notification="urn:gs1:gdsn:request_for_catalogue_item_notification:xsd:3"
+    xmlns:sh="http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader">
+${header(recipient, dataSource, `RFCIN-${created.slice(0, 4)}-${number}`, 'requestForCatalogueItemNotification', created)}
+  <transaction>
+    <transactionIdentification><entityIdentification>TX-${number}</entityIdentification><contentOwner><gln>${recipient}</gln></contentOwner></transactionIdentification>
+    <documentCommand>
+      <documentCommandHeader type="ADD"><documentCommandIdentification><entityIdentification>DC-${number}</entityIdentification></documentCommandIdentification></documentCommandHeader>
+      <request_for_catalogue_item_notification:requestForCatalogueItemNotification>
+        <creationDateTime>${created}</creationDateTime>
+        <documentStatusCode>ORIGINAL</documentStatusCode>
+        <requestForCatalogueItemNotificationIdentification><entityIdentification>RFCIN-${number}</entityIdentification><contentOwner><gln>${recipient}</gln></contentOwner></requestForCatalogueItemNotificationIdentification>
+        <isReload>false</isReload>
+        <dataRecipient>${recipient}</dataRecipient>
+        <dataSource>${dataSource}</dataSource>
+        <gtin>${escapeXml(gtin14Of(input.primaryKey))}</gtin>
+        <targetMarket><targetMarketCountryCode>${escapeXml(input.targetMarketCountryCode)}</targetMarketCountryCode></targetMarket>
+      </request_for_catalogue_item_notification:requestForCatalogueItemNotification>
+    </documentCommand>
+  </transaction>
+</request_for_catalogue_item_notification:requestForCatalogueItemNotificationMessage>
+`;
+}

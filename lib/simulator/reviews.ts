@@ -8,7 +8,11 @@ import { problemsOf } from './datamodel.ts';
 import {
   buildCatalogueItemConfirmation,
   buildCatalogueItemConfirmation28,
+  buildDataPoolRefusal,
+  buildResendRequest,
   type ConfirmationProblem,
+  gtin14Of,
+  refusalText,
 } from './gdsn.ts';
 import type { SimulatorChannel, SimulatorState } from './state.ts';
 
@@ -99,6 +103,45 @@ function answersOf(state: SimulatorState, channel: SimulatorChannel, item: Item)
           xml: confirmationOf(channel, primaryKey, [], 'RECEIVED'),
         },
       ];
+    case 'data-pool-refuse':
+      return [
+        {
+          reviewStatus: 'REJECTED',
+          comment: refusalText(gtin14Of(primaryKey), channel.supplierId, channel.targetMarketCountryCode),
+          xml: (messageNumber, createdAt) =>
+            buildDataPoolRefusal({
+              messageNumber,
+              createdAt,
+              primaryKey,
+              senderGln: channel.dataPoolGln,
+              dataSourceGln: channel.supplierId,
+              targetMarketCountryCode: channel.targetMarketCountryCode,
+            }),
+        },
+      ];
+    case 'resend-request': {
+      const askedBefore = (state.supplierReviews.get(primaryKey) ?? []).some(
+        (review) => review.channelId === channel.id,
+      );
+      if (askedBefore) {
+        return [{ reviewStatus: 'APPROVED', comment: '', xml: confirmationOf(channel, primaryKey, []) }];
+      }
+      return [
+        {
+          reviewStatus: 'RECEIVED',
+          comment: 'The recipient asks for the item to be sent again.',
+          xml: (messageNumber, createdAt) =>
+            buildResendRequest({
+              messageNumber,
+              createdAt,
+              primaryKey,
+              senderGln: channel.recipientGln,
+              dataSourceGln: channel.supplierId,
+              targetMarketCountryCode: channel.targetMarketCountryCode,
+            }),
+        },
+      ];
+    }
     case 'review': {
       const answeredBefore = (state.supplierReviews.get(primaryKey) ?? []).some(
         (review) => review.channelId === channel.id,

@@ -79,7 +79,12 @@ export interface SimulatorChannel extends CommunicationChannel {
  * - `reject`: REJECTED, with the reason as a status;
  * - `gdsn-2.8`: ACCEPTED, in the GDSN 2.8 form (the state as an attribute);
  * - `out-of-order`: answers twice, RECEIVED and then SYNCHRONISED, the later answer listed first;
- * - `silent`: never answers.
+ * - `silent`: never answers;
+ * - `data-pool-refuse`: the channel's data pool refuses every publication before it reaches the
+ *   recipient: a GS1 Response REJECTED with error GDSN.1091 (GTIN already exists), review REJECTED;
+ * - `resend-request`: the recipient asks for the item to be sent again (a
+ *   RequestForCatalogueItemNotification, isReload false) the first time, SYNCHRONISED after a
+ *   republication.
  */
 export const RECIPIENT_BEHAVIOURS = [
   'synchronise',
@@ -88,6 +93,8 @@ export const RECIPIENT_BEHAVIOURS = [
   'gdsn-2.8',
   'out-of-order',
   'silent',
+  'data-pool-refuse',
+  'resend-request',
 ] as const;
 export type RecipientBehaviour = (typeof RECIPIENT_BEHAVIOURS)[number];
 

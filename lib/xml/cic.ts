@@ -20,6 +20,22 @@ export interface CicDescription {
   text: string;
 }
 
+/**
+ * A description in either form: 3.1 `<x languageCode="en">text</x>`; 2.8
+ * `<x><description><language><languageISOCode>en</languageISOCode></language><text>…</text></description></x>`
+ * (the `description` wrapper may be left out). The text is `''` when the sender gave none.
+ */
+export function descriptionOf(element: XmlElement): CicDescription {
+  const nested = child(element, 'description') ?? element;
+  const text = textOf(element) || textOf(child(nested, 'text')) || textOf(child(nested, 'shortText'));
+  const languageCode =
+    attributeOf(element, 'languageCode') ??
+    attributeOf(child(nested, 'text'), 'languageCode') ??
+    (optionalText(child(child(nested, 'language'), 'languageISOCode')) ||
+      optionalText(child(nested, 'languageCode')));
+  return { ...(languageCode === undefined ? {} : { languageCode }), text };
+}
+
 export interface CicCorrectiveAction {
   /** e.g. ACTION_NEEDED, WARNING. */
   code: string;
@@ -32,6 +48,8 @@ export interface CicStatus {
   /** GTIN of the item of the hierarchy the status is about (`confirmationStatusCatalogueItem`). */
   gtin?: string;
   descriptions: CicDescription[];
+  /** `additionalConfirmationStatusLongDescription`: where recipients put the real text. */
+  longDescriptions?: CicDescription[];
   correctiveActions: CicCorrectiveAction[];
 }
 
@@ -51,10 +69,21 @@ export interface CicSummary {
   targetMarketCountryCode?: string;
   /** The Standard Business Document Header's InstanceIdentifier (one per message). */
   documentIdentifier?: string;
-  /** The confirmation's own `catalogueItemConfirmationIdentification/entityIdentification`. */
+  /**
+   * The confirmation's own identification: `catalogueItemConfirmationIdentification/entityIdentification`
+   * (3.1) or `…/uniqueCreatorIdentification` (2.8).
+   */
   confirmationIdentifier?: string;
-  /** The confirmation's `creationDateTime`, else the header's `CreationDateAndTime`, as written. */
+  /**
+   * The confirmation's own creation time, as written: the element `creationDateTime` (3.1) or the
+   * attribute `creationDateTime` of the confirmation (2.8); else the header's `CreationDateAndTime`.
+   */
   creationDateTime?: string;
+  /**
+   * GLN of the confirmation's creator: the identification's `contentOwner/gln`, else the message
+   * header's sender.
+   */
+  creatorGln?: string;
   statuses: CicStatus[];
 }
 
@@ -137,10 +166,8 @@ function statusesOf(confirmation: XmlElement): CicStatus[] {
       statuses.push({
         code: textOf(child(status, 'confirmationStatusCode')),
         ...(gtin === undefined ? {} : { gtin }),
-        descriptions: children(status, 'confirmationStatusCodeDescription').map((description) => {
-          const languageCode = attributeOf(description, 'languageCode');
-          return { ...(languageCode === undefined ? {} : { languageCode }), text: textOf(description) };
-        }),
+        descriptions: children(status, 'confirmationStatusCodeDescription').map(descriptionOf),
+        ...longDescriptionsOf(status),
         correctiveActions: children(status, 'correctiveAction').map((action) => {
           const information = optionalText(child(action, 'expectedCorrectiveInformation'));
           return {
@@ -154,14 +181,18 @@ function statusesOf(confirmation: XmlElement): CicStatus[] {
   return statuses;
 }
 
+function longDescriptionsOf(status: XmlElement): { longDescriptions?: CicDescription[] } {
+  const long = children(status, 'additionalConfirmationStatusLongDescription')
+    .map(descriptionOf)
+    .filter((description) => description.text !== '');
+  return long.length === 0 ? {} : { longDescriptions: long };
+}
+
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
 }
 
-function summarise(
-  confirmation: XmlElement,
-  header: { documentIdentifier?: string | undefined; creationDateTime?: string | undefined },
-): CicSummary | undefined {
+function summarise(confirmation: XmlElement, header: MessageHeader): CicSummary | undefined {
   const stateElement = child(confirmation, STATE);
   const stateCode = optionalText(child(stateElement, 'catalogueItemConfirmationStateCode'));
   const stateAttribute = attributeOf(stateElement, 'state')?.trim() || undefined;
@@ -182,11 +213,57 @@ function summarise(
     dataSource: optionalText(child(reference, 'dataSource')),
     targetMarketCountryCode: targetMarketOf(reference),
     documentIdentifier: header.documentIdentifier,
-    confirmationIdentifier: optionalText(
-      child(child(confirmation, 'catalogueItemConfirmationIdentification'), 'entityIdentification'),
-    ),
-    creationDateTime: optionalText(child(confirmation, 'creationDateTime')) ?? header.creationDateTime,
+    ...identificationOf(confirmation, 'catalogueItemConfirmationIdentification', header),
     statuses: statusesOf(confirmation),
+  });
+}
+
+/** What the Standard Business Document Header says of the whole message. */
+export interface MessageHeader {
+  documentIdentifier?: string | undefined;
+  creationDateTime?: string | undefined;
+  senderGln?: string | undefined;
+  receiverGln?: string | undefined;
+  /** `TypeVersion`, e.g. 3.1 or 2.8. */
+  typeVersion?: string | undefined;
+}
+
+/** The header of `document` (empty when it has none). */
+export function messageHeaderOf(document: ParsedDocument): MessageHeader {
+  const header = findFirst(document.root, 'StandardBusinessDocumentHeader', HEADER_SEARCH_DEPTH);
+  const identification = child(header, 'DocumentIdentification');
+  return {
+    documentIdentifier: optionalText(child(identification, 'InstanceIdentifier')),
+    creationDateTime: optionalText(child(identification, 'CreationDateAndTime')),
+    senderGln: optionalText(child(child(header, 'Sender'), 'Identifier')),
+    receiverGln: optionalText(child(child(header, 'Receiver'), 'Identifier')),
+    typeVersion: optionalText(child(identification, 'TypeVersion')),
+  };
+}
+
+/**
+ * A document's own identifier, time and creator, in both versions: 3.1 `<x…Identification>
+ * <entityIdentification>` and a `creationDateTime` element; 2.8 `uniqueCreatorIdentification` and a
+ * `creationDateTime` attribute. The header's time and sender stand in for what the document lacks.
+ */
+export function identificationOf(
+  element: XmlElement,
+  identificationName: string,
+  header: MessageHeader,
+): { confirmationIdentifier?: string; creationDateTime?: string; creatorGln?: string } {
+  const identification = child(element, identificationName);
+  const identifier =
+    optionalText(child(identification, 'entityIdentification')) ??
+    optionalText(child(identification, 'uniqueCreatorIdentification'));
+  const time =
+    optionalText(child(element, 'creationDateTime')) ??
+    (attributeOf(element, 'creationDateTime')?.trim() || undefined) ??
+    header.creationDateTime;
+  const creator = optionalText(child(child(identification, 'contentOwner'), 'gln')) ?? header.senderGln;
+  return withoutUndefined({
+    confirmationIdentifier: identifier,
+    creationDateTime: time,
+    creatorGln: creator,
   });
 }
 
@@ -201,14 +278,7 @@ function summarise(
 export function summariseCatalogueItemConfirmation(document: ParsedDocument): CicSummary[] | undefined {
   const confirmations = findConfirmations(document);
   if (confirmations.length === 0) return undefined;
-  const identification = child(
-    findFirst(document.root, 'StandardBusinessDocumentHeader', HEADER_SEARCH_DEPTH),
-    'DocumentIdentification',
-  );
-  const header = {
-    documentIdentifier: optionalText(child(identification, 'InstanceIdentifier')),
-    creationDateTime: optionalText(child(identification, 'CreationDateAndTime')),
-  };
+  const header = messageHeaderOf(document);
   const summaries = confirmations
     .map((confirmation) => summarise(confirmation, header))
     .filter((summary): summary is CicSummary => summary !== undefined);

@@ -1,4 +1,4 @@
-/** Messaging-asset XML: a stable JSON shape, GDSN CatalogueItemConfirmation summaries, safe parsing. */
+/** Messaging-asset XML: a stable JSON shape, GDSN message summaries (CIC and every other type), safe parsing. */
 export {
   type CicCorrectiveAction,
   type CicDescription,
@@ -19,6 +19,13 @@ export {
 } from './document.ts';
 export { decodeXmlEntities } from './entities.ts';
 export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
+export {
+  type GdsnError,
+  type GdsnItem,
+  type GdsnMessageSummary,
+  type GdsnMessageType,
+  summariseGdsnMessage,
+} from './gdsn.ts';
 export {
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,

@@ -6,14 +6,16 @@ import { boundedText } from '../core/index.ts';
 import { type CicSummary, summariseCatalogueItemConfirmation } from './cic.ts';
 import type { ParsedDocument } from './document.ts';
 import { type XmlErrorInfo, XmlParseError } from './errors.ts';
+import { type GdsnMessageSummary, summariseGdsnMessage } from './gdsn.ts';
 import { type ParseOptions, parseMessagingAsset } from './parse.ts';
 
 export type SafeParseResult =
-  | { ok: true; document: ParsedDocument; cic?: CicSummary[] }
+  | { ok: true; document: ParsedDocument; cic?: CicSummary[]; gdsn?: GdsnMessageSummary }
   | { ok: false; error: XmlErrorInfo };
 
 /**
- * Parses `xml` like {@link parseMessagingAsset} and adds the CIC summary when there is one; any
+ * Parses `xml` like {@link parseMessagingAsset} and adds the CIC summaries and the GDSN message
+ * summary (./gdsn.ts) when there are; any
  * failure comes back as `{ ok: false, error }` with a JSON-safe error (name, code, message, line, column).
  *
  * @example
@@ -24,7 +26,13 @@ export function parseMessagingAssetSafely(xml: string, options?: ParseOptions): 
   try {
     const document = parseMessagingAsset(xml, options);
     const cic = summariseCatalogueItemConfirmation(document);
-    return cic === undefined ? { ok: true, document } : { ok: true, document, cic };
+    const gdsn = summariseGdsnMessage(document, cic);
+    return {
+      ok: true,
+      document,
+      ...(cic === undefined ? {} : { cic }),
+      ...(gdsn === undefined ? {} : { gdsn }),
+    };
   } catch (error) {
     if (error instanceof XmlParseError) return { ok: false, error: error.toInfo() };
     const name = error instanceof Error ? error.name : 'Error';

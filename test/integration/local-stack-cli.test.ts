@@ -119,16 +119,17 @@ describe('npm start', { timeout: 180_000 }, () => {
       /✓ the 6 imported items exist in the PDS/,
       /✓ the API refuses a request without the token \(401\)/,
       /✓ communication channels listed through the API/,
-      /✓ publication of 6 items to \S+ and \S+ accepted \(202\)/,
+      /✓ publication of 6 items to \S+, \S+ and \S+ accepted \(202\)/,
       /✓ publication completed/,
       /✓ supplier reviews received for all 6 items/,
       /✓ messaging assets of the reviews received/,
-      /✓ confirmations through the API: \S+ SYNCHRONISED, \S+ REVIEW with its corrective action/,
+      /✓ confirmations through the API: \S+ SYNCHRONISED, \S+ REVIEW with its corrective action, \S+ REFUSED_BY_DATA_POOL with its reason/,
       /✓ the same through pds bridge confirmations/,
     ]) {
       expect(output).toMatch(step);
     }
     expect(output).toMatch(/pds\.supplier-review\.received {2}item\/0614141\d{6}/);
+    expect(output).toMatch(/at gdsn-pl: REFUSED_BY_DATA_POOL because GDSN\.1091: GTIN \d{14} already exists/);
     expect(output).toMatch(/Demo passed: every step happened in [\d.]+ s\./);
   });
 

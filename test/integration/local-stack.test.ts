@@ -218,6 +218,8 @@ describe('the local stack', { timeout: 90_000 }, () => {
       'gdsn-dk': 'SYNCHRONISED',
       'gdsn-fr': 'REJECTED',
       'gdsn-nl': 'SYNCHRONISED',
+      'gdsn-pl': 'REFUSED_BY_DATA_POOL',
+      'gdsn-se': 'AWAITING',
     };
 
     // act

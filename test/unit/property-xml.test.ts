@@ -2,7 +2,7 @@
  * Property tier (issue 21): messaging-asset XML from trading partners, through both parsers, the CIC
  * summariser and the poller's event. Budgets and replay: test/helpers/property.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   parseMessagingAsset,
   parseMessagingAssetSafely,
   summariseCatalogueItemConfirmation,
+  summariseGdsnMessage,
   XmlParseError,
 } from '../../lib/xml/index.ts';
 import { parseInOnePass } from '../../lib/xml/one-pass.ts';
@@ -22,9 +23,25 @@ import { holds, hostileString, withinTimeBudget } from '../helpers/property.ts';
 import { mutatedXml } from '../helpers/xml-arbitraries.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
-const gdsn = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'].map((name) =>
-  readFileSync(path.join(fixtures, name), 'utf8'),
-);
+/** The fixtures cut at every character; the others are cut around every markup boundary (time). */
+const EXHAUSTIVE = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'];
+/** Every GDSN fixture (each type and version, the real-world variety), the one with bytes after its root aside. */
+const gdsn = [
+  ...EXHAUSTIVE,
+  ...readdirSync(fixtures).filter(
+    (name) => name.endsWith('.xml') && name !== 'cic-3.1-trailing-bytes.xml' && !EXHAUSTIVE.includes(name),
+  ),
+].map((name) => readFileSync(path.join(fixtures, name), 'utf8'));
+
+/** Every end position, or those next to a `<`, `>`, `&`, `"` or line break (where parsers decide). */
+function cutsOf(xml: string, everyCharacter: boolean): number[] {
+  if (everyCharacter) return Array.from({ length: xml.length + 1 }, (_, end) => end);
+  const cuts = new Set<number>([0, xml.length]);
+  for (let at = 0; at < xml.length; at++) {
+    if ('<>&"\r\n'.includes(xml[at] as string)) for (const end of [at - 1, at, at + 1, at + 2]) cuts.add(end);
+  }
+  return [...cuts].filter((end) => end >= 0 && end <= xml.length);
+}
 const XML_ERROR_CODES = ['TOO_LARGE', 'MALFORMED', 'DOCTYPE_REFUSED', 'LIMIT_EXCEEDED', 'NAME_REFUSED'];
 /** The bound on error text (lib/core MAX_ERROR_TEXT) and the words that say how much was cut. */
 const MAX_MESSAGE = 2000 + 60;
@@ -125,7 +142,7 @@ describe('messaging-asset XML, property-tested', () => {
   it('differential, exhaustively: on every truncation of every GDSN fixture the parser agrees with the general path, document or error code', () => {
     const disagreements: string[] = [];
     gdsn.forEach((xml, fixture) => {
-      for (let end = 0; end <= xml.length; end++) {
+      for (const end of cutsOf(xml, fixture < EXHAUSTIVE.length)) {
         const cut = xml.slice(0, end);
         if (answerOf(() => parseMessagingAsset(cut)) !== answerOf(() => parseWithFastXmlParser(cut, 100))) {
           disagreements.push(`fixture ${fixture} cut after ${end} characters`);
@@ -191,9 +208,16 @@ describe('messaging-asset XML, property-tested', () => {
 });
 
 describe('the CIC summariser, property-tested', () => {
-  it('summarises every GDSN fixture', () => {
-    for (const xml of gdsn)
-      expect(summariseCatalogueItemConfirmation(parseMessagingAsset(xml))).toBeDefined();
+  it('summarises every GDSN fixture: confirmations as CICs, every message as its type', () => {
+    for (const xml of gdsn) {
+      const document = parseMessagingAsset(xml);
+      expect(summariseGdsnMessage(document)).toBeDefined();
+      if (
+        document.rootName.startsWith('catalogueItemConfirmation') ||
+        xml.includes('catalogueItemConfirmationState')
+      )
+        expect(summariseCatalogueItemConfirmation(document)).toBeDefined();
+    }
   });
 
   it('never throws on any mutation of the GDSN fixtures: a summary of strings, or nothing to summarise', async () => {
@@ -202,9 +226,10 @@ describe('the CIC summariser, property-tested', () => {
         const parsed = parseMessagingAssetSafely(xml);
         if (!parsed.ok) return;
         const summary = withinTimeBudget(() => summariseCatalogueItemConfirmation(parsed.document));
-        if (summary === undefined) return;
-        // JSON-safe: what the event carries is what the summariser built.
-        expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+        const gdsn = withinTimeBudget(() => summariseGdsnMessage(parsed.document));
+        // JSON-safe: what the event carries is what the summarisers built.
+        if (summary !== undefined) expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+        if (gdsn !== undefined) expect(JSON.parse(JSON.stringify(gdsn))).toEqual(gdsn);
       }),
       { runs: 1000 },
     );
@@ -214,7 +239,10 @@ describe('the CIC summariser, property-tested', () => {
     await holds(
       fc.property(mutatedXml, (xml) => {
         const parsed = parseMessagingAssetSafely(xml);
-        if (parsed.ok) summariseCatalogueItemConfirmation(parsed.document);
+        if (parsed.ok) {
+          summariseCatalogueItemConfirmation(parsed.document);
+          summariseGdsnMessage(parsed.document);
+        }
       }),
       { runs: 500 },
     );

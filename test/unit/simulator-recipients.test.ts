@@ -23,7 +23,8 @@ function answer(behaviour: RecipientBehaviour, key: string = DEMO_PRIMARY_KEYS.w
       const xml = state.messagingAssets.get(review.messagingAssetId)?.xml ?? '';
       const parsed = parseMessagingAssetSafely(xml);
       const cic = parsed.ok ? parsed.cic?.[0] : undefined;
-      return { review, cic };
+      const gdsn = parsed.ok ? parsed.gdsn : undefined;
+      return { review, cic, gdsn };
     });
   return { read };
 }
@@ -53,6 +54,37 @@ describe('simulator recipients', () => {
       code: 'ACTION_NEEDED',
       expectedCorrectiveInformation: 'Correct the attribute netContent and publish again.',
     });
+    expect(second?.cic?.state).toBe('SYNCHRONISED');
+  });
+
+  it('data-pool-refuse: a GS1 Response REJECTED by the data pool, with error GDSN.1091 naming the item', () => {
+    const [refused] = answer('data-pool-refuse').read();
+
+    expect(refused?.review.reviewStatus).toBe('REJECTED');
+    expect(refused?.cic).toBeUndefined();
+    expect(refused?.gdsn).toMatchObject({
+      messageType: 'gs1Response',
+      gdsnVersion: '3.1',
+      status: 'REJECTED',
+      refusal: true,
+      senderGln: '0614141000203',
+      errors: [{ code: 'GDSN.1091', level: 'document', gtins: [`0${DEMO_PRIMARY_KEYS.water}`] }],
+    });
+    expect(refused?.gdsn?.errors?.[0]?.description).toContain('already exists');
+  });
+
+  it('resend-request: a RequestForCatalogueItemNotification first, SYNCHRONISED after a republication', () => {
+    const { read } = answer('resend-request', DEMO_PRIMARY_KEYS.chocolate);
+
+    const [first] = read();
+    const [second] = read();
+
+    expect(first?.gdsn).toMatchObject({
+      messageType: 'requestForCatalogueItemNotification',
+      isReload: false,
+      items: [{ gtin: `0${DEMO_PRIMARY_KEYS.chocolate}`, targetMarketCountryCode: '276' }],
+    });
+    expect(first?.cic).toBeUndefined();
     expect(second?.cic?.state).toBe('SYNCHRONISED');
   });
 

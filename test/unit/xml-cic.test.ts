@@ -13,6 +13,8 @@ const fixture = (name: string): string => readFileSync(path.join(fixtures, name)
 const synchronised = fixture('cic-3.1-synchronised.xml');
 const review = fixture('cic-3.1-review.xml');
 const accepted28 = fixture('cic-2.8-state-attribute.xml');
+const message28 = fixture('cic-2.8-message.xml');
+const variety31 = fixture('cic-3.1-bom-crlf-two-items.xml');
 
 const summarise = (xml: string) => summariseCatalogueItemConfirmation(parseMessagingAsset(xml));
 
@@ -42,6 +44,7 @@ describe('summariseCatalogueItemConfirmation', () => {
         documentIdentifier: 'CIC-2026-000101',
         confirmationIdentifier: 'CICID-000101',
         creationDateTime: '2026-11-20T09:15:00.000+01:00',
+        creatorGln: '0614141000005',
         statuses: [],
       },
     ]);
@@ -209,6 +212,69 @@ describe('summariseCatalogueItemConfirmation', () => {
     expect(
       summarise('<catalogueItemConfirmation><gtin>1</gtin></catalogueItemConfirmation>'),
     ).toBeUndefined();
+  });
+});
+
+describe('summariseCatalogueItemConfirmation: every 2.8 and 3.1 form of a field', () => {
+  it("reads a 2.8 confirmation's own time (an attribute), not the header's five months later", () => {
+    // act
+    const [cic] = summarise(message28) ?? [];
+
+    // assess
+    expect(cic?.creationDateTime).toBe('2026-06-20T14:30:00.000Z');
+    expect(cic?.documentIdentifier).toBe('CIC28-MSG-0007');
+  });
+
+  it('reads the 2.8 identifier (uniqueCreatorIdentification) and the creator GLN (content owner)', () => {
+    // act
+    const [cic] = summarise(message28) ?? [];
+
+    // assess
+    expect(cic?.confirmationIdentifier).toBe('CIC28-0007');
+    expect(cic?.creatorGln).toBe('0614141000043');
+  });
+
+  it('reads a 2.8 description nested with its language, and the long description', () => {
+    // act
+    const [cic] = summarise(message28) ?? [];
+
+    // assess
+    expect(cic?.statuses[0]?.descriptions).toEqual([
+      { languageCode: 'en', text: 'Item is under review by the category manager.' },
+    ]);
+    expect(cic?.statuses[0]?.longDescriptions).toEqual([
+      {
+        languageCode: 'en',
+        text: 'Gross weight 12 kg exceeds the pallet limit agreed for this listing; confirm or correct.',
+      },
+    ]);
+  });
+
+  it('reads a BOM, CRLF, an unprefixed root declaring 2.x namespaces and two states about two items', () => {
+    // act
+    const cic = summarise(variety31) ?? [];
+
+    // assess
+    expect(cic.map((one) => [one.gtin, one.state, one.confirmationIdentifier, one.creationDateTime])).toEqual(
+      [
+        ['00614141123490', 'SYNCHRONISED', 'CICID-000310-A', '2026-11-26T08:58:00.000Z'],
+        ['00614141123506', 'REJECTED', 'CICID-000310-B', '2026-11-26T08:59:00.000Z'],
+      ],
+    );
+    expect(cic[1]?.statuses[0]?.longDescriptions?.map((long) => long.languageCode)).toEqual(['en', 'nl']);
+    expect(cic[0]?.creatorGln).toBe('0614141000043');
+  });
+
+  it("falls back to the header's sender when the confirmation names no content owner", () => {
+    // arrange
+    const xml = variety31.replace(/<contentOwner><gln>0614141000043<\/gln><\/contentOwner>/g, '');
+
+    // act
+    const [cic] = summarise(xml) ?? [];
+
+    // assess
+    expect(cic?.creatorGln).toBe('0614141000043');
+    expect(summarise(xml.replace(/<q:Sender>.*<\/q:Sender>/, ''))?.[0]?.creatorGln).toBeUndefined();
   });
 });
 

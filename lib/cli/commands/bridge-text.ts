@@ -269,7 +269,7 @@ function confirmationRows(answer: Pick<ConfirmationsAnswer, 'rows'> | undefined)
 
 function confirmationTable(rows: ConfirmationsAnswer['rows']): string {
   return formatTable(
-    ['ITEM', 'CHANNEL', 'RECIPIENT', 'MARKET', 'STATE', 'SINCE', 'CORRECTIVE ACTIONS'],
+    ['ITEM', 'CHANNEL', 'RECIPIENT', 'MARKET', 'STATE', 'SINCE', 'REASON', 'CORRECTIVE ACTIONS'],
     rows.map((row) => [
       row.primaryKey,
       row.channelId,
@@ -277,6 +277,7 @@ function confirmationTable(rows: ConfirmationsAnswer['rows']): string {
       row.targetMarket ?? '',
       row.state,
       formatTime(row.since),
+      row.reason ?? '',
       row.correctiveActions.join('; '),
     ]),
   );
