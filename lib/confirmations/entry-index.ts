@@ -22,7 +22,7 @@
  */
 import { mapAll } from '../core/index.ts';
 import { compareKeys, StateConflictError, type StateStore } from '../state/index.ts';
-import type { ConfirmationEntry } from './entry.ts';
+import { type ConfirmationEntry, REFUSED_BY_DATA_POOL } from './entry.ts';
 import { gtin14 } from './facts.ts';
 import {
   CONFIRMATION_INDEX_PREFIX,
@@ -44,6 +44,7 @@ export const LEDGER_STATES: readonly string[] = Object.freeze([
   'SYNCHRONISED',
   'REJECTED',
   'ACCEPTED',
+  REFUSED_BY_DATA_POOL,
 ]);
 
 /** Finished states: entries in them expire after the retention; every other state stays. */

@@ -52,6 +52,7 @@ const PARAMETERS = {
   apiErrorsAlarmCount: '3',
   apiLatencyAlarmMs: '2000',
   confirmationDeadlineHours: '24',
+  confirmationRetentionDays: '30',
   confirmationsOverdueAlarmCount: '25',
   webhookTimeoutMs: '5000',
   webhookDisableAfterHours: '48',
@@ -569,6 +570,7 @@ describe('serverless template: the whole stack', () => {
 
     for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
     for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_DEADLINE_HOURS, fn).toBe('24');
+    for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_RETENTION_DAYS, fn).toBe('30');
     expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
     expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
       INGEST_PREFIX: 'incoming/',

@@ -254,6 +254,14 @@ const SAMPLES: Record<string, Sample> = {
   CliInputError: { build: (C) => make(C, 'not JSON'), code: 'CLI_INPUT_INVALID' },
   // lib/local
   PortInUseError: { build: (C) => make(C, 'the simulator', 4010, '--pds-port'), code: 'PORT_IN_USE' },
+  EmulatorUnsupportedError: {
+    build: (C) => make(C, 'fauxqs 9.9.9 is installed'),
+    code: 'EMULATOR_UNSUPPORTED',
+  },
+  UnknownConfirmationStateError: {
+    build: (C) => make(C, ['BOGUS'], ['AWAITING', 'REVIEW']),
+    code: 'UNKNOWN_CONFIRMATION_STATE',
+  },
   LocalStackStartedError: { build: (C) => make(C), code: 'LOCAL_STACK_STARTED' },
   StackFileError: { build: (C) => make(C, 'no stack'), code: 'STACK_FILE_MISSING' },
   DemoStepError: { build: (C) => make(C, 'drop', 'late'), code: 'DEMO_STEP_FAILED' },
