@@ -568,14 +568,15 @@ export function describeConfirmationLedger(
 
       // act
       const bogus = await resolveStates(store, ['REVIEW', 'BOGUS']).catch((error: unknown) => error);
-      const resolved = await resolveStates(store, ['review', 'Overdue', 'approved']);
+      const resolved = await resolveStates(store, ['review', 'Overdue', 'approved', 'refused_by_data_pool']);
 
       // assess
       expect(bogus).toBeInstanceOf(UnknownConfirmationStateError);
       expect((bogus as Error).message).toMatch(
-        /state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, APPROVED, AWAITING, OVERDUE, RECEIVED, REJECTED, REVIEW, SYNCHRONISED/,
+        /state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, APPROVED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, SYNCHRONISED/,
       );
-      expect(resolved).toEqual(['REVIEW', 'OVERDUE', 'APPROVED']);
+      // a refusal is the ledger's own state: asking for it is valid before the first one is recorded
+      expect(resolved).toEqual(['REVIEW', 'OVERDUE', 'APPROVED', 'REFUSED_BY_DATA_POOL']);
     });
 
     if (options.concurrent !== false) {
