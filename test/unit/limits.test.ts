@@ -18,8 +18,10 @@ import { ArchiveLimitError } from '../../lib/simulator/errors.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/request-body.ts';
 import {
+  DEFAULT_MAX_XML_ATTRIBUTES,
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,
+  DEFAULT_MAX_XML_ELEMENTS,
   parseMessagingAssetSafely,
 } from '../../lib/xml/index.ts';
 import { apiEvent, bodyOf, publicationBody } from '../helpers/apigw.ts';
@@ -48,6 +50,46 @@ describe('messaging-asset XML limits', () => {
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2))).toBe('LIMIT_EXCEEDED');
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 1, 'p:q:a'))).toBe('ok');
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it(`accepts ${DEFAULT_MAX_XML_ELEMENTS} elements and refuses one more with LIMIT_EXCEEDED, on both parsing paths`, () => {
+    // prepare: the root plus empty children; names with two colons take the general path
+    const elements = (count: number, name = 'a') => `<${name}>${`<${name}/>`.repeat(count - 1)}</${name}>`;
+
+    // act + assess
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS))).toBe('ok');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS + 1))).toBe('LIMIT_EXCEEDED');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS, 'p:q:a'))).toBe('ok');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS + 1, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it(`accepts ${DEFAULT_MAX_XML_ATTRIBUTES} attributes and refuses one more with LIMIT_EXCEEDED, on both parsing paths`, () => {
+    // prepare: 1000 attributes per element, namespace declarations counted too
+    const attributes = (count: number, name = 'a') => {
+      const tag = (n: number) =>
+        `<${name} ${Array.from({ length: n }, (_, i) => (i === 0 ? 'xmlns:x="urn:x"' : `b${i}="1"`)).join(' ')}/>`;
+      const full = Math.floor(count / 1000);
+      const rest = count % 1000;
+      return `<${name}>${tag(1000).repeat(full)}${rest === 0 ? '' : tag(rest)}</${name}>`;
+    };
+
+    // act + assess
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES))).toBe('ok');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES + 1))).toBe('LIMIT_EXCEEDED');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES, 'p:q:a'))).toBe('ok');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES + 1, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it('refuses 10 MiB of empty elements (2.5 million) as a parse error instead of exhausting the memory', () => {
+    // prepare: within the size limit, far beyond the element limit
+    const flood = `<a>${'<b/>'.repeat((DEFAULT_MAX_XML_BYTES - 7) / 4)}</a>`;
+
+    // act
+    const result = parseMessagingAssetSafely(flood);
+
+    // assess
+    expect(result).toMatchObject({ ok: false, error: { code: 'LIMIT_EXCEEDED' } });
+    expect(result.ok ? '' : result.error.message).toContain('maxElements');
   });
 
   it('expands no entity at all: a DOCTYPE (the only place one can be declared) is refused', () => {
