@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/api/idempotency-key.ts';
-import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/api/schemas.ts';
+import {
+  MAX_DESTINATION_ID_LENGTH,
+  MAX_DESTINATIONS,
+  MAX_PRIMARY_KEY_LENGTH,
+} from '../../lib/api/schemas.ts';
 import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
 import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
@@ -146,6 +150,74 @@ describe('API request limits', () => {
     const refused = await api.handle(post(keys(TEST_API_SETTINGS.maxKeys + 1)));
     expect(refused.statusCode).toBe(422);
     expect(JSON.stringify(bodyOf(refused))).toMatch(/PUBLICATION_MAX_KEYS/);
+  });
+
+  it(`accepts ${MAX_DESTINATIONS} destinations in one publication and refuses ${MAX_DESTINATIONS + 1} with 422`, async () => {
+    const { api } = publicationsApi();
+    const destinations = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        destinationType: 'IN_PLATFORM',
+        destinationId: `org-${index}`,
+      }));
+    const send = (count: number) =>
+      api.handle(
+        apiEvent({
+          method: 'POST',
+          path: '/publications',
+          json: publicationBody(keys(1), destinations(count)),
+          iam: true,
+        }),
+      );
+    expect((await send(MAX_DESTINATIONS)).statusCode).toBe(202);
+    const refused = await send(MAX_DESTINATIONS + 1);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf(refused)).toMatchObject({
+      errors: [
+        {
+          pointer: '/destinations',
+          detail: `names ${MAX_DESTINATIONS + 1} destinations, more than the ${MAX_DESTINATIONS} allowed; split the request`,
+        },
+      ],
+    });
+  });
+
+  it(`accepts a destinationId of ${MAX_DESTINATION_ID_LENGTH} characters and refuses ${MAX_DESTINATION_ID_LENGTH + 1} with 422`, async () => {
+    const { api } = publicationsApi();
+    const send = (length: number) =>
+      api.handle(
+        apiEvent({
+          method: 'POST',
+          path: '/publications',
+          json: publicationBody(keys(1), [
+            { destinationType: 'IN_PLATFORM', destinationId: 'o'.repeat(length) },
+          ]),
+          iam: true,
+        }),
+      );
+    expect((await send(MAX_DESTINATION_ID_LENGTH)).statusCode).toBe(202);
+    const refused = await send(MAX_DESTINATION_ID_LENGTH + 1);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf(refused)).toMatchObject({
+      errors: [
+        {
+          pointer: '/destinations/0/destinationId',
+          detail: `must be at most ${MAX_DESTINATION_ID_LENGTH} characters`,
+        },
+      ],
+    });
+  });
+
+  it('declares the publication bounds in the OpenAPI document', async () => {
+    const { api } = publicationsApi();
+    const document = bodyOf(await api.handle(apiEvent({ path: '/openapi.json', iam: true })));
+    expect(document).toMatchObject({
+      components: {
+        schemas: {
+          Destination: { properties: { destinationId: { maxLength: MAX_DESTINATION_ID_LENGTH } } },
+          PublicationRequest: { properties: { destinations: { maxItems: MAX_DESTINATIONS } } },
+        },
+      },
+    });
   });
 
   it(`accepts an Idempotency-Key of ${MAX_IDEMPOTENCY_KEY_LENGTH} characters and refuses ${MAX_IDEMPOTENCY_KEY_LENGTH + 1} with 400`, async () => {
