@@ -41,7 +41,10 @@ describe('ingestSqsBody', () => {
     const { deps, sinks, events, imports } = ingestHarness();
     let opened = 0;
     const source = {
-      open: (...args: Parameters<typeof deps.source.open>) => (opened++, deps.source.open(...args)),
+      open: (...args: Parameters<typeof deps.source.open>) => {
+        opened++;
+        return deps.source.open(...args);
+      },
     };
     const body = JSON.stringify(
       s3Event([
