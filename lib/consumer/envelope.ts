@@ -7,6 +7,7 @@
  * or attributes a newer bridge adds) never make an event invalid; they are handed over in
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
+import { parseJson } from '../core/json.ts';
 import {
   dataSchemaUri,
   ENVELOPE_ATTRIBUTES,
@@ -147,7 +148,7 @@ interface EventWhere {
 function jsonObjectOf(body: string, messageId: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(body);
+    value = parseJson(body);
   } catch (error) {
     const start = JSON.stringify(body.slice(0, 40));
     throw new ConsumerError(

@@ -10,6 +10,8 @@
  * ```
  */
 
+import { parseJson } from '../core/json.ts';
+
 /** A message body as received; `event` when the body is a CloudEvent. */
 export interface ReceivedEvent {
   /** The queue it came from. */
@@ -45,7 +47,7 @@ type Data = Record<string, unknown>;
  */
 export function parseEventBody(body: string): EventEnvelope | undefined {
   try {
-    const value: unknown = JSON.parse(body);
+    const value: unknown = parseJson(body);
     if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'type' in value) {
       return value as EventEnvelope;
     }

@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
 import { BridgeError, ConfigError, checkBaseUrl, checkDurationMs, checkInteger } from '../core/index.ts';
+import { parseJson } from '../core/json.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -422,7 +423,7 @@ export class PdsTransport {
 
   #parseJson(text: string, line: PdsRequestLine): unknown {
     try {
-      return JSON.parse(text);
+      return parseJson(text);
     } catch (error) {
       const detail = text.trim() === '' ? 'an empty body where JSON was expected' : 'a body that is not JSON';
       throw new PdsInvalidResponseError(`${detail} (${text.length} characters)`, line, {

@@ -141,7 +141,7 @@ describe('the consumer package, packed and installed into an empty project', () 
     );
   });
 
-  it('installs the kit with zod and @aws-sdk/client-s3 only, and no commands', async () => {
+  it('installs the kit with zod, @aws-sdk/client-s3 and @streamparser/json only, and no commands', async () => {
     // act
     const listed = await run('npm', ['ls', '--all', '--json'], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
     const tree = JSON.parse(listed.stdout) as InstalledTree;
@@ -151,13 +151,14 @@ describe('the consumer package, packed and installed into an empty project', () 
     expect(Object.keys(tree.dependencies ?? {})).toEqual(['pds-bridge']);
     expect(Object.keys(tree.dependencies?.['pds-bridge']?.dependencies ?? {}).sort()).toEqual([
       '@aws-sdk/client-s3',
+      '@streamparser/json',
       'zod',
     ]);
     expect(BRIDGE_ONLY.filter((name) => installed.has(name))).toEqual([]);
     await expect(readdir(path.join(project, 'node_modules', '.bin'))).rejects.toMatchObject({
       code: 'ENOENT',
     });
-    console.log(`installed: ${installed.size} packages (pds-bridge, zod, @aws-sdk/client-s3 and its own)`);
+    console.log(`installed: ${installed.size} packages (pds-bridge, zod, @streamparser/json, @aws-sdk/client-s3 and its own)`);
   });
 
   it('runs a consumer that reads the bridge’s events from the emulator, claim-check included', async () => {
