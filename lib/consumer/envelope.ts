@@ -149,12 +149,13 @@ function jsonObjectOf(body: string, messageId: string | undefined): Record<strin
   let value: unknown;
   try {
     value = parseJson(body);
-  } catch (error) {
-    const start = JSON.stringify(body.slice(0, 40));
+  } catch {
+    // Neither the body nor the parser's message (which quotes it) goes into the error: the body may
+    // be anything a producer wrote, confidential included.
     throw new ConsumerError(
       'not-json',
-      `the body is not JSON (${(error as Error).message}; it starts ${start}). It was not sent by pds-bridge: check which producer writes to this queue.`,
-      { messageId, cause: error },
+      `the body is not JSON (${body.length} characters; not quoted here). It was not sent by pds-bridge: check which producer writes to this queue.`,
+      { messageId },
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -49,7 +49,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { createEventReader, s3PayloadFetcher } from 'pds-bridge/consumer';
 
 const s3 = new S3Client({ endpoint: process.env.AWS_ENDPOINT_URL, forcePathStyle: true });
-const reader = createEventReader({ payloads: s3PayloadFetcher(s3) });
+const reader = createEventReader({ payloads: s3PayloadFetcher(s3), claimCheck: { buckets: ['bridge-state'] } });
 for (const message of JSON.parse(await readFile('messages.json', 'utf8'))) {
   const event = await reader.read(message);
   const schemaFile = import.meta.resolve(event.dataschema.replace('urn:pds-bridge:', 'pds-bridge/'));
@@ -158,7 +158,9 @@ describe('the consumer package, packed and installed into an empty project', () 
     await expect(readdir(path.join(project, 'node_modules', '.bin'))).rejects.toMatchObject({
       code: 'ENOENT',
     });
-    console.log(`installed: ${installed.size} packages (pds-bridge, zod, @streamparser/json, @aws-sdk/client-s3 and its own)`);
+    console.log(
+      `installed: ${installed.size} packages (pds-bridge, zod, @streamparser/json, @aws-sdk/client-s3 and its own)`,
+    );
   });
 
   it('runs a consumer that reads the bridge’s events from the emulator, claim-check included', async () => {
