@@ -26,7 +26,7 @@ export {
   type OptionErrorFactory,
 } from './options.ts';
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
-export { boundedText, MAX_ERROR_TEXT } from './text.ts';
+export { boundedText, MAX_ERROR_TEXT, terminalText } from './text.ts';
 export {
   continueTrace,
   continuingTrace,
