@@ -11,7 +11,7 @@
  * rate as a ratio of JSON.parse's.
  */
 import { parseScriptArgs } from '../lib/command-line.ts';
-import { parseJson } from '../lib/core/json.ts';
+import { parseJson } from '../lib/core/index.ts';
 import { MiB, median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({

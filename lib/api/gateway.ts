@@ -6,7 +6,7 @@
  */
 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 import type * as z from '../zod.ts';
 import { ApiProblem, type FieldError, jsonPointer, PROBLEM_CONTENT_TYPE } from './problem.ts';
 import type { ApiResponse } from './route.ts';

@@ -2,7 +2,7 @@
  * How `pds` shows results: JSON when stdout is not a terminal (or with `--json`), readable tables on a
  * terminal. A tiny table formatter, byte and rate formatting; no dependency.
  */
-import { terminalText } from '../core/text.ts';
+import { terminalText } from '../core/index.ts';
 
 /** Longest cell shown in a table; longer text is cut with '…' (JSON output is never cut). */
 export const MAX_CELL_WIDTH = 72;

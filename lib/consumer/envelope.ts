@@ -7,7 +7,7 @@
  * or attributes a newer bridge adds) never make an event invalid; they are handed over in
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 import {
   dataSchemaUri,
   ENVELOPE_ATTRIBUTES,

@@ -4,8 +4,7 @@
  * `s3DedupStore` when several consumers (Lambda instances) share a queue.
  */
 
-import { checkInteger } from '../core/index.ts';
-import { parseJson } from '../core/json.ts';
+import { checkInteger, parseJson } from '../core/index.ts';
 import { type CreateResult, StateConflictError, type StateEntry } from '../state/index.ts';
 import type { DedupStore } from './dedup.ts';
 

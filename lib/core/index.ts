@@ -15,7 +15,7 @@ export {
   OptionError,
   UsageError,
 } from './errors.ts';
-export { parseJsonOr } from './json.ts';
+export { hasEscapedKey, parseJson, parseJsonOr } from './json.ts';
 export { type Log, type LogExtra, silentLog } from './log.ts';
 export { addCounts, type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
 export {

@@ -14,7 +14,7 @@
  * not load the AWS SDK); storing and reading the body in S3 is in `sqs/claim-check.ts`.
  */
 
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 
 export const PAYLOAD_POINTER_CLASS = 'software.amazon.payloadoffloading.PayloadS3Pointer';
 export const LEGACY_PAYLOAD_POINTER_CLASS = 'com.amazon.sqs.javamessaging.MessageS3Pointer';

@@ -10,8 +10,7 @@
  * ```
  */
 
-import { parseJson } from '../core/json.ts';
-import { terminalText } from '../core/text.ts';
+import { parseJson, terminalText } from '../core/index.ts';
 
 /** A message body as received; `event` when the body is a CloudEvent. */
 export interface ReceivedEvent {

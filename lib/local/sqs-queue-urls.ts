@@ -9,7 +9,7 @@
  * name in the URL's path).
  */
 
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 
 /** The SQS operations (JSON protocol, `X-Amz-Target: AmazonSQS.<operation>`) whose answers carry queue URLs. */
 const ANSWERS_WITH_QUEUE_URLS: ReadonlyMap<string, readonly string[]> = new Map([

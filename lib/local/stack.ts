@@ -20,7 +20,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createS3Client, createSqsClient, resetAwsClients } from '../aws.ts';
-import { terminalText } from '../core/text.ts';
+import { terminalText } from '../core/index.ts';
 import { localLambdaContext, type RunningHttpAdapter, startHttpAdapter } from '../local-gateway/index.ts';
 import { type RunningSimulator, startSimulator } from '../simulator/index.ts';
 import { type RunningDropNotifications, startDropNotifications } from './drop-notifications.ts';

@@ -10,7 +10,7 @@
  * - a review-poll chunk: the keys it names.
  */
 
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 import { ingestProgressKey } from '../ingest/keys.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseS3NotificationBody } from '../ingest/s3-event.ts';

@@ -13,8 +13,14 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
-import { BridgeError, ConfigError, checkBaseUrl, checkDurationMs, checkInteger } from '../core/index.ts';
-import { parseJson } from '../core/json.ts';
+import {
+  BridgeError,
+  ConfigError,
+  checkBaseUrl,
+  checkDurationMs,
+  checkInteger,
+  parseJson,
+} from '../core/index.ts';
 import {
   findRequestBodyError,
   httpErrorFor,

@@ -4,7 +4,7 @@
  */
 
 import { readFile } from 'node:fs/promises';
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 import type { Item } from '../pds/index.ts';
 import { readCsvRecords } from './csv.ts';
 import { DEMO_DATA_MODEL } from './datamodel.ts';

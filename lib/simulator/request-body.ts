@@ -6,7 +6,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { parseJson } from '../core/json.ts';
+import { parseJson } from '../core/index.ts';
 import { SimulatorHttpError } from './errors.ts';
 
 /** Largest JSON request body accepted; bigger ones are refused with 413. */

@@ -13,8 +13,7 @@
  * Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
-import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
-import { parseJson } from '../core/json.ts';
+import { backoffDelayMs, checkInteger, parseJson, sleep } from '../core/index.ts';
 import { StateConflictError, StateKeyError, StateValueError } from './errors.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
