@@ -174,7 +174,11 @@ describe('the consumer package (packages/consumer, published as pds-bridge)', ()
       dependencies: Record<string, string>;
     };
 
-    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual(['@aws-sdk/client-s3', '@streamparser/json', 'zod']);
+    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual([
+      '@aws-sdk/client-s3',
+      '@streamparser/json',
+      'zod',
+    ]);
     for (const [name, range] of Object.entries(consumerPackage.dependencies)) {
       expect(range, name).toBe(bridge.dependencies[name]);
     }
