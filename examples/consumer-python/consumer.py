@@ -11,6 +11,9 @@ stored in S3 and the message carries a pointer in the AWS SQS extended client fo
 a message that is not a readable event is left in the queue, and the queue's redrive policy moves it
 to the dead-letter queue. Runs until the queue is empty (MAX_EMPTY_RECEIVES empty receives in a row).
 
+STATE_BUCKET names the bridge's state bucket (comma-separated if several): claim-check pointers
+are followed only there, under claim-check/, and at most CLAIM_CHECK_MAX_BYTES (64 MiB) are read.
+
 Needs python3 and boto3 only, and what every boto3 client needs: a region (AWS_DEFAULT_REGION or
 the profile's) and credentials. AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3/_SQS) points it at a local
 emulator; S3 is then addressed path-style. The commands for the local stack and for AWS are in
@@ -29,6 +32,12 @@ POINTER_CLASSES = (
     "com.amazon.sqs.javamessaging.MessageS3Pointer",  # written by older Java clients
 )
 SIZE_ATTRIBUTES = ("ExtendedPayloadSize", "SQSLargePayloadSize")
+# Where pds-bridge writes claim-checked bodies: its state bucket (STATE_BUCKET, comma-separated if
+# several) under this prefix. A pointer anywhere else is refused unread: a forged message must not
+# make this consumer read, and take for an event, an object stored elsewhere.
+CLAIM_CHECK_PREFIX = "claim-check/"
+# Most bytes read from one claim-checked body (far above any event).
+CLAIM_CHECK_MAX_BYTES = int(os.environ.get("CLAIM_CHECK_MAX_BYTES", str(64 * 1024 * 1024)))
 KNOWN_TYPES = (
     "pds.ingest.completed",
     "pds.ingest.failed",
@@ -75,8 +84,21 @@ def event_body(message, s3):
     if pointer[0] not in POINTER_CLASSES:
         raise NotAnEvent(f"unknown pointer class {pointer[0]!r}")
     location = pointer[1]
-    stored = s3.get_object(Bucket=location["s3BucketName"], Key=location["s3Key"])
-    return stored["Body"].read().decode("utf-8")
+    bucket, key = location.get("s3BucketName"), location.get("s3Key")
+    trusted = [name.strip() for name in os.environ.get("STATE_BUCKET", "").split(",") if name.strip()]
+    if bucket not in trusted or not isinstance(key, str) or not key.startswith(CLAIM_CHECK_PREFIX):
+        raise NotAnEvent(
+            f"the pointer leads to s3://{bucket}/{key}, outside where pds-bridge writes claim-checked "
+            f"events (STATE_BUCKET {trusted}, prefix {CLAIM_CHECK_PREFIX!r}); not followed"
+        )
+    stored = s3.get_object(Bucket=bucket, Key=key)
+    if stored.get("ContentLength", 0) > CLAIM_CHECK_MAX_BYTES:
+        stored["Body"].close()
+        raise NotAnEvent(f"s3://{bucket}/{key} is larger than {CLAIM_CHECK_MAX_BYTES} bytes; not read")
+    data = stored["Body"].read(CLAIM_CHECK_MAX_BYTES + 1)
+    if len(data) > CLAIM_CHECK_MAX_BYTES:
+        raise NotAnEvent(f"s3://{bucket}/{key} is larger than {CLAIM_CHECK_MAX_BYTES} bytes; not read")
+    return data.decode("utf-8")
 
 
 def parse_event(text):

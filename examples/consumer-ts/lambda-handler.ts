@@ -65,7 +65,11 @@ const s3 = new S3Client({
 });
 
 export const handler = createConsumerHandler({
-  reader: createEventReader({ payloads: s3PayloadFetcher(s3) }),
+  reader: createEventReader({
+    payloads: s3PayloadFetcher(s3),
+    // Claim-checked events are followed only into the bridge's state bucket (its claim-check/ prefix).
+    claimCheck: { buckets: [process.env.STATE_BUCKET ?? ''] },
+  }),
   dedup: new Deduplicator({ store: s3DedupStore({ client: s3, bucket: process.env.DEDUP_BUCKET ?? '' }) }),
   handle: handleEvent,
 });

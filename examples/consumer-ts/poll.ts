@@ -40,6 +40,8 @@ const sqs = new SQSClient({});
 const local = Boolean(process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL);
 const reader = createEventReader({
   payloads: s3PayloadFetcher(new S3Client({ forcePathStyle: local })),
+  // Claim-checked events are followed only into the bridge's state bucket (its claim-check/ prefix).
+  claimCheck: { buckets: [process.env.STATE_BUCKET ?? ''] },
   // Newer bridges may add event types; receive them and skip them instead of failing.
   unknownTypes: 'return',
 });

@@ -26,6 +26,7 @@ import { authenticate } from './auth.ts';
 import { ChannelCache } from './channel-cache.ts';
 import { channelRoute } from './channel-routes.ts';
 import { confirmationRoutes } from './confirmation-routes.ts';
+import { InvalidPathError } from './errors.ts';
 import { jsonResult, problemResult } from './gateway.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
@@ -33,7 +34,7 @@ import { problemOf } from './problem-mapping.ts';
 import { publicationRoutes } from './publication-routes.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { ApiDependencies, RouteContext } from './route-context.ts';
-import { Router } from './router.ts';
+import { type RouteMatch, Router } from './router.ts';
 import { createApiSchemas } from './schemas.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { validationRoute } from './validation-routes.ts';
@@ -92,6 +93,21 @@ export function createApi(deps: ApiDependencies): Api {
   return { handle, routes, schemas, openApiDocument: document };
 }
 
+/** The route of a request, or the error of a path parameter that cannot be decoded (thrown after authentication). */
+function matchOrPathError(
+  router: Router<ApiRoute>,
+  method: string,
+  path: string,
+  pathParameters: Record<string, string | undefined> | undefined,
+): { match: RouteMatch<ApiRoute>; error?: undefined } | { match?: undefined; error: InvalidPathError } {
+  try {
+    return { match: router.match(method, path, pathParameters) };
+  } catch (error) {
+    if (error instanceof InvalidPathError) return { error };
+    throw error;
+  }
+}
+
 /** Answers one request: authenticated (except public routes), routed, every failure a problem answer. */
 async function handleRequest(
   context: RouteContext,
@@ -103,9 +119,12 @@ async function handleRequest(
   const path = event.rawPath || '/';
   const requestId = event.requestContext?.requestId;
   try {
-    const match = router.match(method, path, event.pathParameters);
-    const isPublic = match.kind === 'found' && match.route.public === true;
+    const matched = matchOrPathError(router, method, path, event.pathParameters);
+    const match = matched.match;
+    const isPublic = match?.kind === 'found' && match.route.public === true;
+    // Before the path's own error: an unauthenticated caller learns nothing of the routes.
     const caller = isPublic ? 'anonymous' : authenticate(event, settings.auth);
+    if (match === undefined) throw matched.error;
     if (match.kind === 'not-found') {
       throw new ApiProblem(
         'not-found',

@@ -40,6 +40,22 @@ function header(event: APIGatewayProxyEventV2, name: string): string | undefined
   return found === undefined ? undefined : headers[found];
 }
 
+/** `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`: the role, and the session name. */
+const ASSUMED_ROLE = /^(arn:[^:]+:sts::\d{12}:assumed-role\/[^/]+)\/.+$/;
+
+/**
+ * The stable identity of an IAM caller: an assumed-role session ARN without its session name (which
+ * changes with every new session: a retry from a new session must find its Idempotency-Key), every
+ * other ARN as it is.
+ *
+ * @example
+ * callerOf('arn:aws:sts::123456789012:assumed-role/Publisher/i-0abc'); // 'arn:aws:sts::123456789012:assumed-role/Publisher'
+ * callerOf('arn:aws:iam::123456789012:user/alice'); // unchanged
+ */
+export function callerOf(userArn: string): string {
+  return ASSUMED_ROLE.exec(userArn)?.[1] ?? userArn;
+}
+
 interface IamIdentity {
   userArn?: unknown;
 }
@@ -56,7 +72,7 @@ export function authenticate(event: APIGatewayProxyEventV2, settings: AuthSettin
   if (settings.mode === 'iam') {
     const context = event.requestContext as { authorizer?: { iam?: IamIdentity } } | undefined;
     const userArn = context?.authorizer?.iam?.userArn;
-    if (typeof userArn === 'string' && userArn.length > 0) return userArn;
+    if (typeof userArn === 'string' && userArn.length > 0) return callerOf(userArn);
     throw new ApiProblem(
       'unauthorized',
       'This API needs AWS SigV4-signed requests (IAM authorisation, service execute-api); the request carried no IAM identity',

@@ -4,7 +4,9 @@
  * schema: 422 listing every field error with a JSON Pointer) and writing the result (JSON or
  * problem+json).
  */
+
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { parseJson } from '../core/index.ts';
 import type * as z from '../zod.ts';
 import { ApiProblem, type FieldError, jsonPointer, PROBLEM_CONTENT_TYPE } from './problem.ts';
 import type { ApiResponse } from './route.ts';
@@ -44,7 +46,7 @@ export function readJsonBody(event: APIGatewayProxyEventV2): unknown {
     throw new ApiProblem('invalid-json', 'The request body is empty; send a JSON object');
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     const message = (error as Error).message;
     const position = /at position (\d+)/.exec(message);

@@ -40,6 +40,16 @@ export interface SchemaLimits {
 /** Longest primary key accepted; far above a GTIN, far below what a state key can hold. */
 export const MAX_PRIMARY_KEY_LENGTH = 512;
 
+/**
+ * Most destinations in one publication request. Each destination is one PDS publication of the
+ * selection, and the record's GET answer lists them all: bounded so that it stays far below Lambda's
+ * 6 MB answer (100 × the longest id is 51 KB).
+ */
+export const MAX_DESTINATIONS = 100;
+
+/** Longest destination id accepted (an organization or communication channel id is far shorter). */
+export const MAX_DESTINATION_ID_LENGTH = 512;
+
 /** Statuses a publication goes through, in order (failed may follow queued or publishing). */
 export const PUBLICATION_STATUSES = ['queued', 'publishing', 'published', 'failed'] as const;
 export type PublicationStatus = (typeof PUBLICATION_STATUSES)[number];
@@ -158,7 +168,11 @@ function destinationSchema(registry: SchemaRegistry) {
       destinationType: z.enum(DESTINATION_TYPES, {
         error: `must be one of ${DESTINATION_TYPES.join(', ')}`,
       }),
-      destinationId: text('the organization id for IN_PLATFORM, a communication channel id otherwise'),
+      destinationId: text('the organization id for IN_PLATFORM, a communication channel id otherwise').check(
+        z.maxLength(MAX_DESTINATION_ID_LENGTH, {
+          error: `must be at most ${MAX_DESTINATION_ID_LENGTH} characters`,
+        }),
+      ),
     })
     .register(registry, {
       id: 'Destination',
@@ -172,6 +186,12 @@ function destinationsSchema(registry: SchemaRegistry, destination: ReturnType<ty
     z
       .array(destination, { error: 'must be an array of destinations' })
       .check(z.minLength(1, { error: 'must name at least one destination' }))
+      .check(
+        z.maxLength(MAX_DESTINATIONS, {
+          error: (issue) =>
+            `names ${(issue.input as unknown[]).length} destinations, more than the ${MAX_DESTINATIONS} allowed; split the request`,
+        }),
+      )
       .check((ctx) =>
         refuseRepeats(
           ctx,

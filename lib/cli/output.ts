@@ -2,6 +2,7 @@
  * How `pds` shows results: JSON when stdout is not a terminal (or with `--json`), readable tables on a
  * terminal. A tiny table formatter, byte and rate formatting; no dependency.
  */
+import { terminalText } from '../core/index.ts';
 
 /** Longest cell shown in a table; longer text is cut with '…' (JSON output is never cut). */
 export const MAX_CELL_WIDTH = 72;
@@ -16,7 +17,10 @@ export const MAX_CELL_WIDTH = 72;
  * ```
  */
 export function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<unknown>>): string {
-  const cells = [headers.map(String), ...rows.map((row) => headers.map((_, index) => cellText(row[index])))];
+  const cells = [
+    headers.map((header) => terminalText(header)),
+    ...rows.map((row) => headers.map((_, index) => cellText(row[index]))),
+  ];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: readonly string[]) =>
     row
@@ -46,7 +50,8 @@ export function formatRecord(record: Record<string, unknown>): string {
 function cellText(value: unknown): string {
   const text =
     value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  const flat = text.replace(/\s+/g, ' ');
+  // Controls from outside data are shown as escapes, never acted on by the terminal.
+  const flat = terminalText(text.replace(/[ \t\n\r\f\v]+/g, ' '));
   return flat.length > MAX_CELL_WIDTH ? `${flat.slice(0, MAX_CELL_WIDTH - 1)}…` : flat;
 }
 

@@ -7,6 +7,7 @@
  * or attributes a newer bridge adds) never make an event invalid; they are handed over in
  * `extensions`, as the CloudEvents spec asks of consumers.
  */
+import { parseJson } from '../core/index.ts';
 import {
   dataSchemaUri,
   ENVELOPE_ATTRIBUTES,
@@ -147,13 +148,14 @@ interface EventWhere {
 function jsonObjectOf(body: string, messageId: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(body);
-  } catch (error) {
-    const start = JSON.stringify(body.slice(0, 40));
+    value = parseJson(body);
+  } catch {
+    // Neither the body nor the parser's message (which quotes it) goes into the error: the body may
+    // be anything a producer wrote, confidential included.
     throw new ConsumerError(
       'not-json',
-      `the body is not JSON (${(error as Error).message}; it starts ${start}). It was not sent by pds-bridge: check which producer writes to this queue.`,
-      { messageId, cause: error },
+      `the body is not JSON (${body.length} characters; not quoted here). It was not sent by pds-bridge: check which producer writes to this queue.`,
+      { messageId },
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -3,7 +3,8 @@
  * forgets everything on restart, and two processes do not see each other's records; use
  * `s3DedupStore` when several consumers (Lambda instances) share a queue.
  */
-import { checkInteger } from '../core/index.ts';
+
+import { checkInteger, parseJson } from '../core/index.ts';
 import { type CreateResult, StateConflictError, type StateEntry } from '../state/index.ts';
 import type { DedupStore } from './dedup.ts';
 
@@ -77,7 +78,7 @@ export class MemoryDedupStore implements DedupStore {
 
   async get<T>(key: string): Promise<StateEntry<T> | undefined> {
     const stored = this.#live(key);
-    return stored && { value: JSON.parse(stored.body) as T, etag: stored.etag };
+    return stored && { value: parseJson(stored.body) as T, etag: stored.etag };
   }
 
   async create<T>(key: string, value: T): Promise<CreateResult> {

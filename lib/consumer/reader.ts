@@ -33,10 +33,35 @@ export type SqsMessageLike =
     };
 
 /**
- * Reads the payload a claim-check pointer names. Throws {@link ConsumerError} with
- * `claim-check-missing` when the object does not exist, `claim-check-unreadable` otherwise.
+ * Reads the payload a claim-check pointer names, at most `limits.maxBytes` bytes. Throws
+ * {@link ConsumerError} with `claim-check-missing` when the object does not exist,
+ * `claim-check-invalid` when it is larger than `maxBytes`, `claim-check-unreadable` otherwise.
  */
-export type PayloadFetcher = (pointer: PayloadS3Pointer, messageId: string | undefined) => Promise<string>;
+export type PayloadFetcher = (
+  pointer: PayloadS3Pointer,
+  messageId: string | undefined,
+  limits: { maxBytes: number },
+) => Promise<string>;
+
+/** Where the bridge writes claim-checked bodies (the key prefix of its state bucket). */
+export const DEFAULT_CLAIM_CHECK_PREFIX = 'claim-check/';
+/** Largest claim-checked body the reader reads: far above any event (SQS's limit is 256 KiB inline). */
+export const DEFAULT_CLAIM_CHECK_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Where claim-check pointers may lead, and how much the reader reads there. */
+export interface ClaimCheckOptions {
+  /**
+   * The buckets the bridge writes claim-checked bodies to: its state bucket (`STATE_BUCKET`, the
+   * stack output `StateBucketName`). Required with `payloads`: a pointer to any other bucket is
+   * refused unread (`claim-check-invalid`), so a forged message cannot make the reader fetch, and
+   * hand over as an event, an object stored elsewhere.
+   */
+  buckets: readonly string[];
+  /** Key prefix of the claim-checked bodies; default {@link DEFAULT_CLAIM_CHECK_PREFIX}. */
+  prefix?: string;
+  /** Most bytes read from one claim-checked body; default {@link DEFAULT_CLAIM_CHECK_MAX_BYTES} (64 MiB). */
+  maxBytes?: number;
+}
 
 export interface EventReaderOptions<U extends UnknownTypePolicy = 'reject'> {
   /**
@@ -45,6 +70,8 @@ export interface EventReaderOptions<U extends UnknownTypePolicy = 'reject'> {
    * AWS client on its own.
    */
   payloads?: PayloadFetcher;
+  /** Required with `payloads`: where pointers may lead and how much is read ({@link ClaimCheckOptions}). */
+  claimCheck?: ClaimCheckOptions;
   /**
    * Event types, or data-schema versions (`dataschema`), this version does not know: `'reject'`
    * (default) throws `unknown-type` or `unknown-version`; `'return'` hands them over as
@@ -79,7 +106,10 @@ function attributeValue(attribute: MessageAttributeLike | undefined): string | u
  * import { S3Client } from '@aws-sdk/client-s3';
  * import { createEventReader, s3PayloadFetcher } from 'pds-bridge/consumer';
  *
- * const reader = createEventReader({ payloads: s3PayloadFetcher(new S3Client({})) });
+ * const reader = createEventReader({
+ *   payloads: s3PayloadFetcher(new S3Client({})),
+ *   claimCheck: { buckets: ['pds-bridge-state-123456789012-eu-west-1-prod'] },
+ * });
  * const event = await reader.read(message); // Message from ReceiveMessage, or a Lambda SQSRecord
  * switch (event.type) {
  *   case 'pds.ingest.completed': console.log(event.data.gatheringKey); break;
@@ -108,6 +138,7 @@ export function createEventReader(
     );
   }
   const fetchPayload = options.payloads;
+  const trusted = checkedClaimCheck(options.claimCheck, fetchPayload !== undefined);
 
   async function resolveBody(
     message: SqsMessageLike,
@@ -130,14 +161,35 @@ export function createEventReader(
         { messageId },
       );
     }
-    if (fetchPayload === undefined) {
+    const location = `s3://${pointer.s3BucketName}/${pointer.s3Key}`;
+    if (flagged === undefined) {
+      throw new ConsumerError(
+        'claim-check-invalid',
+        `the body is an S3 pointer (${location}) but the message has no ${EXTENDED_PAYLOAD_SIZE_ATTRIBUTE} attribute, which every extended client (and pds-bridge) sets; not followed. Check which producer writes to this queue.`,
+        { messageId },
+      );
+    }
+    if (
+      trusted !== undefined &&
+      (!trusted.buckets.has(pointer.s3BucketName) || !pointer.s3Key.startsWith(trusted.prefix))
+    ) {
+      throw new ConsumerError(
+        'claim-check-invalid',
+        `the pointer leads to ${location}, outside where pds-bridge writes claim-checked events (claimCheck.buckets ${[...trusted.buckets].map((name) => JSON.stringify(name)).join(', ')}, prefix ${JSON.stringify(trusted.prefix)}); not followed. If the bridge's state bucket changed, add it to claimCheck.buckets; otherwise check which producer writes to this queue.`,
+        { messageId },
+      );
+    }
+    if (fetchPayload === undefined || trusted === undefined) {
       throw new ConsumerError(
         'claim-check-unreadable',
         `the event was too large to send inline and is stored at s3://${pointer.s3BucketName}/${pointer.s3Key}, but this reader has no payload fetcher: create it with { payloads: s3PayloadFetcher(new S3Client({})) }.`,
         { messageId },
       );
     }
-    const stored = await fetchPayload(pointer, messageId);
+    const stored = await fetchPayload(pointer, messageId, { maxBytes: trusted.maxBytes });
+    if (stored.length > trusted.maxBytes || Buffer.byteLength(stored, 'utf8') > trusted.maxBytes) {
+      throw tooLarge(location, trusted.maxBytes, messageId);
+    }
     if (stored === '') {
       throw new ConsumerError(
         'claim-check-invalid',
@@ -157,4 +209,63 @@ export function createEventReader(
       return parseEventBody(body, { unknownTypes });
     },
   };
+}
+
+/**
+ * The `claim-check-invalid` error of a claim-checked body larger than `maxBytes`.
+ *
+ * @example
+ * throw tooLarge('s3://state/claim-check/e1.json', 64 * 1024 * 1024, messageId);
+ */
+export function tooLarge(location: string, maxBytes: number, messageId: string | undefined): ConsumerError {
+  return new ConsumerError(
+    'claim-check-invalid',
+    `the claim-checked body ${location} is larger than claimCheck.maxBytes (${maxBytes} bytes); not read. pds-bridge's events are far smaller: check which producer writes to this queue, or raise claimCheck.maxBytes.`,
+    { messageId },
+  );
+}
+
+interface TrustedClaimCheck {
+  buckets: ReadonlySet<string>;
+  prefix: string;
+  maxBytes: number;
+}
+
+function checkedClaimCheck(
+  options: ClaimCheckOptions | undefined,
+  withPayloads: boolean,
+): TrustedClaimCheck | undefined {
+  if (options === undefined) {
+    if (!withPayloads) return undefined;
+    throw new OptionError(
+      'claimCheck',
+      "payloads needs claimCheck.buckets: the bucket(s) pds-bridge writes claim-checked events to (its state bucket, stack output StateBucketName), e.g. { claimCheck: { buckets: ['pds-bridge-state-…'] } }",
+    );
+  }
+  const buckets = options.buckets;
+  if (
+    !Array.isArray(buckets) ||
+    buckets.length === 0 ||
+    buckets.some((name) => typeof name !== 'string' || name.trim() === '')
+  ) {
+    throw new OptionError(
+      'claimCheck.buckets',
+      `claimCheck.buckets must list the bucket names pds-bridge writes claim-checked events to (its state bucket), got ${JSON.stringify(buckets)}`,
+    );
+  }
+  const prefix = options.prefix ?? DEFAULT_CLAIM_CHECK_PREFIX;
+  if (typeof prefix !== 'string') {
+    throw new OptionError(
+      'claimCheck.prefix',
+      `claimCheck.prefix must be a key prefix such as 'claim-check/', got ${JSON.stringify(prefix)}`,
+    );
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_CLAIM_CHECK_MAX_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new OptionError(
+      'claimCheck.maxBytes',
+      `claimCheck.maxBytes must be a positive integer (bytes), such as ${DEFAULT_CLAIM_CHECK_MAX_BYTES}; got ${JSON.stringify(maxBytes)}`,
+    );
+  }
+  return { buckets: new Set(buckets), prefix, maxBytes };
 }

@@ -15,7 +15,7 @@ export {
   OptionError,
   UsageError,
 } from './errors.ts';
-export { parseJsonOr } from './json.ts';
+export { hasEscapedKey, parseJson, parseJsonOr } from './json.ts';
 export { type Log, type LogExtra, silentLog } from './log.ts';
 export { addCounts, type Metrics, type MetricUnit, noopMetrics } from './metrics.ts';
 export {
@@ -26,7 +26,7 @@ export {
   type OptionErrorFactory,
 } from './options.ts';
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
-export { boundedText, MAX_ERROR_TEXT } from './text.ts';
+export { boundedText, MAX_ERROR_TEXT, terminalText } from './text.ts';
 export {
   continueTrace,
   continuingTrace,

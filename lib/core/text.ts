@@ -23,3 +23,29 @@ export function boundedText(text: string, max = MAX_ERROR_TEXT): string {
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${text.slice(0, end)}… (${text.length - end} more characters left out)`;
 }
+
+/** Characters a terminal acts on instead of showing: C0 and C1 controls, DEL, bidirectional overrides. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` safe to print on a terminal: every control character written as an escape (`\n`, `\r`,
+ * `\t`, `\x1b`, `\u202e`), so data from outside (PDS answers, S3 keys, review comments) cannot move
+ * the cursor, change the window title, ring the bell or spoof a line. For text views only: JSON
+ * output escapes controls itself and is left as it is.
+ *
+ * @example
+ * terminalText('a\u001b]0;owned\u0007b'); // 'a\\x1b]0;owned\\x07b'
+ */
+export function terminalText(text: string): string {
+  return text.replace(
+    TERMINAL_CONTROL,
+    (char) =>
+      NAMED_ESCAPES[char] ??
+      (char.charCodeAt(0) <= 0xff
+        ? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`
+        : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}

@@ -14,6 +14,8 @@
  * not load the AWS SDK); storing and reading the body in S3 is in `sqs/claim-check.ts`.
  */
 
+import { parseJson } from '../core/index.ts';
+
 export const PAYLOAD_POINTER_CLASS = 'software.amazon.payloadoffloading.PayloadS3Pointer';
 export const LEGACY_PAYLOAD_POINTER_CLASS = 'com.amazon.sqs.javamessaging.MessageS3Pointer';
 export const EXTENDED_PAYLOAD_SIZE_ATTRIBUTE = 'ExtendedPayloadSize';
@@ -65,7 +67,7 @@ export function parsePayloadPointer(body: string): PayloadS3Pointer | undefined 
   if (!trimmed.startsWith('[') && !trimmed.startsWith('{')) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(trimmed);
+    value = parseJson(trimmed);
   } catch {
     return undefined;
   }

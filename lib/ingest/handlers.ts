@@ -31,7 +31,7 @@ export type IngestResponse = SQSBatchResponse | IngestSummary;
  */
 export function createIngestHandler(env: Environment): InvocationHandler<SQSEvent | S3Event, IngestResponse> {
   const config = loadConfig(env, {
-    require: ['STATE_BUCKET'],
+    require: ['STATE_BUCKET', 'INGEST_BUCKETS'],
     eventTypes: INGEST_EVENT_TYPES,
     settings: INGEST_SETTINGS,
   });
@@ -56,6 +56,7 @@ export function createIngestHandler(env: Environment): InvocationHandler<SQSEven
       source,
       ...(tagger ? { tagger } : {}),
       accepts: options.accepts,
+      buckets: options.buckets,
       leaseMs: options.leaseMs,
       importConcurrency: options.importConcurrency,
       owner,

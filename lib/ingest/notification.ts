@@ -20,6 +20,11 @@ export interface NotificationDeps extends IngestObjectDeps {
   /** The prefix/suffix filter (folder placeholders are always skipped). */
   accepts: (key: string) => FilterDecision;
   /**
+   * The drop buckets this ingest serves (`INGEST_BUCKETS`): a write in any other bucket is refused
+   * before anything is read (a forged notification could name the state bucket).
+   */
+  buckets: ReadonlySet<string>;
+  /**
    * Shared by the notifications of one invocation (the records of an SQS batch), so each object
    * write is ingested by one of them. Default: none, every notification claims on its own.
    */
@@ -64,6 +69,10 @@ export async function ingestNotification(
       results.push(await refuseUnencodable(write, field, deps));
       continue;
     }
+    if (!deps.buckets.has(write.bucket)) {
+      results.push(await refuseForeignBucket(write, deps));
+      continue;
+    }
     const decision = deps.accepts(write.key);
     if (!decision.accept) {
       results.push({ write, kind: 'skipped', reason: decision.reason });
@@ -90,6 +99,19 @@ async function refuseUnencodable(
   deps: NotificationDeps,
 ): Promise<WriteResult> {
   const reason = `The S3 notification names this write with text that is not well-formed Unicode (${field} holds a lone UTF-16 surrogate), so no state key or PDS request can be built from it; check what sends to the ingest queue`;
+  await deps.events.publish([
+    failedEvent(write, { code: 'invalid-notification', reason, retryable: false }, deps.eventSource),
+  ]);
+  return { write, kind: 'refused', reason };
+}
+
+/**
+ * A write in a bucket this ingest does not serve fails for good, unread: the notification is not
+ * one S3 sent for the drop bucket (or INGEST_BUCKETS is missing a bucket the deployment added).
+ */
+async function refuseForeignBucket(write: ObjectWriteEvent, deps: NotificationDeps): Promise<WriteResult> {
+  const served = [...deps.buckets].map((name) => JSON.stringify(name)).join(', ');
+  const reason = `The S3 notification names bucket ${JSON.stringify(write.bucket)}, which this ingest does not serve (INGEST_BUCKETS: ${served}); nothing was read. If the bucket is a drop bucket, add it to INGEST_BUCKETS; otherwise check what sends to the ingest queue`;
   await deps.events.publish([
     failedEvent(write, { code: 'invalid-notification', reason, retryable: false }, deps.eventSource),
   ]);

@@ -3,6 +3,7 @@
  *
  * | variable | default | meaning |
  * |---|---|---|
+ * | `INGEST_BUCKETS` | (required) | comma-separated drop buckets this ingest serves; a notification naming another bucket is refused unread (`pds.ingest.failed` `invalid-notification`) |
  * | `INGEST_PREFIX` | (all) | only keys starting with this are ingested |
  * | `INGEST_SUFFIXES` | (all) | comma-separated key endings to ingest, case-insensitive, e.g. `.csv,.json,.zip` |
  * | `INGEST_TAG_OBJECTS` | `true` | tag dropped objects with `pds-gathering-key` and `pds-ingest-outcome` (false for the local emulator) |
@@ -18,6 +19,13 @@ import { DEFAULT_RETRY_DELAY, type RetryDelayPolicy } from './retry-delay.ts';
 import { DEFAULT_STEP_RETRY, type StepRetryPolicy } from './step-retry.ts';
 
 export const INGEST_SETTINGS = Object.freeze({
+  INGEST_BUCKETS: setting.string(
+    'comma-separated names of the drop buckets this ingest serves, e.g. pds-bridge-drop-123456789012-eu-west-1-prod; a notification naming another bucket is refused without reading it',
+    {
+      pattern: /^\s*[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\s*(,\s*[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\s*)*$/,
+      hint: 'one or more S3 bucket names separated by commas, such as pds-bridge-drop-prod,partner-drops',
+    },
+  ),
   INGEST_PREFIX: setting.string(
     'only keys starting with this are ingested, e.g. incoming/ (unset: every key)',
   ),
@@ -52,6 +60,8 @@ export const INGEST_EVENT_TYPES = ['pds.ingest.completed', 'pds.ingest.failed'] 
 
 /** The ingest settings as the logic uses them. */
 export interface IngestOptions {
+  /** The drop buckets this ingest serves (`INGEST_BUCKETS`). */
+  buckets: ReadonlySet<string>;
   accepts: (key: string) => FilterDecision;
   tagObjects: boolean;
   leaseMs: number;
@@ -68,11 +78,12 @@ export interface IngestOptions {
  *
  * @example
  * ```ts
- * const config = loadConfig(process.env, { settings: INGEST_SETTINGS, require: ['STATE_BUCKET'] });
+ * const config = loadConfig(process.env, { settings: INGEST_SETTINGS, require: ['STATE_BUCKET', 'INGEST_BUCKETS'] });
  * const options = ingestOptionsFrom(config.settings);
  * ```
  */
 export function ingestOptionsFrom(settings: {
+  INGEST_BUCKETS: string;
   INGEST_PREFIX?: string | undefined;
   INGEST_SUFFIXES?: string | undefined;
   INGEST_TAG_OBJECTS: boolean;
@@ -82,6 +93,7 @@ export function ingestOptionsFrom(settings: {
   INGEST_RETRY_DELAY_SECONDS: number;
 }): IngestOptions {
   return {
+    buckets: parseBucketList(settings.INGEST_BUCKETS),
     accepts: createIngestFilter({
       prefix: settings.INGEST_PREFIX ?? '',
       suffixes: parseSuffixList(settings.INGEST_SUFFIXES),
@@ -92,4 +104,19 @@ export function ingestOptionsFrom(settings: {
     importConcurrency: settings.INGEST_IMPORT_CONCURRENCY,
     redelivery: { ...DEFAULT_RETRY_DELAY, baseSeconds: settings.INGEST_RETRY_DELAY_SECONDS },
   };
+}
+
+/**
+ * The bucket names of `INGEST_BUCKETS`.
+ *
+ * @example
+ * parseBucketList('drop-a, drop-b'); // Set { 'drop-a', 'drop-b' }
+ */
+export function parseBucketList(value: string): ReadonlySet<string> {
+  return new Set(
+    value
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
 }

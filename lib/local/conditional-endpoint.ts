@@ -116,6 +116,12 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 
 /** A write of one object waits its turn behind the key's earlier writes; anything else goes straight through. */
 function route(front: Front, request: IncomingMessage, response: ServerResponse): void {
+  const refusal = browserRefusal(request.headers, front.endpoint);
+  if (refusal !== undefined) {
+    response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(refusal);
+    return;
+  }
   const write = objectWriteOf({
     method: request.method ?? 'GET',
     url: request.url ?? '/',
@@ -126,6 +132,25 @@ function route(front: Front, request: IncomingMessage, response: ServerResponse)
     return;
   }
   void front.writes.run(`${write.bucket}/${write.key}`, () => carryOut(front, write, request, response));
+}
+
+/**
+ * Why a request is refused as coming from a web page, or `undefined`. The emulator checks no
+ * signature, so a page open in the developer's browser could otherwise write to it or delete from
+ * it (a cross-origin `text/plain` POST needs no preflight). The AWS SDKs and CLIs send neither
+ * header; browsers send `Origin` on cross-origin writes and `Sec-Fetch-Site` on every request.
+ */
+export function browserRefusal(headers: IncomingMessage['headers'], endpoint: string): string | undefined {
+  const own = new URL(endpoint);
+  const origin = headers.origin;
+  if (origin !== undefined && origin !== own.origin && origin !== `http://localhost:${own.port}`) {
+    return `Refused: a request from the web page ${origin}. The local S3+SQS emulator answers only this machine's tools (AWS SDKs and CLIs), never a browser.\n`;
+  }
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return `Refused: a browser request (Sec-Fetch-Site: ${site}). The local S3+SQS emulator answers only this machine's tools (AWS SDKs and CLIs).\n`;
+  }
+  return undefined;
 }
 
 /** Passes the request to the emulator and its answer back; resolves once the response is closed. */

@@ -64,6 +64,7 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     STATE_BUCKET: input.resources.buckets.state,
     EVENTS_QUEUE_URL: queues.events.url,
     INGEST_EVENTS_QUEUE_URL: queues.events.url,
+    INGEST_BUCKETS: input.resources.buckets.drop,
     PUBLICATION_EVENTS_QUEUE_URL: queues.events.url,
     CONFIRMATION_EVENTS_QUEUE_URL: queues.events.url,
     MESSAGING_ASSET_EVENTS_QUEUE_URL: queues.messagingAssetEvents.url,

@@ -10,6 +10,8 @@
  * ```
  */
 
+import { parseJson, terminalText } from '../core/index.ts';
+
 /** A message body as received; `event` when the body is a CloudEvent. */
 export interface ReceivedEvent {
   /** The queue it came from. */
@@ -45,7 +47,7 @@ type Data = Record<string, unknown>;
  */
 export function parseEventBody(body: string): EventEnvelope | undefined {
   try {
-    const value: unknown = JSON.parse(body);
+    const value: unknown = parseJson(body);
     if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'type' in value) {
       return value as EventEnvelope;
     }
@@ -58,15 +60,20 @@ export function parseEventBody(body: string): EventEnvelope | undefined {
 /** The readable one-line form of a received message. */
 export function formatEventLine(received: ReceivedEvent): string {
   const event = received.event;
+  // Every part comes from a queue: controls in it are shown as escapes, never acted on.
   if (!event) {
-    return `--:--:--Z  ${'(not an event)'.padEnd(TYPE_WIDTH)}${received.queue}  ${clip(received.body)}`;
+    return terminalText(
+      `--:--:--Z  ${'(not an event)'.padEnd(TYPE_WIDTH)}${received.queue}  ${clip(received.body)}`,
+    );
   }
   const type = text(event.type) || '(no type)';
   const subject = text(event.subject);
   const detail = clip(detailOf(type, isData(event.data) ? event.data : {}));
-  return [`${timeOf(event.time)}  ${type.padEnd(TYPE_WIDTH)}${subject}`, detail]
-    .filter((part) => part !== '')
-    .join('  ');
+  return terminalText(
+    [`${timeOf(event.time)}  ${type.padEnd(TYPE_WIDTH)}${subject}`, detail]
+      .filter((part) => part !== '')
+      .join('  '),
+  );
 }
 
 /** The JSON-lines form: the CloudEvent as sent, or the raw message when the body is not an event. */

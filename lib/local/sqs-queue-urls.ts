@@ -9,6 +9,8 @@
  * name in the URL's path).
  */
 
+import { parseJson } from '../core/index.ts';
+
 /** The SQS operations (JSON protocol, `X-Amz-Target: AmazonSQS.<operation>`) whose answers carry queue URLs. */
 const ANSWERS_WITH_QUEUE_URLS: ReadonlyMap<string, readonly string[]> = new Map([
   ['CreateQueue', ['QueueUrl']],
@@ -64,7 +66,7 @@ export function onEndpoint(url: string, endpoint: string): string {
 export function rewriteQueueUrls(body: string, fields: readonly string[], endpoint: string): string {
   let answer: unknown;
   try {
-    answer = JSON.parse(body);
+    answer = parseJson(body);
   } catch {
     return body;
   }

@@ -21,6 +21,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createS3Client, createSqsClient, resetAwsClients } from '../aws.ts';
+import { terminalText } from '../core/index.ts';
 import { localLambdaContext, type RunningHttpAdapter, startHttpAdapter } from '../local-gateway/index.ts';
 import { type RunningSimulator, startSimulator } from '../simulator/index.ts';
 import { type RunningDropNotifications, startDropNotifications } from './drop-notifications.ts';
@@ -400,12 +401,14 @@ function startDropNotificationsToIngest(
     region: wiring.region,
     onNotified: (notification) => {
       log(
-        `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
+        terminalText(
+          `→ s3://${notification.bucket}/${notification.key} (${notification.size} bytes): ${notification.eventName} sent to the ingest queue`,
+        ),
       );
       // Whatever uploaded it (npm run drop, the AWS CLI): a file that will create nothing is named.
       const filters = ingestFiltersOf(process.env);
       for (const warning of dropWarnings(notification.key, { filters, simulated: parts.simulated })) {
-        log(`  ! ${warning}`);
+        log(terminalText(`  ! ${warning}`));
       }
     },
     onError: (error, key) => log(`✗ no notification for s3://${buckets.drop}/${key}: ${messageOf(error)}`),

@@ -10,6 +10,7 @@
  * - a review-poll chunk: the keys it names.
  */
 
+import { parseJson } from '../core/index.ts';
 import { ingestProgressKey } from '../ingest/keys.ts';
 import type { IngestProgressRecord } from '../ingest/progress.ts';
 import { parseS3NotificationBody } from '../ingest/s3-event.ts';
@@ -112,7 +113,7 @@ async function reasonOf(message: PeekedMessage, store: StateStore): Promise<stri
   if (message.attributes.type) return `event ${message.attributes.type} failed in its consumer`;
   let body: unknown;
   try {
-    body = JSON.parse(message.body);
+    body = parseJson(message.body);
   } catch {
     return 'unreadable message (not JSON)';
   }

@@ -13,7 +13,14 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
-import { BridgeError, ConfigError, checkBaseUrl, checkDurationMs, checkInteger } from '../core/index.ts';
+import {
+  BridgeError,
+  ConfigError,
+  checkBaseUrl,
+  checkDurationMs,
+  checkInteger,
+  parseJson,
+} from '../core/index.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -422,7 +429,7 @@ export class PdsTransport {
 
   #parseJson(text: string, line: PdsRequestLine): unknown {
     try {
-      return JSON.parse(text);
+      return parseJson(text);
     } catch (error) {
       const detail = text.trim() === '' ? 'an empty body where JSON was expected' : 'a body that is not JSON';
       throw new PdsInvalidResponseError(`${detail} (${text.length} characters)`, line, {

@@ -18,6 +18,11 @@
  * - `listing`: where the last read of the listing ended, for PDSs that honour paging (listing.ts).
  * - `listedAt`: when the last run that read the listing to its end started: the audit does not count
  *   an asset created after it as a gap (the poller has not had a chance to see it yet).
+ * - `inFlight`: the assets a run is fetching and parsing, written before that work starts and emptied
+ *   when the run ends. A run that finds it not empty knows the run before it died mid-page (out of
+ *   memory, a timeout): each of those assets counts one failed run (`interrupted`), so an asset that
+ *   kills the process is passed by the poison rule like any other failure instead of stopping every
+ *   later run (messaging-assets.ts does not fetch it again once it reached the limit).
  */
 
 import { once } from '../lazy.ts';
@@ -38,6 +43,15 @@ export interface RetryEntry {
   firstFailedAt: string;
   /** Message of the latest failure (for operators reading the checkpoint). */
   lastError: string;
+  /** Set when the latest failure was a run that died while handling the asset (`inFlight`). */
+  interrupted?: true;
+}
+
+/** An asset a run is working on, with what the listing said about it (as in {@link RetryEntry}). */
+export interface InFlightEntry {
+  id: number;
+  createdAt?: number;
+  primaryKey?: string;
 }
 
 /** Whether the PDS pages the listing, as listing.ts found out. */
@@ -66,6 +80,8 @@ export interface MessagingAssetCheckpoint {
   listing: ListingState;
   /** ISO time at which the last run that read the whole (or the rest of the) listing started. */
   listedAt: string | null;
+  /** Assets being fetched and parsed by the run that wrote it; empty between runs. */
+  inFlight: InFlightEntry[];
   /** ISO time of the last write. */
   updatedAt: string;
 }
@@ -91,6 +107,7 @@ export function initialCheckpoint(now: Date): MessagingAssetCheckpoint {
     legacyFloor: null,
     listing: { paging: 'unknown', position: null },
     listedAt: null,
+    inFlight: [],
     updatedAt: now.toISOString(),
   };
 }
@@ -123,7 +140,7 @@ export interface PageOutcome {
   /** Ids whose event SQS accepted. */
   emitted: readonly number[];
   /** Assets whose fetch failed (or whose event was refused), with the reason. */
-  failed: ReadonlyArray<{ asset: MessagingAssetSummary; reason: string }>;
+  failed: ReadonlyArray<{ asset: MessagingAssetSummary; reason: string; interrupted?: boolean }>;
   /** Retry entries to drop because their asset is no longer listed. */
   gone?: readonly number[];
 }
@@ -140,7 +157,8 @@ export interface Advanced {
 }
 
 /**
- * Records a page: accepted ids join `emitted` and leave `retry`, failed ids join `retry`.
+ * Records a page: accepted ids join `emitted` and leave `retry`, failed ids join `retry`; both leave
+ * `inFlight`.
  *
  * @example
  * advanceCheckpoint(checkpoint, { emitted: [101, 102], failed: [{ asset, reason: '503' }] }, { now: new Date() });
@@ -162,7 +180,7 @@ export function advanceCheckpoint(
       .filter((entry) => !accepted.has(entry.id) && !gone.has(entry.id))
       .map((entry) => [entry.id, entry]),
   );
-  for (const { asset, reason } of outcome.failed) {
+  for (const { asset, reason, interrupted } of outcome.failed) {
     const previous = retryById.get(asset.id);
     retryById.set(asset.id, {
       id: asset.id,
@@ -171,8 +189,11 @@ export function advanceCheckpoint(
       attempts: (previous?.attempts ?? 0) + 1,
       firstFailedAt: previous?.firstFailedAt ?? now,
       lastError: reason.slice(0, 300),
+      ...(interrupted ? { interrupted: true as const } : {}),
     });
   }
+  const handled = new Set([...accepted, ...outcome.failed.map(({ asset }) => asset.id)]);
+  const inFlight = checkpoint.inFlight.filter((entry) => !handled.has(entry.id));
   let retry = [...retryById.values()].sort((a, b) => a.id - b.id);
   let abandoned: RetryEntry[] = [];
   if (retry.length > maxRetry) {
@@ -187,13 +208,15 @@ export function advanceCheckpoint(
     checkpoint.highestId,
   );
   return {
-    checkpoint: { ...checkpoint, emitted, highestId, retry, updatedAt: now },
+    checkpoint: { ...checkpoint, emitted, highestId, retry, inFlight, updatedAt: now },
     abandoned,
   };
 }
 
 /** The JSON the state bucket holds: the checkpoint with its emitted ranges flattened. */
-export interface StoredCheckpoint extends Omit<MessagingAssetCheckpoint, 'emitted'> {
+export interface StoredCheckpoint extends Omit<MessagingAssetCheckpoint, 'emitted' | 'inFlight'> {
+  /** Left out when empty. */
+  inFlight?: InFlightEntry[];
   /** `[start, length, gap, length, ...]` (id-ranges.ts). */
   emitted: number[];
   /** Ids in `emitted`, for operators reading the file. */
@@ -216,6 +239,7 @@ export function storedCheckpoint(checkpoint: MessagingAssetCheckpoint): StoredCh
     legacyFloor: checkpoint.legacyFloor,
     listing: checkpoint.listing,
     listedAt: checkpoint.listedAt,
+    ...(checkpoint.inFlight.length === 0 ? {} : { inFlight: checkpoint.inFlight }),
     updatedAt: checkpoint.updatedAt,
   };
 }
@@ -228,6 +252,15 @@ const retryEntrySchema = once(() =>
     attempts: z.number().check(z.int(), z.gte(0)),
     firstFailedAt: z.string(),
     lastError: z.string(),
+    interrupted: z.optional(z.literal(true)),
+  }),
+);
+
+const inFlightEntrySchema = once(() =>
+  z.object({
+    id: z.number().check(z.int()),
+    createdAt: z.optional(z.number().check(z.int())),
+    primaryKey: z.optional(z.string()),
   }),
 );
 
@@ -264,6 +297,7 @@ const versionTwoSchema = once(() =>
       position: z.nullable(positionSchema()),
     }),
     listedAt: z.nullable(z.string()),
+    inFlight: z.optional(z.array(inFlightEntrySchema())),
     updatedAt: z.string(),
   }),
 );
@@ -297,6 +331,7 @@ export function parseCheckpoint(value: unknown, key: string): MessagingAssetChec
       legacyFloor: old.floor,
       listing: { paging: 'unknown', position: null },
       listedAt: null,
+      inFlight: [],
       updatedAt: old.updatedAt,
     };
   }
@@ -308,8 +343,8 @@ export function parseCheckpoint(value: unknown, key: string): MessagingAssetChec
   } catch (error) {
     throw new CheckpointFormatError(key, `emitted: ${(error as Error).message}`);
   }
-  const { emittedCount: _count, ...rest } = parsed.data;
-  return { ...rest, emitted };
+  const { emittedCount: _count, inFlight, ...rest } = parsed.data;
+  return { ...rest, inFlight: inFlight ?? [], emitted };
 }
 
 function formatError(key: string, error: z.core.$ZodError): CheckpointFormatError {

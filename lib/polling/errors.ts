@@ -74,3 +74,22 @@ export class ProgressLayoutError extends BridgeError {
     );
   }
 }
+
+/**
+ * A run died (out of memory, a timeout, a killed process) while it was fetching or parsing this
+ * messaging asset: it counts as one failed run of the asset (checkpoint.ts, `inFlight`). Once the
+ * asset reached `POLL_FAILURE_LIMIT` such runs it is passed with `messageError` without being
+ * fetched again, so no asset can stop the poller for good.
+ */
+export class PollInterruptedError extends BridgeError {
+  readonly messagingAssetId: number;
+
+  constructor(messagingAssetId: number, failedRuns: number) {
+    super(
+      'POLL_INTERRUPTED',
+      `The poller stopped (out of memory, a timeout or a crash) while handling messaging asset ${messagingAssetId}, on ${failedRuns} consecutive runs; it is passed without being fetched again. Fetch it from the PDS by its id to see why.`,
+    );
+    this.name = 'PollInterruptedError';
+    this.messagingAssetId = messagingAssetId;
+  }
+}

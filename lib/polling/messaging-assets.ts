@@ -19,6 +19,11 @@
  * the retry list; the next run starts from the same place. Events SQS did not accept for a reason of
  * its own (throttling, an outage) are not recorded either: the run saves what was accepted and stops
  * (`stopped: 'publish-failed'`); those assets stay new.
+ *
+ * A run that dies (out of memory on a hostile document, a timeout) records nothing of its page, so
+ * before a page is fetched its assets are written to the checkpoint's `inFlight`; the next run counts
+ * one failed run for each of them (`interrupted`), and an asset that reached `failureLimit` that way
+ * is passed with `messageError` (`POLL_INTERRUPTED`) without being fetched again.
  */
 
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
@@ -36,12 +41,15 @@ import { StateConflictError, type StateStore } from '../state/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,
+  type InFlightEntry,
   initialCheckpoint,
+  isDone,
   type MessagingAssetCheckpoint,
   parseCheckpoint,
   type RetryEntry,
   storedCheckpoint,
 } from './checkpoint.ts';
+import { PollInterruptedError } from './errors.ts';
 import { messagingAssetEvent, passedMessagingAssetEvent, pollEventOptions } from './events.ts';
 import { IdCollector } from './id-ranges.ts';
 import { checkpointKey } from './keys.ts';
@@ -169,7 +177,13 @@ type Fetched =
       event: CloudEvent<'pds.messaging-asset.received'>;
       parseError: boolean;
     }
-  | { ok: false; asset: MessagingAssetSummary; error: unknown };
+  | {
+      ok: false;
+      asset: MessagingAssetSummary;
+      error: unknown;
+      /** Set when the failed runs already count this one (an interrupted asset passed unfetched). */
+      counted?: true;
+    };
 
 /** Seconds since the oldest asset still to emit (or waiting for a retry) was created; 0 when none is. */
 function checkpointAgeSeconds(oldestPending: number | undefined, now: Date): number {
@@ -285,6 +299,10 @@ export async function pollMessagingAssets(
   const stored = await store.get<unknown>(key);
   const checkpointStore = new CheckpointWriter(store, key, stored?.etag);
   let checkpoint = stored ? parseCheckpoint(stored.value, key) : initialCheckpoint(startedAt);
+  if (checkpoint.inFlight.length > 0) {
+    checkpoint = countInterrupted(checkpoint, startedAt, logger);
+    await checkpointStore.save(checkpoint);
+  }
   const firstRunNow = stored === undefined && (options.firstRun ?? 'now') === 'now';
   const selection = await selectFromListing(pds, checkpoint, {
     firstRunNow,
@@ -330,6 +348,30 @@ export async function pollMessagingAssets(
     await checkpointStore.save(checkpoint);
   }
   return finishReport(report, checkpoint, oldestPending(selection, checkpoint), now());
+}
+
+/**
+ * The checkpoint with each asset the last run left in flight counted as one failed run: that run
+ * died while handling them.
+ */
+function countInterrupted(
+  checkpoint: MessagingAssetCheckpoint,
+  now: Date,
+  logger: Log,
+): MessagingAssetCheckpoint {
+  const interrupted = checkpoint.inFlight.filter((entry) => !isDone(checkpoint, entry.id));
+  logger.error(
+    'The last run stopped while handling messaging assets (out of memory, a timeout or a crash); each counts one failed run',
+    { messagingAssetIds: interrupted.map((entry) => entry.id) },
+  );
+  const failed = interrupted.map((entry) => ({
+    asset: summaryOfRetry({ ...entry, attempts: 0, firstFailedAt: '', lastError: '' }),
+    reason:
+      'POLL_INTERRUPTED: the run stopped (out of memory, a timeout or a crash) while handling this asset',
+    interrupted: true,
+  }));
+  const advanced = advanceCheckpoint(checkpoint, { emitted: [], failed }, { now });
+  return { ...advanced.checkpoint, inFlight: [] };
 }
 
 /** The report of a run as the listing left it, with the listing's fallback and drops logged. */
@@ -433,6 +475,29 @@ export async function emitCandidates(
   options: MessagingAssetPollOptions,
   report: MessagingAssetPollReport,
 ): Promise<MessagingAssetCheckpoint> {
+  const latest = { checkpoint: initial };
+  try {
+    return await emitCandidatesRecording(deps, writer, latest, candidates, gone, options, report);
+  } catch (error) {
+    // A run that fails alive (a store or a sink error) did not die on its assets: they must not count
+    // as interrupted. Another run's write (a conflict) is left alone; a failed clearing changes nothing.
+    if (latest.checkpoint.inFlight.length > 0 && !(error instanceof StateConflictError)) {
+      await writer.save({ ...latest.checkpoint, inFlight: [] }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+async function emitCandidatesRecording(
+  deps: MessagingAssetPollDeps,
+  writer: CheckpointWriter,
+  latest: { checkpoint: MessagingAssetCheckpoint },
+  candidates: readonly MessagingAssetSummary[],
+  gone: readonly RetryEntry[],
+  options: MessagingAssetPollOptions,
+  report: MessagingAssetPollReport,
+): Promise<MessagingAssetCheckpoint> {
+  const initial = latest.checkpoint;
   const emission: Emission = {
     deps,
     writer,
@@ -442,8 +507,8 @@ export async function emitCandidates(
     options,
     report,
   };
-  const pageSize = options.pageSize ?? 100;
-  const fetchPage = pageFetcher(emission, candidates);
+  const pages = pagesOf(candidates, initial, emission.failureLimit, options.pageSize ?? 100);
+  const fetchPage = pageFetcher(emission, initial);
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
   let checkpoint = initial;
   let pendingGone = gone.map((entry) => entry.id);
@@ -451,17 +516,26 @@ export async function emitCandidates(
   // While a page is fetched, the next one is queued behind it (the shared limiter keeps the PDS
   // requests within `concurrency`), so its fetches go on while this page is published and recorded,
   // and neither the tail of a page nor publishing idles them. At most two pages are held at once.
-  let start = 0;
+  // A suspect (an asset a run died on) goes alone, with nothing fetched beside it: should it kill
+  // this run too, it is the only one counted.
+  let index = 0;
   let prefetched: Promise<Fetched[]> | undefined;
-  for (; start < candidates.length; start += pageSize) {
+  for (; index < pages.length; index++) {
     if (prefetched === undefined && pastDeadline()) {
       report.stopped = 'deadline';
       break;
     }
-    const page = candidates.slice(start, start + pageSize);
-    const fetching = prefetched ?? fetchPage(start);
-    prefetched =
-      start + pageSize < candidates.length && !pastDeadline() ? fetchPage(start + pageSize) : undefined;
+    const { assets: page, suspect } = pages[index] as CandidatePage;
+    const next = pages[index + 1];
+    const fetchNext = next !== undefined && !suspect && !next.suspect && !pastDeadline();
+    // Written before the fetches start: should the process die on them, the next run counts them.
+    checkpoint = await recordInFlight(writer, checkpoint, [
+      ...(prefetched === undefined ? page : []),
+      ...(fetchNext ? next.assets : []),
+    ]);
+    latest.checkpoint = checkpoint;
+    const fetching = prefetched ?? fetchPage(page);
+    prefetched = fetchNext ? fetchPage(next.assets) : undefined;
     const fetched = await fetching;
     const failures = fetched.filter((item) => !item.ok);
     if (failures.length === page.length && failures.every((item) => isSystemicPdsError(item.error))) {
@@ -476,25 +550,82 @@ export async function emitCandidates(
     }
     const emitted = await emitPage(emission, checkpoint, fetched, pendingGone);
     checkpoint = emitted.checkpoint;
+    latest.checkpoint = checkpoint;
     pendingGone = [];
     if (emitted.unaccepted !== undefined) {
-      start += pageSize;
+      index++;
       report.remaining = emitted.unaccepted;
       await prefetched;
       break;
     }
   }
-  report.remaining += Math.max(0, candidates.length - start);
+  report.remaining += pages.slice(index).reduce((sum, page) => sum + page.assets.length, 0);
 
-  if (pendingGone.length > 0) {
+  if (pendingGone.length > 0 || checkpoint.inFlight.length > 0) {
+    // The run ends here alive: what it left unrecorded (a stop, SQS not accepting) stays new.
     checkpoint = advanceCheckpoint(
-      checkpoint,
+      { ...checkpoint, inFlight: [] },
       { emitted: [], failed: [], gone: pendingGone },
       advanceOptions(emission),
     ).checkpoint;
     await writer.save(checkpoint);
   }
   return checkpoint;
+}
+
+/** Assets fetched and published together; a `suspect` page holds one asset a run died on. */
+interface CandidatePage {
+  assets: MessagingAssetSummary[];
+  suspect: boolean;
+}
+
+/**
+ * The candidates in pages: first each suspect alone (the fewest interruptions first, so that the
+ * assets that merely shared a page with a killer are proven before it runs again), then the others
+ * by `pageSize`, in id order. An asset already at the failure limit is no suspect: it is not fetched.
+ */
+function pagesOf(
+  candidates: readonly MessagingAssetSummary[],
+  checkpoint: MessagingAssetCheckpoint,
+  failureLimit: number,
+  pageSize: number,
+): CandidatePage[] {
+  const interrupted = new Map(
+    checkpoint.retry
+      .filter((entry) => entry.interrupted && entry.attempts < failureLimit)
+      .map((entry) => [entry.id, entry.attempts]),
+  );
+  const suspects = candidates
+    .filter((asset) => interrupted.has(asset.id))
+    .sort((a, b) => (interrupted.get(a.id) ?? 0) - (interrupted.get(b.id) ?? 0) || a.id - b.id);
+  const others = candidates.filter((asset) => !interrupted.has(asset.id));
+  const pages: CandidatePage[] = suspects.map((asset) => ({ assets: [asset], suspect: true }));
+  for (let start = 0; start < others.length; start += pageSize) {
+    pages.push({ assets: others.slice(start, start + pageSize), suspect: false });
+  }
+  return pages;
+}
+
+/** The checkpoint with `assets` added to `inFlight`, saved when that changed it. */
+async function recordInFlight(
+  writer: CheckpointWriter,
+  checkpoint: MessagingAssetCheckpoint,
+  assets: readonly MessagingAssetSummary[],
+): Promise<MessagingAssetCheckpoint> {
+  const known = new Set(checkpoint.inFlight.map((entry) => entry.id));
+  const added = assets.filter((asset) => !known.has(asset.id)).map(inFlightEntryOf);
+  if (added.length === 0) return checkpoint;
+  const recorded = { ...checkpoint, inFlight: [...checkpoint.inFlight, ...added] };
+  await writer.save(recorded);
+  return recorded;
+}
+
+function inFlightEntryOf(asset: MessagingAssetSummary): InFlightEntry {
+  return {
+    id: asset.id,
+    ...(Number.isSafeInteger(asset.createdAt) ? { createdAt: asset.createdAt } : {}),
+    ...(typeof asset.primaryKey === 'string' ? { primaryKey: asset.primaryKey } : {}),
+  };
 }
 
 function advanceOptions(emission: Emission): { now: Date; maxRetry?: number } {
@@ -510,10 +641,15 @@ function advanceOptions(emission: Emission): { now: Date; maxRetry?: number } {
  */
 function pageFetcher(
   emission: Emission,
-  candidates: readonly MessagingAssetSummary[],
-): (from: number) => Promise<Fetched[]> {
+  initial: MessagingAssetCheckpoint,
+): (page: readonly MessagingAssetSummary[]) => Promise<Fetched[]> {
   const { pds } = emission.deps;
-  const pageSize = emission.options.pageSize ?? 100;
+  // Assets on which runs died `failureLimit` times are passed unfetched: fetching one kills the run.
+  const exhausted = new Map(
+    initial.retry
+      .filter((entry) => entry.interrupted && entry.attempts >= emission.failureLimit)
+      .map((entry) => [entry.id, entry.attempts]),
+  );
   const limit = createLimiter(emission.options.concurrency ?? 8);
   const fetchXml = async (asset: MessagingAssetSummary): Promise<string | { error: unknown }> => {
     try {
@@ -525,11 +661,16 @@ function pageFetcher(
   // The events of a page are built in one loop once its fetches are in, not as each answer arrives:
   // parsing back to back keeps the parser's code and data in the CPU's caches, which the HTTP work
   // between two answers evicts (in `node bench/poll.ts` an event took 70 µs that way, 42 µs this way).
-  return async (from) => {
+  return async (page) => {
     const time = emission.now();
-    const page = candidates.slice(from, from + pageSize);
-    const answers = await Promise.all(page.map((asset) => limit(() => fetchXml(asset))));
+    const answers = await Promise.all(
+      page.map((asset) => (exhausted.has(asset.id) ? undefined : limit(() => fetchXml(asset)))),
+    );
     return page.map((asset, index): Fetched => {
+      const failedRuns = exhausted.get(asset.id);
+      if (failedRuns !== undefined) {
+        return { ok: false, asset, error: new PollInterruptedError(asset.id, failedRuns), counted: true };
+      }
       const answer = answers[index];
       if (typeof answer !== 'string') return { ok: false, asset, error: answer?.error };
       try {
@@ -559,7 +700,11 @@ async function emitPage(
   const time = emission.now();
   const published = await publishPage(deps.sink, {
     ordinary: successes.map((item) => ({ asset: item.asset, event: item.event })),
-    failedFetches: failures.map((item) => ({ asset: item.asset, error: item.error })),
+    failedFetches: failures.map((item) => ({
+      asset: item.asset,
+      error: item.error,
+      ...(item.counted ? { counted: true as const } : {}),
+    })),
     failedRuns,
     failureLimit,
     passedEvent: (asset, messageError) =>
@@ -655,7 +800,8 @@ function failedRunsOf(checkpoint: MessagingAssetCheckpoint): (id: number) => num
 interface PageToPublish {
   /** Assets fetched, with their events. */
   ordinary: Array<{ asset: MessagingAssetSummary; event: CloudEvent<'pds.messaging-asset.received'> }>;
-  failedFetches: Array<{ asset: MessagingAssetSummary; error: unknown }>;
+  /** `counted`: the failed runs already include this one (an interrupted asset passed unfetched). */
+  failedFetches: Array<{ asset: MessagingAssetSummary; error: unknown; counted?: true }>;
   /** Consecutive failed runs of an asset before this one. */
   failedRuns: (id: number) => number;
   failureLimit: number;
@@ -692,8 +838,8 @@ interface Outgoing {
 async function publishPage(sink: EventSink, page: PageToPublish): Promise<PagePublished> {
   const recorded: PagePublished['recorded'] = [];
   const outgoing: Outgoing[] = page.ordinary.map((item) => ({ ...item }));
-  for (const { asset, error } of page.failedFetches) {
-    const failedRuns = page.failedRuns(asset.id) + 1;
+  for (const { asset, error, counted } of page.failedFetches) {
+    const failedRuns = page.failedRuns(asset.id) + (counted ? 0 : 1);
     const messageError = passedFetchError(error, failedRuns, page.failureLimit);
     if (messageError) {
       outgoing.push({ asset, event: page.passedEvent(asset, messageError), messageError });

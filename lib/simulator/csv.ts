@@ -148,7 +148,8 @@ export interface CsvTable {
  * parseCsv('primaryKey__;name\r\n1;"Oat ""Gold"""\r\n'); // { header: ['primaryKey__', 'name'], rows: [['1', 'Oat "Gold"']] }
  */
 export function parseCsv(text: string): CsvTable {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  // The record stream strips one byte-order mark, as for a file: stripping here too took two.
+  const lines = text.split(/\r\n|\n|\r/);
   if (lines.at(-1) === '') lines.pop();
   const records = recordsOf(lines);
   const [header = [], ...rows] = records;

@@ -2,7 +2,9 @@
  * What an import does with a stored gathering entry: a `.csv` (header row with `primaryKey__`) or a
  * `.json` file (an array of items) creates or updates items; anything else is recorded only.
  */
+
 import { readFile } from 'node:fs/promises';
+import { parseJson } from '../core/index.ts';
 import type { Item } from '../pds/index.ts';
 import { readCsvRecords } from './csv.ts';
 import { DEMO_DATA_MODEL } from './datamodel.ts';
@@ -83,7 +85,7 @@ async function importJson(state: SimulatorState, entry: StoredGatheringEntry): P
   }
   let items: unknown;
   try {
-    items = JSON.parse(await readFile(entry.diskPath, 'utf8'));
+    items = parseJson(await readFile(entry.diskPath, 'utf8'));
   } catch (error) {
     return { itemCount: 0, note: `not valid JSON (${(error as Error).message})` };
   }

@@ -3,8 +3,10 @@
  * type), at most {@link MAX_JSON_BODY_BYTES}, checked against a zod schema; every fault is a
  * SimulatorHttpError with the status the PDS would answer (400, 413, 415).
  */
+
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
+import { parseJson } from '../core/index.ts';
 import { SimulatorHttpError } from './errors.ts';
 
 /** Largest JSON request body accepted; bigger ones are refused with 413. */
@@ -47,7 +49,7 @@ export async function readOptionalJsonBody(req: IncomingMessage): Promise<unknow
  */
 export function parseJsonText(text: string, what: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     throw new SimulatorHttpError(
       400,

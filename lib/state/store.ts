@@ -13,7 +13,7 @@
  * Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
-import { backoffDelayMs, checkInteger, sleep } from '../core/index.ts';
+import { backoffDelayMs, checkInteger, parseJson, sleep } from '../core/index.ts';
 import { StateConflictError, StateKeyError, StateValueError } from './errors.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
@@ -142,7 +142,7 @@ export function serializeState(key: string, value: unknown): string {
 /** Parses a stored document, naming the key when it is not JSON. */
 export function parseState<T>(key: string, text: string): T {
   try {
-    return JSON.parse(text) as T;
+    return parseJson(text) as T;
   } catch (error) {
     throw new StateValueError(
       key,

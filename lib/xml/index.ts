@@ -19,6 +19,7 @@ export {
 } from './document.ts';
 export { decodeXmlEntities } from './entities.ts';
 export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
+export { DEFAULT_MAX_XML_ATTRIBUTES, DEFAULT_MAX_XML_ELEMENTS } from './limits.ts';
 export {
   type GdsnError,
   type GdsnItem,

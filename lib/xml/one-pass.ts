@@ -7,14 +7,15 @@
  * validator, scan.ts, fast-xml-parser's parser) gives, down to the order of keys; for anything else
  * it returns `undefined` and the general path decides. That covers every error (so messages, lines
  * and columns stay the validator's), every DOCTYPE (refused there), a byte order mark, non-ASCII or
- * many-colon names, names that are properties of `Object.prototype`, and nesting deeper than the
- * limit. It follows the general path's rules where they differ from the XML specification's: text
+ * many-colon names, names that are properties of `Object.prototype`, nesting deeper than the
+ * limit, and more elements or attributes than the count limits (lib/xml/limits.ts). It follows the general path's rules where they differ from the XML specification's: text
  * is trimmed piece by piece (a comment joins the pieces around it; a child, a CDATA section or a
  * processing instruction separates them) before references are decoded; CDATA is kept as written;
  * attribute values are trimmed, not normalised; line ends are `\n`.
  */
 import type { ParsedDocument, XmlElement } from './document.ts';
 import { decodeXmlEntities } from './entities.ts';
+import { type CountLimits, DEFAULT_COUNT_LIMITS } from './limits.ts';
 
 const GT = 0x3e;
 const SLASH = 0x2f;
@@ -148,7 +149,11 @@ const DECLINE = -1;
  * // { rootName: 'item', rootNamespace: 'urn:x', namespaces: { x: 'urn:x' }, root: { gtin: [{ '#text': '0061' }] } }
  * parseInOnePass('<a><b></a>', 100); // undefined: the general path words the error
  */
-export function parseInOnePass(source: string, maxDepth: number): ParsedDocument | undefined {
+export function parseInOnePass(
+  source: string,
+  maxDepth: number,
+  limits: CountLimits = DEFAULT_COUNT_LIMITS,
+): ParsedDocument | undefined {
   // The parser reads `\r\n` and `\r` as `\n`; the markup scan reads namespace values as written.
   const carriageReturns = source.includes('\r');
   const xml = carriageReturns ? source.replace(/\r\n?/g, '\n') : source;
@@ -158,7 +163,15 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
   const stack: Open[] = [];
   let root: Open | undefined;
   let rootDone = false;
-  const tag: TagReading = { namespaces, carriageReturns, rootNamespace: undefined, selfClosing: false };
+  const tag: TagReading = {
+    namespaces,
+    carriageReturns,
+    rootNamespace: undefined,
+    selfClosing: false,
+    attributesLeft: limits.maxAttributes,
+  };
+  // Over a count limit, the general path refuses the document (its scan counts before building).
+  let elementsLeft = limits.maxElements;
   // Found once and moved forward, so that every `&` is looked at once, however many pieces of text.
   let ampersand = xml.indexOf('&');
 
@@ -191,6 +204,7 @@ export function parseInOnePass(source: string, maxDepth: number): ParsedDocument
       if (open !== undefined && i !== DECLINE) flush(open);
     } else {
       if (rootDone || stack.length >= maxDepth || !startsName(next)) return undefined;
+      if (--elementsLeft < 0) return undefined;
       let j = lt + 2;
       while (continuesName(xml.charCodeAt(j))) j++;
       const qualifiedName = xml.slice(lt + 1, j);
@@ -281,6 +295,8 @@ interface TagReading {
   rootNamespace: string | undefined;
   /** Whether the last start tag read ended with `/>`. */
   selfClosing: boolean;
+  /** Attributes (namespace declarations included) the document may still hold. */
+  attributesLeft: number;
 }
 
 /**
@@ -311,6 +327,7 @@ function attributesEnd(
     const nameStart = j;
     while (continuesName(xml.charCodeAt(j))) j++;
     const rawName = xml.slice(nameStart, j);
+    if (--tag.attributesLeft < 0) return DECLINE;
     const quoteAt = valueStart(xml, j);
     const valueEnd = quoteAt === DECLINE ? DECLINE : xml.indexOf(xml[quoteAt] as string, quoteAt + 1);
     if (valueEnd === DECLINE) return DECLINE;

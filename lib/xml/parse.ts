@@ -18,6 +18,12 @@ import { boundedText, checkInteger } from '../core/index.ts';
 import { ATTRIBUTE_PREFIX, type ParsedDocument, TEXT_KEY, type XmlElement } from './document.ts';
 import { xmlOnlyEntityDecoder } from './entities.ts';
 import { XmlParseError } from './errors.ts';
+import {
+  type CountLimits,
+  DEFAULT_COUNT_LIMITS,
+  DEFAULT_MAX_XML_ATTRIBUTES,
+  DEFAULT_MAX_XML_ELEMENTS,
+} from './limits.ts';
 import { parseInOnePass } from './one-pass.ts';
 import { scanMarkup } from './scan.ts';
 
@@ -35,6 +41,13 @@ export interface ParseOptions {
    * Default {@link DEFAULT_MAX_XML_DEPTH}.
    */
   maxDepth?: number;
+  /** Most elements accepted in the document (the root included); default {@link DEFAULT_MAX_XML_ELEMENTS}. */
+  maxElements?: number;
+  /**
+   * Most attributes accepted in the document, namespace declarations included; default
+   * {@link DEFAULT_MAX_XML_ATTRIBUTES}.
+   */
+  maxAttributes?: number;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -118,17 +131,26 @@ function dropEmptyText(elements: XmlElement[]): void {
 export function parseMessagingAsset(xml: string, options: ParseOptions = {}): ParsedDocument {
   const maxBytes = positiveInteger('maxBytes', options.maxBytes, DEFAULT_MAX_XML_BYTES);
   const maxDepth = positiveInteger('maxDepth', options.maxDepth, DEFAULT_MAX_XML_DEPTH);
+  const limits: CountLimits = {
+    maxElements: positiveInteger('maxElements', options.maxElements, DEFAULT_MAX_XML_ELEMENTS),
+    maxAttributes: positiveInteger('maxAttributes', options.maxAttributes, DEFAULT_MAX_XML_ATTRIBUTES),
+  };
   checkSize(xml, maxBytes);
-  return parseInOnePass(xml, maxDepth) ?? parseWithFastXmlParser(xml, maxDepth);
+  return parseInOnePass(xml, maxDepth, limits) ?? parseWithFastXmlParser(xml, maxDepth, limits);
 }
 
 /**
  * The general path (size already checked): validator, markup scan, fast-xml-parser. Exported for
  * the tests that hold the one pass to it.
  */
-export function parseWithFastXmlParser(xml: string, maxDepth: number): ParsedDocument {
+export function parseWithFastXmlParser(
+  xml: string,
+  maxDepth: number,
+  limits: CountLimits = DEFAULT_COUNT_LIMITS,
+): ParsedDocument {
   checkWellFormed(xml);
-  const scan = scanMarkup(xml);
+  // The scan counts elements and attributes and refuses too many before the tree is built.
+  const scan = scanMarkup(xml, limits);
 
   let tree: Record<string, XmlElement[]>;
   try {

@@ -11,6 +11,7 @@
  */
 import { decodeXmlEntities } from './entities.ts';
 import { positionOf, XmlParseError } from './errors.ts';
+import { type CountLimits, DEFAULT_COUNT_LIMITS } from './limits.ts';
 
 export interface MarkupScan {
   /** Qualified name of the root element as written, e.g. `cic:catalogueItemConfirmation`. */
@@ -44,15 +45,22 @@ function refuseDoctype(xml: string, index: number): never {
 function readStartTag(
   xml: string,
   lt: number,
-): { name: string; declarations: Array<[string, string]>; selfClosing: boolean; next: number } {
+): {
+  name: string;
+  declarations: Array<[string, string]>;
+  attributes: number;
+  selfClosing: boolean;
+  next: number;
+} {
   let i = lt + 1;
+  let attributes = 0;
   const nameStart = i;
   while (i < xml.length && !WHITESPACE.test(xml[i] as string) && xml[i] !== '>' && xml[i] !== '/') i++;
   const name = xml.slice(nameStart, i);
   const declarations: Array<[string, string]> = [];
   while (i < xml.length) {
     const char = xml[i] as string;
-    if (char === '>') return { name, declarations, selfClosing: xml[i - 1] === '/', next: i + 1 };
+    if (char === '>') return { name, declarations, attributes, selfClosing: xml[i - 1] === '/', next: i + 1 };
     if (WHITESPACE.test(char) || char === '/') {
       i++;
       continue;
@@ -70,10 +78,11 @@ function readStartTag(
     const end = valueEnd === -1 ? xml.length : valueEnd;
     const value = xml.slice(i + 1, end);
     i = end + 1;
+    attributes++;
     if (attrName === 'xmlns') declarations.push(['', decodeXmlEntities(value)]);
     else if (attrName.startsWith('xmlns:')) declarations.push([attrName.slice(6), decodeXmlEntities(value)]);
   }
-  return { name, declarations, selfClosing: false, next: i };
+  return { name, declarations, attributes, selfClosing: false, next: i };
 }
 
 /**
@@ -107,6 +116,15 @@ function checkElementName(xml: string, lt: number, name: string): void {
   );
 }
 
+/** The `LIMIT_EXCEEDED` error of a document with more elements or attributes than `limit`. */
+export function tooManyError(what: 'elements' | 'attributes', limit: number): XmlParseError {
+  const option = what === 'elements' ? 'maxElements' : 'maxAttributes';
+  return new XmlParseError(
+    'LIMIT_EXCEEDED',
+    `XML document holds more than ${limit} ${what}; GDSN messages hold a few thousand. Refused before it is built, so that one document cannot exhaust the memory; raise ${option} if such documents are expected.`,
+  );
+}
+
 function refuseSecondRoot(xml: string, index: number): never {
   const { line, column } = positionOf(xml, index);
   throw new XmlParseError(
@@ -118,12 +136,15 @@ function refuseSecondRoot(xml: string, index: number): never {
 
 /**
  * Scans `xml` (already validated as well-formed) for its root element and namespace declarations.
- * Throws {@link XmlParseError} `DOCTYPE_REFUSED` when a DOCTYPE is present.
+ * Throws {@link XmlParseError} `DOCTYPE_REFUSED` when a DOCTYPE is present, `LIMIT_EXCEEDED` when
+ * the document holds more elements or attributes than `limits` allow.
  *
  * @example
  * scanMarkup('<a:x xmlns:a="urn:a"/>'); // { rootQualifiedName: 'a:x', rootNamespace: 'urn:a', namespaces: { a: 'urn:a' } }
  */
-export function scanMarkup(xml: string): MarkupScan {
+export function scanMarkup(xml: string, limits: CountLimits = DEFAULT_COUNT_LIMITS): MarkupScan {
+  let elements = 0;
+  let attributes = 0;
   // No prototype: a prefix such as `__proto__` must stay an ordinary key.
   const namespaces: Record<string, string> = Object.create(null);
   let rootQualifiedName: string | undefined;
@@ -150,6 +171,10 @@ export function scanMarkup(xml: string): MarkupScan {
       if (depth === 0 && rootQualifiedName !== undefined) refuseSecondRoot(xml, lt);
       const tag = readStartTag(xml, lt);
       checkElementName(xml, lt, tag.name);
+      elements++;
+      attributes += tag.attributes;
+      if (elements > limits.maxElements) throw tooManyError('elements', limits.maxElements);
+      if (attributes > limits.maxAttributes) throw tooManyError('attributes', limits.maxAttributes);
       if (!tag.selfClosing) depth++;
       for (const [prefix, uri] of tag.declarations) {
         if (!Object.hasOwn(namespaces, prefix)) namespaces[prefix] = uri;

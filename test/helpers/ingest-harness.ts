@@ -55,6 +55,7 @@ export function ingestHarness(failingKeys: readonly string[] = []) {
     owner: 'test',
     leaseMs: 60_000,
     accepts: createIngestFilter({ prefix: 'in/', suffixes: ['.csv'] }),
+    buckets: new Set(['drops']),
   };
   const sinks = {
     log: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },

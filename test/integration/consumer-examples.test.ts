@@ -114,6 +114,7 @@ describe('the consumer examples, reading the queue the bridge writes to', () => 
       ...aws.env,
       AWS_DEFAULT_REGION: aws.region,
       QUEUE_URL: queueUrl,
+      STATE_BUCKET: 'bridge-state',
       MAX_EMPTY_RECEIVES: '1',
     };
   }
@@ -171,7 +172,11 @@ describe('the consumer examples, reading the queue the bridge writes to', () => 
       });
       expect(result.stderr).toBe('');
       const [message] = await receiveMessages(aws, queueUrl, 1);
-      const reader = createEventReader({ payloads: s3PayloadFetcher(aws.s3) });
+      const reader = createEventReader({
+        payloads: s3PayloadFetcher(aws.s3),
+        // The extended client stores bodies at the bucket's root: this reader trusts that prefix.
+        claimCheck: { buckets: ['bridge-state'], prefix: '' },
+      });
 
       // act
       const read = await reader.read(message ?? {});

@@ -49,7 +49,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { createEventReader, s3PayloadFetcher } from 'pds-bridge/consumer';
 
 const s3 = new S3Client({ endpoint: process.env.AWS_ENDPOINT_URL, forcePathStyle: true });
-const reader = createEventReader({ payloads: s3PayloadFetcher(s3) });
+const reader = createEventReader({ payloads: s3PayloadFetcher(s3), claimCheck: { buckets: ['bridge-state'] } });
 for (const message of JSON.parse(await readFile('messages.json', 'utf8'))) {
   const event = await reader.read(message);
   const schemaFile = import.meta.resolve(event.dataschema.replace('urn:pds-bridge:', 'pds-bridge/'));
@@ -141,7 +141,7 @@ describe('the consumer package, packed and installed into an empty project', () 
     );
   });
 
-  it('installs the kit with zod and @aws-sdk/client-s3 only, and no commands', async () => {
+  it('installs the kit with zod, @aws-sdk/client-s3 and @streamparser/json only, and no commands', async () => {
     // act
     const listed = await run('npm', ['ls', '--all', '--json'], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
     const tree = JSON.parse(listed.stdout) as InstalledTree;
@@ -151,13 +151,16 @@ describe('the consumer package, packed and installed into an empty project', () 
     expect(Object.keys(tree.dependencies ?? {})).toEqual(['pds-bridge']);
     expect(Object.keys(tree.dependencies?.['pds-bridge']?.dependencies ?? {}).sort()).toEqual([
       '@aws-sdk/client-s3',
+      '@streamparser/json',
       'zod',
     ]);
     expect(BRIDGE_ONLY.filter((name) => installed.has(name))).toEqual([]);
     await expect(readdir(path.join(project, 'node_modules', '.bin'))).rejects.toMatchObject({
       code: 'ENOENT',
     });
-    console.log(`installed: ${installed.size} packages (pds-bridge, zod, @aws-sdk/client-s3 and its own)`);
+    console.log(
+      `installed: ${installed.size} packages (pds-bridge, zod, @streamparser/json, @aws-sdk/client-s3 and its own)`,
+    );
   });
 
   it('runs a consumer that reads the bridge’s events from the emulator, claim-check included', async () => {

@@ -22,7 +22,7 @@ describeOnMoto('the Lambda consumer example with Powertools batch processing', (
 
   beforeAll(async () => {
     aws = await startMoto({ buckets: ['bridge-state', 'consumer-state'], queues: ['events'] });
-    restoreEnv = setEnv({ ...aws.env, DEDUP_BUCKET: 'consumer-state' });
+    restoreEnv = setEnv({ ...aws.env, DEDUP_BUCKET: 'consumer-state', STATE_BUCKET: 'bridge-state' });
   });
 
   afterAll(async () => {

@@ -23,7 +23,10 @@ const CONSUMER_SCRIPT = `
 import { S3Client } from '@aws-sdk/client-s3';
 import { ConsumerError, createEventReader, s3PayloadFetcher } from 'pds-bridge/consumer';
 
-const reader = createEventReader({ payloads: s3PayloadFetcher(new S3Client({ region: 'us-east-1' })) });
+const reader = createEventReader({
+  payloads: s3PayloadFetcher(new S3Client({ region: 'us-east-1' })),
+  claimCheck: { buckets: ['bridge-state'] },
+});
 const event = await reader.read({ MessageId: 'm-1', Body: process.env.BODY });
 let refused;
 try {

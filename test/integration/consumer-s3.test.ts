@@ -27,7 +27,10 @@ describe('s3PayloadFetcher against fauxqs', () => {
     await aws.s3.send(
       new PutObjectCommand({ Bucket: 'bridge-state', Key: key, Body: serializeEvent(large) }),
     );
-    const reader = createEventReader({ payloads: s3PayloadFetcher(aws.s3) });
+    const reader = createEventReader({
+      payloads: s3PayloadFetcher(aws.s3),
+      claimCheck: { buckets: ['bridge-state'] },
+    });
 
     // act
     const event = await reader.read({
@@ -42,13 +45,17 @@ describe('s3PayloadFetcher against fauxqs', () => {
 
   it('names a pointer to an object that is gone claim-check-missing, not retryable', async () => {
     // prepare
-    const reader = createEventReader({ payloads: s3PayloadFetcher(aws.s3) });
+    const reader = createEventReader({
+      payloads: s3PayloadFetcher(aws.s3),
+      claimCheck: { buckets: ['bridge-state'] },
+    });
 
     // act
     const failure = await reader
       .read({
         MessageId: 'm-2',
         Body: formatPayloadPointer({ s3BucketName: 'bridge-state', s3Key: 'claim-check/gone.json' }),
+        MessageAttributes: { ExtendedPayloadSize: { DataType: 'Number', StringValue: '300000' } },
       })
       .catch((caught: unknown) => caught);
 

@@ -59,6 +59,7 @@ beforeAll(async () => {
     STATE_BUCKET: 'state',
     EVENTS_QUEUE_URL: aws.queueUrls.events,
     INGEST_EVENTS_QUEUE_URL: undefined,
+    INGEST_BUCKETS: 'drops',
     INGEST_PREFIX: 'incoming/',
     INGEST_SUFFIXES: '.csv,.zip',
     INGEST_TAG_OBJECTS: 'false',

@@ -70,6 +70,7 @@ describeOnMoto('ingest of one write delivered many times', () => {
       STATE_BUCKET: 'state',
       EVENTS_QUEUE_URL: moto.queueUrls.events,
       INGEST_EVENTS_QUEUE_URL: undefined,
+      INGEST_BUCKETS: 'drops',
       INGEST_PREFIX: undefined,
       INGEST_SUFFIXES: '.zip',
       INGEST_TAG_OBJECTS: 'true',
@@ -151,6 +152,7 @@ describeOnMoto('ingest of one write delivered many times', () => {
       owner,
       leaseMs: 960_000,
       accepts: createIngestFilter({ suffixes: ['.zip'] }),
+      buckets: new Set(['drops']),
     });
     const gatheringsBefore = sim.state.gatherings.size;
 

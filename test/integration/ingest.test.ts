@@ -58,6 +58,7 @@ function deps(overrides: Partial<NotificationDeps> = {}): NotificationDeps {
     owner: 'integration',
     leaseMs: 60_000,
     accepts: createIngestFilter({ suffixes: ['.csv', '.json', '.zip'] }),
+    buckets: new Set([DROPS]),
     ...overrides,
   };
 }

@@ -280,3 +280,40 @@ describe('the conditional endpoint in front of an emulator that misbehaves', () 
     expect(body).toContain('restart the stack');
   });
 });
+
+describe('browsers', () => {
+  /** A raw request to the emulator with the given headers: its status and whether the object survived. */
+  async function deleteFrom(headers: Record<string, string>): Promise<{ status: number; survived: boolean }> {
+    const bucket = newBucket();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'kept' }));
+    const url = new URL(`${emulator.endpoint}/${bucket}/k`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'DELETE', headers },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+      request.end();
+    });
+    const survived = await read(bucket, 'k').then(
+      (text) => text === 'kept',
+      () => false,
+    );
+    return { status, survived };
+  }
+
+  it('refuses a request from a web page (a foreign Origin, or Sec-Fetch-Site cross-site) and changes nothing', async () => {
+    // act
+    const fromPage = await deleteFrom({ origin: 'https://attacker.example' });
+    const crossSite = await deleteFrom({ 'sec-fetch-site': 'cross-site' });
+    const tool = await deleteFrom({});
+
+    // assess
+    expect(fromPage).toEqual({ status: 403, survived: true });
+    expect(crossSite).toEqual({ status: 403, survived: true });
+    expect(tool).toEqual({ status: 204, survived: false });
+  });
+});

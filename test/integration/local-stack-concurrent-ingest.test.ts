@@ -66,7 +66,11 @@ describe('the local stack under concurrent deliveries', { timeout: 60_000 }, () 
         region: stack.aws.region,
       }),
     ]);
+    // A bucket of its own, without the stack's notifications: the ingest must be told it serves it.
+    const served = process.env.INGEST_BUCKETS;
+    process.env.INGEST_BUCKETS = `${served},${BUCKET}`;
     const { ingest } = createLocalHandlers();
+    process.env.INGEST_BUCKETS = served;
     const invoke = () =>
       ingest(
         structuredClone(notification),

@@ -164,16 +164,15 @@ describe('pollMessagingAssets against the simulator and fauxqs', () => {
     // prepare
     const w = await world();
     let crash = true;
+    let writes = 0;
+    // The first write records the page in flight; the one after sending fails.
+    const crashes = (key: string) => crash && key === MESSAGING_ASSETS_CHECKPOINT && ++writes > 1;
     const crashing: StateStore = {
       get: (key) => w.store.get(key),
       create: (key, value) =>
-        crash && key === MESSAGING_ASSETS_CHECKPOINT
-          ? Promise.reject(new Error('crash'))
-          : w.store.create(key, value),
+        crashes(key) ? Promise.reject(new Error('crash')) : w.store.create(key, value),
       update: (key, value, etag) =>
-        crash && key === MESSAGING_ASSETS_CHECKPOINT
-          ? Promise.reject(new Error('crash'))
-          : w.store.update(key, value, etag),
+        crashes(key) ? Promise.reject(new Error('crash')) : w.store.update(key, value, etag),
       delete: (key, etag) => w.store.delete(key, etag),
       list: (prefix, options) => w.store.list(prefix, options),
       listEntries: (prefix, options) => w.store.listEntries(prefix, options),

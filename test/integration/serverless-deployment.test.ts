@@ -102,6 +102,9 @@ function envOf(template: CloudFormationTemplate, functionId: string): Json {
  */
 function deployedValue(template: CloudFormationTemplate, value: unknown): string {
   if (typeof value === 'string') return value;
+  // A condition of the default deployment (no parameters) holds: IngestCreatesDropBucket, for one.
+  const condition = (value as { 'Fn::If'?: [string, unknown, unknown] } | null)?.['Fn::If'];
+  if (condition) return deployedValue(template, condition[1]);
   const id = referencedId(value) ?? '';
   switch (template.Resources[id]?.Type) {
     case 'AWS::SQS::Queue':

@@ -61,6 +61,7 @@ describe('serverless template: ingest', () => {
       PDS_CREDENTIALS_SECRET_ID: { Ref: 'PdsCredentialsSecret' },
       EVENTS_QUEUE_URL: { Ref: 'EventsQueue' },
       STATE_BUCKET: { Ref: 'StateBucket' },
+      INGEST_BUCKETS: { 'Fn::If': ['IngestCreatesDropBucket', { Ref: 'DropBucket' }, ''] },
     });
   });
 

@@ -31,6 +31,19 @@ describe('serverless.yml packaged offline by osls', () => {
     expect(JSON.stringify(properties.BucketName)).toContain('-ci');
   });
 
+  it('blocks public access on every bucket, the deployment bucket osls creates included', () => {
+    const buckets = resourcesOfType(template, 'AWS::S3::Bucket');
+    expect(buckets).toContain('ServerlessDeploymentBucket');
+    for (const id of buckets) {
+      expect(template.Resources[id]?.Properties?.PublicAccessBlockConfiguration, id).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+    }
+  });
+
   it('parks an event its consumer failed five times in the events DLQ', () => {
     expect(template.Resources.EventsQueue?.Properties?.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] },

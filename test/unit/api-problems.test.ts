@@ -394,6 +394,41 @@ describe('API authentication', () => {
     expect(queue.sent).toHaveLength(1);
   });
 
+  it('answers every route unsigned with a malformed path parameter as it answers an unknown path: 401', async () => {
+    // prepare: %FF is not UTF-8; before authentication it would tell which paths exist (400 vs 401)
+    const { api } = setup({ settings: { ...IAM, auth: { mode: 'bearer', token: TOKEN } } });
+    const malformed = api.routes
+      .filter((route) => route.path.includes('{'))
+      .map((route) => ({ method: route.method, path: route.path.replace(/\{[^}]+\}/g, '%FF') }));
+    expect(malformed.length).toBeGreaterThan(3);
+
+    // act
+    const unknown = await api.handle(apiEvent({ method: 'GET', path: '/nope/%FF' }));
+    const answers = await Promise.all(
+      malformed.map(({ method, path }) => api.handle(apiEvent({ method, path }))),
+    );
+
+    // assess
+    const refusal = expectProblem(unknown, 401, 'unauthorized').detail;
+    for (const answer of answers) {
+      expect(expectProblem(answer, 401, 'unauthorized').detail).toBe(refusal);
+      expect(answer.headers).toEqual(unknown.headers);
+    }
+  });
+
+  it('still answers 400 invalid-path to an authenticated caller', async () => {
+    // prepare
+    const { api } = setup({ settings: { ...IAM, auth: { mode: 'bearer', token: TOKEN } } });
+
+    // act
+    const result = await api.handle(
+      apiEvent({ method: 'GET', path: '/watch/%FF', headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
+
+    // assess
+    expectProblem(result, 400, 'invalid-path');
+  });
+
   it('answers GET /health without authentication', async () => {
     // Prepare
     const { api } = setup();

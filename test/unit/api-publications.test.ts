@@ -166,6 +166,24 @@ describe('POST /publications', () => {
     expect(queue.sent).toHaveLength(2);
   });
 
+  it('finds the Idempotency-Key of a retry from a new session of the same assumed role, not of another role', async () => {
+    // prepare: the session name (here an instance id) changes with every session
+    const { api, queue } = setup();
+    const session = (role: string, name: string) => `arn:aws:sts::123456789012:assumed-role/${role}/${name}`;
+    const send = (iam: string) =>
+      api.handle(postPublicationEvent(publicationBody(['1']), { idempotencyKey: 'k', iam }));
+
+    // act
+    const first = await send(session('Publisher', 'i-0aaa'));
+    const retry = await send(session('Publisher', 'i-0bbb'));
+    const other = await send(session('Auditor', 'i-0aaa'));
+
+    // assess
+    expect(bodyOf(retry).publicationId).toBe(bodyOf(first).publicationId);
+    expect(bodyOf(other).publicationId).not.toBe(bodyOf(first).publicationId);
+    expect(queue.sent).toHaveLength(2);
+  });
+
   it('without a key, two identical requests are two publications', async () => {
     // Prepare
     const { api, queue } = setup();

@@ -382,6 +382,19 @@ describe('formatTable', () => {
     expect(lines[4]).toBe('two lines');
   });
 
+  it('shows control characters from outside data as escapes, never raw (a title change, a spoofed row)', () => {
+    // prepare: an OSC window-title change with a bell, a NUL, a carriage return that would overwrite the row, DEL, a bidi override
+    const hostile = 'k\u001b]0;owned\u0007\u0000\rGTIN  OK\u007f\u202e';
+
+    // act
+    const table = formatTable(['KEY'], [[hostile]]);
+
+    // assess
+    const row = table.split('\n')[2] ?? '';
+    expect(row).toBe('k\\x1b]0;owned\\x07\\x00 GTIN OK\\x7f\\u202e');
+    expect([...row].filter((char) => char < ' ' || char === '\u007f' || char === '\u202e')).toEqual([]);
+  });
+
   it('formats bytes and rates for people', () => {
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(1536)).toBe('1.5 KiB');

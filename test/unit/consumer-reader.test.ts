@@ -210,6 +210,9 @@ describe('createEventReader: envelope and data', () => {
   });
 });
 
+const TRUSTED = { buckets: ['state'] };
+const FLAGGED = { ExtendedPayloadSize: { DataType: 'Number', StringValue: '900' } };
+
 describe('createEventReader: claim-check', () => {
   const pointerBody = formatPayloadPointer({
     s3BucketName: 'state',
@@ -220,7 +223,7 @@ describe('createEventReader: claim-check', () => {
   it('follows the pointer the bridge writes, from a Lambda record and from an SDK message', async () => {
     // prepare
     const payloads = payloadsFrom(objects);
-    const reader = createEventReader({ payloads });
+    const reader = createEventReader({ payloads, claimCheck: TRUSTED });
     const record = sqsRecord(pointerBody);
     record.messageAttributes = { ExtendedPayloadSize: { dataType: 'Number', stringValue: '900' } };
 
@@ -257,7 +260,7 @@ describe('createEventReader: claim-check', () => {
     ],
   ])('follows pointers written by %s', async (_writer, body, attribute) => {
     // prepare
-    const reader = createEventReader({ payloads: payloadsFrom(objects) });
+    const reader = createEventReader({ payloads: payloadsFrom(objects), claimCheck: TRUSTED });
 
     // act
     const event = await reader.read(
@@ -283,7 +286,7 @@ describe('createEventReader: claim-check', () => {
     [
       'a message flagged as offloaded whose body is no pointer',
       () =>
-        createEventReader({ payloads: payloadsFrom(objects) }).read(
+        createEventReader({ payloads: payloadsFrom(objects), claimCheck: TRUSTED }).read(
           sdkMessage(serializeEvent(completed), {
             ExtendedPayloadSize: { DataType: 'Number', StringValue: '9' },
           }),
@@ -293,13 +296,16 @@ describe('createEventReader: claim-check', () => {
     ],
     [
       'a pointer to an object that is gone',
-      () => createEventReader({ payloads: payloadsFrom({}) }).read(sdkMessage(pointerBody)),
+      () =>
+        createEventReader({ payloads: payloadsFrom({}), claimCheck: TRUSTED }).read(
+          sdkMessage(pointerBody, FLAGGED),
+        ),
       'claim-check-missing',
       /no such object/,
     ],
     [
       'a pointer with no way to read it',
-      () => createEventReader().read(sdkMessage(pointerBody)),
+      () => createEventReader().read(sdkMessage(pointerBody, FLAGGED)),
       'claim-check-unreadable',
       /no payload fetcher: create it with \{ payloads: s3PayloadFetcher/,
     ],
@@ -308,7 +314,8 @@ describe('createEventReader: claim-check', () => {
       () =>
         createEventReader({
           payloads: payloadsFrom({ [`state/claim-check/${completed.id}.json`]: '' }),
-        }).read(sdkMessage(pointerBody)),
+          claimCheck: TRUSTED,
+        }).read(sdkMessage(pointerBody, FLAGGED)),
       'claim-check-invalid',
       /is empty/,
     ],
@@ -317,9 +324,56 @@ describe('createEventReader: claim-check', () => {
       () =>
         createEventReader({
           payloads: payloadsFrom({ [`state/claim-check/${completed.id}.json`]: '<xml/>' }),
-        }).read(sdkMessage(pointerBody)),
+          claimCheck: TRUSTED,
+        }).read(sdkMessage(pointerBody, FLAGGED)),
       'not-json',
       /not JSON/,
+    ],
+    [
+      'a pointer to another bucket (a forged event stored elsewhere), unread',
+      () =>
+        createEventReader({
+          payloads: payloadsFrom({ [`other/claim-check/${completed.id}.json`]: serializeEvent(completed) }),
+          claimCheck: TRUSTED,
+        }).read(
+          sdkMessage(
+            formatPayloadPointer({ s3BucketName: 'other', s3Key: `claim-check/${completed.id}.json` }),
+            FLAGGED,
+          ),
+        ),
+      'claim-check-invalid',
+      /leads to s3:\/\/other\/claim-check\/.*outside where pds-bridge writes claim-checked events \(claimCheck\.buckets "state", prefix "claim-check\/"\); not followed/,
+    ],
+    [
+      'a pointer to the state bucket outside the claim-check prefix, unread',
+      () =>
+        createEventReader({
+          payloads: payloadsFrom({ 'state/publications/p1.json': serializeEvent(completed) }),
+          claimCheck: TRUSTED,
+        }).read(
+          sdkMessage(formatPayloadPointer({ s3BucketName: 'state', s3Key: 'publications/p1.json' }), FLAGGED),
+        ),
+      'claim-check-invalid',
+      /outside where pds-bridge writes/,
+    ],
+    [
+      'a bare pointer without the extended client marker',
+      () =>
+        createEventReader({ payloads: payloadsFrom(objects), claimCheck: TRUSTED }).read(
+          sdkMessage(`{"s3BucketName":"state","s3Key":"claim-check/${completed.id}.json"}`),
+        ),
+      'claim-check-invalid',
+      /has no ExtendedPayloadSize attribute/,
+    ],
+    [
+      'a stored payload larger than claimCheck.maxBytes',
+      () =>
+        createEventReader({
+          payloads: payloadsFrom(objects),
+          claimCheck: { ...TRUSTED, maxBytes: 100 },
+        }).read(sdkMessage(pointerBody, FLAGGED)),
+      'claim-check-invalid',
+      /larger than claimCheck\.maxBytes \(100 bytes\)/,
     ],
   ])('refuses %s with a coded error', async (_name, action, code, message) => {
     // act
@@ -328,5 +382,30 @@ describe('createEventReader: claim-check', () => {
     // assess
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
+  });
+
+  it('quotes no byte of a body that is not JSON', async () => {
+    // prepare: a confidential file behind a pointer into the trusted location
+    const secret = 'employee,salary\nalice,123456\n';
+    const reader = createEventReader({
+      payloads: payloadsFrom({ [`state/claim-check/${completed.id}.json`]: secret }),
+      claimCheck: TRUSTED,
+    });
+
+    // act
+    const error = await readError(() => reader.read(sdkMessage(pointerBody, FLAGGED)));
+
+    // assess
+    expect(error.code).toBe('not-json');
+    expect(`${error.message} ${String(error.cause ?? '')}`).not.toMatch(/employee|alice|123456/);
+  });
+
+  it('needs claimCheck.buckets with a payload fetcher, up front', () => {
+    expect(() => createEventReader({ payloads: payloadsFrom(objects) })).toThrow(
+      /payloads needs claimCheck\.buckets/,
+    );
+    expect(() => createEventReader({ payloads: payloadsFrom(objects), claimCheck: { buckets: [] } })).toThrow(
+      /claimCheck\.buckets must list the bucket names/,
+    );
   });
 });

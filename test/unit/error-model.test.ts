@@ -221,6 +221,7 @@ const SAMPLES: Record<string, Sample> = {
   IngestRejectedError: { build: (C) => make(C, 'no-entries', 'none'), code: 'INGEST_REJECTED' },
   // lib/polling
   PollIncompleteError: { build: (C) => make(C, 'stopped'), code: 'POLL_INCOMPLETE' },
+  PollInterruptedError: { build: (C) => make(C, 7, 5), code: 'POLL_INTERRUPTED' },
   ReviewChunkFormatError: { build: (C) => make(C, 'not JSON'), code: 'REVIEW_CHUNK_INVALID' },
   ReviewFanOutError: { build: (C) => make(C, 1, 2, 'denied'), code: 'REVIEW_FAN_OUT_FAILED' },
   CheckpointFormatError: { build: (C) => make(C, 'k', 'bad'), code: 'CHECKPOINT_INVALID' },

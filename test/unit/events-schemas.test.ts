@@ -169,12 +169,16 @@ describe('the consumer package (packages/consumer, published as pds-bridge)', ()
     }
   });
 
-  it('depends on zod and @aws-sdk/client-s3 only, in the ranges the bridge itself is built and tested with', () => {
+  it('depends on zod, @aws-sdk/client-s3 and @streamparser/json only, in the ranges the bridge itself is built and tested with', () => {
     const bridge = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
 
-    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual(['@aws-sdk/client-s3', 'zod']);
+    expect(Object.keys(consumerPackage.dependencies).sort()).toEqual([
+      '@aws-sdk/client-s3',
+      '@streamparser/json',
+      'zod',
+    ]);
     for (const [name, range] of Object.entries(consumerPackage.dependencies)) {
       expect(range, name).toBe(bridge.dependencies[name]);
     }

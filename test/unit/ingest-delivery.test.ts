@@ -36,6 +36,42 @@ describe('ingestSqsBody', () => {
     expect(count('IngestBytes')).toBe(2);
   });
 
+  it('refuses a write in a bucket it does not serve with a failure event naming the bucket, reading nothing', async () => {
+    // prepare: a forged notification names a record of the state bucket
+    const { deps, sinks, events, imports } = ingestHarness();
+    let opened = 0;
+    const source = {
+      open: (...args: Parameters<typeof deps.source.open>) => {
+        opened++;
+        return deps.source.open(...args);
+      },
+    };
+    const body = JSON.stringify(
+      s3Event([
+        s3Record({ bucket: 'pds-bridge-state', key: 'in/publications.csv', size: 1 }),
+        s3Record({ bucket: 'drops', key: 'in/a.csv', size: 1 }),
+      ]),
+    );
+
+    // act
+    const summary = await ingestSqsBody(body, { ...deps, source }, sinks);
+
+    // assess
+    expect(summary).toMatchObject({ failed: 1, imported: 1 });
+    expect(opened).toBe(1);
+    expect(imports).toEqual(['a.csv']);
+    const failed = events.filter((event) => event.type === 'pds.ingest.failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.data).toMatchObject({
+      code: 'invalid-notification',
+      retryable: false,
+      bucket: 'pds-bridge-state',
+      reason: expect.stringMatching(
+        /bucket "pds-bridge-state", which this ingest does not serve \(INGEST_BUCKETS: "drops"\); nothing was read/,
+      ),
+    });
+  });
+
   it('finishes the other writes of a message, then fails it for the one that must be retried', async () => {
     // prepare
     const { deps, sinks, imports, count, logs } = ingestHarness(['b.csv']);

@@ -46,10 +46,15 @@ describe('parseSuffixList', () => {
 });
 
 describe('ingest configuration', () => {
-  const base = { PDS_BASE_URL: 'http://127.0.0.1:1', PDS_USERNAME: 'demo', PDS_PASSWORD: 'demo' };
+  const base = {
+    PDS_BASE_URL: 'http://127.0.0.1:1',
+    PDS_USERNAME: 'demo',
+    PDS_PASSWORD: 'demo',
+    INGEST_BUCKETS: 'drops',
+  };
 
   it('defaults to tagging objects, a 16-minute lease and no filter beyond folder placeholders', () => {
-    const config = loadConfig(base, { settings: INGEST_SETTINGS });
+    const config = loadConfig(base, { settings: INGEST_SETTINGS, require: ['INGEST_BUCKETS'] });
 
     const options = ingestOptionsFrom(config.settings);
 
@@ -67,7 +72,7 @@ describe('ingest configuration', () => {
         INGEST_TAG_OBJECTS: 'false',
         INGEST_LEASE_SECONDS: '120',
       },
-      { settings: INGEST_SETTINGS },
+      { settings: INGEST_SETTINGS, require: ['INGEST_BUCKETS'] },
     );
 
     const options = ingestOptionsFrom(config.settings);
@@ -82,7 +87,7 @@ describe('ingest configuration', () => {
     const load = () =>
       loadConfig(
         { ...base, INGEST_TAG_OBJECTS: 'maybe', INGEST_LEASE_SECONDS: '5', INGEST_SUFFIXES: ',,' },
-        { settings: INGEST_SETTINGS },
+        { settings: INGEST_SETTINGS, require: ['INGEST_BUCKETS'] },
       );
 
     expect(load).toThrow(ConfigError);

@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/api/idempotency-key.ts';
-import { MAX_PRIMARY_KEY_LENGTH } from '../../lib/api/schemas.ts';
+import {
+  MAX_DESTINATION_ID_LENGTH,
+  MAX_DESTINATIONS,
+  MAX_PRIMARY_KEY_LENGTH,
+} from '../../lib/api/schemas.ts';
 import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
 import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/local-gateway/index.ts';
 import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
@@ -18,8 +22,10 @@ import { ArchiveLimitError } from '../../lib/simulator/errors.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/request-body.ts';
 import {
+  DEFAULT_MAX_XML_ATTRIBUTES,
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,
+  DEFAULT_MAX_XML_ELEMENTS,
   parseMessagingAssetSafely,
 } from '../../lib/xml/index.ts';
 import { apiEvent, bodyOf, publicationBody } from '../helpers/apigw.ts';
@@ -48,6 +54,46 @@ describe('messaging-asset XML limits', () => {
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2))).toBe('LIMIT_EXCEEDED');
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 1, 'p:q:a'))).toBe('ok');
     expect(codeOf(nested(DEFAULT_MAX_XML_DEPTH + 2, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it(`accepts ${DEFAULT_MAX_XML_ELEMENTS} elements and refuses one more with LIMIT_EXCEEDED, on both parsing paths`, () => {
+    // prepare: the root plus empty children; names with two colons take the general path
+    const elements = (count: number, name = 'a') => `<${name}>${`<${name}/>`.repeat(count - 1)}</${name}>`;
+
+    // act + assess
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS))).toBe('ok');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS + 1))).toBe('LIMIT_EXCEEDED');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS, 'p:q:a'))).toBe('ok');
+    expect(codeOf(elements(DEFAULT_MAX_XML_ELEMENTS + 1, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it(`accepts ${DEFAULT_MAX_XML_ATTRIBUTES} attributes and refuses one more with LIMIT_EXCEEDED, on both parsing paths`, () => {
+    // prepare: 1000 attributes per element, namespace declarations counted too
+    const attributes = (count: number, name = 'a') => {
+      const tag = (n: number) =>
+        `<${name} ${Array.from({ length: n }, (_, i) => (i === 0 ? 'xmlns:x="urn:x"' : `b${i}="1"`)).join(' ')}/>`;
+      const full = Math.floor(count / 1000);
+      const rest = count % 1000;
+      return `<${name}>${tag(1000).repeat(full)}${rest === 0 ? '' : tag(rest)}</${name}>`;
+    };
+
+    // act + assess
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES))).toBe('ok');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES + 1))).toBe('LIMIT_EXCEEDED');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES, 'p:q:a'))).toBe('ok');
+    expect(codeOf(attributes(DEFAULT_MAX_XML_ATTRIBUTES + 1, 'p:q:a'))).toBe('LIMIT_EXCEEDED');
+  });
+
+  it('refuses 10 MiB of empty elements (2.5 million) as a parse error instead of exhausting the memory', () => {
+    // prepare: within the size limit, far beyond the element limit
+    const flood = `<a>${'<b/>'.repeat((DEFAULT_MAX_XML_BYTES - 7) / 4)}</a>`;
+
+    // act
+    const result = parseMessagingAssetSafely(flood);
+
+    // assess
+    expect(result).toMatchObject({ ok: false, error: { code: 'LIMIT_EXCEEDED' } });
+    expect(result.ok ? '' : result.error.message).toContain('maxElements');
   });
 
   it('expands no entity at all: a DOCTYPE (the only place one can be declared) is refused', () => {
@@ -105,6 +151,74 @@ describe('API request limits', () => {
     const refused = await api.handle(post(keys(TEST_API_SETTINGS.maxKeys + 1)));
     expect(refused.statusCode).toBe(422);
     expect(JSON.stringify(bodyOf(refused))).toMatch(/PUBLICATION_MAX_KEYS/);
+  });
+
+  it(`accepts ${MAX_DESTINATIONS} destinations in one publication and refuses ${MAX_DESTINATIONS + 1} with 422`, async () => {
+    const { api } = publicationsApi();
+    const destinations = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        destinationType: 'IN_PLATFORM',
+        destinationId: `org-${index}`,
+      }));
+    const send = (count: number) =>
+      api.handle(
+        apiEvent({
+          method: 'POST',
+          path: '/publications',
+          json: publicationBody(keys(1), destinations(count)),
+          iam: true,
+        }),
+      );
+    expect((await send(MAX_DESTINATIONS)).statusCode).toBe(202);
+    const refused = await send(MAX_DESTINATIONS + 1);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf(refused)).toMatchObject({
+      errors: [
+        {
+          pointer: '/destinations',
+          detail: `names ${MAX_DESTINATIONS + 1} destinations, more than the ${MAX_DESTINATIONS} allowed; split the request`,
+        },
+      ],
+    });
+  });
+
+  it(`accepts a destinationId of ${MAX_DESTINATION_ID_LENGTH} characters and refuses ${MAX_DESTINATION_ID_LENGTH + 1} with 422`, async () => {
+    const { api } = publicationsApi();
+    const send = (length: number) =>
+      api.handle(
+        apiEvent({
+          method: 'POST',
+          path: '/publications',
+          json: publicationBody(keys(1), [
+            { destinationType: 'IN_PLATFORM', destinationId: 'o'.repeat(length) },
+          ]),
+          iam: true,
+        }),
+      );
+    expect((await send(MAX_DESTINATION_ID_LENGTH)).statusCode).toBe(202);
+    const refused = await send(MAX_DESTINATION_ID_LENGTH + 1);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf(refused)).toMatchObject({
+      errors: [
+        {
+          pointer: '/destinations/0/destinationId',
+          detail: `must be at most ${MAX_DESTINATION_ID_LENGTH} characters`,
+        },
+      ],
+    });
+  });
+
+  it('declares the publication bounds in the OpenAPI document', async () => {
+    const { api } = publicationsApi();
+    const document = bodyOf(await api.handle(apiEvent({ path: '/openapi.json', iam: true })));
+    expect(document).toMatchObject({
+      components: {
+        schemas: {
+          Destination: { properties: { destinationId: { maxLength: MAX_DESTINATION_ID_LENGTH } } },
+          PublicationRequest: { properties: { destinations: { maxItems: MAX_DESTINATIONS } } },
+        },
+      },
+    });
   });
 
   it(`accepts an Idempotency-Key of ${MAX_IDEMPOTENCY_KEY_LENGTH} characters and refuses ${MAX_IDEMPOTENCY_KEY_LENGTH + 1} with 400`, async () => {

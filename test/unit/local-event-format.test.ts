@@ -15,6 +15,29 @@ function received(event: object, queue = 'pds-bridge-local-events'): ReceivedEve
 const TIME = '2026-11-20T09:15:00.000Z';
 
 describe('formatEventLine', () => {
+  it('shows control characters of the event and of a body that is not one as escapes, on one line', () => {
+    // prepare: a review comment and an S3 key carrying terminal controls and a line break
+    const event = received({
+      type: 'pds.ingest.failed',
+      time: TIME,
+      subject: 's3://pds-drop/in/\u001b[2Ja.csv',
+      data: { code: 'pds-rejected', reason: 'bad\r\n09:15:00Z  pds.ingest.completed  forged\u0007' },
+    });
+    const notEvent = { queue: 'q', messageId: 'm-2', body: 'x\u001b]0;title\u0007', event: undefined };
+
+    // act
+    const lines = [formatEventLine(event), formatEventLine(notEvent)];
+
+    // assess
+    for (const line of lines) expect([...line].filter((char) => char < ' ' || char === '\u007f')).toEqual([]);
+    expect(lines[0]).toContain('in/\\x1b[2Ja.csv');
+    // Line breaks in a detail were already folded into one line; the bell is shown as an escape.
+    expect(lines[0]).toContain('bad 09:15:00Z pds.ingest.completed forged\\x07');
+    expect(lines[1]).toContain('x\\x1b]0;title\\x07');
+    // The JSON view is unchanged: JSON escapes controls itself.
+    expect(formatEventJson(event)).toBe(JSON.stringify(event.event));
+  });
+
   it('shows time, type, subject and what was imported for pds.ingest.completed', () => {
     const line = formatEventLine(
       received({

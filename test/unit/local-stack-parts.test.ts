@@ -124,7 +124,7 @@ describe('handlerEnvironment', () => {
 
     // act
     const ingest = loadConfig(env, {
-      require: ['STATE_BUCKET'],
+      require: ['STATE_BUCKET', 'INGEST_BUCKETS'],
       eventTypes: INGEST_EVENT_TYPES,
       settings: INGEST_SETTINGS,
     });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type ConfirmationRecorder, emptyLedgerReport } from '../../lib/confirmations/ports.ts';
 import { eventId } from '../../lib/events/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
@@ -285,7 +285,13 @@ describe('pollMessagingAssets', () => {
     // The first page, and at most the next one fetched ahead; never the whole backlog.
     expect(pds.calls.filter((call) => call.startsWith('asset:')).length).toBeLessThanOrEqual(4);
     expect(sink.events).toEqual([]);
-    expect(await store.get(MESSAGING_ASSETS_CHECKPOINT)).toBeUndefined();
+    // Only the pages in flight were written down while they were fetched; nothing is left of them.
+    expect((await store.get(MESSAGING_ASSETS_CHECKPOINT))?.value).toMatchObject({
+      emitted: [],
+      retry: [],
+      highestId: null,
+    });
+    expect((await store.get(MESSAGING_ASSETS_CHECKPOINT))?.value).not.toHaveProperty('inFlight');
   });
 
   it('does not record events SQS refused, and sends them again on the next run', async () => {
@@ -324,6 +330,63 @@ describe('pollMessagingAssets', () => {
     expect(passed?.messageError).toMatchObject({ name: 'PdsNotFoundError', status: 404, failedRuns: 3 });
     expect(passed?.messageError?.message).toMatch(/not found.*failed on 3 consecutive runs/);
     expect(sink.events[2]?.id).toBe(eventId('pds.messaging-asset.received', [2]));
+    expect((await storedCheckpoint(store)).retry).toEqual([]);
+  });
+
+  it('counts a run that dies on an asset (out of memory) as its failed run and passes it at the limit, blaming only it', async () => {
+    // prepare: fetching asset 2 kills the process: its answer never comes and the run never goes on,
+    // exactly as a run that died (nothing after that point runs, nothing is caught)
+    const { pds, sink, store, deps } = setup(4);
+    let killerFetches = 0;
+    const original = pds.getMessagingAsset.bind(pds);
+    pds.getMessagingAsset = (id: number) => {
+      if (id !== 2) return original(id);
+      killerFetches++;
+      return new Promise<string>(() => {});
+    };
+    const options = { firstRun: 'backlog' as const, failureLimit: 3 };
+    const runUntilDeath = async (deaths: number) => {
+      void pollMessagingAssets(deps, options);
+      await vi.waitFor(() => expect(killerFetches).toBe(deaths));
+    };
+
+    // act: three runs die on asset 2; the fourth passes it without fetching it
+    await runUntilDeath(1);
+    await runUntilDeath(2);
+    await runUntilDeath(3);
+    const report = await pollMessagingAssets(deps, options);
+
+    // assess
+    expect(killerFetches).toBe(3);
+    expect(report).toMatchObject({ emittedAsFailed: 1, retryPending: 0 });
+    expect(emittedIds(sink).sort()).toEqual([1, 2, 3, 4]);
+    const passed = sink.dataOf('pds.messaging-asset.received').find((data) => data.messagingAssetId === 2);
+    expect(passed?.messageError).toMatchObject({ name: 'PollInterruptedError', failedRuns: 3 });
+    // The assets that shared its page were proven alone and emitted whole, never passed.
+    for (const data of sink.dataOf('pds.messaging-asset.received')) {
+      if (data.messagingAssetId !== 2) expect(data.messageError).toBeUndefined();
+    }
+    const checkpoint = await storedCheckpoint(store);
+    expect(checkpoint.retry).toEqual([]);
+    expect(checkpoint.inFlight).toEqual([]);
+  });
+
+  it('does not count a run that failed alive (a sink error) as interrupted', async () => {
+    // prepare
+    const { sink, store, deps } = setup(2);
+    const failing = {
+      publish: () => Promise.reject(new Error('misconfigured queue')),
+    } as unknown as RecordingSink;
+
+    // act
+    await expect(pollMessagingAssets({ ...deps, sink: failing }, { firstRun: 'backlog' })).rejects.toThrow(
+      'misconfigured queue',
+    );
+    const report = await pollMessagingAssets(deps, { firstRun: 'backlog' });
+
+    // assess
+    expect(report).toMatchObject({ emitted: 2, retryPending: 0 });
+    expect(emittedIds(sink)).toEqual([1, 2]);
     expect((await storedCheckpoint(store)).retry).toEqual([]);
   });
 
@@ -382,11 +445,12 @@ describe('pollMessagingAssets', () => {
     const pds = new FakePds();
     for (let index = 0; index < 3; index++) pds.addAsset(SYNCHRONISED);
     let crash = true;
+    let writes = 0;
     const store = new MemoryStateStore({
       beforeOperation: (operation) => {
-        if (crash && operation.key === MESSAGING_ASSETS_CHECKPOINT && operation.kind !== 'get') {
-          throw new Error('crash before the checkpoint');
-        }
+        if (operation.key !== MESSAGING_ASSETS_CHECKPOINT || operation.kind === 'get') return;
+        // The first write records the page in flight; the one after the publish fails.
+        if (crash && ++writes > 1) throw new Error('crash before the checkpoint');
       },
     });
     const sink = new RecordingSink();

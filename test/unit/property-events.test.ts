@@ -131,7 +131,10 @@ describe('events and the consumer kit, property-tested', () => {
     });
     await holds(
       fc.asyncProperty(message, async ({ body, flagged, stored }) => {
-        const withPayloads = createEventReader({ payloads: async () => stored });
+        const withPayloads = createEventReader({
+          payloads: async () => stored,
+          claimCheck: { buckets: ['state'] },
+        });
         try {
           await withinTimeBudgetAsync(() =>
             withPayloads.read({

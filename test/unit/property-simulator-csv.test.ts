@@ -95,6 +95,29 @@ describe('simulator CSV, property-tested', () => {
       { runs: 200 },
     );
   });
+
+  it.each([
+    ['two byte-order marks, then a line', '\uFEFF\uFEFF\na'],
+    ['two byte-order marks, then an open quote', '\uFEFF\uFEFF"'],
+  ])(
+    'differential, found by it: %s gives the same answer both ways (one BOM stripped, once)',
+    async (_name, text) => {
+      // prepare
+      const filePath = path.join(directory, 'double-bom.csv');
+      writeFileSync(filePath, text, 'utf8');
+
+      // act
+      const whole = answerOf(() => expectedRecords(parseCsv(text)));
+      const streamed = await answerOfAsync(async () => {
+        const rows: Array<Record<string, string>> = [];
+        for await (const row of readCsvRecords(filePath)) rows.push(row);
+        return rows;
+      });
+
+      // assess
+      expect(streamed).toEqual(whole);
+    },
+  );
 });
 
 describe('the CSV record limit', () => {

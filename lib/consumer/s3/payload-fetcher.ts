@@ -5,7 +5,7 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { OptionError } from '../../core/index.ts';
 import { ConsumerError } from '../errors.ts';
-import type { PayloadFetcher } from '../reader.ts';
+import { type PayloadFetcher, tooLarge } from '../reader.ts';
 
 interface AwsError {
   name?: string;
@@ -13,7 +13,8 @@ interface AwsError {
 }
 
 /**
- * Reads claim-checked payloads with `s3`. A missing object fails with `claim-check-missing` (not
+ * Reads claim-checked payloads with `s3`, at most `maxBytes` of each (the reader's
+ * `claimCheck.maxBytes`; a larger object fails with `claim-check-invalid`, read no further). A missing object fails with `claim-check-missing` (not
  * retryable: it will not come back); any other failure with `claim-check-unreadable`, retryable
  * unless S3 refused access or the bucket does not exist.
  *
@@ -29,14 +30,32 @@ export function s3PayloadFetcher(s3: S3Client): PayloadFetcher {
       's3PayloadFetcher needs an S3Client from @aws-sdk/client-s3, e.g. new S3Client({})',
     );
   }
-  return async (pointer, messageId) => {
+  return async (pointer, messageId, { maxBytes }) => {
     const location = `s3://${pointer.s3BucketName}/${pointer.s3Key}`;
     try {
       const object = await s3.send(
         new GetObjectCommand({ Bucket: pointer.s3BucketName, Key: pointer.s3Key }),
       );
-      return (await object.Body?.transformToString('utf-8')) ?? '';
+      const body = object.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+      if (body === undefined) return '';
+      // Refused before reading when S3 says how large it is, and while reading when it does not.
+      if ((object.ContentLength ?? 0) > maxBytes) {
+        body.destroy?.();
+        throw tooLarge(location, maxBytes, messageId);
+      }
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of body) {
+        size += chunk.byteLength;
+        if (size > maxBytes) {
+          body.destroy?.();
+          throw tooLarge(location, maxBytes, messageId);
+        }
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks).toString('utf8');
     } catch (error) {
+      if (error instanceof ConsumerError) throw error;
       const { name, $metadata } = (error ?? {}) as AwsError;
       if (name === 'NoSuchKey' || (name !== 'NoSuchBucket' && $metadata?.httpStatusCode === 404)) {
         throw new ConsumerError(
