@@ -19,7 +19,6 @@ export {
 } from './document.ts';
 export { decodeXmlEntities } from './entities.ts';
 export { type XmlErrorInfo, XmlParseError, type XmlParseErrorCode } from './errors.ts';
-export { DEFAULT_MAX_XML_ATTRIBUTES, DEFAULT_MAX_XML_ELEMENTS } from './limits.ts';
 export {
   type GdsnError,
   type GdsnItem,
@@ -27,6 +26,7 @@ export {
   type GdsnMessageType,
   summariseGdsnMessage,
 } from './gdsn.ts';
+export { DEFAULT_MAX_XML_ATTRIBUTES, DEFAULT_MAX_XML_ELEMENTS } from './limits.ts';
 export {
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,
