@@ -1,9 +1,9 @@
 /**
  * The chaos runs, one after the other: ingest (bench/chaos/ingest.ts) and the pollers
- * (bench/chaos/pollers.ts) of issue 11, the confirmation ledger (bench/chaos/confirmations.ts) of issue 22. Each prints its own table, targets and JSON line; this exits 1 when either
+ * (bench/chaos/pollers.ts) of issue 11, the confirmation ledger (bench/chaos/confirmations.ts) of issue 22, the webhooks (bench/chaos/webhooks.ts) of issue 33. Each prints its own table, targets and JSON line; this exits 1 when either
  * missed a target. Not part of `npm test`; everything runs on 127.0.0.1 and stops by itself.
  *
- *   node bench/chaos.ts [--only ingest|pollers|confirmations] [--quick] [--seed N]
+ *   node bench/chaos.ts [--only ingest|pollers|confirmations|webhooks] [--quick] [--seed N]
  *
  * For every other flag, run the part itself (`node bench/chaos/ingest.ts --help` shows its flags).
  * Each part runs in a process of its own, so one part's servers and workers never share the machine
@@ -18,6 +18,7 @@ const PARTS = {
   ingest: 'chaos/ingest.ts',
   pollers: 'chaos/pollers.ts',
   confirmations: 'chaos/confirmations.ts',
+  webhooks: 'chaos/webhooks.ts',
 } as const;
 type Part = keyof typeof PARTS;
 
@@ -26,14 +27,18 @@ const { values } = parseScriptArgs({
   summary:
     'The chaos runs, one after the other: ingest and the pollers under faults, duplicates and kills (on 127.0.0.1). Exits 1 when either missed a target; node bench/chaos/ingest.ts --help and node bench/chaos/pollers.ts --help show every flag of a part.',
   options: {
-    only: { type: 'string', value: 'ingest|pollers', description: 'run one part only' },
+    only: {
+      type: 'string',
+      value: 'ingest|pollers|confirmations|webhooks',
+      description: 'run one part only',
+    },
     quick: { type: 'boolean', description: 'a short smoke run of each part' },
     seed: { type: 'string', value: 'n', description: 'the random seed of both parts' },
   },
 });
 
 function partsToRun(only: string | undefined): Part[] {
-  if (only === undefined) return ['ingest', 'pollers', 'confirmations'];
+  if (only === undefined) return ['ingest', 'pollers', 'confirmations', 'webhooks'];
   if (only in PARTS) return [only as Part];
   console.error(`--only must be one of ${Object.keys(PARTS).join(', ')}, got ${JSON.stringify(only)}`);
   process.exit(2);

@@ -45,7 +45,10 @@ export interface DeliveryRecord {
 /** Keeps the most recent attempts of a record (a replayed delivery adds more). */
 const MAX_ATTEMPTS_KEPT = 50;
 
-/** Records an attempt or a status change of one delivery. */
+/**
+ * Records an attempt or a status change of one delivery. `likelyNew` (a first attempt, not a replay)
+ * tries a conditional create first, so the common case costs one write instead of a read and a write.
+ */
 export async function recordDelivery(
   store: StateStore,
   base: { endpointId: string; eventId: string; eventType: string },
@@ -56,8 +59,10 @@ export async function recordDelivery(
     nextAttemptAt?: string;
     now: Date;
   },
+  options: { likelyNew?: boolean } = {},
 ): Promise<DeliveryRecord | undefined> {
-  const result = await store.mutate<DeliveryRecord>(deliveryKey(base.endpointId, base.eventId), (current) => {
+  const key = deliveryKey(base.endpointId, base.eventId);
+  const next = (current: DeliveryRecord | undefined): DeliveryRecord => {
     const attempts = [...(current?.attempts ?? []), ...(change.attempt ? [change.attempt] : [])].slice(
       -MAX_ATTEMPTS_KEPT,
     );
@@ -69,7 +74,14 @@ export async function recordDelivery(
       ...(change.nextAttemptAt !== undefined ? { nextAttemptAt: change.nextAttemptAt } : {}),
       updatedAt: change.now.toISOString(),
     };
-  });
+  };
+  // A first attempt has no record yet: one conditional create instead of a read and a write. When a
+  // record exists after all (a duplicate SQS message), the read-modify-write below appends to it.
+  if (options.likelyNew) {
+    const record = next(undefined);
+    if ((await store.create(key, record)).created) return record;
+  }
+  const result = await store.mutate<DeliveryRecord>(key, next);
   return result.value;
 }
 

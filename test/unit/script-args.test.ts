@@ -19,6 +19,7 @@ const SCRIPTS = [
   'bench/chaos.ts',
   'bench/chaos/ingest.ts',
   'bench/chaos/pollers.ts',
+  'bench/chaos/webhooks.ts',
   'bench/cold-start.ts',
   'bench/costs.ts',
   'bench/ingest.ts',
