@@ -58,6 +58,11 @@ const PARAMETERS = {
   webhookDisableAfterHours: '48',
   webhookRotationOverlapHours: '12',
   webhookRetentionDays: '7',
+  operatorRole: 'ops/pds-operators',
+  xmlMaxBytes: '5242880',
+  xmlMaxDepth: '50',
+  xmlMaxElements: '100000',
+  xmlMaxAttributes: '100000',
 } as const;
 
 let defaults: PackagedService;
