@@ -25,7 +25,7 @@ export type Resource =
   | { readonly kind: 'state-objects'; readonly pattern: string }
   /** The drop bucket itself, whose notifications reach the ingest. */
   | { readonly kind: 'drop-bucket' }
-  /** Every object of the drop bucket. */
+  /** The drop bucket's objects under `ingestPrefix` (every object when no prefix is set). */
   | { readonly kind: 'drop-objects' }
   /** The queue whose URL a configuration variable holds (`PUBLICATION_QUEUE_URL`). */
   | { readonly kind: 'queue'; readonly variable: string }
@@ -125,7 +125,7 @@ export function describeResource(resource: Resource): string {
     case 'drop-bucket':
       return 'drop bucket';
     case 'drop-objects':
-      return 'drop bucket: `*`';
+      return 'drop bucket: `<ingestPrefix>*`';
     case 'queue':
       return `queue in \`${resource.variable}\``;
     case 'event-queue':

@@ -28,6 +28,8 @@ export const FIXED_PRICES = Object.freeze({
   alarm: 0.1,
   dashboard: 3.0,
   secret: 0.4,
+  /** A customer-managed KMS key (the alarm topic's); its requests are a few per alarm, left out. */
+  kmsKey: 1.0,
 });
 
 /** One row of the fixed monthly costs: what, how many the template holds, the price of each. */
@@ -65,6 +67,11 @@ export function fixedCosts(resources: Readonly<Record<string, { Type: string }>>
       resource: 'Secrets Manager secrets',
       count: count('AWS::SecretsManager::Secret'),
       price: FIXED_PRICES.secret,
+    },
+    {
+      resource: 'KMS customer-managed keys',
+      count: count('AWS::KMS::Key'),
+      price: FIXED_PRICES.kmsKey,
     },
   ];
 }

@@ -19,7 +19,13 @@ import {
   type MessagingAssetReceivedData,
 } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsNotFoundError, SupplierReview } from '../pds/index.ts';
-import type { CicSummary, GdsnMessageSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
+import type {
+  CicSummary,
+  GdsnMessageSummary,
+  ParsedDocument,
+  ParseOptions,
+  XmlErrorInfo,
+} from '../xml/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
 
 /** The message part of an event's data. */
@@ -47,8 +53,12 @@ export function pollEventOptions(time: Date, source: string | undefined): { time
  * const event = withMessageContent(xml, (content) => createEvent({ type, subject, idParts, data: { id, ...content } }));
  * ```
  */
-export function withMessageContent<E>(xml: string, build: (content: MessageContent) => E): E {
-  const parsed = parseMessagingAssetSafely(xml);
+export function withMessageContent<E>(
+  xml: string,
+  build: (content: MessageContent) => E,
+  limits?: ParseOptions,
+): E {
+  const parsed = parseMessagingAssetSafely(xml, limits);
   if (!parsed.ok) return build({ parseError: parsed.error, rawXml: xml });
   try {
     return build({
@@ -81,8 +91,9 @@ export function messagingAssetEvent(
   asset: MessagingAssetSummary,
   xml: string,
   options: PollEventOptions = {},
+  limits?: ParseOptions,
 ): CloudEvent<'pds.messaging-asset.received'> {
-  return withMessageContent(xml, (content) => assetEvent(asset, content, options));
+  return withMessageContent(xml, (content) => assetEvent(asset, content, options), limits);
 }
 
 /**

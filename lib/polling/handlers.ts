@@ -178,6 +178,12 @@ export function createMessagingAssetPollHandler(
         listingPageLimit: settings.POLL_LISTING_PAGE_LIMIT,
         maxAssetsPerRun: settings.POLL_MAX_ASSETS_PER_RUN,
         failureLimit: settings.POLL_FAILURE_LIMIT,
+        xmlLimits: {
+          maxBytes: settings.XML_MAX_BYTES,
+          maxDepth: settings.XML_MAX_DEPTH,
+          maxElements: settings.XML_MAX_ELEMENTS,
+          maxAttributes: settings.XML_MAX_ATTRIBUTES,
+        },
         deadline,
       };
       return isAuditRequest(event)

@@ -38,6 +38,7 @@ import {
 import type { CloudEvent, EventPublishError, EventSink, MessageFetchError } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsClient } from '../pds/index.ts';
 import { StateConflictError, type StateStore } from '../state/index.ts';
+import type { ParseOptions } from '../xml/index.ts';
 import {
   advanceCheckpoint,
   type FirstRun,
@@ -91,6 +92,8 @@ export interface MessagingAssetPollOptions {
   deadline?: number;
   /** CloudEvents `source`; default `urn:pds-bridge`. */
   source?: string;
+  /** Limits of each asset's XML (XML_MAX_BYTES, XML_MAX_DEPTH, XML_MAX_ELEMENTS, XML_MAX_ATTRIBUTES); defaults of lib/xml. */
+  xmlLimits?: ParseOptions;
   now?: () => Date;
 }
 
@@ -674,7 +677,12 @@ function pageFetcher(
       const answer = answers[index];
       if (typeof answer !== 'string') return { ok: false, asset, error: answer?.error };
       try {
-        const event = messagingAssetEvent(asset, answer, pollEventOptions(time, emission.options.source));
+        const event = messagingAssetEvent(
+          asset,
+          answer,
+          pollEventOptions(time, emission.options.source),
+          emission.options.xmlLimits,
+        );
         return { ok: true, asset, event, parseError: event.data.parseError !== undefined };
       } catch (error) {
         return { ok: false, asset, error };

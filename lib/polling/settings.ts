@@ -15,11 +15,21 @@
  * | `POLL_REVIEWS_INLINE_MAX` | 200 | most watched keys the scheduled run polls itself |
  * | `POLL_REVIEWS_CHUNK_SIZE` | 100 | watched keys per fan-out message |
  * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
+ * | `XML_MAX_BYTES` | 10485760 | largest messaging-asset XML parsed, in UTF-8 bytes (at most 64 MiB) |
+ * | `XML_MAX_DEPTH` | 100 | deepest element nesting below the root (at most 1000) |
+ * | `XML_MAX_ELEMENTS` | 200000 | most elements in one messaging asset, the root included (at most 1,000,000) |
+ * | `XML_MAX_ATTRIBUTES` | 200000 | most attributes in one messaging asset, namespace declarations included (at most 1,000,000) |
  * | `CONFIRMATION_DEADLINE_HOURS` | 48 | see lib/confirmations/settings.ts |
  */
 
 import { setting } from '../config.ts';
 import { CONFIRMATION_SETTINGS } from '../confirmations/settings.ts';
+import {
+  DEFAULT_MAX_XML_ATTRIBUTES,
+  DEFAULT_MAX_XML_BYTES,
+  DEFAULT_MAX_XML_DEPTH,
+  DEFAULT_MAX_XML_ELEMENTS,
+} from '../xml/index.ts';
 import { DEFAULT_FAILURE_LIMIT } from './poison.ts';
 
 /** Entries asked for per paged request of the messaging-asset listing. */
@@ -73,6 +83,28 @@ export const MESSAGING_ASSET_POLL_SETTINGS = {
     min: 1,
     max: 1_000_000,
     default: DEFAULT_MAX_ASSETS_PER_RUN,
+  }),
+  // A parsed element costs far more heap than its text: the counts, not the bytes, bound the memory
+  // of one document (docs/security.md, "Sizes and counts"). The ceilings keep a typo from lifting them.
+  XML_MAX_BYTES: setting.integer('largest messaging-asset XML parsed, in UTF-8 bytes, e.g. 10485760', {
+    min: 1,
+    max: 64 * 1024 * 1024,
+    default: DEFAULT_MAX_XML_BYTES,
+  }),
+  XML_MAX_DEPTH: setting.integer('deepest element nesting below the root of a messaging asset, e.g. 100', {
+    min: 1,
+    max: 1000,
+    default: DEFAULT_MAX_XML_DEPTH,
+  }),
+  XML_MAX_ELEMENTS: setting.integer('most elements in one messaging asset, the root included, e.g. 200000', {
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_MAX_XML_ELEMENTS,
+  }),
+  XML_MAX_ATTRIBUTES: setting.integer('most attributes in one messaging asset, e.g. 200000', {
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_MAX_XML_ATTRIBUTES,
   }),
   POLL_AUDIT_APPLY: setting.boolean(
     'whether the scheduled audit emits the gaps it finds (false: report only)',

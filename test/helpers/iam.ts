@@ -138,7 +138,7 @@ export function resolveResource(
     case 'drop-bucket':
       return 'DropBucket';
     case 'drop-objects':
-      return 'DropBucket/*';
+      return `DropBucket/${String(dig(fn.properties, 'Environment', 'Variables', 'INGEST_PREFIX') ?? '')}*`;
     case 'queue':
     case 'secret':
       return required(variableTarget(fn, resource.variable), resource.variable);

@@ -70,6 +70,16 @@ const ACTIONS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
     'iam:DeleteRole',
     'iam:PassRole',
   ],
+  // the alarm topic's customer-managed key (deploy/monitoring.yml)
+  'AWS::KMS::Key': [
+    'kms:CreateKey',
+    'kms:DescribeKey',
+    'kms:PutKeyPolicy',
+    'kms:GetKeyPolicy',
+    'kms:EnableKeyRotation',
+    'kms:GetKeyRotationStatus',
+    'kms:ScheduleKeyDeletion',
+  ],
   'AWS::Lambda::EventInvokeConfig': [
     'lambda:PutFunctionEventInvokeConfig',
     'lambda:UpdateFunctionEventInvokeConfig',

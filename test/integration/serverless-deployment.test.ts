@@ -58,6 +58,11 @@ const PARAMETERS = {
   webhookDisableAfterHours: '48',
   webhookRotationOverlapHours: '12',
   webhookRetentionDays: '7',
+  operatorRole: 'ops/pds-operators',
+  xmlMaxBytes: '5242880',
+  xmlMaxDepth: '50',
+  xmlMaxElements: '100000',
+  xmlMaxAttributes: '100000',
 } as const;
 
 let defaults: PackagedService;
@@ -268,6 +273,7 @@ describe('serverless template: the whole stack', () => {
       'AWS::Logs::LogGroup': [...functionIds.map((id) => `${id}LogGroup`), 'HttpApiLogGroup'].sort(),
       'AWS::S3::Bucket': ['DropBucket', 'ServerlessDeploymentBucket', 'StateBucket'],
       'AWS::S3::BucketPolicy': ['DropBucketPolicy', 'ServerlessDeploymentBucketPolicy', 'StateBucketPolicy'],
+      'AWS::KMS::Key': ['AlarmTopicKey'],
       'AWS::SNS::Subscription': ['AlarmEmailSubscription'],
       'AWS::SNS::Topic': ['AlarmTopic'],
       'AWS::SNS::TopicPolicy': ['AlarmTopicPolicy'],
@@ -289,7 +295,13 @@ describe('serverless template: the whole stack', () => {
         'WebhookDeadLetterQueue',
         'WebhookQueue',
       ],
-      'AWS::SQS::QueuePolicy': ['IngestQueuePolicy'],
+      'AWS::SQS::QueuePolicy': [
+        'EventsQueuePolicy',
+        'IngestQueuePolicy',
+        'MessagingAssetEventsQueuePolicy',
+        'SupplierReviewEventsQueuePolicy',
+        'WebhookQueuePolicy',
+      ],
       'AWS::Scheduler::Schedule': [
         'PollMessagingAssetsAuditSchedule',
         'PollMessagingAssetsSchedule',
@@ -408,6 +420,10 @@ describe('serverless template: the whole stack', () => {
         new Set([
           ...resourcesOfType(template, 'AWS::IAM::Role'),
           'IngestQueuePolicy',
+          'EventsQueuePolicy',
+          'MessagingAssetEventsQueuePolicy',
+          'SupplierReviewEventsQueuePolicy',
+          'WebhookQueuePolicy',
           'StateBucketPolicy',
           'DropBucketPolicy',
           'ServerlessDeploymentBucketPolicy',
@@ -503,6 +519,29 @@ describe('serverless template: the whole stack', () => {
         const name = props(template, id).AlarmName as { 'Fn::Sub': string };
         expect(name['Fn::Sub'], id).toMatch(new RegExp(`^pds-bridge-${provider.stage}-`));
       }
+    }
+  });
+
+  it("encrypts the alarm topic with a key of its own that this stage's alarms may use", () => {
+    for (const { template, provider } of [defaults, everything]) {
+      const key = props(template, 'AlarmTopicKey');
+      const statements = dig(key, 'KeyPolicy', 'Statement') as Array<Record<string, unknown>>;
+      const alarms = statements.find((statement) => statement.Sid === 'AlarmsOfThisStagePublish');
+      const pattern = dig(alarms?.Condition, 'ArnLike', 'aws:SourceArn') as { 'Fn::Sub': string };
+
+      // alias/aws/sns would not do: CloudWatch alarms cannot use the AWS managed key.
+      expect(props(template, 'AlarmTopic').KmsMasterKeyId).toEqual({
+        'Fn::GetAtt': ['AlarmTopicKey', 'Arn'],
+      });
+      expect(template.Resources.AlarmTopicKey?.Type).toBe('AWS::KMS::Key');
+      expect(key.EnableKeyRotation).toBe(true);
+      expect(alarms).toMatchObject({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      });
+      expect(pattern['Fn::Sub']).toMatch(new RegExp(`:alarm:pds-bridge-${provider.stage}-\\*$`));
+      expect(dig(alarms?.Condition, 'StringEquals', 'aws:SourceAccount')).toEqual({ Ref: 'AWS::AccountId' });
     }
   });
 

@@ -179,6 +179,10 @@ describe('serverless template: ingest', () => {
     expect(JSON.stringify(policy.Statement[0]?.Condition)).toContain('acme-drops');
     expect(JSON.stringify(statements(withExistingBucket))).toContain('acme-drops');
     expect(env.INGEST_PREFIX).toBe('incoming/');
+    // The read and tag grant reaches only the ingest prefix of the existing bucket, not all of it.
+    const reads = statements(withExistingBucket).find((s) => s.Sid === 'ReadAndTagDrops');
+    expect(JSON.stringify(reads?.Resource)).toContain('s3:::${DropBucketName}/incoming/*');
+    expect(JSON.stringify(reads?.Resource)).not.toContain('s3:::${DropBucketName}/*');
     expect(JSON.stringify(props(withExistingBucket, 'DropBucket').NotificationConfiguration)).toContain(
       '"Value":"incoming/"',
     );
