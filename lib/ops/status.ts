@@ -188,9 +188,9 @@ async function ingestsInFlight(
   const keys: string[] = [];
   for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
   const openPrefix = openMarkerPrefix(INGEST_ACTIVITY);
-  const candidates: string[] = [];
-  if (read === 'full') candidates.push(...keys);
-  else {
+  // Not `push(...keys)`: a million arguments overflow the stack.
+  const candidates: string[] = read === 'full' ? keys : [];
+  if (read === 'index') {
     for await (const marker of store.list(openPrefix)) {
       const key = recordKeyOfMarker(openPrefix, marker);
       if (isIngestProgressKey(key)) candidates.push(key);
