@@ -45,7 +45,7 @@ export const INGEST_PERMISSIONS: PermissionTable = {
     },
     {
       resource: stateObjects(activityFamilyPrefix(INGEST_ACTIVITY)),
-      actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
+      actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write, STATE_STORE_ACTIONS.delete),
       why: 'writes the activity-index markers status and replay find each progress record by',
     },
     {

@@ -10,15 +10,17 @@ import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import {
+  ACTIVITY_MARKER_GRACE_MS,
+  type ActivityMarker,
   openMarkerKey,
   openMarkerPrefix,
   recordKeyOfMarker,
-  retireActivityMarker,
 } from '../state/activity-index.ts';
 import {
   type LeaseRecord,
   type LeaseRunOutcome,
   leaseKey,
+  StateConflictError,
   type StateStore,
   WATCH_PREFIX,
 } from '../state/index.ts';
@@ -264,4 +266,21 @@ async function queueStatuses(queues: OperatorQueues, stage: string): Promise<Que
       };
     }),
   );
+}
+
+/**
+ * Deletes a marker whose record is missing, unless it is younger than {@link ACTIVITY_MARKER_GRACE_MS}
+ * or was rewritten since it was read. True when it was deleted.
+ */
+async function retireActivityMarker(store: StateStore, markerKey: string, now: number): Promise<boolean> {
+  const marker = await store.get<ActivityMarker>(markerKey);
+  if (!marker) return false;
+  if (!(now - Date.parse(marker.value.writtenAt) >= ACTIVITY_MARKER_GRACE_MS)) return false;
+  try {
+    await store.delete(markerKey, marker.etag);
+    return true;
+  } catch (error) {
+    if (error instanceof StateConflictError) return false;
+    throw error;
+  }
 }

@@ -16,7 +16,6 @@
  *
  * Records written before the index have no markers: `pds bridge reindex` writes them once.
  */
-import { StateConflictError } from './errors.ts';
 import { statePrefix } from './keys.ts';
 import type { StateStore } from './store.ts';
 
@@ -87,27 +86,6 @@ export async function writeActivityMarker(
   await store.mutate<ActivityMarker>(markerKey, () => ({ record: recordKey, writtenAt }), {
     maxAttempts: 20,
   });
-}
-
-/**
- * Deletes a marker whose record is missing, unless it is younger than {@link ACTIVITY_MARKER_GRACE_MS}
- * or was rewritten since it was read. True when it was deleted.
- */
-export async function retireActivityMarker(
-  store: StateStore,
-  markerKey: string,
-  now: number,
-): Promise<boolean> {
-  const marker = await store.get<ActivityMarker>(markerKey);
-  if (!marker) return false;
-  if (!(now - Date.parse(marker.value.writtenAt) >= ACTIVITY_MARKER_GRACE_MS)) return false;
-  try {
-    await store.delete(markerKey, marker.etag);
-    return true;
-  } catch (error) {
-    if (error instanceof StateConflictError) return false;
-    throw error;
-  }
 }
 
 /**
