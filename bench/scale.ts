@@ -13,13 +13,20 @@
  * flags of the same name mean different things in different sections (`--concurrency`).
  */
 import { parseScriptArgs } from '../lib/command-line.ts';
+import { section as activity } from './scale/activity.ts';
 import { section as archives } from './scale/archives.ts';
 import { section as assets } from './scale/assets.ts';
 import { section as ledger } from './scale/ledger.ts';
 import type { ScaleSection } from './scale/section.ts';
 import { section as watchLists } from './scale/watch-lists.ts';
 
-const SECTIONS: Record<string, ScaleSection> = { assets, archives, ledger, 'watch-lists': watchLists };
+const SECTIONS: Record<string, ScaleSection> = {
+  activity,
+  assets,
+  archives,
+  ledger,
+  'watch-lists': watchLists,
+};
 
 async function main(argv: string[]): Promise<number> {
   // Flags belong to a section (their meanings differ between sections): `SECTION --flag`. Without a

@@ -18,8 +18,10 @@ import {
   triggerQueue,
   webhookOfferGrant,
 } from '../permissions.ts';
+import { activityFamilyPrefix } from '../state/activity-index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { INGEST_PROGRESS_PREFIX } from './keys.ts';
+import { INGEST_ACTIVITY } from './progress.ts';
 import { OBJECT_SOURCE_ACTIONS, OBJECT_TAGGER_ACTIONS } from './s3/adapters.ts';
 import { INGEST_EVENT_TYPES } from './settings.ts';
 import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';
@@ -40,6 +42,11 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       resource: stateBucket,
       actions: actions(STATE_STORE_ACTIONS.bucket),
       why: 'tells a progress record not written yet (404) from a forbidden one',
+    },
+    {
+      resource: stateObjects(activityFamilyPrefix(INGEST_ACTIVITY)),
+      actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write, STATE_STORE_ACTIONS.delete),
+      why: 'writes the activity-index markers status and replay find each progress record by',
     },
     {
       resource: stateObjects(INGEST_PROGRESS_PREFIX),

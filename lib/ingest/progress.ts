@@ -24,11 +24,20 @@
  */
 
 import type { IngestFailureCode } from '../events/index.ts';
+import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
 import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, type StateStore } from '../state/index.ts';
 import { IngestInProgressError } from './errors.ts';
 import { ingestProgressKey, type ObjectWrite } from './keys.ts';
 
 export type IngestStatus = 'claimed' | 'uploaded' | 'done' | 'failed';
+
+/** The activity family of ingest progress records (lib/state/activity-index.ts). */
+export const INGEST_ACTIVITY = 'ingest';
+
+/** Done or failed: never claimed again, and what `pds bridge replay` rebuilds events of. */
+export function isFinished(record: Pick<IngestProgressRecord, 'status'>): boolean {
+  return record.status === 'done' || record.status === 'failed';
+}
 
 /** One gathering entry and whether its import was accepted. */
 export interface IngestEntryProgress {
@@ -141,6 +150,16 @@ export class IngestClaim {
    */
   async advance(change: Partial<IngestProgressRecord>): Promise<void> {
     const next: IngestProgressRecord = { ...this.#claim.record, ...change, updatedAt: this.#now() };
+    const finishing = isFinished(next);
+    // The activity index (lib/state/activity-index.ts): the marker replay finds it by, before the record.
+    if (finishing) {
+      await writeActivityMarker(
+        this.#store,
+        timeMarkerKey(INGEST_ACTIVITY, this.key, next.updatedAt),
+        this.key,
+        next.updatedAt,
+      );
+    }
     const step = await advanceClaim(this.#store, this.#claim, next);
     if (step.outcome === 'lost') {
       throw new IngestInProgressError(
@@ -149,6 +168,8 @@ export class IngestClaim {
       );
     }
     this.#claim = step.claim;
+    // A finished record is never claimed again: its open marker is no longer needed (status skips it anyway).
+    if (finishing) await this.#store.delete(openMarkerKey(INGEST_ACTIVITY, this.key)).catch(() => undefined);
   }
 
   /**
@@ -166,23 +187,20 @@ export class IngestClaim {
 }
 
 /** How a progress record carries its claim: `leaseUntil`; finished records are never claimed again. */
-function progressPolicy(write: ObjectWrite, options: ClaimOptions): ClaimPolicy<IngestProgressRecord> {
+function progressPolicy(
+  store: StateStore,
+  key: string,
+  write: ObjectWrite,
+  options: ClaimOptions,
+): ClaimPolicy<IngestProgressRecord> {
   return {
     leaseEnd: (record) => record.leaseUntil,
-    claimable: (record) => record.status !== 'done' && record.status !== 'failed',
-    fresh: (at) => ({
-      bucket: write.bucket,
-      key: write.key,
-      ...(write.versionId ? { versionId: write.versionId } : {}),
-      ...(write.etag ? { etag: write.etag } : {}),
-      ...(write.sequencer ? { sequencer: write.sequencer } : {}),
-      status: 'claimed',
-      owner: options.owner,
-      leaseUntil: at + options.leaseMs,
-      attempts: 1,
-      claimedAt: at,
-      updatedAt: at,
-    }),
+    claimable: (record) => !isFinished(record),
+    fresh: async (at) => {
+      // The activity index: the marker status finds an unfinished record by, before the record.
+      await writeActivityMarker(store, openMarkerKey(INGEST_ACTIVITY, key), key, at);
+      return freshRecord(write, options, at);
+    },
     // Resume from what the record says: status, gathering and entries stay as the last holder left them.
     takeOver: (record, at) => ({
       ...record,
@@ -192,6 +210,22 @@ function progressPolicy(write: ObjectWrite, options: ClaimOptions): ClaimPolicy<
       claimedAt: at,
       updatedAt: at,
     }),
+  };
+}
+
+function freshRecord(write: ObjectWrite, options: ClaimOptions, at: number): IngestProgressRecord {
+  return {
+    bucket: write.bucket,
+    key: write.key,
+    ...(write.versionId ? { versionId: write.versionId } : {}),
+    ...(write.etag ? { etag: write.etag } : {}),
+    ...(write.sequencer ? { sequencer: write.sequencer } : {}),
+    status: 'claimed',
+    owner: options.owner,
+    leaseUntil: at + options.leaseMs,
+    attempts: 1,
+    claimedAt: at,
+    updatedAt: at,
   };
 }
 
@@ -214,7 +248,7 @@ export async function claimIngest(
 ): Promise<ClaimResult> {
   const now = options.now ?? Date.now;
   const key = ingestProgressKey(write);
-  const policy = progressPolicy(write, options);
+  const policy = progressPolicy(store, key, write, options);
   // Two rounds: a create that loses the race reads the winner's record once more.
   for (let round = 0; round < 2; round++) {
     const result = await acquireClaim(store, key, policy, { now });

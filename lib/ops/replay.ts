@@ -10,12 +10,13 @@ import { sleep } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import { completedEvent, failedEvent } from '../ingest/events.ts';
 import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
-import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
+import { INGEST_ACTIVITY, type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts';
 import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
 import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
-import type { PublicationRecord } from '../publications/records.ts';
-import type { StateStore } from '../state/index.ts';
+import { notifiedAtTime, PUBLICATION_ACTIVITY, type PublicationRecord } from '../publications/records.ts';
+import { markedInWindow } from '../state/activity-index.ts';
+import { compareKeys, type StateStore } from '../state/index.ts';
 
 /** What can be replayed. */
 export const REPLAY_KINDS = ['ingest', 'publication'] as const;
@@ -28,6 +29,12 @@ export interface ReplayWindow {
   until: number;
   /** Default both. */
   kinds?: readonly ReplayKind[];
+  /**
+   * `index` (default): only the records the activity index marks in the window's hours
+   * (lib/state/activity-index.ts). `full`: every record of the chosen kinds, for a bucket whose
+   * records were written before the index and not reindexed yet (`pds bridge reindex`).
+   */
+  read?: 'index' | 'full';
 }
 
 export interface ReplayPlan {
@@ -41,7 +48,8 @@ export interface ReplayPlan {
 
 /**
  * Finds the finished ingests and publications whose outcome was recorded in the window and builds
- * their events. Reads every record of the chosen kinds (one GET each).
+ * their events. Reads the records the activity index marks in the window's hours (one LIST page per
+ * 1,000 markers, one GET each), or with `read: 'full'` every record of the chosen kinds.
  *
  * @example
  * ```ts
@@ -54,8 +62,12 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
   const found: Array<{ at: number; event: CloudEvent }> = [];
   const skipped: ReplayPlan['skipped'] = [];
   const inWindow = (at: number) => at >= window.since && at < window.until;
+  const full = window.read === 'full';
   if (kinds.includes('ingest')) {
-    for await (const key of store.list(INGEST_PROGRESS_PREFIX)) {
+    const keys = full
+      ? store.list(INGEST_PROGRESS_PREFIX)
+      : markedInWindow(store, INGEST_ACTIVITY, window.since, window.until);
+    for await (const key of keys) {
       if (!isIngestProgressKey(key)) continue;
       const record = (await store.get<IngestProgressRecord>(key))?.value;
       if (!record || !inWindow(record.updatedAt)) continue;
@@ -66,16 +78,21 @@ export async function planReplay(store: StateStore, window: ReplayWindow): Promi
     }
   }
   if (kinds.includes('publication')) {
-    for await (const key of store.list(PUBLICATIONS_PREFIX)) {
+    const keys = full
+      ? store.list(PUBLICATIONS_PREFIX)
+      : markedInWindow(store, PUBLICATION_ACTIVITY, window.since, window.until);
+    for await (const key of keys) {
+      if (!key.startsWith(PUBLICATIONS_PREFIX)) continue;
       const record = (await store.get<PublicationRecord>(key))?.value;
-      const at = record ? Date.parse(record.publishedAt ?? record.failedAt ?? record.updatedAt) : Number.NaN;
       // Only publications whose event was sent: the worker sends the others itself.
-      if (!record?.notifiedAt || !inWindow(at)) continue;
+      const at = record ? notifiedAtTime(record) : undefined;
+      if (!record || at === undefined || !inWindow(at)) continue;
       const event = publicationOutcomeEvent(record);
       if (event) found.push({ at, event });
     }
   }
   found.sort((a, b) => a.at - b.at || a.event.id.localeCompare(b.event.id));
+  skipped.sort((a, b) => compareKeys(a.record, b.record));
   return {
     since: new Date(window.since).toISOString(),
     until: new Date(window.until).toISOString(),

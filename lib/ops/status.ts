@@ -5,14 +5,22 @@
  */
 import { mapAll } from '../core/index.ts';
 import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
-import type { IngestProgressRecord } from '../ingest/progress.ts';
+import { INGEST_ACTIVITY, type IngestProgressRecord, isFinished } from '../ingest/progress.ts';
 import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import {
+  ACTIVITY_MARKER_GRACE_MS,
+  type ActivityMarker,
+  openMarkerKey,
+  openMarkerPrefix,
+  recordKeyOfMarker,
+} from '../state/activity-index.ts';
+import {
   type LeaseRecord,
   type LeaseRunOutcome,
   leaseKey,
+  StateConflictError,
   type StateStore,
   WATCH_PREFIX,
 } from '../state/index.ts';
@@ -83,10 +91,17 @@ export interface StatusOptions {
   now?: number;
   /** Progress records read at once. Default 16. */
   concurrency?: number;
+  /**
+   * `index` (default): reads only the progress records the activity index marks as open
+   * (lib/state/activity-index.ts). `full`: reads every progress record, for a bucket whose records were
+   * written before the index and not reindexed yet (`pds bridge reindex`).
+   */
+  read?: 'index' | 'full';
 }
 
 /**
- * Collects the status. Reads every ingest progress record (one GET each) to find the ones in flight.
+ * Collects the status. Finds the ingests in flight from the activity index's open markers (one GET per
+ * open marker); counts the progress records from their keys (one LIST page per 1,000), without reading them.
  *
  * @example
  * ```ts
@@ -104,7 +119,7 @@ export async function bridgeStatus(
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, WATCH_PREFIX),
-    ingestsInFlight(store, now, options.concurrency ?? 16),
+    ingestsInFlight(store, now, options.concurrency ?? 16, options.read ?? 'index'),
     queueStatuses(queues, options.stage),
   ]);
   const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
@@ -170,17 +185,27 @@ async function ingestsInFlight(
   store: StateStore,
   now: number,
   concurrency: number,
+  read: 'index' | 'full',
 ): Promise<BridgeStatus['ingests']> {
   const keys: string[] = [];
   for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
-  const records = await mapAll(
-    keys,
-    concurrency,
-    async (key) => (await store.get<IngestProgressRecord>(key))?.value,
-  );
+  const openPrefix = openMarkerPrefix(INGEST_ACTIVITY);
+  // Not `push(...keys)`: a million arguments overflow the stack.
+  const candidates: string[] = read === 'full' ? keys : [];
+  if (read === 'index') {
+    for await (const marker of store.list(openPrefix)) {
+      const key = recordKeyOfMarker(openPrefix, marker);
+      if (isIngestProgressKey(key)) candidates.push(key);
+    }
+  }
+  const records = await mapAll(candidates, concurrency, async (key) => {
+    const record = (await store.get<IngestProgressRecord>(key))?.value;
+    if (read === 'index' && (!record || isFinished(record))) await retireOpenMarker(store, key, record, now);
+    return record;
+  });
   const inFlight: InFlightIngest[] = [];
   for (const record of records) {
-    if (!record || record.status === 'done' || record.status === 'failed') continue;
+    if (!record || isFinished(record)) continue;
     inFlight.push({
       bucket: record.bucket,
       key: record.key,
@@ -194,6 +219,26 @@ async function ingestsInFlight(
     });
   }
   return { records: keys.length, inFlight };
+}
+
+/**
+ * Deletes an open marker that no longer points to an unfinished record: at once when the record is
+ * finished (it is never claimed again), after the grace period when it is missing (its writer may be
+ * between the marker and the record). Best effort: a marker left costs the next status one read.
+ */
+async function retireOpenMarker(
+  store: StateStore,
+  key: string,
+  record: IngestProgressRecord | undefined,
+  now: number,
+): Promise<void> {
+  const marker = openMarkerKey(INGEST_ACTIVITY, key);
+  try {
+    if (record) await store.delete(marker);
+    else await retireActivityMarker(store, marker, now);
+  } catch {
+    // Read-only credentials: the answer is exact either way.
+  }
 }
 
 async function queueStatuses(queues: OperatorQueues, stage: string): Promise<QueueStatus[]> {
@@ -221,4 +266,21 @@ async function queueStatuses(queues: OperatorQueues, stage: string): Promise<Que
       };
     }),
   );
+}
+
+/**
+ * Deletes a marker whose record is missing, unless it is younger than {@link ACTIVITY_MARKER_GRACE_MS}
+ * or was rewritten since it was read. True when it was deleted.
+ */
+async function retireActivityMarker(store: StateStore, markerKey: string, now: number): Promise<boolean> {
+  const marker = await store.get<ActivityMarker>(markerKey);
+  if (!marker) return false;
+  if (!(now - Date.parse(marker.value.writtenAt) >= ACTIVITY_MARKER_GRACE_MS)) return false;
+  try {
+    await store.delete(markerKey, marker.etag);
+    return true;
+  } catch (error) {
+    if (error instanceof StateConflictError) return false;
+    throw error;
+  }
 }

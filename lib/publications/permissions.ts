@@ -16,9 +16,11 @@ import {
   stateObjects,
   webhookOfferGrant,
 } from '../permissions.ts';
+import { activityFamilyPrefix } from '../state/activity-index.ts';
 import { WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { PUBLICATIONS_PREFIX } from './keys.ts';
+import { PUBLICATION_ACTIVITY } from './records.ts';
 import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 
 const { read, write, bucket } = STATE_STORE_ACTIONS;
@@ -29,6 +31,11 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
       resource: stateBucket,
       actions: actions(bucket),
       why: 'tells a missing record (404) from a forbidden one',
+    },
+    {
+      resource: stateObjects(activityFamilyPrefix(PUBLICATION_ACTIVITY)),
+      actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
+      why: 'writes the activity-index marker replay finds each notified publication by',
     },
     {
       resource: stateObjects(PUBLICATIONS_PREFIX),

@@ -82,3 +82,16 @@ export function readPublication(
 ): Promise<StateEntry<PublicationRecord> | undefined> {
   return store.get<PublicationRecord>(publicationKey(publicationId));
 }
+
+/** The activity family of publication records (lib/state/activity-index.ts). */
+export const PUBLICATION_ACTIVITY = 'publications';
+
+/**
+ * When a publication's outcome happened, for `pds bridge replay` (epoch ms): its published or failed
+ * time, else its last change; `undefined` while its event was not sent (the worker sends it itself).
+ */
+export function notifiedAtTime(record: PublicationRecord): number | undefined {
+  if (!record.notifiedAt) return undefined;
+  const at = Date.parse(record.publishedAt ?? record.failedAt ?? record.updatedAt);
+  return Number.isNaN(at) ? undefined : at;
+}

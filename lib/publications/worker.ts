@@ -29,12 +29,19 @@ import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
+import { timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
 import { StateConflictError, type StateStore, watch } from '../state/index.ts';
 import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { publicationKey } from './keys.ts';
 import { parsePublicationMessage } from './queue.ts';
-import { type PublicationErrorView, type PublicationRecord, readPublication } from './records.ts';
+import {
+  notifiedAtTime,
+  PUBLICATION_ACTIVITY,
+  type PublicationErrorView,
+  type PublicationRecord,
+  readPublication,
+} from './records.ts';
 
 export interface WorkerDependencies {
   store: StateStore;
@@ -128,6 +135,17 @@ class Delivery {
 
   /** Writes `next` if the record is still as last read or written (`StateConflictError` if not). */
   async save(next: PublicationRecord): Promise<void> {
+    // The activity index (lib/state/activity-index.ts): the marker replay finds a notified record by,
+    // before the record, whenever the hour it is found under is new.
+    const at = notifiedAtTime(next);
+    if (at !== undefined && at !== (this.record && notifiedAtTime(this.record))) {
+      await writeActivityMarker(
+        this.deps.store,
+        timeMarkerKey(PUBLICATION_ACTIVITY, this.#key, at),
+        this.#key,
+        this.now().getTime(),
+      );
+    }
     this.#etag = (await this.deps.store.update(this.#key, next, this.#etag)).etag;
     this.record = next;
   }

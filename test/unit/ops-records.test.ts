@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ingestObject } from '../../lib/ingest/ingest-object.ts';
 import { ingestProgressKey } from '../../lib/ingest/keys.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
+import { reindexActivity } from '../../lib/ops/reindex.ts';
 import { planReplay } from '../../lib/ops/replay.ts';
 import { explain, type ObjectExplanation } from '../../lib/ops/why.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
@@ -197,10 +198,15 @@ describe('replay', () => {
       outcome: undefined,
     });
 
-    // act
+    // act: records written without the activity index (before it existed) are found once reindexed
+    const unindexed = await planReplay(store, { since: 0, until: 10_000 });
+    const full = await planReplay(store, { since: 0, until: 10_000, read: 'full' });
+    await reindexActivity(store);
     const plan = await planReplay(store, { since: 0, until: 10_000 });
 
     // assess
+    expect(unindexed.skipped).toEqual([]);
+    expect(full).toEqual(plan);
     expect(plan.events).toEqual([]);
     expect(plan.skipped).toEqual([
       { record: ingestProgressKey(write), reason: expect.stringContaining('before failure codes were kept') },

@@ -2,6 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
+import { planReplay } from '../../lib/ops/replay.ts';
 import {
   PdsInvalidRequestError,
   PdsInvalidResponseError,
@@ -13,12 +14,13 @@ import type { PdsClient } from '../../lib/pds/index.ts';
 import type { PublicationRequest } from '../../lib/pds/types.ts';
 import { PublicationNotFoundError, PublicationRetryError } from '../../lib/publications/errors.ts';
 import { publicationKey } from '../../lib/publications/keys.ts';
-import type { PublicationRecord } from '../../lib/publications/records.ts';
+import { PUBLICATION_ACTIVITY, type PublicationRecord } from '../../lib/publications/records.ts';
 import {
   processPublication,
   publicationRecordHandler,
   type WorkerDependencies,
 } from '../../lib/publications/worker.ts';
+import { timeMarkerKey } from '../../lib/state/activity-index.ts';
 import { StateConflictError } from '../../lib/state/errors.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { getWatchEntry } from '../../lib/state/watch-list.ts';
@@ -126,6 +128,25 @@ describe('processPublication', () => {
       sources: [`publication:${ID}`],
       expiresAt: new Date(T0.getTime() + 30 * DAY).toISOString(),
     });
+  });
+
+  it('marks the notified publication in the activity index before its record, so replay finds it as the full read does', async () => {
+    // Prepare
+    const { pds } = scriptedPds();
+    const { deps, store } = await setup(pds);
+    const window = { since: T0.getTime() - 3_600_000, until: T0.getTime() + 1 };
+    const ids = async (read: 'index' | 'full') =>
+      (await planReplay(store, { ...window, kinds: ['publication'], read })).events.map((event) => event.id);
+
+    // Act
+    await processPublication(deps, ID, 1);
+
+    // Assess
+    expect(await ids('index')).toHaveLength(1);
+    expect(await ids('index')).toEqual(await ids('full'));
+    expect(
+      await store.get(timeMarkerKey(PUBLICATION_ACTIVITY, publicationKey(ID), T0.getTime())),
+    ).toBeDefined();
   });
 
   it('does nothing for a publication that is already done', async () => {

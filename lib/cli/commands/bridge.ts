@@ -20,6 +20,7 @@ import { confirmationsOfPublication, findConfirmations } from '../../ops/confirm
 import { connectOperator, type OperatorConnection } from '../../ops/connect.ts';
 import { OperatorTargetError, WhySubjectError } from '../../ops/errors.ts';
 import { applyRedrive, planRedrive } from '../../ops/redrive.ts';
+import { reindexActivity } from '../../ops/reindex.ts';
 import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../../ops/replay.ts';
 import { bridgeStatus } from '../../ops/status.ts';
 import {
@@ -64,6 +65,15 @@ const MAX_RATE = 500;
 const rateOption = {
   rate: { type: 'string', value: 'N', description: `at most N messages a second (default ${DEFAULT_RATE})` },
   apply: { type: 'boolean', description: 'do it (without: a dry run that changes nothing)' },
+} as const;
+
+/** Read every record instead of the activity index's markers (lib/state/activity-index.ts). */
+const fullScanOption = {
+  'full-scan': {
+    type: 'boolean',
+    description:
+      'read every record instead of the activity index (slow: one read per record; for records written before the index that `pds bridge reindex` has not indexed yet)',
+  },
 } as const;
 
 /** Where the command connects, from its flags and environment. */
@@ -198,11 +208,12 @@ const status: Command = {
   args: '',
   minArgs: 0,
   maxArgs: 0,
-  options: targetOptions,
+  options: { ...targetOptions, ...fullScanOption },
   examples: ['pds bridge status', 'pds bridge status --stage prod --json'],
   async run(context) {
+    const read = booleanFlag(context.flags, 'full-scan') ? 'full' : 'index';
     const result = await withConnection(context, (connection) =>
-      bridgeStatus(connection.store, connection.queues, connection),
+      bridgeStatus(connection.store, connection.queues, { ...connection, read }),
     );
     return { data: result, text: () => statusText(result) };
   },
@@ -254,6 +265,7 @@ const replay: Command = {
   options: {
     ...targetOptions,
     ...rateOption,
+    ...fullScanOption,
     since: {
       type: 'string',
       value: 'TIME',
@@ -303,6 +315,7 @@ const replay: Command = {
         since,
         until,
         ...(kinds ? { kinds: kinds as ReplayKind[] } : {}),
+        read: booleanFlag(flags, 'full-scan') ? 'full' : 'index',
       });
       if (!apply) return { ...plan, applied: false as const, perSecond };
       const { sink, queueUrl } = await connection.eventSink(stringFlag(flags, 'queue-url'));
@@ -448,6 +461,27 @@ const reindexConfirmations: Command = {
   },
 };
 
+const reindex: Command = {
+  name: 'bridge reindex',
+  summary:
+    'index the ingest and publication records for status and replay (once, after upgrading a bucket written before the activity index)',
+  description:
+    'Lists every ingest progress record and publication record once and writes the activity-index markers (activity-index/) it lacks: open for an unfinished ingest, by the hour it finished for a done or failed one, by the hour of its outcome for a publication whose event was sent. Safe while the bridge runs; running it again writes nothing new. Until it has run, `status` and `replay` do not see older records unless given --full-scan. docs/operations.md, "The activity index".',
+  args: '',
+  minArgs: 0,
+  maxArgs: 0,
+  options: targetOptions,
+  examples: ['pds bridge reindex', 'pds bridge reindex --stage prod --json'],
+  async run(context) {
+    const result = await withConnection(context, (connection) => reindexActivity(connection.store));
+    return {
+      data: result,
+      text: () =>
+        `${result.ingests} ingest records, ${result.publications} publication records; ${result.markersWritten} markers written`,
+    };
+  },
+};
+
 /** The `pds bridge …` commands. */
 export const bridgeCommands: Command[] = [
   why,
@@ -457,4 +491,5 @@ export const bridgeCommands: Command[] = [
   audit,
   confirmations,
   reindexConfirmations,
+  reindex,
 ];
