@@ -16,6 +16,7 @@
  * | `POLL_REVIEWS_CHUNK_SIZE` | 100 | watched keys per fan-out message |
  * | `REVIEW_POLL_QUEUE_URL` | — | the fan-out queue; unset: every key is polled inline |
  * | `CONFIRMATION_DEADLINE_HOURS` | 48 | see lib/confirmations/settings.ts |
+ * | `REPUBLISH_ON_RESEND_REQUEST` | false | poll-messaging-assets republishes what a recipient's resend request names (lib/confirmations/resend.ts); needs `PUBLICATION_QUEUE_URL` |
  */
 
 import { setting } from '../config.ts';
@@ -74,6 +75,10 @@ export const MESSAGING_ASSET_POLL_SETTINGS = {
     max: 1_000_000,
     default: DEFAULT_MAX_ASSETS_PER_RUN,
   }),
+  REPUBLISH_ON_RESEND_REQUEST: setting.boolean(
+    "whether a recipient's resend request republishes the items it names that the bridge published (through PUBLICATION_QUEUE_URL)",
+    { default: false },
+  ),
   POLL_AUDIT_APPLY: setting.boolean(
     'whether the scheduled audit emits the gaps it finds (false: report only)',
     {
