@@ -21,9 +21,6 @@
 import { type Log, type Metrics, mapAll, silentLog } from '../core/index.ts';
 import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/index.ts';
 import type { Destination } from '../pds/index.ts';
-import { IdempotencyConflictError } from '../publications/errors.ts';
-import type { PublicationQueue } from '../publications/queue.ts';
-import { publicationIdFor, submitPublication } from '../publications/submit.ts';
 import type { StateStore } from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import {
@@ -56,12 +53,11 @@ import {
   emptyLedgerReport,
   type LedgerReport,
   type PublishedItems,
+  type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
 import {
   isResendRequest,
-  RESEND_REQUEST_CALLER,
-  republicationRequest,
   resendChannel,
   resendIdempotencyKey,
   resendRequestedKeys,
@@ -86,10 +82,11 @@ export interface LedgerDependencies {
    */
   retentionMs?: number;
   /**
-   * REPUBLISH_ON_RESEND_REQUEST: the publication queue a resend request's republication is submitted
-   * through (./resend.ts). Unset (the default): a resend request is only its event.
+   * REPUBLISH_ON_RESEND_REQUEST: the publication path a resend request's republication is submitted
+   * through (./resend.ts, lib/publications/republish.ts). Unset (the default): a resend request is
+   * only its event.
    */
-  republishQueue?: PublicationQueue;
+  republisher?: Republisher;
 }
 
 export class ConfirmationLedger implements ConfirmationRecorder {
@@ -179,7 +176,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       (event) =>
         (event.data.cic?.length ?? 0) > 0 ||
         event.data.gdsn?.refusal ||
-        (this.#deps.republishQueue !== undefined && isResendRequest(event.data.gdsn)),
+        (this.#deps.republisher !== undefined && isResendRequest(event.data.gdsn)),
     );
     const reports = await mapAll(withCic, this.#concurrency, async (event) => {
       const report = emptyLedgerReport();
@@ -242,9 +239,9 @@ export class ConfirmationLedger implements ConfirmationRecorder {
    */
   async #republishOnResendRequest(event: CloudEvent<'pds.messaging-asset.received'>): Promise<LedgerReport> {
     const report = emptyLedgerReport();
-    const queue = this.#deps.republishQueue;
+    const republisher = this.#deps.republisher;
     const gdsn = event.data.gdsn;
-    if (queue === undefined || gdsn === undefined || !isResendRequest(gdsn)) return report;
+    if (republisher === undefined || gdsn === undefined || !isResendRequest(gdsn)) return report;
     const { messagingAssetId } = event.data;
     const recipientGln = gdsn.recipientGln ?? gdsn.senderGln;
     const keys = resendRequestedKeys(gdsn, event.data.primaryKey);
@@ -266,35 +263,20 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     }
     for (const [channelId, group] of byChannel) {
       const idempotencyKey = resendIdempotencyKey(messagingAssetId, channelId);
-      let publicationId: string;
-      try {
-        const submitted = await submitPublication(
-          { store: this.#deps.store, queue, now: this.#now },
-          {
-            request: republicationRequest(group.primaryKeys, channelId),
-            caller: RESEND_REQUEST_CALLER,
-            idempotencyKey,
-          },
-        );
-        publicationId = submitted.publicationId;
-        this.#log.info('Resend request: republication submitted', {
-          messagingAssetId,
-          channelId,
-          publicationId,
-          replayed: submitted.replayed,
-          primaryKeys: group.primaryKeys,
-        });
-        if (!submitted.replayed) this.#deps.metrics?.addMetric('RepublicationsOnResendRequest', 'Count', 1);
-      } catch (error) {
-        if (!(error instanceof IdempotencyConflictError)) throw error;
-        // Submitted already for this request, with other keys (entries changed since): once is enough.
-        publicationId = publicationIdFor(RESEND_REQUEST_CALLER, idempotencyKey);
-        this.#log.warn('Resend request: republished already with other keys; not submitted again', {
-          messagingAssetId,
-          channelId,
-          publicationId,
-        });
-      }
+      const submitted = await republisher.republish({
+        primaryKeys: group.primaryKeys,
+        channelId,
+        idempotencyKey,
+      });
+      const { publicationId } = submitted;
+      this.#log.info('Resend request: republication submitted', {
+        messagingAssetId,
+        channelId,
+        publicationId,
+        replayed: submitted.replayed,
+        primaryKeys: group.primaryKeys,
+      });
+      if (!submitted.replayed) this.#deps.metrics?.addMetric('RepublicationsOnResendRequest', 'Count', 1);
       const link = {
         messagingAssetId,
         ...(recipientGln ? { recipientGln } : {}),

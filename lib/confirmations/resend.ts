@@ -9,17 +9,13 @@
  * the publish worker; lib/publications/submit.ts). Never the PDS directly.
  *
  * Exactly once per request: the Idempotency-Key is derived from the messaging asset's id and the
- * channel ({@link resendIdempotencyKey}) under the caller {@link RESEND_REQUEST_CALLER}, so a
+ * channel ({@link resendIdempotencyKey}) under the caller `resend-request`, so a
  * re-polled asset, an audit's re-emission or a replay names the same publication record, and the
  * publication path answers it as a replay instead of queueing a second publication.
  */
-import type { PublicationRequestBody } from '../publications/records.ts';
 import type { GdsnMessageSummary } from '../xml/index.ts';
 import type { ConfirmationEntry, ResendRequestLink } from './entry.ts';
 import { gtin14 } from './facts.ts';
-
-/** Who asks for a republication on a resend request (`requestedBy` of its publication record). */
-export const RESEND_REQUEST_CALLER = 'resend-request';
 
 /** Resend requests remembered per entry, the latest. */
 export const MAX_RESEND_REQUESTS = 20;
@@ -62,17 +58,6 @@ export function resendChannel(
 /** The Idempotency-Key of the republication of one resend request to one channel. */
 export function resendIdempotencyKey(messagingAssetId: number, channelId: string): string {
   return `messaging-asset:${messagingAssetId}:channel:${channelId}`;
-}
-
-/** The republication's request: these keys (sorted, so every reading builds the same body) to the channel. */
-export function republicationRequest(
-  primaryKeys: readonly string[],
-  channelId: string,
-): PublicationRequestBody {
-  return {
-    primaryKeys: [...new Set(primaryKeys)].sort(),
-    destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: channelId }],
-  };
 }
 
 /** The entry with the link added, or `undefined` when it holds it already (a replay changes nothing). */

@@ -14,6 +14,7 @@ import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
+import { publicationRepublisher } from '../publications/republish.ts';
 import { SqsPublicationQueue } from '../publications/sqs/queue.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import type { StateStore } from '../state/index.ts';
@@ -136,6 +137,7 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
   const store = stateStoreFor(config);
   const sink = eventSinkFor(config);
   const republishQueue = republishQueueOf(config.settings);
+  const republisher = republishQueue && publicationRepublisher({ store, queue: republishQueue, log: logger });
   const confirmations = new ConfirmationLedger({
     store,
     sink,
@@ -143,7 +145,7 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
     retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS as number),
     log: logger,
     metrics,
-    ...(republishQueue ? { republishQueue } : {}),
+    ...(republisher ? { republisher } : {}),
   });
   return { settings: config.settings, store, sink, confirmations, pds: () => pdsClientFor(config) };
 }

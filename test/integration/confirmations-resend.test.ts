@@ -16,6 +16,7 @@ import type { PdsClient, PublicationRequest } from '../../lib/pds/index.ts';
 import { messagingAssetEvent } from '../../lib/polling/events.ts';
 import { publicationKey } from '../../lib/publications/keys.ts';
 import type { PublicationRecord } from '../../lib/publications/records.ts';
+import { publicationRepublisher } from '../../lib/publications/republish.ts';
 import { processPublication } from '../../lib/publications/worker.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
@@ -40,7 +41,7 @@ async function setup(republish: boolean) {
     sink,
     deadlineMs: 48 * HOUR,
     now,
-    ...(republish ? { republishQueue: queue } : {}),
+    ...(republish ? { republisher: publicationRepublisher({ store, queue, now }) } : {}),
   });
   const calls = { selections: [] as string[][], publications: [] as PublicationRequest[] };
   const pds: PdsClient = new FakePds({

@@ -7,15 +7,19 @@ import { ConfigError } from '../../lib/config.ts';
 import type { ConfirmationEntry } from '../../lib/confirmations/entry.ts';
 import {
   isResendRequest,
-  republicationRequest,
   resendChannel,
   resendIdempotencyKey,
   resendRequestedKeys,
   withResendLink,
 } from '../../lib/confirmations/resend.ts';
 import { republishQueueOf } from '../../lib/polling/handlers.ts';
+import { publicationKey } from '../../lib/publications/keys.ts';
+import type { PublicationRecord } from '../../lib/publications/records.ts';
+import { publicationRepublisher, republicationRequest } from '../../lib/publications/republish.ts';
 import { publicationIdFor } from '../../lib/publications/submit.ts';
+import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { GdsnMessageSummary } from '../../lib/xml/index.ts';
+import { RecordingQueue } from '../helpers/publications.ts';
 
 const request = (items: Array<{ gtin: string }>): GdsnMessageSummary => ({
   messageType: 'requestForCatalogueItemNotification',
@@ -85,5 +89,40 @@ describe('REPUBLISH_ON_RESEND_REQUEST', () => {
     expect(() => republishQueueOf({ REPUBLISH_ON_RESEND_REQUEST: true })).toThrow(
       /REPUBLISH_ON_RESEND_REQUEST is true but PUBLICATION_QUEUE_URL is not set/,
     );
+  });
+});
+
+describe('publicationRepublisher', () => {
+  it('submits once per key; the same request naming other items later is not submitted again', async () => {
+    // arrange
+    const store = new MemoryStateStore();
+    const queue = new RecordingQueue();
+    const republisher = publicationRepublisher({ store, queue });
+    const key = resendIdempotencyKey(601, 'gdsn-se');
+
+    // act
+    const first = await republisher.republish({
+      primaryKeys: ['b', 'a'],
+      channelId: 'gdsn-se',
+      idempotencyKey: key,
+    });
+    const again = await republisher.republish({
+      primaryKeys: ['a', 'b'],
+      channelId: 'gdsn-se',
+      idempotencyKey: key,
+    });
+    const other = await republisher.republish({
+      primaryKeys: ['a'],
+      channelId: 'gdsn-se',
+      idempotencyKey: key,
+    });
+
+    // assess
+    expect(first).toEqual({ publicationId: publicationIdFor('resend-request', key), replayed: false });
+    expect(again).toEqual({ publicationId: first.publicationId, replayed: true });
+    expect(other).toEqual({ publicationId: first.publicationId, replayed: true });
+    expect(queue.sent).toEqual([{ publicationId: first.publicationId }]);
+    const record = (await store.get<PublicationRecord>(publicationKey(first.publicationId)))?.value;
+    expect(record).toMatchObject({ requestedBy: 'resend-request', request: { primaryKeys: ['a', 'b'] } });
   });
 });
