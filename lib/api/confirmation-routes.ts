@@ -37,6 +37,18 @@ export function confirmationEntryView(entry: ConfirmationEntry) {
     correctiveActions: entry.correctiveActions,
     ...(entry.reason ? { reason: entry.reason } : {}),
     publications: entry.publications,
+    ...(entry.resendRequests?.length
+      ? {
+          resendRequests: entry.resendRequests.map(
+            ({ messagingAssetId, recipientGln, requestedAt, publicationId }) => ({
+              messagingAssetId,
+              ...(recipientGln ? { recipientGln } : {}),
+              ...(requestedAt ? { requestedAt } : {}),
+              publicationId,
+            }),
+          ),
+        }
+      : {}),
     history: entry.history.map(({ recordedAt, previousState, state, since, cause, ...rest }) => ({
       state,
       ...(previousState === undefined ? {} : { previousState }),

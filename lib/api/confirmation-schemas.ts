@@ -54,6 +54,19 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
         "Why the entry is in its state: the error of a data-pool or Global Registry refusal (source data-pool, code e.g. GDSN.1091), or the long description (else the description) of the recipient's confirmation (source recipient, code e.g. CIC999).",
     });
 
+  const resendRequest = z
+    .object({
+      messagingAssetId: z.number(),
+      recipientGln: z.optional(z.string()),
+      requestedAt: z.optional(z.string()),
+      publicationId: z.string(),
+    })
+    .register(registry, {
+      id: 'ConfirmationResendRequest',
+      description:
+        "A recipient's resend request about the entry (the messaging asset that carried it) and the publication the bridge submitted for it (REPUBLISH_ON_RESEND_REQUEST; docs/confirmations.md, Resend requests). `resendRequests` is absent until the first.",
+    });
+
   const entry = z
     .object({
       primaryKey: z.string(),
@@ -67,6 +80,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
       correctiveActions: z.array(correctiveAction),
       reason: z.optional(reason),
       publications: z.array(z.object({ publicationId: z.string(), publishedAt: timestamp })),
+      resendRequests: z.optional(z.array(resendRequest)),
       history: z.array(transition),
     })
     .register(registry, {

@@ -64,6 +64,20 @@ export interface Fact {
   reason?: ConfirmationReason;
 }
 
+/** One resend request an entry heard, and the republication it triggered (REPUBLISH_ON_RESEND_REQUEST, ./resend.ts). */
+export interface ResendRequestLink {
+  /** The messaging asset that carried the request. */
+  messagingAssetId: number;
+  /** The GLN of the recipient who asked, when the request names it. */
+  recipientGln?: string;
+  /** The request's own creation time, when it gives one. */
+  requestedAt?: string;
+  /** The publication submitted for it. */
+  publicationId: string;
+  /** When the bridge recorded the link. */
+  recordedAt: string;
+}
+
 export interface Transition {
   /** When the bridge recorded it. */
   recordedAt: string;
@@ -97,6 +111,11 @@ export interface ConfirmationEntry {
   history: Transition[];
   /** Transitions whose event is not yet known to be published (the outbox). */
   pending: PendingChange[];
+  /**
+   * The recipient's resend requests about this entry, each with the republication it triggered
+   * (REPUBLISH_ON_RESEND_REQUEST; ./resend.ts). Absent until the first one.
+   */
+  resendRequests?: ResendRequestLink[];
   createdAt: string;
   updatedAt: string;
 }
@@ -196,6 +215,7 @@ export function applyFacts(
     seen: [...seen].slice(-MAX_SEEN),
     history: current?.history ?? [],
     pending: current?.pending ?? [],
+    ...(current?.resendRequests ? { resendRequests: current.resendRequests } : {}),
     createdAt: current?.createdAt ?? at,
     updatedAt: at,
   };

@@ -53,8 +53,16 @@ import {
   emptyLedgerReport,
   type LedgerReport,
   type PublishedItems,
+  type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
+import {
+  isResendRequest,
+  resendChannel,
+  resendIdempotencyKey,
+  resendRequestedKeys,
+  withResendLink,
+} from './resend.ts';
 
 export interface LedgerDependencies {
   store: StateStore;
@@ -73,6 +81,12 @@ export interface LedgerDependencies {
    * expiry marker this long after they settled (./expiry.ts deletes them). Unset: they never expire.
    */
   retentionMs?: number;
+  /**
+   * REPUBLISH_ON_RESEND_REQUEST: the publication path a resend request's republication is submitted
+   * through (./resend.ts, lib/publications/republish.ts). Unset (the default): a resend request is
+   * only its event.
+   */
+  republisher?: Republisher;
 }
 
 export class ConfirmationLedger implements ConfirmationRecorder {
@@ -158,11 +172,17 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async recordMessagingAssets(
     events: ReadonlyArray<CloudEvent<'pds.messaging-asset.received'>>,
   ): Promise<LedgerReport> {
-    const withCic = events.filter((event) => (event.data.cic?.length ?? 0) > 0 || event.data.gdsn?.refusal);
+    const withCic = events.filter(
+      (event) =>
+        (event.data.cic?.length ?? 0) > 0 ||
+        event.data.gdsn?.refusal ||
+        (this.#deps.republisher !== undefined && isResendRequest(event.data.gdsn)),
+    );
     const reports = await mapAll(withCic, this.#concurrency, async (event) => {
       const report = emptyLedgerReport();
       const read = new Date(event.data.createdAt ?? event.time);
       const { gdsn } = event.data;
+      if (isResendRequest(gdsn)) return this.#republishOnResendRequest(event);
       if (gdsn?.refusal) {
         const fact = refusalFact(gdsn, event.data.messagingAssetId, read);
         const keys = refusedKeys(gdsn, event.data.primaryKey);
@@ -208,6 +228,72 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       addLedgerReport(report, await this.#apply(stateKey, undefined, []));
     }
     return this.#total([report]);
+  }
+
+  /**
+   * REPUBLISH_ON_RESEND_REQUEST: submits a republication of the items the resend request names that
+   * the bridge published, one per channel, through the durable publication path with a key derived
+   * from the messaging asset (so a re-read request is a replay, never a second publication), then
+   * links it on each entry of those items at that channel. An item the bridge did not publish, or
+   * whose channel cannot be told for sure, is counted unmatched and left to the event.
+   */
+  async #republishOnResendRequest(event: CloudEvent<'pds.messaging-asset.received'>): Promise<LedgerReport> {
+    const report = emptyLedgerReport();
+    const republisher = this.#deps.republisher;
+    const gdsn = event.data.gdsn;
+    if (republisher === undefined || gdsn === undefined || !isResendRequest(gdsn)) return report;
+    const { messagingAssetId } = event.data;
+    const recipientGln = gdsn.recipientGln ?? gdsn.senderGln;
+    const keys = resendRequestedKeys(gdsn, event.data.primaryKey);
+    if (keys.length === 0) report.unmatched++;
+    const byChannel = new Map<string, { primaryKeys: string[]; stateKeys: string[] }>();
+    for (const primaryKey of keys) {
+      const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
+      const channel = resendChannel(entries, recipientGln);
+      if (channel === undefined) {
+        report.unmatched++;
+        continue;
+      }
+      const group = byChannel.get(channel) ?? { primaryKeys: [], stateKeys: [] };
+      group.primaryKeys.push(primaryKey);
+      group.stateKeys.push(
+        ...entries.filter(({ entry }) => entry.key.channelId === channel).map(({ stateKey }) => stateKey),
+      );
+      byChannel.set(channel, group);
+    }
+    for (const [channelId, group] of byChannel) {
+      const idempotencyKey = resendIdempotencyKey(messagingAssetId, channelId);
+      const submitted = await republisher.republish({
+        primaryKeys: group.primaryKeys,
+        channelId,
+        idempotencyKey,
+      });
+      const { publicationId } = submitted;
+      this.#log.info('Resend request: republication submitted', {
+        messagingAssetId,
+        channelId,
+        publicationId,
+        replayed: submitted.replayed,
+        primaryKeys: group.primaryKeys,
+      });
+      if (!submitted.replayed) this.#deps.metrics?.addMetric('RepublicationsOnResendRequest', 'Count', 1);
+      const link = {
+        messagingAssetId,
+        ...(recipientGln ? { recipientGln } : {}),
+        ...(gdsn.creationDateTime ? { requestedAt: gdsn.creationDateTime } : {}),
+        publicationId,
+        recordedAt: this.#now().toISOString(),
+      };
+      for (const stateKey of group.stateKeys) {
+        const result = await this.#deps.store.mutate<ConfirmationEntry>(
+          stateKey,
+          (current) => (current ? withResendLink(current, link) : undefined),
+          { maxAttempts: 20 },
+        );
+        if (result.written) report.entriesWritten++;
+      }
+    }
+    return report;
   }
 
   get #concurrency(): number {

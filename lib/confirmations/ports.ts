@@ -37,6 +37,22 @@ export interface ConfirmationRecorder {
   ): Promise<LedgerReport>;
 }
 
+/**
+ * How the ledger submits a resend request's republication (REPUBLISH_ON_RESEND_REQUEST): the
+ * publication path (lib/publications/republish.ts), so the ledger never calls the PDS itself.
+ */
+export interface Republisher {
+  /**
+   * Submits a publication of `primaryKeys` to the communication channel, once per `idempotencyKey`
+   * (a second call answers the first one's id with `replayed`).
+   */
+  republish(input: {
+    primaryKeys: readonly string[];
+    channelId: string;
+    idempotencyKey: string;
+  }): Promise<{ publicationId: string; replayed: boolean }>;
+}
+
 export function emptyLedgerReport(): LedgerReport {
   return { entriesWritten: 0, transitions: {}, eventsPublished: 0, unmatched: 0 };
 }

@@ -28,6 +28,11 @@ export interface ConfirmationRow {
   /** Why, in one line: `CODE: text`, the data pool's error or the recipient's long description. */
   reason?: string;
   publications: string[];
+  /**
+   * The recipient's resend requests (lib/confirmations/resend.ts), one line each:
+   * `messaging asset 601 (recipient 0614141000043) → republication <id>`.
+   */
+  resendRequests?: string[];
 }
 
 export interface ConfirmationsAnswer {
@@ -56,6 +61,14 @@ function rowOf({ entry }: StoredEntry): ConfirmationRow {
     ),
     ...(entry.reason ? { reason: [entry.reason.code, entry.reason.text].filter(Boolean).join(': ') } : {}),
     publications: entry.publications.map((publication) => publication.publicationId),
+    ...(entry.resendRequests?.length
+      ? {
+          resendRequests: entry.resendRequests.map(
+            (link) =>
+              `messaging asset ${link.messagingAssetId}${link.recipientGln ? ` (recipient ${link.recipientGln})` : ''} → republication ${link.publicationId}`,
+          ),
+        }
+      : {}),
   };
 }
 

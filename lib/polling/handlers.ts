@@ -6,7 +6,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws.ts';
-import { type Environment, loadConfig, type SettingSpecs } from '../config.ts';
+import { ConfigError, type Environment, loadConfig, type SettingSpecs } from '../config.ts';
 import { checkConfirmationDeadlines, expireConfirmations } from '../confirmations/deadlines.ts';
 import { ConfirmationLedger } from '../confirmations/ledger.ts';
 import { deadlineMs, retentionMs } from '../confirmations/settings.ts';
@@ -14,6 +14,8 @@ import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import type { InvocationHandler } from '../handler.ts';
 import type { ClosablePdsClient } from '../pds/index.ts';
+import { publicationRepublisher } from '../publications/republish.ts';
+import { SqsPublicationQueue } from '../publications/sqs/queue.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import type { StateStore } from '../state/index.ts';
 import { type AuditReport, auditMessagingAssets } from './audit.ts';
@@ -134,6 +136,8 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
   });
   const store = stateStoreFor(config);
   const sink = eventSinkFor(config);
+  const republishQueue = republishQueueOf(config.settings);
+  const republisher = republishQueue && publicationRepublisher({ store, queue: republishQueue, log: logger });
   const confirmations = new ConfirmationLedger({
     store,
     sink,
@@ -141,8 +145,28 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
     retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS as number),
     log: logger,
     metrics,
+    ...(republisher ? { republisher } : {}),
   });
   return { settings: config.settings, store, sink, confirmations, pds: () => pdsClientFor(config) };
+}
+
+/**
+ * REPUBLISH_ON_RESEND_REQUEST (poll-messaging-assets only): the publication queue a resend request's
+ * republication goes through, or `undefined` when the setting is off. On without PUBLICATION_QUEUE_URL
+ * is a ConfigError at cold start, not a resend request silently ignored.
+ */
+export function republishQueueOf(settings: {
+  readonly REPUBLISH_ON_RESEND_REQUEST?: unknown;
+  readonly PUBLICATION_QUEUE_URL?: string | undefined;
+}): SqsPublicationQueue | undefined {
+  if (settings.REPUBLISH_ON_RESEND_REQUEST !== true) return undefined;
+  const queueUrl = settings.PUBLICATION_QUEUE_URL;
+  if (!queueUrl) {
+    throw ConfigError.fromProblems([
+      'REPUBLISH_ON_RESEND_REQUEST is true but PUBLICATION_QUEUE_URL is not set: set it to the publication queue (deploy/api.yml, PublicationQueue) or set REPUBLISH_ON_RESEND_REQUEST=false',
+    ]);
+  }
+  return new SqsPublicationQueue({ sqs: sqsClient(), queueUrl });
 }
 
 /** True for the audit schedule's input, `{"mode": "audit"}` (deploy/pollers.yml). */

@@ -19,6 +19,8 @@ import {
   stateObjects,
   webhookOfferGrant,
 } from '../permissions.ts';
+import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
+import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
@@ -62,6 +64,16 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       why: 'reads and moves the checkpoint',
     },
     ...CONFIRMATION_GRANTS.answers,
+    {
+      resource: stateObjects(PUBLICATIONS_PREFIX),
+      actions: actions(read, write),
+      why: "records a resend request's republication (REPUBLISH_ON_RESEND_REQUEST), as POST /publications does",
+    },
+    {
+      resource: queueNamedBy('PUBLICATION_QUEUE_URL'),
+      actions: actions(PUBLICATION_QUEUE_ACTIONS),
+      why: "queues a resend request's republication for the publish worker (REPUBLISH_ON_RESEND_REQUEST)",
+    },
     {
       resource: stateObjects(leaseKey(POLLER_LEASES.messagingAssets)),
       actions: actions(read, write, remove),

@@ -20,6 +20,7 @@
  * | `XML_MAX_ELEMENTS` | 200000 | most elements in one messaging asset, the root included (at most 1,000,000) |
  * | `XML_MAX_ATTRIBUTES` | 200000 | most attributes in one messaging asset, namespace declarations included (at most 1,000,000) |
  * | `CONFIRMATION_DEADLINE_HOURS` | 48 | see lib/confirmations/settings.ts |
+ * | `REPUBLISH_ON_RESEND_REQUEST` | false | poll-messaging-assets republishes what a recipient's resend request names (lib/confirmations/resend.ts); needs `PUBLICATION_QUEUE_URL` |
  */
 
 import { setting } from '../config.ts';
@@ -106,6 +107,10 @@ export const MESSAGING_ASSET_POLL_SETTINGS = {
     max: 1_000_000,
     default: DEFAULT_MAX_XML_ATTRIBUTES,
   }),
+  REPUBLISH_ON_RESEND_REQUEST: setting.boolean(
+    "whether a recipient's resend request republishes the items it names that the bridge published (through PUBLICATION_QUEUE_URL)",
+    { default: false },
+  ),
   POLL_AUDIT_APPLY: setting.boolean(
     'whether the scheduled audit emits the gaps it finds (false: report only)',
     {

@@ -53,6 +53,7 @@ const PARAMETERS = {
   apiLatencyAlarmMs: '2000',
   confirmationDeadlineHours: '24',
   confirmationRetentionDays: '30',
+  republishOnResendRequest: 'true',
   confirmationsOverdueAlarmCount: '25',
   webhookTimeoutMs: '5000',
   webhookDisableAfterHours: '48',
@@ -624,7 +625,11 @@ describe('serverless template: the whole stack', () => {
     expect(envOf(t, 'PollMessagingAssetsLambdaFunction')).toMatchObject({
       POLL_AUDIT_APPLY: 'false',
       POLL_LISTING_PAGING: 'off',
+      REPUBLISH_ON_RESEND_REQUEST: 'true',
     });
+    expect(envOf(defaults.template, 'PollMessagingAssetsLambdaFunction').REPUBLISH_ON_RESEND_REQUEST).toBe(
+      'false',
+    );
     expect(envOf(t, 'PollMessagingAssetsLambdaFunction').POLL_FIRST_RUN).toBe('backlog');
     for (const fn of functions.filter((id) => id.startsWith('Poll'))) {
       expect(envOf(t, fn).POLL_CONCURRENCY, fn).toBe('4');

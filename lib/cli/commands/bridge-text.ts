@@ -264,7 +264,15 @@ function confirmationSummary(answer: Pick<ConfirmationsAnswer, 'summary'> | unde
 /** The rows of `bridge why PUBLICATION_ID`'s confirmations, as a table below the fields. */
 function confirmationRows(answer: Pick<ConfirmationsAnswer, 'rows'> | undefined): string {
   if (!answer || answer.rows.length === 0) return '';
-  return `\n\n${confirmationTable(answer.rows)}`;
+  return `\n\n${confirmationTable(answer.rows)}${resendRequestLines(answer.rows)}`;
+}
+
+/** The resend requests the entries heard, each with the republication it triggered. */
+function resendRequestLines(rows: ConfirmationsAnswer['rows']): string {
+  const lines = rows.flatMap((row) =>
+    (row.resendRequests ?? []).map((line) => `  ${row.primaryKey} at ${row.channelId}: ${line}`),
+  );
+  return lines.length === 0 ? '' : `\n\nresend requests:\n${lines.join('\n')}`;
 }
 
 function confirmationTable(rows: ConfirmationsAnswer['rows']): string {
