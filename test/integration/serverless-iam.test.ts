@@ -195,9 +195,11 @@ describe('the permission checks', () => {
     // assess
     expect(kept).not.toContain('s3:DeleteObject');
     expect(deleting).toContain('s3:DeleteObject');
-    expect(callDifferences(deleting, TABLE['publish-worker'] ?? [])).toContain(
-      '- s3:DeleteObject: called, not in the table',
-    );
+    const withoutDelete = (TABLE['publish-worker'] ?? []).map((grant) => ({
+      ...grant,
+      actions: grant.actions.filter((action) => action !== 's3:DeleteObject'),
+    }));
+    expect(callDifferences(deleting, withoutDelete)).toContain('- s3:DeleteObject: called, not in the table');
   });
 
   it('refuses an SDK command whose IAM actions it does not know', () => {
