@@ -57,6 +57,9 @@ const PARAMETERS = {
   webhookDisableAfterHours: '48',
   webhookRotationOverlapHours: '12',
   webhookRetentionDays: '7',
+  eventBus: 'acme-events',
+  eventDestinations: 'sqs,publication=both',
+  eventArchiveRetentionDays: '90',
 } as const;
 
 let defaults: PackagedService;
@@ -607,6 +610,11 @@ describe('serverless template: the whole stack', () => {
       WEBHOOK_DISABLE_AFTER_HOURS: '48',
     });
     for (const fn of functions) expect(envOf(t, fn).WEBHOOK_ROTATION_OVERLAP_HOURS, fn).toBe('12');
+    for (const fn of functions) expect(envOf(t, fn).EVENT_DESTINATIONS, fn).toBe('sqs,publication=both');
+    // An existing bus: the name, no bus or archive of ours (they exist only with eventBus=create).
+    expect(t.Conditions?.EventBusEnabled).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['acme-events', 'none'] }] });
+    expect(t.Conditions?.EventBusCreated).toEqual({ 'Fn::Equals': ['acme-events', 'create'] });
+    expect(props(t, 'EventArchive').RetentionDays).toBe('90');
     const webhookRules = (
       dig(props(t, 'StateBucket'), 'LifecycleConfiguration', 'Rules') as Array<{
         Prefix?: string;
