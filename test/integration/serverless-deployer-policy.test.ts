@@ -64,6 +64,8 @@ const ACTIONS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
     'iam:ListPolicyVersions',
     'iam:DeletePolicy',
   ],
+  // An inline policy attached to roles from outside them (deploy/webhooks.yml).
+  'AWS::IAM::Policy': ['iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:DeleteRolePolicy'],
   'AWS::IAM::Role': [
     'iam:CreateRole',
     'iam:GetRole',
