@@ -60,6 +60,7 @@ const PARAMETERS = {
   eventBus: 'acme-events',
   eventDestinations: 'sqs,publication=both',
   eventArchiveRetentionDays: '90',
+  confirmationRetentionDays: '60',
 } as const;
 
 let defaults: PackagedService;
@@ -104,6 +105,18 @@ function envOf(template: CloudFormationTemplate, functionId: string): Json {
  */
 function deployedValue(template: CloudFormationTemplate, value: unknown): string {
   if (typeof value === 'string') return value;
+  // EVENT_BUS_NAME: the created bus, the existing one named, or blank (deploy/eventbridge.yml).
+  const branches = (value as { 'Fn::If'?: [string, unknown, unknown] })['Fn::If'];
+  if (branches) {
+    const [condition, whenTrue, whenFalse] = branches;
+    const holds = (template.Conditions?.[condition] ?? {}) as Record<string, [unknown, unknown]>;
+    const equals =
+      holds['Fn::Equals'] ??
+      (holds['Fn::Not'] as unknown as Array<Record<string, [unknown, unknown]>>)?.[0]?.['Fn::Equals'];
+    const same = equals !== undefined && equals[0] === equals[1];
+    const taken = 'Fn::Not' in holds ? !same : same;
+    return deployedValue(template, taken ? whenTrue : whenFalse);
+  }
   const id = referencedId(value) ?? '';
   switch (template.Resources[id]?.Type) {
     case 'AWS::SQS::Queue':
@@ -112,6 +125,8 @@ function deployedValue(template: CloudFormationTemplate, value: unknown): string
       return `${id.toLowerCase()}-123456789012`;
     case 'AWS::SecretsManager::Secret':
       return `arn:aws:secretsmanager:eu-central-1:123456789012:secret:${id}-AbCdEf`;
+    case 'AWS::Events::EventBus':
+      return `pds-bridge-dev-${id.toLowerCase()}`;
     default:
       throw new Error(`no deployed value for ${JSON.stringify(value)} in a function's environment`);
   }
@@ -239,7 +254,9 @@ describe('serverless template: the whole stack', () => {
         'WebhookEndpointsDisabledAlarm',
       ].sort(),
       'AWS::CloudWatch::Dashboard': ['Dashboard'],
-      'AWS::IAM::ManagedPolicy': ['TracingPolicy'],
+      'AWS::Events::Archive': ['EventArchive'],
+      'AWS::Events::EventBus': ['EventBus'],
+      'AWS::IAM::ManagedPolicy': ['EventBusPublishPolicy', 'TracingPolicy'],
       'AWS::IAM::Policy': ['WebhookApiPolicy', 'WebhookOfferPolicy'],
       'AWS::IAM::Role': [
         'ApiRole',
@@ -414,6 +431,7 @@ describe('serverless template: the whole stack', () => {
           'TracingPolicy',
           'WebhookOfferPolicy',
           'WebhookApiPolicy',
+          'EventBusPublishPolicy',
         ]),
       );
     }
@@ -572,6 +590,7 @@ describe('serverless template: the whole stack', () => {
 
     for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
     for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_DEADLINE_HOURS, fn).toBe('24');
+    for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_RETENTION_DAYS, fn).toBe('60');
     expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
     expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
       INGEST_PREFIX: 'incoming/',
