@@ -10,12 +10,15 @@
  * - `reserveConcurrency` is `true` or `false`; anything else would silently mean `false`.
  * - A poller schedule must be `rate(N minutes|hours)` between 1 minute and 8 hours: its "poller
  *   stopped" alarm watches three intervals, and CloudWatch evaluates at most one day.
+ * - `eventBus` is `none`, `create` or an EventBridge bus name; `eventDestinations` is read as
+ *   EVENT_DESTINATIONS is, and may send a family to EventBridge only with a bus (deploy/eventbridge.yml).
  * - Every `--param` name must be one the templates read (`${param:<name>…}` in serverless.yml and
  *   deploy/*.yml): osls itself ignores an unknown one, so `--param alarmMail=…` would package and the
  *   alarms would then go to nobody.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseEventDestinations } from '../lib/config/event-destinations.ts';
 import { closestName } from '../lib/core/suggest.ts';
 
 /** Stages that may package without `pdsBaseUrl`; serverless.yml (`params`) gives them a placeholder. */
@@ -28,6 +31,10 @@ export interface DeploymentChoices {
   /** `--param pdsBaseUrl`, or the placeholder serverless.yml gives the stages that may go without. */
   pdsBaseUrl: string;
   reserveConcurrency: string;
+  /** `--param eventBus`: `none` (default), `create` or an existing bus name. */
+  eventBus?: string;
+  /** `--param eventDestinations` (EVENT_DESTINATIONS); default `sqs`. */
+  eventDestinations?: string;
   /** The pollers' schedule expressions, by poller. */
   schedules: Readonly<Record<string, string>>;
 }
@@ -86,6 +93,33 @@ export function deploymentProblems(choices: DeploymentChoices): string[] {
   for (const [poller, expression] of Object.entries(choices.schedules)) {
     const interval = scheduleIntervalSeconds(expression);
     if (typeof interval === 'string') problems.push(`The ${poller} schedule ${interval}`);
+  }
+  problems.push(...eventBusProblems(choices.eventBus ?? 'none', choices.eventDestinations ?? 'sqs'));
+  return problems;
+}
+
+/** An EventBridge bus name as CreateEventBus accepts it (the default bus is `default`). */
+const BUS_NAME = /^[\w.\-/]{1,256}$/;
+
+function eventBusProblems(eventBus: string, eventDestinations: string): string[] {
+  const problems: string[] = [];
+  const bus = eventBus.trim();
+  if (!BUS_NAME.test(bus)) {
+    problems.push(
+      `eventBus "${bus}" is not none, create or an EventBridge bus name (letters, digits, . - _ /): docs/deployment.md, "EventBridge".`,
+    );
+  }
+  const destinations = parseEventDestinations(eventDestinations);
+  if (!destinations.ok) {
+    problems.push(`eventDestinations ${destinations.problem}.`);
+  } else {
+    const { default: fallback, families } = destinations.value;
+    const toBus = fallback !== 'sqs' || Object.values(families).some((each) => each !== 'sqs');
+    if (toBus && bus === 'none') {
+      problems.push(
+        `eventDestinations "${eventDestinations}" sends events to EventBridge but eventBus is none: add --param eventBus=create (a new bus with an archive) or --param eventBus=<existing bus name>.`,
+      );
+    }
   }
   return problems;
 }
@@ -215,6 +249,8 @@ export class DeployChecks {
           region: provider.region,
           pdsBaseUrl: String(given.pdsBaseUrl ?? ''),
           reserveConcurrency: String(given.reserveConcurrency ?? ''),
+          eventBus: String(given.eventBus ?? 'none'),
+          eventDestinations: String(given.eventDestinations ?? 'sqs'),
           schedules: given.schedules ?? {},
         });
         const params = serverless.processedInput?.options?.param;

@@ -10,6 +10,7 @@
  *   follow the host inside the queue URL (emulators hand out names such as `sqs.us-east-1.localhost`
  *   that do not resolve) and print a warning on every call.
  */
+import { EventBridgeClient, type EventBridgeClientConfig } from '@aws-sdk/client-eventbridge';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { errorTypeRegistries, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { AwsJson1_0Protocol, JsonCodec } from '@aws-sdk/core/protocols';
@@ -90,8 +91,24 @@ export function createSqsClient(overrides: SQSClientConfig = {}): SQSClient {
   });
 }
 
+/**
+ * A new EventBridge client (AWS_ENDPOINT_URL_EVENTBRIDGE or AWS_ENDPOINT_URL reach an emulator).
+ *
+ * @example
+ * ```ts
+ * const events = createEventBridgeClient();
+ * ```
+ */
+export function createEventBridgeClient(overrides: EventBridgeClientConfig = {}): EventBridgeClient {
+  return new EventBridgeClient({
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...overrides,
+  });
+}
+
 let cachedS3: S3Client | undefined;
 let cachedSqs: SQSClient | undefined;
+let cachedEventBridge: EventBridgeClient | undefined;
 
 /**
  * The process-wide S3 client, created on first use from the environment at that moment.
@@ -112,6 +129,12 @@ export function sqsClient(): SQSClient {
   return cachedSqs;
 }
 
+/** The process-wide EventBridge client, created on first use. */
+export function eventBridgeClient(): EventBridgeClient {
+  cachedEventBridge ??= createEventBridgeClient();
+  return cachedEventBridge;
+}
+
 /**
  * Destroys the process-wide clients so the next call builds new ones from the current environment.
  * For tests and the local stack, which change endpoints within one process.
@@ -119,6 +142,8 @@ export function sqsClient(): SQSClient {
 export function resetAwsClients(): void {
   cachedS3?.destroy();
   cachedSqs?.destroy();
+  cachedEventBridge?.destroy();
+  cachedEventBridge = undefined;
   cachedS3 = undefined;
   cachedSqs = undefined;
 }

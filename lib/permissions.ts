@@ -14,6 +14,7 @@
  * the queue whose messages invoke the function. The grants several flows share (PDS credentials,
  * claim-check, event queues) are written here once.
  */
+import { EVENTBRIDGE_PUBLISHER_ACTIONS } from './events/eventbridge/index.ts';
 import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from './events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from './pds/index.ts';
 
@@ -34,7 +35,9 @@ export type Resource =
   /** The queue whose messages invoke the function (the code finds it in the record's eventSourceARN). */
   | { readonly kind: 'trigger-queue' }
   /** The Secrets Manager secret a configuration variable names (`PDS_CREDENTIALS_SECRET_ID`). */
-  | { readonly kind: 'secret'; readonly variable: string };
+  | { readonly kind: 'secret'; readonly variable: string }
+  /** The EventBridge bus a configuration variable names (`EVENT_BUS_NAME`; deploy/eventbridge.yml). */
+  | { readonly kind: 'event-bus'; readonly variable: string };
 
 /** Actions the code calls on one resource, and why, in a few words. */
 export interface Grant {
@@ -106,6 +109,16 @@ export const webhookOfferGrant: Grant = Object.freeze({
   why: 'offers its events to webhooks',
 });
 
+/**
+ * Every function that emits events: publishes the families EVENT_DESTINATIONS routes to the bus in
+ * EVENT_BUS_NAME (lib/runtime.ts). deploy/eventbridge.yml grants it only when a bus is configured.
+ */
+export const eventBusGrant: Grant = Object.freeze({
+  resource: Object.freeze({ kind: 'event-bus', variable: 'EVENT_BUS_NAME' }),
+  actions: actions(EVENTBRIDGE_PUBLISHER_ACTIONS),
+  why: 'publishes the families EVENT_DESTINATIONS routes to EventBridge (checks the bus first)',
+});
+
 /** A function that emits `eventType`: sends it to the queue it is routed to. */
 export function sendsEvent(eventType: string): Grant {
   return {
@@ -134,6 +147,8 @@ export function describeResource(resource: Resource): string {
       return 'its trigger queue';
     case 'secret':
       return `secret in \`${resource.variable}\``;
+    case 'event-bus':
+      return `bus in \`${resource.variable}\``;
   }
 }
 

@@ -13,10 +13,12 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { s3Client, sqsClient } from './aws.ts';
+import { eventBridgeClient, s3Client, sqsClient } from './aws.ts';
 import { type BaseSettings, type Config, requireSetting } from './config.ts';
+import { ConfigError } from './core/index.ts';
+import { EventBridgeEventPublisher } from './events/eventbridge/index.ts';
 import type { EventSink } from './events/index.ts';
-import { eventQueueUrlFor, FanOutSink } from './events/index.ts';
+import { eventQueueUrlFor, FanOutSink, FilteredSink, goesToBus, goesToQueue } from './events/index.ts';
 import { SqsEventPublisher } from './events/sqs/index.ts';
 import {
   type ClosablePdsClient,
@@ -91,24 +93,46 @@ export function stateStoreFor(config: Config<Partial<BaseSettings>>): StateStore
 }
 
 /**
- * The SQS event sink: each event type to its queue, oversized bodies through the state bucket; when
- * WEBHOOK_QUEUE_URL is set, every event is also offered to webhooks through that queue (the
- * webhook-delivery function dispatches it to the endpoints whose filters match).
+ * The event sink: each event family to its destinations (EVENT_DESTINATIONS; default its SQS queue
+ * only): the queue of its type, the EventBridge bus EVENT_BUS_NAME (checked before the first send),
+ * or both; oversized bodies go through the state bucket on either. When WEBHOOK_QUEUE_URL is set,
+ * every event is also offered to webhooks through that queue (the webhook-delivery function
+ * dispatches it to the endpoints whose filters match).
  */
 export function eventSinkFor(config: Config<Partial<BaseSettings>>): EventSink {
   const stateBucket = config.settings.STATE_BUCKET;
   const claimCheck = stateBucket ? { claimCheck: { s3: s3Client(), bucket: stateBucket } } : {};
+  const destinations = config.settings.EVENT_DESTINATIONS;
+  const sinks: EventSink[] = [];
   const queues = new SqsEventPublisher({
     sqs: sqsClient(),
     queueUrl: (type) => eventQueueUrlFor(config, type),
     ...claimCheck,
   });
+  // Without EVENT_DESTINATIONS every event goes to its queue, exactly as before the bus existed.
+  sinks.push(
+    destinations === undefined
+      ? queues
+      : new FilteredSink(queues, (event) => goesToQueue(destinations, event.type)),
+  );
+  const busName = config.settings.EVENT_BUS_NAME;
+  const anyToBus =
+    destinations !== undefined &&
+    (destinations.default !== 'sqs' || Object.values(destinations.families).some((each) => each !== 'sqs'));
+  if (anyToBus && !busName) {
+    // loadConfig names this for the types a function declares; this catches the rest before any send.
+    throw new ConfigError(
+      'EVENT_BUS_NAME is required: EVENT_DESTINATIONS sends events to EventBridge. Set the bus name or ARN, or route every family to sqs.',
+      { variables: ['EVENT_BUS_NAME'] },
+    );
+  }
+  if (anyToBus && busName) {
+    const bus = new EventBridgeEventPublisher({ eventBridge: eventBridgeClient(), busName, ...claimCheck });
+    sinks.push(new FilteredSink(bus, (event) => goesToBus(destinations, event.type)));
+  }
   const webhookQueueUrl = config.settings.WEBHOOK_QUEUE_URL;
-  if (!webhookQueueUrl) return queues;
-  const webhooks = new SqsEventPublisher({
-    sqs: sqsClient(),
-    queueUrl: () => webhookQueueUrl,
-    ...claimCheck,
-  });
-  return new FanOutSink([queues, webhooks]);
+  if (webhookQueueUrl) {
+    sinks.push(new SqsEventPublisher({ sqs: sqsClient(), queueUrl: () => webhookQueueUrl, ...claimCheck }));
+  }
+  return sinks.length === 1 ? (sinks[0] as EventSink) : new FanOutSink(sinks);
 }

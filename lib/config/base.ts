@@ -2,7 +2,17 @@
  * The base variables of the README's Configuration table, which every function reads, and
  * the shape of a loaded configuration.
  */
-import { type SettingValues, setting } from './settings.ts';
+import { type EventDestinations, parseEventDestinations } from './event-destinations.ts';
+import { type SettingSpec, type SettingValues, setting } from './settings.ts';
+
+/** EVENT_DESTINATIONS: where each event family goes (lib/config/event-routing.ts); unset, SQS only. */
+const eventDestinationsSetting: SettingSpec<EventDestinations | undefined> = Object.freeze({
+  description:
+    'where each event family goes: sqs (default), eventbridge or both, with family=destination overrides, e.g. sqs,publication=both',
+  read: (raw: string | undefined) =>
+    raw === undefined ? { ok: true as const, value: undefined } : parseEventDestinations(raw),
+  secret: false,
+});
 
 /** The variables of the README's Configuration table. */
 export const BASE_SETTINGS = Object.freeze({
@@ -36,6 +46,14 @@ export const BASE_SETTINGS = Object.freeze({
   CONFIRMATION_EVENTS_QUEUE_URL: setting.url(
     'the SQS queue URL for pds.confirmation.* events (overrides EVENTS_QUEUE_URL)',
   ),
+  EVENT_BUS_NAME: setting.string(
+    'the EventBridge bus (name or ARN) the families EVENT_DESTINATIONS routes to eventbridge go to; checked before the first send',
+    {
+      pattern: /^(arn:aws[\w-]*:events:[a-z0-9-]+:\d{12}:event-bus\/)?[\w.\-/]{1,256}$/,
+      hint: 'an EventBridge bus name or ARN',
+    },
+  ),
+  EVENT_DESTINATIONS: eventDestinationsSetting,
   WEBHOOK_QUEUE_URL: setting.url(
     'the SQS queue of webhook delivery: every event is also offered to webhooks through it (unset: no webhooks)',
   ),

@@ -1,5 +1,6 @@
 /**
- * Which queue each event type goes to: its family's override variable when set, else
+ * Where each event type goes: the SQS queue, the EventBridge bus or both (EVENT_DESTINATIONS, per
+ * family; default the queue only), and which queue: its family's override variable when set, else
  * EVENTS_QUEUE_URL (README, Configuration). The routing is configuration: `loadConfig`
  * reads it at cold start (every type a function emits must have a queue), and lib/events, a layer
  * above, re-exports it for the SQS sink, which asks it per event. It lives here, not in lib/events,
@@ -8,6 +9,7 @@
 
 import { ConfigError } from '../core/index.ts';
 import type { BaseSettings } from './base.ts';
+import { goesToBus, goesToQueue } from './event-destinations.ts';
 
 /** Event-type prefixes and the variable that may route that family to its own queue. */
 export const EVENT_QUEUE_OVERRIDES = Object.freeze({
@@ -20,8 +22,10 @@ export const EVENT_QUEUE_OVERRIDES = Object.freeze({
 
 type EventQueueOverride = (typeof EVENT_QUEUE_OVERRIDES)[keyof typeof EVENT_QUEUE_OVERRIDES];
 
-/** The queue variables routing reads, each `undefined` when unset. */
-export type EventQueueSettings = Partial<Pick<BaseSettings, 'EVENTS_QUEUE_URL' | EventQueueOverride>>;
+/** The routing variables, each `undefined` when unset. */
+export type EventQueueSettings = Partial<
+  Pick<BaseSettings, 'EVENTS_QUEUE_URL' | EventQueueOverride | 'EVENT_BUS_NAME' | 'EVENT_DESTINATIONS'>
+>;
 
 /**
  * The override variable for an event type's family (`pds.ingest.completed` → `INGEST_EVENTS_QUEUE_URL`),
@@ -44,7 +48,9 @@ function missingEventQueue(eventType: string, override: EventQueueOverride | und
 }
 
 /**
- * One configuration problem per event type (duplicates once) that no queue variable routes.
+ * One configuration problem per event type (duplicates once) that no queue variable routes, when its
+ * family goes to the queue; one naming EVENT_BUS_NAME when a family the function emits goes to the bus
+ * and no bus is set.
  *
  * @example
  * ```ts
@@ -56,7 +62,10 @@ export function unroutedEventTypeProblems(
   eventTypes: readonly string[],
 ): string[] {
   const problems: string[] = [];
+  const toBus: string[] = [];
   for (const eventType of new Set(eventTypes)) {
+    if (goesToBus(settings.EVENT_DESTINATIONS, eventType)) toBus.push(eventType);
+    if (!goesToQueue(settings.EVENT_DESTINATIONS, eventType)) continue;
     const override = eventQueueOverrideFor(eventType);
     if (
       settings.EVENTS_QUEUE_URL === undefined &&
@@ -64,6 +73,11 @@ export function unroutedEventTypeProblems(
     ) {
       problems.push(missingEventQueue(eventType, override));
     }
+  }
+  if (toBus.length > 0 && settings.EVENT_BUS_NAME === undefined) {
+    problems.push(
+      `EVENT_BUS_NAME is required: EVENT_DESTINATIONS sends ${toBus.join(', ')} to EventBridge (set the bus name or ARN, or route those families to sqs)`,
+    );
   }
   return problems;
 }

@@ -1,6 +1,9 @@
 /**
- * Reads one SQS message as a bridge event: follows a claim-check pointer (the AWS SQS extended client
- * format, current and legacy forms), then parses and verifies the envelope and its data.
+ * Reads one SQS message as a bridge event: unwraps an EventBridge event (a rule with an SQS target
+ * delivers `{"version","id","detail-type","source",…,"detail"}`, the CloudEvent being `detail`),
+ * follows a claim-check pointer (the AWS SQS extended client format, current and legacy forms, and
+ * the bare pointer object EventBridge's `detail` carries), then parses and verifies the envelope and
+ * its data.
  *
  * Fetching the offloaded payload is a port ({@link PayloadFetcher}) so that this file loads no AWS
  * SDK; the S3 adapter is `./s3/payload-fetcher.ts`.
@@ -99,6 +102,29 @@ function attributeValue(attribute: MessageAttributeLike | undefined): string | u
 }
 
 /**
+ * The `detail` of an EventBridge event delivered to SQS, as JSON text, or undefined when `body` is not
+ * one (a CloudEvent sent straight to the queue has no `detail-type`).
+ */
+function eventBridgeDetail(body: string): string | undefined {
+  if (!body.includes('"detail-type"')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const envelope = value as Record<string, unknown>;
+  const isEventBridge =
+    typeof envelope['detail-type'] === 'string' &&
+    typeof envelope.source === 'string' &&
+    typeof envelope.detail === 'object' &&
+    envelope.detail !== null &&
+    envelope.specversion === undefined;
+  return isEventBridge ? JSON.stringify(envelope.detail) : undefined;
+}
+
+/**
  * A reader of bridge events. Options are checked here, once.
  *
  * @example
@@ -143,12 +169,15 @@ export function createEventReader(
   async function resolveBody(
     message: SqsMessageLike,
   ): Promise<{ body: string; messageId: string | undefined }> {
-    const { body, attributes, messageId } = partsOf(message);
-    if (typeof body !== 'string' || body === '') {
+    const parts = partsOf(message);
+    const { attributes, messageId } = parts;
+    if (typeof parts.body !== 'string' || parts.body === '') {
       throw new ConsumerError('not-json', 'the message has no body. It was not sent by pds-bridge.', {
         messageId,
       });
     }
+    // Through an EventBridge rule: the CloudEvent (or its claim-check pointer) is the `detail`.
+    const body = eventBridgeDetail(parts.body) ?? parts.body;
     const flagged =
       attributeValue(attributes?.[EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]) ??
       attributeValue(attributes?.[LEGACY_PAYLOAD_SIZE_ATTRIBUTE]);

@@ -21,14 +21,14 @@ export class EventDataError extends BridgeError {
   }
 }
 
-/** One event SQS did not accept, and why. */
+/** One event the destination (SQS, EventBridge) did not accept, and why. */
 export interface EventPublishFailure {
   eventId: string;
   type: string;
-  /** The SQS error code (e.g. `InternalError`) or the name of the error thrown. */
+  /** The SQS or EventBridge error code (e.g. `InternalError`) or the name of the error thrown. */
   code: string;
   reason: string;
-  /** True when SQS blamed the request itself; sending it again unchanged cannot help. */
+  /** True when the destination blamed the request itself; sending it again unchanged cannot help. */
   senderFault: boolean;
   /**
    * Set when the whole request failed (permissions, a missing queue, the network) rather than this
@@ -42,7 +42,7 @@ export interface EventPublishFailure {
 const LISTED_FAILURES = 20;
 
 /**
- * Some events were not accepted by SQS after the bounded retries. The caller must not move its
+ * Some events were not accepted by SQS or EventBridge after the bounded retries. The caller must not move its
  * checkpoint past any of `failures`; `publishedIds` were accepted and will be delivered.
  *
  * @example
@@ -53,7 +53,8 @@ export class EventPublishError extends BridgeError {
   readonly failures: EventPublishFailure[];
   readonly publishedIds: string[];
 
-  constructor(failures: EventPublishFailure[], publishedIds: string[]) {
+  /** `destination` names who refused them in the message: `SQS` (default) or `EventBridge`. */
+  constructor(failures: EventPublishFailure[], publishedIds: string[], destination = 'SQS') {
     const listed = failures
       .slice(0, LISTED_FAILURES)
       .map((failure) => `${failure.eventId} (${failure.type}): ${failure.code}: ${failure.reason}`)
@@ -61,7 +62,7 @@ export class EventPublishError extends BridgeError {
     const more = failures.length > LISTED_FAILURES ? `; and ${failures.length - LISTED_FAILURES} more` : '';
     super(
       'EVENT_PUBLISH_FAILED',
-      `${failures.length} of ${failures.length + publishedIds.length} events were not accepted by SQS: ${listed}${more}. Do not move the checkpoint past them; the next run sends them again (their ids are deterministic, so consumers can drop duplicates).`,
+      `${failures.length} of ${failures.length + publishedIds.length} events were not accepted by ${destination}: ${listed}${more}. Do not move the checkpoint past them; the next run sends them again (their ids are deterministic, so consumers can drop duplicates).`,
       { retryable: true },
     );
     this.name = 'EventPublishError';

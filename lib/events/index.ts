@@ -1,11 +1,24 @@
 /**
  * Events: the CloudEvents envelope, the event types, the port they are published through and the
- * claim-check pointer format. Nothing here loads the AWS SDK; the SQS adapter is `./sqs/index.ts`.
+ * claim-check pointer format. Nothing here loads the AWS SDK; the SQS adapter is `./sqs/index.ts`, the EventBridge one
+ * `./eventbridge/index.ts`.
  * The documented examples (`./examples.ts`) are left out: they parse GDSN XML when built, and every
  * function that sends an event would carry the XML parser for them. So are the build-time contract
  * generators (`./json-schema.ts`, `./compatibility.ts`, `./asyncapi.ts`, `./contracts.ts`).
  */
 
+export {
+  DEFAULT_EVENT_DESTINATIONS,
+  EVENT_DESTINATIONS,
+  EVENT_FAMILIES,
+  type EventDestination,
+  type EventDestinations,
+  type EventFamily,
+  eventDestinationFor,
+  goesToBus,
+  goesToQueue,
+  parseEventDestinations,
+} from '../config/event-destinations.ts';
 export {
   EVENT_QUEUE_OVERRIDES,
   type EventQueueSettings,
@@ -44,6 +57,7 @@ export {
 } from './errors.ts';
 export { httpRefusalCode, pdsFailureCode } from './failure-codes.ts';
 export { FanOutSink } from './fan-out-sink.ts';
+export { FilteredSink } from './filtered-sink.ts';
 export type { EventSink } from './sink.ts';
 export {
   type ConfirmationChangedData,

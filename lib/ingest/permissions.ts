@@ -10,6 +10,7 @@ import {
   claimCheckGrant,
   dropBucket,
   dropObjects,
+  eventBusGrant,
   type PermissionTable,
   pdsCredentialsGrant,
   sendsEvent,
@@ -55,6 +56,7 @@ export const INGEST_PERMISSIONS: PermissionTable = {
     },
     claimCheckGrant,
     webhookOfferGrant,
+    eventBusGrant,
     ...INGEST_EVENT_TYPES.map(sendsEvent),
     {
       resource: triggerQueue,

@@ -10,6 +10,7 @@ import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import {
   actions,
   claimCheckGrant,
+  eventBusGrant,
   type Grant,
   type PermissionTable,
   pdsCredentialsGrant,
@@ -36,6 +37,7 @@ function shared(eventType: string, bucketWhy = 'tells a missing record (404) fro
     { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
     claimCheckGrant,
     webhookOfferGrant,
+    eventBusGrant,
     sendsEvent(eventType),
     pdsCredentialsGrant,
   ];

@@ -9,6 +9,7 @@ import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import {
   actions,
   claimCheckGrant,
+  eventBusGrant,
   type PermissionTable,
   pdsCredentialsGrant,
   sendsEvent,
@@ -50,6 +51,7 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
     ...CONFIRMATION_GRANTS.publish,
     claimCheckGrant,
     webhookOfferGrant,
+    eventBusGrant,
     ...PUBLICATION_EVENT_TYPES.map(sendsEvent),
     pdsCredentialsGrant,
   ],

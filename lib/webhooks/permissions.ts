@@ -7,6 +7,7 @@
 import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import {
   actions,
+  eventBusGrant,
   type Grant,
   type PermissionTable,
   pdsCredentialsGrant,
@@ -58,6 +59,7 @@ export const WEBHOOK_PERMISSIONS: PermissionTable = {
       why: 'queues one task per endpoint and each retry with its delay; offers its own events to webhooks',
     },
     sendsEvent('pds.webhook.endpoint-disabled'),
+    eventBusGrant,
     // It never calls the PDS, but its bundle carries the shared runtime's PDS client (lib/runtime.ts),
     // which this table must match call for call.
     pdsCredentialsGrant,

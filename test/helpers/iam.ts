@@ -60,7 +60,11 @@ export function resourceName(resource: unknown): string {
   if (text === undefined) return JSON.stringify(resource);
   return text
     .replace(/\$\{(\w+)\.Arn\}/g, '$1')
-    .replace(/^arn:\$\{AWS::Partition\}:s3:::\$\{(\w+)Name\}/, '$1');
+    .replace(/^arn:\$\{AWS::Partition\}:s3:::\$\{(\w+)Name\}/, '$1')
+    .replace(
+      /^arn:\$\{AWS::Partition\}:events:\$\{AWS::Region\}:\$\{AWS::AccountId\}:event-bus\/\$\{(\w+)Name\}$/,
+      '$1',
+    );
 }
 
 const listOf = (value: unknown): unknown[] =>
@@ -146,6 +150,16 @@ export function resolveResource(
       const override = eventQueueOverrideFor(resource.eventType);
       const routed = override === undefined ? undefined : variableTarget(fn, override);
       return routed ?? required(variableTarget(fn, 'EVENTS_QUEUE_URL'), `a queue for ${resource.eventType}`);
+    }
+    case 'event-bus': {
+      // The bus is optional (deploy/eventbridge.yml); its grant names it by the Sub variable EventBusName.
+      const variables = dig(fn.properties, 'Environment', 'Variables') as Record<string, unknown> | undefined;
+      if (variables?.[resource.variable] === undefined) {
+        throw new Error(
+          `${fn.name}: the table names the bus in ${resource.variable}, which the template does not give it`,
+        );
+      }
+      return 'EventBus';
     }
     case 'trigger-queue': {
       const [queue, ...more] = triggerQueues(template, fn);
@@ -239,6 +253,8 @@ export function mergeGrants(...all: Grants[]): Grants {
  * forbidden one, and S3 answers 404 only to a caller that may list the bucket.
  */
 export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  PutEventsCommand: ['events:PutEvents'],
+  DescribeEventBusCommand: ['events:DescribeEventBus'],
   GetObjectCommand: ['s3:GetObject', 's3:ListBucket'],
   HeadObjectCommand: ['s3:GetObject', 's3:ListBucket'],
   PutObjectCommand: ['s3:PutObject'],

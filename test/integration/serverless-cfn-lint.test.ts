@@ -19,6 +19,7 @@ const CHOICES = [
   ['--param', 'reserveConcurrency=true'],
   ['--param', 'dropBucket=acme-drops', '--param', 'ingestPrefix=incoming/'],
   ['--param', 'alarmEmail=ops@example.com'],
+  ['--param', 'eventBus=create', '--param', 'eventDestinations=sqs,publication=both'],
 ].flat();
 
 const describeMatch = (match: CfnLintMatch) => `${match.rule} ${match.path}: ${match.message}`;

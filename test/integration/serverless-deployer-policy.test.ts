@@ -42,6 +42,12 @@ const ACTIONS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
     'cloudwatch:GetDashboard',
     'cloudwatch:DeleteDashboards',
   ],
+  'AWS::Events::Archive': [
+    'events:CreateArchive',
+    'events:DescribeArchive',
+    'events:UpdateArchive',
+    'events:DeleteArchive',
+  ],
   'AWS::Events::EventBus': ['events:CreateEventBus', 'events:DescribeEventBus', 'events:DeleteEventBus'],
   'AWS::Events::Rule': [
     'events:PutRule',
@@ -215,8 +221,16 @@ let statements: Statement[];
 
 beforeAll(async () => {
   statements = documentedPolicy(await readFile(path.join(root, 'docs/deployment.md'), 'utf8')).Statement;
-  // With an alarm address, so the optional subscription is in the template too.
-  template = await packageService(['--param', 'alarmEmail=ops@acme.example']);
+  // With an alarm address and a created event bus, so the optional subscription, bus and archive are
+  // in the template too.
+  template = await packageService([
+    '--param',
+    'alarmEmail=ops@acme.example',
+    '--param',
+    'eventBus=create',
+    '--param',
+    'eventDestinations=both',
+  ]);
 }, 240_000);
 
 describe('the deployer policy of docs/deployment.md', () => {

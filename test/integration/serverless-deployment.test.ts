@@ -64,6 +64,9 @@ const PARAMETERS = {
   xmlMaxDepth: '50',
   xmlMaxElements: '100000',
   xmlMaxAttributes: '100000',
+  eventBus: 'acme-events',
+  eventDestinations: 'sqs,publication=both',
+  eventArchiveRetentionDays: '90',
 } as const;
 
 let defaults: PackagedService;
@@ -108,9 +111,18 @@ function envOf(template: CloudFormationTemplate, functionId: string): Json {
  */
 function deployedValue(template: CloudFormationTemplate, value: unknown): string {
   if (typeof value === 'string') return value;
-  // A condition of the default deployment (no parameters) holds: IngestCreatesDropBucket, for one.
-  const condition = (value as { 'Fn::If'?: [string, unknown, unknown] } | null)?.['Fn::If'];
-  if (condition) return deployedValue(template, condition[1]);
+  // EVENT_BUS_NAME: the created bus, the existing one named, or blank (deploy/eventbridge.yml).
+  const branches = (value as { 'Fn::If'?: [string, unknown, unknown] } | null)?.['Fn::If'];
+  if (branches) {
+    const [condition, whenTrue, whenFalse] = branches;
+    const holds = (template.Conditions?.[condition] ?? {}) as Record<string, [unknown, unknown]>;
+    const equals =
+      holds['Fn::Equals'] ??
+      (holds['Fn::Not'] as unknown as Array<Record<string, [unknown, unknown]>>)?.[0]?.['Fn::Equals'];
+    const same = equals !== undefined && equals[0] === equals[1];
+    const taken = 'Fn::Not' in holds ? !same : same;
+    return deployedValue(template, taken ? whenTrue : whenFalse);
+  }
   const id = referencedId(value) ?? '';
   switch (template.Resources[id]?.Type) {
     case 'AWS::SQS::Queue':
@@ -119,6 +131,8 @@ function deployedValue(template: CloudFormationTemplate, value: unknown): string
       return `${id.toLowerCase()}-123456789012`;
     case 'AWS::SecretsManager::Secret':
       return `arn:aws:secretsmanager:eu-central-1:123456789012:secret:${id}-AbCdEf`;
+    case 'AWS::Events::EventBus':
+      return `pds-bridge-dev-${id.toLowerCase()}`;
     default:
       throw new Error(`no deployed value for ${JSON.stringify(value)} in a function's environment`);
   }
@@ -246,7 +260,9 @@ describe('serverless template: the whole stack', () => {
         'WebhookEndpointsDisabledAlarm',
       ].sort(),
       'AWS::CloudWatch::Dashboard': ['Dashboard'],
-      'AWS::IAM::ManagedPolicy': ['TracingPolicy'],
+      'AWS::Events::Archive': ['EventArchive'],
+      'AWS::Events::EventBus': ['EventBus'],
+      'AWS::IAM::ManagedPolicy': ['EventBusPublishPolicy', 'TracingPolicy'],
       'AWS::IAM::Policy': ['WebhookApiPolicy', 'WebhookOfferPolicy'],
       'AWS::IAM::Role': [
         'ApiRole',
@@ -432,6 +448,7 @@ describe('serverless template: the whole stack', () => {
           'TracingPolicy',
           'WebhookOfferPolicy',
           'WebhookApiPolicy',
+          'EventBusPublishPolicy',
         ]),
       );
     }
@@ -656,6 +673,11 @@ describe('serverless template: the whole stack', () => {
       WEBHOOK_DISABLE_AFTER_HOURS: '48',
     });
     for (const fn of functions) expect(envOf(t, fn).WEBHOOK_ROTATION_OVERLAP_HOURS, fn).toBe('12');
+    for (const fn of functions) expect(envOf(t, fn).EVENT_DESTINATIONS, fn).toBe('sqs,publication=both');
+    // An existing bus: the name, no bus or archive of ours (they exist only with eventBus=create).
+    expect(t.Conditions?.EventBusEnabled).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['acme-events', 'none'] }] });
+    expect(t.Conditions?.EventBusCreated).toEqual({ 'Fn::Equals': ['acme-events', 'create'] });
+    expect(props(t, 'EventArchive').RetentionDays).toBe('90');
     const webhookRules = (
       dig(props(t, 'StateBucket'), 'LifecycleConfiguration', 'Rules') as Array<{
         Prefix?: string;

@@ -409,3 +409,46 @@ describe('createEventReader: claim-check', () => {
     );
   });
 });
+
+describe('createEventReader: events delivered by an EventBridge rule to SQS', () => {
+  /** The body an EventBridge rule with an SQS target delivers: the event with the CloudEvent as detail. */
+  const eventBridgeBody = (detail: unknown) =>
+    JSON.stringify({
+      version: '0',
+      id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
+      'detail-type': failed.type,
+      source: failed.source,
+      account: '123456789012',
+      time: failed.time,
+      region: 'eu-central-1',
+      resources: [],
+      detail,
+    });
+
+  it('reads the CloudEvent in detail as the same event the queue carries', async () => {
+    // prepare
+    const reader = createEventReader();
+
+    // act
+    const viaBus = await reader.read(sdkMessage(eventBridgeBody(JSON.parse(serializeEvent(failed)))));
+    const viaQueue = await reader.read(sdkMessage(serializeEvent(failed)));
+
+    // assess
+    expect(viaBus).toEqual(viaQueue);
+  });
+
+  it('follows the claim-check pointer an oversized event carries as its detail', async () => {
+    // prepare
+    const payloads = payloadsFrom({ 'state/claim-check/x.json': serializeEvent(completed) });
+    const reader = createEventReader({ payloads });
+
+    // act
+    const event = await reader.read(
+      sdkMessage(eventBridgeBody({ s3BucketName: 'state', s3Key: 'claim-check/x.json' })),
+    );
+
+    // assess
+    expect(payloads.reads).toEqual(['state/claim-check/x.json']);
+    expect(event.id).toBe(completed.id);
+  });
+});

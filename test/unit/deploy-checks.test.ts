@@ -23,6 +23,34 @@ describe('deploymentProblems', () => {
     expect(deploymentProblems(fine)).toEqual([]);
   });
 
+  it('refuses eventDestinations that send to EventBridge without a bus, and unknown words, naming the fix', () => {
+    // act
+    const noBus = deploymentProblems({
+      ...fine,
+      eventBus: 'none',
+      eventDestinations: 'sqs,publication=both',
+    });
+    const badWord = deploymentProblems({ ...fine, eventBus: 'create', eventDestinations: 'bus' });
+    const badBus = deploymentProblems({ ...fine, eventBus: 'my bus', eventDestinations: 'sqs' });
+    const created = deploymentProblems({ ...fine, eventBus: 'create', eventDestinations: 'both' });
+    const existing = deploymentProblems({
+      ...fine,
+      eventBus: 'acme-events',
+      eventDestinations: 'eventbridge',
+    });
+
+    // assess
+    expect(noBus).toEqual([expect.stringContaining('--param eventBus=create')]);
+    expect(badWord).toEqual([
+      expect.stringContaining('eventDestinations has "bus": must be sqs, eventbridge, both'),
+    ]);
+    expect(badBus).toEqual([
+      expect.stringContaining('eventBus "my bus" is not none, create or an EventBridge bus name'),
+    ]);
+    expect(created).toEqual([]);
+    expect(existing).toEqual([]);
+  });
+
   it('requires pdsBaseUrl, and an http(s) one', () => {
     // act
     const missing = deploymentProblems({ ...fine, pdsBaseUrl: '' });

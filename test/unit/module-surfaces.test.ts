@@ -39,7 +39,7 @@ const SURFACES: readonly Surface[] = [
     // scripts/ builds the contracts and examples from lib/events' tooling files, which the entry
     // leaves out so that no Lambda bundle carries them.
     module: 'lib/events/',
-    entries: ['lib/events/index.ts', 'lib/events/sqs/index.ts'],
+    entries: ['lib/events/index.ts', 'lib/events/sqs/index.ts', 'lib/events/eventbridge/index.ts'],
     importers: ['lib', 'functions'],
   },
   {
