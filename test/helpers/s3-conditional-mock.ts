@@ -129,19 +129,21 @@ export function mockConditionalS3(bucket = 'state'): ConditionalS3Mock {
   stub.on(ListObjectsV2Command).callsFake(async (input) => {
     checkBucket(input.Bucket);
     const prefix = input.Prefix ?? '';
+    // As S3 does: byte order; the listing resumes after StartAfter, or after the last key of the
+    // previous page (the continuation token, which takes precedence).
+    const after = input.ContinuationToken ?? input.StartAfter;
     const all = [...objects.keys()]
       .filter((key) => key.startsWith(prefix))
+      .filter((key) => after === undefined || Buffer.compare(Buffer.from(key), Buffer.from(after)) > 0)
       .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const start = input.ContinuationToken ? Number(input.ContinuationToken) : 0;
-    const size = input.MaxKeys ?? 1000;
-    const page = all.slice(start, start + size);
-    const truncated = start + size < all.length;
+    const page = all.slice(0, input.MaxKeys ?? 1000);
+    const truncated = page.length < all.length;
     return {
       $metadata: { ...METADATA, httpStatusCode: 200 },
       Contents: page.map((Key) => ({ Key, ETag: objects.get(Key)?.etag })),
       KeyCount: page.length,
       IsTruncated: truncated,
-      ...(truncated ? { NextContinuationToken: String(start + size) } : {}),
+      ...(truncated ? { NextContinuationToken: page.at(-1) } : {}),
     };
   });
 

@@ -223,6 +223,6 @@ describe('S3StateStore', () => {
     const calls = s3.stub
       .commandCalls(ListObjectsV2Command)
       .map((call) => call.args[0].input.ContinuationToken);
-    expect(calls).toEqual([undefined, '2', '4']);
+    expect(calls).toEqual([undefined, 'watch/1.json', 'watch/3.json']);
   });
 });
