@@ -23,8 +23,15 @@ import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import type { OperatorQueues } from '../../lib/ops/ports.ts';
 import { planReplay } from '../../lib/ops/replay.ts';
 import { bridgeStatus } from '../../lib/ops/status.ts';
-import { openMarkerPrefix, timeMarkerKey, timeMarkerPrefix } from '../../lib/state/activity-index.ts';
-import type { ListedState, StateEntry, StateListOptions, StateStore } from '../../lib/state/index.ts';
+import {
+  type ListedState,
+  openMarkerPrefix,
+  type StateEntry,
+  type StateListOptions,
+  type StateStore,
+  timeMarkerKey,
+  timeMarkerPrefix,
+} from '../../lib/state/index.ts';
 import type { ScaleSection } from './section.ts';
 
 const DAYS = 30;

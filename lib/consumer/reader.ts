@@ -177,7 +177,8 @@ export function createEventReader(
       });
     }
     // Through an EventBridge rule: the CloudEvent (or its claim-check pointer) is the `detail`.
-    const body = eventBridgeDetail(parts.body) ?? parts.body;
+    const detail = eventBridgeDetail(parts.body);
+    const body = detail ?? parts.body;
     const flagged =
       attributeValue(attributes?.[EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]) ??
       attributeValue(attributes?.[LEGACY_PAYLOAD_SIZE_ATTRIBUTE]);
@@ -191,7 +192,9 @@ export function createEventReader(
       );
     }
     const location = `s3://${pointer.s3BucketName}/${pointer.s3Key}`;
-    if (flagged === undefined) {
+    // EventBridge delivers no message attributes: its envelope marks the pointer in `detail` as the
+    // bridge's (the bucket and prefix rule below still applies), where a bare SQS body needs the flag.
+    if (flagged === undefined && detail === undefined) {
       throw new ConsumerError(
         'claim-check-invalid',
         `the body is an S3 pointer (${location}) but the message has no ${EXTENDED_PAYLOAD_SIZE_ATTRIBUTE} attribute, which every extended client (and pds-bridge) sets; not followed. Check which producer writes to this queue.`,

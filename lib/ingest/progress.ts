@@ -24,8 +24,16 @@
  */
 
 import type { IngestFailureCode } from '../events/index.ts';
-import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
-import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, type StateStore } from '../state/index.ts';
+import {
+  acquireClaim,
+  advanceClaim,
+  type Claim,
+  type ClaimPolicy,
+  openMarkerKey,
+  type StateStore,
+  timeMarkerKey,
+  writeActivityMarker,
+} from '../state/index.ts';
 import { IngestInProgressError } from './errors.ts';
 import { ingestProgressKey, type ObjectWrite } from './keys.ts';
 

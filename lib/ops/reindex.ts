@@ -8,8 +8,8 @@ import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import { INGEST_ACTIVITY, type IngestProgressRecord, isFinished } from '../ingest/progress.ts';
 import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
 import { notifiedAtTime, PUBLICATION_ACTIVITY, type PublicationRecord } from '../publications/records.ts';
-import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
 import type { StateStore } from '../state/index.ts';
+import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '../state/index.ts';
 
 /** What a reindex did. */
 export interface ActivityReindexReport {

@@ -15,8 +15,7 @@ import { readGatheringProgress } from '../ingest/progress-entries.ts';
 import { publicationOutcomeEvent } from '../publications/events.ts';
 import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
 import { notifiedAtTime, PUBLICATION_ACTIVITY, type PublicationRecord } from '../publications/records.ts';
-import { markedInWindow } from '../state/activity-index.ts';
-import { compareKeys, type StateStore } from '../state/index.ts';
+import { compareKeys, markedInWindow, type StateStore } from '../state/index.ts';
 
 /** What can be replayed. */
 export const REPLAY_KINDS = ['ingest', 'publication'] as const;

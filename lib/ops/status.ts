@@ -12,14 +12,12 @@ import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
 import {
   ACTIVITY_MARKER_GRACE_MS,
   type ActivityMarker,
-  openMarkerKey,
-  openMarkerPrefix,
-  recordKeyOfMarker,
-} from '../state/activity-index.ts';
-import {
   type LeaseRecord,
   type LeaseRunOutcome,
   leaseKey,
+  openMarkerKey,
+  openMarkerPrefix,
+  recordKeyOfMarker,
   StateConflictError,
   type StateStore,
   WATCH_PREFIX,

@@ -29,8 +29,13 @@ import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
-import { timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
-import { StateConflictError, type StateStore, watch } from '../state/index.ts';
+import {
+  StateConflictError,
+  type StateStore,
+  timeMarkerKey,
+  watch,
+  writeActivityMarker,
+} from '../state/index.ts';
 import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { publicationKey } from './keys.ts';

@@ -5,6 +5,18 @@
  * because it loads the AWS SDK, which building records must not.
  */
 export {
+  ACTIVITY_MARKER_GRACE_MS,
+  type ActivityMarker,
+  activityFamilyPrefix,
+  markedInWindow,
+  openMarkerKey,
+  openMarkerPrefix,
+  recordKeyOfMarker,
+  timeMarkerKey,
+  timeMarkerPrefix,
+  writeActivityMarker,
+} from './activity-index.ts';
+export {
   type AcquireResult,
   type AdvanceResult,
   acquireClaim,

@@ -124,7 +124,10 @@ describeOnMoto('EventBridge publishing', () => {
       busName: BUS,
       claimCheck: { s3: aws.s3, bucket: 'state' },
     });
-    const reader = createEventReader({ payloads: s3PayloadFetcher(aws.s3) });
+    const reader = createEventReader({
+      payloads: s3PayloadFetcher(aws.s3),
+      claimCheck: { buckets: ['state'] },
+    });
 
     // act
     await publisher.publish([big]);

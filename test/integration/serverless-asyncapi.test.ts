@@ -23,6 +23,7 @@ const EMITTED: Record<string, readonly EventType[]> = {
     'pds.publication.failed',
     'pds.confirmation.changed',
   ],
+  WebhookDeliveryLambdaFunction: ['pds.webhook.endpoint-disabled'],
 };
 
 interface SqsQueueBinding {

@@ -133,12 +133,15 @@ describe('serverless template: ingest', () => {
       [
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        's3:DeleteObject',
+        's3:GetObject',
         's3:GetObject',
         's3:GetObject',
         's3:GetObjectTagging',
         's3:GetObjectVersion',
         's3:GetObjectVersionTagging',
         's3:ListBucket',
+        's3:PutObject',
         's3:PutObject',
         's3:PutObject',
         's3:PutObjectTagging',
@@ -156,7 +159,9 @@ describe('serverless template: ingest', () => {
     expect(JSON.stringify(logs?.Resource)).toContain('log-group:/aws/lambda/pds-bridge-dev-ingest:*');
     const puts = all.filter((s) => actions(s).includes('s3:PutObject')).map((s) => s.Resource);
     expect(puts).toEqual(
-      ['ingest', 'claim-check'].map((prefix) => ({ 'Fn::Sub': `\${StateBucket.Arn}/${prefix}/*` })),
+      ['ingest', 'activity-index/ingest', 'claim-check'].map((prefix) => ({
+        'Fn::Sub': `\${StateBucket.Arn}/${prefix}/*`,
+      })),
     );
     expect(all.find((s) => actions(s).includes('sqs:SendMessage'))?.Resource).toEqual({
       'Fn::GetAtt': ['EventsQueue', 'Arn'],

@@ -440,7 +440,7 @@ describe('createEventReader: events delivered by an EventBridge rule to SQS', ()
   it('follows the claim-check pointer an oversized event carries as its detail', async () => {
     // prepare
     const payloads = payloadsFrom({ 'state/claim-check/x.json': serializeEvent(completed) });
-    const reader = createEventReader({ payloads });
+    const reader = createEventReader({ payloads, claimCheck: { buckets: ['state'] } });
 
     // act
     const event = await reader.read(
