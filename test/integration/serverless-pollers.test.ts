@@ -193,11 +193,13 @@ describe('deploy/pollers.yml packaged offline by osls', () => {
       statementsOf(role)
         .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
         .flatMap((statement) => [statement.Resource].flat());
-    // Its events, the confirmation ledger's (shared queue), and (Lambda, with this role) the record
-    // of a failed scheduled run.
+    // Its events, the confirmation ledger's (shared queue), the republication a resend request
+    // queues (REPUBLISH_ON_RESEND_REQUEST), and (Lambda, with this role) the record of a failed
+    // scheduled run.
     expect(sends('PollMessagingAssetsRole')).toEqual([
       { 'Fn::GetAtt': ['MessagingAssetEventsQueue', 'Arn'] },
       { 'Fn::GetAtt': ['EventsQueue', 'Arn'] },
+      { 'Fn::GetAtt': ['PublicationQueue', 'Arn'] },
       { 'Fn::GetAtt': ['PollerFailedRunsQueue', 'Arn'] },
     ]);
     expect(sends('PollSupplierReviewsWorkerRole')).toEqual([
