@@ -8,3 +8,11 @@ export class CliInputError extends BridgeError {
     this.name = 'CliInputError';
   }
 }
+
+/** `npm run drop` / `npm run events` found no running stack to talk to. */
+export class StackFileError extends BridgeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('STACK_FILE_MISSING', message, options);
+    this.name = 'StackFileError';
+  }
+}

@@ -19,7 +19,8 @@ import {
   type RunningLocalStack,
   startLocalStack,
 } from './stack.ts';
-import { DEFAULT_STACK_FILE, removeStackFile, stackFactsOf, writeStackFile } from './stack-file.ts';
+import { stackFactsOf } from './stack-facts.ts';
+import { DEFAULT_STACK_FILE, removeStackFile, writeStackFile } from './stack-file.ts';
 
 /** The `--help` text. */
 export const START_USAGE = `Usage: npm start -- [options]

@@ -38,7 +38,8 @@ import { type EventEnvelope, formatEventLine, type ReceivedEvent } from './event
 import { readEvents } from './event-reader.ts';
 import { EVENT_QUEUE_ROLES } from './resources.ts';
 import type { RunningLocalStack } from './stack.ts';
-import { emulatorClientConfig, stackFactsOf, writeStackFile } from './stack-file.ts';
+import { stackFactsOf } from './stack-facts.ts';
+import { emulatorClientConfig, writeStackFile } from './stack-file.ts';
 
 const runFile = promisify(execFile);
 /** The `pds` command of this checkout. */

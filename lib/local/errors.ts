@@ -30,14 +30,6 @@ export class LocalStackStartedError extends BridgeError {
   }
 }
 
-/** `npm run drop` / `npm run events` found no running stack to talk to. */
-export class StackFileError extends BridgeError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('STACK_FILE_MISSING', message, options);
-    this.name = 'StackFileError';
-  }
-}
-
 /** True for the error Node gives when a listen address is taken. */
 export function isAddressInUse(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';

@@ -8,10 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { StackFileError } from '../cli/errors.ts';
 import type { LineIo } from '../command-line.ts';
-import { StackFileError } from './errors.ts';
-import { EVENT_QUEUE_ROLES } from './resources.ts';
-import type { RunningLocalStack } from './stack.ts';
 
 /** Where the stack writes its facts, relative to the working directory (the project root for npm scripts). */
 export const DEFAULT_STACK_FILE = '.local/stack.json';
@@ -63,37 +61,6 @@ export function emulatorClientConfig(aws: StackFacts['aws']): {
     endpoint: aws.endpoint,
     region: aws.region,
     credentials: { accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey },
-  };
-}
-
-/**
- * The facts of a running stack; `pid` and `startedAt` default to this process and now.
- *
- * @example
- * ```ts
- * await writeStackFile(DEFAULT_STACK_FILE, stackFactsOf(stack));
- * ```
- */
-export function stackFactsOf(stack: RunningLocalStack, pid = process.pid, now = new Date()): StackFacts {
-  return {
-    version: 1,
-    pid,
-    startedAt: now.toISOString(),
-    aws: { ...stack.aws },
-    buckets: { ...stack.buckets },
-    eventQueues: EVENT_QUEUE_ROLES.map((role) => ({
-      name: stack.queues[role].name,
-      url: stack.queues[role].url,
-    })),
-    api: { ...stack.api },
-    // A real PDS's password stays out of the file; the simulator's demo credentials are no secret.
-    pds: {
-      url: stack.pds.url,
-      username: stack.pds.username,
-      ...(stack.pds.simulated ? { password: stack.pds.password } : {}),
-      simulated: stack.pds.simulated,
-    },
-    ingest: { prefix: stack.ingest.prefix, suffixes: [...stack.ingest.suffixes] },
   };
 }
 

@@ -20,7 +20,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lib/cli/main.ts';
 import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
+import { stackFactsOf } from '../../lib/local/stack-facts.ts';
+import { writeStackFile } from '../../lib/local/stack-file.ts';
 import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
 
 interface Event {

@@ -14,7 +14,8 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
+import { stackFactsOf } from '../../lib/local/stack-facts.ts';
+import { writeStackFile } from '../../lib/local/stack-file.ts';
 import { DEMO_PRIMARY_KEYS } from '../../lib/simulator/index.ts';
 
 interface Event {

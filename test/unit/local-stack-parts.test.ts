@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { API_SETTINGS, apiSettingsOf } from '../../lib/api/index.ts';
+import { StackFileError } from '../../lib/cli/errors.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { INGEST_EVENT_TYPES, INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
 import { bannerLines } from '../../lib/local/banner.ts';
 import { demoFiles, itemsCsv } from '../../lib/local/demo-files.ts';
 import { applyEnvironment, handlerEnvironment } from '../../lib/local/environment.ts';
-import { StackFileError } from '../../lib/local/errors.ts';
 import {
   createLocalResources,
   LOCAL_BUCKETS,
@@ -17,7 +17,8 @@ import {
   type LocalResources,
 } from '../../lib/local/resources.ts';
 import type { RunningLocalStack } from '../../lib/local/stack.ts';
-import { readStackFile, removeStackFile, stackFactsOf, writeStackFile } from '../../lib/local/stack-file.ts';
+import { stackFactsOf } from '../../lib/local/stack-facts.ts';
+import { readStackFile, removeStackFile, writeStackFile } from '../../lib/local/stack-file.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
 import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
 import { parseCsv } from '../../lib/simulator/csv.ts';
