@@ -279,8 +279,9 @@ export function mergeGrants(...all: Grants[]): Grants {
  * The IAM actions each SDK command is authorised as (AWS's Service Authorization Reference). A command
  * found in a bundle and missing here fails the test: add it with its actions.
  *
- * GetObject and HeadObject need ListBucket as well: the code tells a missing key (404) from a
- * forbidden one, and S3 answers 404 only to a caller that may list the bucket.
+ * GetObject and HeadObject need ListBucket as well: the code tells a missing key from a forbidden
+ * one, by S3's 404 (given only to a caller that may list the bucket) or, after a 403, by listing the
+ * exact key (lib/state/s3/store.ts, lib/ingest/s3/adapters.ts).
  */
 export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   PutEventsCommand: ['events:PutEvents'],
