@@ -17,14 +17,21 @@
 import { EVENTBRIDGE_PUBLISHER_ACTIONS } from './events/eventbridge/index.ts';
 import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from './events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from './pds/index.ts';
+import { STATE_STORE_ACTIONS } from './state/s3/index.ts';
 
 /** Where a call goes. */
 export type Resource =
-  /** The state bucket itself (STATE_BUCKET): listing, and 404 instead of 403 for a missing key. */
-  | { readonly kind: 'state-bucket' }
+  /**
+   * The state bucket itself (STATE_BUCKET), listed only under `prefixes` (key patterns such as
+   * `watch/*`, granted with a `StringLike` condition on `s3:prefix`): see {@link listsStateBucket}.
+   */
+  | { readonly kind: 'state-bucket'; readonly prefixes: readonly string[] }
   /** Objects of the state bucket: one key (`checkpoints/messaging-assets.json`) or a prefix and `*`. */
   | { readonly kind: 'state-objects'; readonly pattern: string }
-  /** The drop bucket itself, whose notifications reach the ingest. */
+  /**
+   * The drop bucket itself, whose notifications reach the ingest, listed only under `<ingestPrefix>*`
+   * (a `StringLike` condition on `s3:prefix`).
+   */
   | { readonly kind: 'drop-bucket' }
   /** The drop bucket's objects under `ingestPrefix` (every object when no prefix is set). */
   | { readonly kind: 'drop-objects' }
@@ -49,7 +56,6 @@ export interface Grant {
 /** A function's grants, by the name of its handler (`functions/<name>.ts`). */
 export type PermissionTable = Readonly<Record<string, readonly Grant[]>>;
 
-export const stateBucket: Resource = Object.freeze({ kind: 'state-bucket' });
 export const dropBucket: Resource = Object.freeze({ kind: 'drop-bucket' });
 export const dropObjects: Resource = Object.freeze({ kind: 'drop-objects' });
 export const triggerQueue: Resource = Object.freeze({ kind: 'trigger-queue' });
@@ -66,6 +72,38 @@ export const triggerQueue: Resource = Object.freeze({ kind: 'trigger-queue' });
  */
 export function stateObjects(keyOrPrefix: string): Resource {
   return { kind: 'state-objects', pattern: keyOrPrefix.endsWith('/') ? `${keyOrPrefix}*` : keyOrPrefix };
+}
+
+/**
+ * The ListBucket grant on the state bucket of a role whose other grants are `grants`: listed only
+ * under the key patterns the role may read (`s3:GetObject`), as one `StringLike` condition on
+ * `s3:prefix`. That covers both uses: every `store.list(prefix)` of the code lists under a prefix
+ * the role reads, and a read answered 403 lists its exact key to tell a missing key from a forbidden
+ * one (lib/state/s3/store.ts), which only a role that may read the key needs.
+ *
+ * @example
+ * ```ts
+ * const row = [listsStateBucket(grants, 'lists the watch list'), ...grants];
+ * ```
+ */
+export function listsStateBucket(grants: readonly Grant[], why: string): Grant {
+  const prefixes = new Set<string>();
+  for (const grant of grants) {
+    if (grant.resource.kind === 'state-objects' && grant.actions.includes('s3:GetObject')) {
+      prefixes.add(grant.resource.pattern);
+    }
+  }
+  if (prefixes.size === 0) throw new TypeError('a role that reads no state key needs no ListBucket grant');
+  return {
+    resource: Object.freeze({ kind: 'state-bucket', prefixes: Object.freeze([...prefixes].sort()) }),
+    actions: actions(STATE_STORE_ACTIONS.bucket),
+    why,
+  };
+}
+
+/** A row whose ListBucket grant on the state bucket follows its reads ({@link listsStateBucket}), first. */
+export function withStateListing(why: string, grants: readonly Grant[]): Grant[] {
+  return [listsStateBucket(grants, why), ...grants];
 }
 
 /** The queue whose URL the configuration variable `variable` holds. */
@@ -132,11 +170,11 @@ export function sendsEvent(eventType: string): Grant {
 export function describeResource(resource: Resource): string {
   switch (resource.kind) {
     case 'state-bucket':
-      return 'state bucket';
+      return `state bucket, listed under ${resource.prefixes.map((prefix) => `\`${prefix}\``).join(', ')}`;
     case 'state-objects':
       return `state bucket: \`${resource.pattern}\``;
     case 'drop-bucket':
-      return 'drop bucket';
+      return 'drop bucket, listed under `<ingestPrefix>*`';
     case 'drop-objects':
       return 'drop bucket: `<ingestPrefix>*`';
     case 'queue':

@@ -14,10 +14,10 @@ import {
   type PermissionTable,
   pdsCredentialsGrant,
   sendsEvent,
-  stateBucket,
   stateObjects,
   triggerQueue,
   webhookOfferGrant,
+  withStateListing,
 } from '../permissions.ts';
 import { activityFamilyPrefix } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
@@ -28,7 +28,7 @@ import { INGEST_EVENT_TYPES } from './settings.ts';
 import { RETRY_DELAY_ACTIONS } from './sqs/retry-delay.ts';
 
 export const INGEST_PERMISSIONS: PermissionTable = {
-  ingest: [
+  ingest: withStateListing('tells a progress record not written yet (404) from a forbidden one', [
     {
       resource: dropObjects,
       actions: actions(OBJECT_SOURCE_ACTIONS.objects, OBJECT_TAGGER_ACTIONS.objects),
@@ -38,11 +38,6 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       resource: dropBucket,
       actions: actions(OBJECT_SOURCE_ACTIONS.bucket),
       why: 'tells a deleted drop (404) from a forbidden one',
-    },
-    {
-      resource: stateBucket,
-      actions: actions(STATE_STORE_ACTIONS.bucket),
-      why: 'tells a progress record not written yet (404) from a forbidden one',
     },
     {
       resource: stateObjects(activityFamilyPrefix(INGEST_ACTIVITY)),
@@ -64,5 +59,5 @@ export const INGEST_PERMISSIONS: PermissionTable = {
       why: 'brings a failed record back after its back-off instead of the visibility timeout',
     },
     pdsCredentialsGrant,
-  ],
+  ]),
 };

@@ -5,7 +5,8 @@
  *
  * Clients reach it through the conditional endpoint (./conditional-endpoint.ts) on the stack's AWS
  * port, which enforces S3's conditional writes that fauxqs ignores; fauxqs itself listens on a free
- * port that only the endpoint uses.
+ * port of 127.0.0.1 (it asks for every interface; ./loopback.ts keeps it on the loopback) that only
+ * the endpoint uses.
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { type RunningConditionalEndpoint, startConditionalEndpoint } from './conditional-endpoint.ts';
 import { isAddressInUse, PortInUseError } from './errors.ts';
 import { fixFauxqsListing } from './fauxqs-listing.ts';
+import { listenOnLoopback } from './loopback.ts';
 
 export interface EmulatorOptions {
   /** 0 picks a free port. */
@@ -56,13 +58,16 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   }
   // fauxqs lists in locale order; S3 (and every paged reader of the bridge) needs byte order.
   await fixFauxqsListing();
-  const server: FauxqsServer = await startFauxqs({
-    port: 0,
-    logger: false,
-    defaultRegion: options.region,
-    messageSpies: { bufferSize: SPY_BUFFER_SIZE },
-    ...storage,
-  });
+  // fauxqs listens on every interface and checks no signature: keep it on the loopback (./loopback.ts).
+  const server: FauxqsServer = await listenOnLoopback('fauxqs', () =>
+    startFauxqs({
+      port: 0,
+      logger: false,
+      defaultRegion: options.region,
+      messageSpies: { bufferSize: SPY_BUFFER_SIZE },
+      ...storage,
+    }),
+  );
   let front: RunningConditionalEndpoint;
   try {
     front = await startConditionalEndpoint({

@@ -16,9 +16,9 @@ import {
   pdsCredentialsGrant,
   queueNamedBy,
   sendsEvent,
-  stateBucket,
   stateObjects,
   webhookOfferGrant,
+  withStateListing,
 } from '../permissions.ts';
 import { PUBLICATIONS_PREFIX } from '../publications/keys.ts';
 import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
@@ -29,18 +29,13 @@ import { REVIEW_PROGRESS_PREFIX } from './keys.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
 import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';
 
-const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
+const { read, write, delete: remove } = STATE_STORE_ACTIONS;
 
-/** What every poller does: find missing state records, claim-check large events, read the PDS credentials. */
-function shared(eventType: string, bucketWhy = 'tells a missing record (404) from a forbidden one'): Grant[] {
-  return [
-    { resource: stateBucket, actions: actions(bucket), why: bucketWhy },
-    claimCheckGrant,
-    webhookOfferGrant,
-    eventBusGrant,
-    sendsEvent(eventType),
-    pdsCredentialsGrant,
-  ];
+const BUCKET_WHY = 'tells a missing record (404) from a forbidden one';
+
+/** What every poller does: claim-check large events, send its events, read the PDS credentials. */
+function shared(eventType: string): Grant[] {
+  return [claimCheckGrant, webhookOfferGrant, eventBusGrant, sendsEvent(eventType), pdsCredentialsGrant];
 }
 
 /** The review pollers' state: the watch entries they read and purge, and their own progress. */
@@ -58,7 +53,7 @@ const reviewState: Grant[] = [
 ];
 
 export const POLLING_PERMISSIONS: PermissionTable = {
-  'poll-messaging-assets': [
+  'poll-messaging-assets': withStateListing(BUCKET_WHY, [
     ...shared('pds.messaging-asset.received'),
     {
       resource: stateObjects(MESSAGING_ASSETS_CHECKPOINT),
@@ -81,12 +76,9 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       actions: actions(read, write, remove),
       why: 'holds the run lease and deletes it when the run ends',
     },
-  ],
-  'poll-supplier-reviews': [
-    ...shared(
-      'pds.supplier-review.received',
-      'lists the watch list; tells a missing record (404) from a forbidden one',
-    ),
+  ]),
+  'poll-supplier-reviews': withStateListing(`lists the watch list; ${BUCKET_WHY}`, [
+    ...shared('pds.supplier-review.received'),
     ...reviewState,
     ...CONFIRMATION_GRANTS.deadlines,
     {
@@ -99,10 +91,10 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       actions: actions(REVIEW_KEY_QUEUE_ACTIONS),
       why: 'fans a large watch list out in chunks',
     },
-  ],
-  'poll-supplier-reviews-worker': [
+  ]),
+  'poll-supplier-reviews-worker': withStateListing(BUCKET_WHY, [
     ...shared('pds.supplier-review.received'),
     ...reviewState,
     ...CONFIRMATION_GRANTS.answers,
-  ],
+  ]),
 };

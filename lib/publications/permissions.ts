@@ -13,9 +13,9 @@ import {
   type PermissionTable,
   pdsCredentialsGrant,
   sendsEvent,
-  stateBucket,
   stateObjects,
   webhookOfferGrant,
+  withStateListing,
 } from '../permissions.ts';
 import { activityFamilyPrefix, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
@@ -23,15 +23,10 @@ import { PUBLICATIONS_PREFIX } from './keys.ts';
 import { PUBLICATION_ACTIVITY } from './records.ts';
 import { PUBLICATION_EVENT_TYPES } from './settings.ts';
 
-const { read, write, bucket } = STATE_STORE_ACTIONS;
+const { read, write } = STATE_STORE_ACTIONS;
 
 export const PUBLICATION_PERMISSIONS: PermissionTable = {
-  'publish-worker': [
-    {
-      resource: stateBucket,
-      actions: actions(bucket),
-      why: 'tells a missing record (404) from a forbidden one',
-    },
+  'publish-worker': withStateListing('tells a missing record (404) from a forbidden one', [
     {
       resource: stateObjects(activityFamilyPrefix(PUBLICATION_ACTIVITY)),
       actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
@@ -53,5 +48,5 @@ export const PUBLICATION_PERMISSIONS: PermissionTable = {
     eventBusGrant,
     ...PUBLICATION_EVENT_TYPES.map(sendsEvent),
     pdsCredentialsGrant,
-  ],
+  ]),
 };

@@ -26,6 +26,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { fixFauxqsListing } from '../../lib/local/fauxqs-listing.ts';
+import { listenOnLoopback } from '../../lib/local/loopback.ts';
 
 /** A queue to create; `dlq` is created too and wired with a redrive policy. */
 export interface EmulatedQueue {
@@ -103,12 +104,15 @@ export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promis
   const region = options.region ?? 'us-east-1';
   // The same byte-order listing as the local stack (lib/local/fauxqs-listing.ts).
   await fixFauxqsListing();
-  const server = await startFauxqs({
-    port: 0,
-    logger: false,
-    defaultRegion: region,
-    messageSpies: options.messageSpies ?? false,
-  });
+  // fauxqs listens on every interface unless kept on the loopback (lib/local/loopback.ts).
+  const server = await listenOnLoopback('fauxqs', () =>
+    startFauxqs({
+      port: 0,
+      logger: false,
+      defaultRegion: region,
+      messageSpies: options.messageSpies ?? false,
+    }),
+  );
   const endpoint = `http://127.0.0.1:${server.port}`;
   try {
     for (const bucket of options.buckets ?? []) server.createBucket(bucket);

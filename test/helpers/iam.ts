@@ -77,6 +77,34 @@ function add(grants: Grants, resource: string, actions: Iterable<string>): void 
 }
 
 /**
+ * A statement's condition as a suffix of its resource's name: `?s3:prefix=ingest/*,watch/*` for the
+ * one condition the roles use (StringLike on `s3:prefix`, its patterns sorted), `''` for none. Any
+ * other condition throws, so a grant is never compared without what narrows it.
+ */
+export function conditionSuffix(condition: unknown): string {
+  if (condition === undefined) return '';
+  const operators = Object.keys(condition as object);
+  const keys = Object.keys((condition as Record<string, object>).StringLike ?? {});
+  if (
+    operators.length !== 1 ||
+    operators[0] !== 'StringLike' ||
+    keys.length !== 1 ||
+    keys[0] !== 's3:prefix'
+  ) {
+    throw new Error(`a condition the permission checks do not know: ${JSON.stringify(condition)}`);
+  }
+  const patterns = listOf(dig(condition, 'StringLike', 's3:prefix'))
+    .map(String)
+    .sort();
+  return prefixSuffix(patterns);
+}
+
+/** `?s3:prefix=a,b`: how a ListBucket grant narrowed to `patterns` is named. */
+export function prefixSuffix(patterns: readonly string[]): string {
+  return `?s3:prefix=${[...patterns].sort().join(',')}`;
+}
+
+/**
  * What a role is allowed, merged by resource: its inline policies, and the statements of the policies
  * attached to it from outside (an `AWS::IAM::ManagedPolicy` or `AWS::IAM::Policy` naming it in `Roles`,
  * as deploy/tracing.yml does for X-Ray).
@@ -92,14 +120,16 @@ export function roleGrants(template: CloudFormationTemplate, role: string): Gran
     .map((resource) => resource.Properties);
   for (const policy of [...listOf(template.Resources[role]?.Properties?.Policies), ...attached]) {
     for (const statement of listOf(dig(policy, 'PolicyDocument', 'Statement'))) {
-      const { Effect, Action, Resource } = statement as {
+      const { Effect, Action, Resource, Condition } = statement as {
         Effect: string;
         Action: unknown;
         Resource: unknown;
+        Condition?: unknown;
       };
       if (Effect !== 'Allow') continue;
+      const condition = conditionSuffix(Condition);
       for (const resource of listOf(Resource))
-        add(grants, resourceName(resource), listOf(Action) as string[]);
+        add(grants, `${resourceName(resource)}${condition}`, listOf(Action) as string[]);
     }
   }
   return grants;
@@ -136,11 +166,11 @@ export function resolveResource(
   const stateBucket = () => required(variableTarget(fn, 'STATE_BUCKET'), 'the state bucket (STATE_BUCKET)');
   switch (resource.kind) {
     case 'state-bucket':
-      return stateBucket();
+      return `${stateBucket()}${prefixSuffix(resource.prefixes)}`;
     case 'state-objects':
       return `${stateBucket()}/${resource.pattern}`;
     case 'drop-bucket':
-      return 'DropBucket';
+      return `DropBucket${prefixSuffix([`${String(dig(fn.properties, 'Environment', 'Variables', 'INGEST_PREFIX') ?? '')}*`])}`;
     case 'drop-objects':
       return `DropBucket/${String(dig(fn.properties, 'Environment', 'Variables', 'INGEST_PREFIX') ?? '')}*`;
     case 'queue':
@@ -249,8 +279,9 @@ export function mergeGrants(...all: Grants[]): Grants {
  * The IAM actions each SDK command is authorised as (AWS's Service Authorization Reference). A command
  * found in a bundle and missing here fails the test: add it with its actions.
  *
- * GetObject and HeadObject need ListBucket as well: the code tells a missing key (404) from a
- * forbidden one, and S3 answers 404 only to a caller that may list the bucket.
+ * GetObject and HeadObject need ListBucket as well: the code tells a missing key from a forbidden
+ * one, by S3's 404 (given only to a caller that may list the bucket) or, after a 403, by listing the
+ * exact key (lib/state/s3/store.ts, lib/ingest/s3/adapters.ts).
  */
 export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   PutEventsCommand: ['events:PutEvents'],

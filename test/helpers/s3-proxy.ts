@@ -5,6 +5,7 @@
  * - `atomicConditionalWrites`: conditional writes (If-None-Match / If-Match) of one key pass one at a
  *   time, as on S3. moto checks and writes without a lock, so two simultaneous creates of one key can
  *   both succeed there; behind this proxy they cannot, and concurrency tests do not depend on luck.
+ * - `deny`: a request the predicate picks is answered 403 AccessDenied, as IAM would refuse it.
  * - `loseAnswer`: a request the predicate picks is forwarded and carried out, then its answer is
  *   thrown away and the client's connection reset, as when a response is lost on the network. The
  *   SDK then retries a request that already took effect.
@@ -31,6 +32,11 @@ export interface S3ProxyOptions {
   atomicConditionalWrites?: boolean;
   /** Answers of the requests it returns true for are lost after the emulator carried them out. */
   loseAnswer?: (request: ProxiedRequest) => boolean;
+  /**
+   * Requests it returns true for are answered 403 AccessDenied without reaching the emulator, as S3
+   * answers a caller whose IAM policy does not allow them.
+   */
+  deny?: (request: ProxiedRequest) => boolean;
 }
 
 export interface S3Proxy {
@@ -38,6 +44,8 @@ export interface S3Proxy {
   readonly endpoint: string;
   /** Requests whose answer was lost so far. */
   readonly lostAnswers: ProxiedRequest[];
+  /** Requests answered 403 so far. */
+  readonly denied: ProxiedRequest[];
   close(): Promise<void>;
 }
 
@@ -46,6 +54,7 @@ export async function startS3Proxy(target: string, options: S3ProxyOptions = {})
   const upstream = new URL(target);
   const atomic = options.atomicConditionalWrites ?? true;
   const lostAnswers: ProxiedRequest[] = [];
+  const denied: ProxiedRequest[] = [];
   // One promise chain per object path: conditional writes to it queue behind each other.
   const chains = new Map<string, Promise<void>>();
   const agent = new http.Agent({ keepAlive: true });
@@ -56,6 +65,15 @@ export async function startS3Proxy(target: string, options: S3ProxyOptions = {})
       url: request.url ?? '/',
       headers: request.headers,
     };
+    if (options.deny?.(seen)) {
+      denied.push(seen);
+      request.resume();
+      response.writeHead(403, { 'content-type': 'application/xml' });
+      response.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>proxy</RequestId></Error>',
+      );
+      return;
+    }
     const conditional =
       (seen.method === 'PUT' || seen.method === 'DELETE') &&
       (request.headers['if-match'] !== undefined || request.headers['if-none-match'] !== undefined);
@@ -112,6 +130,7 @@ export async function startS3Proxy(target: string, options: S3ProxyOptions = {})
   return {
     endpoint: `http://127.0.0.1:${port}`,
     lostAnswers,
+    denied,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

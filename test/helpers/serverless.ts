@@ -194,6 +194,7 @@ const POLICY_DOCUMENTS: Record<string, (properties: Record<string, unknown>) => 
   'AWS::S3::BucketPolicy': (p) => [['bucket policy', p.PolicyDocument]],
   'AWS::SNS::TopicPolicy': (p) => [['topic policy', p.PolicyDocument]],
   'AWS::SecretsManager::ResourcePolicy': (p) => [['secret policy', p.ResourcePolicy]],
+  'AWS::KMS::Key': (p) => [['key policy', p.KeyPolicy]],
 };
 
 function inlinePolicies(policies: unknown): Array<[string, unknown]> {
@@ -218,7 +219,7 @@ function branches(value: unknown): unknown[] {
 /**
  * Every statement of every permission policy in the template: inline policies of roles (users,
  * groups), IAM and managed policies, and the resource policies of queues, buckets, topics and
- * secrets. Trust policies (a role's AssumeRolePolicyDocument) are left out: they grant nothing.
+ * secrets, and the key policies of KMS keys. Trust policies (a role's AssumeRolePolicyDocument) are left out: they grant nothing.
  *
  * @example
  * ```ts
@@ -278,6 +279,25 @@ export function isWildcardResource(resource: unknown): boolean {
   return parts[0] === 'arn' && parts.length >= 6 && parts.slice(5).join(':') === '*';
 }
 
+/**
+ * The one wildcard a key policy may hold: the statement that lets the account administer the key
+ * through IAM (`kms:*` for the account's root principal, which stands for the account, not the root
+ * user). AWS requires it in every key policy so the key stays manageable; CloudFormation refuses a
+ * policy that would lock the account out. Exactly this Sid, this principal and this action.
+ */
+export function isKeyAdministration(statement: PolicyStatement): boolean {
+  const principal = dig(statement.Principal, 'AWS');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub template
+  const root = 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root';
+  return (
+    statement.Sid === 'AccountAdministersThroughIam' &&
+    listOf(statement.Action).join() === 'kms:*' &&
+    resourceText(principal) === root &&
+    Object.keys(statement.Principal as object).length === 1 &&
+    statement.Condition === undefined
+  );
+}
+
 /** What a traced function sends to X-Ray; IAM knows no narrower resource for them than `*`. */
 const XRAY_WRITE_ACTIONS = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
 
@@ -289,7 +309,9 @@ const XRAY_WRITE_ACTIONS = new Set(['xray:PutTraceSegments', 'xray:PutTelemetryR
  *   a `cloudwatch:namespace` condition (the only way that action can be scoped) and X-Ray's write
  *   actions (`xray:PutTraceSegments`, `xray:PutTelemetryRecords`), which take no resource but `*`;
  * - an Allow statement with `NotAction` or `NotResource` (it grants everything not listed);
- * - a role with managed policies attached (their statements are not in the template to check).
+ * - a role with managed policies attached (their statements are not in the template to check);
+ * - in a KMS key policy (whose `Resource: '*'` always means the key itself, so it is no wildcard
+ *   there): a wildcard action, or any principal (`*`), except {@link isKeyAdministration}.
  */
 export function policyProblems(template: CloudFormationTemplate): string[] {
   const problems: string[] = [];
@@ -298,6 +320,15 @@ export function policyProblems(template: CloudFormationTemplate): string[] {
     const name = `${where}${statement.Sid ? ` (${statement.Sid})` : ''}`;
     if (statement.NotAction !== undefined || statement.NotResource !== undefined) {
       problems.push(`${name} allows with NotAction/NotResource`);
+      continue;
+    }
+    if (where.endsWith(' key policy')) {
+      const principals = [statement.Principal, dig(statement.Principal, 'AWS')].flat();
+      if (principals.includes('*')) problems.push(`${name} allows any principal`);
+      const actions = listOf(statement.Action);
+      if (actions.some(isWildcardAction) && !isKeyAdministration(statement)) {
+        problems.push(`${name} grants ${actions.join(', ')} on the key`);
+      }
       continue;
     }
     const actions = listOf(statement.Action);

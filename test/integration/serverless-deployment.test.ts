@@ -174,6 +174,51 @@ describe('policyProblems', () => {
     for (const found of problems) expect(found).toEqual([expect.stringContaining('SomeRole policy p')]);
   });
 
+  it("flags a wildcard action or any principal in a key policy, but the account's own administration", () => {
+    // prepare
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub template
+    const root = { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' };
+    const administration = {
+      Sid: 'AccountAdministersThroughIam',
+      Effect: 'Allow',
+      Principal: { AWS: root },
+      Action: 'kms:*',
+      Resource: '*',
+    };
+    const keyWith = (statement: Json): CloudFormationTemplate => ({
+      Resources: {
+        SomeKey: { Type: 'AWS::KMS::Key', Properties: { KeyPolicy: { Statement: [statement] } } },
+      },
+    });
+
+    // act
+    const found = [
+      administration,
+      { ...administration, Sid: 'Other' },
+      { ...administration, Principal: { Service: 'sns.amazonaws.com' } },
+      { ...administration, Action: ['kms:Decrypt', 'kms:*'] },
+      { Effect: 'Allow', Principal: { AWS: '*' }, Action: 'kms:Decrypt', Resource: '*' },
+      { Effect: 'Allow', Principal: '*', Action: 'kms:Decrypt', Resource: '*' },
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'kms:Decrypt',
+        Resource: '*',
+      },
+    ].map((statement) => policyProblems(keyWith(statement)));
+
+    // assess
+    expect(found).toEqual([
+      [],
+      ['SomeKey key policy (Other) grants kms:* on the key'],
+      ['SomeKey key policy (AccountAdministersThroughIam) grants kms:* on the key'],
+      ['SomeKey key policy (AccountAdministersThroughIam) grants kms:Decrypt, kms:* on the key'],
+      ['SomeKey key policy allows any principal'],
+      ['SomeKey key policy allows any principal'],
+      [],
+    ]);
+  });
+
   it('flags any action on a wildcard resource, NotAction, and managed policies', () => {
     expect(
       policyProblems(templateWith({ Effect: 'Allow', Action: 's3:PutObject', Resource: '*' })),
@@ -445,6 +490,7 @@ describe('serverless template: the whole stack', () => {
           'DropBucketPolicy',
           'ServerlessDeploymentBucketPolicy',
           'AlarmTopicPolicy',
+          'AlarmTopicKey',
           'TracingPolicy',
           'WebhookOfferPolicy',
           'WebhookApiPolicy',
@@ -452,6 +498,17 @@ describe('serverless template: the whole stack', () => {
         ]),
       );
     }
+  });
+
+  it("holds one wildcard action in the alarm topic key's policy: the account's administration of the key", () => {
+    const { template } = defaults;
+    const wildcards = policyStatements(template)
+      .filter(({ where }) => where.endsWith(' key policy'))
+      .filter(({ statement }) => [statement.Action ?? []].flat().some((action) => action.endsWith(':*')));
+
+    expect(wildcards.map(({ where, statement }) => `${where} (${statement.Sid})`)).toEqual([
+      'AlarmTopicKey key policy (AccountAdministersThroughIam)',
+    ]);
   });
 
   it('never lets a function role use a partial wildcard action or CloudWatch (metrics go out as EMF log lines)', () => {

@@ -105,6 +105,36 @@ describe('the permissions of every function', () => {
     expect(calls.filter(({ text }) => !SENT_ONLY_WITH.DeleteObjectCommand?.test(text))).toEqual([]);
   }, 60_000);
 
+  it('narrows every s3:ListBucket grant of the template with an s3:prefix condition', () => {
+    // act: every Allow statement of every IAM role and policy that grants ListBucket
+    const unnarrowed: string[] = [];
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      const policies =
+        resource.Type === 'AWS::IAM::Role'
+          ? ((resource.Properties?.Policies as unknown[] | undefined) ?? [])
+          : resource.Type === 'AWS::IAM::ManagedPolicy' || resource.Type === 'AWS::IAM::Policy'
+            ? [resource.Properties]
+            : [];
+      for (const policy of policies) {
+        const document = (policy as { PolicyDocument?: { Statement?: unknown } }).PolicyDocument;
+        for (const statement of [document?.Statement ?? []].flat() as Array<Record<string, unknown>>) {
+          const granted = [statement.Action].flat().map(String);
+          if (statement.Effect !== 'Allow' || !granted.some((a) => a === 's3:ListBucket' || a === 's3:*'))
+            continue;
+          const patterns = [
+            (statement.Condition as { StringLike?: Record<string, unknown> } | undefined)?.StringLike?.[
+              's3:prefix'
+            ] ?? [],
+          ].flat();
+          if (patterns.length === 0) unnarrowed.push(`${id} ${String(statement.Sid)}`);
+        }
+      }
+    }
+
+    // assess
+    expect(unnarrowed).toEqual([]);
+  });
+
   it('is shown as it is in docs/deployment.md', async () => {
     // act
     const docs = await readFile(path.join(root, 'docs/deployment.md'), 'utf8');
@@ -149,6 +179,42 @@ describe('the permission checks', () => {
 
     // act / assess
     expect(ingestDifferences(changed)).toEqual(['+ s3:DeleteObject on StateBucket/ingest/*']);
+  });
+
+  it('names a ListBucket grant that lost its s3:prefix condition, or lists other prefixes', () => {
+    // prepare
+    const unconditioned = withIngestStatements((statements) => {
+      const listing = statements.find((statement) => statement.Sid === 'ListStateRecords');
+      if (listing) delete listing.Condition;
+    });
+    const widened = withIngestStatements((statements) => {
+      const listing = statements.find((statement) => statement.Sid === 'ListStateRecords');
+      if (listing)
+        listing.Condition = {
+          StringLike: { 's3:prefix': ['ingest/*', 'activity-index/ingest/*', 'watch/*'] },
+        };
+    });
+
+    // act / assess
+    expect(ingestDifferences(unconditioned)).toEqual([
+      '+ s3:ListBucket on StateBucket',
+      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*',
+    ]);
+    expect(ingestDifferences(widened)).toEqual([
+      '+ s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*,watch/*',
+      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*',
+    ]);
+  });
+
+  it('refuses to compare a grant under a condition it does not know', () => {
+    // prepare
+    const changed = withIngestStatements((statements) => {
+      const listing = statements.find((statement) => statement.Sid === 'ListStateRecords');
+      if (listing) listing.Condition = { StringEquals: { 's3:prefix': 'ingest/' } };
+    });
+
+    // act / assess
+    expect(() => ingestDifferences(changed)).toThrow('a condition the permission checks do not know');
   });
 
   it('names a call without its grant', () => {

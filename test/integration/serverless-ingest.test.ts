@@ -141,6 +141,7 @@ describe('serverless template: ingest', () => {
         's3:GetObjectVersion',
         's3:GetObjectVersionTagging',
         's3:ListBucket',
+        's3:ListBucket',
         's3:PutObject',
         's3:PutObject',
         's3:PutObject',
@@ -188,6 +189,9 @@ describe('serverless template: ingest', () => {
     const reads = statements(withExistingBucket).find((s) => s.Sid === 'ReadAndTagDrops');
     expect(JSON.stringify(reads?.Resource)).toContain('s3:::${DropBucketName}/incoming/*');
     expect(JSON.stringify(reads?.Resource)).not.toContain('s3:::${DropBucketName}/*');
+    // Listing it too: only under the prefix (a read answered 403 lists its exact key).
+    const listing = statements(withExistingBucket).find((s) => s.Sid === 'TellMissingFromForbidden');
+    expect(listing?.Condition).toEqual({ StringLike: { 's3:prefix': 'incoming/*' } });
     expect(JSON.stringify(props(withExistingBucket, 'DropBucket').NotificationConfiguration)).toContain(
       '"Value":"incoming/"',
     );

@@ -4,6 +4,7 @@ import {
   type GetObjectCommandOutput,
   GetObjectTaggingCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectTaggingCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -81,6 +82,8 @@ describe('S3ObjectSource', () => {
     ['InternalError', 500, 'unavailable', true],
   ])('maps %s (%i) to %s, retryable %s', async (name, status, problem, retryable) => {
     s3.on(GetObjectCommand).rejects(s3Error(name, status));
+    // The key is still there: a 403 is a real denial.
+    s3.on(ListObjectsV2Command).resolves({ $metadata: METADATA, Contents: [{ Key: 'k' }] });
 
     const error = await new S3ObjectSource(client)
       .open({ bucket: 'drops', key: 'k', etag: 'e' })
@@ -89,6 +92,44 @@ describe('S3ObjectSource', () => {
     expect(error).toBeInstanceOf(ObjectSourceError);
     expect(error).toMatchObject({ problem, retryable, bucket: 'drops', key: 'k' });
     expect((error as Error).message).toContain(name);
+  });
+});
+
+describe('S3ObjectSource answered 403 (ListBucket narrowed by s3:prefix)', () => {
+  it('reports a key no longer listed as gone, having listed exactly that key', async () => {
+    // prepare: another key starts with it, and is not it
+    s3.on(GetObjectCommand).rejects(s3Error('AccessDenied', 403));
+    s3.on(ListObjectsV2Command).resolves({ $metadata: METADATA, Contents: [{ Key: 'in/k.csv.bak' }] });
+
+    // act
+    const error = await new S3ObjectSource(client)
+      .open({ bucket: 'drops', key: 'in/k.csv', versionId: 'v1' })
+      .catch((e: unknown) => e);
+
+    // assess
+    expect(error).toMatchObject({ problem: 'gone', retryable: false });
+    expect(s3.commandCalls(ListObjectsV2Command)[0]?.args[0].input).toEqual({
+      Bucket: 'drops',
+      Prefix: 'in/k.csv',
+      MaxKeys: 1,
+    });
+  });
+
+  it('names the missing ListBucket grant when the listing is denied too', async () => {
+    // prepare
+    s3.on(GetObjectCommand).rejects(s3Error('AccessDenied', 403));
+    s3.on(ListObjectsV2Command).rejects(s3Error('AccessDenied', 403));
+
+    // act
+    const error = await new S3ObjectSource(client)
+      .open({ bucket: 'drops', key: 'in/k.csv' })
+      .catch((e: unknown) => e);
+
+    // assess
+    expect(error).toMatchObject({ problem: 'unavailable', retryable: true });
+    expect((error as Error).message).toContain(
+      'grant s3:ListBucket on the bucket drops with a StringLike s3:prefix condition covering the ingest prefix',
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type GetObjectCommandOutput,
   GetObjectTaggingCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectTaggingCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -19,7 +20,8 @@ import { MAX_OBJECT_TAGS, mergeTags } from '../tags.ts';
 
 /**
  * What {@link S3ObjectSource} needs: GetObject, and GetObjectVersion because it names the announced
- * version; on the bucket, ListBucket, without which S3 answers 403 instead of 404 for a deleted object.
+ * version; on the bucket, ListBucket under the ingest prefix (an `s3:prefix` condition), with which a
+ * read answered 403 lists its exact key to tell a deleted object from a forbidden one.
  */
 export const OBJECT_SOURCE_ACTIONS = Object.freeze({
   objects: ['s3:GetObject', 's3:GetObjectVersion'],
@@ -100,7 +102,7 @@ export class S3ObjectSource implements ObjectSource {
         new GetObjectCommand({ Bucket: object.bucket, Key: object.key, ...condition(object) }),
       );
     } catch (error) {
-      const { problem, detail } = classify(error);
+      const { problem, detail } = await this.#classifyRead(object, error);
       throw new ObjectSourceError(
         problem,
         object,
@@ -126,6 +128,41 @@ export class S3ObjectSource implements ObjectSource {
       size: response.ContentLength,
       ...(response.ContentType ? { contentType: response.ContentType } : {}),
     };
+  }
+
+  /**
+   * What a failed read means. S3 answers 404 for a deleted object only to a caller whose ListBucket
+   * grant it deems to cover the key, and AWS does not say whether an `s3:prefix` condition (what the
+   * deployment grants) counts for that implicit check. So a 403 lists the bucket under the exact key:
+   * not listed means gone; listed means the read really was forbidden; a denied listing names the
+   * grant to add.
+   */
+  async #classifyRead(
+    object: ObjectRef,
+    error: unknown,
+  ): Promise<{ problem: ObjectSourceProblem; detail: string }> {
+    const classified = classify(error);
+    const e = (error ?? {}) as AwsErrorShape;
+    if (
+      classified.problem !== 'unavailable' ||
+      (e.name !== 'AccessDenied' && e.$metadata?.httpStatusCode !== 403)
+    ) {
+      return classified;
+    }
+    try {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: object.bucket, Prefix: object.key, MaxKeys: 1 }),
+      );
+      if (page.Contents?.[0]?.Key !== object.key) {
+        return { problem: 'gone', detail: `${classified.detail}; the key is not listed any more` };
+      }
+      return classified;
+    } catch (listing) {
+      return {
+        problem: 'unavailable',
+        detail: `${classified.detail}; listing the key to tell a deleted object from a forbidden one failed too (${classify(listing).detail}): grant s3:ListBucket on the bucket ${object.bucket} with a StringLike s3:prefix condition covering the ingest prefix`,
+      };
+    }
   }
 }
 

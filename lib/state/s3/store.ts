@@ -20,6 +20,15 @@
  * only without SSE-KMS. A retried conditional delete is answered 404 by S3 (already gone), which is
  * success anyway; the read-back covers stores that answer 412 instead, as HTTP's If-Match rules say.
  *
+ * Missing or forbidden. S3 answers a GET of a missing key 404 only to a caller allowed `s3:ListBucket`
+ * on the bucket, and 403 otherwise. The deployment grants ListBucket only under the prefixes each role
+ * reads (an `s3:prefix` condition, docs/security.md), and AWS does not document whether the implicit
+ * check behind that 404 satisfies such a condition. So correctness does not rest on it: a GET answered
+ * 403 AccessDenied asks `ListObjectsV2(Prefix=<that exact key>, MaxKeys=1)`, which carries `s3:prefix`
+ * and is allowed by the condition. An empty listing (or one whose first key is not the key) means the
+ * key is missing; a listing that shows the key means the GET really was forbidden, and that denial is
+ * rethrown; a denied listing is an error naming the grant that is missing.
+ *
  * What stays ambiguous: another writer that stored byte-identical content in between is taken for us.
  * That is harmless for this project's records. A record whose write grants something exclusive carries
  * its writer (a lease its random token, an ingest claim its delivery's owner and times), so another
@@ -44,8 +53,9 @@ import { BaseStateStore, type CreateResult, type ListedState, type StateListOpti
 /**
  * The IAM actions each use of the store needs (the permission tables compose them; docs/deployment.md,
  * "Permissions"). Writes and deletes read the key back after a lost answer, so they need GetObject
- * too. `bucket` is granted on the bucket itself: `list` needs it, and without it S3 answers 403
- * instead of 404 for a key that does not exist, which `get` relies on.
+ * too. `bucket` is granted on the bucket itself, under an `s3:prefix` condition naming the prefixes the
+ * role lists and reads: `list` needs it, and a `get` answered 403 lists the exact key to tell a missing
+ * key from a forbidden one (see the module comment).
  */
 export const STATE_STORE_ACTIONS = Object.freeze({
   read: ['s3:GetObject'],
@@ -84,6 +94,11 @@ function awsErrorOf(error: unknown): { name: string; status: number | undefined 
 function isPreconditionFailed(error: unknown): boolean {
   const { name, status } = awsErrorOf(error);
   return name === 'PreconditionFailed' || status === 412;
+}
+
+function isAccessDenied(error: unknown): boolean {
+  const { name, status } = awsErrorOf(error);
+  return name === 'AccessDenied' || status === 403;
 }
 
 function isConditionalConflict(error: unknown): boolean {
@@ -151,10 +166,35 @@ export class S3StateStore extends BaseStateStore {
       text = (await response.Body?.transformToString('utf-8')) ?? '';
     } catch (error) {
       if (isNotFound(error)) return undefined;
+      if (isAccessDenied(error) && (await this.#missingBehindDenial(key, error))) return undefined;
       throw this.#failure('GetObject', key, error);
     }
     if (!etag) throw this.#failure('GetObject', key, { name: 'MissingETag' });
     return { text, etag };
+  }
+
+  /**
+   * After a GET of `key` answered 403: is the key missing (`true`), or was the GET really forbidden
+   * (`false`)? Lists the bucket under the exact key, one key at most (see the module comment); a
+   * denied listing throws, naming the grant to add.
+   */
+  async #missingBehindDenial(key: string, denial: unknown): Promise<boolean> {
+    let page: ListObjectsV2CommandOutput;
+    try {
+      page = await this.#client.send(
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: key, MaxKeys: 1 }),
+      );
+    } catch (error) {
+      if (!isAccessDenied(error)) throw this.#failure('ListObjectsV2', key, error);
+      throw new StateStoreError(
+        key,
+        `GetObject on s3://${this.#bucket}/${key} was denied (403), and so was the ListObjectsV2 with Prefix=${key} that tells a missing key from a forbidden one: grant the function s3:ListBucket on the bucket ${this.#bucket} with a StringLike s3:prefix condition that covers this key (and s3:GetObject on the key)`,
+        false,
+        { cause: new AggregateError([denial, error], 'GetObject and ListObjectsV2 were both denied') },
+      );
+    }
+    // Keys are listed in order, and no key under the prefix `key` sorts before `key` itself.
+    return page.Contents?.[0]?.Key !== key;
   }
 
   /**
