@@ -25,9 +25,8 @@ import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
-import { REVIEW_PROGRESS_PREFIX } from './keys.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
-import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';
+import { MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
+import { REVIEW_KEY_QUEUE_ACTIONS } from './supplier-reviews/sqs/review-queue.ts';
 
 const { read, write, delete: remove, bucket } = STATE_STORE_ACTIONS;
 
