@@ -86,17 +86,25 @@ export async function publishPage(sink: EventSink, page: PageToPublish): Promise
       recorded.push({ asset, reason: errorSummary(error), failedRuns, refused: false });
     }
   }
-  const sent = await publishPassingRefused(sink, outgoing, {
-    eventOf: (item) => item.event,
-    isPassed: (item) => item.messageError !== undefined,
-    failedRuns: (item) => page.failedRuns(item.asset.id) + 1,
-    failureLimit: page.failureLimit,
-    passed: (item, messageError) => ({
-      asset: item.asset,
-      event: page.passedEvent(item.asset, messageError),
-      messageError,
-    }),
-  });
+  const sent = await publishPassingRefused(
+    sink,
+    outgoing.map((item) => ({
+      item,
+      event: item.event,
+      passed: item.messageError !== undefined,
+      failedRuns: page.failedRuns(item.asset.id) + 1,
+    })),
+    page.failureLimit,
+    (item, messageError) => {
+      const passed = { asset: item.asset, event: page.passedEvent(item.asset, messageError), messageError };
+      return {
+        item: passed,
+        event: passed.event,
+        passed: true,
+        failedRuns: page.failedRuns(item.asset.id) + 1,
+      };
+    },
+  );
   for (const { item, failure } of sent.refused) {
     const failedRuns = page.failedRuns(item.asset.id) + 1;
     recorded.push({ asset: item.asset, reason: describeRefusal(failure), failedRuns, refused: true });

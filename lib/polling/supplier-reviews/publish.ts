@@ -26,18 +26,23 @@ export async function publishReviewEvents(
     .map((item) => ({ fingerprint: item.fingerprint, reason: errorSummary(item.error) }));
   const sent = await publishPassingRefused<Accepted>(
     context.sink,
-    built.filter((item): item is Accepted => item.ok),
-    {
-      eventOf: (item) => item.event,
-      isPassed: (item) => item.passed === true,
-      failedRuns: (item) => failedRuns(item.fingerprint),
-      failureLimit: context.failureLimit,
-      passed: (item, messageError) => ({
+    built
+      .filter((item): item is Accepted => item.ok)
+      .map((item) => ({
+        item,
+        event: item.event,
+        passed: item.passed === true,
+        failedRuns: failedRuns(item.fingerprint),
+      })),
+    context.failureLimit,
+    (item, messageError) => {
+      const passed: Accepted = {
         ok: true,
         fingerprint: item.fingerprint,
         event: batch.passedEvent(item.fingerprint, messageError),
         passed: true,
-      }),
+      };
+      return { item: passed, event: passed.event, passed: true, failedRuns: failedRuns(item.fingerprint) };
     },
   );
   for (const { item, failure } of sent.refused) {
