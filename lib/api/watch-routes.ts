@@ -5,7 +5,7 @@
  * `unknown-item`, `?force=true` to watch it anyway); a key already watched is extended without asking.
  */
 import { PdsNotFoundError } from '../pds/index.ts';
-import { seenReviewCounts, unwatch } from '../polling/supplier-reviews/index.ts';
+import { seenReviewCounts, unwatch } from '../polling/supplier-reviews/review-progress.ts';
 import {
   getWatchEntry,
   isExpired,

@@ -60,14 +60,19 @@ const SURFACES: readonly Surface[] = [
   {
     // Each poller is a room of its own (lib/polling/messaging-assets/, lib/polling/supplier-reviews/):
     // its stages are its inside; the handlers, the CLI, ops and the benchmarks use its index. The
-    // review fan-out's SQS queue has its own entry because it loads the AWS SDK.
+    // review fan-out's SQS queue has its own entry because it loads the AWS SDK, and so do the review
+    // progress shards, which the API's watch routes read without loading the poller.
     module: 'lib/polling/messaging-assets/',
     entries: ['lib/polling/messaging-assets/index.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
     module: 'lib/polling/supplier-reviews/',
-    entries: ['lib/polling/supplier-reviews/index.ts', 'lib/polling/supplier-reviews/sqs/review-queue.ts'],
+    entries: [
+      'lib/polling/supplier-reviews/index.ts',
+      'lib/polling/supplier-reviews/review-progress.ts',
+      'lib/polling/supplier-reviews/sqs/review-queue.ts',
+    ],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
 ];

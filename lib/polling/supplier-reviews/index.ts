@@ -3,8 +3,9 @@
  * each key through the stages — select (select.ts), fetch and parse (fetch.ts), publish (publish.ts),
  * record progress shard by shard (shards.ts, review-progress.ts) — folded into a report (report.ts);
  * the fan-out's chunk format (review-queue.ts) and the fingerprints that say a review was emitted
- * (fingerprint.ts). The SQS fan-out queue is its own entry (./sqs/review-queue.ts): it loads the AWS
- * SDK. The kernel both pollers share (lease, run window, poison rule, metrics) is ../.
+ * (fingerprint.ts). Two more entries: the SQS fan-out queue (./sqs/review-queue.ts), which loads
+ * the AWS SDK, and the progress shards (./review-progress.ts), which the API's watch routes and
+ * `pds watch` read and forget (`seenReviewCounts`, `unwatch`) without loading the poller. The kernel both pollers share (lease, run window, poison rule, metrics) is ../.
  */
 export { FINGERPRINT_LENGTH, reviewFingerprint } from './fingerprint.ts';
 export {
@@ -12,8 +13,6 @@ export {
   type KeyProgress,
   progressShardOf,
   readProgress,
-  seenReviewCounts,
-  unwatch,
 } from './review-progress.ts';
 export {
   type ChunkShards,
