@@ -78,17 +78,14 @@ export async function emitCandidates(
   }
 }
 
-/** Where the page loop stands: the last checkpoint written, and the next page's fetch if started. */
-interface Cursor {
+/** What one page hands on: the checkpoint after it, the next page's fetch if started, its outcome. */
+interface Step {
   checkpoint: MessagingAssetCheckpoint;
   prefetched: Promise<Fetched[]> | undefined;
-}
-
-/** What one step of the page loop hands on: the cursor, the page's outcome, and a stop if any. */
-interface Step {
-  cursor: Cursor;
-  outcome?: PageOutcome;
-  stop?: { stopped: NonNullable<EmissionOutcome['stopped']>; unaccepted: number };
+  outcome: PageOutcome;
+  /** Set when the run stops after this page; `unaccepted` counts the events SQS did not take. */
+  stopped?: 'pds-unavailable' | 'publish-failed';
+  unaccepted?: number;
 }
 
 // While a page is fetched, the next one is queued behind it (the shared limiter keeps the PDS
@@ -108,49 +105,52 @@ async function emitPages(
   const plan = fetchPlanOf(emission.deps.pds, initial, {
     failureLimit: emission.failureLimit,
     concurrency: options.concurrency ?? 8,
-    ...(options.source === undefined ? {} : { source: options.source }),
-    ...(options.xmlLimits === undefined ? {} : { xmlLimits: options.xmlLimits }),
+    source: options.source,
+    xmlLimits: options.xmlLimits,
   });
-  let cursor: Cursor = { checkpoint: initial, prefetched: undefined };
+  let checkpoint = initial;
+  let prefetched: Promise<Fetched[]> | undefined;
   let pendingGone = gone.map((entry) => entry.id);
   const outcomes: PageOutcome[] = [];
-  let stop: Step['stop'];
+  let stopped: EmissionOutcome['stopped'];
+  let unaccepted = 0;
   let index = 0;
-  for (; index < pages.length && stop === undefined; index++) {
-    if (cursor.prefetched === undefined && emission.pastDeadline()) {
-      stop = { stopped: 'deadline', unaccepted: 0 };
+  for (; index < pages.length; index++) {
+    if (prefetched === undefined && emission.pastDeadline()) {
+      stopped = 'deadline';
       break;
     }
+    const at = { checkpoint, prefetched };
     const step = await emitStep(
       emission,
       plan,
-      cursor,
+      at,
       pages[index] as CandidatePage,
       pages[index + 1],
       pendingGone,
       latest,
     );
-    cursor = step.cursor;
-    if (step.outcome) outcomes.push(step.outcome);
-    if (step.outcome && step.stop?.stopped !== 'pds-unavailable') pendingGone = [];
-    stop = step.stop;
-    if (stop?.stopped === 'pds-unavailable') break;
+    ({ checkpoint, prefetched } = step);
+    outcomes.push(step.outcome);
+    stopped = step.stopped;
+    if (stopped === 'pds-unavailable') break; // this page stays new, with the retry entries gone
+    pendingGone = [];
+    if (stopped !== undefined) {
+      unaccepted = step.unaccepted ?? 0;
+      index++;
+      break;
+    }
   }
   const notReached = pages.slice(index).reduce((sum, page) => sum + page.assets.length, 0);
-  const checkpoint = await closeRun(emission.writer, cursor.checkpoint, pendingGone, emission.advance);
-  return {
-    checkpoint,
-    pages: outcomes,
-    ...(stop ? { stopped: stop.stopped } : {}),
-    remaining: (stop?.unaccepted ?? 0) + notReached,
-  };
+  checkpoint = await closeRun(emission.writer, checkpoint, pendingGone, emission.advance);
+  return { checkpoint, pages: outcomes, ...(stopped ? { stopped } : {}), remaining: unaccepted + notReached };
 }
 
 /** One page: in flight recorded, fetched (the next one prefetched), then published and recorded. */
 async function emitStep(
   emission: Emission,
   plan: FetchPlan,
-  cursor: Cursor,
+  at: { checkpoint: MessagingAssetCheckpoint; prefetched: Promise<Fetched[]> | undefined },
   current: CandidatePage,
   next: CandidatePage | undefined,
   gone: number[],
@@ -159,12 +159,12 @@ async function emitStep(
   const page = current.assets;
   const fetchNext = next !== undefined && !current.suspect && !next.suspect && !emission.pastDeadline();
   // Written before the fetches start: should the process die on them, the next run counts them.
-  const inFlight = await recordInFlight(emission.writer, cursor.checkpoint, [
-    ...(cursor.prefetched === undefined ? page : []),
+  const inFlight = await recordInFlight(emission.writer, at.checkpoint, [
+    ...(at.prefetched === undefined ? page : []),
     ...(fetchNext ? next.assets : []),
   ]);
   latest.checkpoint = inFlight;
-  const fetching = cursor.prefetched ?? fetchPage(plan, page, emission.now());
+  const fetching = at.prefetched ?? fetchPage(plan, page, emission.now());
   const prefetched = fetchNext ? fetchPage(plan, next.assets, emission.now()) : undefined;
   const fetched = await fetching;
   const failures = fetched.filter((item) => !item.ok);
@@ -174,22 +174,14 @@ async function emitStep(
       firstMessagingAssetId: page[0]?.id,
       ...errorFields(failures[0]?.error),
     });
-    return {
-      cursor: { checkpoint: inFlight, prefetched: undefined },
-      outcome: unavailableOutcome(failures.length),
-      stop: { stopped: 'pds-unavailable', unaccepted: 0 },
-    };
+    const outcome = unavailableOutcome(failures.length);
+    return { checkpoint: inFlight, prefetched: undefined, outcome, stopped: 'pds-unavailable' };
   }
   const emitted = await emitPage(emission, inFlight, fetched, gone);
   latest.checkpoint = emitted.checkpoint;
-  if (emitted.unaccepted === undefined)
-    return { cursor: { checkpoint: emitted.checkpoint, prefetched }, outcome: emitted.outcome };
+  if (emitted.unaccepted === undefined) return { ...emitted, prefetched };
   await prefetched;
-  return {
-    cursor: { checkpoint: emitted.checkpoint, prefetched: undefined },
-    outcome: emitted.outcome,
-    stop: { stopped: 'publish-failed', unaccepted: emitted.unaccepted },
-  };
+  return { ...emitted, prefetched: undefined, stopped: 'publish-failed' };
 }
 
 /**

@@ -54,6 +54,16 @@ export interface PageOutcome {
   unpublished: number;
 }
 
+/** The counts a page outcome adds to the report. */
+const PAGE_COUNTS = [
+  'emitted',
+  'emittedAsFailed',
+  'parseErrors',
+  'failed',
+  'abandoned',
+  'unpublished',
+] as const;
+
 /** What publishing and recording one page did. */
 export function pageOutcome(
   published: PagePublished,
@@ -93,18 +103,11 @@ export function withEmission(
   report: MessagingAssetPollReport,
   outcome: EmissionOutcome,
 ): MessagingAssetPollReport {
-  const sum = (field: keyof PageOutcome) => outcome.pages.reduce((total, page) => total + page[field], 0);
-  return {
-    ...report,
-    emitted: report.emitted + sum('emitted'),
-    emittedAsFailed: report.emittedAsFailed + sum('emittedAsFailed'),
-    parseErrors: report.parseErrors + sum('parseErrors'),
-    failed: report.failed + sum('failed'),
-    abandoned: report.abandoned + sum('abandoned'),
-    unpublished: report.unpublished + sum('unpublished'),
-    remaining: report.remaining + outcome.remaining,
-    ...(outcome.stopped === undefined ? {} : { stopped: outcome.stopped }),
-  };
+  const summed = { ...report, remaining: report.remaining + outcome.remaining };
+  for (const field of PAGE_COUNTS) {
+    for (const page of outcome.pages) summed[field] += page[field];
+  }
+  return outcome.stopped === undefined ? summed : { ...summed, stopped: outcome.stopped };
 }
 
 /** The report completed with the checkpoint the run ended with. */
