@@ -27,4 +27,4 @@ export function reviewProgressKey(shard: number, level: number = PROGRESS_BASE_L
 }
 
 /** The messaging-asset poller's checkpoint: `checkpoints/messaging-assets.json`. */
-export const MESSAGING_ASSETS_CHECKPOINT = checkpointKey('messaging-assets');
+export const MESSAGING_ASSETS_CHECKPOINT = /* @__PURE__ */ checkpointKey('messaging-assets');

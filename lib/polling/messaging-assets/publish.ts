@@ -23,12 +23,8 @@ export function pageToPublish(
   settings: { failureLimit: number; time: Date; source: string | undefined },
 ): PageToPublish {
   return {
-    ordinary: fetched.flatMap((item) => (item.ok ? [{ asset: item.asset, event: item.event }] : [])),
-    failedFetches: fetched.flatMap((item) =>
-      item.ok
-        ? []
-        : [{ asset: item.asset, error: item.error, ...(item.counted ? { counted: true as const } : {}) }],
-    ),
+    ordinary: fetched.filter((item) => item.ok),
+    failedFetches: fetched.filter((item) => !item.ok),
     failedRuns: failedRunsOf(before),
     failureLimit: settings.failureLimit,
     passedEvent: (asset, messageError) =>
