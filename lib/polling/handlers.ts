@@ -186,7 +186,7 @@ export function isAuditRequest(event: unknown): boolean {
 
 /**
  * poll-messaging-assets: new messaging assets become `pds.messaging-asset.received` events. Invoked
- * with `{"mode": "audit"}` (the daily schedule) it audits instead (audit.ts), emitting the gaps unless
+ * with `{"mode": "audit"}` (the daily schedule) it audits instead (messaging-assets/audit.ts), emitting the gaps unless
  * POLL_AUDIT_APPLY is false; the two share the lease, so they never overlap.
  *
  * @example

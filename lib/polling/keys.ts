@@ -15,7 +15,7 @@ export function checkpointKey(name: string): string {
   return `${CHECKPOINTS_PREFIX}${encodeKeySegment(name)}.json`;
 }
 
-/** The levels of the review progress used so far (./review-progress.ts, `ProgressLayout`). */
+/** The levels of the review progress used so far (./supplier-reviews/review-progress.ts, `ProgressLayout`). */
 export const PROGRESS_LAYOUT_KEY = `${REVIEW_PROGRESS_PREFIX}layout.json`;
 /** The level of the layout from before the shard count grew: 2^6 = 64 shards, `review-progress/<nn>.json`. */
 export const PROGRESS_BASE_LEVEL = 6;

@@ -4,7 +4,7 @@
  *
  * The checkpoint is only ever rewritten, never deleted; a lease is deleted when its run ends
  * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
- * pollers never write watch entries: what they emitted goes to their progress (./review-progress.ts).
+ * pollers never write watch entries: what they emitted goes to their progress (./supplier-reviews/review-progress.ts).
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import {

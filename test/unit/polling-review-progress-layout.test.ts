@@ -1,5 +1,5 @@
 /**
- * The review progress's growing layout (lib/polling/review-progress.ts): shards split by the next bits
+ * The review progress's growing layout (lib/polling/supplier-reviews/review-progress.ts): shards split by the next bits
  * of the hash, progress of the 64-shard layout carried over, overlapping runs of an older level.
  */
 import { createHash } from 'node:crypto';

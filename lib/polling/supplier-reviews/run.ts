@@ -4,6 +4,10 @@
  * each points to, emit `pds.supplier-review.received`, and record the fingerprints only after SQS
  * accepted the events. A crash in between re-emits the same reviews with identical event ids.
  *
+ * Each key goes through stages that hand values on (key.ts): select what is new (select.ts) → fetch
+ * and parse (fetch.ts) → publish and tell the ledger (publish.ts) → the progress to record, written
+ * once per shard (shards.ts); the report is folded from the keys' outcomes (report.ts).
+ *
  * Per key (`pollReviewKeys`, used inline by the scheduled run and by the fan-out worker):
  * - no watch entry (removed meanwhile): skipped; expired entry: purged (`purgeIfExpired`);
  * - 404 on the reviews (the item no longer exists): counted on every run, and warned about once (the
@@ -13,7 +17,7 @@
  * - any other failure, of the listing or of one review's XML, or SQS refusing a review's event as
  *   invalid: counted, that key's unemitted reviews are tried again on the next run; the other keys go
  *   on. A 404 on a review's XML is final: the review is emitted without its message, with
- *   `messageError`. So is a review that failed on `failureLimit` consecutive runs (poison.ts; the
+ *   `messageError`. So is a review that failed on `failureLimit` consecutive runs (../poison.ts; the
  *   count is kept on the watch entry's `failing`), so one review cannot fail its key for ever.
  *
  * Concurrency: one limiter caps the PDS requests in flight (`concurrency`, default 8) across all keys;
