@@ -31,10 +31,15 @@ import { parseScriptArgs } from '../lib/command-line.ts';
 import { createLimiter, mapLimit } from '../lib/core/index.ts';
 import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
 import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
-import { pollMessagingAssets } from '../lib/polling/messaging-assets.ts';
-import { chunkLayout, keysToPoll, parseReviewKeyChunk } from '../lib/polling/review-queue.ts';
-import { SqsReviewKeyQueue } from '../lib/polling/sqs/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../lib/polling/supplier-reviews.ts';
+import { pollMessagingAssets } from '../lib/polling/messaging-assets/index.ts';
+import {
+  chunkLayout,
+  keysToPoll,
+  parseReviewKeyChunk,
+  pollReviewKeys,
+  pollSupplierReviews,
+} from '../lib/polling/supplier-reviews/index.ts';
+import { SqsReviewKeyQueue } from '../lib/polling/supplier-reviews/sqs/review-queue.ts';
 import { MemoryStateStore, watch } from '../lib/state/index.ts';
 import { S3StateStore } from '../lib/state/s3/index.ts';
 import { printTable, root } from './support.ts';

@@ -5,7 +5,7 @@
 
 import type { SupplierReview } from '../../lib/pds/index.ts';
 import { isDone, type MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { reviewFingerprint } from '../../lib/polling/supplier-reviews/index.ts';
 import type { InventoryAsset } from './pollers-simulator.ts';
 
 /** One event taken off the queue, reduced to what the counting needs. */

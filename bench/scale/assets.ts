@@ -24,7 +24,10 @@ import { parseScriptArgs } from '../../lib/command-line.ts';
 import type { CloudEvent } from '../../lib/events/index.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import { IdRanges } from '../../lib/polling/id-ranges.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets/index.ts';
 import { MemoryStateStore } from '../../lib/state/index.ts';
 import { MiB, printTable } from '../support.ts';
 import type { ScaleSection } from './section.ts';

@@ -27,15 +27,13 @@ import {
   chunkLayout,
   keysToPoll,
   parseReviewKeyChunk,
-  type ReviewKeyChunk,
-  type ReviewKeyQueue,
-} from '../../lib/polling/review-queue.ts';
-import {
   pollReviewKeys,
   pollSupplierReviews,
+  type ReviewKeyChunk,
+  type ReviewKeyQueue,
   type ReviewPollDeps,
   type ReviewPollReport,
-} from '../../lib/polling/supplier-reviews.ts';
+} from '../../lib/polling/supplier-reviews/index.ts';
 import { MemoryStateStore, type StateStore, watch } from '../../lib/state/index.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { approvedReview } from '../../test/helpers/polling.ts';

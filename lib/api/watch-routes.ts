@@ -1,11 +1,11 @@
 /**
  * The supplier-review watch list: GET /watch (one page at a time) and GET, PUT and DELETE
  * /watch/{primaryKey} (one entry). Each entry is shown with the count of reviews the poller emitted
- * for it (lib/polling/review-progress.ts). PUT refuses a key the PDS does not know (422
+ * for it (lib/polling/supplier-reviews/review-progress.ts). PUT refuses a key the PDS does not know (422
  * `unknown-item`, `?force=true` to watch it anyway); a key already watched is extended without asking.
  */
 import { PdsNotFoundError } from '../pds/index.ts';
-import { seenReviewCounts, unwatch } from '../polling/review-progress.ts';
+import { seenReviewCounts, unwatch } from '../polling/supplier-reviews/review-progress.ts';
 import {
   getWatchEntry,
   isExpired,

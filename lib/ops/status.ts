@@ -8,7 +8,7 @@ import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '../ingest/keys.ts';
 import { INGEST_ACTIVITY, type IngestProgressRecord, isFinished } from '../ingest/progress.ts';
 import { parseCheckpoint } from '../polling/checkpoint.ts';
 import { POLLER_LEASES } from '../polling/exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets/index.ts';
 import {
   ACTIVITY_MARKER_GRACE_MS,
   type ActivityMarker,

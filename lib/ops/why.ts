@@ -18,7 +18,7 @@ import { type IngestProgressRecord, objectWriteOf } from '../ingest/progress.ts'
 import { entriesWithFlags, readGatheringProgress } from '../ingest/progress-entries.ts';
 import { decodeS3Key } from '../ingest/s3-event.ts';
 import { isDone, parseCheckpoint } from '../polling/checkpoint.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../polling/messaging-assets/index.ts';
 import { type PublicationRecord, readPublication } from '../publications/records.ts';
 import { decodeKeySegment, type LeaseRecord, leaseKey, type StateStore } from '../state/index.ts';
 import { ENDPOINTS_PREFIX, getDelivery } from '../webhooks/index.ts';

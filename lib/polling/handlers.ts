@@ -18,21 +18,31 @@ import { publicationRepublisher } from '../publications/republish.ts';
 import { SqsPublicationQueue } from '../publications/sqs/queue.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../runtime.ts';
 import type { StateStore } from '../state/index.ts';
-import { type AuditReport, auditMessagingAssets } from './audit.ts';
 import { POLLER_LEASES, runExclusive } from './exclusive.ts';
-import { type MessagingAssetPollReport, pollMessagingAssets } from './messaging-assets.ts';
+import {
+  type AuditReport,
+  auditMessagingAssets,
+  type MessagingAssetPollReport,
+  pollMessagingAssets,
+} from './messaging-assets/index.ts';
 import {
   recordAuditMetrics,
   recordMessagingAssetMetrics,
   recordReviewMetrics,
   recordScheduledReviewMetrics,
 } from './metrics.ts';
-import { chunkLayout, keysToPoll, parseReviewKeyChunk } from './review-queue.ts';
 import { messagingAssetRunFailure, reviewChunkFailure } from './run-failures.ts';
 import { runWindow } from './run-window.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS, POLL_SETTINGS, REVIEW_POLL_SETTINGS } from './settings.ts';
-import { SqsReviewKeyQueue } from './sqs/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews, type ScheduledReviewPollReport } from './supplier-reviews.ts';
+import {
+  chunkLayout,
+  keysToPoll,
+  parseReviewKeyChunk,
+  pollReviewKeys,
+  pollSupplierReviews,
+  type ScheduledReviewPollReport,
+} from './supplier-reviews/index.ts';
+import { SqsReviewKeyQueue } from './supplier-reviews/sqs/review-queue.ts';
 
 /** What a scheduled run answers when another run holds its lease. */
 export interface SkippedRun {
@@ -176,7 +186,7 @@ export function isAuditRequest(event: unknown): boolean {
 
 /**
  * poll-messaging-assets: new messaging assets become `pds.messaging-asset.received` events. Invoked
- * with `{"mode": "audit"}` (the daily schedule) it audits instead (audit.ts), emitting the gaps unless
+ * with `{"mode": "audit"}` (the daily schedule) it audits instead (messaging-assets/audit.ts), emitting the gaps unless
  * POLL_AUDIT_APPLY is false; the two share the lease, so they never overlap.
  *
  * @example

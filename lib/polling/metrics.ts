@@ -5,9 +5,8 @@
  * `ReviewsEmittedAsFailed`: items passed without their message.
  */
 import { addCounts, type Metrics } from '../core/index.ts';
-import type { AuditReport } from './audit.ts';
-import type { MessagingAssetPollReport } from './messaging-assets.ts';
-import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews.ts';
+import type { AuditReport, MessagingAssetPollReport } from './messaging-assets/index.ts';
+import type { ReviewPollReport, ScheduledReviewPollReport } from './supplier-reviews/index.ts';
 
 /**
  * Metrics of one messaging-asset run: AssetsEmitted, AssetsFailed, AssetsEmittedAsFailed, ParseErrors,

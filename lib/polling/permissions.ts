@@ -4,7 +4,7 @@
  *
  * The checkpoint is only ever rewritten, never deleted; a lease is deleted when its run ends
  * (lib/state/lease.ts), and an expired watch entry when a run meets it (`purgeIfExpired`). The review
- * pollers never write watch entries: what they emitted goes to their progress (./review-progress.ts).
+ * pollers never write watch entries: what they emitted goes to their progress (./supplier-reviews/review-progress.ts).
  */
 import { CONFIRMATION_GRANTS } from '../confirmations/permissions.ts';
 import {
@@ -25,9 +25,8 @@ import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
-import { REVIEW_PROGRESS_PREFIX } from './keys.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from './messaging-assets.ts';
-import { REVIEW_KEY_QUEUE_ACTIONS } from './sqs/review-queue.ts';
+import { MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
+import { REVIEW_KEY_QUEUE_ACTIONS } from './supplier-reviews/sqs/review-queue.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
 

@@ -161,16 +161,14 @@ async function publishEach<T>(
   }
 }
 
-/** How {@link publishPassingRefused} treats an item SQS refuses as invalid. */
-export interface RefusalRule<T> {
-  eventOf: (item: T) => CloudEvent;
+/** An item to publish as the poison-item rule sees it: a plain value, no callbacks. */
+export interface Outgoing<T> {
+  item: T;
+  event: CloudEvent;
   /** True for an item already passed without its message: refused again, it is retried, not passed again. */
-  isPassed: (item: T) => boolean;
+  passed: boolean;
   /** The item's consecutive failed runs, this one included. */
-  failedRuns: (item: T) => number;
-  failureLimit: number;
-  /** The item passed with `messageError`: its event without the message, to send in the next round. */
-  passed: (item: T, messageError: MessageFetchError) => T;
+  failedRuns: number;
 }
 
 /** What SQS did with the items of {@link publishPassingRefused}, over all its rounds. */
@@ -186,40 +184,40 @@ export interface PublishedPassingRefused<T> {
 }
 
 /**
- * Publishes the events of `items` under the poison-item rule for refusals: an item whose event SQS
- * refuses as invalid on its `failureLimit`th failed run is passed (sent again without its message,
- * in one more round); below the limit it is `refused`, for a retry on the next run.
+ * Publishes the events of `outgoing` under the poison-item rule for refusals: an item whose event SQS
+ * refuses as invalid on its `failureLimit`th failed run is passed (`pass` gives its event without the
+ * message, sent in one more round); below the limit it is `refused`, for a retry on the next run.
  *
  * @example
  * ```ts
- * const sent = await publishPassingRefused(sink, built, {
- *   eventOf: (item) => item.event,
- *   isPassed: (item) => item.passed,
- *   failedRuns: (item) => failedRuns(item.fingerprint),
+ * const sent = await publishPassingRefused(
+ *   sink,
+ *   built.map((item) => ({ item, event: item.event, passed: item.passed, failedRuns: failedRuns(item) })),
  *   failureLimit,
- *   passed: (item, messageError) => passedItem(item, messageError),
- * });
+ *   (item, messageError) => passedOutgoing(item, messageError),
+ * );
  * ```
  */
 export async function publishPassingRefused<T>(
   sink: EventSink,
-  items: readonly T[],
-  rule: RefusalRule<T>,
+  outgoing: readonly Outgoing<T>[],
+  failureLimit: number,
+  pass: (item: T, messageError: MessageFetchError) => Outgoing<T>,
 ): Promise<PublishedPassingRefused<T>> {
   const result: PublishedPassingRefused<T> = { accepted: [], refused: [], unaccepted: [], error: undefined };
-  for (let round: readonly T[] = items; round.length > 0; ) {
-    const sent = await publishEach(sink, round, rule.eventOf);
-    const next: T[] = [];
-    result.accepted.push(...sent.accepted);
-    result.unaccepted.push(...sent.unaccepted);
+  for (let round: readonly Outgoing<T>[] = outgoing; round.length > 0; ) {
+    const sent = await publishEach(sink, round, (each) => each.event);
+    const next: Outgoing<T>[] = [];
+    result.accepted.push(...sent.accepted.map((each) => each.item));
+    result.unaccepted.push(...sent.unaccepted.map((each) => each.item));
     result.error = sent.error ?? result.error;
     for (const { item, failure } of sent.refused) {
       // A refused messageError event is small and plain; should SQS refuse even that, retry it.
-      const messageError = rule.isPassed(item)
+      const messageError = item.passed
         ? undefined
-        : passedRefusalError(failure, rule.failedRuns(item), rule.failureLimit);
-      if (messageError) next.push(rule.passed(item, messageError));
-      else result.refused.push({ item, failure });
+        : passedRefusalError(failure, item.failedRuns, failureLimit);
+      if (messageError) next.push(pass(item.item, messageError));
+      else result.refused.push({ item: item.item, failure });
     }
     round = next;
   }

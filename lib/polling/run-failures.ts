@@ -4,8 +4,8 @@
  * failure and the next run or delivery picks up from the checkpoint.
  */
 import { PollIncompleteError } from './errors.ts';
-import type { MessagingAssetPollReport } from './messaging-assets.ts';
-import type { ReviewPollReport } from './supplier-reviews.ts';
+import type { MessagingAssetPollReport } from './messaging-assets/index.ts';
+import type { ReviewPollReport } from './supplier-reviews/index.ts';
 
 /**
  * The error a messaging-asset run must end with, or `undefined` when it ended as it should.

@@ -4,7 +4,7 @@
  * One state object per key (`watch/<primaryKey>.json`, built in ./keys.ts). Keys are added by the
  * publish worker for every published item and by operators (API watch routes, `pds watch`); each
  * addition extends the entry's expiry, and expired entries are skipped and purged by the poller.
- * What the poller already emitted per key is kept apart, in shards (lib/polling/review-progress.ts,
+ * What the poller already emitted per key is kept apart, in shards (lib/polling/supplier-reviews/review-progress.ts,
  * which also removes keys: `unwatch` forgets their progress), so a poll reads one document per shard
  * rather than one per key. Every change is a conditional
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
@@ -34,7 +34,7 @@ export interface WatchEntry {
   sources: string[];
   /**
    * Fingerprints of reviews already emitted, as entries written before the poller kept its progress
-   * apart (lib/polling/review-progress.ts); the poller carries them over once and they are not updated since.
+   * apart (lib/polling/supplier-reviews/review-progress.ts); the poller carries them over once and they are not updated since.
    */
   seen?: string[];
   /** Failing reviews, as entries written before the progress was kept apart; see `seen`. */

@@ -13,7 +13,7 @@ import {
   seenReviewCounts,
   unwatch,
   writeProgressShard,
-} from '../../lib/polling/review-progress.ts';
+} from '../../lib/polling/supplier-reviews/review-progress.ts';
 import { watchKey } from '../../lib/state/keys.ts';
 import type { StateStore } from '../../lib/state/store.ts';
 import {

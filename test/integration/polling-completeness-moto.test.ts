@@ -12,13 +12,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CloudEvent, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { auditMessagingAssets } from '../../lib/polling/audit.ts';
 import { parseCheckpoint, storedCheckpoint } from '../../lib/polling/checkpoint.ts';
 import {
+  auditMessagingAssets,
   MESSAGING_ASSETS_CHECKPOINT,
   type MessagingAssetPollOptions,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets.ts';
+} from '../../lib/polling/messaging-assets/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';

@@ -17,7 +17,10 @@ import { type CloudEvent, EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, eventId } from '../..
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { messagingAssetEvent } from '../../lib/polling/events.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets/index.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';
 import type { StateStore } from '../../lib/state/store.ts';

@@ -12,9 +12,16 @@ import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
 import { parseCheckpoint } from '../../lib/polling/checkpoint.ts';
 import { runExclusive } from '../../lib/polling/exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
-import { growLayout, progressShardOf, readProgress } from '../../lib/polling/review-progress.ts';
-import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets/index.ts';
+import { pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import {
+  growLayout,
+  progressShardOf,
+  readProgress,
+} from '../../lib/polling/supplier-reviews/review-progress.ts';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { acquireLease } from '../../lib/state/lease.ts';
 import { S3StateStore } from '../../lib/state/s3/store.ts';

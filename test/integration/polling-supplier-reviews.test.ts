@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CloudEvent, eventId } from '../../lib/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
-import { type KeyProgress, readProgress } from '../../lib/polling/review-progress.ts';
-import { chunkKeys, parseReviewKeyChunk } from '../../lib/polling/review-queue.ts';
-import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
-import { pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
+import { pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import { type KeyProgress, readProgress } from '../../lib/polling/supplier-reviews/review-progress.ts';
+import { chunkKeys, parseReviewKeyChunk } from '../../lib/polling/supplier-reviews/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../lib/polling/supplier-reviews/sqs/review-queue.ts';
 import {
   DEMO_CHANNEL_IDS,
   DEMO_PRIMARY_KEYS,

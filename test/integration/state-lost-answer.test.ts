@@ -14,7 +14,10 @@ import { ingestProgressKey } from '../../lib/ingest/keys.ts';
 import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
 import { createPdsClient } from '../../lib/pds/index.ts';
 import { isDone, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import { StateConflictError } from '../../lib/state/errors.ts';
 import { leaseKey } from '../../lib/state/keys.ts';

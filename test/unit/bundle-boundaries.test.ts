@@ -46,7 +46,7 @@ describe('bundle boundaries', () => {
     ['lib/ingest/events.ts'],
     ['lib/state/index.ts'],
     ['lib/state/claim.ts'],
-    ['lib/polling/review-queue.ts'],
+    ['lib/polling/supplier-reviews/review-queue.ts'],
     ['lib/publications/queue.ts'],
     ['lib/consumer/reader.ts'],
     ['lib/consumer/dedup.ts'],

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEvent, EventDataError } from '../../lib/events/index.ts';
 import { ingestSqsBody } from '../../lib/ingest/delivery.ts';
-import { pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import { pollMessagingAssets } from '../../lib/polling/messaging-assets/index.ts';
 import { parseCsv, readCsvRecords } from '../../lib/simulator/csv.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';

@@ -1,8 +1,10 @@
 /**
- * Other code reaches lib/core, lib/xml, lib/pds, lib/events, lib/state and lib/api through their entries only, so what
+ * Other code reaches lib/core, lib/xml, lib/pds, lib/events, lib/state, lib/api and the pollers' rooms
+ * (lib/polling/messaging-assets, lib/polling/supplier-reviews) through their entries only, so what
  * they export is their whole public surface and their inside can change freely (docs/architecture.md,
  * Public surfaces).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importedFiles, sourceFiles } from '../helpers/module-imports.ts';
 
@@ -55,6 +57,24 @@ const SURFACES: readonly Surface[] = [
     entries: ['lib/api/index.ts', 'lib/api/handlers.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
+  {
+    // Each poller is a room of its own (lib/polling/messaging-assets/, lib/polling/supplier-reviews/):
+    // its stages are its inside; the handlers, the CLI, ops and the benchmarks use its index. The
+    // review fan-out's SQS queue has its own entry because it loads the AWS SDK, and so do the review
+    // progress shards, which the API's watch routes read without loading the poller.
+    module: 'lib/polling/messaging-assets/',
+    entries: ['lib/polling/messaging-assets/index.ts'],
+    importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
+  },
+  {
+    module: 'lib/polling/supplier-reviews/',
+    entries: [
+      'lib/polling/supplier-reviews/index.ts',
+      'lib/polling/supplier-reviews/review-progress.ts',
+      'lib/polling/supplier-reviews/sqs/review-queue.ts',
+    ],
+    importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
+  },
 ];
 
 /** `importer → imported` for every import into `surface.module` past its entries. */
@@ -80,6 +100,17 @@ describe('module surfaces', () => {
 
       // assess: import from the entry, or export what is missing from it
       expect(found).toEqual([]);
+    },
+  );
+
+  it.each(SURFACES.flatMap((surface) => surface.entries).map((entry) => [entry] as const))(
+    'entry %s exists and names what it exports (no `export *`)',
+    (entry) => {
+      // act
+      const text = readFileSync(entry, 'utf8');
+
+      // assess: a surface is read in its entry, name by name
+      expect(text.split('\n').filter((line) => /^\s*export\s+(type\s+)?\*/.test(line))).toEqual([]);
     },
   );
 });

@@ -11,7 +11,7 @@ import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progres
 import { reindexActivity } from '../../lib/ops/reindex.ts';
 import { planReplay } from '../../lib/ops/replay.ts';
 import { explain, type ObjectExplanation } from '../../lib/ops/why.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets/index.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

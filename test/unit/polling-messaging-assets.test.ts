@@ -4,7 +4,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { type ConfirmationRecorder, emptyLedgerReport } from '../../lib/confirmations/ports.ts';
 import { eventId } from '../../lib/events/index.ts';
 import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import {
+  MESSAGING_ASSETS_CHECKPOINT,
+  pollMessagingAssets,
+} from '../../lib/polling/messaging-assets/index.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

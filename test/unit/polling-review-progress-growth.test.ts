@@ -4,8 +4,12 @@
  * covered, so a shard of many keys was rewritten by every chunk that touched it).
  */
 import { describe, expect, it } from 'vitest';
-import { keysToPoll, type ReviewKeyChunk, type ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import {
+  keysToPoll,
+  type ReviewKeyChunk,
+  type ReviewKeyQueue,
+} from '../../lib/polling/supplier-reviews/review-queue.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { watch } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

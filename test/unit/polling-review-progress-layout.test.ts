@@ -1,12 +1,13 @@
 /**
- * The review progress's growing layout (lib/polling/review-progress.ts): shards split by the next bits
+ * The review progress's growing layout (lib/polling/supplier-reviews/review-progress.ts): shards split by the next bits
  * of the hash, progress of the 64-shard layout carried over, overlapping runs of an older level.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProgressLayoutError } from '../../lib/polling/errors.ts';
-import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
 import { reviewProgressKey } from '../../lib/polling/keys.ts';
+import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
 import {
   BASE_LEVEL,
   forgetProgress,
@@ -20,9 +21,8 @@ import {
   readProgressShard,
   SHARD_KEYS_TARGET,
   writeProgressShard,
-} from '../../lib/polling/review-progress.ts';
-import { chunkKeys } from '../../lib/polling/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+} from '../../lib/polling/supplier-reviews/review-progress.ts';
+import { chunkKeys } from '../../lib/polling/supplier-reviews/review-queue.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import { type WatchedKey, watch, watchedKeys } from '../../lib/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';

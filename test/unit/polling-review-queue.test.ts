@@ -9,8 +9,8 @@ import {
   chunkLayout,
   MAX_CHUNK_BYTES,
   parseReviewKeyChunk,
-} from '../../lib/polling/review-queue.ts';
-import { SqsReviewKeyQueue } from '../../lib/polling/sqs/review-queue.ts';
+} from '../../lib/polling/supplier-reviews/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../lib/polling/supplier-reviews/sqs/review-queue.ts';
 
 const sqsMock = mockClient(SQSClient);
 const sqs = new SQSClient({ region: 'us-east-1' });

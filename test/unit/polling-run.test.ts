@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExclusive } from '../../lib/polling/exclusive.ts';
-import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets.ts';
+import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets/index.ts';
 import { messagingAssetRunFailure, reviewChunkFailure } from '../../lib/polling/run-failures.ts';
 import { runWindow } from '../../lib/polling/run-window.ts';
 import { leaseKey } from '../../lib/state/keys.ts';

@@ -4,15 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
 import { listEntries } from '../../lib/confirmations/read.ts';
 import { eventId } from '../../lib/events/index.ts';
-import { reviewFingerprint } from '../../lib/polling/fingerprint.ts';
+import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
+import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
 import {
   BASE_LEVEL,
   type KeyProgress,
   progressShardOf,
   readProgress,
-} from '../../lib/polling/review-progress.ts';
-import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/review-queue.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews.ts';
+} from '../../lib/polling/supplier-reviews/review-progress.ts';
+import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/supplier-reviews/review-queue.ts';
 import { watchKey } from '../../lib/state/keys.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { StateStore } from '../../lib/state/store.ts';

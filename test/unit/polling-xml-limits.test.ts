@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { pollMessagingAssets } from '../../lib/polling/messaging-assets.ts';
+import { pollMessagingAssets } from '../../lib/polling/messaging-assets/index.ts';
 import { MESSAGING_ASSET_POLL_SETTINGS } from '../../lib/polling/settings.ts';
 import { MemoryStateStore } from '../../lib/state/memory.ts';
 import type { ParseOptions } from '../../lib/xml/index.ts';

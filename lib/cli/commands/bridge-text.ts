@@ -8,7 +8,7 @@ import type { ReplayPlan } from '../../ops/replay.ts';
 import type { BridgeStatus } from '../../ops/status.ts';
 import { LOCAL_STAGE } from '../../ops/target.ts';
 import type { EmittedEvent, Explanation, WriteExplanation } from '../../ops/why.ts';
-import type { AuditReport } from '../../polling/audit.ts';
+import type { AuditReport } from '../../polling/messaging-assets/index.ts';
 import { formatDuration, formatTable, formatTime } from '../output.ts';
 
 /** The answer of `bridge why`. */

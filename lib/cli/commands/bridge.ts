@@ -32,7 +32,7 @@ import {
   SCHEDULE_DLQ_ROLE,
 } from '../../ops/target.ts';
 import { explain, parseWhySubject } from '../../ops/why.ts';
-import { auditMessagingAssets } from '../../polling/audit.ts';
+import { auditMessagingAssets } from '../../polling/messaging-assets/index.ts';
 import { booleanFlag, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { type FoundStack, findLocalStack, LOCAL_STACK_HINT } from '../local-stack.ts';

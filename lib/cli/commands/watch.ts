@@ -7,7 +7,7 @@ import { createS3Client } from '../../aws.ts';
 import { UsageError } from '../../core/index.ts';
 import { emulatorClientConfig } from '../../local/stack-file.ts';
 import { PdsNotFoundError } from '../../pds/index.ts';
-import { seenReviewCounts, unwatch } from '../../polling/review-progress.ts';
+import { seenReviewCounts, unwatch } from '../../polling/supplier-reviews/review-progress.ts';
 import {
   getWatchEntry,
   isExpired,

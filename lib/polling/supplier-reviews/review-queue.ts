@@ -14,9 +14,9 @@
  * loading it; the SQS adapter is ./sqs/review-queue.ts.
  */
 
-import { checkInteger, parseJsonOr } from '../core/index.ts';
-import { toSendableJson } from '../events/index.ts';
-import { ReviewChunkFormatError, ReviewFanOutError } from './errors.ts';
+import { checkInteger, parseJsonOr } from '../../core/index.ts';
+import { toSendableJson } from '../../events/index.ts';
+import { ReviewChunkFormatError, ReviewFanOutError } from '../errors.ts';
 
 /** One message of the fan-out queue. */
 export interface ReviewKeyChunk {

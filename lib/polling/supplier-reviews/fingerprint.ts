@@ -10,7 +10,7 @@
  * short enough to keep a thousand per watched key, far from any collision.
  */
 import { createHash } from 'node:crypto';
-import type { SupplierReview } from '../pds/index.ts';
+import type { SupplierReview } from '../../pds/index.ts';
 
 /** Hex digits kept of the SHA-256. */
 export const FINGERPRINT_LENGTH = 32;

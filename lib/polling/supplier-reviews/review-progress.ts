@@ -42,9 +42,9 @@ import {
   sha256Hex,
   type WatchEntry,
   watchKey,
-} from '../state/index.ts';
-import { ProgressLayoutChangedError, ProgressLayoutError } from './errors.ts';
-import { PROGRESS_LAYOUT_KEY as LAYOUT_KEY, PROGRESS_BASE_LEVEL, reviewProgressKey } from './keys.ts';
+} from '../../state/index.ts';
+import { ProgressLayoutChangedError, ProgressLayoutError } from '../errors.ts';
+import { PROGRESS_LAYOUT_KEY as LAYOUT_KEY, PROGRESS_BASE_LEVEL, reviewProgressKey } from '../keys.ts';
 
 /** The level of the layout from before the shard count grew: 2^6 = 64 shards, `review-progress/<nn>.json`. */
 export const BASE_LEVEL = PROGRESS_BASE_LEVEL;

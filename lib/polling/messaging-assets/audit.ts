@@ -12,24 +12,20 @@
  *
  * With `apply` the gaps are emitted exactly as the poller would have (same event ids, same checkpoint
  * writes, poison rule included), at most `maxAssetsPerRun` of them per audit. The audit streams the
- * listing; it keeps the listed ids as ranges (id-ranges.ts), never the listing.
+ * listing; it keeps the listed ids as ranges (../id-ranges.ts), never the listing.
  */
-import type { Log } from '../core/index.ts';
-import { silentLog } from '../core/index.ts';
-import type { MessagingAssetSummary } from '../pds/index.ts';
-import { isDone, type MessagingAssetCheckpoint, parseCheckpoint } from './checkpoint.ts';
-import { IdCollector, IdRanges } from './id-ranges.ts';
-import { readListing } from './listing.ts';
-import {
-  CheckpointWriter,
-  emitCandidates,
-  emptyMessagingAssetReport,
-  MESSAGING_ASSETS_CHECKPOINT,
-  type MessagingAssetPollDeps,
-  type MessagingAssetPollOptions,
-  type MessagingAssetPollReport,
-} from './messaging-assets.ts';
-import { DEFAULT_MAX_ASSETS_PER_RUN } from './settings.ts';
+import type { Log } from '../../core/index.ts';
+import { silentLog } from '../../core/index.ts';
+import type { MessagingAssetSummary } from '../../pds/index.ts';
+import { isDone, type MessagingAssetCheckpoint, parseCheckpoint } from '../checkpoint.ts';
+import { IdCollector, IdRanges } from '../id-ranges.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../keys.ts';
+import { readListing } from '../listing.ts';
+import { DEFAULT_MAX_ASSETS_PER_RUN } from '../settings.ts';
+import { emitCandidates } from './emit.ts';
+import { CheckpointWriter } from './record.ts';
+import { emptyMessagingAssetReport, withEmission } from './report.ts';
+import type { MessagingAssetPollDeps, MessagingAssetPollOptions, MessagingAssetPollReport } from './types.ts';
 
 /** Most ids an audit report names per kind; the counts are always whole. */
 export const AUDIT_IDS_NAMED = 100;
@@ -105,14 +101,15 @@ export async function auditMessagingAssets(
   report.strayIds = strays.ids;
 
   if (options.apply && found.gaps.length > 0) {
-    const emission = emptyMessagingAssetReport(report.listed);
-    emission.candidates = found.gaps.length;
     const writer = new CheckpointWriter(deps.store, MESSAGING_ASSETS_CHECKPOINT, stored.etag);
-    const after = await emitCandidates(deps, writer, checkpoint, found.gaps, [], options, emission);
+    const emitted = await emitCandidates(deps, writer, checkpoint, found.gaps, [], options);
+    const emission = withEmission(
+      { ...emptyMessagingAssetReport(report.listed), candidates: found.gaps.length },
+      emitted,
+    );
     report.applied = true;
-    report.gapsEmitted = found.gaps.filter((asset) => after.emitted.has(asset.id)).length;
-    emission.remaining += report.gaps - found.gaps.length;
-    report.emission = emission;
+    report.gapsEmitted = found.gaps.filter((asset) => emitted.checkpoint.emitted.has(asset.id)).length;
+    report.emission = { ...emission, remaining: emission.remaining + report.gaps - found.gaps.length };
   }
   logger.info('Messaging-asset audit finished', { ...report, emission: undefined });
   return report;

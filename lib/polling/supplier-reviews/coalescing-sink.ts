@@ -6,8 +6,8 @@
  * with the outcome of its own events only: a caller whose events were all accepted resolves even when
  * another caller's event failed in the same request.
  */
-import { checkInteger } from '../core/index.ts';
-import { type CloudEvent, EventPublishError, type EventSink } from '../events/index.ts';
+import { checkInteger } from '../../core/index.ts';
+import { type CloudEvent, EventPublishError, type EventSink } from '../../events/index.ts';
 
 export interface CoalescingSinkOptions {
   /** Events that trigger a publish at once; default 50 (five SendMessageBatch requests). */

@@ -3,10 +3,10 @@
  * sends its chunks through it.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { currentTraceparent, sleep, TRACEPARENT_ATTRIBUTE } from '../../core/index.ts';
-import { toSendableJson } from '../../events/index.ts';
-import { packBatches } from '../../events/sqs/index.ts';
-import { ReviewFanOutError } from '../errors.ts';
+import { currentTraceparent, sleep, TRACEPARENT_ATTRIBUTE } from '../../../core/index.ts';
+import { toSendableJson } from '../../../events/index.ts';
+import { packBatches } from '../../../events/sqs/index.ts';
+import { ReviewFanOutError } from '../../errors.ts';
 import type { ReviewKeyChunk, ReviewKeyQueue } from '../review-queue.ts';
 
 /** The IAM actions on the review-poll queue (SendMessageBatch is authorised as SendMessage). */
