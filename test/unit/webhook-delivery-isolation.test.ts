@@ -144,4 +144,36 @@ describe('webhook delivery: a failing endpoint does not take the others’ batch
 
     expect(results.map((each) => each.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
   });
+
+  it('reads the endpoint records of a dispatch at once, not one after another', async () => {
+    // prepare: every endpoint read takes 20 ms; count the reads in flight
+    let inFlight = 0;
+    let most = 0;
+    let reading = false;
+    const store = new MemoryStateStore({
+      beforeOperation: async (operation) => {
+        if (!reading || operation.kind !== 'get' || !operation.key.includes('/endpoints/')) return;
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        inFlight--;
+      },
+    });
+    const delivery = new WebhookDelivery({
+      store,
+      queue: new MemoryDeliveryQueue(),
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+    });
+    for (let n = 0; n < 4; n++) await delivery.registry.create({ url: `http://127.0.0.1:9/hook-${n}` });
+
+    // act
+    reading = true;
+    const endpoints = await delivery.registry.list();
+    reading = false;
+
+    // assess
+    expect(endpoints).toHaveLength(4);
+    expect(most).toBe(4);
+  });
 });
