@@ -221,6 +221,15 @@ export class WebhookDelivery {
     const now = this.#now();
     // The reads are independent: one round trip to the store instead of several in a row (the
     // endpoint was read once for the batch; the signing key is read once per instance).
+    const waitUntil = Math.max(
+      task.notBefore ? Date.parse(task.notBefore) : 0,
+      endpoint?.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
+    );
+    if (endpoint && endpoint.status !== 'disabled' && waitUntil > now.getTime()) {
+      // Waiting (notBefore, or the breaker): queued again without reading the event.
+      later.add(task, waitUntil - now.getTime());
+      return 'waiting';
+    }
     const [event, privateKey] = await Promise.all([
       keptEvent(this.#o.store, task.eventId),
       this.#privateKey(),
@@ -236,14 +245,6 @@ export class WebhookDelivery {
         endpoint ? 'the endpoint was disabled' : 'the endpoint was deleted',
       );
       return 'undelivered';
-    }
-    const waitUntil = Math.max(
-      task.notBefore ? Date.parse(task.notBefore) : 0,
-      endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
-    );
-    if (waitUntil > now.getTime()) {
-      later.add(task, waitUntil - now.getTime());
-      return 'waiting';
     }
     const result = await this.#post(endpoint, event, now, privateKey);
     const attempt = {

@@ -31,7 +31,12 @@ function event(n: number): CloudEvent {
 
 /** Two endpoints on a receiver we control: `ok` answers 204, `dead` answers 503. */
 async function setup() {
-  const store = new MemoryStateStore();
+  const reads: string[] = [];
+  const store = new MemoryStateStore({
+    beforeOperation: (operation) => {
+      if (operation.kind === 'get') reads.push(operation.key);
+    },
+  });
   const queue = new MemoryDeliveryQueue();
   const enqueueCalls: number[] = [];
   const enqueue = queue.enqueue.bind(queue);
@@ -64,7 +69,7 @@ async function setup() {
     attempt: 1,
   });
   for (let n = 0; n < 5; n++) await keepEvent(store, event(n));
-  return { delivery, queue, enqueueCalls, requests, ok: ok.id, dead: dead.id, task };
+  return { delivery, queue, enqueueCalls, requests, reads, ok: ok.id, dead: dead.id, task };
 }
 
 describe('webhook delivery: a failing endpoint does not take the others’ batch slots', () => {
@@ -117,7 +122,7 @@ describe('webhook delivery: a failing endpoint does not take the others’ batch
     ]);
   });
 
-  it('sends the tasks a batch queues again in one request per delay', async () => {
+  it('sends the tasks a batch queues again in one request per delay, reading the endpoint once and no event', async () => {
     const h = await setup();
     await h.delivery.registry.change(h.dead, (record) => ({
       ...record,
@@ -125,12 +130,15 @@ describe('webhook delivery: a failing endpoint does not take the others’ batch
       breakerOpenUntil: new Date(NOW.getTime() + 30_000).toISOString(),
     }));
     const tasks = [0, 1, 2, 3, 4].map((n) => h.task(h.dead, n));
+    h.reads.length = 0;
 
     const results = await h.delivery.deliverBatch(tasks);
 
     expect(results.every((each) => each.status === 'fulfilled' && each.value === 'waiting')).toBe(true);
     expect(h.requests).toEqual([]);
     expect(h.enqueueCalls).toEqual([5]);
+    // The endpoint is read once for the batch; a waiting task's event is not read at all.
+    expect(h.reads).toEqual([expect.stringContaining(h.dead)]);
   });
 
   it('fails back the tasks that were to be queued again when the queue refuses them; the delivered stand', async () => {
