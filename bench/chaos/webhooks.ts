@@ -430,6 +430,10 @@ for (const receiver of live)
     const attempts = (await getDelivery(store, receiver.id, each.id))?.attempts ?? [];
     for (const attempt of attempts) {
       if (attempt.status !== 500 || attempt.replay) continue;
+      // A duplicate of this attempt (the message received again while in flight) schedules a retry of
+      // its own, from its own answer: which copy's retry is which cannot be told, so such pairs are
+      // left out rather than blamed on the 500's Retry-After.
+      if (attempts.filter((other) => other.attempt === attempt.attempt && !other.replay).length > 1) continue;
       const next = attempts.find((other) => other.attempt === attempt.attempt + 1 && !other.replay);
       if (!next) continue;
       retryAfterChecked++;
