@@ -9,7 +9,8 @@
  * 2. Throughput at `--latency-ms` receiver latency, in one run and at the same concurrency
  *    (`--concurrency`, the records of one Lambda batch): the delivery flow (WebhookDelivery.deliver:
  *    endpoint and event from the state store in memory, signing, POST, delivery log) against a bare
- *    loop of signed POSTs; deliveries per second and the ratio, at three event counts. Both paths are
+ *    loop of POSTs signed as the flow signs them (v1 and v1a); deliveries per second and the ratio,
+ *    at three event counts. Both paths are
  *    warmed alike first, and each size runs three rounds alternating which path goes first (median).
  * 3. Isolation: ten endpoints, nine answering 200 after `--latency-ms`; the tasks are handled as the
  *    function handles a batch (concurrently). With one endpoint answering 503 to everything, the
@@ -28,6 +29,7 @@ import {
   keepEvent,
   MemoryDeliveryQueue,
   postWebhook,
+  signingKeyOf,
   WebhookDelivery,
   webhookHeaders,
 } from '../lib/webhooks/index.ts';
@@ -137,11 +139,14 @@ async function throughput(): Promise<void> {
     const queue = new MemoryDeliveryQueue();
     const delivery = new WebhookDelivery({ store, queue, policy: 'any', knownTypes: EVENT_TYPES });
     const { endpoint, secret } = await delivery.registry.create({ url: `${url}/hook` });
+    // The reference signs what the flow signs for this endpoint: v1 with its secret and v1a with
+    // the bridge's ed25519 key (the flow's default, asymmetric: true).
+    const { privateKey } = await signingKeyOf(store);
     const bare = (each: CloudEvent) => {
       const body = JSON.stringify(each);
       const headers = webhookHeaders(
         { id: each.id, timestampSeconds: Math.floor(Date.now() / 1000), body },
-        { secrets: [secret] },
+        { secrets: [secret], privateKey },
       );
       return postWebhook(target, body, headers, { policy: 'any' });
     };

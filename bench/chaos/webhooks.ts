@@ -2,7 +2,8 @@
  * The webhooks' chaos run (issue 33): events flow through the real delivery path — the webhook queue
  * (SQS on the local stack's emulator), the webhook-delivery function's handler
  * (createWebhookDeliveryHandler, state in S3 on the emulator) and receivers on 127.0.0.1 — while the
- * receivers fail and the workers are killed. Not part of `npm test`; figures in docs/benchmarks.md
+ * receivers fail and the workers are killed. A quick variant (--no-baseline) runs in `npm test`
+ * (test/integration/webhooks-chaos-quick.test.ts); figures in docs/benchmarks.md
  * ("Chaos: webhooks").
  *
  *   node bench/chaos/webhooks.ts [--events 120] [--workers 3] [--fault-rate 0.3] [--kill-rate 0.1] [--seed 1] [--quick]
@@ -75,6 +76,16 @@ const { values } = parseScriptArgs({
     },
     seed: { type: 'string', default: '1', value: 'n', description: 'random seed' },
     quick: { type: 'boolean', description: 'a short run (30 events, 12 s of faults)' },
+    'phase-ms': {
+      type: 'string',
+      value: 'ms',
+      description: 'how long faults go on (default 30000; 12000 with --quick)',
+    },
+    'no-baseline': {
+      type: 'boolean',
+      description:
+        'skip the run without the dead endpoint, and with it the isolation target (npm test runs it so)',
+    },
     baseline: {
       type: 'boolean',
       description:
@@ -88,7 +99,8 @@ const WORKERS = Number(values.workers);
 const FAULT_RATE = Number(values['fault-rate']);
 const KILL_RATE = Number(values['kill-rate']);
 const random = mulberry32(Number(values.seed));
-const PHASE1_MS = QUICK ? 12_000 : 30_000;
+const PHASE1_MS = Number(values['phase-ms'] ?? (QUICK ? 12_000 : 30_000));
+const NO_BASELINE = values['no-baseline'] === true;
 const PHASE2_LIMIT_MS = 60_000;
 const TIMEOUT_MS = 500;
 const RETRY_AFTER_S = 7;
@@ -113,6 +125,7 @@ async function baselineP99(): Promise<number> {
     String(KILL_RATE),
   );
   if (QUICK) args.push('--quick');
+  if (values['phase-ms'] !== undefined) args.push('--phase-ms', String(values['phase-ms']));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -123,7 +136,7 @@ async function baselineP99(): Promise<number> {
   if (!line) throw new Error(`The baseline run printed no result line:\n${output.slice(-2000)}`);
   return (JSON.parse(line) as { p99FirstAttemptMs: number }).p99FirstAttemptMs;
 }
-const referenceP99 = BASELINE ? 0 : await baselineP99();
+const referenceP99 = BASELINE || NO_BASELINE ? 0 : await baselineP99();
 const started = Date.now();
 
 interface Received {
@@ -417,6 +430,10 @@ for (const receiver of live)
     const attempts = (await getDelivery(store, receiver.id, each.id))?.attempts ?? [];
     for (const attempt of attempts) {
       if (attempt.status !== 500 || attempt.replay) continue;
+      // A duplicate of this attempt (the message received again while in flight) schedules a retry of
+      // its own, from its own answer: which copy's retry is which cannot be told, so such pairs are
+      // left out rather than blamed on the 500's Retry-After.
+      if (attempts.filter((other) => other.attempt === attempt.attempt && !other.replay).length > 1) continue;
       const next = attempts.find((other) => other.attempt === attempt.attempt + 1 && !other.replay);
       if (!next) continue;
       retryAfterChecked++;
@@ -490,8 +507,12 @@ const targets: Array<[string, boolean, string]> = [
   ],
   [
     'dead endpoint does not delay the others (live p99 first-attempt delay ≤ 1.2× the run without it)',
-    BASELINE || (firstTryDelays.length > 0 && p(0.99) <= 1.2 * referenceP99),
-    BASELINE ? 'baseline' : `${p(0.99)} ms vs ${referenceP99} ms: ${(p(0.99) / referenceP99).toFixed(2)}×`,
+    BASELINE || NO_BASELINE || (firstTryDelays.length > 0 && p(0.99) <= 1.2 * referenceP99),
+    BASELINE
+      ? 'baseline'
+      : NO_BASELINE
+        ? 'not measured (--no-baseline)'
+        : `${p(0.99)} ms vs ${referenceP99} ms: ${(p(0.99) / referenceP99).toFixed(2)}×`,
   ],
 ];
 printTable(
@@ -510,6 +531,9 @@ console.log(
     requests,
     kills: counters.kills,
     p99FirstAttemptMs: p(0.99),
+    deadNotReplayable,
+    retryAfterViolations,
+    retryAfterChecked,
     failedTargets,
   }),
 );

@@ -78,6 +78,20 @@ export const EVENT_QUEUES: readonly EventQueue[] = [
   },
 ];
 
+/** The EventBridge bus (deploy/eventbridge.yml) as an AsyncAPI channel: any family may be routed to it. */
+export const EVENT_BUS = Object.freeze({
+  channel: 'eventBus',
+  title: 'EventBridge bus',
+  /** The bus the template creates with `--param eventBus=create`; an existing bus keeps its own name. */
+  busName: 'pds-bridge-{stage}-events',
+  variable: 'EVENT_BUS_NAME',
+  /** The message of `type` on the bus (its key in components.messages). */
+  messageId: (type: EventType): string => `eventbridge.${type}`,
+});
+
+/** A fixed EventBridge event id for the examples (EventBridge assigns its own to every event). */
+const EXAMPLE_EVENTBRIDGE_ID = '6a7e8feb-b491-4cf7-a9f1-bf3703467718';
+
 /** Where the data schemas are, relative to the AsyncAPI document (both under schemas/). */
 const dataSchemaRef = (type: EventType): string => `./${dataSchemaPath(type).replace(/^schemas\//, '')}`;
 
@@ -191,10 +205,100 @@ function message(type: EventType): JsonSchema {
   };
 }
 
+const eventBridgePointer: JsonSchema = {
+  type: 'object',
+  title: 'EventBridge claim-check pointer',
+  description:
+    'The detail of an entry whose event was over the entry limit (256 KiB by default): the event is stored in the state bucket under the same key as on the SQS path; detail-type and source stay, so rules still match. The consumer kit follows it.',
+  required: ['s3BucketName', 's3Key'],
+  properties: {
+    s3BucketName: { type: 'string', description: 'The state bucket.' },
+    s3Key: { type: 'string', description: 'claim-check/<event id>.json' },
+  },
+};
+
+/** The event as EventBridge delivers it to a rule's target: its envelope, the CloudEvent as detail. */
+function eventBridgeEnvelope(type: EventType): JsonSchema {
+  return {
+    type: 'object',
+    title: `${type} on EventBridge`,
+    description:
+      'The EventBridge event a rule matches and a target receives (a PutEvents entry: Source, DetailType, Detail, Time). detail is the whole CloudEvent, exactly as the queues carry it.',
+    required: ['detail-type', 'source', 'detail'],
+    properties: {
+      version: { const: '0' },
+      id: { type: 'string', description: 'Assigned by EventBridge; deduplicate by detail.id instead.' },
+      'detail-type': { const: type, description: "The CloudEvent's type." },
+      source: {
+        type: 'string',
+        description: `The CloudEvent's source (${DEFAULT_EVENT_SOURCE} unless configured otherwise): match it in rules.`,
+      },
+      account: { type: 'string' },
+      time: { type: 'string', format: 'date-time', description: "The CloudEvent's time." },
+      region: { type: 'string' },
+      resources: { type: 'array', items: { type: 'string' } },
+      detail: {
+        oneOf: [
+          { $ref: `#/components/schemas/${type}` },
+          { $ref: '#/components/schemas/eventBridgePointer' },
+        ],
+      },
+    },
+  };
+}
+
+/** What a target receives for `event`, with fixed account, region and id (for the examples). */
+function eventBridgeExample(event: { type: string; source: string; time: string }): JsonSchema {
+  return {
+    version: '0',
+    id: EXAMPLE_EVENTBRIDGE_ID,
+    'detail-type': event.type,
+    source: event.source,
+    account: '123456789012',
+    time: event.time.replace(/\.\d+Z$/, 'Z'),
+    region: 'eu-central-1',
+    resources: [],
+    detail: event,
+  };
+}
+
+function eventBridgeMessage(type: EventType): JsonSchema {
+  return {
+    name: EVENT_BUS.messageId(type),
+    title: `${type} (EventBridge)`,
+    summary: description(type).split('. ')[0]?.replace(/\.?$/, '.'),
+    description:
+      `${description(type)} Sent to the bus when EVENT_DESTINATIONS routes its family to eventbridge or both.`.trim(),
+    contentType: 'application/json',
+    payload: eventBridgeEnvelope(type),
+    examples: exampleEvents()[type].map((event, index, all) => ({
+      name: all.length === 1 ? `${type} (EventBridge)` : `${type} (EventBridge, ${index + 1})`,
+      payload: eventBridgeExample(event),
+    })),
+  };
+}
+
+function busChannel(): JsonSchema {
+  return {
+    address: EVENT_BUS.busName,
+    title: EVENT_BUS.title,
+    description: `The bus in ${EVENT_BUS.variable}: the one the template creates (--param eventBus=create, with an archive) or an existing one (--param eventBus=NAME). Which families are sent here: EVENT_DESTINATIONS (docs/events.md, "EventBridge").`,
+    servers: [{ $ref: '#/servers/eventbridge' }],
+    parameters: { stage: { description: 'The osls stage the bridge is deployed with.', default: 'dev' } },
+    messages: Object.fromEntries(
+      EVENT_TYPES.map((type) => [
+        EVENT_BUS.messageId(type),
+        { $ref: `#/components/messages/${EVENT_BUS.messageId(type)}` },
+      ]),
+    ),
+  };
+}
+
 function channel(queue: EventQueue): JsonSchema {
   return {
     address: queue.queueName,
     title: queue.title,
+    servers: [{ $ref: '#/servers/sqs' }],
     description: `The bridge's functions find the queue in ${queue.variable}. A consumer that fails a message ${queue.maxReceiveCount} times finds it in ${queue.deadLetterQueueName}.`,
     parameters: { stage: { description: 'The osls stage the bridge is deployed with.', default: 'dev' } },
     messages: Object.fromEntries(
@@ -244,7 +348,7 @@ export function asyncApiDocument(version: string): JsonSchema {
       title: 'pds-bridge events',
       version,
       description:
-        'The CloudEvents the bridge sends to SQS. Each body is a CloudEvents 1.0 JSON document whose data follows the schema its dataschema names (schemas/events/<type>/v<version>.json). What each event means, the failure codes and the versioning policy: docs/events.md.',
+        'The CloudEvents the bridge sends to SQS and, where EVENT_DESTINATIONS says so, to an EventBridge bus (the CloudEvent as detail, its type as detail-type, its source as source). Each body is a CloudEvents 1.0 JSON document whose data follows the schema its dataschema names (schemas/events/<type>/v<version>.json). What each event means, the failure codes and the versioning policy: docs/events.md.',
     },
     defaultContentType: 'application/json',
     servers: {
@@ -254,15 +358,41 @@ export function asyncApiDocument(version: string): JsonSchema {
         description: 'Amazon SQS in the region the bridge is deployed to.',
         variables: { region: { default: 'eu-central-1', description: 'The osls region.' } },
       },
+      eventbridge: {
+        host: 'events.{region}.amazonaws.com',
+        protocol: 'https',
+        description:
+          'Amazon EventBridge in the region the bridge is deployed to: PutEvents, at most 10 entries a call.',
+        variables: { region: { default: 'eu-central-1', description: 'The osls region.' } },
+      },
     },
-    channels: Object.fromEntries(EVENT_QUEUES.map((queue) => [queue.channel, channel(queue)])),
-    operations: Object.fromEntries(EVENT_QUEUES.map((queue) => [`send.${queue.channel}`, operation(queue)])),
+    channels: {
+      ...Object.fromEntries(EVENT_QUEUES.map((queue) => [queue.channel, channel(queue)])),
+      [EVENT_BUS.channel]: busChannel(),
+    },
+    operations: {
+      ...Object.fromEntries(EVENT_QUEUES.map((queue) => [`send.${queue.channel}`, operation(queue)])),
+      [`send.${EVENT_BUS.channel}`]: {
+        action: 'send',
+        title: 'Send to the EventBridge bus',
+        channel: { $ref: `#/channels/${EVENT_BUS.channel}` },
+        messages: EVENT_TYPES.map((type) => ({
+          $ref: `#/channels/${EVENT_BUS.channel}/messages/${EVENT_BUS.messageId(type)}`,
+        })),
+      },
+    },
     components: {
       schemas: {
         ...Object.fromEntries(EVENT_TYPES.map((type) => [type, envelopeSchema(type)])),
         claimCheckPointer,
+        eventBridgePointer,
       },
-      messages: Object.fromEntries(EVENT_TYPES.map((type) => [type, message(type)])),
+      messages: {
+        ...Object.fromEntries(EVENT_TYPES.map((type) => [type, message(type)])),
+        ...Object.fromEntries(
+          EVENT_TYPES.map((type) => [EVENT_BUS.messageId(type), eventBridgeMessage(type)]),
+        ),
+      },
     },
   };
 }

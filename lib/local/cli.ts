@@ -13,6 +13,7 @@ import { UsageError } from '../core/index.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
+import { eventBridgeRequested, LOCAL_EVENTBRIDGE_FIX } from './eventbridge.ts';
 import {
   LOCAL_STACK_DEFAULTS,
   type LocalStackOptions,
@@ -41,6 +42,9 @@ Options:
   --review-delay <time>           simulator: reviews appear this long after a publication (default 2s)
   --stack-file <path>             where to write the connection facts (default ${DEFAULT_STACK_FILE};
                                   with --demo none is written unless this is given)
+  --eventbridge <url>             an EventBridge backend (moto_server, e.g. http://127.0.0.1:5000): the
+                                  stack creates its bus there and events go to the queues and the bus
+                                  (also LOCAL_EVENTBRIDGE_ENDPOINT; none: no EventBridge output)
   --demo                          run one scripted pass end to end, then stop; exit 0 only if every
                                   step happened (simulator only)
   --verbose                       log every invocation and the handlers' INFO logs
@@ -74,6 +78,7 @@ const START_FLAGS = {
   'supplier-reviews-rate': { type: 'string' },
   'review-delay': { type: 'string' },
   'stack-file': { type: 'string' },
+  eventbridge: { type: 'string' },
   demo: { type: 'boolean', default: false },
   verbose: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
@@ -135,8 +140,36 @@ export function parseStartArgs(
     ...(dataDir !== undefined ? { dataDir } : {}),
     ...(pds ? { pds } : {}),
   };
+  const eventBridgeEndpoint = eventBridgeFrom(flag('eventbridge'), env);
+  if (eventBridgeEndpoint) options.eventBridgeEndpoint = eventBridgeEndpoint;
   const stackFile = flag('stack-file') ?? (demo ? undefined : DEFAULT_STACK_FILE);
   return { options, demo, ...(stackFile !== undefined ? { stackFile } : {}) };
+}
+
+/**
+ * The EventBridge backend: --eventbridge, else LOCAL_EVENTBRIDGE_ENDPOINT. Without one, an environment
+ * that sends events to EventBridge is refused: the emulator has none, and the events would fail.
+ */
+function eventBridgeFrom(
+  raw: string | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const given = raw ?? env.LOCAL_EVENTBRIDGE_ENDPOINT?.trim();
+  const name = raw !== undefined ? '--eventbridge' : 'LOCAL_EVENTBRIDGE_ENDPOINT';
+  if (!given) {
+    const requested = eventBridgeRequested(env);
+    if (requested)
+      throw new UsageError(
+        `${requested} sends events to EventBridge, but the local stack has no EventBridge backend: ${LOCAL_EVENTBRIDGE_FIX}, or unset EVENT_DESTINATIONS (docs/local-stack.md, "EventBridge")`,
+      );
+    return undefined;
+  }
+  const url = setting.url(name).read(given);
+  if (!url.ok || url.value === undefined || !/^https?:$/.test(new URL(given).protocol))
+    throw new UsageError(
+      `${name} must be the http(s) URL of an EventBridge backend such as moto_server, got '${given}'`,
+    );
+  return given.replace(/\/+$/, '');
 }
 
 /** A port from 0 to 65535; `fallback` when the flag is not given. */

@@ -28,6 +28,8 @@ export interface HandlerEnvironmentInput {
   pollFirstRun: 'now' | 'backlog';
   /** Handler log level; default WARN so the terminal stays readable. */
   logLevel?: string;
+  /** An EventBridge backend (moto_server) and the bus made there (./eventbridge.ts); none: no EventBridge output. */
+  eventBridge?: { endpoint: string; busName: string };
 }
 
 /** Variables to set; `undefined` means remove. */
@@ -53,6 +55,9 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     AWS_ENDPOINT_URL: input.awsEndpoint,
     AWS_ENDPOINT_URL_S3: input.awsEndpoint,
     AWS_ENDPOINT_URL_SQS: input.awsEndpoint,
+    // The emulator has no EventBridge: a backend of its own, or none (EVENT_BUS_NAME unset).
+    AWS_ENDPOINT_URL_EVENTBRIDGE: input.eventBridge?.endpoint,
+    EVENT_BUS_NAME: input.eventBridge?.busName,
     AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: undefined,
     AWS_REGION: input.region,
     AWS_DEFAULT_REGION: input.region,
@@ -94,6 +99,8 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     POWERTOOLS_LOG_LEVEL: input.logLevel ?? 'WARN',
     // Metrics would be printed as embedded-metric-format JSON after every invocation.
     POWERTOOLS_METRICS_DISABLED: 'true',
+    // With a backend every family goes to its queue and to the bus unless EVENT_DESTINATIONS says otherwise.
+    ...(input.eventBridge ? { EVENT_DESTINATIONS: 'both' } : {}),
   };
   return { forced, defaults };
 }

@@ -53,3 +53,11 @@ export class EmulatorUnsupportedError extends BridgeError {
     this.name = 'EmulatorUnsupportedError';
   }
 }
+
+/** EventBridge output was asked for locally, but no EventBridge backend is configured or answering. */
+export class LocalEventBridgeError extends BridgeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('LOCAL_EVENTBRIDGE_UNAVAILABLE', message, options);
+    this.name = 'LocalEventBridgeError';
+  }
+}

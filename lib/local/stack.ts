@@ -33,6 +33,7 @@ import {
   type PdsConnection,
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
+import { ensureLocalEventBus } from './eventbridge.ts';
 import type { LocalHandlers } from './handlers.ts';
 import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
 import { invocationStore } from './invocation-scope.ts';
@@ -84,6 +85,11 @@ export interface LocalStackOptions {
   log?: (line: string) => void;
   /** Also report every successful invocation. */
   verbose?: boolean;
+  /**
+   * An EventBridge backend (moto_server, `http://127.0.0.1:5000`): the stack creates its bus there and
+   * the functions publish to it (EVENT_DESTINATIONS `both` unless set). None by default: no EventBridge output.
+   */
+  eventBridgeEndpoint?: string;
 }
 
 /** Where everything runs, and how to stop it. */
@@ -231,8 +237,15 @@ async function handlersOnEmulator(
   const { settings, emulator, pds } = parts;
   // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
   await invocationStore();
+  const eventBridge = settings.eventBridgeEndpoint
+    ? {
+        endpoint: settings.eventBridgeEndpoint,
+        busName: await ensureLocalEventBus(settings.eventBridgeEndpoint, settings.region),
+      }
+    : undefined;
   const restoreEnvironment = applyEnvironment(
     handlerEnvironment({
+      ...(eventBridge ? { eventBridge } : {}),
       awsEndpoint: emulator.endpoint,
       region: settings.region,
       resources: parts.resources,

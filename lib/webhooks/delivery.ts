@@ -95,7 +95,9 @@ export class WebhookDelivery {
   async dispatch(events: readonly CloudEvent[]): Promise<number> {
     if (events.length === 0) return 0;
     const endpoints = await this.registry.list();
-    const tasks: DeliveryTask[] = [];
+    const now = this.#now().getTime();
+    const later = new LaterTasks();
+    let count = 0;
     for (const event of events) {
       await keepEvent(this.#o.store, event);
       for (const endpoint of endpoints) {
@@ -104,11 +106,92 @@ export class WebhookDelivery {
           await this.#undelivered(endpoint.id, event, 'the endpoint was disabled');
           continue;
         }
-        tasks.push({ kind: 'deliver', endpointId: endpoint.id, eventId: event.id, attempt: 1 });
+        const task: DeliveryTask = {
+          kind: 'deliver',
+          endpointId: endpoint.id,
+          eventId: event.id,
+          attempt: 1,
+        };
+        // An open breaker: the task is queued to wait for it at once, so it takes no batch slot
+        // (no receive, no reads, no re-send) while the endpoint is known to be failing.
+        const openUntil = endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0;
+        if (openUntil > now) later.add({ ...task, notBefore: endpoint.breakerOpenUntil }, openUntil - now);
+        else later.add(task, 0);
+        count++;
       }
     }
-    if (tasks.length > 0) await this.#o.queue.enqueue(tasks);
-    return tasks.length;
+    await later.flush(this.#o.queue);
+    return count;
+  }
+
+  /**
+   * Carries out the tasks of one batch together: each endpoint is read once; an endpoint that is
+   * failing (its last attempt failed) gets at most one attempt per batch — its other tasks wait
+   * {@link FAILING_ENDPOINT_WAIT_MS} without spending an attempt, so a dead endpoint's timeouts hold
+   * one record, not many; and every task queued again (retries, waits) is sent in one request per
+   * delay instead of one per task. One settled result per task, in order: rejected only for the
+   * store's or the queue's failures (the record is then failed back to SQS).
+   *
+   * @example
+   * ```ts
+   * const results = await delivery.deliverBatch(tasks); // [{ status: 'fulfilled', value: 'delivered' }, …]
+   * ```
+   */
+  async deliverBatch(tasks: readonly DeliveryTask[]): Promise<PromiseSettledResult<TaskOutcome>[]> {
+    const ids = [...new Set(tasks.map((task) => task.endpointId))];
+    const read = await Promise.allSettled(ids.map((id) => this.registry.get(id)));
+    const endpoints = new Map(
+      ids.map((id, n) => [id, read[n] as PromiseSettledResult<EndpointRecord | undefined>]),
+    );
+    const later = new LaterTasks();
+    const probing = new Set<string>();
+    const settled = await Promise.allSettled(
+      tasks.map(async (task) => {
+        const known = endpoints.get(task.endpointId) as PromiseSettledResult<EndpointRecord | undefined>;
+        if (known.status === 'rejected') throw known.reason;
+        const endpoint = known.value;
+        // A failing endpoint's task that is due (not waiting for notBefore or the breaker anyway).
+        const failing =
+          endpoint !== undefined &&
+          endpoint.status !== 'disabled' &&
+          endpoint.failures > 0 &&
+          this.#due(task, endpoint);
+        if (failing) {
+          if (probing.has(endpoint.id)) {
+            later.add(
+              {
+                ...task,
+                notBefore: new Date(this.#now().getTime() + FAILING_ENDPOINT_WAIT_MS).toISOString(),
+              },
+              FAILING_ENDPOINT_WAIT_MS,
+            );
+            return 'waiting' as const;
+          }
+          probing.add(endpoint.id);
+        }
+        return this.#deliver(task, endpoint, later);
+      }),
+    );
+    try {
+      await later.flush(this.#o.queue);
+    } catch (error) {
+      // A task that was to be queued again must not be acknowledged: it fails back to SQS (the
+      // delivered ones stand).
+      return settled.map((each) =>
+        each.status === 'fulfilled' && (each.value === 'waiting' || each.value === 'retrying')
+          ? { status: 'rejected', reason: error }
+          : each,
+      );
+    }
+    return settled;
+  }
+
+  #due(task: DeliveryTask, endpoint: EndpointRecord): boolean {
+    const now = this.#now().getTime();
+    return (
+      (task.notBefore ? Date.parse(task.notBefore) : 0) <= now &&
+      (endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0) <= now
+    );
   }
 
   async #undelivered(
@@ -125,11 +208,29 @@ export class WebhookDelivery {
 
   /** Carries out one task; never throws for an endpoint's failure (only for the store's or queue's). */
   async deliver(task: DeliveryTask): Promise<TaskOutcome> {
+    const [result] = await this.deliverBatch([task]);
+    if (result?.status === 'rejected') throw result.reason;
+    return (result as PromiseFulfilledResult<TaskOutcome>).value;
+  }
+
+  async #deliver(
+    task: DeliveryTask,
+    endpoint: EndpointRecord | undefined,
+    later: LaterTasks,
+  ): Promise<TaskOutcome> {
     const now = this.#now();
-    // The three reads are independent: one round trip to the store instead of three in a row (the
-    // signing key is read once per instance; it is created once and never changes).
-    const [endpoint, event, privateKey] = await Promise.all([
-      this.registry.get(task.endpointId),
+    // The reads are independent: one round trip to the store instead of several in a row (the
+    // endpoint was read once for the batch; the signing key is read once per instance).
+    const waitUntil = Math.max(
+      task.notBefore ? Date.parse(task.notBefore) : 0,
+      endpoint?.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
+    );
+    if (endpoint && endpoint.status !== 'disabled' && waitUntil > now.getTime()) {
+      // Waiting (notBefore, or the breaker): queued again without reading the event.
+      later.add(task, waitUntil - now.getTime());
+      return 'waiting';
+    }
+    const [event, privateKey] = await Promise.all([
       keptEvent(this.#o.store, task.eventId),
       this.#privateKey(),
     ]);
@@ -144,14 +245,6 @@ export class WebhookDelivery {
         endpoint ? 'the endpoint was disabled' : 'the endpoint was deleted',
       );
       return 'undelivered';
-    }
-    const waitUntil = Math.max(
-      task.notBefore ? Date.parse(task.notBefore) : 0,
-      endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
-    );
-    if (waitUntil > now.getTime()) {
-      await this.#later(task, waitUntil - now.getTime());
-      return 'waiting';
     }
     const result = await this.#post(endpoint, event, now, privateKey);
     const attempt = {
@@ -211,7 +304,7 @@ export class WebhookDelivery {
     }
     const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
     await recordDelivery(this.#o.store, base, { status: 'pending', attempt, nextAttemptAt, now });
-    await this.#later({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay);
+    later.add({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay);
     return 'retrying';
   }
 
@@ -245,10 +338,6 @@ export class WebhookDelivery {
       policy: this.#o.policy,
       ...(this.#o.timeoutMs !== undefined ? { timeoutMs: this.#o.timeoutMs } : {}),
     });
-  }
-
-  async #later(task: DeliveryTask, waitMs: number): Promise<void> {
-    await this.#o.queue.enqueue([task], Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(waitMs / 1000)));
   }
 
   async #recovered(id: string): Promise<void> {
@@ -362,5 +451,28 @@ export class WebhookDelivery {
     );
     for (let i = 0; i < tasks.length; i += 100) await this.#o.queue.enqueue(tasks.slice(i, i + 100));
     return queued;
+  }
+}
+
+/**
+ * How long the other tasks of a failing endpoint wait when one of its tasks is already attempted in
+ * the same batch (no attempt is spent): 5 s, the first retry delay.
+ */
+export const FAILING_ENDPOINT_WAIT_MS = 5_000;
+
+/** Tasks to queue again, grouped by their delay in whole seconds: one enqueue per delay. */
+class LaterTasks {
+  readonly #byDelay = new Map<number, DeliveryTask[]>();
+
+  add(task: DeliveryTask, waitMs: number): void {
+    const seconds = Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(waitMs / 1000)));
+    const tasks = this.#byDelay.get(seconds) ?? [];
+    tasks.push(task);
+    this.#byDelay.set(seconds, tasks);
+  }
+
+  async flush(queue: DeliveryQueue): Promise<void> {
+    await Promise.all([...this.#byDelay].map(([seconds, tasks]) => queue.enqueue(tasks, seconds)));
+    this.#byDelay.clear();
   }
 }

@@ -3,6 +3,7 @@
  * writes (`mutate`), so the API, the delivery function and replays never overwrite each other.
  */
 import { randomBytes } from 'node:crypto';
+import { mapAll } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { WebhookError } from './errors.ts';
@@ -118,6 +119,9 @@ export interface RegistryOptions {
  * const { endpoint, secret } = await registry.create({ url: 'https://erp.example.com/hooks' });
  * ```
  */
+/** Endpoint records read at once by {@link EndpointRegistry.list} (each an S3 GET when deployed). */
+export const LIST_READ_CONCURRENCY = 8;
+
 export class EndpointRegistry {
   readonly #store: StateStore;
   readonly #options: RegistryOptions;
@@ -176,13 +180,12 @@ export class EndpointRegistry {
     return endpoint;
   }
 
+  /** Every endpoint; the records are read {@link LIST_READ_CONCURRENCY} at a time, not one after another. */
   async list(): Promise<EndpointRecord[]> {
-    const endpoints: EndpointRecord[] = [];
-    for await (const key of this.#store.list(ENDPOINTS_PREFIX)) {
-      const entry = await this.#store.get<EndpointRecord>(key);
-      if (entry) endpoints.push(entry.value);
-    }
-    return endpoints;
+    const keys: string[] = [];
+    for await (const key of this.#store.list(ENDPOINTS_PREFIX)) keys.push(key);
+    const entries = await mapAll(keys, LIST_READ_CONCURRENCY, (key) => this.#store.get<EndpointRecord>(key));
+    return entries.flatMap((entry) => (entry ? [entry.value] : []));
   }
 
   /** Changes an endpoint with a conditional write; `change` may run more than once. */

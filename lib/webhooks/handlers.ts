@@ -95,12 +95,53 @@ export function createWebhookDeliveryHandler(
   const config = loadWebhookConfig(env, WEBHOOK_EVENT_TYPES);
   const delivery = webhookDeliveryFor(config, config.settings.WEBHOOK_QUEUE_URL, eventSinkFor(config));
   const processor = new BatchProcessor(EventType.SQS);
-  const handleRecord = async (record: SQSRecord): Promise<void> => {
-    const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());
-    const message = JSON.parse(body) as unknown;
-    if (isTask(message)) await delivery.deliver(message);
-    else await delivery.dispatch([message as CloudEvent]);
+  return async (event, context) => {
+    // The batch's tasks are carried out together (deliverBatch: each endpoint read once, a failing
+    // endpoint attempted once per batch, re-queued tasks sent together); each record then settles
+    // with its own task's result, so partial batch responses stay per record.
+    const results = tasksOfBatch(event.Records, delivery);
+    const handleRecord = async (record: SQSRecord): Promise<void> => {
+      const result = results.get(record.messageId);
+      if (result) {
+        const settled = await result;
+        if (settled.status === 'rejected') throw settled.reason;
+        return;
+      }
+      const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());
+      const message = JSON.parse(body) as unknown;
+      if (isTask(message)) await delivery.deliver(message);
+      else await delivery.dispatch([message as CloudEvent]);
+    };
+    return processPartialResponse(event, handleRecord, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   };
-  return async (event, context) =>
-    processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+}
+
+/** The results of the batch's task records (tasks are small: never claim-checked), by message id. */
+function tasksOfBatch(
+  records: readonly SQSRecord[],
+  delivery: WebhookDelivery,
+): Map<string, Promise<PromiseSettledResult<unknown>>> {
+  const tasks: Array<{ messageId: string; task: DeliveryTask }> = [];
+  for (const record of records) {
+    let message: unknown;
+    try {
+      message = JSON.parse(record.body);
+    } catch {
+      continue; // not a task; handled (and reported) on its own
+    }
+    if (isTask(message)) tasks.push({ messageId: record.messageId, task: message });
+  }
+  const all = delivery.deliverBatch(tasks.map((each) => each.task));
+  return new Map(
+    tasks.map(({ messageId }, n) => [
+      messageId,
+      all.then(
+        (settled) => settled[n] as PromiseSettledResult<unknown>,
+        (error: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason: error }),
+      ),
+    ]),
+  );
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_BUS } from '../../lib/events/asyncapi.ts';
 import { ASYNCAPI_PATH } from '../../lib/events/contracts.ts';
 import { EVENT_TYPES, type EventType, eventQueueUrlFor } from '../../lib/events/index.ts';
 import { INGEST_EVENT_TYPES } from '../../lib/ingest/settings.ts';
@@ -120,11 +121,20 @@ describe('schemas/asyncapi.json against the packaged template', () => {
         types.map((type) => queueProperties(routedQueue(fn, type)).QueueName),
       ),
     );
-    const documented = Object.values(asyncApi.channels).map((channel) =>
-      channel.bindings.sqs.queue.name.replaceAll('{stage}', STAGE),
-    );
+    const documented = Object.values(asyncApi.channels)
+      .filter((channel) => channel.bindings?.sqs !== undefined)
+      .map((channel) => channel.bindings.sqs.queue.name.replaceAll('{stage}', STAGE));
 
     // assess
     expect(documented.sort()).toEqual([...routed].sort());
+  });
+
+  it('names the bus the template creates (eventBus=create) as the EventBridge channel', () => {
+    // act
+    const bus = asyncApi.channels[EVENT_BUS.channel] as unknown as { address: string };
+
+    // assess
+    expect(template.Resources.EventBus?.Type).toBe('AWS::Events::EventBus');
+    expect(bus.address.replaceAll('{stage}', STAGE)).toBe(template.Resources.EventBus?.Properties?.Name);
   });
 });

@@ -265,6 +265,7 @@ const SAMPLES: Record<string, Sample> = {
   },
   LocalStackStartedError: { build: (C) => make(C), code: 'LOCAL_STACK_STARTED' },
   StackFileError: { build: (C) => make(C, 'no stack'), code: 'STACK_FILE_MISSING' },
+  LocalEventBridgeError: { build: (C) => make(C, 'no backend'), code: 'LOCAL_EVENTBRIDGE_UNAVAILABLE' },
   DemoStepError: { build: (C) => make(C, 'drop', 'late'), code: 'DEMO_STEP_FAILED' },
   // lib/simulator
   SimulatorHttpError: { build: (C) => make(C, 404, 'no item'), code: 'SIMULATOR_HTTP' },

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromFile, Parser } from '@asyncapi/parser';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_QUEUES } from '../../lib/events/asyncapi.ts';
+import { EVENT_BUS, EVENT_QUEUES } from '../../lib/events/asyncapi.ts';
 import { ASYNCAPI_PATH, contractFiles, contractText } from '../../lib/events/contracts.ts';
+import { EventBridgeEventPublisher } from '../../lib/events/eventbridge/index.ts';
 import { exampleEvents } from '../../lib/events/examples.ts';
 import { type CloudEvent, EVENT_TYPES } from '../../lib/events/index.ts';
 import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
@@ -114,10 +116,38 @@ describe('schemas/asyncapi.json', () => {
           .map((message) => message.id()),
       );
 
+    // assess: each type once on the queues, and once more on the bus
+    const expected = [...EVENT_TYPES, ...EVENT_TYPES.map(EVENT_BUS.messageId)].sort();
+    expect([...messages].sort()).toEqual(expected);
+    expect([...byChannel].sort()).toEqual(expected);
+    expect([...sent].sort()).toEqual(expected);
+  });
+
+  it('has the EventBridge bus as a channel of its own server, carrying every event type', () => {
+    // act
+    const bus = document.channels().get(EVENT_BUS.channel);
+    const servers = bus
+      ?.servers()
+      .all()
+      .map((server) => server.id());
+    const carried = bus
+      ?.messages()
+      .all()
+      .map((message) => message.id());
+
     // assess
-    expect([...messages].sort()).toEqual([...EVENT_TYPES].sort());
-    expect([...byChannel].sort()).toEqual([...EVENT_TYPES].sort());
-    expect([...sent].sort()).toEqual([...EVENT_TYPES].sort());
+    expect(bus?.address()).toBe(EVENT_BUS.busName);
+    expect(servers).toEqual(['eventbridge']);
+    expect(carried?.sort()).toEqual(EVENT_TYPES.map(EVENT_BUS.messageId).sort());
+    for (const queue of EVENT_QUEUES) {
+      const queueServers = document
+        .channels()
+        .get(queue.channel)
+        ?.servers()
+        .all()
+        .map((server) => server.id());
+      expect(queueServers).toEqual(['sqs']);
+    }
   });
 
   it('gives every channel the SQS binding of its queue, with the dead-letter queue and redrive policy', () => {
@@ -254,4 +284,67 @@ describe('schemas/asyncapi.json', () => {
       if (entry) expectDocumented(event.type, entry);
     });
   });
+});
+
+describe('schemas/asyncapi.json: the EventBridge bus against what the EventBridge publisher sends', () => {
+  const ebMock = mockClient(EventBridgeClient);
+  afterEach(() => ebMock.reset());
+
+  /** The event a rule's target receives for a PutEvents entry (EventBridge's envelope). */
+  function delivered(entry: PutEventsRequestEntry): Record<string, unknown> {
+    return {
+      version: '0',
+      id: '0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      account: '123456789012',
+      time: entry.Time?.toISOString().replace(/\.\d+Z$/, 'Z'),
+      region: 'eu-central-1',
+      resources: [],
+      detail: JSON.parse(entry.Detail ?? 'null'),
+    };
+  }
+
+  it.each(EVENT_TYPES)(
+    '%s: the examples and what the publisher sends are valid against its bus message',
+    async (type) => {
+      // prepare
+      const message = document
+        .messages()
+        .all()
+        .find((candidate) => candidate.id() === EVENT_BUS.messageId(type));
+      const strip = (schema: unknown) =>
+        JSON.parse(
+          JSON.stringify(schema, (key, value) =>
+            key.startsWith('x-parser-') || key === '$id' || key === '$schema' ? undefined : value,
+          ),
+        );
+      const validate = eventSchemaValidator().compile(strip(message?.payload()?.json()));
+      ebMock.on(PutEventsCommand).callsFake((input: { Entries: PutEventsRequestEntry[] }) => ({
+        FailedEntryCount: 0,
+        Entries: input.Entries.map((_, index) => ({ EventId: `eb-${index}` })),
+      }));
+      const publisher = new EventBridgeEventPublisher({
+        eventBridge: new EventBridgeClient({ region: 'eu-central-1' }),
+        busName: 'pds-events',
+        checkBus: false,
+      });
+
+      // act
+      await publisher.publish(exampleEvents()[type]);
+      const entries = ebMock
+        .commandCalls(PutEventsCommand)
+        .flatMap((call) => call.args[0].input.Entries ?? []);
+      const examples = message?.examples().all() ?? [];
+
+      // assess
+      expect(entries).toHaveLength(exampleEvents()[type].length);
+      expect(examples).toHaveLength(exampleEvents()[type].length);
+      for (const payload of [...entries.map(delivered), ...examples.map((example) => example.payload())])
+        expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
+      expect(
+        validate({ ...delivered(entries[0] as PutEventsRequestEntry), 'detail-type': 'pds.other' }),
+      ).toBe(false);
+    },
+  );
 });
