@@ -7,7 +7,7 @@ export default defineConfig({
       // The examples import the kit by its package name, as consumers do; in-process tests get the
       // source (tsconfig.json maps it the same way). test/integration/consumer-package.test.ts and the
       // example runs check the built entry that package.json exports.
-      'pds-bridge/consumer': fileURLToPath(new URL('./lib/consumer/index.ts', import.meta.url)),
+      'pds-bridge/consumer': fileURLToPath(new URL('./packages/consumer/src/index.ts', import.meta.url)),
     },
   },
   test: {

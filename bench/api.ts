@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { median, printTable } from './support.ts';
 
 /** The part of autocannon's API used here (the package ships no types). */

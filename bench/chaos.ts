@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 const PARTS = {
   ingest: 'chaos/ingest.ts',

@@ -8,10 +8,10 @@
  *
  * Budget (issue 7): under 1 MiB and under 150 ms of import per function. Processes run as deployed
  * (serverless.yml): without --enable-source-maps, as the bundles map their stacks when an error is
- * formatted (lib/source-mapped-stacks.ts). The import is also measured with the flag, which reads
+ * formatted (packages/bridge/src/lambda/source-mapped-stacks.ts). The import is also measured with the flag, which reads
  * every source map at load, for comparison. Deployed, tracing is on (X-Ray active tracing): the
  * `traced` columns measure the import in Lambda's environment until the tracer it starts loading
- * (lib/tracing.ts) is loaded too; outside Lambda nothing of the tracer is loaded.
+ * (packages/bridge/src/lambda/tracing.ts) is loaded too; outside Lambda nothing of the tracer is loaded.
  *
  * This machine's speed varies between runs and within one (shared host): a bare process's boot time
  * moves by half. Each row shows the median and the fastest of its processes, and the median ratio of
@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import {
   BUNDLE_BUDGET_BYTES,
   bundleDir,
@@ -68,7 +68,7 @@ const CHILD_ENV = {
 };
 
 /**
- * What Lambda adds for a function with active tracing: with it, lib/tracing.ts loads Powertools'
+ * What Lambda adds for a function with active tracing: with it, packages/bridge/src/lambda/tracing.ts loads Powertools'
  * Tracer (and the X-Ray SDK) at cold start; without it, never.
  */
 const LAMBDA_ENV = {
@@ -85,7 +85,7 @@ async function tracerChunkOf(name: string): Promise<string> {
     if ((await readFile(file, 'utf8')).includes('AWSXRay')) return file;
   }
   throw new Error(
-    `dist/${name}/ holds no chunk with the X-Ray SDK: is lib/tracing.ts still loaded by import()?`,
+    `dist/${name}/ holds no chunk with the X-Ray SDK: is packages/bridge/src/lambda/tracing.ts still loaded by import()?`,
   );
 }
 
@@ -184,12 +184,12 @@ const DEPENDENCY_FLOORS: Record<string, string> = {
     "import { SQSClient } from '@aws-sdk/client-sqs';",
     'export const clients = [new S3Client({}), new SQSClient({})];',
   ].join('\n'),
-  // As the functions load it: zod/mini with classic zod's English messages (lib/zod.ts).
+  // As the functions load it: zod/mini with classic zod's English messages (packages/bridge/src/core/zod.ts).
   'zod/mini: one object schema':
     "import * as z from './lib/zod.ts';\nexport const schema = z.object({ id: z.string() });",
   'zod classic, for comparison':
     "import * as z from 'zod';\nexport const schema = z.object({ id: z.string() });",
-  // Imported by lib/tracing.ts only where tracing is on (Lambda), after the function's own import.
+  // Imported by packages/bridge/src/lambda/tracing.ts only where tracing is on (Lambda), after the function's own import.
   'Powertools: Tracer (Lambda only)': [
     "import { Tracer } from '@aws-lambda-powertools/tracer';",
     "export const tracer = new Tracer({ serviceName: 'bench' });",

@@ -20,20 +20,34 @@ import path from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createS3Client, createSqsClient, resetAwsClients, s3Client, sqsClient } from '../lib/aws.ts';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { mapLimit } from '../lib/core/index.ts';
-import { demoItems, itemsCsv } from '../lib/local/demo-files.ts';
-import { startEmulator } from '../lib/local/emulator.ts';
-import { applyEnvironment, handlerEnvironment, LOCAL_AWS_CREDENTIALS } from '../lib/local/environment.ts';
-import { everyInvocationScoped, invocationStore } from '../lib/local/invocation-scope.ts';
-import { createLocalResources, type LocalQueue } from '../lib/local/resources.ts';
-import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../lib/local/s3-notifications.ts';
-import { toSqsRecord } from '../lib/local/sqs-event-source.ts';
-import { localLambdaContext, toApiGatewayV2Event } from '../lib/local-gateway/index.ts';
-import { startSimulator } from '../lib/simulator/index.ts';
-import { watch } from '../lib/state/index.ts';
-import { S3StateStore } from '../lib/state/s3/index.ts';
+import { mapLimit } from '../packages/bridge/src/core/index.ts';
+import {
+  createS3Client,
+  createSqsClient,
+  resetAwsClients,
+  s3Client,
+  sqsClient,
+} from '../packages/bridge/src/lambda/aws-clients.ts';
+import { watch } from '../packages/bridge/src/state/index.ts';
+import { S3StateStore } from '../packages/bridge/src/state/s3/index.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
+import { demoItems, itemsCsv } from '../packages/local/src/demo-files.ts';
+import { startEmulator } from '../packages/local/src/emulator.ts';
+import {
+  applyEnvironment,
+  handlerEnvironment,
+  LOCAL_AWS_CREDENTIALS,
+} from '../packages/local/src/environment.ts';
+import { localLambdaContext, toApiGatewayV2Event } from '../packages/local/src/gateway/index.ts';
+import { everyInvocationScoped, invocationStore } from '../packages/local/src/invocation-scope.ts';
+import { createLocalResources, type LocalQueue } from '../packages/local/src/resources.ts';
+import {
+  S3Sequencer,
+  s3NotificationEvent,
+  s3NotificationRecord,
+} from '../packages/local/src/s3-notifications.ts';
+import { toSqsRecord } from '../packages/local/src/sqs-event-source.ts';
+import { startSimulator } from '../packages/simulator/src/index.ts';
 import { approvedReview } from '../test/helpers/polling.ts';
 import {
   fixedCosts,
@@ -265,7 +279,7 @@ async function main(): Promise<void> {
   const emulator = await startEmulator({ port: 0, region });
   const resources = createLocalResources(emulator.server, emulator.endpoint);
   // Powertools needs an invocation store to log and count outside Lambda, created before the
-  // environment declares AWS_LAMBDA_MAX_CONCURRENCY (as the local stack does, lib/local/stack.ts).
+  // environment declares AWS_LAMBDA_MAX_CONCURRENCY (as the local stack does, packages/local/src/stack.ts).
   const store = await invocationStore();
   const restore = applyEnvironment(
     handlerEnvironment({
@@ -286,7 +300,7 @@ async function main(): Promise<void> {
   counter.watchS3(s3Client());
   counter.watchSqs(sqsClient());
   // Imported after the environment is set: each handler module reads it once, at import (cold start).
-  const { createLocalHandlers } = await import('../lib/local/handlers.ts');
+  const { createLocalHandlers } = await import('../packages/local/src/handlers.ts');
   const handlers = everyInvocationScoped(store, createLocalHandlers(process.env));
   // The bench's own clients (seeding, draining queues) are not counted.
   const clientConfig = { endpoint: emulator.endpoint, region, credentials: { ...LOCAL_AWS_CREDENTIALS } };

@@ -10,9 +10,9 @@
 import { parseArgs } from 'node:util';
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
-import { EventBridgeEventPublisher } from '../lib/events/eventbridge/index.ts';
-import { type CloudEvent, createEvent } from '../lib/events/index.ts';
-import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
+import { EventBridgeEventPublisher } from '../packages/bridge/src/events/eventbridge/index.ts';
+import { type CloudEvent, createEvent } from '../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../packages/bridge/src/events/sqs/index.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseArgs({

@@ -22,7 +22,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { bundleForNode, MiB, median, printTable, removeQuietly, startSimulatorProcess } from './support.ts';
 
 const DROPS = 'bench-drops';

@@ -1,5 +1,5 @@
 /**
- * The cost of reading outside JSON exactly (lib/core/json.ts): `parseJson` against `JSON.parse`, at
+ * The cost of reading outside JSON exactly (packages/bridge/src/core/json.ts): `parseJson` against `JSON.parse`, at
  * three sizes, for three kinds of text.
  *
  *   node bench/json.ts [--entries 100,1000,10000] [--rounds 9] [--ms 150]
@@ -10,8 +10,9 @@
  * `entries` objects shaped like PDS items. Prints the median MiB/s of each reader and parseJson's
  * rate as a ratio of JSON.parse's.
  */
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { parseJson } from '../lib/core/index.ts';
+
+import { parseJson } from '../packages/bridge/src/core/index.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { MiB, median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({

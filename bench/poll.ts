@@ -26,22 +26,22 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { createS3Client, createSqsClient } from '../lib/aws.ts';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { createLimiter, mapLimit } from '../lib/core/index.ts';
-import { SqsEventPublisher } from '../lib/events/sqs/index.ts';
-import { createPdsClient, type PdsClient } from '../lib/pds/index.ts';
-import { pollMessagingAssets } from '../lib/polling/messaging-assets/index.ts';
+import { createLimiter, mapLimit } from '../packages/bridge/src/core/index.ts';
+import { SqsEventPublisher } from '../packages/bridge/src/events/sqs/index.ts';
+import { createS3Client, createSqsClient } from '../packages/bridge/src/lambda/aws-clients.ts';
+import { createPdsClient, type PdsClient } from '../packages/bridge/src/pds/index.ts';
+import { pollMessagingAssets } from '../packages/bridge/src/polling/messaging-assets/index.ts';
 import {
   chunkLayout,
   keysToPoll,
   parseReviewKeyChunk,
   pollReviewKeys,
   pollSupplierReviews,
-} from '../lib/polling/supplier-reviews/index.ts';
-import { SqsReviewKeyQueue } from '../lib/polling/supplier-reviews/sqs/review-queue.ts';
-import { MemoryStateStore, watch } from '../lib/state/index.ts';
-import { S3StateStore } from '../lib/state/s3/index.ts';
+} from '../packages/bridge/src/polling/supplier-reviews/index.ts';
+import { SqsReviewKeyQueue } from '../packages/bridge/src/polling/supplier-reviews/sqs/review-queue.ts';
+import { MemoryStateStore, watch } from '../packages/bridge/src/state/index.ts';
+import { S3StateStore } from '../packages/bridge/src/state/s3/index.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { printTable, root } from './support.ts';
 
 const { values } = parseScriptArgs({
@@ -90,7 +90,7 @@ const keyOf = (index: number) => `BENCH-${String(index).padStart(6, '0')}`;
 
 /** Child: a simulator with K items (one review each, so K assets) and N - K further assets. */
 async function serveSimulator(): Promise<void> {
-  const { startSimulator } = await import('../lib/simulator/index.ts');
+  const { startSimulator } = await import('../packages/simulator/src/index.ts');
   const sim = await startSimulator({ demoData: false, port: 0, faults: { latencyMs: LATENCY_MS } });
   /** One review per key; each round is a day later, so it is a new review of every key. */
   const addReviews = (round: number) => {

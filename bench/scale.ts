@@ -12,7 +12,7 @@
  * it to SECTIONS. Each section parses its own flags strictly (an unknown flag is refused in one line):
  * flags of the same name mean different things in different sections (`--concurrency`).
  */
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { section as activity } from './scale/activity.ts';
 import { section as archives } from './scale/archives.ts';
 import { section as assets } from './scale/assets.ts';

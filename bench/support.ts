@@ -22,9 +22,13 @@ export interface ChildServer {
 
 /** Starts `pds-simulator` on a free port in its own process and waits for its address line. */
 export async function startSimulatorProcess(args: string[] = []): Promise<ChildServer> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/pds-simulator.mjs'), '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'packages/simulator/bin/pds-simulator.mjs'), '--port', '0', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => {

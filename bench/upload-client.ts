@@ -4,8 +4,9 @@
  *
  *   node upload-client.mjs URL FILE
  */
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { createPdsClient } from '../lib/pds/index.ts';
+
+import { createPdsClient } from '../packages/bridge/src/pds/index.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 const { positionals } = parseScriptArgs({
   command: 'node bench/upload-client.ts',

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import {
   bundleForNode,
   MiB,

@@ -19,9 +19,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { type CloudEvent, EVENT_TYPES } from '../lib/events/index.ts';
-import { MemoryStateStore } from '../lib/state/index.ts';
+import { type CloudEvent, EVENT_TYPES } from '../packages/bridge/src/events/index.ts';
+import { MemoryStateStore } from '../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
   generateSecret,
@@ -32,7 +31,8 @@ import {
   signingKeyOf,
   WebhookDelivery,
   webhookHeaders,
-} from '../lib/webhooks/index.ts';
+} from '../packages/bridge/src/webhooks/index.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({

@@ -19,9 +19,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { parseMessagingAsset, parseMessagingAssetSafely } from '../lib/xml/index.ts';
-import { DEFAULT_MAX_XML_DEPTH, parseWithFastXmlParser } from '../lib/xml/parse.ts';
+import { parseMessagingAsset, parseMessagingAssetSafely } from '../packages/bridge/src/xml/index.ts';
+import { DEFAULT_MAX_XML_DEPTH, parseWithFastXmlParser } from '../packages/bridge/src/xml/parse.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { MiB, median, printTable, root } from './support.ts';
 
 const { values } = parseScriptArgs({

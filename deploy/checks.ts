@@ -18,8 +18,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseEventDestinations } from '../lib/config/event-destinations.ts';
-import { closestName } from '../lib/core/suggest.ts';
+import { parseEventDestinations } from '../packages/bridge/src/config/event-destinations.ts';
+import { closestName } from '../packages/bridge/src/core/suggest.ts';
 
 /** Stages that may package without `pdsBaseUrl`; serverless.yml (`params`) gives them a placeholder. */
 export const PLACEHOLDER_STAGES: readonly string[] = ['dev', 'local'];

@@ -1,7 +1,7 @@
 /**
  * Bundles the `pds` command line into one self-contained file, dist/bin/pds.mjs (with its source map).
  *
- * bin/pds.mjs runs the TypeScript sources directly (Node strips the types), which is what the checkout
+ * packages/cli/bin/pds.mjs runs the TypeScript sources directly (Node strips the types), which is what the checkout
  * uses. The bundle is what travels: Node refuses to strip types below node_modules, so an installed copy
  * needs plain JavaScript, and one file starts several times faster than ~60 modules to strip and resolve.
  */
@@ -15,7 +15,7 @@ const root = path.resolve(import.meta.dirname, '..');
 export const CLI_BUNDLE = path.join(root, 'dist', 'bin', 'pds.mjs');
 
 /**
- * Bundles bin/pds.mjs and everything it imports into `outfile`.
+ * Bundles packages/cli/bin/pds.mjs and everything it imports into `outfile`.
  *
  * @example
  * ```ts

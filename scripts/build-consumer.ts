@@ -1,6 +1,6 @@
 /**
  * Builds the consumer package, packages/consumer (published as `pds-bridge`): the kit, its
- * `pds-bridge/consumer` entry (lib/consumer/index.ts), into dist/consumer/ there (`index.js`, plain
+ * `pds-bridge/consumer` entry (packages/consumer/src/index.ts), into dist/consumer/ there (`index.js`, plain
  * ESM JavaScript for Node 22 and later, with its source map, and `types/`, TypeScript declarations),
  * and a copy of the events' JSON Schemas (schemas/, `pds-bridge/schemas/*`). Its package.json
  * `exports` points there; its `prepack` script runs this file, so every tarball is complete.
@@ -17,7 +17,7 @@ import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import ts from 'typescript';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const lib = path.join(root, 'lib');

@@ -1,5 +1,5 @@
 /**
- * Bundles every Lambda handler in functions/ into dist/<name>/index.mjs (the contract in docs/architecture.md).
+ * Bundles every Lambda handler in packages/bridge/functions/ into dist/<name>/index.mjs (the contract in docs/architecture.md).
  *
  * One self-contained, minified, tree-shaken ESM bundle per function (index.mjs, plus chunks/ that
  * only `import()` reaches), with source maps: the AWS SDK is bundled too, so the versions we test
@@ -12,7 +12,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
-import { parseScriptArgs } from '../lib/command-line.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { bundleCli, CLI_BUNDLE } from './build-cli.ts';
 import { buildConsumerPackage, CONSUMER_PACKAGE } from './build-consumer.ts';
 import { nodeBundleOptions } from './bundle-options.ts';
@@ -24,7 +24,7 @@ const distDir = path.join(root, 'dist');
 /** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, chunks included, maps not. */
 export const BUNDLE_BUDGET_BYTES = 1024 * 1024;
 
-/** Names of the handlers: every `functions/<name>.ts`. */
+/** Names of the handlers: every `packages/bridge/functions/<name>.ts`. */
 export async function functionNames(): Promise<string[]> {
   const files = await readdir(functionsDir).catch(() => [] as string[]);
   return files
@@ -125,7 +125,7 @@ if (import.meta.main) {
   parseScriptArgs({
     command: 'node scripts/build.ts',
     summary:
-      'npm run build: bundles each functions/<name>.ts into dist/<name>/, the pds command line into dist/bin/pds.mjs, and builds the consumer package (packages/consumer).',
+      'npm run build: bundles each packages/bridge/functions/<name>.ts into dist/<name>/, the pds command line into dist/bin/pds.mjs, and builds the consumer package (packages/consumer).',
     options: {},
   });
   const names = await functionNames();
@@ -133,7 +133,7 @@ if (import.meta.main) {
   const sizes = await bundleFunctions(names);
   process.stdout.write(
     sizes.length === 0
-      ? 'No functions to bundle in functions/.\n'
+      ? 'No functions to bundle in packages/bridge/functions/.\n'
       : `Bundled ${sizes.map(({ name, bytes }) => `dist/${name}/ (${kib(bytes)} KiB)`).join(', ')}\n`,
   );
   // The `pds` command line as one file (see build-cli.ts for why).

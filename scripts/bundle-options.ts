@@ -7,7 +7,7 @@ import { builtinModules } from 'node:module';
 import type { BuildOptions, Plugin } from 'esbuild';
 
 /**
- * Powertools' Tracer (lib/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
+ * Powertools' Tracer (packages/bridge/src/lambda/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
  * `captureAWSClient`; Tracer marks them deprecated) brings `semver` along: 30 KiB of the three pollers'
  * budget. The bridge uses the SDK v3 and `captureAWSv3Client`; the v2 patcher is left out, and reached
  * anyway, it fails naming this plugin.
@@ -43,7 +43,7 @@ const builtinModule = new RegExp(
  * Node's internal undici), `node:fs` loads its streams. `require()` reads none of them, so the bundles
  * take every built-in through the `require` of the banner; named imports still work (esbuild reads
  * the properties when they are used), and a default import is the module object itself, whose
- * `request` X-Ray's tracing replaces (lib/pds/exchange.ts).
+ * `request` X-Ray's tracing replaces (packages/bridge/src/pds/exchange.ts).
  */
 const builtinsThroughRequire: Plugin = {
   name: 'builtins-through-require',
@@ -66,7 +66,7 @@ const builtinsThroughRequire: Plugin = {
  *
  * @example
  * ```ts
- * await build(nodeBundleOptions('functions/api.ts', 'dist/api/index.mjs'));
+ * await build(nodeBundleOptions('packages/bridge/functions/api.ts', 'dist/api/index.mjs'));
  * ```
  */
 export function nodeBundleOptions(entry: string, outfile: string): BuildOptions {

@@ -3,8 +3,8 @@
  * for pasting into the document: `node scripts/print-event-examples.ts`.
  */
 import { stdout } from 'node:process';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { exampleEvents, formatExample } from '../lib/events/examples.ts';
+import { exampleEvents, formatExample } from '../packages/bridge/src/events/examples.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 parseScriptArgs({
   command: 'node scripts/print-event-examples.ts',

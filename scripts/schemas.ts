@@ -1,15 +1,15 @@
 /**
- * `npm run schemas`: writes the event contracts (lib/events/contracts.ts) — each event type's data
+ * `npm run schemas`: writes the event contracts (packages/bridge/src/events/contracts.ts) — each event type's data
  * schema under schemas/events/<type>/v<version>.json and schemas/asyncapi.json. A data schema whose
  * committed file it would change in a breaking way is not written: the change needs a new version
- * (EVENT_DATA_VERSIONS in lib/events/dataschema.ts; docs/events.md, "Schemas and versions").
+ * (EVENT_DATA_VERSIONS in packages/bridge/src/events/dataschema.ts; docs/events.md, "Schemas and versions").
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stderr, stdout } from 'node:process';
-import { parseScriptArgs } from '../lib/command-line.ts';
-import { breakingChanges } from '../lib/events/compatibility.ts';
-import { contractFiles, contractText } from '../lib/events/contracts.ts';
+import { breakingChanges } from '../packages/bridge/src/events/compatibility.ts';
+import { contractFiles, contractText } from '../packages/bridge/src/events/contracts.ts';
+import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 parseScriptArgs({
   command: 'node scripts/schemas.ts',
@@ -41,7 +41,7 @@ for (const file of contractFiles(version)) {
     const { type, version: current } = file.dataSchema;
     stderr.write(
       `${file.path} not written: breaking changes to ${type} v${current}:\n${breaks.map((line) => `  - ${line}`).join('\n')}\n` +
-        `  Make the change additive, or raise ${type} to v${current + 1} in lib/events/dataschema.ts (docs/events.md, "Schemas and versions").\n`,
+        `  Make the change additive, or raise ${type} to v${current + 1} in packages/bridge/src/events/dataschema.ts (docs/events.md, "Schemas and versions").\n`,
     );
     continue;
   }

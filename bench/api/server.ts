@@ -1,6 +1,6 @@
 /**
  * The servers bench/api.ts measures, in a process of their own (so autocannon does not share the
- * event loop with them): the local HTTP adapter running the real API (lib/api/api.ts with
+ * event loop with them): the local HTTP adapter running the real API (packages/bridge/src/api/api.ts with
  * bearer authentication), and the same adapter answering a constant 202. Prints one JSON line with
  * both addresses once they listen.
  *
@@ -17,14 +17,14 @@
  * recorded and queued a publication, and count the round trips of one request.
  */
 
-import { createApi } from '../../lib/api/index.ts';
-import { createS3Client, createSqsClient } from '../../lib/aws.ts';
-import { startEmulator } from '../../lib/local/emulator.ts';
-import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
-import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
-import { SqsPublicationQueue } from '../../lib/publications/sqs/queue.ts';
-import { MemoryStateStore, type StateStore } from '../../lib/state/index.ts';
-import { S3StateStore } from '../../lib/state/s3/index.ts';
+import { createApi } from '../../packages/bridge/src/api/index.ts';
+import { createS3Client, createSqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import type { PublicationMessage, PublicationQueue } from '../../packages/bridge/src/publications/queue.ts';
+import { SqsPublicationQueue } from '../../packages/bridge/src/publications/sqs/queue.ts';
+import { MemoryStateStore, type StateStore } from '../../packages/bridge/src/state/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/index.ts';
+import { startEmulator } from '../../packages/local/src/emulator.ts';
+import { startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
 import { startLatencyProxy } from './latency-proxy.ts';
 
 const token = process.env.BENCH_API_TOKEN ?? 'bench-token-0123456789abcdef';

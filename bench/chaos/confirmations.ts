@@ -18,22 +18,22 @@
  */
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
-import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
-import { markersOf } from '../../lib/confirmations/entry-index.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
+import { checkConfirmationDeadlines } from '../../packages/bridge/src/confirmations/deadlines.ts';
+import { markersOf } from '../../packages/bridge/src/confirmations/entry-index.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import {
   type CloudEvent,
   type ConfirmationChangedData,
   createEvent,
   type EventSink,
-} from '../../lib/events/index.ts';
-import { startEmulator } from '../../lib/local/emulator.ts';
-import type { SupplierReview } from '../../lib/pds/index.ts';
-import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { mutate, type StateStore, StateStoreError } from '../../lib/state/index.ts';
-import { S3StateStore } from '../../lib/state/s3/index.ts';
-import type { CicSummary } from '../../lib/xml/index.ts';
+} from '../../packages/bridge/src/events/index.ts';
+import type { SupplierReview } from '../../packages/bridge/src/pds/index.ts';
+import { mutate, type StateStore, StateStoreError } from '../../packages/bridge/src/state/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/index.ts';
+import type { CicSummary } from '../../packages/bridge/src/xml/index.ts';
+import { startEmulator } from '../../packages/local/src/emulator.ts';
+import { mulberry32, type Random } from '../../packages/simulator/src/random.ts';
 import { printTable } from '../support.ts';
 
 const { values } = parseArgs({

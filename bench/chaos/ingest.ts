@@ -30,10 +30,14 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { ingestProgressKey, isIngestProgressKey } from '../../lib/ingest/keys.ts';
-import { S3Sequencer, s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
-import { mulberry32, type Random } from '../../lib/simulator/random.ts';
+import { ingestProgressKey, isIngestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
+import {
+  S3Sequencer,
+  s3NotificationEvent,
+  s3NotificationRecord,
+} from '../../packages/local/src/s3-notifications.ts';
+import { mulberry32, type Random } from '../../packages/simulator/src/random.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
 import { printTable, removeQuietly } from '../support.ts';

@@ -3,9 +3,9 @@
  * that reached the queue and the state the pollers left, as figures and as targets that pass or fail.
  */
 
-import type { SupplierReview } from '../../lib/pds/index.ts';
-import { isDone, type MessagingAssetCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { reviewFingerprint } from '../../lib/polling/supplier-reviews/index.ts';
+import type { SupplierReview } from '../../packages/bridge/src/pds/index.ts';
+import { isDone, type MessagingAssetCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
+import { reviewFingerprint } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
 import type { InventoryAsset } from './pollers-simulator.ts';
 
 /** One event taken off the queue, reduced to what the counting needs. */

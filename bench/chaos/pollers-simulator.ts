@@ -10,8 +10,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SupplierReview } from '../../lib/pds/index.ts';
-import type { FaultOptions, MessagingAssetRecord, RunningSimulator } from '../../lib/simulator/index.ts';
+import type { SupplierReview } from '../../packages/bridge/src/pds/index.ts';
+import type {
+  FaultOptions,
+  MessagingAssetRecord,
+  RunningSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { root } from '../support.ts';
 
 /** What an asset's XML is made of; the counting at the end expects a different outcome per kind. */
@@ -78,7 +82,7 @@ async function serve(): Promise<void> {
     resetRate: Number(process.env.CHAOS_RESET_RATE ?? '0'),
     seed,
   };
-  const { startSimulator } = await import('../../lib/simulator/index.ts');
+  const { startSimulator } = await import('../../packages/simulator/src/index.ts');
   const sim = await startSimulator({ demoData: false, port: 0, seed, faults });
   const kinds = new Map<number, AssetKind>();
   const late = new Set<number>();

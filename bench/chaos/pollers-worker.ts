@@ -33,11 +33,12 @@ type Handler = (event: never, context: Context) => Promise<unknown>;
 async function loadHandler(name: string): Promise<Handler> {
   switch (name) {
     case 'poll-messaging-assets':
-      return (await import('../../functions/poll-messaging-assets.ts')).handler as Handler;
+      return (await import('../../packages/bridge/functions/poll-messaging-assets.ts')).handler as Handler;
     case 'poll-supplier-reviews':
-      return (await import('../../functions/poll-supplier-reviews.ts')).handler as Handler;
+      return (await import('../../packages/bridge/functions/poll-supplier-reviews.ts')).handler as Handler;
     case 'poll-supplier-reviews-worker':
-      return (await import('../../functions/poll-supplier-reviews-worker.ts')).handler as Handler;
+      return (await import('../../packages/bridge/functions/poll-supplier-reviews-worker.ts'))
+        .handler as Handler;
     default:
       throw new Error(`unknown poller function '${name}'`);
   }

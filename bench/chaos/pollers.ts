@@ -39,14 +39,17 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { resolveEventBody } from '../../lib/events/sqs/index.ts';
-import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets/index.ts';
-import { readProgress } from '../../lib/polling/supplier-reviews/index.ts';
-import { mulberry32, type Random } from '../../lib/simulator/random.ts';
-import { type LeaseRecord, watch } from '../../lib/state/index.ts';
-import { S3StateStore } from '../../lib/state/s3/index.ts';
+import { resolveEventBody } from '../../packages/bridge/src/events/sqs/index.ts';
+import {
+  type MessagingAssetCheckpoint,
+  parseCheckpoint,
+} from '../../packages/bridge/src/polling/checkpoint.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { readProgress } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
+import { type LeaseRecord, watch } from '../../packages/bridge/src/state/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
+import { mulberry32, type Random } from '../../packages/simulator/src/random.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';
 import { type S3Proxy, startS3Proxy } from '../../test/helpers/s3-proxy.ts';
 import { bundleForNode, median, printTable, removeQuietly } from '../support.ts';

@@ -40,19 +40,19 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { resetAwsClients, s3Client, sqsClient } from '../../lib/aws.ts';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { startEmulator } from '../../lib/local/emulator.ts';
-import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
-import { stateStoreFor } from '../../lib/runtime.ts';
-import { mulberry32 } from '../../lib/simulator/random.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { stateStoreFor } from '../../packages/bridge/src/lambda/adapters.ts';
+import { resetAwsClients, s3Client, sqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
 import {
   createWebhookDeliveryHandler,
   loadWebhookConfig,
   webhookDeliveryFor,
-} from '../../lib/webhooks/handlers.ts';
-import { getDelivery, keptEvent } from '../../lib/webhooks/index.ts';
+} from '../../packages/bridge/src/webhooks/handlers.ts';
+import { getDelivery, keptEvent } from '../../packages/bridge/src/webhooks/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
+import { startEmulator } from '../../packages/local/src/emulator.ts';
+import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
+import { mulberry32 } from '../../packages/simulator/src/random.ts';
 import { printTable } from '../support.ts';
 
 const { values } = parseScriptArgs({

@@ -13,10 +13,10 @@
  * publish (one LIST each), the deadline check on every scheduled review poll.
  */
 import { parseArgs } from 'node:util';
-import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { type CloudEvent, createEvent, type EventSink } from '../../lib/events/index.ts';
-import { MemoryStateStore, type StateOperation } from '../../lib/state/index.ts';
+import { checkConfirmationDeadlines } from '../../packages/bridge/src/confirmations/deadlines.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { type CloudEvent, createEvent, type EventSink } from '../../packages/bridge/src/events/index.ts';
+import { MemoryStateStore, type StateOperation } from '../../packages/bridge/src/state/index.ts';
 import { printTable } from '../support.ts';
 import { PRICES } from './model.ts';
 

@@ -9,9 +9,9 @@
 import type { Readable } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { handler } from '../../functions/ingest.ts';
-import { createS3Client } from '../../lib/aws.ts';
-import { createPdsClient } from '../../lib/pds/index.ts';
+import { handler } from '../../packages/bridge/functions/ingest.ts';
+import { createS3Client } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
 
 const [mode, bucket, key, etag, size, sequencer] = process.argv.slice(2);
 if (!bucket || !key || (mode !== 'ingest' && mode !== 'reference')) {

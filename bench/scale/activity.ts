@@ -4,7 +4,7 @@
  *
  * A synthetic state bucket holds N ingest progress records (failed, with a failure code) finished
  * evenly over 30 days, 20 of them still open (uploaded), with the activity-index markers the ingest
- * writes (lib/state/activity-index.ts); keys and records are generated on demand, so the bench's
+ * writes (packages/bridge/src/state/activity-index.ts); keys and records are generated on demand, so the bench's
  * memory does not grow with N. It answers as S3 does: byte order, 1,000 keys per ListObjectsV2 page,
  * `StartAfter` (no request per skipped key). Requests are counted; the time is modelled at
  * `--latency-ms` per request (default 20: S3 from Lambda), both reads being sequential. Questions:
@@ -17,12 +17,8 @@
  *   node bench/scale.ts activity [--sizes 10000,100000,1000000] [--latency-ms 20]
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { INGEST_PROGRESS_PREFIX } from '../../lib/ingest/keys.ts';
-import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import type { OperatorQueues } from '../../lib/ops/ports.ts';
-import { planReplay } from '../../lib/ops/replay.ts';
-import { bridgeStatus } from '../../lib/ops/status.ts';
+import { INGEST_PROGRESS_PREFIX } from '../../packages/bridge/src/ingest/keys.ts';
+import type { IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
 import {
   type ListedState,
   openMarkerPrefix,
@@ -31,7 +27,11 @@ import {
   type StateStore,
   timeMarkerKey,
   timeMarkerPrefix,
-} from '../../lib/state/index.ts';
+} from '../../packages/bridge/src/state/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
+import type { OperatorQueues } from '../../packages/cli/src/ops/ports.ts';
+import { planReplay } from '../../packages/cli/src/ops/replay.ts';
+import { bridgeStatus } from '../../packages/cli/src/ops/status.ts';
 import type { ScaleSection } from './section.ts';
 
 const DAYS = 30;

@@ -14,22 +14,22 @@
  *     [--state-latency-ms 20] [--concurrency 8] [--no-kill] [--no-reference]
  *
  * Targets: 10,000 members at 50 ms within one invocation (the ingest timeout, 900 s, less the 10 s
- * reserve of lib/ingest/step-retry.ts), progress bytes <= 10 MiB, no member imported more than twice
+ * reserve of packages/bridge/src/ingest/step-retry.ts), progress bytes <= 10 MiB, no member imported more than twice
  * and at most `concurrency` repeats per kill.
  */
 import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { sleep } from '../../lib/core/index.ts';
-import { DEFAULT_IMPORT_CONCURRENCY } from '../../lib/ingest/import-ledger.ts';
-import { ingestObject } from '../../lib/ingest/ingest-object.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import type { IngestPdsClient } from '../../lib/ingest/ports.ts';
-import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import { readGatheringProgress } from '../../lib/ingest/progress-entries.ts';
-import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
-import { createPdsClient } from '../../lib/pds/index.ts';
-import { MemoryStateStore, type StateStore } from '../../lib/state/index.ts';
+import { sleep } from '../../packages/bridge/src/core/index.ts';
+import { DEFAULT_IMPORT_CONCURRENCY } from '../../packages/bridge/src/ingest/import-ledger.ts';
+import { ingestObject } from '../../packages/bridge/src/ingest/ingest-object.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import type { IngestPdsClient } from '../../packages/bridge/src/ingest/ports.ts';
+import type { IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
+import { readGatheringProgress } from '../../packages/bridge/src/ingest/progress-entries.ts';
+import type { ObjectWriteEvent } from '../../packages/bridge/src/ingest/s3-event.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { MemoryStateStore, type StateStore } from '../../packages/bridge/src/state/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { KilledError, KillSwitch } from '../../test/helpers/kill-switch.ts';
 import { TrafficCountingStore } from '../../test/helpers/state-traffic.ts';

@@ -20,15 +20,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { createPdsClient } from '../../lib/pds/index.ts';
-import { IdRanges } from '../../lib/polling/id-ranges.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { IdRanges } from '../../packages/bridge/src/polling/id-ranges.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { MemoryStateStore } from '../../lib/state/index.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { MiB, printTable } from '../support.ts';
 import type { ScaleSection } from './section.ts';
 

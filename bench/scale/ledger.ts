@@ -3,7 +3,7 @@
  * costs, not what the history holds.
  *
  * A synthetic state bucket holds N ledger entries (one item at one channel each), 50 of them OVERDUE
- * and the rest AWAITING, with the index markers the ledger writes (lib/confirmations/entry-index.ts);
+ * and the rest AWAITING, with the index markers the ledger writes (packages/bridge/src/confirmations/entry-index.ts);
  * keys and entries are generated on demand, so the bench's own memory does not grow with N. It
  * answers as S3 does: listings in byte order, 1,000 keys per ListObjectsV2 page, `StartAfter`, and a
  * fixed latency per request (`--latency-ms`, default 20: S3 from Lambda). The query is the project's
@@ -17,13 +17,18 @@
  *   node bench/scale.ts ledger [--sizes 10000,100000,1000000] [--latency-ms 20] [--old-max 100000]
  */
 
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { AWAITING, type ConfirmationEntry, OVERDUE } from '../../lib/confirmations/entry.ts';
-import { markersOf } from '../../lib/confirmations/entry-index.ts';
-import { CONFIRMATIONS_PREFIX, confirmationKey } from '../../lib/confirmations/keys.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
-import { sleep } from '../../lib/core/index.ts';
-import type { ListedState, StateEntry, StateListOptions, StateStore } from '../../lib/state/index.ts';
+import { AWAITING, type ConfirmationEntry, OVERDUE } from '../../packages/bridge/src/confirmations/entry.ts';
+import { markersOf } from '../../packages/bridge/src/confirmations/entry-index.ts';
+import { CONFIRMATIONS_PREFIX, confirmationKey } from '../../packages/bridge/src/confirmations/keys.ts';
+import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
+import { sleep } from '../../packages/bridge/src/core/index.ts';
+import type {
+  ListedState,
+  StateEntry,
+  StateListOptions,
+  StateStore,
+} from '../../packages/bridge/src/state/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import type { ScaleSection } from './section.ts';
 
 const PAGE = 50;

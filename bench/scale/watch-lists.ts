@@ -19,10 +19,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseScriptArgs } from '../../lib/command-line.ts';
-import { sleep } from '../../lib/core/index.ts';
-import { toSendableJson } from '../../lib/events/index.ts';
-import type { SupplierReview } from '../../lib/pds/index.ts';
+import { sleep } from '../../packages/bridge/src/core/index.ts';
+import { toSendableJson } from '../../packages/bridge/src/events/index.ts';
+import type { SupplierReview } from '../../packages/bridge/src/pds/index.ts';
 import {
   chunkLayout,
   keysToPoll,
@@ -33,8 +32,9 @@ import {
   type ReviewKeyQueue,
   type ReviewPollDeps,
   type ReviewPollReport,
-} from '../../lib/polling/supplier-reviews/index.ts';
-import { MemoryStateStore, type StateStore, watch } from '../../lib/state/index.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
+import { MemoryStateStore, type StateStore, watch } from '../../packages/bridge/src/state/index.ts';
+import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { approvedReview } from '../../test/helpers/polling.ts';
 import { type StateRequestKind, TrafficCountingStore } from '../../test/helpers/state-traffic.ts';

@@ -1,20 +1,24 @@
 /**
- * The activity index (lib/state/activity-index.ts) behind `pds bridge status` and `replay`, on any
+ * The activity index (packages/bridge/src/state/activity-index.ts) behind `pds bridge status` and `replay`, on any
  * `StateStore`: call it from a test file with a factory that returns an empty store. Records are
  * written through the real ingest write path (claimIngest, advance) with an injected clock; every
  * answer read through the index is compared with the full read of every record (the reference).
  */
 import { describe, expect, it } from 'vitest';
-import type { ObjectWrite } from '../../lib/ingest/keys.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { claimIngest, INGEST_ACTIVITY } from '../../lib/ingest/progress.ts';
-import type { OperatorQueues } from '../../lib/ops/ports.ts';
-import { reindexActivity } from '../../lib/ops/reindex.ts';
-import { planReplay } from '../../lib/ops/replay.ts';
-import { bridgeStatus } from '../../lib/ops/status.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { ACTIVITY_MARKER_GRACE_MS, openMarkerKey, openMarkerPrefix } from '../../lib/state/activity-index.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import type { ObjectWrite } from '../../packages/bridge/src/ingest/keys.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { claimIngest, INGEST_ACTIVITY } from '../../packages/bridge/src/ingest/progress.ts';
+import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import {
+  ACTIVITY_MARKER_GRACE_MS,
+  openMarkerKey,
+  openMarkerPrefix,
+} from '../../packages/bridge/src/state/activity-index.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import type { OperatorQueues } from '../../packages/cli/src/ops/ports.ts';
+import { reindexActivity } from '../../packages/cli/src/ops/reindex.ts';
+import { planReplay } from '../../packages/cli/src/ops/replay.ts';
+import { bridgeStatus } from '../../packages/cli/src/ops/status.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');

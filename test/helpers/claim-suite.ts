@@ -1,12 +1,17 @@
 /**
- * The claim primitive (lib/state/claim.ts) on any `StateStore`: call it from a test file with a factory
+ * The claim primitive (packages/bridge/src/state/claim.ts) on any `StateStore`: call it from a test file with a factory
  * that returns an empty store. The cases that race acquirers at the same instant need conditional
  * writes that are atomic (every production adapter; moto only behind ./s3-proxy.ts): pass
  * `atomic: false` for a backend that checks and writes without a lock.
  */
 import { describe, expect, it } from 'vitest';
-import { acquireClaim, advanceClaim, type ClaimPolicy, releaseClaim } from '../../lib/state/claim.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import {
+  acquireClaim,
+  advanceClaim,
+  type ClaimPolicy,
+  releaseClaim,
+} from '../../packages/bridge/src/state/claim.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 
 /** A record of the simplest kind: who holds it, until when, and some work. */
 interface JobRecord {

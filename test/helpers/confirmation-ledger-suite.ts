@@ -1,20 +1,20 @@
 /**
- * The confirmation ledger (lib/confirmations) on any `StateStore`: call it from a test file with a
+ * The confirmation ledger (packages/bridge/src/confirmations) on any `StateStore`: call it from a test file with a
  * factory that returns an empty store. The clock is injected: deadlines pass without sleeping.
  */
 import { describe, expect, it } from 'vitest';
-import { checkConfirmationDeadlines } from '../../lib/confirmations/deadlines.ts';
-import { repairConfirmationIndex } from '../../lib/confirmations/entry-index.ts';
-import { UnknownConfirmationStateError } from '../../lib/confirmations/errors.ts';
-import { CONFIRMATION_INDEX_PREFIX, confirmationKey } from '../../lib/confirmations/keys.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries, resolveStates } from '../../lib/confirmations/read.ts';
-import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
-import type { Destination, SupplierReview } from '../../lib/pds/index.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { mutate, type StateStore } from '../../lib/state/store.ts';
-import type { CicSummary } from '../../lib/xml/index.ts';
+import { checkConfirmationDeadlines } from '../../packages/bridge/src/confirmations/deadlines.ts';
+import { repairConfirmationIndex } from '../../packages/bridge/src/confirmations/entry-index.ts';
+import { UnknownConfirmationStateError } from '../../packages/bridge/src/confirmations/errors.ts';
+import { CONFIRMATION_INDEX_PREFIX, confirmationKey } from '../../packages/bridge/src/confirmations/keys.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { listEntries, resolveStates } from '../../packages/bridge/src/confirmations/read.ts';
+import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import type { Destination, SupplierReview } from '../../packages/bridge/src/pds/index.ts';
+import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { mutate, type StateStore } from '../../packages/bridge/src/state/store.ts';
+import type { CicSummary } from '../../packages/bridge/src/xml/index.ts';
 import { RecordingSink } from './event-sink.ts';
 
 const HOUR = 3_600_000;

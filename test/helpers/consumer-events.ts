@@ -1,12 +1,12 @@
 /**
  * The events the consumer tests read, sent the way the bridge sends them: its own SQS publisher
- * (lib/events/sqs/), claim-check included, so consumers are tested against the real wire format.
+ * (packages/bridge/src/events/sqs/), claim-check included, so consumers are tested against the real wire format.
  */
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { exampleEvents } from '../../lib/events/examples.ts';
-import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
-import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
+import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
 import type { EmulatedAws } from './fauxqs.ts';
 
 /** Characters of the large event's XML: well above the 256 KiB inline limit. */

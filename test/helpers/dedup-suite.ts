@@ -4,7 +4,7 @@
  * expiry is tested the same way on every backend (the records carry their own end times).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ConsumerError, Deduplicator, type DedupStore } from '../../lib/consumer/index.ts';
+import { ConsumerError, Deduplicator, type DedupStore } from '../../packages/consumer/src/index.ts';
 
 const MINUTE = 60_000;
 

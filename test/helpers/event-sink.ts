@@ -1,5 +1,5 @@
 /**
- * The one fake of the EventSink port (lib/events/sink.ts) for every flow's tests: it records what
+ * The one fake of the EventSink port (packages/bridge/src/events/sink.ts) for every flow's tests: it records what
  * was published and can refuse events the ways the SQS adapter does.
  *
  * @example
@@ -14,7 +14,7 @@ import {
   type EventPublishFailure,
   type EventSink,
   type EventType,
-} from '../../lib/events/index.ts';
+} from '../../packages/bridge/src/events/index.ts';
 
 /**
  * Records published events; `refuse` makes it reject the events it returns true for (with an

@@ -1,5 +1,5 @@
 /**
- * The one fake of the PDS port (lib/pds/ports.ts `PdsClient`) for every flow's tests. It models what
+ * The one fake of the PDS port (packages/bridge/src/pds/ports.ts `PdsClient`) for every flow's tests. It models what
  * the flows call: uploads and imports (ingest), messaging assets and supplier reviews (pollers), the
  * communication channels (`gdsn-de` unless the test changes `channels`); any
  * other operation throws unless the test gives it, so a test states exactly what it expects
@@ -13,8 +13,8 @@
  */
 import type { Readable } from 'node:stream';
 import { expect } from 'vitest';
-import { PdsNotFoundError, PdsServerError } from '../../lib/pds/errors.ts';
-import type { PdsClient, StreamUploadSource, UploadSource } from '../../lib/pds/index.ts';
+import { PdsNotFoundError, PdsServerError } from '../../packages/bridge/src/pds/errors.ts';
+import type { PdsClient, StreamUploadSource, UploadSource } from '../../packages/bridge/src/pds/index.ts';
 import type {
   CommunicationChannel,
   GatheringEntry,
@@ -23,7 +23,7 @@ import type {
   Selection,
   SupplierReview,
   ValidationResponse,
-} from '../../lib/pds/types.ts';
+} from '../../packages/bridge/src/pds/types.ts';
 
 function unexpected(name: string): never {
   throw new Error(`fakePds: ${name} was not expected in this test`);

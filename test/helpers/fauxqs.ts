@@ -17,7 +17,7 @@
  * ```ts
  * const aws = await startAwsEmulator({ buckets: ['drops'], queues: [{ name: 'ingest', dlq: { name: 'ingest-dlq', maxReceiveCount: 3 } }] });
  * const restore = setEnv(aws.env);
- * // ... exercise code that uses lib/aws.ts clients ...
+ * // ... exercise code that uses packages/bridge/src/lambda/aws-clients.ts clients ...
  * restore();
  * await aws.close();
  * ```
@@ -25,8 +25,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
-import { fixFauxqsListing } from '../../lib/local/fauxqs-listing.ts';
-import { listenOnLoopback } from '../../lib/local/loopback.ts';
+import { fixFauxqsListing } from '../../packages/local/src/fauxqs-listing.ts';
+import { listenOnLoopback } from '../../packages/local/src/loopback.ts';
 
 /** A queue to create; `dlq` is created too and wired with a redrive policy. */
 export interface EmulatedQueue {
@@ -59,7 +59,7 @@ export interface EmulatedAws {
   queueUrls: Record<string, string>;
   /** Queue ARNs by name. */
   queueArns: Record<string, string>;
-  /** Variables that point the AWS SDK (and lib/aws.ts) at the emulator. */
+  /** Variables that point the AWS SDK (and packages/bridge/src/lambda/aws-clients.ts) at the emulator. */
   env: Record<string, string>;
   /** Destroys the clients and stops the server. */
   close(): Promise<void>;
@@ -74,7 +74,7 @@ const ACCOUNT_ID = '000000000000';
 /** Static credentials every local emulator accepts. */
 export const FAKE_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-/** The variables that point the AWS SDK (and lib/aws.ts) at an emulator on `endpoint`. */
+/** The variables that point the AWS SDK (and packages/bridge/src/lambda/aws-clients.ts) at an emulator on `endpoint`. */
 export function emulatorEnv(endpoint: string, region: string): Record<string, string> {
   return {
     AWS_ENDPOINT_URL: endpoint,
@@ -102,9 +102,9 @@ export function queueAttributes(queue: EmulatedQueue, dlqArn: string | undefined
 /** Starts fauxqs on an ephemeral port with the given buckets and queues. */
 export async function startAwsEmulator(options: AwsEmulatorOptions = {}): Promise<AwsEmulator> {
   const region = options.region ?? 'us-east-1';
-  // The same byte-order listing as the local stack (lib/local/fauxqs-listing.ts).
+  // The same byte-order listing as the local stack (packages/local/src/fauxqs-listing.ts).
   await fixFauxqsListing();
-  // fauxqs listens on every interface unless kept on the loopback (lib/local/loopback.ts).
+  // fauxqs listens on every interface unless kept on the loopback (packages/local/src/loopback.ts).
   const server = await listenOnLoopback('fauxqs', () =>
     startFauxqs({
       port: 0,

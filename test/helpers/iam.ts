@@ -3,7 +3,7 @@
  * together (docs/deployment.md, "Permissions"):
  *
  * - granted: the Allow statements of its role in the packaged template;
- * - tabled: its row of the permission table (lib/<flow>/permissions.ts), resolved against the
+ * - tabled: its row of the permission table (packages/bridge/src/<flow>/permissions.ts), resolved against the
  *   template, plus the platform grants Lambda itself uses on its behalf;
  * - called: the IAM actions of the SDK commands its bundle can send, found in the bundle esbuild
  *   builds for it (tree-shaken as shipped, not minified, so class names stay readable).
@@ -11,8 +11,8 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { eventQueueOverrideFor } from '../../lib/config/event-routing.ts';
-import type { Grant, PermissionTable, Resource } from '../../lib/permissions.ts';
+import { eventQueueOverrideFor } from '../../packages/bridge/src/config/event-routing.ts';
+import type { Grant, PermissionTable, Resource } from '../../packages/bridge/src/lambda/permissions.ts';
 import { functionBuildOptions } from '../../scripts/build.ts';
 import { type CloudFormationTemplate, dig, referencedId } from './serverless.ts';
 
@@ -23,7 +23,7 @@ export type Grants = Map<string, Set<string>>;
 
 /** A Lambda function of the template, as the permission checks need it. */
 export interface TemplateFunction {
-  /** The handler's name: `functions/<name>.ts`, `dist/<name>/index.handler`. */
+  /** The handler's name: `packages/bridge/functions/<name>.ts`, `dist/<name>/index.handler`. */
   name: string;
   logicalId: string;
   role: string;
@@ -281,7 +281,7 @@ export function mergeGrants(...all: Grants[]): Grants {
  *
  * GetObject and HeadObject need ListBucket as well: the code tells a missing key from a forbidden
  * one, by S3's 404 (given only to a caller that may list the bucket) or, after a 403, by listing the
- * exact key (lib/state/s3/store.ts, lib/ingest/s3/adapters.ts).
+ * exact key (packages/bridge/src/state/s3/store.ts, packages/bridge/src/ingest/s3/adapters.ts).
  */
 export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   PutEventsCommand: ['events:PutEvents'],
@@ -304,7 +304,7 @@ export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  * Commands a bundle carries that it sends only when a call site is in the bundle too. The S3 state
  * store implements every operation of the StateStore port, so every function that keeps state carries
  * DeleteObjectCommand; a function deletes records only when its code calls the port's `delete`
- * (`store.delete(…)`: lib/state/claim.ts, lib/state/watch-list.ts), which tree-shaking leaves out of
+ * (`store.delete(…)`: packages/bridge/src/state/claim.ts, packages/bridge/src/state/watch-list.ts), which tree-shaking leaves out of
  * a bundle that never reaches it.
  */
 export const SENT_ONLY_WITH: Readonly<Record<string, RegExp>> = {
@@ -313,7 +313,7 @@ export const SENT_ONLY_WITH: Readonly<Record<string, RegExp>> = {
 
 /**
  * An action S3 checks instead of its base action when the request names a version: the table may list
- * it beside its base action, for an adapter that reads or tags versions (lib/ingest/s3/adapters.ts).
+ * it beside its base action, for an adapter that reads or tags versions (packages/bridge/src/ingest/s3/adapters.ts).
  */
 export const VERSION_ACTIONS: Readonly<Record<string, string>> = {
   's3:GetObjectVersion': 's3:GetObject',
@@ -383,12 +383,14 @@ export function mergeTables(...tables: PermissionTable[]): PermissionTable {
 }
 
 /** The files that declare the StateStore port's `delete`: the port and its implementations. */
-const STATE_STORE_FILES = ['lib/state/store.ts', 'lib/state/s3/store.ts', 'lib/state/memory.ts'].map((file) =>
-  path.join(root, file),
-);
+const STATE_STORE_FILES = [
+  'packages/bridge/src/state/store.ts',
+  'packages/bridge/src/state/s3/store.ts',
+  'packages/bridge/src/state/memory.ts',
+].map((file) => path.join(root, file));
 
 /**
- * Every call of the StateStore port's `delete` in `lib/` and `functions/`, found by type (the method
+ * Every call of the StateStore port's `delete` in `lib/` and `packages/bridge/functions/`, found by type (the method
  * the call resolves to is declared by the port or an implementation), as `file:line` and the call's
  * text. {@link SENT_ONLY_WITH} recognises such calls by their text in a bundle; this finds the ones it
  * would miss.

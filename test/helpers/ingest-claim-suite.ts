@@ -1,13 +1,13 @@
 /**
- * The ingest claim (claimIngest in lib/ingest/progress.ts) on any `StateStore`: call it from a test file
+ * The ingest claim (claimIngest in packages/bridge/src/ingest/progress.ts) on any `StateStore`: call it from a test file
  * with a factory that returns an empty store. The racing cases need conditional writes that are atomic
  * (S3 itself; moto only behind ./s3-proxy.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { IngestInProgressError } from '../../lib/ingest/errors.ts';
-import { ingestProgressKey, type ObjectWrite } from '../../lib/ingest/keys.ts';
-import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { IngestInProgressError } from '../../packages/bridge/src/ingest/errors.ts';
+import { ingestProgressKey, type ObjectWrite } from '../../packages/bridge/src/ingest/keys.ts';
+import { claimIngest, type IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 
 const WRITE: ObjectWrite = { bucket: 'drops', key: 'in/items.csv', etag: '9b2c', sequencer: '00A1' };
 

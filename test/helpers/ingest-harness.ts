@@ -10,13 +10,13 @@
  * ```
  */
 import { Readable } from 'node:stream';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { createIngestFilter } from '../../lib/ingest/filters.ts';
-import type { NotificationDeps } from '../../lib/ingest/notification.ts';
-import type { IngestPdsClient, ObjectSource } from '../../lib/ingest/ports.ts';
-import { PdsServerError } from '../../lib/pds/errors.ts';
-import type { StreamUploadSource } from '../../lib/pds/multipart.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { createIngestFilter } from '../../packages/bridge/src/ingest/filters.ts';
+import type { NotificationDeps } from '../../packages/bridge/src/ingest/notification.ts';
+import type { IngestPdsClient, ObjectSource } from '../../packages/bridge/src/ingest/ports.ts';
+import { PdsServerError } from '../../packages/bridge/src/pds/errors.ts';
+import type { StreamUploadSource } from '../../packages/bridge/src/pds/multipart.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { RecordingSink } from './event-sink.ts';
 
 export function ingestHarness(failingKeys: readonly string[] = []) {

@@ -6,8 +6,8 @@
  * given number of calls (state requests and PDS requests counted together), so a seeded number picks
  * a moment anywhere in the delivery: during the upload, between an import and its record, mid-write.
  */
-import type { IngestPdsClient } from '../../lib/ingest/ports.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import type { IngestPdsClient } from '../../packages/bridge/src/ingest/ports.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 
 export class KilledError extends Error {
   constructor() {

@@ -1,13 +1,18 @@
 /**
- * The lease behaviour (lib/state/lease.ts) on any `StateStore`: call it from a test file with a factory
+ * The lease behaviour (packages/bridge/src/state/lease.ts) on any `StateStore`: call it from a test file with a factory
  * that returns an empty store. Racing runs need a store whose conditional writes are atomic (every
  * StateStore adapter in production; moto only behind ./s3-proxy.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../lib/core/index.ts';
-import { leaseKey } from '../../lib/state/keys.ts';
-import { acquireLease, type LeaseRecord, releaseLease, renewLease } from '../../lib/state/lease.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { OptionError } from '../../packages/bridge/src/core/index.ts';
+import { leaseKey } from '../../packages/bridge/src/state/keys.ts';
+import {
+  acquireLease,
+  type LeaseRecord,
+  releaseLease,
+  renewLease,
+} from '../../packages/bridge/src/state/lease.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 
 /** Registers the lease tests under `describe(name)`. */
 export function describeLeaseBehaviour(

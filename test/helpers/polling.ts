@@ -10,7 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import type { NewSupplierReview } from '../../lib/simulator/index.ts';
+import type { NewSupplierReview } from '../../packages/simulator/src/index.ts';
 
 /** An approved review of `primaryKey` as a data pool sends it, for `sim.state.addSupplierReview`. */
 export function approvedReview(

@@ -9,9 +9,9 @@
  * ```
  */
 
-import type { ApiSettings } from '../../lib/api/index.ts';
-import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import type { ApiSettings } from '../../packages/bridge/src/api/index.ts';
+import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { FakePds } from './fake-pds.ts';
 import { RecordingQueue } from './publications.ts';
 

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { PublicationMessage, PublicationQueue } from '../../lib/publications/queue.ts';
+import type { PublicationMessage, PublicationQueue } from '../../packages/bridge/src/publications/queue.ts';
 
 /** A queue that keeps what it accepted; `failNext` makes the next sends reject. */
 export class RecordingQueue implements PublicationQueue {

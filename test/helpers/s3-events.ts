@@ -15,7 +15,7 @@ import {
   encodeS3EventKey,
   s3NotificationEvent,
   s3NotificationRecord,
-} from '../../lib/local/s3-notifications.ts';
+} from '../../packages/local/src/s3-notifications.ts';
 
 export { encodeS3EventKey };
 
@@ -36,7 +36,7 @@ export interface S3RecordInput {
 
 let sequence = 0x1000;
 
-/** One S3 event notification record, shaped like the ones S3 sends (lib/local/s3-notifications.ts). */
+/** One S3 event notification record, shaped like the ones S3 sends (packages/local/src/s3-notifications.ts). */
 export function s3Record(input: S3RecordInput): S3EventRecord {
   sequence += 1;
   return s3NotificationRecord({

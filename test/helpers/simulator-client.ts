@@ -1,6 +1,6 @@
-import type { PdsClientOptions } from '../../lib/pds/index.ts';
-import { createFullPdsClient, type FullPdsClient } from '../../lib/pds/v1/index.ts';
-import type { RunningSimulator } from '../../lib/simulator/index.ts';
+import type { PdsClientOptions } from '../../packages/bridge/src/pds/index.ts';
+import { createFullPdsClient, type FullPdsClient } from '../../packages/bridge/src/pds/resources/index.ts';
+import type { RunningSimulator } from '../../packages/simulator/src/index.ts';
 
 /**
  * A PDS client (every operation of the spec, `/v1` families included) signed in to a running simulator with its own credentials; `options` override any

@@ -5,10 +5,14 @@
  * enforces them (MemoryStateStore, the S3 adapter over ./s3-conditional-mock.ts).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { checkpointKey } from '../../lib/polling/keys.ts';
-import { StateConflictError, StateKeyError, StateValueError } from '../../lib/state/errors.ts';
-import { primaryKeyOfWatchKey, watchKey } from '../../lib/state/keys.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+import { checkpointKey } from '../../packages/bridge/src/polling/keys.ts';
+import {
+  StateConflictError,
+  StateKeyError,
+  StateValueError,
+} from '../../packages/bridge/src/state/errors.ts';
+import { primaryKeyOfWatchKey, watchKey } from '../../packages/bridge/src/state/keys.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 
 export interface StateStoreSuiteOptions {
   /** The backend enforces conditional writes. */

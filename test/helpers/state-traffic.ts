@@ -14,7 +14,7 @@ import {
   type StateListOptions,
   type StateStore,
   serializeState,
-} from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/state/store.ts';
 
 export type StateRequestKind = 'get' | 'create' | 'update' | 'delete' | 'list';
 

@@ -1,5 +1,5 @@
 /**
- * The watch-list behaviour (lib/state/watch-list.ts) on any `StateStore`: call it from a test file with
+ * The watch-list behaviour (packages/bridge/src/state/watch-list.ts) on any `StateStore`: call it from a test file with
  * a factory that returns an empty store.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,9 @@ import {
   seenReviewCounts,
   unwatch,
   writeProgressShard,
-} from '../../lib/polling/supplier-reviews/review-progress.ts';
-import { watchKey } from '../../lib/state/keys.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-progress.ts';
+import { watchKey } from '../../packages/bridge/src/state/keys.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 import {
   getWatchEntry,
   isExpired,
@@ -23,7 +23,7 @@ import {
   watch,
   watchEntries,
   watchedKeys,
-} from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/state/watch-list.ts';
 
 /** The 64-shard layout, as before the shard count grew. */
 const BASE = { levels: [BASE_LEVEL] };

@@ -4,8 +4,8 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
 import { describeActivityIndex } from '../helpers/activity-index-suite.ts';
 
 let emulator: RunningEmulator;

@@ -1,4 +1,4 @@
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeActivityIndex } from '../helpers/activity-index-suite.ts';
 import { describeOnMoto, motoForBlock } from '../helpers/moto.ts';
 

@@ -7,7 +7,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { resetAwsClients, s3Client, sqsClient } from '../../lib/aws.ts';
+import { resetAwsClients, s3Client, sqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
@@ -60,7 +60,7 @@ describe('lib/aws clients pointed at an emulator through the environment alone',
   });
 
   it('send batches with every character of their bodies kept, and name a missing queue with its typed error', async () => {
-    // prepare: quotes, backslashes, characters JSON escapes, text beyond Latin-1 (lib/aws.ts picks the JSON codec)
+    // prepare: quotes, backslashes, characters JSON escapes, text beyond Latin-1 (packages/bridge/src/lambda/aws-clients.ts picks the JSON codec)
     const bodies = ['{"a":"\\"quoted\\" \\\\ back"}', 'tab\tline\nend', 'Grüße – 東京 ✓'];
     const missing = (aws.queueUrls.events ?? '').replace(/events$/, 'no-such-queue');
 

@@ -7,11 +7,11 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/pds.mjs');
+const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 /** deploy/core.yml's name for stage `qa` in the emulator's account and region. */
 const STATE_BUCKET = 'pds-bridge-state-000000000000-us-east-1-qa';
 

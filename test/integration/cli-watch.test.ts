@@ -1,6 +1,6 @@
 /**
  * `pds watch …` as operators run it: a subprocess against the S3 emulator's state bucket, with the
- * same records the API's /watch routes and the publish worker read (lib/state/watch-list.ts).
+ * same records the API's /watch routes and the publish worker read (packages/bridge/src/state/watch-list.ts).
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { getWatchEntry, watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/pds.mjs');
+const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 const DAY_MS = 86_400_000;
 
 let aws: AwsEmulator;

@@ -1,6 +1,6 @@
 /**
- * The `pds` command line as users run it: `node bin/pds.mjs …` as a subprocess (Node 24 strips the types
- * of lib/cli at load), against a simulator this test starts. stdout is a pipe here, so results are JSON.
+ * The `pds` command line as users run it: `node packages/cli/bin/pds.mjs …` as a subprocess (Node 24 strips the types
+ * of packages/cli/src at load), against a simulator this test starts. stdout is a pipe here, so results are JSON.
  * The last block builds the single-file bundle (`npm run build` → dist/bin/pds.mjs) into a temporary
  * directory, away from any node_modules, and runs it the same way.
  */
@@ -15,11 +15,11 @@ import {
   DEMO_PRIMARY_KEYS,
   type RunningSimulator,
   startSimulator,
-} from '../../lib/simulator/index.ts';
+} from '../../packages/simulator/src/index.ts';
 import { bundleCli } from '../../scripts/build-cli.ts';
 import { zipOf } from './simulator-v1-http.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/pds.mjs');
+const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 
 let sim: RunningSimulator;
 let dir: string;

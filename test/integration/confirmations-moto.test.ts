@@ -1,4 +1,4 @@
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeConfirmationLedger } from '../helpers/confirmation-ledger-suite.ts';
 import { describeOnMoto, motoForBlock } from '../helpers/moto.ts';
 

@@ -4,7 +4,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { expect, it } from 'vitest';
-import { Deduplicator, s3DedupStore } from '../../lib/consumer/index.ts';
+import { Deduplicator, s3DedupStore } from '../../packages/consumer/src/index.ts';
 import { describeDedupBehaviour } from '../helpers/dedup-suite.ts';
 import { describeOnMoto, motoForBlock } from '../helpers/moto.ts';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractFiles } from '../../lib/events/contracts.ts';
+import { contractFiles } from '../../packages/bridge/src/events/contracts.ts';
 import { CONSUMER_PACKAGE } from '../../scripts/build-consumer.ts';
 import { consumerTestEvents, publishAsBridge, receiveMessages } from '../helpers/consumer-events.ts';
 import { oldestNodeOnPath } from '../helpers/consumer-package.ts';

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleEvents } from '../../lib/events/examples.ts';
-import { serializeEvent } from '../../lib/events/index.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
+import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
 import {
   type ConsumerProject,
   createConsumerProject,

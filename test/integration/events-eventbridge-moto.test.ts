@@ -13,10 +13,10 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createEventReader, s3PayloadFetcher } from '../../lib/consumer/index.ts';
-import { ConfigError } from '../../lib/core/index.ts';
-import { EventBridgeEventPublisher } from '../../lib/events/eventbridge/index.ts';
-import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
+import { ConfigError } from '../../packages/bridge/src/core/index.ts';
+import { EventBridgeEventPublisher } from '../../packages/bridge/src/events/eventbridge/index.ts';
+import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import { createEventReader, s3PayloadFetcher } from '../../packages/consumer/src/index.ts';
 import { FAKE_CREDENTIALS } from '../helpers/fauxqs.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
-import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
+import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { parseMessagingAssetSafely } from '../../packages/bridge/src/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const FIXTURE_NAMES = ['cic-3.1-synchronised.xml', 'cic-3.1-review.xml', 'cic-2.8-state-attribute.xml'];

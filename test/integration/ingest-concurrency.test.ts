@@ -6,14 +6,14 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestInProgressError } from '../../lib/ingest/errors.ts';
-import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
-import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
-import { S3ObjectSource } from '../../lib/ingest/s3/adapters.ts';
-import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
-import type { ClosablePdsClient } from '../../lib/pds/index.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { IngestInProgressError } from '../../packages/bridge/src/ingest/errors.ts';
+import { type IngestObjectDeps, ingestObject } from '../../packages/bridge/src/ingest/ingest-object.ts';
+import { MemoryObjectTagger } from '../../packages/bridge/src/ingest/memory-tagger.ts';
+import { S3ObjectSource } from '../../packages/bridge/src/ingest/s3/adapters.ts';
+import type { ObjectWriteEvent } from '../../packages/bridge/src/ingest/s3-event.ts';
+import type { ClosablePdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';

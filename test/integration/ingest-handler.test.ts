@@ -1,5 +1,5 @@
 /**
- * functions/ingest.ts as Lambda runs it: SQS events built from the emulator's ingest queue (received,
+ * packages/bridge/functions/ingest.ts as Lambda runs it: SQS events built from the emulator's ingest queue (received,
  * handed to the handler, deleted unless reported as batch item failures, exactly as the event source
  * mapping does), the S3 emulator, the PDS simulator with injected faults, events read back from the
  * emulator's events queue.
@@ -16,15 +16,15 @@ import {
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
-import { sqsClient } from '../../lib/aws.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import type { IngestSummary } from '../../lib/ingest/delivery.ts';
-import { claimIngest } from '../../lib/ingest/progress.ts';
-import { type ObjectWriteEvent, parseS3Event } from '../../lib/ingest/s3-event.ts';
-import { DEFAULT_STEP_RETRY } from '../../lib/ingest/step-retry.ts';
-import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import type { IngestSummary } from '../../packages/bridge/src/ingest/delivery.ts';
+import { claimIngest } from '../../packages/bridge/src/ingest/progress.ts';
+import { type ObjectWriteEvent, parseS3Event } from '../../packages/bridge/src/ingest/s3-event.ts';
+import { DEFAULT_STEP_RETRY } from '../../packages/bridge/src/ingest/step-retry.ts';
+import { sqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { lambdaContext, s3Event, s3Record, sqsEvent, sqsRecord } from '../helpers/s3-events.ts';
@@ -67,7 +67,9 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
   });
-  ({ handler } = (await import('../../functions/ingest.ts')) as unknown as { handler: Handler });
+  ({ handler } = (await import('../../packages/bridge/functions/ingest.ts')) as unknown as {
+    handler: Handler;
+  });
 });
 
 afterAll(async () => {

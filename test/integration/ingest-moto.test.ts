@@ -14,18 +14,18 @@ import {
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { noopMetrics, silentLog } from '../../lib/core/index.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { type IngestSummary, ingestSqsBody } from '../../lib/ingest/delivery.ts';
-import { isRetryable } from '../../lib/ingest/errors.ts';
-import { createIngestFilter } from '../../lib/ingest/filters.ts';
-import type { NotificationDeps } from '../../lib/ingest/notification.ts';
-import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts';
-import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
-import type { ClosablePdsClient } from '../../lib/pds/index.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { noopMetrics, silentLog } from '../../packages/bridge/src/core/index.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { type IngestSummary, ingestSqsBody } from '../../packages/bridge/src/ingest/delivery.ts';
+import { isRetryable } from '../../packages/bridge/src/ingest/errors.ts';
+import { createIngestFilter } from '../../packages/bridge/src/ingest/filters.ts';
+import type { NotificationDeps } from '../../packages/bridge/src/ingest/notification.ts';
+import { S3ObjectSource, S3ObjectTagger } from '../../packages/bridge/src/ingest/s3/adapters.ts';
+import type { ClosablePdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { setEnv } from '../helpers/env.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
 import { lambdaContext, s3Event, s3Record } from '../helpers/s3-events.ts';
@@ -78,7 +78,9 @@ describeOnMoto('ingest of one write delivered many times', () => {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
-    ({ handler } = (await import('../../functions/ingest.ts')) as unknown as { handler: Handler });
+    ({ handler } = (await import('../../packages/bridge/functions/ingest.ts')) as unknown as {
+      handler: Handler;
+    });
   });
 
   afterAll(async () => {

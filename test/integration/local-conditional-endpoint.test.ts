@@ -17,9 +17,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConditionalEndpoint } from '../../lib/local/conditional-endpoint.ts';
-import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { startConditionalEndpoint } from '../../packages/local/src/conditional-endpoint.ts';
+import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 
 let emulator: RunningEmulator;
@@ -64,7 +64,7 @@ async function failureOf(call: Promise<unknown>): Promise<{ name: string; status
   throw new Error('the call succeeded');
 }
 
-// Listings in byte order, paged in pages of 7 (fauxqs's order corrected by lib/local/fauxqs-listing.ts).
+// Listings in byte order, paged in pages of 7 (fauxqs's order corrected by packages/local/src/fauxqs-listing.ts).
 describeStateStoreBehaviour(
   'S3StateStore against the local stack endpoint',
   () => new S3StateStore({ client: s3, bucket: newBucket(), listPageSize: 7 }),

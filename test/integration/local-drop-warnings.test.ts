@@ -6,10 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDropCli } from '../../lib/local/drop-cli.ts';
-import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { createLocalResources, LOCAL_BUCKETS } from '../../lib/local/resources.ts';
-import { type StackFacts, writeStackFile } from '../../lib/local/stack-file.ts';
+import { type StackFacts, writeStackFile } from '../../packages/cli/src/stack-file.ts';
+import { runDropCli } from '../../packages/local/src/drop-cli.ts';
+import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
+import { createLocalResources, LOCAL_BUCKETS } from '../../packages/local/src/resources.ts';
 
 let emulator: RunningEmulator;
 let dir: string;

@@ -1,15 +1,15 @@
 /**
  * The local emulator is reachable only from this machine: fauxqs asks for every interface
- * (`0.0.0.0`), and lib/local/loopback.ts keeps it, and any wildcard listen while it starts, on
+ * (`0.0.0.0`), and packages/local/src/loopback.ts keeps it, and any wildcard listen while it starts, on
  * 127.0.0.1; a server that still listens elsewhere is refused.
  */
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { EmulatorUnsupportedError } from '../../lib/local/errors.ts';
-import { listenOnLoopback } from '../../lib/local/loopback.ts';
+import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
+import { EmulatorUnsupportedError } from '../../packages/local/src/errors.ts';
+import { listenOnLoopback } from '../../packages/local/src/loopback.ts';
 
 /** This machine's addresses that other machines can reach (not loopback). */
 function outsideAddresses(): string[] {

@@ -15,8 +15,8 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../lib/local/emulator.ts';
-import { createLocalResources, LOCAL_QUEUES } from '../../lib/local/resources.ts';
+import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
+import { createLocalResources, LOCAL_QUEUES } from '../../packages/local/src/resources.ts';
 import { describeWithPython } from '../helpers/python.ts';
 
 // The emulator runs in this process: the clients run beside it, never blocking it (no spawnSync).

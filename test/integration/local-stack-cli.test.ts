@@ -1,5 +1,5 @@
 /**
- * `npm start` as a command (bin/local-stack.mjs in a child process): the demo passes end to end,
+ * `npm start` as a command (packages/local/bin/local-stack.mjs in a child process): the demo passes end to end,
  * SIGINT stops everything and exits 0, a data directory keeps the state across a restart, and a port
  * that is taken is named. Every port is 0 (free ones), found through the connection file the command writes.
  */
@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StackFacts } from '../../lib/local/stack-file.ts';
+import type { StackFacts } from '../../packages/cli/src/stack-file.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FREE_PORTS = ['--aws-port', '0', '--pds-port', '0', '--api-port', '0'];
@@ -38,7 +38,9 @@ interface StackProcess {
 }
 
 function startCommand(args: string[]): StackProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/local-stack.mjs'), ...args], { cwd: ROOT });
+  const child = spawn(process.execPath, [join(ROOT, 'packages/local/bin/local-stack.mjs'), ...args], {
+    cwd: ROOT,
+  });
   children.add(child);
   let output = '';
   child.stdout?.on('data', (chunk) => {

@@ -8,12 +8,12 @@
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalHandlers } from '../../lib/local/handlers.ts';
-import { LOCAL_FUNCTION_TIMEOUTS_MS } from '../../lib/local/resources.ts';
-import { s3NotificationEvent, s3NotificationRecord } from '../../lib/local/s3-notifications.ts';
-import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { localLambdaContext } from '../../lib/local-gateway/index.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { localLambdaContext } from '../../packages/local/src/gateway/index.ts';
+import { createLocalHandlers } from '../../packages/local/src/handlers.ts';
+import { LOCAL_FUNCTION_TIMEOUTS_MS } from '../../packages/local/src/resources.ts';
+import { s3NotificationEvent, s3NotificationRecord } from '../../packages/local/src/s3-notifications.ts';
+import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 
 /** Not the drop bucket: the stack would announce the write itself, as another write (its own sequencer). */
 const BUCKET = 'pds-bridge-local-direct-drops';

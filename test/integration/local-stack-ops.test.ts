@@ -18,10 +18,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../lib/cli/main.ts';
-import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { stackFactsOf } from '../../lib/local/stack-facts.ts';
-import { writeStackFile } from '../../lib/local/stack-file.ts';
+import { runCli } from '../../packages/cli/src/main.ts';
+import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
+import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
 import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
 
 interface Event {

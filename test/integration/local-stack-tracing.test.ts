@@ -6,9 +6,9 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTraceparent } from '../../lib/core/index.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
+import { parseTraceparent } from '../../packages/bridge/src/core/index.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
 
 const KEY = '0614141777799';
 const CSV = `primaryKey__,name,category,netContent,netContentUnit\r\n${KEY},Traced Tea,BEVERAGE,1,LTR\r\n`;

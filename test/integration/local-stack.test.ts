@@ -13,10 +13,10 @@ import { createInterface } from 'node:readline';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningLocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { stackFactsOf } from '../../lib/local/stack-facts.ts';
-import { writeStackFile } from '../../lib/local/stack-file.ts';
-import { DEMO_PRIMARY_KEYS } from '../../lib/simulator/index.ts';
+import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
+import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
+import { DEMO_PRIMARY_KEYS } from '../../packages/simulator/src/index.ts';
 
 interface Event {
   id: string;

@@ -23,16 +23,16 @@ import {
   type FullPdsClient,
   PDS_OPERATIONS,
   type PdsOperation,
-} from '../../lib/pds/v1/index.ts';
-import { DeferredWork } from '../../lib/simulator/deferred.ts';
-import { ReviewScheduler } from '../../lib/simulator/reviews.ts';
-import { type Route, Router } from '../../lib/simulator/router.ts';
-import { assetFolderRoutes } from '../../lib/simulator/routes/asset-folders.ts';
-import { bulkSubscriptionRoutes } from '../../lib/simulator/routes/bulk-subscriptions.ts';
-import { dataModelRoutes } from '../../lib/simulator/routes/datamodel.ts';
-import { itemTagRoutes } from '../../lib/simulator/routes/item-tags.ts';
-import { workflowRoutes } from '../../lib/simulator/routes/workflow.ts';
-import { SimulatorState } from '../../lib/simulator/state.ts';
+} from '../../packages/bridge/src/pds/resources/index.ts';
+import { DeferredWork } from '../../packages/simulator/src/deferred.ts';
+import { ReviewScheduler } from '../../packages/simulator/src/reviews.ts';
+import { type Route, Router } from '../../packages/simulator/src/router.ts';
+import { assetFolderRoutes } from '../../packages/simulator/src/routes/asset-folders.ts';
+import { bulkSubscriptionRoutes } from '../../packages/simulator/src/routes/bulk-subscriptions.ts';
+import { dataModelRoutes } from '../../packages/simulator/src/routes/datamodel.ts';
+import { itemTagRoutes } from '../../packages/simulator/src/routes/item-tags.ts';
+import { workflowRoutes } from '../../packages/simulator/src/routes/workflow.ts';
+import { SimulatorState } from '../../packages/simulator/src/state.ts';
 
 const SPEC_PATH = path.resolve(import.meta.dirname, '../../docs/pds-interface.md');
 const CONTRACT_DIR = import.meta.dirname;

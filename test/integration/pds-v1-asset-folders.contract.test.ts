@@ -15,9 +15,13 @@ import {
   PdsConflictError,
   PdsInvalidRequestError,
   PdsNotFoundError,
-} from '../../lib/pds/errors.ts';
-import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
-import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { FullPdsClient } from '../../packages/bridge/src/pds/resources/index.ts';
+import {
+  DEMO_ASSET_PATHS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 import { unzip, zipOf } from './simulator-v1-http.ts';
 

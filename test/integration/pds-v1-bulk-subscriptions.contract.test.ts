@@ -15,12 +15,16 @@ import {
   PdsConflictError,
   PdsInvalidRequestError,
   PdsNotFoundError,
-} from '../../lib/pds/errors.ts';
-import { PdsTransport } from '../../lib/pds/transport.ts';
-import type { SubscriptionRef } from '../../lib/pds/v1/bulk-subscriptions.ts';
-import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
-import type { BulkSubscription } from '../../lib/pds/v1/types.ts';
-import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { SubscriptionRef } from '../../packages/bridge/src/pds/resources/bulk-subscriptions.ts';
+import type { FullPdsClient } from '../../packages/bridge/src/pds/resources/index.ts';
+import type { BulkSubscription } from '../../packages/bridge/src/pds/resources/types.ts';
+import { PdsTransport } from '../../packages/bridge/src/pds/transport.ts';
+import {
+  DEMO_BULK_SUBSCRIPTIONS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;

@@ -6,9 +6,13 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PdsBadRequestError, PdsNotFoundError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
-import { createFullPdsClient, type FullPdsClient } from '../../lib/pds/v1/index.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import {
+  PdsBadRequestError,
+  PdsNotFoundError,
+  PdsUnauthorizedError,
+} from '../../packages/bridge/src/pds/errors.ts';
+import { createFullPdsClient, type FullPdsClient } from '../../packages/bridge/src/pds/resources/index.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;

@@ -5,9 +5,17 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PdsBadRequestError, PdsInvalidRequestError, PdsNotFoundError } from '../../lib/pds/errors.ts';
-import type { FullPdsClient } from '../../lib/pds/v1/index.ts';
-import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import {
+  PdsBadRequestError,
+  PdsInvalidRequestError,
+  PdsNotFoundError,
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { FullPdsClient } from '../../packages/bridge/src/pds/resources/index.ts';
+import {
+  DEMO_PRIMARY_KEYS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 let sim: RunningSimulator;

@@ -18,15 +18,15 @@ import {
   PdsRateLimitedError,
   PdsServerError,
   PdsUnauthorizedError,
-} from '../../lib/pds/errors.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import type { PdsRetryEvent } from '../../lib/pds/transport.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import type { PdsRetryEvent } from '../../packages/bridge/src/pds/transport.ts';
 import {
   DEMO_CHANNEL_IDS,
   DEMO_PRIMARY_KEYS,
   type RunningSimulator,
   startSimulator,
-} from '../../lib/simulator/index.ts';
+} from '../../packages/simulator/src/index.ts';
 
 let sim: RunningSimulator;
 let pds: ClosablePdsClient;

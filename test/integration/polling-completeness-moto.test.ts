@@ -9,18 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, eventId } from '../../lib/events/index.ts';
-import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { parseCheckpoint, storedCheckpoint } from '../../lib/polling/checkpoint.ts';
+import { type CloudEvent, eventId } from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { parseCheckpoint, storedCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
 import {
   auditMessagingAssets,
   MESSAGING_ASSETS_CHECKPOINT,
   type MessagingAssetPollOptions,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { startSimulator } from '../../packages/simulator/src/index.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';
 

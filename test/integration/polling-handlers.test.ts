@@ -1,19 +1,19 @@
 /**
  * The three poller handlers as Lambda runs them: configuration from the environment, adapters from
- * lib/runtime.ts, against the simulator and fauxqs. The fan-out goes through a real fauxqs queue and
+ * packages/bridge/src/lambda/adapters.ts, against the simulator and fauxqs. The fan-out goes through a real fauxqs queue and
  * the worker receives those messages as a Lambda SQS event.
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CloudEvent, eventId } from '../../lib/events/index.ts';
-import { resolveEventBody } from '../../lib/events/sqs/index.ts';
-import { parseCheckpoint, storedCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { checkpointKey } from '../../lib/polling/keys.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { acquireLease, releaseLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+import { type CloudEvent, eventId } from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody } from '../../packages/bridge/src/events/sqs/index.ts';
+import { parseCheckpoint, storedCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
+import { checkpointKey } from '../../packages/bridge/src/polling/keys.ts';
+import { acquireLease, releaseLease } from '../../packages/bridge/src/state/lease.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { approvedReview, drainQueue, lambdaContext, sqsEventFrom } from '../helpers/polling.ts';
@@ -31,7 +31,7 @@ let restoreEnv: () => void;
 let pollMessagingAssets: Handler;
 let pollSupplierReviews: Handler;
 /** The handlers' Powertools metrics, imported after the environment (which disables their output) is set. */
-let metrics: typeof import('../../lib/runtime.ts')['metrics'];
+let metrics: typeof import('../../packages/bridge/src/lambda/adapters.ts')['metrics'];
 let worker: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 beforeAll(async () => {
@@ -69,10 +69,13 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   store = new S3StateStore({ client: aws.s3, bucket: BUCKET });
-  metrics = (await import('../../lib/runtime.ts')).metrics;
-  pollMessagingAssets = (await import('../../functions/poll-messaging-assets.ts')).handler as Handler;
-  pollSupplierReviews = (await import('../../functions/poll-supplier-reviews.ts')).handler as Handler;
-  worker = (await import('../../functions/poll-supplier-reviews-worker.ts')).handler as typeof worker;
+  metrics = (await import('../../packages/bridge/src/lambda/adapters.ts')).metrics;
+  pollMessagingAssets = (await import('../../packages/bridge/functions/poll-messaging-assets.ts'))
+    .handler as Handler;
+  pollSupplierReviews = (await import('../../packages/bridge/functions/poll-supplier-reviews.ts'))
+    .handler as Handler;
+  worker = (await import('../../packages/bridge/functions/poll-supplier-reviews-worker.ts'))
+    .handler as typeof worker;
 });
 
 afterAll(async () => {
@@ -144,7 +147,7 @@ describe('the poller heartbeat', () => {
       const lease = await acquireLease(store, 'poll-messaging-assets', 60_000, 'someone-else');
       await pollMessagingAssets({}, lambdaContext(60_000, 'run-skipped'));
       if (lease) await releaseLease(store, lease);
-      // A 500 on the listing, which the client does not retry (lib/pds/retry.ts): exactly this one
+      // A 500 on the listing, which the client does not retry (packages/bridge/src/pds/retry.ts): exactly this one
       // scripted fault is used up, none is left queued for the requests of later tests.
       sim.failNext(1, {
         kind: 'status',

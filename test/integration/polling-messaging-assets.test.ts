@@ -13,17 +13,21 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, EXTENDED_PAYLOAD_SIZE_ATTRIBUTE, eventId } from '../../lib/events/index.ts';
-import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { messagingAssetEvent } from '../../lib/polling/events.ts';
+import {
+  type CloudEvent,
+  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
+  eventId,
+} from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { messagingAssetEvent } from '../../packages/bridge/src/polling/events.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { drainQueue } from '../helpers/polling.ts';
 

@@ -7,25 +7,25 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { CloudEvent, EventSink } from '../../lib/events/index.ts';
-import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { parseCheckpoint } from '../../lib/polling/checkpoint.ts';
-import { runExclusive } from '../../lib/polling/exclusive.ts';
+import type { CloudEvent, EventSink } from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { parseCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
+import { runExclusive } from '../../packages/bridge/src/polling/exclusive.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { pollSupplierReviews } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
 import {
   growLayout,
   progressShardOf,
   readProgress,
-} from '../../lib/polling/supplier-reviews/review-progress.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { acquireLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-progress.ts';
+import { acquireLease } from '../../packages/bridge/src/state/lease.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { approvedReview, drainQueue } from '../helpers/polling.ts';
 

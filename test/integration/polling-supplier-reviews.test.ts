@@ -5,23 +5,29 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloudEvent, eventId } from '../../lib/events/index.ts';
-import { resolveEventBody, SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { type ClosablePdsClient, createPdsClient } from '../../lib/pds/index.ts';
-import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
-import { pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
-import { type KeyProgress, readProgress } from '../../lib/polling/supplier-reviews/review-progress.ts';
-import { chunkKeys, parseReviewKeyChunk } from '../../lib/polling/supplier-reviews/review-queue.ts';
-import { SqsReviewKeyQueue } from '../../lib/polling/supplier-reviews/sqs/review-queue.ts';
+import { type CloudEvent, eventId } from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { reviewFingerprint } from '../../packages/bridge/src/polling/supplier-reviews/fingerprint.ts';
+import { pollSupplierReviews } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
+import {
+  type KeyProgress,
+  readProgress,
+} from '../../packages/bridge/src/polling/supplier-reviews/review-progress.ts';
+import {
+  chunkKeys,
+  parseReviewKeyChunk,
+} from '../../packages/bridge/src/polling/supplier-reviews/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../packages/bridge/src/polling/supplier-reviews/sqs/review-queue.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import { getWatchEntry, watch } from '../../packages/bridge/src/state/watch-list.ts';
 import {
   DEMO_CHANNEL_IDS,
   DEMO_PRIMARY_KEYS,
   type RunningSimulator,
   startSimulator,
-} from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import type { StateStore } from '../../lib/state/store.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+} from '../../packages/simulator/src/index.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { approvedReview, drainQueue } from '../helpers/polling.ts';
 

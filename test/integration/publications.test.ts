@@ -1,5 +1,5 @@
 /**
- * The publication path end to end, with the real handlers (functions/api.ts, functions/publish-worker.ts)
+ * The publication path end to end, with the real handlers (packages/bridge/functions/api.ts, packages/bridge/functions/publish-worker.ts)
  * over the S3 + SQS emulator and the PDS simulator: request → 202 → the worker runs on the messages
  * received from the publication queue (deleted unless reported as batch item failures, as the event
  * source mapping does; redelivered after the visibility timeout otherwise) → selection and publication
@@ -14,21 +14,21 @@ import type {
   SQSEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetAwsClients } from '../../lib/aws.ts';
-import type { CloudEvent } from '../../lib/events/index.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { resetAwsClients } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { getWatchEntry } from '../../packages/bridge/src/state/watch-list.ts';
 import {
   localLambdaContext,
   type RunningHttpAdapter,
   startHttpAdapter,
-} from '../../lib/local-gateway/index.ts';
+} from '../../packages/local/src/gateway/index.ts';
 import {
   DEMO_CHANNEL_IDS,
   DEMO_PRIMARY_KEYS,
   type RunningSimulator,
   startSimulator,
-} from '../../lib/simulator/index.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
-import { getWatchEntry } from '../../lib/state/watch-list.ts';
+} from '../../packages/simulator/src/index.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';
 import { setEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
@@ -76,8 +76,10 @@ beforeAll(async () => {
     POWERTOOLS_METRICS_DISABLED: 'true',
   });
   resetAwsClients();
-  ({ handler: api } = (await import('../../functions/api.ts')) as unknown as { handler: ApiHandler });
-  ({ handler: worker } = (await import('../../functions/publish-worker.ts')) as unknown as {
+  ({ handler: api } = (await import('../../packages/bridge/functions/api.ts')) as unknown as {
+    handler: ApiHandler;
+  });
+  ({ handler: worker } = (await import('../../packages/bridge/functions/publish-worker.ts')) as unknown as {
     handler: WorkerHandler;
   });
   store = new S3StateStore({ client: aws.s3, bucket: 'state' });

@@ -1,9 +1,9 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryDelaySeconds } from '../../lib/ingest/retry-delay.ts';
-import { delayFailedRecords, QueueUrlLookup } from '../../lib/ingest/sqs/retry-delay.ts';
-import { toSqsRecord } from '../../lib/local/sqs-event-source.ts';
+import { retryDelaySeconds } from '../../packages/bridge/src/ingest/retry-delay.ts';
+import { delayFailedRecords, QueueUrlLookup } from '../../packages/bridge/src/ingest/sqs/retry-delay.ts';
+import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
 describe('retryDelaySeconds', () => {

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../lib/simulator/index.ts';
+import { startSimulator } from '../../packages/simulator/src/index.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { startAwsEmulator } from '../helpers/fauxqs.ts';
 import { type CloudFormationTemplate, packageService, resourcesOfType } from '../helpers/serverless.ts';
@@ -206,7 +206,7 @@ describe('serverless template: api and publish worker', () => {
   }
 
   it('maps the stack of an error in the bundle to the TypeScript sources, without --enable-source-maps', async () => {
-    // A null event fails inside the bundle; the stack is formatted by lib/source-mapped-stacks.ts.
+    // A null event fails inside the bundle; the stack is formatted by packages/bridge/src/lambda/source-mapped-stacks.ts.
     const script = [
       `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(bundleDir, 'index.mjs')).href)});`,
       "try { await handler(null, { functionName: 'api', awsRequestId: 'r1' }); } catch (error) { process.stdout.write(error.stack); }",

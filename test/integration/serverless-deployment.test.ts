@@ -138,7 +138,7 @@ function deployedValue(template: CloudFormationTemplate, value: unknown): string
   }
 }
 
-/** `functions/poll-supplier-reviews.ts` → `PollSupplierReviews` (osls's logical id prefix). */
+/** `packages/bridge/functions/poll-supplier-reviews.ts` → `PollSupplierReviews` (osls's logical id prefix). */
 const pascal = (name: string) =>
   name.replace(/(^|-)([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase());
 
@@ -373,7 +373,7 @@ describe('serverless template: the whole stack', () => {
     });
   });
 
-  it('deploys every handler in functions/ as its own function, role and log group', async () => {
+  it('deploys every handler in packages/bridge/functions/ as its own function, role and log group', async () => {
     const { template } = defaults;
     const names = await handlerNames();
     const roles = new Set<unknown>();
@@ -388,7 +388,7 @@ describe('serverless template: the whole stack', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
       });
-      // Stacks are mapped when formatted (lib/source-mapped-stacks.ts), not at every cold start.
+      // Stacks are mapped when formatted (packages/bridge/src/lambda/source-mapped-stacks.ts), not at every cold start.
       expect(envOf(template, `${id}LambdaFunction`).NODE_OPTIONS).toBeUndefined();
       expect(props(template, `${id}LogGroup`)).toEqual({
         LogGroupName: `/aws/lambda/pds-bridge-dev-${name}`,

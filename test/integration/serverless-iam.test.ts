@@ -6,12 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_PERMISSIONS } from '../../lib/api/permissions.ts';
-import { INGEST_PERMISSIONS } from '../../lib/ingest/permissions.ts';
-import { dropObjects, renderPermissionTable } from '../../lib/permissions.ts';
-import { POLLING_PERMISSIONS } from '../../lib/polling/permissions.ts';
-import { PUBLICATION_PERMISSIONS } from '../../lib/publications/permissions.ts';
-import { WEBHOOK_PERMISSIONS } from '../../lib/webhooks/permissions.ts';
+import { API_PERMISSIONS } from '../../packages/bridge/src/api/permissions.ts';
+import { INGEST_PERMISSIONS } from '../../packages/bridge/src/ingest/permissions.ts';
+import { dropObjects, renderPermissionTable } from '../../packages/bridge/src/lambda/permissions.ts';
+import { POLLING_PERMISSIONS } from '../../packages/bridge/src/polling/permissions.ts';
+import { PUBLICATION_PERMISSIONS } from '../../packages/bridge/src/publications/permissions.ts';
+import { WEBHOOK_PERMISSIONS } from '../../packages/bridge/src/webhooks/permissions.ts';
 import { functionNames } from '../../scripts/build.ts';
 import {
   bundleText,
@@ -51,7 +51,7 @@ describe('the permissions of every function', () => {
 
   const fn = (name: string): TemplateFunction => {
     const found = functions.get(name);
-    if (!found) throw new Error(`functions/${name}.ts has no function in the template`);
+    if (!found) throw new Error(`packages/bridge/functions/${name}.ts has no function in the template`);
     return found;
   };
 

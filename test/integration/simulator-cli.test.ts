@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../../bin/pds-simulator.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../../packages/simulator/bin/pds-simulator.mjs', import.meta.url));
 const children: ChildProcess[] = [];
 
 function run(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string } {

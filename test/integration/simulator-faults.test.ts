@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultOptions, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import {
+  type FaultOptions,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 
 const AUTH = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
 const CHANNELS = '/api/v1/communicationchannels';

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssetFolderLink } from '../../lib/pds/v1/types.ts';
-import { DEMO_ASSET_PATHS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import type { AssetFolderLink } from '../../packages/bridge/src/pds/resources/types.ts';
+import {
+  DEMO_ASSET_PATHS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { call, formOf, messageOf, rawRequest, unzip, zipOf } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;

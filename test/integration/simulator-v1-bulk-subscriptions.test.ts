@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BulkSubscription, BulkSubscriptionImport } from '../../lib/pds/v1/types.ts';
-import { DEMO_BULK_SUBSCRIPTIONS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import type {
+  BulkSubscription,
+  BulkSubscriptionImport,
+} from '../../packages/bridge/src/pds/resources/types.ts';
+import {
+  DEMO_BULK_SUBSCRIPTIONS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
 import { call, formOf, messageOf, waitFor } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataModel, ExportFormat, ExportFormatsByKey } from '../../lib/pds/v1/types.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import type {
+  DataModel,
+  ExportFormat,
+  ExportFormatsByKey,
+} from '../../packages/bridge/src/pds/resources/types.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
 import { authHeader, call } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;

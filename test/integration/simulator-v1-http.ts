@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import yauzl from 'yauzl';
 import { ZipFile } from 'yazl';
-import type { RunningSimulator } from '../../lib/simulator/index.ts';
+import type { RunningSimulator } from '../../packages/simulator/src/index.ts';
 
 export function authHeader(sim: RunningSimulator, username = sim.username, password = sim.password): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;

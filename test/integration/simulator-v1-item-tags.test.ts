@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PRIMARY_KEYS, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { RECENT_TAG_LIMIT } from '../../lib/simulator/state-tags.ts';
+import {
+  DEMO_PRIMARY_KEYS,
+  type RunningSimulator,
+  startSimulator,
+} from '../../packages/simulator/src/index.ts';
+import { RECENT_TAG_LIMIT } from '../../packages/simulator/src/state-tags.ts';
 import { call } from './simulator-v1-http.ts';
 
 let sim: RunningSimulator;

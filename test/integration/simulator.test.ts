@@ -9,7 +9,7 @@ import {
   DEMO_PRIMARY_KEYS,
   type RunningSimulator,
   startSimulator,
-} from '../../lib/simulator/index.ts';
+} from '../../packages/simulator/src/index.ts';
 
 let sim: RunningSimulator;
 

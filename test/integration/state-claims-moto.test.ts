@@ -6,7 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeClaimBehaviour } from '../helpers/claim-suite.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { describeLeaseBehaviour } from '../helpers/lease-suite.ts';

@@ -8,21 +8,21 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { CloudEvent } from '../../lib/events/index.ts';
-import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import { createPdsClient } from '../../lib/pds/index.ts';
-import { isDone, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { claimIngest, type IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { isDone, parseCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { startSimulator } from '../../lib/simulator/index.ts';
-import { StateConflictError } from '../../lib/state/errors.ts';
-import { leaseKey } from '../../lib/state/keys.ts';
-import { acquireLease, releaseLease, renewLease } from '../../lib/state/lease.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { StateConflictError } from '../../packages/bridge/src/state/errors.ts';
+import { leaseKey } from '../../packages/bridge/src/state/keys.ts';
+import { acquireLease, releaseLease, renewLease } from '../../packages/bridge/src/state/lease.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { startSimulator } from '../../packages/simulator/src/index.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';
 import { type ProxiedRequest, type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';

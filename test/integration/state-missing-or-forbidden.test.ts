@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { StateStoreError } from '../../lib/state/errors.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { StateStoreError } from '../../packages/bridge/src/state/errors.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
 import { type ProxiedRequest, type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';
 

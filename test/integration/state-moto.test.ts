@@ -1,4 +1,4 @@
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeOnMoto, motoForBlock } from '../helpers/moto.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 

@@ -1,8 +1,8 @@
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { checkpointKey } from '../../lib/polling/keys.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { checkpointKey } from '../../packages/bridge/src/polling/keys.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 // fauxqs ignores If-None-Match / If-Match, so only the unconditional behaviour runs here; the
 // conditional paths run against the S3 adapter in test/unit/state-s3.test.ts. Its listing order is
-// corrected to S3's byte order (lib/local/fauxqs-listing.ts, applied by ../helpers/fauxqs.ts), so
+// corrected to S3's byte order (packages/local/src/fauxqs-listing.ts, applied by ../helpers/fauxqs.ts), so
 // listings are paged here in pages of 7.
 describeStateStoreBehaviour(
   'S3StateStore over HTTP against the fauxqs emulator',

@@ -16,7 +16,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../lib/simulator/index.ts';
+import { startSimulator } from '../../packages/simulator/src/index.ts';
 import { functionBuildOptions } from '../../scripts/build.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { startAwsEmulator } from '../helpers/fauxqs.ts';

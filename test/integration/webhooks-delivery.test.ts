@@ -7,11 +7,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../lib/consumer/index.ts';
-import { type CloudEvent, EVENT_TYPES, eventId } from '../../lib/events/index.ts';
-import { explain, type PublicationExplanation } from '../../lib/ops/why.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { MemoryStateStore } from '../../lib/state/index.ts';
+import { type CloudEvent, EVENT_TYPES, eventId } from '../../packages/bridge/src/events/index.ts';
+import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import {
   type EndpointDisabled,
   getDelivery,
@@ -19,7 +17,9 @@ import {
   MemoryDeliveryQueue,
   signingKeyOf,
   WebhookDelivery,
-} from '../../lib/webhooks/index.ts';
+} from '../../packages/bridge/src/webhooks/index.ts';
+import { explain, type PublicationExplanation } from '../../packages/cli/src/ops/why.ts';
+import { verifyWebhook } from '../../packages/consumer/src/index.ts';
 import { type ReceivedRequest, startTestReceiver, type TestReceiver } from '../helpers/webhook-receiver.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');

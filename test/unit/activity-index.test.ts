@@ -4,8 +4,8 @@ import {
   markedInWindow,
   timeMarkerKey,
   writeActivityMarker,
-} from '../../lib/state/activity-index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+} from '../../packages/bridge/src/state/activity-index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { describeActivityIndex } from '../helpers/activity-index-suite.ts';
 
 describeActivityIndex('activity index on the memory store', () => new MemoryStateStore());

@@ -3,7 +3,7 @@
  * and the exception list by state, item or GTIN, paged.
  */
 import { describe, expect, it } from 'vitest';
-import { createApi } from '../../lib/api/index.ts';
+import { createApi } from '../../packages/bridge/src/api/index.ts';
 import { apiEvent } from '../helpers/apigw.ts';
 import {
   cic,

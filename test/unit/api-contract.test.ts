@@ -10,15 +10,19 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
-import { EVENT_TYPES } from '../../lib/events/index.ts';
-import { startHttpAdapter } from '../../lib/local-gateway/index.ts';
-import { PdsNotFoundError, PdsServerError, PdsUnauthorizedError } from '../../lib/pds/errors.ts';
-import type { PdsClient } from '../../lib/pds/index.ts';
-import { StateStoreError } from '../../lib/state/errors.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { StateStore } from '../../lib/state/store.ts';
-import { MemoryDeliveryQueue, WebhookDelivery } from '../../lib/webhooks/index.ts';
+import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
+import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import {
+  PdsNotFoundError,
+  PdsServerError,
+  PdsUnauthorizedError,
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { PdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { StateStoreError } from '../../packages/bridge/src/state/errors.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import { MemoryDeliveryQueue, WebhookDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+import { startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { FakePds } from '../helpers/fake-pds.ts';

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toApiGatewayV2Event } from '../../lib/local-gateway/event.ts';
-import { type RunningHttpAdapter, startHttpAdapter } from '../../lib/local-gateway/index.ts';
-import { toHttpAnswer } from '../../lib/local-gateway/result.ts';
+import { toApiGatewayV2Event } from '../../packages/local/src/gateway/event.ts';
+import { type RunningHttpAdapter, startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
+import { toHttpAnswer } from '../../packages/local/src/gateway/result.ts';
 
 const running: RunningHttpAdapter[] = [];
 

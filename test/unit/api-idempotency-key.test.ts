@@ -3,9 +3,9 @@ import {
   IDEMPOTENCY_KEY_PATTERN,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
-} from '../../lib/api/idempotency-key.ts';
-import { createApi } from '../../lib/api/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+} from '../../packages/bridge/src/api/idempotency-key.ts';
+import { createApi } from '../../packages/bridge/src/api/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';

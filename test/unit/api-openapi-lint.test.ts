@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { lintFromString, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
-import { createApi } from '../../lib/api/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { createApi } from '../../packages/bridge/src/api/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { apiEvent } from '../helpers/apigw.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiSettings } from '../../lib/api/index.ts';
-import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
+import type { ApiSettings } from '../../packages/bridge/src/api/index.ts';
+import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
 import {
   PdsBadRequestError,
   PdsRateLimitedError,
   PdsServerError,
   PdsUnauthorizedError,
-} from '../../lib/pds/errors.ts';
-import type { PdsClient } from '../../lib/pds/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { PdsClient } from '../../packages/bridge/src/pds/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { apiEvent, bodyOf, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiSettings } from '../../lib/api/index.ts';
-import { type ApiDependencies, createApi } from '../../lib/api/index.ts';
-import { PdsNotFoundError } from '../../lib/pds/errors.ts';
-import type { CommunicationChannel, ValidationRequest } from '../../lib/pds/types.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { getWatchEntry, watch } from '../../lib/state/watch-list.ts';
+import type { ApiSettings } from '../../packages/bridge/src/api/index.ts';
+import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
+import { PdsNotFoundError } from '../../packages/bridge/src/pds/errors.ts';
+import type { CommunicationChannel, ValidationRequest } from '../../packages/bridge/src/pds/types.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { getWatchEntry, watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { apiEvent, bodyOf } from '../helpers/apigw.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';

@@ -8,7 +8,7 @@ import {
   resetAwsClients,
   s3Client,
   sqsClient,
-} from '../../lib/aws.ts';
+} from '../../packages/bridge/src/lambda/aws-clients.ts';
 import { setEnv } from '../helpers/env.ts';
 
 const NO_ENDPOINTS = {
@@ -91,7 +91,7 @@ describe('createSqsClient', () => {
   });
 
   it("speaks the SDK's own SQS protocol, changing only the JSON codec", () => {
-    // prepare: what lib/aws.ts copies from the SDK's client, read off both (an SDK upgrade that
+    // prepare: what packages/bridge/src/lambda/aws-clients.ts copies from the SDK's client, read off both (an SDK upgrade that
     // changes one of them fails here, not in production)
     restore = setEnv(NO_ENDPOINTS);
     interface ProtocolSettings {

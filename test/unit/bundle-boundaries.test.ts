@@ -42,14 +42,14 @@ async function loadedWith(entry: string): Promise<string[]> {
 
 describe('bundle boundaries', () => {
   it.each([
-    ['lib/events/index.ts'],
-    ['lib/ingest/events.ts'],
-    ['lib/state/index.ts'],
-    ['lib/state/claim.ts'],
-    ['lib/polling/supplier-reviews/review-queue.ts'],
-    ['lib/publications/queue.ts'],
-    ['lib/consumer/reader.ts'],
-    ['lib/consumer/dedup.ts'],
+    ['packages/bridge/src/events/index.ts'],
+    ['packages/bridge/src/ingest/events.ts'],
+    ['packages/bridge/src/state/index.ts'],
+    ['packages/bridge/src/state/claim.ts'],
+    ['packages/bridge/src/polling/supplier-reviews/review-queue.ts'],
+    ['packages/bridge/src/publications/queue.ts'],
+    ['packages/consumer/src/reader.ts'],
+    ['packages/consumer/src/dedup.ts'],
   ])('building events and records from %s loads neither the AWS SDK nor the XML parser', async (entry) => {
     // act
     const origins = await loadedWith(entry);
@@ -100,9 +100,9 @@ describe('Lambda bundles', () => {
       // act
       const { folders, v1Paths } = await lambdaBundle(name);
 
-      // assess: the /v1 client is lib/pds/v1 (the CLI and the simulator import it, no Lambda does)
+      // assess: the /v1 client is packages/bridge/src/pds/resources (the CLI and the simulator import it, no Lambda does)
       expect(v1Paths).toEqual([]);
-      expect(folders).toContain('lib/pds');
+      expect(folders).toContain('packages/bridge/src/pds');
       expect(
         folders.filter((folder) => /^lib\/(pds\/v1|simulator|cli|local|local-gateway)(\/|$)/.test(folder)),
       ).toEqual([]);
@@ -110,7 +110,7 @@ describe('Lambda bundles', () => {
   );
 
   // Classic zod's methods carry the whole library into a bundle (100 KiB of the api's, about 7 ms of
-  // its import): the bundled code uses zod/mini through lib/zod.ts (docs/benchmarks.md).
+  // its import): the bundled code uses zod/mini through packages/bridge/src/core/zod.ts (docs/benchmarks.md).
   it.each(lambdas)('the %s bundle carries zod/mini, not classic zod', async (name) => {
     // act
     const { zodApis } = await lambdaBundle(name);

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { runCli } from '../../lib/cli/main.ts';
-import { findStackFile, type StackFacts, writeStackFile } from '../../lib/local/stack-file.ts';
+import type { CliIo } from '../../packages/cli/src/io.ts';
+import { runCli } from '../../packages/cli/src/main.ts';
+import { findStackFile, type StackFacts, writeStackFile } from '../../packages/cli/src/stack-file.ts';
 
 /** A process id no process has (above Linux's pid_max). */
 const GONE_PID = 4_194_305;

@@ -5,14 +5,14 @@
 import { tmpdir } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
-import { COMMANDS } from '../../lib/cli/commands/index.ts';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { runCli } from '../../lib/cli/main.ts';
-import { formatBytes, formatRate, formatTable, MAX_CELL_WIDTH } from '../../lib/cli/output.ts';
-import { renderProgressBar, TransferProgress } from '../../lib/cli/progress.ts';
-import { UsageError } from '../../lib/core/index.ts';
-import { PDS_OPERATIONS, type PdsOperationMethod } from '../../lib/pds/v1/index.ts';
+import { UsageError } from '../../packages/bridge/src/core/index.ts';
+import { PDS_OPERATIONS, type PdsOperationMethod } from '../../packages/bridge/src/pds/resources/index.ts';
+import { integerFlag, listFlag, trueFalseFlag } from '../../packages/cli/src/args.ts';
+import { COMMANDS } from '../../packages/cli/src/commands/index.ts';
+import type { CliIo } from '../../packages/cli/src/io.ts';
+import { runCli } from '../../packages/cli/src/main.ts';
+import { formatBytes, formatRate, formatTable, MAX_CELL_WIDTH } from '../../packages/cli/src/output.ts';
+import { renderProgressBar, TransferProgress } from '../../packages/cli/src/progress.ts';
 
 /** A fake terminal or pipe; `stdout()` and `stderr()` return what was written. */
 function fakeIo({ tty = false, env = {} }: { tty?: boolean; env?: Record<string, string> } = {}) {

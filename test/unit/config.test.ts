@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventQueueOverrideFor, eventQueueUrlFor } from '../../lib/config/event-routing.ts';
-import { ConfigError, loadConfig, requireSetting, setting } from '../../lib/config.ts';
+import { eventQueueOverrideFor, eventQueueUrlFor } from '../../packages/bridge/src/config/event-routing.ts';
+import { ConfigError, loadConfig, requireSetting, setting } from '../../packages/bridge/src/config/index.ts';
 
 const BASE = {
   PDS_BASE_URL: 'https://pds.example.com',

@@ -1,11 +1,16 @@
 /**
- * The ledger's state rule on its own (lib/confirmations/entry.ts): the latest fact by its own time
+ * The ledger's state rule on its own (packages/bridge/src/confirmations/entry.ts): the latest fact by its own time
  * wins, an answer wins a tie with a publication, OVERDUE only past the deadline of the latest
  * publication with no answer since, and what an entry keeps is bounded.
  */
 import { describe, expect, it } from 'vitest';
-import { applyFacts, type Fact, MAX_PUBLICATIONS, stateOf } from '../../lib/confirmations/entry.ts';
-import { publicationFact } from '../../lib/confirmations/facts.ts';
+import {
+  applyFacts,
+  type Fact,
+  MAX_PUBLICATIONS,
+  stateOf,
+} from '../../packages/bridge/src/confirmations/entry.ts';
+import { publicationFact } from '../../packages/bridge/src/confirmations/facts.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-20T08:00:00.000Z');

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfirmationDeadlines, expireConfirmations } from '../../lib/confirmations/deadlines.ts';
-import { ConfirmationDeadlineError } from '../../lib/confirmations/errors.ts';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
-import { StateStoreError } from '../../lib/state/errors.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import {
+  checkConfirmationDeadlines,
+  expireConfirmations,
+} from '../../packages/bridge/src/confirmations/deadlines.ts';
+import { ConfirmationDeadlineError } from '../../packages/bridge/src/confirmations/errors.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
+import { StateStoreError } from '../../packages/bridge/src/state/errors.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { describeConfirmationLedger, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 

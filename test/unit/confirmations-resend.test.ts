@@ -1,24 +1,27 @@
 /**
- * Resend requests matched to the ledger (lib/confirmations/resend.ts): which items and which channel,
+ * Resend requests matched to the ledger (packages/bridge/src/confirmations/resend.ts): which items and which channel,
  * the key that makes a republication once per request, and the setting's wiring.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/config.ts';
-import type { ConfirmationEntry } from '../../lib/confirmations/entry.ts';
+import { ConfigError } from '../../packages/bridge/src/config/index.ts';
+import type { ConfirmationEntry } from '../../packages/bridge/src/confirmations/entry.ts';
 import {
   isResendRequest,
   resendChannel,
   resendIdempotencyKey,
   resendRequestedKeys,
   withResendLink,
-} from '../../lib/confirmations/resend.ts';
-import { republishQueueOf } from '../../lib/polling/handlers.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import type { PublicationRecord } from '../../lib/publications/records.ts';
-import { publicationRepublisher, republicationRequest } from '../../lib/publications/republish.ts';
-import { publicationIdFor } from '../../lib/publications/submit.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { GdsnMessageSummary } from '../../lib/xml/index.ts';
+} from '../../packages/bridge/src/confirmations/resend.ts';
+import { republishQueueOf } from '../../packages/bridge/src/polling/handlers.ts';
+import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import type { PublicationRecord } from '../../packages/bridge/src/publications/records.ts';
+import {
+  publicationRepublisher,
+  republicationRequest,
+} from '../../packages/bridge/src/publications/republish.ts';
+import { publicationIdFor } from '../../packages/bridge/src/publications/submit.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import type { GdsnMessageSummary } from '../../packages/bridge/src/xml/index.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
 
 const request = (items: Array<{ gtin: string }>): GdsnMessageSummary => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Deduplicator, MemoryDedupStore } from '../../lib/consumer/index.ts';
+import { Deduplicator, MemoryDedupStore } from '../../packages/consumer/src/index.ts';
 import { describeDedupBehaviour } from '../helpers/dedup-suite.ts';
 
 describeDedupBehaviour('Deduplicator on MemoryDedupStore', (clock) => new MemoryDedupStore({ now: clock }));

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_ERROR_CODES, EVENT_TYPES } from '../../lib/consumer/index.ts';
+import { CONSUMER_ERROR_CODES, EVENT_TYPES } from '../../packages/consumer/src/index.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const guide = readFileSync(path.join(root, 'docs', 'consumers.md'), 'utf8');

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
+import { formatPayloadPointer, serializeEvent } from '../../packages/bridge/src/events/index.ts';
 import {
   type BridgeEvent,
   ConsumerError,
@@ -7,9 +9,7 @@ import {
   isBridgeEvent,
   type PayloadFetcher,
   type PayloadS3Pointer,
-} from '../../lib/consumer/index.ts';
-import { exampleEvents } from '../../lib/events/examples.ts';
-import { formatPayloadPointer, serializeEvent } from '../../lib/events/index.ts';
+} from '../../packages/consumer/src/index.ts';
 import { sqsRecord } from '../helpers/s3-events.ts';
 
 const examples = exampleEvents();

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConsumerError, s3PayloadFetcher } from '../../lib/consumer/index.ts';
+import { ConsumerError, s3PayloadFetcher } from '../../packages/consumer/src/index.ts';
 
 const s3Mock = mockClient(S3Client);
 const pointer = { s3BucketName: 'bridge-state', s3Key: 'claim-check/e-1.json' };

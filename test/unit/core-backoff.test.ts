@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, retryAfterDelayMs } from '../../lib/core/index.ts';
+import { backoffDelayMs, retryAfterDelayMs } from '../../packages/bridge/src/core/index.ts';
 
 describe('backoffDelayMs', () => {
   const policy = { baseMs: 100, maxMs: 1000 };

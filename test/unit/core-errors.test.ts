@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError, ConfigError, errorFields, errorSummary, UsageError } from '../../lib/core/index.ts';
+import {
+  BridgeError,
+  ConfigError,
+  errorFields,
+  errorSummary,
+  UsageError,
+} from '../../packages/bridge/src/core/index.ts';
 
 class QueueFullError extends BridgeError {
   readonly queue: string;

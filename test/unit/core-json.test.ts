@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasEscapedKey, parseJson, parseJsonOr } from '../../lib/core/json.ts';
+import { hasEscapedKey, parseJson, parseJsonOr } from '../../packages/bridge/src/core/json.ts';
 
 /** The value as JSON writes it: `-0` is written `0`. */
 function withoutNegativeZero(value: unknown): unknown {

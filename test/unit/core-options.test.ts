@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError, checkDurationMs, checkInteger, OptionError } from '../../lib/core/index.ts';
+import {
+  BridgeError,
+  checkDurationMs,
+  checkInteger,
+  OptionError,
+} from '../../packages/bridge/src/core/index.ts';
 
 describe('checkInteger', () => {
   it('returns a value within the bounds', () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createLimiter, mapAll, mapLimit, OptionError } from '../../lib/core/index.ts';
+import { createLimiter, mapAll, mapLimit, OptionError } from '../../packages/bridge/src/core/index.ts';
 
 describe('createLimiter', () => {
   it('never runs more tasks at once than its limit, and runs them all', async () => {

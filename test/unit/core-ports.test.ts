@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addCounts, type Log, type Metrics, noopMetrics, silentLog } from '../../lib/core/index.ts';
+import {
+  addCounts,
+  type Log,
+  type Metrics,
+  noopMetrics,
+  silentLog,
+} from '../../packages/bridge/src/core/index.ts';
 
 describe('silentLog', () => {
   it('accepts every level with structured extras and writes nothing', () => {

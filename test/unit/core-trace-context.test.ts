@@ -6,7 +6,7 @@ import {
   parseTraceparent,
   traceparentFromXRay,
   withTraceparent,
-} from '../../lib/core/index.ts';
+} from '../../packages/bridge/src/core/index.ts';
 
 const W3C_EXAMPLE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_ERROR_CODES } from '../../lib/consumer/errors.ts';
-import { BridgeError } from '../../lib/core/index.ts';
+import { BridgeError } from '../../packages/bridge/src/core/index.ts';
+import { CONSUMER_ERROR_CODES } from '../../packages/consumer/src/errors.ts';
 import { sourceFiles } from '../helpers/module-imports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -41,9 +41,11 @@ function errorClasses(): Array<[string, string, string]> {
 
 /** Error classes that live outside their module's errors.ts, and why. */
 const ELSEWHERE: Record<string, string> = {
-  ApiProblem: 'lib/api/problem.ts: the problem-document model of the HTTP API, not only an error',
-  AnswerTooLargeError: 'lib/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
-  BodyTooLargeError: 'lib/local-gateway/server.ts: private, becomes a 413 answer there',
+  ApiProblem:
+    'packages/bridge/src/api/problem.ts: the problem-document model of the HTTP API, not only an error',
+  AnswerTooLargeError:
+    'packages/bridge/src/pds/transport.ts: private, becomes a PdsInvalidResponseError there',
+  BodyTooLargeError: 'packages/local/src/gateway/server.ts: private, becomes a 413 answer there',
 };
 
 /** Modules whose exports are loaded to check the classes at run time. */
@@ -81,7 +83,7 @@ describe('the error model', () => {
       .filter(([file, name]) => !file.endsWith('/errors.ts') && ELSEWHERE[name] === undefined)
       .map(([file, name]) => `${file}: ${name}`);
 
-    // assess: move the class to lib/<module>/errors.ts
+    // assess: move the class to packages/bridge/src/<module>/errors.ts
     expect(elsewhere).toEqual([]);
   });
 
@@ -170,11 +172,11 @@ const object = { bucket: 'drops', key: 'in/items.csv' };
 const make = (Class: AnyError, ...args: unknown[]): Error => new (Class as any)(...args);
 
 const SAMPLES: Record<string, Sample> = {
-  // lib/core
+  // packages/bridge/src/core
   OptionError: { build: (C) => make(C, 'count', 'count must be positive'), code: 'INVALID_OPTION' },
   ConfigError: { build: (C) => make(C, 'PDS_BASE_URL is required'), code: 'CONFIG_INVALID' },
   UsageError: { build: (C) => make(C, 'unknown flag --x', 'folders ls'), code: 'USAGE' },
-  // lib/pds
+  // packages/bridge/src/pds
   PdsError: { build: (C) => make(C, 'NETWORK', 'x', line, true), code: 'NETWORK' },
   PdsHttpError: { build: (C) => make(C, 418, line, '', 'HTTP_ERROR'), code: 'HTTP_ERROR' },
   PdsBadRequestError: { build: (C) => make(C, 400, line, ''), code: 'BAD_REQUEST' },
@@ -193,13 +195,13 @@ const SAMPLES: Record<string, Sample> = {
   PdsInvalidRequestError: { build: (C) => make(C, 'bad body', line), code: 'INVALID_REQUEST' },
   PdsUploadSourceError: { build: (C) => make(C, 'read failed', line), code: 'UPLOAD_SOURCE' },
   PdsRequestBodyError: { build: (C) => make(C, 'size differs'), code: 'PDS_REQUEST_BODY_INVALID' },
-  // lib/xml
+  // packages/bridge/src/xml
   XmlParseError: {
     build: (C) => make(C, 'MALFORMED', 'bad'),
     code: 'MALFORMED',
     alsoCodes: ['TOO_LARGE', 'DOCTYPE_REFUSED', 'LIMIT_EXCEEDED', 'NAME_REFUSED'],
   },
-  // lib/state
+  // packages/bridge/src/state
   StateConflictError: { build: (C) => make(C, 'k', 'changed'), code: 'STATE_CONFLICT' },
   StateKeyError: { build: (C) => make(C, 'k', 'empty'), code: 'STATE_KEY_INVALID' },
   StateValueError: { build: (C) => make(C, 'k', 'not JSON'), code: 'STATE_VALUE_INVALID' },
@@ -207,11 +209,11 @@ const SAMPLES: Record<string, Sample> = {
   ProgressLayoutChangedError: { build: (C) => make(C, 1, 2), code: 'PROGRESS_LAYOUT_CHANGED' },
   ProgressLayoutError: { build: (C) => make(C, 'bad'), code: 'PROGRESS_LAYOUT_INVALID' },
   WatchListError: { build: (C) => make(C, 'empty key'), code: 'WATCH_LIST_KEY_INVALID' },
-  // lib/events
+  // packages/bridge/src/events
   EventDataError: { build: (C) => make(C, 'pds.x', 'bad'), code: 'EVENT_DATA_INVALID' },
   EventPublishError: { build: (C) => make(C, [], ['e1']), code: 'EVENT_PUBLISH_FAILED' },
   ClaimCheckError: { build: (C) => make(C, 'no pointer'), code: 'CLAIM_CHECK_FAILED' },
-  // lib/ingest
+  // packages/bridge/src/ingest
   IngestEventError: { build: (C) => make(C, 'no Records'), code: 'INGEST_EVENT_INVALID' },
   IngestInProgressError: { build: (C) => make(C, 'p', 'leased'), code: 'INGEST_IN_PROGRESS' },
   ObjectSourceError: {
@@ -219,13 +221,13 @@ const SAMPLES: Record<string, Sample> = {
     code: 'OBJECT_SOURCE_FAILED',
   },
   IngestRejectedError: { build: (C) => make(C, 'no-entries', 'none'), code: 'INGEST_REJECTED' },
-  // lib/polling
+  // packages/bridge/src/polling
   PollIncompleteError: { build: (C) => make(C, 'stopped'), code: 'POLL_INCOMPLETE' },
   PollInterruptedError: { build: (C) => make(C, 7, 5), code: 'POLL_INTERRUPTED' },
   ReviewChunkFormatError: { build: (C) => make(C, 'not JSON'), code: 'REVIEW_CHUNK_INVALID' },
   ReviewFanOutError: { build: (C) => make(C, 1, 2, 'denied'), code: 'REVIEW_FAN_OUT_FAILED' },
   CheckpointFormatError: { build: (C) => make(C, 'k', 'bad'), code: 'CHECKPOINT_INVALID' },
-  // lib/publications, lib/api
+  // packages/bridge/src/publications, packages/bridge/src/api
   PublicationNotFoundError: { build: (C) => make(C, 'p1'), code: 'PUBLICATION_NOT_FOUND' },
   PublicationRetryError: { build: (C) => make(C, 'p1', 1, new Error('503')), code: 'PUBLICATION_RETRY' },
   PublicationQueueError: { build: (C) => make(C, 'p1', 'denied'), code: 'PUBLICATION_QUEUE_FAILED' },
@@ -234,26 +236,26 @@ const SAMPLES: Record<string, Sample> = {
   IdempotencyContentionError: { build: (C) => make(C), code: 'IDEMPOTENCY_CONTENTION' },
   ApiProblem: { build: (C) => make(C, 'not-found', 'no such publication'), code: 'API_PROBLEM' },
   InvalidPathError: { build: (C) => make(C, '%zz'), code: 'INVALID_PATH' },
-  // lib/confirmations
+  // packages/bridge/src/confirmations
   ConfirmationDeadlineError: {
     build: (C) => make(C, 1, 2, new Error('x')),
     code: 'CONFIRMATION_DEADLINES_INCOMPLETE',
   },
-  // lib/consumer (codes are the kit's public failure codes)
+  // packages/consumer/src (codes are the kit's public failure codes)
   ConsumerError: {
     build: (C) => make(C, 'not-json', 'bad'),
     code: 'not-json',
     alsoCodes: [...CONSUMER_ERROR_CODES],
   },
-  // lib/local-gateway
+  // packages/local/src/gateway
   HandlerResultError: { build: (C) => make(C, 'no statusCode'), code: 'HANDLER_RESULT_INVALID' },
-  // lib/ops
+  // packages/cli/src/ops
   OperatorTargetError: { build: (C) => make(C, 'no stage'), code: 'OPERATOR_TARGET_INVALID' },
   QueueNotFoundError: { build: (C) => make(C, 'q'), code: 'QUEUE_NOT_FOUND' },
   WhySubjectError: { build: (C) => make(C, '?'), code: 'WHY_SUBJECT_INVALID' },
-  // lib/cli
+  // packages/cli/src
   CliInputError: { build: (C) => make(C, 'not JSON'), code: 'CLI_INPUT_INVALID' },
-  // lib/local
+  // packages/local/src
   PortInUseError: { build: (C) => make(C, 'the simulator', 4010, '--pds-port'), code: 'PORT_IN_USE' },
   EmulatorUnsupportedError: {
     build: (C) => make(C, 'fauxqs 9.9.9 is installed'),
@@ -267,7 +269,7 @@ const SAMPLES: Record<string, Sample> = {
   StackFileError: { build: (C) => make(C, 'no stack'), code: 'STACK_FILE_MISSING' },
   LocalEventBridgeError: { build: (C) => make(C, 'no backend'), code: 'LOCAL_EVENTBRIDGE_UNAVAILABLE' },
   DemoStepError: { build: (C) => make(C, 'drop', 'late'), code: 'DEMO_STEP_FAILED' },
-  // lib/simulator
+  // packages/simulator/src
   SimulatorHttpError: { build: (C) => make(C, 404, 'no item'), code: 'SIMULATOR_HTTP' },
   SimulatorOptionsError: { build: (C) => make(C, 'port out of range'), code: 'INVALID_OPTION' },
   ArchiveLimitError: {
@@ -280,7 +282,7 @@ const SAMPLES: Record<string, Sample> = {
     code: 'CSV_MALFORMED',
     alsoCodes: ['CSV_RECORD_TOO_LONG'],
   },
-  // lib/webhooks
+  // packages/bridge/src/webhooks
   WebhookError: {
     build: (C) => make(C, 'WEBHOOK_URL_REFUSED', 'http://10.0.0.1/ is private'),
     code: 'WEBHOOK_URL_REFUSED',

@@ -6,12 +6,12 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_BUS, EVENT_QUEUES } from '../../lib/events/asyncapi.ts';
-import { ASYNCAPI_PATH, contractFiles, contractText } from '../../lib/events/contracts.ts';
-import { EventBridgeEventPublisher } from '../../lib/events/eventbridge/index.ts';
-import { exampleEvents } from '../../lib/events/examples.ts';
-import { type CloudEvent, EVENT_TYPES } from '../../lib/events/index.ts';
-import { SqsEventPublisher } from '../../lib/events/sqs/index.ts';
+import { EVENT_BUS, EVENT_QUEUES } from '../../packages/bridge/src/events/asyncapi.ts';
+import { ASYNCAPI_PATH, contractFiles, contractText } from '../../packages/bridge/src/events/contracts.ts';
+import { EventBridgeEventPublisher } from '../../packages/bridge/src/events/eventbridge/index.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
 import { eventSchemaValidator } from '../helpers/json-schema.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');

@@ -1,8 +1,12 @@
 import { GetObjectCommand, type GetObjectCommandOutput, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaimCheckError, formatPayloadPointer, parsePayloadPointer } from '../../lib/events/index.ts';
-import { resolveEventBody } from '../../lib/events/sqs/index.ts';
+import {
+  ClaimCheckError,
+  formatPayloadPointer,
+  parsePayloadPointer,
+} from '../../packages/bridge/src/events/index.ts';
+import { resolveEventBody } from '../../packages/bridge/src/events/sqs/index.ts';
 
 const s3Mock = mockClient(S3Client);
 const s3 = new S3Client({ region: 'us-east-1' });

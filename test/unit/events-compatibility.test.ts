@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { breakingChanges } from '../../lib/events/compatibility.ts';
-import type { JsonSchema } from '../../lib/events/json-schema.ts';
+import { breakingChanges } from '../../packages/bridge/src/events/compatibility.ts';
+import type { JsonSchema } from '../../packages/bridge/src/events/json-schema.ts';
 
 /** A small event-data schema in the shape zod generates, to change one thing at a time. */
 const baseline = (): JsonSchema => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTraceparent, withTraceparent } from '../../lib/core/index.ts';
+import { parseTraceparent, withTraceparent } from '../../packages/bridge/src/core/index.ts';
 import {
   createEvent,
   DEFAULT_EVENT_SOURCE,
@@ -7,7 +7,7 @@ import {
   type EventType,
   eventId,
   serializeEvent,
-} from '../../lib/events/index.ts';
+} from '../../packages/bridge/src/events/index.ts';
 
 const TRACEPARENT = '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01';
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

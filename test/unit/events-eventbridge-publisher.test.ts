@@ -8,13 +8,13 @@ import {
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/core/index.ts';
+import { ConfigError } from '../../packages/bridge/src/core/index.ts';
 import {
   EventBridgeEventPublisher,
   type EventBridgeEventPublisherOptions,
   putEventsEntrySize,
-} from '../../lib/events/eventbridge/index.ts';
-import { type CloudEvent, createEvent, EventPublishError } from '../../lib/events/index.ts';
+} from '../../packages/bridge/src/events/eventbridge/index.ts';
+import { type CloudEvent, createEvent, EventPublishError } from '../../packages/bridge/src/events/index.ts';
 
 const ebMock = mockClient(EventBridgeClient);
 const s3Mock = mockClient(S3Client);

@@ -7,9 +7,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/core/index.ts';
-import { type CloudEvent, createEvent, EventPublishError } from '../../lib/events/index.ts';
-import { SqsEventPublisher, type SqsEventPublisherOptions } from '../../lib/events/sqs/index.ts';
+import { ConfigError } from '../../packages/bridge/src/core/index.ts';
+import { type CloudEvent, createEvent, EventPublishError } from '../../packages/bridge/src/events/index.ts';
+import {
+  SqsEventPublisher,
+  type SqsEventPublisherOptions,
+} from '../../packages/bridge/src/events/sqs/index.ts';
 
 const sqsMock = mockClient(SQSClient);
 const s3Mock = mockClient(S3Client);

@@ -2,10 +2,13 @@ import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from '@a
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventDestinationFor, parseEventDestinations } from '../../lib/config/event-destinations.ts';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { type CloudEvent, createEvent } from '../../lib/events/index.ts';
-import { eventSinkFor } from '../../lib/runtime.ts';
+import {
+  eventDestinationFor,
+  parseEventDestinations,
+} from '../../packages/bridge/src/config/event-destinations.ts';
+import { ConfigError, loadConfig } from '../../packages/bridge/src/config/index.ts';
+import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import { eventSinkFor } from '../../packages/bridge/src/lambda/adapters.ts';
 
 const BASE = {
   PDS_BASE_URL: 'https://pds.example.com',

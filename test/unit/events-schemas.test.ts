@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { breakingChanges } from '../../lib/events/compatibility.ts';
-import { contractFiles, contractText } from '../../lib/events/contracts.ts';
-import { exampleEvents } from '../../lib/events/examples.ts';
+import { breakingChanges } from '../../packages/bridge/src/events/compatibility.ts';
+import { contractFiles, contractText } from '../../packages/bridge/src/events/contracts.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
 import {
   createEvent,
   DATA_SCHEMA_URN_PREFIX,
@@ -12,7 +12,7 @@ import {
   EVENT_DATA_VERSIONS,
   EVENT_TYPES,
   type EventType,
-} from '../../lib/events/index.ts';
+} from '../../packages/bridge/src/events/index.ts';
 import { eventSchemaValidator } from '../helpers/json-schema.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -65,7 +65,7 @@ describe('the committed event data schemas (schemas/events)', () => {
       // assess
       expect(
         breaks,
-        `breaking changes to ${type} v${EVENT_DATA_VERSIONS[type as EventType]}: make them additive, or raise its version in lib/events/dataschema.ts (docs/events.md, "Schemas and versions")`,
+        `breaking changes to ${type} v${EVENT_DATA_VERSIONS[type as EventType]}: make them additive, or raise its version in packages/bridge/src/events/dataschema.ts (docs/events.md, "Schemas and versions")`,
       ).toEqual([]);
     },
   );

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { createIngestFilter, describeIngestFilters, parseSuffixList } from '../../lib/ingest/filters.ts';
-import { INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
-import { uploadContentType, uploadFileName } from '../../lib/ingest/upload-name.ts';
+import { ConfigError, loadConfig } from '../../packages/bridge/src/config/index.ts';
+import {
+  createIngestFilter,
+  describeIngestFilters,
+  parseSuffixList,
+} from '../../packages/bridge/src/ingest/filters.ts';
+import { INGEST_SETTINGS, ingestOptionsFrom } from '../../packages/bridge/src/ingest/settings.ts';
+import { uploadContentType, uploadFileName } from '../../packages/bridge/src/ingest/upload-name.ts';
 
 describe('createIngestFilter', () => {
   it('skips folder placeholders whatever the filters', () => {

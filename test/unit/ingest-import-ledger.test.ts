@@ -4,7 +4,7 @@
  * failing every import waiting for it and every later one.
  */
 import { describe, expect, it } from 'vitest';
-import { ImportLedger } from '../../lib/ingest/import-ledger.ts';
+import { ImportLedger } from '../../packages/bridge/src/ingest/import-ledger.ts';
 
 /** A write the test lets land (or fail) by hand. */
 function gatedWrites() {

@@ -11,7 +11,7 @@ import {
   missingIndexes,
   normaliseRanges,
   rangesOfFlags,
-} from '../../lib/ingest/index-ranges.ts';
+} from '../../packages/bridge/src/ingest/index-ranges.ts';
 
 describe('index ranges', () => {
   it('hold exactly the indexes added, in any order and in batches, as few disjoint ascending ranges', () => {

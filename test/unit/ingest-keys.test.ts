@@ -1,5 +1,5 @@
 /**
- * The ingest's keys (lib/ingest/keys.ts): one progress record per write of a dropped object, and the
+ * The ingest's keys (packages/bridge/src/ingest/keys.ts): one progress record per write of a dropped object, and the
  * entries of its gatherings beside it.
  */
 import fc from 'fast-check';
@@ -9,9 +9,9 @@ import {
   ingestObjectPrefix,
   ingestProgressKey,
   isIngestProgressKey,
-} from '../../lib/ingest/keys.ts';
-import { sha256Hex } from '../../lib/state/index.ts';
-import { assertStateKey } from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/ingest/keys.ts';
+import { sha256Hex } from '../../packages/bridge/src/state/index.ts';
+import { assertStateKey } from '../../packages/bridge/src/state/store.ts';
 
 describe('ingestProgressKey', () => {
   it('files every write of one object under the hash of its key', () => {

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { IngestInProgressError, ObjectSourceError } from '../../lib/ingest/errors.ts';
-import { countIndexes } from '../../lib/ingest/index-ranges.ts';
-import { type IngestObjectDeps, ingestObject } from '../../lib/ingest/ingest-object.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { MemoryObjectTagger } from '../../lib/ingest/memory-tagger.ts';
-import type { ObjectRef, ObjectSource, OpenedObject } from '../../lib/ingest/ports.ts';
-import type { IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import type { ObjectWriteEvent } from '../../lib/ingest/s3-event.ts';
+import { IngestInProgressError, ObjectSourceError } from '../../packages/bridge/src/ingest/errors.ts';
+import { countIndexes } from '../../packages/bridge/src/ingest/index-ranges.ts';
+import { type IngestObjectDeps, ingestObject } from '../../packages/bridge/src/ingest/ingest-object.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { MemoryObjectTagger } from '../../packages/bridge/src/ingest/memory-tagger.ts';
+import type { ObjectRef, ObjectSource, OpenedObject } from '../../packages/bridge/src/ingest/ports.ts';
+import type { IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
+import type { ObjectWriteEvent } from '../../packages/bridge/src/ingest/s3-event.ts';
 import {
   PdsBadRequestError,
   PdsInvalidRequestError,
@@ -15,10 +15,10 @@ import {
   PdsRateLimitedError,
   PdsServerError,
   PdsUnauthorizedError,
-} from '../../lib/pds/errors.ts';
-import type { ImportRequest } from '../../lib/pds/types.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { StateStore } from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { ImportRequest } from '../../packages/bridge/src/pds/types.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { TrafficCountingStore } from '../helpers/state-traffic.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IngestInProgressError, inProgressUntil } from '../../lib/ingest/errors.ts';
-import type { ObjectWrite } from '../../lib/ingest/keys.ts';
-import { claimIngest } from '../../lib/ingest/progress.ts';
-import { PdsServerError } from '../../lib/pds/errors.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { IngestInProgressError, inProgressUntil } from '../../packages/bridge/src/ingest/errors.ts';
+import type { ObjectWrite } from '../../packages/bridge/src/ingest/keys.ts';
+import { claimIngest } from '../../packages/bridge/src/ingest/progress.ts';
+import { PdsServerError } from '../../packages/bridge/src/pds/errors.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
 

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ObjectSourceError } from '../../lib/ingest/errors.ts';
-import { S3ObjectSource, S3ObjectTagger } from '../../lib/ingest/s3/adapters.ts';
-import { mergeTags } from '../../lib/ingest/tags.ts';
+import { ObjectSourceError } from '../../packages/bridge/src/ingest/errors.ts';
+import { S3ObjectSource, S3ObjectTagger } from '../../packages/bridge/src/ingest/s3/adapters.ts';
+import { mergeTags } from '../../packages/bridge/src/ingest/tags.ts';
 import { s3Error } from '../helpers/s3-conditional-mock.ts';
 
 const client = new S3Client({

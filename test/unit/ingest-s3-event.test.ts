@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IngestEventError } from '../../lib/ingest/errors.ts';
-import { decodeS3Key, parseS3Event, parseS3NotificationBody } from '../../lib/ingest/s3-event.ts';
+import { IngestEventError } from '../../packages/bridge/src/ingest/errors.ts';
+import {
+  decodeS3Key,
+  parseS3Event,
+  parseS3NotificationBody,
+} from '../../packages/bridge/src/ingest/s3-event.ts';
 import { encodeS3EventKey, s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
 
 describe('decodeS3Key', () => {

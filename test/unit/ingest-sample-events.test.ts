@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { S3Event, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseS3Event, parseS3NotificationBody } from '../../lib/ingest/s3-event.ts';
+import { parseS3Event, parseS3NotificationBody } from '../../packages/bridge/src/ingest/s3-event.ts';
 
 const events = path.resolve(import.meta.dirname, '../../events');
 const read = <T>(name: string): T => JSON.parse(readFileSync(path.join(events, name), 'utf8')) as T;

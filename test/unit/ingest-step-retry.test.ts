@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STEP_RETRY, retryPdsStep, type StepRetryOptions } from '../../lib/ingest/step-retry.ts';
+import {
+  DEFAULT_STEP_RETRY,
+  retryPdsStep,
+  type StepRetryOptions,
+} from '../../packages/bridge/src/ingest/step-retry.ts';
 import {
   PdsBadRequestError,
   PdsNetworkError,
   PdsRateLimitedError,
   PdsServerError,
-} from '../../lib/pds/errors.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
 
 const LINE = { method: 'POST', path: '/api/v1/imports' };
 

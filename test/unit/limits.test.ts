@@ -7,27 +7,31 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lib/api/idempotency-key.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../packages/bridge/src/api/idempotency-key.ts';
 import {
   MAX_DESTINATION_ID_LENGTH,
   MAX_DESTINATIONS,
   MAX_PRIMARY_KEY_LENGTH,
-} from '../../lib/api/schemas.ts';
-import { boundedText, MAX_ERROR_TEXT } from '../../lib/core/index.ts';
-import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../lib/local-gateway/index.ts';
-import { PdsInvalidResponseError } from '../../lib/pds/errors.ts';
-import { MAX_ANSWER_BYTES, PdsTransport } from '../../lib/pds/transport.ts';
-import { admitArchive, MAX_ARCHIVE_MEMBERS, RATIO_FREE_BYTES } from '../../lib/simulator/archive-limits.ts';
-import { ArchiveLimitError } from '../../lib/simulator/errors.ts';
-import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { MAX_JSON_BODY_BYTES } from '../../lib/simulator/request-body.ts';
+} from '../../packages/bridge/src/api/schemas.ts';
+import { boundedText, MAX_ERROR_TEXT } from '../../packages/bridge/src/core/index.ts';
+import { PdsInvalidResponseError } from '../../packages/bridge/src/pds/errors.ts';
+import { MAX_ANSWER_BYTES, PdsTransport } from '../../packages/bridge/src/pds/transport.ts';
 import {
   DEFAULT_MAX_XML_ATTRIBUTES,
   DEFAULT_MAX_XML_BYTES,
   DEFAULT_MAX_XML_DEPTH,
   DEFAULT_MAX_XML_ELEMENTS,
   parseMessagingAssetSafely,
-} from '../../lib/xml/index.ts';
+} from '../../packages/bridge/src/xml/index.ts';
+import { DEFAULT_MAX_BODY_BYTES, startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
+import {
+  admitArchive,
+  MAX_ARCHIVE_MEMBERS,
+  RATIO_FREE_BYTES,
+} from '../../packages/simulator/src/archive-limits.ts';
+import { ArchiveLimitError } from '../../packages/simulator/src/errors.ts';
+import { type RunningSimulator, startSimulator } from '../../packages/simulator/src/index.ts';
+import { MAX_JSON_BODY_BYTES } from '../../packages/simulator/src/request-body.ts';
 import { apiEvent, bodyOf, publicationBody } from '../helpers/apigw.ts';
 import { publicationsApi, TEST_API_SETTINGS } from '../helpers/publications-api.ts';
 

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../lib/core/index.ts';
-import { parseStartArgs, runLocalStackCli } from '../../lib/local/cli.ts';
-import { parseDropArgs, runDropCli } from '../../lib/local/drop-cli.ts';
-import { parseEventsArgs, runEventsCli } from '../../lib/local/events-cli.ts';
+import { UsageError } from '../../packages/bridge/src/core/index.ts';
+import { parseStartArgs, runLocalStackCli } from '../../packages/local/src/cli.ts';
+import { parseDropArgs, runDropCli } from '../../packages/local/src/drop-cli.ts';
+import { parseEventsArgs, runEventsCli } from '../../packages/local/src/events-cli.ts';
 
 /** Captures what a command prints. */
 function captured() {

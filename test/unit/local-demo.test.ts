@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runDemo } from '../../lib/local/demo.ts';
-import { createLocalResources, LOCAL_BUCKETS } from '../../lib/local/resources.ts';
-import type { RunningLocalStack } from '../../lib/local/stack.ts';
+import { runDemo } from '../../packages/local/src/demo.ts';
+import { createLocalResources, LOCAL_BUCKETS } from '../../packages/local/src/resources.ts';
+import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
 
 /** A stack whose every address refuses connections (port 1 on the loopback interface). */
 function unreachableStack(): RunningLocalStack {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { exampleEvents } from '../../lib/events/examples.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
 import {
   formatEventJson,
   formatEventLine,
   parseEventBody,
   type ReceivedEvent,
-} from '../../lib/local/event-format.ts';
+} from '../../packages/local/src/event-format.ts';
 
 function received(event: object, queue = 'pds-bridge-local-events'): ReceivedEvent {
   const body = JSON.stringify(event);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dropRuleLine, dropWarnings, ingestFiltersOf } from '../../lib/local/ingest-hints.ts';
+import { dropRuleLine, dropWarnings, ingestFiltersOf } from '../../packages/local/src/ingest-hints.ts';
 
 describe('dropWarnings', () => {
   it('warns that a key outside INGEST_PREFIX will not be ingested, and how to put it inside', () => {

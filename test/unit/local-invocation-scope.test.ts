@@ -4,19 +4,19 @@
  * handler's invocation starts in the middle of it.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lambdaHandler } from '../../lib/handler.ts';
+import { logger } from '../../packages/bridge/src/lambda/adapters.ts';
+import { lambdaHandler } from '../../packages/bridge/src/lambda/handler.ts';
+import { localLambdaContext } from '../../packages/local/src/gateway/index.ts';
 import {
   invocationScoped,
   invocationStore,
   LOCAL_MAX_CONCURRENCY,
-} from '../../lib/local/invocation-scope.ts';
-import { localLambdaContext } from '../../lib/local-gateway/index.ts';
-import { logger } from '../../lib/runtime.ts';
+} from '../../packages/local/src/invocation-scope.ts';
 
 const previous = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
 
 beforeAll(async () => {
-  // As the stack does: the store first, then the variable (lib/local/environment.ts).
+  // As the stack does: the store first, then the variable (packages/local/src/environment.ts).
   await invocationStore();
   process.env.AWS_LAMBDA_MAX_CONCURRENCY = LOCAL_MAX_CONCURRENCY;
 });

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseS3NotificationBody } from '../../lib/ingest/s3-event.ts';
+import { parseS3NotificationBody } from '../../packages/bridge/src/ingest/s3-event.ts';
 import {
   encodeS3EventKey,
   objectCreatedEventName,
   S3Sequencer,
   s3NotificationEvent,
   s3NotificationRecord,
-} from '../../lib/local/s3-notifications.ts';
+} from '../../packages/local/src/s3-notifications.ts';
 
 describe('encodeS3EventKey', () => {
   it('writes spaces as +, a literal + as %2B and non-ASCII as UTF-8 percent-escapes, keeping slashes', () => {

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { objectWriteOf, refusalOf, s3ErrorXml } from '../../lib/local/s3-preconditions.ts';
+import { objectWriteOf, refusalOf, s3ErrorXml } from '../../packages/local/src/s3-preconditions.ts';
 
 const ETAG = '"9b2cf535f27731c974343645a3985328"';
 const OTHER_ETAG = '"d41d8cd98f00b204e9800998ecf8427e"';

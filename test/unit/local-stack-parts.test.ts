@@ -3,26 +3,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { API_SETTINGS, apiSettingsOf } from '../../lib/api/index.ts';
-import { StackFileError } from '../../lib/cli/errors.ts';
-import { loadConfig } from '../../lib/config.ts';
-import { INGEST_EVENT_TYPES, INGEST_SETTINGS, ingestOptionsFrom } from '../../lib/ingest/settings.ts';
-import { bannerLines } from '../../lib/local/banner.ts';
-import { demoFiles, itemsCsv } from '../../lib/local/demo-files.ts';
-import { applyEnvironment, handlerEnvironment } from '../../lib/local/environment.ts';
+import { API_SETTINGS, apiSettingsOf } from '../../packages/bridge/src/api/index.ts';
+import { loadConfig } from '../../packages/bridge/src/config/index.ts';
+import {
+  INGEST_EVENT_TYPES,
+  INGEST_SETTINGS,
+  ingestOptionsFrom,
+} from '../../packages/bridge/src/ingest/settings.ts';
+import {
+  MESSAGING_ASSET_POLL_SETTINGS,
+  REVIEW_POLL_SETTINGS,
+} from '../../packages/bridge/src/polling/settings.ts';
+import { WORKER_SETTINGS } from '../../packages/bridge/src/publications/settings.ts';
+import { StackFileError } from '../../packages/cli/src/errors.ts';
+import { readStackFile, removeStackFile, writeStackFile } from '../../packages/cli/src/stack-file.ts';
+import { bannerLines } from '../../packages/local/src/banner.ts';
+import { demoFiles, itemsCsv } from '../../packages/local/src/demo-files.ts';
+import { applyEnvironment, handlerEnvironment } from '../../packages/local/src/environment.ts';
 import {
   createLocalResources,
   LOCAL_BUCKETS,
   LOCAL_QUEUES,
   type LocalResources,
-} from '../../lib/local/resources.ts';
-import type { RunningLocalStack } from '../../lib/local/stack.ts';
-import { stackFactsOf } from '../../lib/local/stack-facts.ts';
-import { readStackFile, removeStackFile, writeStackFile } from '../../lib/local/stack-file.ts';
-import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
-import { parseCsv } from '../../lib/simulator/csv.ts';
-import { problemsOf } from '../../lib/simulator/datamodel.ts';
+} from '../../packages/local/src/resources.ts';
+import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
+import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
+import { parseCsv } from '../../packages/simulator/src/csv.ts';
+import { problemsOf } from '../../packages/simulator/src/datamodel.ts';
 
 const ENDPOINT = 'http://127.0.0.1:4566';
 

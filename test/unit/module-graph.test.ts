@@ -1,6 +1,6 @@
 /**
- * The import graph of lib/ read folder by folder: each folder of lib/ (lib/events, lib/config, …) and
- * each file at its top (lib/runtime.ts) is one module. Biome's `noImportCycles` sees cycles between
+ * The import graph of lib/ read folder by folder: each folder of lib/ (packages/bridge/src/events, packages/bridge/src/config, …) and
+ * each file at its top (packages/bridge/src/lambda/adapters.ts) is one module. Biome's `noImportCycles` sees cycles between
  * files only; two folders whose files import each other without a file cycle slip past it, and that
  * is an arrow running back up the layers of docs/architecture.md.
  */
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importedFiles, importsOf, sourceFiles } from '../helpers/module-imports.ts';
 
-/** The module of a file in lib/: its first folder (`lib/events`) or the file itself (`lib/runtime.ts`). */
+/** The module of a file in lib/: its first folder (`packages/bridge/src/events`) or the file itself (`packages/bridge/src/lambda/adapters.ts`). */
 function moduleOf(file: string): string | undefined {
   const parts = file.split(path.sep);
   if (parts[0] !== 'lib') return undefined;

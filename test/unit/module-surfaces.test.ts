@@ -1,6 +1,6 @@
 /**
- * Other code reaches lib/core, lib/xml, lib/pds, lib/events, lib/state, lib/api and the pollers' rooms
- * (lib/polling/messaging-assets, lib/polling/supplier-reviews) through their entries only, so what
+ * Other code reaches packages/bridge/src/core, packages/bridge/src/xml, packages/bridge/src/pds, packages/bridge/src/events, packages/bridge/src/state, packages/bridge/src/api and the pollers' rooms
+ * (packages/bridge/src/polling/messaging-assets, packages/bridge/src/polling/supplier-reviews) through their entries only, so what
  * they export is their whole public surface and their inside can change freely (docs/architecture.md,
  * Public surfaces).
  */
@@ -19,59 +19,63 @@ interface Surface {
 
 const SURFACES: readonly Surface[] = [
   {
-    module: 'lib/core/',
+    module: 'packages/bridge/src/core/',
     // suggest.ts is its own subpath: only the pds command and packaging use it, so no Lambda bundle
     // carries its edit-distance dependency.
-    entries: ['lib/core/index.ts', 'lib/core/suggest.ts'],
+    entries: ['packages/bridge/src/core/index.ts', 'packages/bridge/src/core/suggest.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
     // bench/xml.ts compares the one-pass parser with fast-xml-parser's, which only it and the tests
     // need, so that inside stays out of the entry.
-    module: 'lib/xml/',
-    entries: ['lib/xml/index.ts'],
+    module: 'packages/bridge/src/xml/',
+    entries: ['packages/bridge/src/xml/index.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts'],
   },
   {
-    module: 'lib/pds/',
-    entries: ['lib/pds/index.ts', 'lib/pds/v1/index.ts'],
+    module: 'packages/bridge/src/pds/',
+    entries: ['packages/bridge/src/pds/index.ts', 'packages/bridge/src/pds/resources/index.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
-    // scripts/ builds the contracts and examples from lib/events' tooling files, which the entry
+    // scripts/ builds the contracts and examples from packages/bridge/src/events' tooling files, which the entry
     // leaves out so that no Lambda bundle carries them.
-    module: 'lib/events/',
-    entries: ['lib/events/index.ts', 'lib/events/sqs/index.ts', 'lib/events/eventbridge/index.ts'],
+    module: 'packages/bridge/src/events/',
+    entries: [
+      'packages/bridge/src/events/index.ts',
+      'packages/bridge/src/events/sqs/index.ts',
+      'packages/bridge/src/events/eventbridge/index.ts',
+    ],
     importers: ['lib', 'functions'],
   },
   {
     // The S3 adapter has its own entry because it loads the AWS SDK, which building records must not.
-    module: 'lib/state/',
-    entries: ['lib/state/index.ts', 'lib/state/s3/index.ts'],
+    module: 'packages/bridge/src/state/',
+    entries: ['packages/bridge/src/state/index.ts', 'packages/bridge/src/state/s3/index.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
     // The api function's factory has its own entry because it loads the runtime and the AWS SDK,
     // which building the API from fakes (tests, benchmarks) does not need.
-    module: 'lib/api/',
-    entries: ['lib/api/index.ts', 'lib/api/handlers.ts'],
+    module: 'packages/bridge/src/api/',
+    entries: ['packages/bridge/src/api/index.ts', 'packages/bridge/src/api/handlers.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
-    // Each poller is a room of its own (lib/polling/messaging-assets/, lib/polling/supplier-reviews/):
+    // Each poller is a room of its own (packages/bridge/src/polling/messaging-assets/, packages/bridge/src/polling/supplier-reviews/):
     // its stages are its inside; the handlers, the CLI, ops and the benchmarks use its index. The
     // review fan-out's SQS queue has its own entry because it loads the AWS SDK, and so do the review
     // progress shards, which the API's watch routes read without loading the poller.
-    module: 'lib/polling/messaging-assets/',
-    entries: ['lib/polling/messaging-assets/index.ts'],
+    module: 'packages/bridge/src/polling/messaging-assets/',
+    entries: ['packages/bridge/src/polling/messaging-assets/index.ts'],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },
   {
-    module: 'lib/polling/supplier-reviews/',
+    module: 'packages/bridge/src/polling/supplier-reviews/',
     entries: [
-      'lib/polling/supplier-reviews/index.ts',
-      'lib/polling/supplier-reviews/review-progress.ts',
-      'lib/polling/supplier-reviews/sqs/review-queue.ts',
+      'packages/bridge/src/polling/supplier-reviews/index.ts',
+      'packages/bridge/src/polling/supplier-reviews/review-progress.ts',
+      'packages/bridge/src/polling/supplier-reviews/sqs/review-queue.ts',
     ],
     importers: ['lib', 'functions', 'bin', 'scripts', 'bench'],
   },

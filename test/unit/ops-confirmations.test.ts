@@ -3,9 +3,9 @@
  * item and recipient with the corrective actions, a count per state, the exception list by state.
  */
 import { describe, expect, it } from 'vitest';
-import { confirmationsText, explanationText } from '../../lib/cli/commands/bridge-text.ts';
-import { confirmationsOfPublication, findConfirmations } from '../../lib/ops/confirmations.ts';
-import { explain } from '../../lib/ops/why.ts';
+import { confirmationsText, explanationText } from '../../packages/cli/src/commands/bridge-text.ts';
+import { confirmationsOfPublication, findConfirmations } from '../../packages/cli/src/ops/confirmations.ts';
+import { explain } from '../../packages/cli/src/ops/why.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 
 const AT = '2026-11-20T09:00:00.000Z';

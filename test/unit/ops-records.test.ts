@@ -5,14 +5,14 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ingestObject } from '../../lib/ingest/ingest-object.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { claimIngest, type IngestProgressRecord } from '../../lib/ingest/progress.ts';
-import { reindexActivity } from '../../lib/ops/reindex.ts';
-import { planReplay } from '../../lib/ops/replay.ts';
-import { explain, type ObjectExplanation } from '../../lib/ops/why.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '../../lib/polling/messaging-assets/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { ingestObject } from '../../packages/bridge/src/ingest/ingest-object.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { claimIngest, type IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
+import { MESSAGING_ASSETS_CHECKPOINT } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { reindexActivity } from '../../packages/cli/src/ops/reindex.ts';
+import { planReplay } from '../../packages/cli/src/ops/replay.ts';
+import { explain, type ObjectExplanation } from '../../packages/cli/src/ops/why.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 

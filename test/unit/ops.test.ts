@@ -11,12 +11,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { parseTimeFlag } from '../../lib/cli/commands/bridge.ts';
-import { UsageError } from '../../lib/core/index.ts';
-import { WhySubjectError } from '../../lib/ops/errors.ts';
-import { SqsOperatorQueues } from '../../lib/ops/sqs/queues.ts';
-import { accountOfQueueUrl, deployedStateBucket, redrivePair } from '../../lib/ops/target.ts';
-import { parseWhySubject } from '../../lib/ops/why.ts';
+import { UsageError } from '../../packages/bridge/src/core/index.ts';
+import { parseTimeFlag } from '../../packages/cli/src/commands/bridge.ts';
+import { WhySubjectError } from '../../packages/cli/src/ops/errors.ts';
+import { SqsOperatorQueues } from '../../packages/cli/src/ops/sqs/queues.ts';
+import { accountOfQueueUrl, deployedStateBucket, redrivePair } from '../../packages/cli/src/ops/target.ts';
+import { parseWhySubject } from '../../packages/cli/src/ops/why.ts';
 
 describe('parseWhySubject', () => {
   it('reads an S3 URL (keys keep their slashes and spaces), a publication id and a messaging-asset id', () => {

@@ -1,8 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../lib/core/index.ts';
-import { resolveCredentials, type SecretReader } from '../../lib/pds/credentials.ts';
+import { ConfigError } from '../../packages/bridge/src/core/index.ts';
+import { resolveCredentials, type SecretReader } from '../../packages/bridge/src/pds/credentials.ts';
 
 const secretText = 'Very-Secret-Value-123';
 

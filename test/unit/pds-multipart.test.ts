@@ -5,8 +5,12 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdsRequestBodyError } from '../../lib/pds/errors.ts';
-import { createMultipartBody, escapeFileName, type MultipartBody } from '../../lib/pds/multipart.ts';
+import { PdsRequestBodyError } from '../../packages/bridge/src/pds/errors.ts';
+import {
+  createMultipartBody,
+  escapeFileName,
+  type MultipartBody,
+} from '../../packages/bridge/src/pds/multipart.ts';
 
 interface ParsedPart {
   field: string;

@@ -6,9 +6,13 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PdsInvalidRequestError, PdsInvalidResponseError } from '../../lib/pds/errors.ts';
-import { PdsTransport } from '../../lib/pds/transport.ts';
-import { type PageOptions, PdsPaginator, transportPages } from '../../lib/pds/v1/pagination.ts';
+import { PdsInvalidRequestError, PdsInvalidResponseError } from '../../packages/bridge/src/pds/errors.ts';
+import {
+  type PageOptions,
+  PdsPaginator,
+  transportPages,
+} from '../../packages/bridge/src/pds/resources/pagination.ts';
+import { PdsTransport } from '../../packages/bridge/src/pds/transport.ts';
 
 interface Seen {
   limit: string | null;

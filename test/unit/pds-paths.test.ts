@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PdsInvalidRequestError } from '../../lib/pds/errors.ts';
-import { encodePathSegment, pathOf } from '../../lib/pds/paths.ts';
+import { PdsInvalidRequestError } from '../../packages/bridge/src/pds/errors.ts';
+import { encodePathSegment, pathOf } from '../../packages/bridge/src/pds/paths.ts';
 
 const segmentText = fc
   .oneof(

@@ -5,8 +5,13 @@ import {
   PdsRateLimitedError,
   PdsServerError,
   PdsTimeoutError,
-} from '../../lib/pds/errors.ts';
-import { DEFAULT_RETRY, parseRetryAfter, retryDelayMs, shouldRetry } from '../../lib/pds/retry.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import {
+  DEFAULT_RETRY,
+  parseRetryAfter,
+  retryDelayMs,
+  shouldRetry,
+} from '../../packages/bridge/src/pds/retry.ts';
 
 const line = { method: 'POST', path: '/api/v1/imports' };
 const base = { attempt: 1, maxAttempts: 4, repeatable: false, replayable: true };

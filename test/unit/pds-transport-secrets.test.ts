@@ -4,9 +4,13 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdsError, PdsRequestBodyError } from '../../lib/pds/errors.ts';
-import { SecretRedactor } from '../../lib/pds/redact.ts';
-import { type PdsRequest, PdsTransport, type PdsTransportOptions } from '../../lib/pds/transport.ts';
+import { PdsError, PdsRequestBodyError } from '../../packages/bridge/src/pds/errors.ts';
+import { SecretRedactor } from '../../packages/bridge/src/pds/redact.ts';
+import {
+  type PdsRequest,
+  PdsTransport,
+  type PdsTransportOptions,
+} from '../../packages/bridge/src/pds/transport.ts';
 
 const password = 'S3cr3t-Passw0rd!';
 const credentials = { username: 'bridge-user', password };

@@ -5,7 +5,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/core/index.ts';
+import { ConfigError } from '../../packages/bridge/src/core/index.ts';
 import {
   PdsBadRequestError,
   PdsConflictError,
@@ -18,8 +18,12 @@ import {
   PdsServerError,
   PdsTimeoutError,
   PdsUnauthorizedError,
-} from '../../lib/pds/errors.ts';
-import { PdsTransport, type PdsTransportOptions, USER_AGENT } from '../../lib/pds/transport.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import {
+  PdsTransport,
+  type PdsTransportOptions,
+  USER_AGENT,
+} from '../../packages/bridge/src/pds/transport.ts';
 
 const credentials = { username: 'bridge', password: 'Tr4nsp0rt-secret' };
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -939,7 +943,7 @@ describe('PdsTransport request bodies and answers', () => {
 
 describe('PdsTransport under X-Ray tracing', () => {
   it('sends every attempt through http.request on the module object, with headers of its own', async () => {
-    // Prepare: wrap http.request as X-Ray's captureHTTPsGlobal does (Powertools Tracer, lib/tracing.ts):
+    // Prepare: wrap http.request as X-Ray's captureHTTPsGlobal does (Powertools Tracer, packages/bridge/src/lambda/tracing.ts):
     // it adds X-Amzn-Trace-Id to the options' headers and leaves a request already carrying one untraced
     const server = await serve((_req, res, n) => (n === 0 ? json(res, 503, {}) : json(res, 200, {})));
     const original = http.request;

@@ -13,8 +13,12 @@ import {
   PdsServerError,
   PdsUnauthorizedError,
   PdsUploadSourceError,
-} from '../../lib/pds/errors.ts';
-import { type ClosablePdsClient, createPdsClient, type PdsClientOptions } from '../../lib/pds/index.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import {
+  type ClosablePdsClient,
+  createPdsClient,
+  type PdsClientOptions,
+} from '../../packages/bridge/src/pds/index.ts';
 
 interface Received {
   method: string;

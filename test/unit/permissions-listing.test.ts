@@ -5,7 +5,7 @@ import {
   renderPermissionTable,
   stateObjects,
   withStateListing,
-} from '../../lib/permissions.ts';
+} from '../../packages/bridge/src/lambda/permissions.ts';
 
 describe('the ListBucket grant on the state bucket', () => {
   it('lists exactly the patterns the role reads, sorted, and not those it only writes', () => {

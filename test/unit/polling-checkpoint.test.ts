@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { MessagingAssetSummary } from '../../lib/pds/types.ts';
+import type { MessagingAssetSummary } from '../../packages/bridge/src/pds/types.ts';
 import {
   advanceCheckpoint,
   initialCheckpoint,
@@ -8,9 +8,9 @@ import {
   type MessagingAssetCheckpoint,
   parseCheckpoint,
   storedCheckpoint,
-} from '../../lib/polling/checkpoint.ts';
-import { CheckpointFormatError } from '../../lib/polling/errors.ts';
-import { IdCollector, IdRanges } from '../../lib/polling/id-ranges.ts';
+} from '../../packages/bridge/src/polling/checkpoint.ts';
+import { CheckpointFormatError } from '../../packages/bridge/src/polling/errors.ts';
+import { IdCollector, IdRanges } from '../../packages/bridge/src/polling/id-ranges.ts';
 
 const NOW = new Date('2026-03-02T10:00:00Z');
 

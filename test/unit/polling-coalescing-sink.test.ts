@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEvent, EventPublishError } from '../../lib/events/index.ts';
-import { CoalescingSink } from '../../lib/polling/supplier-reviews/coalescing-sink.ts';
+import { createEvent, EventPublishError } from '../../packages/bridge/src/events/index.ts';
+import { CoalescingSink } from '../../packages/bridge/src/polling/supplier-reviews/coalescing-sink.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 
 function assetEvent(id: number) {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { SupplierReview } from '../../lib/pds/types.ts';
-import { FINGERPRINT_LENGTH, reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
+import type { SupplierReview } from '../../packages/bridge/src/pds/types.ts';
+import {
+  FINGERPRINT_LENGTH,
+  reviewFingerprint,
+} from '../../packages/bridge/src/polling/supplier-reviews/fingerprint.ts';
 import { approvedReview } from '../helpers/polling.ts';
 
 const REVIEW: SupplierReview = { ...approvedReview('0614141123452'), messagingAssetId: 42 };

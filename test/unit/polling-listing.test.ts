@@ -3,9 +3,9 @@ import {
   type MessagingAssetListOptions,
   type MessagingAssetSummary,
   PdsBadRequestError,
-} from '../../lib/pds/index.ts';
-import type { ListingState } from '../../lib/polling/checkpoint.ts';
-import { readListing } from '../../lib/polling/listing.ts';
+} from '../../packages/bridge/src/pds/index.ts';
+import type { ListingState } from '../../packages/bridge/src/polling/checkpoint.ts';
+import { readListing } from '../../packages/bridge/src/polling/listing.ts';
 
 type Behaviour = 'pages' | 'ignores' | 'refuses' | 'caps';
 

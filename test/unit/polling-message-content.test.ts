@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventDataError } from '../../lib/events/index.ts';
-import { type MessageContent, withMessageContent } from '../../lib/polling/events.ts';
+import { EventDataError } from '../../packages/bridge/src/events/index.ts';
+import { type MessageContent, withMessageContent } from '../../packages/bridge/src/polling/events.ts';
 
 describe('withMessageContent', () => {
   it('gives the parsed document to the event', () => {

@@ -1,14 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { type ConfirmationRecorder, emptyLedgerReport } from '../../lib/confirmations/ports.ts';
-import { eventId } from '../../lib/events/index.ts';
-import { type MessagingAssetCheckpoint, parseCheckpoint } from '../../lib/polling/checkpoint.ts';
+import {
+  type ConfirmationRecorder,
+  emptyLedgerReport,
+} from '../../packages/bridge/src/confirmations/ports.ts';
+import { eventId } from '../../packages/bridge/src/events/index.ts';
+import {
+  type MessagingAssetCheckpoint,
+  parseCheckpoint,
+} from '../../packages/bridge/src/polling/checkpoint.ts';
 import {
   MESSAGING_ASSETS_CHECKPOINT,
   pollMessagingAssets,
-} from '../../lib/polling/messaging-assets/index.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 

@@ -4,14 +4,17 @@
  * covered, so a shard of many keys was rewritten by every chunk that touched it).
  */
 import { describe, expect, it } from 'vitest';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import {
+  pollReviewKeys,
+  pollSupplierReviews,
+} from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
 import {
   keysToPoll,
   type ReviewKeyChunk,
   type ReviewKeyQueue,
-} from '../../lib/polling/supplier-reviews/review-queue.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-queue.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { TrafficCountingStore } from '../helpers/state-traffic.ts';

@@ -1,13 +1,16 @@
 /**
- * The review progress's growing layout (lib/polling/supplier-reviews/review-progress.ts): shards split by the next bits
+ * The review progress's growing layout (packages/bridge/src/polling/supplier-reviews/review-progress.ts): shards split by the next bits
  * of the hash, progress of the 64-shard layout carried over, overlapping runs of an older level.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ProgressLayoutError } from '../../lib/polling/errors.ts';
-import { reviewProgressKey } from '../../lib/polling/keys.ts';
-import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import { ProgressLayoutError } from '../../packages/bridge/src/polling/errors.ts';
+import { reviewProgressKey } from '../../packages/bridge/src/polling/keys.ts';
+import { reviewFingerprint } from '../../packages/bridge/src/polling/supplier-reviews/fingerprint.ts';
+import {
+  pollReviewKeys,
+  pollSupplierReviews,
+} from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
 import {
   BASE_LEVEL,
   forgetProgress,
@@ -21,10 +24,10 @@ import {
   readProgressShard,
   SHARD_KEYS_TARGET,
   writeProgressShard,
-} from '../../lib/polling/supplier-reviews/review-progress.ts';
-import { chunkKeys } from '../../lib/polling/supplier-reviews/review-queue.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { type WatchedKey, watch, watchedKeys } from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-progress.ts';
+import { chunkKeys } from '../../packages/bridge/src/polling/supplier-reviews/review-queue.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { type WatchedKey, watch, watchedKeys } from '../../packages/bridge/src/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 

@@ -3,14 +3,14 @@ import path from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReviewChunkFormatError, ReviewFanOutError } from '../../lib/polling/errors.ts';
+import { ReviewChunkFormatError, ReviewFanOutError } from '../../packages/bridge/src/polling/errors.ts';
 import {
   chunkKeys,
   chunkLayout,
   MAX_CHUNK_BYTES,
   parseReviewKeyChunk,
-} from '../../lib/polling/supplier-reviews/review-queue.ts';
-import { SqsReviewKeyQueue } from '../../lib/polling/supplier-reviews/sqs/review-queue.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-queue.ts';
+import { SqsReviewKeyQueue } from '../../packages/bridge/src/polling/supplier-reviews/sqs/review-queue.ts';
 
 const sqsMock = mockClient(SQSClient);
 const sqs = new SQSClient({ region: 'us-east-1' });

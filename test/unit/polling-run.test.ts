@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { runExclusive } from '../../lib/polling/exclusive.ts';
-import { emptyMessagingAssetReport } from '../../lib/polling/messaging-assets/index.ts';
-import { messagingAssetRunFailure, reviewChunkFailure } from '../../lib/polling/run-failures.ts';
-import { runWindow } from '../../lib/polling/run-window.ts';
-import { leaseKey } from '../../lib/state/keys.ts';
-import { acquireLease, type LeaseRecord } from '../../lib/state/lease.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
+import { runExclusive } from '../../packages/bridge/src/polling/exclusive.ts';
+import { emptyMessagingAssetReport } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import {
+  messagingAssetRunFailure,
+  reviewChunkFailure,
+} from '../../packages/bridge/src/polling/run-failures.ts';
+import { runWindow } from '../../packages/bridge/src/polling/run-window.ts';
+import { leaseKey } from '../../packages/bridge/src/state/keys.ts';
+import { acquireLease, type LeaseRecord } from '../../packages/bridge/src/state/lease.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 
 describe('runWindow', () => {
   it('stops starting work 20 s before a long invocation ends and leases for longer than it lives', () => {

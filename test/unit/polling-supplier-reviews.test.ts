@@ -1,22 +1,28 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
-import { eventId } from '../../lib/events/index.ts';
-import { reviewFingerprint } from '../../lib/polling/supplier-reviews/fingerprint.ts';
-import { pollReviewKeys, pollSupplierReviews } from '../../lib/polling/supplier-reviews/index.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
+import { eventId } from '../../packages/bridge/src/events/index.ts';
+import { reviewFingerprint } from '../../packages/bridge/src/polling/supplier-reviews/fingerprint.ts';
+import {
+  pollReviewKeys,
+  pollSupplierReviews,
+} from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
 import {
   BASE_LEVEL,
   type KeyProgress,
   progressShardOf,
   readProgress,
-} from '../../lib/polling/supplier-reviews/review-progress.ts';
-import type { ReviewKeyChunk, ReviewKeyQueue } from '../../lib/polling/supplier-reviews/review-queue.ts';
-import { watchKey } from '../../lib/state/keys.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { StateStore } from '../../lib/state/store.ts';
-import { getWatchEntry, watch, watchedKeys } from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/polling/supplier-reviews/review-progress.ts';
+import type {
+  ReviewKeyChunk,
+  ReviewKeyQueue,
+} from '../../packages/bridge/src/polling/supplier-reviews/review-queue.ts';
+import { watchKey } from '../../packages/bridge/src/state/keys.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import { getWatchEntry, watch, watchedKeys } from '../../packages/bridge/src/state/watch-list.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 

@@ -5,11 +5,11 @@
  * event with its document, one more makes it a `parseError` event.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { pollMessagingAssets } from '../../lib/polling/messaging-assets/index.ts';
-import { MESSAGING_ASSET_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import type { ParseOptions } from '../../lib/xml/index.ts';
+import { ConfigError, loadConfig } from '../../packages/bridge/src/config/index.ts';
+import { pollMessagingAssets } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { MESSAGING_ASSET_POLL_SETTINGS } from '../../packages/bridge/src/polling/settings.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import type { ParseOptions } from '../../packages/bridge/src/xml/index.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../lib/api/router.ts';
-import { watchKey } from '../../lib/state/keys.ts';
+import { Router } from '../../packages/bridge/src/api/router.ts';
+import { watchKey } from '../../packages/bridge/src/state/keys.ts';
 import { apiEvent, publicationBody } from '../helpers/apigw.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 import { publicationsApi, TEST_API_SETTINGS } from '../helpers/publications-api.ts';

@@ -6,15 +6,15 @@
 import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { integerFlag, listFlag, trueFalseFlag } from '../../lib/cli/args.ts';
-import { COMMANDS } from '../../lib/cli/commands/index.ts';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { runCli } from '../../lib/cli/main.ts';
-import { UsageError } from '../../lib/core/index.ts';
-import { parseStartArgs } from '../../lib/local/cli.ts';
-import { parseDropArgs } from '../../lib/local/drop-cli.ts';
-import { parseEventsArgs } from '../../lib/local/events-cli.ts';
-import { parseCliArgs } from '../../lib/simulator/cli.ts';
+import { UsageError } from '../../packages/bridge/src/core/index.ts';
+import { integerFlag, listFlag, trueFalseFlag } from '../../packages/cli/src/args.ts';
+import { COMMANDS } from '../../packages/cli/src/commands/index.ts';
+import type { CliIo } from '../../packages/cli/src/io.ts';
+import { runCli } from '../../packages/cli/src/main.ts';
+import { parseStartArgs } from '../../packages/local/src/cli.ts';
+import { parseDropArgs } from '../../packages/local/src/drop-cli.ts';
+import { parseEventsArgs } from '../../packages/local/src/events-cli.ts';
+import { parseCliArgs } from '../../packages/simulator/src/cli.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 
 const words = [...new Set(COMMANDS.flatMap((command) => command.name.split(' ')))].filter(

@@ -5,9 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_ERROR_CODES, ConsumerError } from '../../lib/consumer/index.ts';
-import { createEventReader } from '../../lib/consumer/reader.ts';
-import { exampleEvents } from '../../lib/events/examples.ts';
+import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
 import {
   type CloudEvent,
   createEvent,
@@ -15,7 +13,9 @@ import {
   EventDataError,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   serializeEvent,
-} from '../../lib/events/index.ts';
+} from '../../packages/bridge/src/events/index.ts';
+import { CONSUMER_ERROR_CODES, ConsumerError } from '../../packages/consumer/src/index.ts';
+import { createEventReader } from '../../packages/consumer/src/reader.ts';
 import { holds, hostileString, withinTimeBudget, withinTimeBudgetAsync } from '../helpers/property.ts';
 
 const examples = Object.values(exampleEvents()).flat() as CloudEvent[];

@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEventReader } from '../../lib/consumer/reader.ts';
-import { serializeEvent } from '../../lib/events/index.ts';
-import { ingestS3Event, ingestSqsBody } from '../../lib/ingest/delivery.ts';
-import { IngestEventError } from '../../lib/ingest/errors.ts';
+import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
+import { ingestS3Event, ingestSqsBody } from '../../packages/bridge/src/ingest/delivery.ts';
+import { IngestEventError } from '../../packages/bridge/src/ingest/errors.ts';
+import { createEventReader } from '../../packages/consumer/src/reader.ts';
 import { ingestHarness } from '../helpers/ingest-harness.ts';
 import { holds, hostileString, withinTimeBudgetAsync } from '../helpers/property.ts';
 

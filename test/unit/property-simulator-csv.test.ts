@@ -7,8 +7,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CsvLineReader, MAX_CSV_RECORD_CHARS, parseCsv, readCsvRecords } from '../../lib/simulator/csv.ts';
-import { CsvFormatError } from '../../lib/simulator/errors.ts';
+import {
+  CsvLineReader,
+  MAX_CSV_RECORD_CHARS,
+  parseCsv,
+  readCsvRecords,
+} from '../../packages/simulator/src/csv.ts';
+import { CsvFormatError } from '../../packages/simulator/src/errors.ts';
 import { holds, hostileString, withinTimeBudget, withinTimeBudgetAsync } from '../helpers/property.ts';
 
 const directory = mkdtempSync(path.join(tmpdir(), 'pds-csv-property-'));

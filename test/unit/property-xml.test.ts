@@ -6,19 +6,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_ERROR_CODES } from '../../lib/consumer/index.ts';
-import { createEventReader } from '../../lib/consumer/reader.ts';
-import { serializeEvent } from '../../lib/events/index.ts';
-import { messagingAssetEvent, reviewEvent } from '../../lib/polling/events.ts';
+import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
+import { messagingAssetEvent, reviewEvent } from '../../packages/bridge/src/polling/events.ts';
 import {
   parseMessagingAsset,
   parseMessagingAssetSafely,
   summariseCatalogueItemConfirmation,
   summariseGdsnMessage,
   XmlParseError,
-} from '../../lib/xml/index.ts';
-import { parseInOnePass } from '../../lib/xml/one-pass.ts';
-import { parseWithFastXmlParser } from '../../lib/xml/parse.ts';
+} from '../../packages/bridge/src/xml/index.ts';
+import { parseInOnePass } from '../../packages/bridge/src/xml/one-pass.ts';
+import { parseWithFastXmlParser } from '../../packages/bridge/src/xml/parse.ts';
+import { CONSUMER_ERROR_CODES } from '../../packages/consumer/src/index.ts';
+import { createEventReader } from '../../packages/consumer/src/reader.ts';
 import { holds, hostileString, withinTimeBudget } from '../helpers/property.ts';
 import { mutatedXml } from '../helpers/xml-arbitraries.ts';
 
@@ -43,7 +43,7 @@ function cutsOf(xml: string, everyCharacter: boolean): number[] {
   return [...cuts].filter((end) => end >= 0 && end <= xml.length);
 }
 const XML_ERROR_CODES = ['TOO_LARGE', 'MALFORMED', 'DOCTYPE_REFUSED', 'LIMIT_EXCEEDED', 'NAME_REFUSED'];
-/** The bound on error text (lib/core MAX_ERROR_TEXT) and the words that say how much was cut. */
+/** The bound on error text (packages/bridge/src/core MAX_ERROR_TEXT) and the words that say how much was cut. */
 const MAX_MESSAGE = 2000 + 60;
 
 /** A GDSN fixture with a piece inserted, a stretch removed, a value replaced, or cut off. */

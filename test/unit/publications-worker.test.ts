@@ -1,29 +1,35 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { describe, expect, it } from 'vitest';
-import { ConfirmationLedger } from '../../lib/confirmations/ledger.ts';
-import { listEntries } from '../../lib/confirmations/read.ts';
-import { planReplay } from '../../lib/ops/replay.ts';
+import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import {
   PdsInvalidRequestError,
   PdsInvalidResponseError,
   PdsNotFoundError,
   PdsServerError,
   PdsUnauthorizedError,
-} from '../../lib/pds/errors.ts';
-import type { PdsClient } from '../../lib/pds/index.ts';
-import type { PublicationRequest } from '../../lib/pds/types.ts';
-import { PublicationNotFoundError, PublicationRetryError } from '../../lib/publications/errors.ts';
-import { publicationKey } from '../../lib/publications/keys.ts';
-import { PUBLICATION_ACTIVITY, type PublicationRecord } from '../../lib/publications/records.ts';
+} from '../../packages/bridge/src/pds/errors.ts';
+import type { PdsClient } from '../../packages/bridge/src/pds/index.ts';
+import type { PublicationRequest } from '../../packages/bridge/src/pds/types.ts';
+import {
+  PublicationNotFoundError,
+  PublicationRetryError,
+} from '../../packages/bridge/src/publications/errors.ts';
+import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import {
+  PUBLICATION_ACTIVITY,
+  type PublicationRecord,
+} from '../../packages/bridge/src/publications/records.ts';
 import {
   processPublication,
   publicationRecordHandler,
   type WorkerDependencies,
-} from '../../lib/publications/worker.ts';
-import { timeMarkerKey } from '../../lib/state/activity-index.ts';
-import { StateConflictError } from '../../lib/state/errors.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { getWatchEntry } from '../../lib/state/watch-list.ts';
+} from '../../packages/bridge/src/publications/worker.ts';
+import { timeMarkerKey } from '../../packages/bridge/src/state/activity-index.ts';
+import { StateConflictError } from '../../packages/bridge/src/state/errors.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { getWatchEntry } from '../../packages/bridge/src/state/watch-list.ts';
+import { planReplay } from '../../packages/cli/src/ops/replay.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { publicationSqsRecord, sqsEvent } from '../helpers/publications.ts';
@@ -339,7 +345,7 @@ describe('processPublication', () => {
   });
 
   it('publishes at the first delivery when the api marks the record queued between its read and its write', async () => {
-    // Prepare: the api's mark (lib/publications/submit.ts) lands just before the worker's first write
+    // Prepare: the api's mark (packages/bridge/src/publications/submit.ts) lands just before the worker's first write
     const { pds, calls } = scriptedPds();
     const { deps, store, read } = await setup(pds, {
       ...queuedRecord(),

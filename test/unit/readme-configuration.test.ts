@@ -1,16 +1,19 @@
 /**
  * The README's configuration table is checked against the settings the functions declare
- * (lib/config/base.ts and each `lib/<flow>/settings.ts`), as docs/events.md is against the events.
+ * (packages/bridge/src/config/base.ts and each `packages/bridge/src/<flow>/settings.ts`), as docs/events.md is against the events.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_SETTINGS } from '../../lib/api/index.ts';
-import { BASE_SETTINGS, type SettingSpecs } from '../../lib/config.ts';
-import { INGEST_SETTINGS } from '../../lib/ingest/settings.ts';
-import { MESSAGING_ASSET_POLL_SETTINGS, REVIEW_POLL_SETTINGS } from '../../lib/polling/settings.ts';
-import { WORKER_SETTINGS } from '../../lib/publications/settings.ts';
-import { WEBHOOK_SETTINGS } from '../../lib/webhooks/settings.ts';
+import { API_SETTINGS } from '../../packages/bridge/src/api/index.ts';
+import { BASE_SETTINGS, type SettingSpecs } from '../../packages/bridge/src/config/index.ts';
+import { INGEST_SETTINGS } from '../../packages/bridge/src/ingest/settings.ts';
+import {
+  MESSAGING_ASSET_POLL_SETTINGS,
+  REVIEW_POLL_SETTINGS,
+} from '../../packages/bridge/src/polling/settings.ts';
+import { WORKER_SETTINGS } from '../../packages/bridge/src/publications/settings.ts';
+import { WEBHOOK_SETTINGS } from '../../packages/bridge/src/webhooks/settings.ts';
 
 const readmePath = path.resolve(import.meta.dirname, '../../README.md');
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-/** lib/runtime.ts as a fresh cold start with `POWERTOOLS_SERVICE_NAME` set to `value`. */
+/** packages/bridge/src/lambda/adapters.ts as a fresh cold start with `POWERTOOLS_SERVICE_NAME` set to `value`. */
 async function coldStart(value: string | undefined) {
   vi.resetModules();
   vi.stubEnv('POWERTOOLS_SERVICE_NAME', value);
-  return import('../../lib/runtime.ts');
+  return import('../../packages/bridge/src/lambda/adapters.ts');
 }
 
 afterEach(() => {

@@ -1,14 +1,14 @@
 /**
  * Every script a user can run from bench/ and scripts/ answers `--help` with its usage and refuses an
  * unknown flag with one line naming the script and the flag (exit 2), never a stack trace; and the
- * shared parser (parseScriptArgs in lib/command-line.ts) behind them.
+ * shared parser (parseScriptArgs in packages/cli/src/command-line.ts) behind them.
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type LineIo, parseScriptArgs, scriptUsage } from '../../lib/command-line.ts';
+import { type LineIo, parseScriptArgs, scriptUsage } from '../../packages/cli/src/command-line.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const runFile = promisify(execFile);

@@ -2,8 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CsvLineReader, detectDelimiter, parseCsv, readCsvRecords } from '../../lib/simulator/csv.ts';
-import { CsvFormatError } from '../../lib/simulator/errors.ts';
+import {
+  CsvLineReader,
+  detectDelimiter,
+  parseCsv,
+  readCsvRecords,
+} from '../../packages/simulator/src/csv.ts';
+import { CsvFormatError } from '../../packages/simulator/src/errors.ts';
 
 describe('detectDelimiter', () => {
   it('picks the separator the header uses more, ignoring quoted text', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { gs1CheckDigit, problemsOf, validateItem, withCheckDigit } from '../../lib/simulator/datamodel.ts';
+import {
+  gs1CheckDigit,
+  problemsOf,
+  validateItem,
+  withCheckDigit,
+} from '../../packages/simulator/src/datamodel.ts';
 
 const VALID = {
   primaryKey__: withCheckDigit('061414112345'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatorOptionsError } from '../../lib/simulator/errors.ts';
-import { FaultInjector } from '../../lib/simulator/faults.ts';
-import { mulberry32, seededUuid } from '../../lib/simulator/random.ts';
+import { SimulatorOptionsError } from '../../packages/simulator/src/errors.ts';
+import { FaultInjector } from '../../packages/simulator/src/faults.ts';
+import { mulberry32, seededUuid } from '../../packages/simulator/src/random.ts';
 
 function decisions(injector: FaultInjector, count: number): string[] {
   return Array.from({ length: count }, (_, i) => {

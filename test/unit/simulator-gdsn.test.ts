@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { buildCatalogueItemConfirmation, escapeXml, gtin14Of } from '../../lib/simulator/gdsn.ts';
+import { buildCatalogueItemConfirmation, escapeXml, gtin14Of } from '../../packages/simulator/src/gdsn.ts';
 
 const FIXTURES = new URL('../fixtures/gdsn/', import.meta.url);
 const parser = new XMLParser({ ignoreAttributes: false, parseTagValue: false, attributeNamePrefix: '@' });

@@ -3,10 +3,10 @@
  * confirmations their messages hold, as the bridge's own parser reads them.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_CHANNEL_IDS, DEMO_PRIMARY_KEYS, seedDemoData } from '../../lib/simulator/demo-data.ts';
-import { recordReviews } from '../../lib/simulator/reviews.ts';
-import { type RecipientBehaviour, SimulatorState } from '../../lib/simulator/state.ts';
-import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
+import { parseMessagingAssetSafely } from '../../packages/bridge/src/xml/index.ts';
+import { DEMO_CHANNEL_IDS, DEMO_PRIMARY_KEYS, seedDemoData } from '../../packages/simulator/src/demo-data.ts';
+import { recordReviews } from '../../packages/simulator/src/reviews.ts';
+import { type RecipientBehaviour, SimulatorState } from '../../packages/simulator/src/state.ts';
 
 const AT = Date.UTC(2026, 10, 20, 9, 0, 0);
 

@@ -8,7 +8,10 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const installer = path.resolve(import.meta.dirname, '../../lib/source-mapped-stacks.ts');
+const installer = path.resolve(
+  import.meta.dirname,
+  '../../packages/bridge/src/lambda/source-mapped-stacks.ts',
+);
 
 // The source of a tiny "function": the throw is on line 6, column 11, the call of `fail` on line 10.
 const SOURCE = `import { installSourceMappedStacks } from ${JSON.stringify(installer)};

@@ -82,7 +82,7 @@ describe('the repository stands alone', () => {
       `2: the ${'product-data-service'}.md spec`,
     ]);
     expect(outsideReferences('docs/pds-interface.md and test/fixtures/gdsn/cic-3.1-review.xml')).toEqual([]);
-    expect(outsideReferences('lib/state/shared-lease.ts')).toEqual([]);
+    expect(outsideReferences('packages/bridge/src/state/shared-lease.ts')).toEqual([]);
   });
 
   it('the PDS interface and the GDSN fixtures the tests read are inside the repository', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StateKeyError } from '../../lib/state/errors.ts';
+import { StateKeyError } from '../../packages/bridge/src/state/errors.ts';
 import {
   declaredStatePrefixes,
   decodeKeySegment,
@@ -12,8 +12,8 @@ import {
   sha256Hex,
   statePrefix,
   watchKey,
-} from '../../lib/state/keys.ts';
-import { assertStateKey } from '../../lib/state/store.ts';
+} from '../../packages/bridge/src/state/keys.ts';
+import { assertStateKey } from '../../packages/bridge/src/state/store.ts';
 
 const anyText = fc.string({ unit: 'binary', minLength: 1, maxLength: 300 });
 
@@ -75,7 +75,7 @@ describe('encodeKeySegment', () => {
   });
 });
 
-describe("lib/state's own keys", () => {
+describe("packages/bridge/src/state's own keys", () => {
   it('put watch entries and leases under their prefixes', () => {
     // act & assess
     expect(watchKey('4000000000001')).toBe('watch/4000000000001.json');
@@ -117,7 +117,7 @@ describe('statePrefix', () => {
     // act & assess
     expect(() => statePrefix('leases', 'lib/reports')).toThrow(StateKeyError);
     expect(() => statePrefix('leases', 'lib/reports')).toThrow(
-      'lib/reports declares a prefix that lib/state holds; give its keys another name',
+      'lib/reports declares a prefix that packages/bridge/src/state holds; give its keys another name',
     );
   });
 

@@ -1,6 +1,6 @@
 /**
  * The layout of the state bucket. Each module builds its own keys under top-level prefixes it declares
- * with `statePrefix` (lib/state/keys.ts); this test finds every declaration in lib/, so a new one is
+ * with `statePrefix` (packages/bridge/src/state/keys.ts); this test finds every declaration in lib/, so a new one is
  * held to the same rules: no two prefixes collide or nest, docs/architecture.md ("The state bucket")
  * lists exactly them with the module that builds their keys, and the keys each module builds stay byte
  * for byte what the bridge wrote before (a changed key orphans every object stored under the old one).
@@ -15,12 +15,16 @@ import {
   confirmationItemPrefix,
   confirmationKey,
   deadlineOfConfirmationDeadlineKey,
-} from '../../lib/confirmations/keys.ts';
-import { claimCheckKey } from '../../lib/events/sqs/index.ts';
-import { ingestProgressKey } from '../../lib/ingest/keys.ts';
-import { checkpointKey, PROGRESS_LAYOUT_KEY, reviewProgressKey } from '../../lib/polling/keys.ts';
-import { idempotencyKey, publicationKey } from '../../lib/publications/keys.ts';
-import { declaredStatePrefixes, leaseKey, watchKey } from '../../lib/state/index.ts';
+} from '../../packages/bridge/src/confirmations/keys.ts';
+import { claimCheckKey } from '../../packages/bridge/src/events/sqs/index.ts';
+import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import {
+  checkpointKey,
+  PROGRESS_LAYOUT_KEY,
+  reviewProgressKey,
+} from '../../packages/bridge/src/polling/keys.ts';
+import { idempotencyKey, publicationKey } from '../../packages/bridge/src/publications/keys.ts';
+import { declaredStatePrefixes, leaseKey, watchKey } from '../../packages/bridge/src/state/index.ts';
 import { sourceFiles } from '../helpers/module-imports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -105,59 +109,63 @@ describe('the state bucket layout', () => {
 describe('the keys each module builds', () => {
   it.each([
     [
-      'lib/ingest',
+      'packages/bridge/src/ingest',
       ingestProgressKey({ bucket: 'drops', key: 'in/Ä b.csv', etag: '"9b2c"', sequencer: '00A1' }),
       'ingest/drops/83b55d16708533acdd76288c1b0d0399573357e6fcddf85daa143cf79535af3a/e-9b2c.00A1.json',
     ],
     [
-      'lib/ingest',
+      'packages/bridge/src/ingest',
       ingestProgressKey({ bucket: 'drops', key: 'in/items.csv', versionId: 'L4kq.tJ_l' }),
       'ingest/drops/c4126144f479c4267fe81f55df2004a2641a9d4a2acc07fad1e392f4b50f69e8/v-L4kq!2EtJ!5Fl.json',
     ],
-    ['lib/polling', checkpointKey('messaging-assets'), 'checkpoints/messaging-assets.json'],
-    ['lib/polling', reviewProgressKey(7), 'review-progress/07.json'],
-    ['lib/polling', reviewProgressKey(3, 9), 'review-progress/L9/3.json'],
-    ['lib/polling', PROGRESS_LAYOUT_KEY, 'review-progress/layout.json'],
+    ['packages/bridge/src/polling', checkpointKey('messaging-assets'), 'checkpoints/messaging-assets.json'],
+    ['packages/bridge/src/polling', reviewProgressKey(7), 'review-progress/07.json'],
+    ['packages/bridge/src/polling', reviewProgressKey(3, 9), 'review-progress/L9/3.json'],
+    ['packages/bridge/src/polling', PROGRESS_LAYOUT_KEY, 'review-progress/layout.json'],
     [
-      'lib/publications',
+      'packages/bridge/src/publications',
       publicationKey('2f0c7a6e-5d41-8b3a-9c2e-6f1d0a4b7e93'),
       'publications/2f0c7a6e-5d41-8b3a-9c2e-6f1d0a4b7e93.json',
     ],
     [
-      'lib/publications',
+      'packages/bridge/src/publications',
       idempotencyKey('order-42', 'arn:aws:iam::1:user/alice'),
       'idempotency/6e8ed70b9461411103fc85c06688a035a491914b2c0b350ff1e817004b1196fd.json',
     ],
     [
-      'lib/publications',
+      'packages/bridge/src/publications',
       idempotencyKey('k-1'),
       'idempotency/86c9269006019bef38fc238a61067d92a331c832cc5c848afc1c326b45f3e0b4.json',
     ],
-    ['lib/events', claimCheckKey('evt/1'), 'claim-check/evt!2F1.json'],
+    ['packages/bridge/src/events', claimCheckKey('evt/1'), 'claim-check/evt!2F1.json'],
     [
-      'lib/confirmations',
+      'packages/bridge/src/confirmations',
       confirmationKey('4000000000001', 'gdsn-de'),
       'confirmations/4000000000001/gdsn-de/_.json',
     ],
     [
-      'lib/confirmations',
+      'packages/bridge/src/confirmations',
       confirmationKey('4000000000001', 'gdsn-de', { recipientGln: '4012345000009', targetMarket: '276' }),
       'confirmations/4000000000001/gdsn-de/4012345000009.276.json',
     ],
     [
-      'lib/confirmations',
+      'packages/bridge/src/confirmations',
       confirmationKey('4000000000001', 'gdsn-de', { targetMarket: '276' }),
       'confirmations/4000000000001/gdsn-de/-.276.json',
     ],
-    ['lib/confirmations', confirmationItemPrefix('a/b'), 'confirmations/a!2Fb/'],
-    ['lib/confirmations', confirmationChannelPrefix('a/b', 'c d'), 'confirmations/a!2Fb/c!20d/'],
+    ['packages/bridge/src/confirmations', confirmationItemPrefix('a/b'), 'confirmations/a!2Fb/'],
     [
-      'lib/confirmations',
+      'packages/bridge/src/confirmations',
+      confirmationChannelPrefix('a/b', 'c d'),
+      'confirmations/a!2Fb/c!20d/',
+    ],
+    [
+      'packages/bridge/src/confirmations',
       confirmationDeadlineKey('2026-11-26T12:00:00.000Z', 'p-1'),
       'confirmation-deadlines/2026-11-26T12!3A00!3A00.000Z/1dee6e3ec67dc8033b3363d93f46f1affea85aa403abe01a03fc6c21cbff1c15.json',
     ],
-    ['lib/state', watchKey('a/b c'), 'watch/a!2Fb!20c.json'],
-    ['lib/state', leaseKey('poll-supplier-reviews'), 'leases/poll-supplier-reviews.json'],
+    ['packages/bridge/src/state', watchKey('a/b c'), 'watch/a!2Fb!20c.json'],
+    ['packages/bridge/src/state', leaseKey('poll-supplier-reviews'), 'leases/poll-supplier-reviews.json'],
   ])('%s builds %s as before', (_module, built, expected) => {
     // assess
     expect(built).toBe(expected);

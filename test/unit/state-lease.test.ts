@@ -1,5 +1,5 @@
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeLeaseBehaviour } from '../helpers/lease-suite.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
 

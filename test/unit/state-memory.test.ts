@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore, type StateOperation } from '../../lib/state/memory.ts';
+import { MemoryStateStore, type StateOperation } from '../../packages/bridge/src/state/memory.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 
 describeStateStoreBehaviour('MemoryStateStore', () => new MemoryStateStore(), { conditional: true });

@@ -6,8 +6,12 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { StateConflictError, StateStoreError, StateValueError } from '../../lib/state/errors.ts';
-import { S3StateStore } from '../../lib/state/s3/store.ts';
+import {
+  StateConflictError,
+  StateStoreError,
+  StateValueError,
+} from '../../packages/bridge/src/state/errors.ts';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { mockConditionalS3, s3Error } from '../helpers/s3-conditional-mock.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 

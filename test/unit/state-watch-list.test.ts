@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WatchListError } from '../../lib/state/errors.ts';
-import { MemoryStateStore } from '../../lib/state/memory.ts';
-import { watch } from '../../lib/state/watch-list.ts';
+import { WatchListError } from '../../packages/bridge/src/state/errors.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { describeWatchListBehaviour } from '../helpers/watch-list-suite.ts';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracingEnabled } from '../../lib/tracing.ts';
+import { tracingEnabled } from '../../packages/bridge/src/lambda/tracing.ts';
 
 const LAMBDA = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x' };
 

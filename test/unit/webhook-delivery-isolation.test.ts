@@ -5,14 +5,14 @@
  * spending an attempt; and the tasks a batch queues again go to the queue together.
  */
 import { describe, expect, it } from 'vitest';
-import { type CloudEvent, EVENT_TYPES } from '../../lib/events/index.ts';
-import { MemoryStateStore } from '../../lib/state/index.ts';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
   keepEvent,
   MemoryDeliveryQueue,
   WebhookDelivery,
-} from '../../lib/webhooks/index.ts';
+} from '../../packages/bridge/src/webhooks/index.ts';
 
 const NOW = new Date(Date.UTC(2026, 11, 1, 12, 0, 0));
 

@@ -5,15 +5,15 @@
  * appends its attempt to the existing record.
  */
 import { describe, expect, it } from 'vitest';
-import { type CloudEvent, EVENT_TYPES } from '../../lib/events/index.ts';
-import { MemoryStateStore, type StateOperation } from '../../lib/state/index.ts';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { MemoryStateStore, type StateOperation } from '../../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
   getDelivery,
   keepEvent,
   MemoryDeliveryQueue,
   WebhookDelivery,
-} from '../../lib/webhooks/index.ts';
+} from '../../packages/bridge/src/webhooks/index.ts';
 
 function event(n: number): CloudEvent {
   return {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMessagingAssetSafely } from '../../lib/xml/index.ts';
+import { parseMessagingAssetSafely } from '../../packages/bridge/src/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');

@@ -5,7 +5,7 @@ import {
   parseMessagingAsset,
   parseMessagingAssetSafely,
   summariseCatalogueItemConfirmation,
-} from '../../lib/xml/index.ts';
+} from '../../packages/bridge/src/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');

@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMessagingAsset, parseMessagingAssetSafely, summariseGdsnMessage } from '../../lib/xml/index.ts';
+import {
+  parseMessagingAsset,
+  parseMessagingAssetSafely,
+  summariseGdsnMessage,
+} from '../../packages/bridge/src/xml/index.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');

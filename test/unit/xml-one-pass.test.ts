@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_XML_ELEMENTS } from '../../lib/xml/limits.ts';
-import { parseInOnePass } from '../../lib/xml/one-pass.ts';
-import { parseWithFastXmlParser } from '../../lib/xml/parse.ts';
+import { DEFAULT_MAX_XML_ELEMENTS } from '../../packages/bridge/src/xml/limits.ts';
+import { parseInOnePass } from '../../packages/bridge/src/xml/one-pass.ts';
+import { parseWithFastXmlParser } from '../../packages/bridge/src/xml/parse.ts';
 import { xmlElement as element, mutatedXml as mutated } from '../helpers/xml-arbitraries.ts';
 
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../../lib/core/index.ts';
+import { OptionError } from '../../packages/bridge/src/core/index.ts';
 import {
   attributeOf,
   child,
@@ -8,7 +8,7 @@ import {
   parseMessagingAsset,
   textOf,
   XmlParseError,
-} from '../../lib/xml/index.ts';
+} from '../../packages/bridge/src/xml/index.ts';
 
 function parseError(xml: string, options?: Parameters<typeof parseMessagingAsset>[1]): XmlParseError {
   try {

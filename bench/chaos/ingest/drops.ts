@@ -6,9 +6,9 @@
  * gathering entries after the file name, so the tally can tell which drop a gathering came from.
  */
 
-import { itemsCsv, zipOf } from '../../../lib/local/demo-files.ts';
-import type { Item } from '../../../lib/pds/index.ts';
-import type { Random } from '../../../lib/simulator/random.ts';
+import type { Item } from '../../../packages/bridge/src/pds/index.ts';
+import { itemsCsv, zipOf } from '../../../packages/local/src/demo-files.ts';
+import type { Random } from '../../../packages/simulator/src/random.ts';
 
 export interface Drop {
   index: number;

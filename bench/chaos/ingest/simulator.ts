@@ -7,7 +7,7 @@
  *
  * Faults hit every PDS request alike (503 and 429 with Retry-After 1 s, and resets mid-body).
  */
-import { startSimulator } from '../../../lib/simulator/index.ts';
+import { startSimulator } from '../../../packages/simulator/src/index.ts';
 
 export interface SimulatorReport {
   gatherings: Array<{ gatheringKey: string; paths: string[] }>;

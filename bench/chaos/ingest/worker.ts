@@ -16,7 +16,7 @@ import { appendFileSync } from 'node:fs';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { toSqsRecord } from '../../../lib/local/sqs-event-source.ts';
+import { toSqsRecord } from '../../../packages/local/src/sqs-event-source.ts';
 
 /** What a worker tells the supervisor. */
 export type WorkerMessage =
@@ -142,7 +142,7 @@ async function settle(sqs: SQSClient, records: SQSRecord[], response: SQSBatchRe
 
 async function poll(): Promise<void> {
   // Loaded after the channels are subscribed, with the environment the supervisor gave this process.
-  const { handler } = await import('../../../functions/ingest.ts');
+  const { handler } = await import('../../../packages/bridge/functions/ingest.ts');
   const sqs = new SQSClient({});
   for (;;) {
     const { Messages = [] } = await sqs.send(

@@ -1,5 +1,0 @@
-#!/usr/bin/env node
-// Entry point of `pds`, the operators' client of the PDS; Node 24 strips the TypeScript types of the imported module.
-import { runCli } from '../lib/cli/main.ts';
-
-process.exitCode = await runCli(process.argv.slice(2));

@@ -1,9 +1,0 @@
-/**
- * λ ingest: S3 drop notifications from the ingest queue (or a plain S3 event, invoked directly) are
- * streamed into the PDS and imported exactly once. Logic: lib/ingest (handlers.ts wires it).
- */
-import { lambdaHandler } from '../lib/handler.ts';
-import { createIngestHandler } from '../lib/ingest/handlers.ts';
-
-/** SQS event: partial batch response; direct S3 event: counts, or the error of a write to retry. */
-export const handler = lambdaHandler(createIngestHandler(process.env));

@@ -1,9 +1,0 @@
-/**
- * The publish worker: consumes the internal publication queue (SQS, partial batch responses) and
- * carries out each publication. Logic: lib/publications (handlers.ts wires it).
- */
-import { lambdaHandler } from '../lib/handler.ts';
-import { createPublishWorkerHandler } from '../lib/publications/handlers.ts';
-
-// No cold-start metric: this function has never recorded one.
-export const handler = lambdaHandler(createPublishWorkerHandler(process.env), { coldStartMetric: false });

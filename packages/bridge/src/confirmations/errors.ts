@@ -1,0 +1,30 @@
+/** The errors of packages/bridge/src/confirmations (packages/bridge/src/core's BridgeError model; codes in docs/operations.md, "Error codes"). */
+import { BridgeError, errorSummary } from '../core/index.ts';
+
+/** Some due publications could not be brought up to date; their marks wait for the next run. */
+export class ConfirmationDeadlineError extends BridgeError {
+  constructor(failed: number, due: number, cause: unknown) {
+    super(
+      'CONFIRMATION_DEADLINES_INCOMPLETE',
+      `${failed} of ${due} due publications could not be checked for OVERDUE entries (${errorSummary(cause)}); the next scheduled run tries them again`,
+      { retryable: true, cause },
+    );
+  }
+}
+
+/** A ledger question named a state the ledger does not know (a typo would otherwise read as "no problems"). */
+export class UnknownConfirmationStateError extends BridgeError {
+  /** The states asked for that are not known. */
+  readonly unknown: readonly string[];
+  /** Every state the ledger knows (its own and every status it has recorded). */
+  readonly valid: readonly string[];
+
+  constructor(unknown: readonly string[], valid: readonly string[]) {
+    super(
+      'UNKNOWN_CONFIRMATION_STATE',
+      `state ${unknown.join(', ')} is not a state of the confirmation ledger; use one or more of ${valid.join(', ')} (comma-separated, any case)`,
+    );
+    this.unknown = unknown;
+    this.valid = valid;
+  }
+}

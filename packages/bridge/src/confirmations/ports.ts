@@ -1,0 +1,69 @@
+/**
+ * What the publish worker and the pollers call to keep the confirmation ledger (no SDK). The
+ * implementation is ./ledger.ts on the StateStore; tests may pass a recording one.
+ */
+import type { CloudEvent } from '../events/index.ts';
+import type { Destination } from '../pds/index.ts';
+
+/** A publication the PDS accepted: every (key, communication channel) becomes an entry. */
+export interface PublishedItems {
+  publicationId: string;
+  /** ISO time the PDS accepted the publication. */
+  publishedAt: string;
+  primaryKeys: readonly string[];
+  destinations: readonly Destination[];
+}
+
+/** What one call did, for metrics and logs. */
+export interface LedgerReport {
+  /** Entries written (a new fact or a new state). */
+  entriesWritten: number;
+  /** State changes recorded, by new state. */
+  transitions: Record<string, number>;
+  /** Events published (`pds.confirmation.changed`), repeats of a crashed attempt included. */
+  eventsPublished: number;
+  /** Confirmations of messaging assets that named no entry the ledger could tell for sure. */
+  unmatched: number;
+}
+
+export interface ConfirmationRecorder {
+  /** Called once the PDS accepted a publication (the publish worker, before the completed event). */
+  recordPublication(published: PublishedItems): Promise<LedgerReport>;
+  /** Called with the review events SQS accepted (the review poller and its fan-out workers). */
+  recordReviews(events: ReadonlyArray<CloudEvent<'pds.supplier-review.received'>>): Promise<LedgerReport>;
+  /** Called with the messaging-asset events SQS accepted (the messaging-asset poller). */
+  recordMessagingAssets(
+    events: ReadonlyArray<CloudEvent<'pds.messaging-asset.received'>>,
+  ): Promise<LedgerReport>;
+}
+
+/**
+ * How the ledger submits a resend request's republication (REPUBLISH_ON_RESEND_REQUEST): the
+ * publication path (packages/bridge/src/publications/republish.ts), so the ledger never calls the PDS itself.
+ */
+export interface Republisher {
+  /**
+   * Submits a publication of `primaryKeys` to the communication channel, once per `idempotencyKey`
+   * (a second call answers the first one's id with `replayed`).
+   */
+  republish(input: {
+    primaryKeys: readonly string[];
+    channelId: string;
+    idempotencyKey: string;
+  }): Promise<{ publicationId: string; replayed: boolean }>;
+}
+
+export function emptyLedgerReport(): LedgerReport {
+  return { entriesWritten: 0, transitions: {}, eventsPublished: 0, unmatched: 0 };
+}
+
+/** Adds `more` into `total`. */
+export function addLedgerReport(total: LedgerReport, more: LedgerReport): LedgerReport {
+  total.entriesWritten += more.entriesWritten;
+  total.eventsPublished += more.eventsPublished;
+  total.unmatched += more.unmatched;
+  for (const [state, count] of Object.entries(more.transitions)) {
+    total.transitions[state] = (total.transitions[state] ?? 0) + count;
+  }
+  return total;
+}

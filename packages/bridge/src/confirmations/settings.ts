@@ -1,0 +1,37 @@
+/**
+ * The confirmation ledger's configuration variables (README, "Configuration").
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `CONFIRMATION_DEADLINE_HOURS` | 48 | hours a published item may wait for its recipient's answer before it is OVERDUE |
+ * | `CONFIRMATION_RETENTION_DAYS` | 90 | days a settled entry (SYNCHRONISED, ACCEPTED) is kept after it settled; unresolved entries never expire |
+ *
+ * Its events go to `CONFIRMATION_EVENTS_QUEUE_URL` when set, else `EVENTS_QUEUE_URL` (packages/bridge/src/events/routing.ts).
+ */
+import { setting } from '../config/index.ts';
+
+export const DEFAULT_DEADLINE_HOURS = 48;
+
+/** A quarter: a settled answer stays visible through the next quarterly range review, then goes. */
+export const DEFAULT_RETENTION_DAYS = 90;
+
+export const CONFIRMATION_SETTINGS = {
+  CONFIRMATION_RETENTION_DAYS: setting.integer(
+    'days a settled confirmation entry (SYNCHRONISED, ACCEPTED) is kept after it settled, e.g. 90',
+    { min: 1, max: 3650, default: DEFAULT_RETENTION_DAYS },
+  ),
+  CONFIRMATION_DEADLINE_HOURS: setting.integer(
+    'hours a published item may wait for its recipient to answer before it is OVERDUE, e.g. 48',
+    { min: 1, max: 24 * 90, default: DEFAULT_DEADLINE_HOURS },
+  ),
+};
+
+/** Days to milliseconds. */
+export function retentionMs(days: number): number {
+  return days * 86_400_000;
+}
+
+/** Hours to milliseconds. */
+export function deadlineMs(hours: number): number {
+  return hours * 3_600_000;
+}

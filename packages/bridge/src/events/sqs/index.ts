@@ -1,0 +1,22 @@
+/**
+ * The SQS adapter of the event port: the publisher and the S3 half of the claim-check. A separate
+ * entry from `../index.ts` because it loads the AWS SDK; only edge code (handlers, packages/bridge/src/lambda/adapters.ts,
+ * the local stack, benches) imports it.
+ */
+export {
+  CLAIM_CHECK_ACTIONS,
+  CLAIM_CHECK_PREFIX,
+  claimCheckKey,
+  resolveEventBody,
+  storePayload,
+} from './claim-check.ts';
+export {
+  type ClaimCheckOptions,
+  EVENT_PUBLISHER_ACTIONS,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_ENTRIES,
+  packBatches,
+  type QueueUrlResolver,
+  SqsEventPublisher,
+  type SqsEventPublisherOptions,
+} from './publisher.ts';

@@ -1,0 +1,327 @@
+/**
+ * Publishes events to SQS: `SendMessageBatch` with at most 10 entries and 1 MiB per request, a
+ * bounded retry of the entries SQS reports as failed without blaming the sender (the SDK retries
+ * whole requests, never single entries), the claim-check for large bodies, and one
+ * {@link EventPublishError} naming every event that still was not accepted.
+ */
+
+import { createHash } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
+import {
+  DEFAULT_INLINE_LIMIT_BYTES,
+  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
+  formatPayloadPointer,
+  MAX_INLINE_LIMIT_BYTES,
+} from '../claim-check.ts';
+import { type CloudEvent, serializeEvent } from '../envelope.ts';
+import { EventPublishError, type EventPublishFailure } from '../errors.ts';
+import type { EventSink } from '../sink.ts';
+import type { EventType } from '../types.ts';
+import { claimCheckKey, storePayload } from './claim-check.ts';
+
+/** The queue URL for an event type (packages/bridge/src/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
+export type QueueUrlResolver = (type: EventType) => string;
+
+/** The IAM actions on each event queue (SendMessageBatch is authorised as SendMessage). */
+export const EVENT_PUBLISHER_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
+
+/** SQS limits of one SendMessageBatch request. */
+export const MAX_BATCH_ENTRIES = 10;
+export const MAX_BATCH_BYTES = 1_048_576;
+
+export interface ClaimCheckOptions {
+  s3: S3Client;
+  /** The state bucket (`STATE_BUCKET`). */
+  bucket: string;
+}
+
+export interface SqsEventPublisherOptions {
+  sqs: SQSClient;
+  queueUrl: QueueUrlResolver;
+  /** Where bodies above the inline limit go; without it such events fail with a clear reason. */
+  claimCheck?: ClaimCheckOptions;
+  /** Largest message (body + attributes, UTF-8 bytes) sent inline; default 256 KiB, at most 1 MiB. */
+  inlineLimitBytes?: number;
+  /** Sends per entry, the first included; default 4. */
+  maxAttempts?: number;
+  /** Wait before the first retry, doubled for each further one; default 100 ms. */
+  baseDelayMs?: number;
+  /** Longest wait between retries; default 5000 ms. */
+  maxDelayMs?: number;
+  /**
+   * Batches in flight at once for a standard queue (FIFO queues get one, to keep order); default 10,
+   * so a poller's page of 100 events goes out in one round of requests rather than three.
+   */
+  concurrency?: number;
+  /** Injected for tests; default a real timer. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface Prepared {
+  event: CloudEvent;
+  entry: Omit<SendMessageBatchRequestEntry, 'Id'>;
+  bytes: number;
+}
+
+interface Outcome {
+  published: string[];
+  failures: EventPublishFailure[];
+}
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** Message size as SQS counts it: body plus each attribute's name, data type and value. */
+function messageBytes(entry: Omit<SendMessageBatchRequestEntry, 'Id'>): number {
+  let bytes = utf8Bytes(entry.MessageBody ?? '');
+  for (const [name, value] of Object.entries(entry.MessageAttributes ?? {})) {
+    bytes += utf8Bytes(name) + utf8Bytes(value.DataType ?? '') + utf8Bytes(value.StringValue ?? '');
+  }
+  return bytes;
+}
+
+/** FIFO group ids allow 128 printable ASCII characters; anything else is hashed to a stable id. */
+function messageGroupId(event: CloudEvent): string {
+  const group = event.subject || event.type;
+  return /^[\x21-\x7e]{1,128}$/.test(group) ? group : createHash('sha256').update(group).digest('hex');
+}
+
+function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  return checkInteger(
+    name,
+    value ?? fallback,
+    { min, max },
+    (message) => new ConfigError(`${message}.`, { variables: [name] }),
+  );
+}
+
+/** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */
+function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
+  // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
+  if (error instanceof ConfigError) return { code: error.name, reason: error.message, senderFault: true };
+  if (error instanceof Error) {
+    const fault = (error as { $fault?: string }).$fault;
+    return { code: error.name, reason: error.message, senderFault: fault === 'client' };
+  }
+  return { code: 'Error', reason: String(error), senderFault: false };
+}
+
+/**
+ * Publishes CloudEvents to SQS queues.
+ *
+ * @example
+ * const sink = new SqsEventPublisher({
+ *   sqs: new SQSClient({}),
+ *   queueUrl: (type) => eventQueueUrlFor(config, type),
+ *   claimCheck: { s3: new S3Client({}), bucket: process.env.STATE_BUCKET ?? '' },
+ * });
+ * await sink.publish([event]); // throws EventPublishError naming what was not accepted
+ */
+export class SqsEventPublisher implements EventSink {
+  readonly #sqs: SQSClient;
+  readonly #queueUrl: QueueUrlResolver;
+  readonly #claimCheck: ClaimCheckOptions | undefined;
+  readonly #inlineLimitBytes: number;
+  readonly #maxAttempts: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #concurrency: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(options: SqsEventPublisherOptions) {
+    this.#sqs = options.sqs;
+    this.#queueUrl = options.queueUrl;
+    this.#inlineLimitBytes = integerOption(
+      'inlineLimitBytes',
+      options.inlineLimitBytes,
+      DEFAULT_INLINE_LIMIT_BYTES,
+      1024,
+      MAX_INLINE_LIMIT_BYTES,
+    );
+    this.#maxAttempts = integerOption('maxAttempts', options.maxAttempts, 4, 1, 20);
+    this.#baseDelayMs = integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000);
+    this.#maxDelayMs = integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000);
+    this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
+    this.#sleep = options.sleep ?? sleep;
+    if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
+      throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
+        variables: ['STATE_BUCKET'],
+      });
+    }
+    this.#claimCheck = options.claimCheck;
+  }
+
+  async publish(events: readonly CloudEvent[]): Promise<void> {
+    const unique = [...new Map(events.map((event) => [event.id, event])).values()];
+    const failures: EventPublishFailure[] = [];
+    const byQueue = new Map<string, Prepared[]>();
+
+    for (const event of unique) {
+      try {
+        const queueUrl = this.#queueUrl(event.type);
+        const prepared = await this.#prepare(event, queueUrl.endsWith('.fifo'));
+        const list = byQueue.get(queueUrl) ?? [];
+        list.push(prepared);
+        byQueue.set(queueUrl, list);
+      } catch (error) {
+        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
+      }
+    }
+
+    const outcomes = await Promise.all(
+      [...byQueue].map(([queueUrl, items]) => {
+        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.#concurrency;
+        return mapAll(packBatches(items), concurrency, (batch) => this.#sendBatch(queueUrl, batch));
+      }),
+    );
+    const published: string[] = [];
+    for (const outcome of outcomes.flat()) {
+      published.push(...outcome.published);
+      failures.push(...outcome.failures);
+    }
+    if (failures.length > 0) throw new EventPublishError(failures, published);
+  }
+
+  async #prepare(event: CloudEvent, fifo: boolean): Promise<Prepared> {
+    // Escaped where SQS would refuse a character: an event must never be unsendable for its data.
+    const body = serializeEvent(event);
+    const entry: Omit<SendMessageBatchRequestEntry, 'Id'> = {
+      MessageBody: body,
+      MessageAttributes: {
+        type: { DataType: 'String', StringValue: event.type },
+        id: { DataType: 'String', StringValue: event.id },
+      },
+      ...(fifo ? { MessageGroupId: messageGroupId(event), MessageDeduplicationId: event.id } : {}),
+    };
+    const inlineBytes = messageBytes(entry);
+    if (inlineBytes > this.#inlineLimitBytes) {
+      if (this.#claimCheck === undefined) {
+        throw new ConfigError(
+          `Event body of ${inlineBytes} bytes exceeds the inline limit of ${this.#inlineLimitBytes} bytes and no claim-check bucket is configured; set STATE_BUCKET.`,
+          { variables: ['STATE_BUCKET'] },
+        );
+      }
+      const { s3, bucket } = this.#claimCheck;
+      // Deterministic (the event id): a retry overwrites instead of piling up.
+      const pointer = await storePayload(s3, bucket, claimCheckKey(event.id), body);
+      entry.MessageBody = formatPayloadPointer(pointer);
+      entry.MessageAttributes = {
+        ...entry.MessageAttributes,
+        [EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]: { DataType: 'Number', StringValue: String(utf8Bytes(body)) },
+      };
+    }
+    return { event, entry, bytes: messageBytes(entry) };
+  }
+
+  #delayBefore(retry: number): number {
+    // No jitter, on purpose: the entries of one batch are retried together, and tests count exact waits.
+    return backoffDelayMs(retry, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs }, () => 1);
+  }
+
+  async #sendBatch(queueUrl: string, batch: Prepared[]): Promise<Outcome> {
+    const outcome: Outcome = { published: [], failures: [] };
+    let pending = batch.map((item, index) => ({ item, id: `m${index}`, code: '', reason: '' }));
+
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      let response: SendMessageBatchCommandOutput;
+      try {
+        response = await this.#sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: pending.map(({ item, id }) => ({ Id: id, ...item.entry })),
+          }),
+        );
+      } catch (error) {
+        // The SDK has already retried the request as a whole; what is left is not transient.
+        const fields = failureFields(error);
+        for (const { item } of pending) {
+          outcome.failures.push({
+            eventId: item.event.id,
+            type: item.event.type,
+            ...fields,
+            requestFailed: true,
+            attempts: attempt,
+          });
+        }
+        return outcome;
+      }
+
+      const succeeded = new Set((response.Successful ?? []).map((entry) => entry.Id));
+      const failed = new Map((response.Failed ?? []).map((entry) => [entry.Id, entry]));
+      const retry: typeof pending = [];
+      for (const entry of pending) {
+        const failure = failed.get(entry.id);
+        if (succeeded.has(entry.id) && failure === undefined) {
+          outcome.published.push(entry.item.event.id);
+        } else if (failure?.SenderFault === true) {
+          outcome.failures.push({
+            eventId: entry.item.event.id,
+            type: entry.item.event.type,
+            code: failure.Code ?? 'SenderFault',
+            reason: failure.Message ?? 'SQS refused the entry as invalid',
+            senderFault: true,
+            attempts: attempt,
+          });
+        } else {
+          retry.push({
+            ...entry,
+            code: failure?.Code ?? 'MissingResult',
+            reason:
+              failure?.Message ??
+              (failure ? 'SQS failed the entry' : 'SQS reported neither success nor failure'),
+          });
+        }
+      }
+
+      if (retry.length > 0 && attempt >= this.#maxAttempts) {
+        for (const entry of retry) {
+          outcome.failures.push({
+            eventId: entry.item.event.id,
+            type: entry.item.event.type,
+            code: entry.code,
+            reason: `${entry.reason} (still failing after ${attempt} attempts)`,
+            senderFault: false,
+            attempts: attempt,
+          });
+        }
+        return outcome;
+      }
+      if (retry.length > 0) await this.#sleep(this.#delayBefore(attempt));
+      pending = retry;
+    }
+    return outcome;
+  }
+}
+
+/** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */
+export function packBatches<T extends { bytes: number }>(items: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (
+      current.length === MAX_BATCH_ENTRIES ||
+      (current.length > 0 && bytes + item.bytes > MAX_BATCH_BYTES)
+    ) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += item.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}

@@ -1,0 +1,147 @@
+/**
+ * The webhook-delivery function, built from one configuration. Its queue (WEBHOOK_QUEUE_URL) carries
+ * two kinds of messages: the CloudEvents every emitting function offers to webhooks (claim-checked
+ * when large), which are dispatched into one task per matching endpoint, and those tasks, each one
+ * signed POST. Records are handled concurrently (Powertools batch, partial batch responses), so a
+ * slow endpoint holds only its own records; a failed attempt is queued again with its delay rather
+ * than failed back to SQS, so nothing waits on a visibility timeout and the DLQ only sees messages
+ * the function itself could not handle.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type BaseSettings, type Config, type Environment, loadConfig } from '../config/index.ts';
+import { type CloudEvent, createEvent, EVENT_TYPES, type EventSink } from '../events/index.ts';
+import { resolveEventBody } from '../events/sqs/index.ts';
+import { eventSinkFor, logger, metrics, stateStoreFor } from '../lambda/adapters.ts';
+import { s3Client, sqsClient } from '../lambda/aws-clients.ts';
+import type { InvocationHandler } from '../lambda/handler.ts';
+import { type EndpointDisabled, WebhookDelivery } from './delivery.ts';
+import type { DeliveryTask } from './queue.ts';
+import { WEBHOOK_SETTINGS, type WebhookSettingValues } from './settings.ts';
+import { SqsDeliveryQueue } from './sqs/queue.ts';
+
+/** Event types the webhook-delivery function emits. */
+export const WEBHOOK_EVENT_TYPES = ['pds.webhook.endpoint-disabled'] as const;
+
+function isTask(value: unknown): value is DeliveryTask {
+  return (value as DeliveryTask | undefined)?.kind === 'deliver';
+}
+
+/** The `pds.webhook.endpoint-disabled` event of an endpoint disabled now. */
+export function endpointDisabledEvent(
+  disabled: EndpointDisabled,
+): CloudEvent<'pds.webhook.endpoint-disabled'> {
+  const { endpoint } = disabled;
+  return createEvent({
+    type: 'pds.webhook.endpoint-disabled',
+    subject: endpoint.id,
+    idParts: [endpoint.id, endpoint.disabledAt ?? endpoint.updatedAt],
+    data: {
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      reason: disabled.reason,
+      detail: disabled.detail,
+      disabledAt: endpoint.disabledAt ?? endpoint.updatedAt,
+      ...(endpoint.failingSince ? { failingSince: endpoint.failingSince } : {}),
+    },
+  });
+}
+
+/**
+ * The delivery flow of one configuration, shared by the function and the api (which registers
+ * endpoints and queues replays).
+ */
+export function webhookDeliveryFor(
+  config: Config<Partial<BaseSettings> & WebhookSettingValues>,
+  queueUrl: string,
+  sink?: EventSink,
+): WebhookDelivery {
+  const { settings } = config;
+  return new WebhookDelivery({
+    store: stateStoreFor(config),
+    queue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl }),
+    policy: settings.WEBHOOK_URL_POLICY,
+    knownTypes: EVENT_TYPES,
+    timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+    disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    ...(sink
+      ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) }
+      : {}),
+    log: logger,
+    metrics,
+  });
+}
+
+/** The configuration of a function that delivers or manages webhooks. */
+export function loadWebhookConfig(env: Environment, eventTypes: readonly string[] = []) {
+  return loadConfig(env, {
+    settings: WEBHOOK_SETTINGS,
+    require: ['STATE_BUCKET', 'WEBHOOK_QUEUE_URL'],
+    eventTypes: [...eventTypes],
+  });
+}
+
+/**
+ * The webhook-delivery function.
+ *
+ * @example
+ * ```ts
+ * export const handler = lambdaHandler(createWebhookDeliveryHandler(process.env));
+ * ```
+ */
+export function createWebhookDeliveryHandler(
+  env: Environment,
+): InvocationHandler<SQSEvent, SQSBatchResponse> {
+  const config = loadWebhookConfig(env, WEBHOOK_EVENT_TYPES);
+  const delivery = webhookDeliveryFor(config, config.settings.WEBHOOK_QUEUE_URL, eventSinkFor(config));
+  const processor = new BatchProcessor(EventType.SQS);
+  return async (event, context) => {
+    // The batch's tasks are carried out together (deliverBatch: each endpoint read once, a failing
+    // endpoint attempted once per batch, re-queued tasks sent together); each record then settles
+    // with its own task's result, so partial batch responses stay per record.
+    const results = tasksOfBatch(event.Records, delivery);
+    const handleRecord = async (record: SQSRecord): Promise<void> => {
+      const result = results.get(record.messageId);
+      if (result) {
+        const settled = await result;
+        if (settled.status === 'rejected') throw settled.reason;
+        return;
+      }
+      const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());
+      const message = JSON.parse(body) as unknown;
+      if (isTask(message)) await delivery.deliver(message);
+      else await delivery.dispatch([message as CloudEvent]);
+    };
+    return processPartialResponse(event, handleRecord, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+  };
+}
+
+/** The results of the batch's task records (tasks are small: never claim-checked), by message id. */
+function tasksOfBatch(
+  records: readonly SQSRecord[],
+  delivery: WebhookDelivery,
+): Map<string, Promise<PromiseSettledResult<unknown>>> {
+  const tasks: Array<{ messageId: string; task: DeliveryTask }> = [];
+  for (const record of records) {
+    let message: unknown;
+    try {
+      message = JSON.parse(record.body);
+    } catch {
+      continue; // not a task; handled (and reported) on its own
+    }
+    if (isTask(message)) tasks.push({ messageId: record.messageId, task: message });
+  }
+  const all = delivery.deliverBatch(tasks.map((each) => each.task));
+  return new Map(
+    tasks.map(({ messageId }, n) => [
+      messageId,
+      all.then(
+        (settled) => settled[n] as PromiseSettledResult<unknown>,
+        (error: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason: error }),
+      ),
+    ]),
+  );
+}

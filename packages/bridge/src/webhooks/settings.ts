@@ -1,0 +1,29 @@
+/**
+ * The configuration variables of webhook delivery (the webhook-delivery function and the api).
+ */
+import { type SettingValues, setting } from '../config/index.ts';
+import { URL_POLICIES } from './url-policy.ts';
+
+export const WEBHOOK_SETTINGS = Object.freeze({
+  WEBHOOK_URL_POLICY: setting.oneOf(
+    URL_POLICIES,
+    'which endpoint URLs are accepted: public (https, public addresses only; deployed) or any (http and private addresses too; the local stack)',
+    { default: 'public' },
+  ),
+  WEBHOOK_TIMEOUT_MS: setting.integer('ms one delivery attempt may take before it counts as failed', {
+    min: 100,
+    max: 60_000,
+    default: 10_000,
+  }),
+  WEBHOOK_DISABLE_AFTER_HOURS: setting.integer(
+    'hours an endpoint may fail without one success before it is disabled (pds.webhook.endpoint-disabled)',
+    { min: 1, max: 2400, default: 120 },
+  ),
+  WEBHOOK_ROTATION_OVERLAP_HOURS: setting.integer(
+    'hours a rotated-out secret keeps signing beside the new one',
+    { min: 0, max: 720, default: 24 },
+  ),
+});
+
+/** Values of the webhook variables. */
+export type WebhookSettingValues = SettingValues<typeof WEBHOOK_SETTINGS>;

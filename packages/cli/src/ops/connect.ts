@@ -1,0 +1,104 @@
+/**
+ * Builds what the operators' commands talk through from a {@link BridgeTarget}: the state store on
+ * the state bucket, the queues, and an event sink for replays. Against AWS the clients use the usual
+ * credential chain and region (AWS_PROFILE, AWS_REGION, …); against the local stack, its emulator.
+ */
+
+import { EVENT_TYPES, type EventSink } from '@pds-bridge/bridge/events';
+import { SqsEventPublisher } from '@pds-bridge/bridge/events/sqs';
+import { createS3Client, createSqsClient } from '@pds-bridge/bridge/lambda/aws-clients.ts';
+import type { StateStore } from '@pds-bridge/bridge/state';
+import { S3StateStore } from '@pds-bridge/bridge/state/s3';
+import { type UrlPolicy, WebhookDelivery } from '@pds-bridge/bridge/webhooks';
+import { SqsDeliveryQueue } from '@pds-bridge/bridge/webhooks/sqs/queue.ts';
+import { OperatorTargetError } from './errors.ts';
+import { SqsOperatorQueues } from './sqs/queues.ts';
+import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';
+
+export interface OperatorConnection {
+  readonly stage: string;
+  readonly stateBucket: string;
+  readonly store: StateStore;
+  readonly queues: SqsOperatorQueues;
+  /** Sends events to `queueUrl`, or to the stage's `events` queue (where ingest and publication events go). */
+  eventSink(queueUrl?: string): Promise<{ sink: EventSink; queueUrl: string }>;
+  /**
+   * Webhook endpoints and replays of the stage (packages/bridge/src/webhooks): the registry in its state bucket,
+   * replays queued on `queueUrl` or the stage's `webhooks` queue.
+   */
+  webhooks(options: { policy: UrlPolicy; queueUrl?: string }): Promise<WebhookDelivery>;
+  close(): void;
+}
+
+/**
+ * Connects to the target's state bucket and queues. The state bucket of a deployed stage, when not
+ * given, is derived from the account in its events queue's URL (deploy/core.yml names it
+ * `pds-bridge-state-<account>-<region>-<stage>`).
+ *
+ * @example
+ * ```ts
+ * const connection = await connectOperator({ stage: 'prod' });
+ * try { await bridgeStatus(connection.store, connection.queues, connection); } finally { connection.close(); }
+ * ```
+ */
+export async function connectOperator(target: BridgeTarget): Promise<OperatorConnection> {
+  const sqs = createSqsClient(target.emulator ? { ...target.emulator } : {});
+  const s3 = createS3Client(target.emulator ? { ...target.emulator, forcePathStyle: true } : {});
+  const queues = new SqsOperatorQueues({ sqs });
+  const close = () => {
+    sqs.destroy();
+    s3.destroy();
+  };
+  try {
+    let stateBucket = target.stateBucket;
+    if (stateBucket === undefined) {
+      const events = queueName(target.stage, 'events');
+      const url = await queues.url(events);
+      const account = url ? accountOfQueueUrl(url) : undefined;
+      if (!account) {
+        throw new OperatorTargetError(
+          `Cannot find the state bucket of stage '${target.stage}': there is no queue ${events} in region ${await sqs.config.region()} for these credentials; check --stage and AWS_REGION, or pass --state-bucket (the StateBucketName stack output)`,
+        );
+      }
+      stateBucket = deployedStateBucket(account, await sqs.config.region(), target.stage);
+    }
+    const bucket = stateBucket;
+    const store = new S3StateStore({ client: s3, bucket });
+    return {
+      stage: target.stage,
+      stateBucket: bucket,
+      store,
+      queues,
+      async webhooks({ policy, queueUrl }) {
+        const url = queueUrl ?? (await queues.url(queueName(target.stage, 'webhooks')));
+        if (!url) {
+          throw new OperatorTargetError(
+            `There is no queue ${queueName(target.stage, 'webhooks')}: deploy the webhooks part, or pass --queue-url with the webhook queue`,
+          );
+        }
+        return new WebhookDelivery({
+          store,
+          queue: new SqsDeliveryQueue({ sqs, queueUrl: url }),
+          policy,
+          knownTypes: EVENT_TYPES,
+        });
+      },
+      async eventSink(queueUrl) {
+        const url = queueUrl ?? (await queues.url(queueName(target.stage, 'events')));
+        if (!url) {
+          throw new OperatorTargetError(
+            `There is no queue ${queueName(target.stage, 'events')}: pass --queue-url with the queue the events go to`,
+          );
+        }
+        return {
+          sink: new SqsEventPublisher({ sqs, queueUrl: () => url, claimCheck: { s3, bucket } }),
+          queueUrl: url,
+        };
+      },
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
