@@ -23,5 +23,5 @@ export const CLI_BUNDLE = path.join(root, 'dist', 'bin', 'pds.mjs');
  * ```
  */
 export async function bundleCli(outfile: string = CLI_BUNDLE): Promise<void> {
-  await build(nodeBundleOptions(path.join(root, 'bin', 'pds.mjs'), outfile));
+  await build(nodeBundleOptions(path.join(root, 'packages', 'cli', 'bin', 'pds.mjs'), outfile));
 }

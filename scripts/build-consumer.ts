@@ -20,8 +20,12 @@ import ts from 'typescript';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const lib = path.join(root, 'lib');
-const entry = path.join(lib, 'consumer', 'index.ts');
+/** The sources the kit is built from: its own, and the bridge modules it imports. */
+const sources = [
+  path.join(root, 'packages', 'consumer', 'src'),
+  path.join(root, 'packages', 'bridge', 'src'),
+];
+const entry = path.join(sources[0] ?? '', 'index.ts');
 
 /** The consumer package: what a consumer installs, and nothing else (its own package.json). */
 export const CONSUMER_PACKAGE = path.join(root, 'packages', 'consumer');
@@ -30,12 +34,12 @@ export const CONSUMER_PACKAGE = path.join(root, 'packages', 'consumer');
 export const CONSUMER_DIST = path.join(CONSUMER_PACKAGE, 'dist', 'consumer');
 
 /** The declarations of the entry, relative to the output directory (package.json `exports.types`). */
-export const CONSUMER_TYPES_ENTRY = path.join('types', 'lib', 'consumer', 'index.d.ts');
+export const CONSUMER_TYPES_ENTRY = path.join('types', 'packages', 'consumer', 'src', 'index.d.ts');
 
 /**
  * The kit imports a few values from modules that also hold the bridge's PDS client, whose load-time
  * code (`new Set(...)` constants, the transport's `node:http` agents) esbuild must keep unless told it
- * has no effects. None of lib/'s modules does anything on load that another module relies on, so they
+ * has no effects. None of these modules does anything on load that another module relies on, so they
  * are declared side-effect free: unused modules drop out, and the PDS client is not imported.
  */
 const libWithoutSideEffects: Plugin = {
@@ -49,7 +53,8 @@ const libWithoutSideEffects: Plugin = {
         importer: args.importer,
         pluginData: 'resolved',
       });
-      if (resolved.errors.length > 0 || !resolved.path.startsWith(lib + path.sep)) return resolved;
+      if (resolved.errors.length > 0 || !sources.some((dir) => resolved.path.startsWith(dir + path.sep)))
+        return resolved;
       return { ...resolved, sideEffects: false };
     });
   },

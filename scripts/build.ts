@@ -18,7 +18,7 @@ import { buildConsumerPackage, CONSUMER_PACKAGE } from './build-consumer.ts';
 import { nodeBundleOptions } from './bundle-options.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const functionsDir = path.join(root, 'functions');
+const functionsDir = path.join(root, 'packages', 'bridge', 'functions');
 const distDir = path.join(root, 'dist');
 
 /** Largest bundle a function may have (issue 7): 1 MiB of JavaScript, chunks included, maps not. */

@@ -390,7 +390,7 @@ const STATE_STORE_FILES = [
 ].map((file) => path.join(root, file));
 
 /**
- * Every call of the StateStore port's `delete` in `lib/` and `packages/bridge/functions/`, found by type (the method
+ * Every call of the StateStore port's `delete` in `packages/bridge/src/` and `packages/bridge/functions/`, found by type (the method
  * the call resolves to is declared by the port or an implementation), as `file:line` and the call's
  * text. {@link SENT_ONLY_WITH} recognises such calls by their text in a bundle; this finds the ones it
  * would miss.
@@ -407,7 +407,9 @@ export function stateStoreDeleteCalls(): Array<{ where: string; text: string }> 
     },
   );
   if (!config) throw new Error('tsconfig.json could not be read');
-  const sources = config.fileNames.filter((file) => /^(lib|functions)\//.test(path.relative(root, file)));
+  const sources = config.fileNames.filter((file) =>
+    /^packages\/bridge\/(src|functions)\//.test(path.relative(root, file)),
+  );
   const program = ts.createProgram(sources, config.options);
   const checker = program.getTypeChecker();
   const calls: Array<{ where: string; text: string }> = [];

@@ -70,7 +70,9 @@ const mtime = (file: string) =>
  * files packaging one after the other build once instead of each time.
  */
 async function bundlesAreFresh(): Promise<boolean> {
-  const names = (await readdir(path.join(root, 'functions'))).filter((file) => file.endsWith('.ts'));
+  const names = (await readdir(path.join(root, 'packages', 'bridge', 'functions'))).filter((file) =>
+    file.endsWith('.ts'),
+  );
   let oldestBundle = Number.POSITIVE_INFINITY;
   for (const name of names) {
     const built = await mtime(path.join(root, 'dist', name.slice(0, -'.ts'.length), 'index.mjs'));
@@ -78,7 +80,7 @@ async function bundlesAreFresh(): Promise<boolean> {
     oldestBundle = Math.min(oldestBundle, built);
   }
   const sources = ['package-lock.json', 'scripts/build.ts', 'scripts/bundle-options.ts'];
-  for (const dir of ['functions', 'lib']) {
+  for (const dir of ['packages/bridge/functions', 'packages/bridge/src']) {
     for (const entry of await readdir(path.join(root, dir), { recursive: true, withFileTypes: true })) {
       if (entry.isFile()) sources.push(path.relative(root, path.join(entry.parentPath, entry.name)));
     }

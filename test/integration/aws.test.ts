@@ -29,7 +29,7 @@ afterAll(async () => {
   await aws?.close();
 });
 
-describe('lib/aws clients pointed at an emulator through the environment alone', () => {
+describe("the Lambda runtime's AWS clients pointed at an emulator through the environment alone", () => {
   it('reach S3 through AWS_ENDPOINT_URL', async () => {
     // act
     await s3Client().send(

@@ -132,7 +132,7 @@ describe('the consumer package, packed and installed into an empty project', () 
       expect.arrayContaining([
         'package.json',
         'dist/consumer/index.js',
-        'dist/consumer/types/lib/consumer/index.d.ts',
+        'dist/consumer/types/packages/consumer/src/index.d.ts',
         ...contractFiles(version).map((file) => file.path),
       ]),
     );

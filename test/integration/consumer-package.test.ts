@@ -153,8 +153,8 @@ describe('the pds-bridge/consumer package entry', () => {
       expect.arrayContaining([
         'package.json',
         'dist/consumer/index.js',
-        'dist/consumer/types/lib/consumer/index.d.ts',
-        'dist/consumer/types/lib/events/types.d.ts',
+        'dist/consumer/types/packages/consumer/src/index.d.ts',
+        'dist/consumer/types/packages/bridge/src/events/types.d.ts',
         'schemas/asyncapi.json',
       ]),
     );

@@ -228,8 +228,8 @@ describe('serverless template: api and publish worker', () => {
     const frames = stdout.split('\n').slice(1);
 
     expect(stdout).toMatch(/^TypeError: /);
-    expect(frames[0]).toMatch(/lib\/api\/api\.ts:\d+:\d+\)$/);
-    expect(frames.some((frame) => /functions\/api\.ts:\d+:\d+\)$/.test(frame))).toBe(true);
+    expect(frames[0]).toMatch(/packages\/bridge\/src\/api\/api\.ts:\d+:\d+\)$/);
+    expect(frames.some((frame) => /packages\/bridge\/functions\/api\.ts:\d+:\d+\)$/.test(frame))).toBe(true);
     expect(stdout).not.toContain('index.mjs');
   });
 

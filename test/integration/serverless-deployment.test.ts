@@ -143,7 +143,7 @@ const pascal = (name: string) =>
   name.replace(/(^|-)([a-z0-9])/g, (_match, _dash, letter: string) => letter.toUpperCase());
 
 async function handlerNames(): Promise<string[]> {
-  return (await readdir(path.join(root, 'functions')))
+  return (await readdir(path.join(root, 'packages', 'bridge', 'functions')))
     .filter((file) => file.endsWith('.ts'))
     .map((file) => file.slice(0, -'.ts'.length))
     .sort();

@@ -38,12 +38,15 @@ function props(id: string): Json {
 }
 
 /**
- * The metric names lib/ records: the first argument of every `addMetric(...)` (each quoted name in
+ * The metric names the bridge records: the first argument of every `addMetric(...)` (each quoted name in
  * it, for a `cond ? 'A' : 'B'`) and the keys of every `addCounts(metrics, { ... })` table.
  */
 async function metricsTheCodeRecords(): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const entry of await readdir(path.join(root, 'lib'), { recursive: true, withFileTypes: true })) {
+  for (const entry of await readdir(path.join(root, 'packages', 'bridge', 'src'), {
+    recursive: true,
+    withFileTypes: true,
+  })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const source = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
     for (const [, first] of source.matchAll(/\baddMetric\(([^,]+),/g)) {

@@ -1,6 +1,6 @@
 /**
  * What a bundle of a module really carries: the lint rule in biome.json keeps `@aws-sdk/*` imports out
- * of lib/ but cannot see what a barrel pulls in through a chain of modules. Bundling the entries the
+ * of the packages' sources but cannot see what a barrel pulls in through a chain of modules. Bundling the entries the
  * flows build events and records from shows it, and bundling each Lambda as scripts/build.ts does shows
  * which of the bridge's own folders it carries.
  */
@@ -12,7 +12,7 @@ import { functionBuildOptions, functionNames } from '../../scripts/build.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 
 /**
- * The packages (and lib/ folders) whose files a bundle of `entry` loads when it is imported: static
+ * The npm packages (and the workspace folders) whose files a bundle of `entry` loads when it is imported: static
  * imports only, since what `import()` reaches is split off and loaded when first used (scripts/build.ts).
  */
 async function loadedWith(entry: string): Promise<string[]> {
@@ -62,7 +62,7 @@ describe('bundle boundaries', () => {
 
 /**
  * The Lambda bundle of function `name` as scripts/build.ts builds it, chunks included: the folders of
- * lib/ whose files it carries, the `/v1` paths its code names, and which of zod's APIs (`classic`,
+ * the packages whose files it carries, the `/v1` paths its code names, and which of zod's APIs (`classic`,
  * `mini`) it carries.
  */
 async function lambdaBundle(
@@ -75,7 +75,7 @@ async function lambdaBundle(
     logLevel: 'silent',
   });
   const folders = Object.keys(result.metafile.inputs)
-    .filter((input) => input.startsWith('lib/'))
+    .filter((input) => input.startsWith('packages/'))
     .map((input) => path.dirname(input));
   const code = result.outputFiles.filter((file) => file.path.endsWith('.mjs')).map((file) => file.text);
   const v1Paths = code.flatMap(
@@ -95,17 +95,21 @@ const lambdas = await functionNames();
 
 describe('Lambda bundles', () => {
   it.each(lambdas)(
-    'the %s bundle carries neither the /v1 families nor the simulator, the command line or the local stack',
+    'the %s bundle carries only the bridge: neither the /v1 family nor the simulator, the command line or the local stack',
     async (name) => {
       // act
       const { folders, v1Paths } = await lambdaBundle(name);
 
-      // assess: the /v1 client is packages/bridge/src/pds/resources (the CLI and the simulator import it, no Lambda does)
+      // assess: the bridge's package only (its package.json gives the version), without its /v1 client,
+      // packages/bridge/src/pds/resources (the CLI and the simulator import it, no Lambda does)
       expect(v1Paths).toEqual([]);
       expect(folders).toContain('packages/bridge/src/pds');
       expect(
-        folders.filter((folder) => /^lib\/(pds\/v1|simulator|cli|local|local-gateway)(\/|$)/.test(folder)),
+        folders.filter((folder) => !/^packages\/bridge(\/src|\/functions|$)(\/|$)/.test(folder)),
       ).toEqual([]);
+      expect(folders.filter((folder) => /^packages\/bridge\/src\/pds\/resources(\/|$)/.test(folder))).toEqual(
+        [],
+      );
     },
   );
 

@@ -1,9 +1,9 @@
 /**
- * One error model (docs/architecture.md, Errors): every error class under lib/ extends BridgeError, so
+ * One error model (docs/architecture.md, Errors): every error class in the packages extends BridgeError, so
  * every failure in the logs carries a stable `code` and an honest `retryable`, and every code an
  * operator can meet is in docs/operations.md's table.
  *
- * The classes are found by reading lib/'s sources, so a new error class fails this test until it
+ * The classes are found by reading the packages' sources, so a new error class fails this test until it
  * extends BridgeError and has a row in SAMPLES (how to build one, and the code it must carry).
  */
 import { readFileSync } from 'node:fs';
@@ -11,14 +11,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../packages/bridge/src/core/index.ts';
 import { CONSUMER_ERROR_CODES } from '../../packages/consumer/src/errors.ts';
-import { sourceFiles } from '../helpers/module-imports.ts';
+import { packageSourceFiles } from '../helpers/module-imports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** `[file, class, parent]` of every `class X extends Y` under lib/. */
+/** `[file, class, parent]` of every `class X extends Y` in the packages. */
 function declaredClasses(): Array<[string, string, string]> {
   const found: Array<[string, string, string]> = [];
-  for (const file of sourceFiles('lib')) {
+  for (const file of packageSourceFiles()) {
     const source = readFileSync(path.join(root, file), 'utf8');
     for (const match of source.matchAll(/^(?:export )?class (\w+) extends (\w+)/gm)) {
       found.push([file, match[1] as string, match[2] as string]);
@@ -54,7 +54,7 @@ async function exportsOf(file: string): Promise<Record<string, unknown>> {
 }
 
 describe('the error model', () => {
-  it('makes every error class under lib/ extend BridgeError', () => {
+  it('makes every error class in the packages extend BridgeError', () => {
     // prepare
     const classes = errorClasses();
     const parents = new Map(classes.map(([, name, parent]) => [name, parent]));

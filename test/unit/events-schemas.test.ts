@@ -170,7 +170,9 @@ describe('the consumer package (packages/consumer, published as pds-bridge)', ()
   });
 
   it('depends on zod, @aws-sdk/client-s3 and @streamparser/json only, in the ranges the bridge itself is built and tested with', () => {
-    const bridge = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    const bridge = JSON.parse(
+      readFileSync(path.join(root, 'packages', 'bridge', 'package.json'), 'utf8'),
+    ) as {
       dependencies: Record<string, string>;
     };
 

@@ -1,22 +1,24 @@
 /**
- * The import graph of lib/ read folder by folder: each folder of lib/ (packages/bridge/src/events, packages/bridge/src/config, …) and
- * each file at its top (packages/bridge/src/lambda/adapters.ts) is one module. Biome's `noImportCycles` sees cycles between
- * files only; two folders whose files import each other without a file cycle slip past it, and that
- * is an arrow running back up the layers of docs/architecture.md.
+ * The import graph of the workspace packages read folder by folder: each folder of a package's src/
+ * (packages/bridge/src/events, packages/cli/src/ops, …) and each file at its top
+ * (packages/cli/src/main.ts) is one module, and so is each package's functions/ or bin/. Biome's
+ * `noImportCycles` sees cycles between files only; two folders whose files import each other without a
+ * file cycle slip past it, and that is an arrow running back up the layers of docs/architecture.md.
+ * test/unit/package-boundaries.test.ts holds the packages themselves to their order.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importedFiles, importsOf, sourceFiles } from '../helpers/module-imports.ts';
+import { importedFiles, importsOf, packageSourceFiles } from '../helpers/module-imports.ts';
 
-/** The module of a file in lib/: its first folder (`packages/bridge/src/events`) or the file itself (`packages/bridge/src/lambda/adapters.ts`). */
+/** The module of a package file: its first folder under src/ (`packages/bridge/src/events`) or the file itself. */
 function moduleOf(file: string): string | undefined {
   const parts = file.split(path.sep);
-  if (parts[0] !== 'lib') return undefined;
-  return parts.length > 2 ? `lib/${parts[1]}` : file;
+  if (parts[0] !== 'packages' || parts[2] !== 'src') return undefined;
+  return parts.length > 4 ? parts.slice(0, 4).join('/') : file;
 }
 
 /** Module → the modules its files import (itself left out). */
-function moduleGraph(files: readonly string[] = sourceFiles('lib')): Map<string, Set<string>> {
+function moduleGraph(files: readonly string[] = packageSourceFiles()): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of files) {
     const from = moduleOf(file);
@@ -72,7 +74,7 @@ function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 function arrowsWithin(cycle: readonly string[]): string[] {
   const members = new Set(cycle);
   const arrows: string[] = [];
-  for (const file of sourceFiles('lib')) {
+  for (const file of packageSourceFiles()) {
     const from = moduleOf(file);
     if (!from || !members.has(from)) continue;
     for (const target of importedFiles(file)) {
@@ -83,7 +85,7 @@ function arrowsWithin(cycle: readonly string[]): string[] {
   return arrows;
 }
 
-describe('module graph of lib/', () => {
+describe('module graph of the packages', () => {
   it('finds a cycle between two folders that no file cycle shows', () => {
     // arrange: a → b by one file, b → a by another; no file imports itself back
     const graph = new Map([
@@ -110,14 +112,23 @@ describe('module graph of lib/', () => {
         "const e = await import('./e.ts');",
         "import './f.ts';",
         "import { g } from 'node:fs';",
+        "import { h } from '@pds-bridge/bridge/state';",
       ].join('\n'),
     );
 
     // assess
-    expect(specifiers).toEqual(['./a.ts', '../b/index.ts', './c.ts', './d.ts', './e.ts', './f.ts']);
+    expect(specifiers).toEqual([
+      './a.ts',
+      '../b/index.ts',
+      './c.ts',
+      './d.ts',
+      './e.ts',
+      './f.ts',
+      '@pds-bridge/bridge/state',
+    ]);
   });
 
-  it('has no cycle between the modules of lib/: imports run down the layers only', () => {
+  it('has no cycle between the modules of the packages: imports run down the layers only', () => {
     // act
     const cycles = cyclesOf(moduleGraph());
 

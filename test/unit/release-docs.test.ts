@@ -1,6 +1,6 @@
 /**
- * What an adopting team reads first stays true: the licence in LICENSE is the one package.json names
- * (both packages), the changelog keeps its format with an Unreleased section, the oldest Node.js that
+ * What an adopting team reads first stays true: the licence in LICENSE is the one every package.json
+ * names (the root and each workspace package, all of one version and one Node.js range), the changelog keeps its format with an Unreleased section, the oldest Node.js that
  * `engines` supports is the one .ci/run installs for the consumer kit's tests, and the README names
  * that version.
  */
@@ -13,6 +13,7 @@ const read = (file: string) => readFile(path.join(root, file), 'utf8');
 
 interface Manifest {
   name: string;
+  version: string;
   license: string;
   engines?: { node?: string };
 }
@@ -29,6 +30,20 @@ describe('the adoption basics', () => {
     expect(licence).toContain('Version 2.0, January 2004');
     expect(manifests.map((manifest) => manifest.license)).toEqual(['Apache-2.0', 'Apache-2.0']);
     expect(manifests.map((manifest) => manifest.name)).toEqual(['pds-bridge', 'pds-bridge']);
+  });
+
+  it('gives every workspace package the licence, version and Node.js range of the root', async () => {
+    const rootManifest = JSON.parse(await read('package.json')) as Manifest & { workspaces: string[] };
+    const packages = await Promise.all(
+      rootManifest.workspaces.map(async (dir) => JSON.parse(await read(`${dir}/package.json`)) as Manifest),
+    );
+
+    expect(packages.length).toBeGreaterThanOrEqual(5);
+    for (const manifest of packages) {
+      expect(manifest.license, manifest.name).toBe(rootManifest.license);
+      expect(manifest.version, manifest.name).toBe(rootManifest.version);
+      expect(manifest.engines?.node, manifest.name).toBe(rootManifest.engines?.node);
+    }
   });
 
   it('keeps a changelog in the Keep a Changelog format with an Unreleased section', async () => {

@@ -1,6 +1,6 @@
 /**
  * The layout of the state bucket. Each module builds its own keys under top-level prefixes it declares
- * with `statePrefix` (packages/bridge/src/state/keys.ts); this test finds every declaration in lib/, so a new one is
+ * with `statePrefix` (packages/bridge/src/state/keys.ts); this test finds every declaration in the packages, so a new one is
  * held to the same rules: no two prefixes collide or nest, docs/architecture.md ("The state bucket")
  * lists exactly them with the module that builds their keys, and the keys each module builds stay byte
  * for byte what the bridge wrote before (a changed key orphans every object stored under the old one).
@@ -25,15 +25,15 @@ import {
 } from '../../packages/bridge/src/polling/keys.ts';
 import { idempotencyKey, publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import { declaredStatePrefixes, leaseKey, watchKey } from '../../packages/bridge/src/state/index.ts';
-import { sourceFiles } from '../helpers/module-imports.ts';
+import { packageSourceFiles } from '../helpers/module-imports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** The files of lib/ that declare a prefix, and the names they declare, read from the sources. */
+/** The package files that declare a prefix, and the names they declare, read from the sources. */
 function declarationsInSources(): { files: string[]; names: string[] } {
   const files: string[] = [];
   const names: string[] = [];
-  for (const file of sourceFiles('lib')) {
+  for (const file of packageSourceFiles()) {
     // Code only: a comment's example is no declaration.
     const source = readFileSync(path.join(root, file), 'utf8')
       .split('\n')

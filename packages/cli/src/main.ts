@@ -14,7 +14,7 @@ import { ConfigError, UsageError } from '@pds-bridge/bridge/core';
 import { closestName } from '@pds-bridge/bridge/core/suggest.ts';
 import { PdsError } from '@pds-bridge/bridge/pds';
 import type { FullPdsClient } from '@pds-bridge/bridge/pds/resources';
-import packageJson from '../../../package.json' with { type: 'json' };
+import packageJson from '../package.json' with { type: 'json' };
 import { type CliOptions, type FlagValues, GLOBAL_OPTIONS } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';

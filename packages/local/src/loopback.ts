@@ -61,7 +61,7 @@ export async function listenOnLoopback<T>(what: string, start: () => Promise<T>)
     for (const server of servers) server.close();
     const where = exposed.map(({ address, port }) => `${address}:${port}`).join(', ');
     throw new EmulatorUnsupportedError(
-      `${what} listens on ${where}, reachable from other machines; it must listen on 127.0.0.1 only. lib/local/loopback.ts no longer covers how it listens: check its version`,
+      `${what} listens on ${where}, reachable from other machines; it must listen on 127.0.0.1 only. packages/local/src/loopback.ts no longer covers how it listens: check its version`,
     );
   }
   return started;

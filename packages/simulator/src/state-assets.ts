@@ -62,10 +62,10 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
  * @throws SimulatorHttpError 400 naming the segment
  */
 export function checkPathSegment(segment: string, where: string): void {
-  if (segment === '' || segment === '.' || segment === '../../bridge/src' || segment.includes('/')) {
+  if (segment === '' || segment === '.' || segment === '..' || segment.includes('/')) {
     throw new SimulatorHttpError(
       400,
-      `${where} has the segment '${segment}'; a path is '/' or '/name/name…' with non-empty names other than '.' and '../../bridge/src'`,
+      `${where} has the segment '${segment}'; a path is '/' or '/name/name…' with non-empty names other than '.' and '..'`,
     );
   }
 }

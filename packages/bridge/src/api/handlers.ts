@@ -5,7 +5,7 @@
  * does not need.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import packageJson from '../../../../package.json' with { type: 'json' };
+import packageJson from '../../package.json' with { type: 'json' };
 import { type Environment, loadConfig } from '../config/index.ts';
 import { logger, metrics, pdsClientFor, stateStoreFor } from '../lambda/adapters.ts';
 import { sqsClient } from '../lambda/aws-clients.ts';

@@ -2,7 +2,7 @@
  * The adapters a handler wires, built once per cold start and reused by every invocation of that
  * container: the PDS client (keep-alive pool), the state store, the event sink, the logger and metrics.
  *
- * Handlers choose adapters here and nowhere else; the logic under lib/ only sees the ports
+ * Handlers choose adapters here and nowhere else; the logic in the other rooms only sees the ports
  * (`PdsClient`, `StateStore`, `EventSink`).
  *
  * @example

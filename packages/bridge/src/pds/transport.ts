@@ -12,7 +12,7 @@ import type http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import packageJson from '../../../../package.json' with { type: 'json' };
+import packageJson from '../../package.json' with { type: 'json' };
 import {
   BridgeError,
   ConfigError,

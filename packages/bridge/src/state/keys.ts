@@ -7,7 +7,7 @@
  * packages/bridge/src/confirmations/keys.ts, packages/bridge/src/events/sqs/claim-check.ts, and at the end of this file the keys
  * packages/bridge/src/state owns (`watch/`, `leases/`). docs/architecture.md, "The state bucket", lists every prefix,
  * what one object under it holds and who builds it; test/unit/state-layout.test.ts finds every
- * declaration in lib/, fails on two that collide and holds that table to them. Lifecycle rules and IAM
+ * declaration in the packages, fails on two that collide and holds that table to them. Lifecycle rules and IAM
  * policies target a purpose by its prefix (packages/bridge/src/<flow>/permissions.ts import it from its owner).
  *
  * Free text (primary keys, names, ids) becomes one path segment through {@link encodeKeySegment}:
