@@ -2,8 +2,9 @@
  * The handler edge: what every Lambda function does around its own work, written once. The logger
  * takes the invocation's context (request id, function name, cold start), the cold start is counted,
  * the work runs in the invocation's trace (X-Ray subsegment in Lambda, lib/tracing.ts; the
- * `traceparent` its events carry, lib/core/trace-context.ts) and the invocation's metrics are written
- * even when the work throws.
+ * `traceparent` its events carry, lib/core/trace-context.ts), every retry inside it shares one retry
+ * budget and never waits past the invocation's end (lib/core/retry.ts), and the invocation's metrics
+ * are written even when the work throws.
  *
  * A function's module is wiring only: it reads its configuration through its flow's factory and
  * hands the result to {@link lambdaHandler}.
@@ -15,7 +16,13 @@
  * ```
  */
 import type { Context } from 'aws-lambda';
-import { traceparentFromXRay, withTraceparent } from './core/index.ts';
+import {
+  RetryBudget,
+  type RetryScope,
+  traceparentFromXRay,
+  withRetryScope,
+  withTraceparent,
+} from './core/index.ts';
 import { flushMetrics, logger, metrics } from './runtime.ts';
 import { invocationTracing, tracingEnabled } from './tracing.ts';
 
@@ -30,6 +37,14 @@ function xrayTraceHeader(): string | undefined {
   const store = (globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId(): string | undefined } } })
     .awslambda?.InvokeStore;
   return store?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
+}
+
+/** One budget per invocation, and its deadline when the context tells the time left. */
+function retryScope(context: Context | undefined): RetryScope {
+  const budget = new RetryBudget();
+  return typeof context?.getRemainingTimeInMillis === 'function'
+    ? { budget, remainingMs: () => context.getRemainingTimeInMillis() }
+    : { budget };
 }
 
 /** One invocation's work: what a flow's handler factory returns. */
@@ -63,8 +78,10 @@ export function lambdaHandler<E, R>(
     try {
       const tracing = await invocationTracing();
       // Outside Lambda there is no header: a fresh trace per invocation.
-      return await withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
-        tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
+      return await withRetryScope(retryScope(context), () =>
+        withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
+          tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
+        ),
       );
     } finally {
       flushMetrics();
