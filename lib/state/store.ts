@@ -13,7 +13,7 @@
  * Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
-import { backoffDelayMs, checkInteger, parseJson, sleep } from '../core/index.ts';
+import { checkInteger, parseJson, retry } from '../core/index.ts';
 import { StateConflictError, StateKeyError, StateValueError } from './errors.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
@@ -167,40 +167,66 @@ export async function mutate<T>(
   options: MutateOptions = {},
 ): Promise<MutateResult<T>> {
   const maxAttempts = options.maxAttempts ?? 10;
-  const baseDelayMs = options.baseDelayMs ?? 10;
-  const maxDelayMs = options.maxDelayMs ?? 500;
   checkInteger('maxAttempts', maxAttempts, { min: 1 });
-  let lastConflict: unknown;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  let attempts = 0;
+  try {
     // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
-    if (attempt > 1) await sleep(backoffDelayMs(attempt - 1, { baseMs: baseDelayMs, maxMs: maxDelayMs }));
-    const current = await store.get<T>(key);
-    const next = await fn(current?.value);
-    if (next === undefined) {
-      return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
-    }
-    if (current && serializeState(key, next) === serializeState(key, current.value)) {
-      return { value: current.value, etag: current.etag, written: false, attempts: attempt };
-    }
-    try {
-      if (current === undefined) {
-        const created = await store.create(key, next);
-        if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
-        lastConflict = new StateConflictError(key, 'it was created concurrently');
-      } else {
-        const { etag } = await store.update(key, next, current.etag);
-        return { value: next, etag, written: true, attempts: attempt };
-      }
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
-      lastConflict = error;
-    }
+    return await retry(
+      (attempt) => {
+        attempts = attempt;
+        return mutateOnce(store, key, fn, attempt);
+      },
+      {
+        maxAttempts,
+        baseDelayMs: options.baseDelayMs ?? 10,
+        maxDelayMs: options.maxDelayMs ?? 500,
+        retryable: (error) => error instanceof LostRace,
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof LostRace)) throw error;
+    throw new StateConflictError(
+      key,
+      `still contended after ${attempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
+      { cause: error.conflict },
+    );
   }
-  throw new StateConflictError(
-    key,
-    `still contended after ${maxAttempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
-    { cause: lastConflict },
-  );
+}
+
+/** A write of `mutate` that lost to a concurrent writer: read again and retry. */
+class LostRace {
+  readonly conflict: unknown;
+  constructor(conflict: unknown) {
+    this.conflict = conflict;
+  }
+}
+
+async function mutateOnce<T>(
+  store: Pick<StateStore, 'get' | 'create' | 'update'>,
+  key: string,
+  fn: Mutation<T>,
+  attempt: number,
+): Promise<MutateResult<T>> {
+  const current = await store.get<T>(key);
+  const next = await fn(current?.value);
+  if (next === undefined) {
+    return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
+  }
+  if (current && serializeState(key, next) === serializeState(key, current.value)) {
+    return { value: current.value, etag: current.etag, written: false, attempts: attempt };
+  }
+  try {
+    if (current === undefined) {
+      const created = await store.create(key, next);
+      if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
+      throw new LostRace(new StateConflictError(key, 'it was created concurrently'));
+    }
+    const { etag } = await store.update(key, next, current.etag);
+    return { value: next, etag, written: true, attempts: attempt };
+  } catch (error) {
+    if (error instanceof StateConflictError) throw new LostRace(error);
+    throw error;
+  }
 }
 
 /**

@@ -37,7 +37,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
+import { type RetryPolicy, retry } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
 import { BaseStateStore, type CreateResult, type ListedState, type StateListOptions } from '../store.ts';
 
@@ -65,7 +65,20 @@ export interface S3StateStoreOptions {
 }
 
 /** Waits between creates answered 409: up to 20 ms, then 40, 80, … (no cap; the retries are few). */
-const CREATE_CONFLICT_BACKOFF: BackoffPolicy = Object.freeze({ baseMs: 20, maxMs: Number.POSITIVE_INFINITY });
+const CREATE_CONFLICT_RETRY = (maxAttempts: number): RetryPolicy => ({
+  maxAttempts,
+  baseDelayMs: 20,
+  maxDelayMs: Number.POSITIVE_INFINITY,
+  retryable: (error) => error instanceof CreateConflict,
+});
+
+/** A create S3 answered 409 ConditionalRequestConflict: it did not take effect; send it again. */
+class CreateConflict {
+  readonly conflict: unknown;
+  constructor(conflict: unknown) {
+    this.conflict = conflict;
+  }
+}
 
 interface AwsError {
   name?: string;
@@ -195,7 +208,9 @@ export class S3StateStore extends BaseStateStore {
   protected async createText(key: string, body: string): Promise<CreateResult> {
     // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
     let repeated = false;
-    for (let attempt = 0; ; attempt++) {
+    let attempts = 0;
+    const createOnce = async (attempt: number): Promise<CreateResult> => {
+      attempts = attempt;
       try {
         const response = await this.#put(key, body, { IfNoneMatch: '*' });
         if (!response.ETag) throw this.#failure('PutObject', key, { name: 'MissingETag' });
@@ -208,16 +223,18 @@ export class S3StateStore extends BaseStateStore {
           return etag === undefined ? { created: false } : { created: true, etag };
         }
         if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
-        if (attempt >= this.#createConflictRetries) {
-          throw new StateConflictError(
-            key,
-            `S3 kept answering 409 ConditionalRequestConflict to ${attempt + 1} creates`,
-            { cause: error },
-          );
-        }
-        // Full jitter from 20 ms, doubling, uncapped (createConflictRetries bounds it).
-        await sleep(backoffDelayMs(attempt + 1, CREATE_CONFLICT_BACKOFF));
+        throw new CreateConflict(error);
       }
+    };
+    try {
+      return await retry(createOnce, CREATE_CONFLICT_RETRY(this.#createConflictRetries + 1));
+    } catch (error) {
+      if (!(error instanceof CreateConflict)) throw error;
+      throw new StateConflictError(
+        key,
+        `S3 kept answering 409 ConditionalRequestConflict to ${attempts} creates`,
+        { cause: error.conflict },
+      );
     }
   }
 
