@@ -16,13 +16,7 @@
  * ```
  */
 import type { Context } from 'aws-lambda';
-import {
-  RetryBudget,
-  type RetryScope,
-  traceparentFromXRay,
-  withRetryScope,
-  withTraceparent,
-} from './core/index.ts';
+import { RetryBudget, traceparentFromXRay, withRetryScope, withTraceparent } from './core/index.ts';
 import { flushMetrics, logger, metrics } from './runtime.ts';
 import { invocationTracing, tracingEnabled } from './tracing.ts';
 
@@ -37,14 +31,6 @@ function xrayTraceHeader(): string | undefined {
   const store = (globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId(): string | undefined } } })
     .awslambda?.InvokeStore;
   return store?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
-}
-
-/** One budget per invocation, and its deadline when the context tells the time left. */
-function retryScope(context: Context | undefined): RetryScope {
-  const budget = new RetryBudget();
-  return typeof context?.getRemainingTimeInMillis === 'function'
-    ? { budget, remainingMs: () => context.getRemainingTimeInMillis() }
-    : { budget };
 }
 
 /** One invocation's work: what a flow's handler factory returns. */
@@ -78,7 +64,9 @@ export function lambdaHandler<E, R>(
     try {
       const tracing = await invocationTracing();
       // Outside Lambda there is no header: a fresh trace per invocation.
-      return await withRetryScope(retryScope(context), () =>
+      // One retry budget per invocation, and its deadline when the context tells the time left.
+      const remainingMs = context?.getRemainingTimeInMillis?.bind(context);
+      return await withRetryScope({ budget: new RetryBudget(), remainingMs }, () =>
         withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
           tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
         ),

@@ -30,9 +30,8 @@ export {
   backoffDelayMs,
   currentRetryScope,
   isRetryable,
-  type PartialOutcome,
+  RETRY_COST,
   RetryBudget,
-  type RetryBudgetOptions,
   type RetryEvent,
   type RetryPolicy,
   type RetryRun,
@@ -42,6 +41,7 @@ export {
   retryDelay,
   retryEach,
   sleep,
+  TIMEOUT_COST,
   withRetryScope,
 } from './retry.ts';
 export { boundedText, MAX_ERROR_TEXT, terminalText } from './text.ts';

@@ -20,7 +20,6 @@
  *   success gives a little back. Outside any scope (scripts, tests) only the attempts bound a loop.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { checkInteger } from './options.ts';
 
 /** Numbers of an exponential back-off. */
 export interface BackoffPolicy {
@@ -97,10 +96,8 @@ export interface RetryPolicy {
   readonly retryable?: (error: unknown, attempt: number) => boolean;
   /** The delay the failure asks for (a Retry-After), in ms. Default: the error's `retryAfterMs`. */
   readonly hint?: (error: unknown) => number | undefined;
-  /** Longest hint honoured, in ms. Default 30 000. */
+  /** Longest hint honoured, in ms: a longer one waits this long. Default 30 000. */
   readonly maxHintMs?: number;
-  /** A hint above `maxHintMs`: `'cap'` waits `maxHintMs` (default), `'stop'` ends the retries. */
-  readonly longHint?: 'cap' | 'stop';
   /** Time kept free before the invocation's end, in ms: no wait ends inside it. Default 0. */
   readonly reserveMs?: number;
 }
@@ -139,12 +136,12 @@ export function isRetryable(error: unknown): boolean {
 
 function hintOf(error: unknown): number | undefined {
   const hinted = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-  return typeof hinted === 'number' && Number.isFinite(hinted) ? hinted : undefined;
+  return typeof hinted === 'number' ? hinted : undefined;
 }
 
 /**
- * The wait after failed attempt `attempt` under `policy` (hint or back-off), or `undefined` when a
- * hint is too long and the policy says stop. Pure: no budget, no deadline.
+ * The wait after failed attempt `attempt` under `policy`: the error's hint, else the back-off. Pure:
+ * no budget, no deadline.
  *
  * @example
  * ```ts
@@ -156,60 +153,43 @@ export function retryDelay(
   attempt: number,
   error: unknown,
   random: () => number = Math.random,
-): number | undefined {
+): number {
   const hinted = (policy.hint ?? hintOf)(error);
-  const maxHintMs = policy.maxHintMs ?? 30_000;
-  if (hinted !== undefined) {
-    if (hinted > maxHintMs && policy.longHint === 'stop') return undefined;
-    return retryAfterDelayMs(hinted, maxHintMs);
-  }
-  const base = policy.baseDelayMs ?? 100;
-  const ceiling = Math.min(
-    policy.maxDelayMs ?? 10_000,
+  if (hinted !== undefined) return retryAfterDelayMs(hinted, policy.maxHintMs ?? 30_000);
+  const baseMs = policy.baseDelayMs ?? 100;
+  const maxMs = policy.maxDelayMs ?? 10_000;
+  const jitter = policy.jitter === 'none' ? () => 1 : random;
+  return Math.floor(
     policy.growth === 'linear'
-      ? base * attempt
-      : base * 2 ** Math.min(Math.max(0, attempt - 1), MAX_EXPONENT),
+      ? jitter() * Math.min(maxMs, baseMs * attempt)
+      : backoffDelayMs(attempt, { baseMs, maxMs }, jitter),
   );
-  return Math.floor((policy.jitter === 'none' ? 1 : random()) * ceiling);
 }
 
-/** Tokens of a {@link RetryBudget}; the defaults are the AWS SDKs' standard retry quota. */
-export interface RetryBudgetOptions {
-  /** Tokens at the start of the invocation, and the most it can hold. Default 500. */
-  capacity?: number;
-  /** Tokens one retry spends. Default 5. */
-  retryCost?: number;
-  /** Tokens a retry after a timeout spends (the PDS may be overloaded). Default 10. */
-  timeoutCost?: number;
-  /** Tokens a success at the first attempt gives back. Default 1. */
-  successRefund?: number;
-}
+/** Tokens one retry spends (the AWS SDKs' standard retry quota: 500 tokens, 5 a retry, 10 after a timeout, 1 back per success). */
+export const RETRY_COST = 5;
+/** Tokens a retry after a timeout spends (the other side may be overloaded). */
+export const TIMEOUT_COST = 10;
 
 /**
- * The retries one invocation may still make, across every layer that retries inside it. A retry
- * spends `retryCost` (`timeoutCost` after a timeout); a call that succeeds after retries gives the
- * cost of its last retry back, one that succeeds at once gives `successRefund`; never above
- * `capacity`. Empty, every loop ends at its current attempt with the error in hand.
+ * The retries one invocation may still make, across every layer that retries inside it: `capacity`
+ * tokens (default 500). A retry spends {@link RETRY_COST} ({@link TIMEOUT_COST} after an error whose
+ * code ends in `TIMEOUT`); a call that succeeds after retries gives the cost of its last retry back,
+ * one that succeeds at once gives 1; never above `capacity`. Empty, every loop ends at its current
+ * attempt with the error in hand.
  *
  * @example
  * ```ts
- * const budget = new RetryBudget({ capacity: 20 }); // four retries of cost 5
+ * const budget = new RetryBudget(20); // four retries
  * await withRetryScope({ budget }, () => handle(event));
  * ```
  */
 export class RetryBudget {
   readonly #capacity: number;
-  readonly #retryCost: number;
-  readonly #timeoutCost: number;
-  readonly #successRefund: number;
   #tokens: number;
 
-  constructor(options: RetryBudgetOptions = {}) {
-    this.#capacity = checkInteger('capacity', options.capacity ?? 500, { min: 0 });
-    this.#retryCost = checkInteger('retryCost', options.retryCost ?? 5, { min: 0 });
-    this.#timeoutCost = checkInteger('timeoutCost', options.timeoutCost ?? 10, { min: 0 });
-    this.#successRefund = checkInteger('successRefund', options.successRefund ?? 1, { min: 0 });
-    this.#tokens = this.#capacity;
+  constructor(capacity = 500) {
+    this.#capacity = this.#tokens = capacity;
   }
 
   /** Tokens left. */
@@ -217,26 +197,26 @@ export class RetryBudget {
     return this.#tokens;
   }
 
-  /** Spends the cost of retrying after `error`; `undefined` (nothing spent) when the budget cannot pay. */
-  spend(error: unknown): number | undefined {
+  /** Spends the cost of retrying after `error` and returns it; 0 (nothing spent) when the budget cannot pay. */
+  spend(error: unknown): number {
     const code = (error as { code?: unknown } | null)?.code;
-    const cost = typeof code === 'string' && code.endsWith('TIMEOUT') ? this.#timeoutCost : this.#retryCost;
-    if (cost > this.#tokens) return undefined;
+    const cost = typeof code === 'string' && code.endsWith('TIMEOUT') ? TIMEOUT_COST : RETRY_COST;
+    if (cost > this.#tokens) return 0;
     this.#tokens -= cost;
     return cost;
   }
 
-  /** A call succeeded: `spent` is what its last retry cost (0 when it needed none). */
+  /** A call succeeded: `spent` is what its last retry cost (0 when it needed none: 1 comes back). */
   refund(spent: number): void {
-    this.#tokens = Math.min(this.#capacity, this.#tokens + (spent > 0 ? spent : this.#successRefund));
+    this.#tokens = Math.min(this.#capacity, this.#tokens + (spent || 1));
   }
 }
 
 /** What one invocation's retries share. */
 export interface RetryScope {
-  readonly budget?: RetryBudget;
+  readonly budget?: RetryBudget | undefined;
   /** Time left in the invocation, in ms (Lambda's `context.getRemainingTimeInMillis`). */
-  readonly remainingMs?: () => number;
+  readonly remainingMs?: (() => number) | undefined;
 }
 
 const scopes = new AsyncLocalStorage<RetryScope>();
@@ -260,48 +240,8 @@ export function currentRetryScope(): RetryScope | undefined {
 }
 
 /**
- * The decision after failed attempt `attempt`: the wait before the next one, or `undefined` to give
- * up (not retryable, attempts spent, hint too long, the deadline, the budget). Spends the budget's
- * tokens when it says retry; `spent` receives what was spent.
- */
-function decide(
-  policy: RetryPolicy,
-  attempt: number,
-  error: unknown,
-  run: RetryRun,
-  spent: { tokens: number },
-): number | undefined {
-  if (attempt >= policy.maxAttempts || !(policy.retryable ?? isRetryable)(error, attempt)) return undefined;
-  const delayMs = retryDelay(policy, attempt, error, run.random);
-  if (delayMs === undefined) return undefined;
-  const scope = scopes.getStore();
-  const remainingMs = run.remainingMs ?? scope?.remainingMs;
-  if (remainingMs && remainingMs() - delayMs <= (policy.reserveMs ?? 0)) return undefined;
-  const budget = run.budget ?? scope?.budget;
-  if (budget) {
-    const cost = budget.spend(error);
-    if (cost === undefined) return undefined;
-    spent.tokens = cost;
-  }
-  return delayMs;
-}
-
-async function pause(delayMs: number, attempt: number, error: unknown, run: RetryRun): Promise<void> {
-  try {
-    run.onRetry?.({ attempt, delayMs, error });
-  } catch {
-    // A failing metrics or logging hook must not turn a recoverable call into a failed one.
-  }
-  try {
-    await (run.sleep ?? sleep)(delayMs, run.signal);
-  } catch (failure) {
-    if (run.signal?.aborted) throw run.signal.reason;
-    throw failure;
-  }
-}
-
-/**
- * Runs `attempt` until it succeeds or the policy gives up, then throws the last error as it came.
+ * Runs `attempt` until it succeeds or the policy gives up (not retryable, attempts spent, the
+ * deadline, the budget), then throws the last error as it came.
  *
  * @example
  * ```ts
@@ -315,35 +255,43 @@ export async function retry<T>(
   policy: RetryPolicy,
   run: RetryRun = {},
 ): Promise<T> {
-  checkInteger('maxAttempts', policy.maxAttempts, { min: 1 });
-  const spent = { tokens: 0 };
+  const scope = scopes.getStore();
+  const budget = run.budget ?? scope?.budget;
+  const remainingMs = run.remainingMs ?? scope?.remainingMs;
+  const { signal } = run;
+  let spent = 0;
   for (let number = 1; ; number++) {
-    run.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     try {
       const value = await attempt(number);
-      (run.budget ?? scopes.getStore()?.budget)?.refund(spent.tokens);
+      budget?.refund(spent);
       return value;
     } catch (error) {
-      if (run.signal?.aborted) throw run.signal.reason;
-      const delayMs = decide(policy, number, error, run, spent);
-      if (delayMs === undefined) throw error;
-      await pause(delayMs, number, error, run);
+      if (signal?.aborted) throw signal.reason;
+      const delayMs =
+        number < policy.maxAttempts && (policy.retryable ?? isRetryable)(error, number)
+          ? retryDelay(policy, number, error, run.random)
+          : -1;
+      const late = remainingMs !== undefined && remainingMs() - delayMs <= (policy.reserveMs ?? 0);
+      spent = delayMs < 0 || late ? 0 : (budget?.spend(error) ?? 1);
+      if (!spent) throw error;
+      try {
+        run.onRetry?.({ attempt: number, delayMs, error });
+      } catch {
+        // A failing metrics or logging hook must not turn a recoverable call into a failed one.
+      }
+      await (run.sleep ?? sleep)(delayMs, signal).catch((failure: unknown) => {
+        throw signal?.aborted ? signal.reason : failure;
+      });
     }
   }
 }
 
-/** What one attempt of {@link retryEach} left to do. */
-export interface PartialOutcome<T> {
-  /** The items to try again (a transient failure each). */
-  readonly retry: readonly T[];
-  /** Why they failed, for the budget and the hint; default a retryable error. */
-  readonly error?: unknown;
-}
-
 /**
  * Sends a batch whose items succeed or fail one by one (SQS SendMessageBatch, EventBridge PutEvents):
- * `attempt` sends `pending` and returns the items to try again; they are sent again, alone, until
- * none is left or the policy gives up. Returns the items still failing and the attempts made.
+ * `attempt` sends `pending` and returns the items to try again (failed for now; `policy.retryable`
+ * is not asked); they are sent again, alone, until none is left or the policy gives up. Returns the
+ * items still failing and the attempts made; an error `attempt` throws ends the loop as it came.
  *
  * @example
  * ```ts
@@ -352,26 +300,27 @@ export interface PartialOutcome<T> {
  */
 export async function retryEach<T>(
   items: readonly T[],
-  attempt: (pending: readonly T[], attempt: number) => Promise<PartialOutcome<T>>,
+  attempt: (pending: readonly T[], attempt: number) => Promise<readonly T[]>,
   policy: RetryPolicy,
   run: RetryRun = {},
 ): Promise<{ left: readonly T[]; attempts: number }> {
-  checkInteger('maxAttempts', policy.maxAttempts, { min: 1 });
   let pending = items;
-  const spent = { tokens: 0 };
-  for (let number = 1; ; number++) {
-    const outcome = await attempt(pending, number);
-    if (outcome.retry.length === 0) {
-      (run.budget ?? scopes.getStore()?.budget)?.refund(spent.tokens);
-      return { left: outcome.retry, attempts: number };
-    }
-    const error = 'error' in outcome ? outcome.error : PARTIAL_FAILURE;
-    const delayMs = decide(policy, number, error, run, spent);
-    if (delayMs === undefined) return { left: outcome.retry, attempts: number };
-    await pause(delayMs, number, error, run);
-    pending = outcome.retry;
+  let attempts = 0;
+  try {
+    await retry(
+      async (number) => {
+        attempts = number;
+        pending = await attempt(pending, number);
+        if (pending.length > 0) throw ITEMS_LEFT;
+      },
+      { ...policy, retryable: (error) => error === ITEMS_LEFT },
+      run,
+    );
+  } catch (error) {
+    if (error !== ITEMS_LEFT) throw error;
   }
+  return { left: pending, attempts };
 }
 
-/** The failure of items a service reported failed without saying why: transient. */
-const PARTIAL_FAILURE = Object.freeze({ code: 'PARTIAL_FAILURE', retryable: true });
+/** Some items of a batch failed for now (the service said no more). */
+const ITEMS_LEFT = { code: 'ITEMS_LEFT' };

@@ -67,7 +67,7 @@ export async function sendEntries<P extends { readonly event: CloudEvent }>(
       } catch (error) {
         const fields = failureFields(error);
         for (const item of pending) failure(item, attempt, { ...fields, requestFailed: true });
-        return { retry: [] };
+        return [];
       }
       const retry: P[] = [];
       pending.forEach((item, index) => {
@@ -80,7 +80,7 @@ export async function sendEntries<P extends { readonly event: CloudEvent }>(
           transient.set(item, verdict);
         }
       });
-      return { retry };
+      return retry;
     },
     policy,
     run,

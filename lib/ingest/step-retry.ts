@@ -69,15 +69,17 @@ export async function retryPdsStep<T>(
 ): Promise<T> {
   if (options === undefined) return attempt();
   const { remainingMs, random, sleep } = options;
+  const hint = (error: unknown) =>
+    retryAfterOf(error as PdsError) ??
+    (error instanceof PdsRateLimitedError ? error.retryAfterMs : undefined);
   return retry(
     attempt,
     {
       ...pdsBackoff(options),
-      retryable: (error) => error instanceof PdsError && error.retryable,
-      hint: (error) =>
-        retryAfterOf(error as PdsError) ??
-        (error instanceof PdsRateLimitedError ? error.retryAfterMs : undefined),
-      longHint: 'stop',
+      // A Retry-After longer than maxRetryAfterMs is not shortened: the step is left to SQS instead.
+      retryable: (error) =>
+        error instanceof PdsError && error.retryable && !((hint(error) ?? 0) > options.maxRetryAfterMs),
+      hint,
       reserveMs: options.reserveMs,
     },
     {

@@ -76,20 +76,13 @@ export interface SubmitResult {
 const RETRY_AFTER_SECONDS = 1;
 const MAX_TAKEOVER_CONFLICTS = 5;
 
-/**
- * Waits between reads of a request still in progress: 25, 50, 100, 200, 250 ms…, without jitter, until
- * `inProgressWaitMs` has passed (then 409).
- */
+/** Waits between reads of a request still in progress: 25, 50, 100, 200, 250 ms…, without jitter. */
 const IN_PROGRESS_POLL: RetryPolicy = {
   maxAttempts: Number.MAX_SAFE_INTEGER,
   baseDelayMs: 25,
   maxDelayMs: 250,
   jitter: 'none',
-  retryable: (error) => error === HELD,
 };
-
-/** Thrown out of one pass when a concurrent request holds the key: wait, then read again. */
-const HELD = Object.freeze({ held: true });
 
 /** Sends the message; any failure of the queue adapter becomes a {@link PublicationQueueError}. */
 async function send(queue: PublicationQueue, publicationId: string): Promise<void> {
@@ -235,7 +228,7 @@ async function submitWithKey(
   // A new key is the common case: create first, and read only when the create is refused.
   let createFirst = true;
 
-  // One pass until the key is ours, settled, or held by a concurrent request (then waited for).
+  // One pass until the key is ours, settled, or held by a concurrent request.
   const settle = async (): Promise<SubmitResult> => {
     for (;;) {
       const result = await acquireClaim(deps.store, stateKey, policy, {
@@ -258,10 +251,7 @@ async function submitWithKey(
           return { publicationId, replayed: true };
         }
         case 'held':
-          if (now().getTime() >= waitUntil) {
-            throw new RequestInProgressError(publicationId, RETRY_AFTER_SECONDS);
-          }
-          throw HELD;
+          throw new RequestInProgressError(publicationId, RETRY_AFTER_SECONDS);
         case 'raced':
           if (result.step === 'create') continue; // a concurrent request won the create: read its record
           conflicts += 1;
@@ -270,13 +260,10 @@ async function submitWithKey(
       }
     }
   };
-  try {
-    return await retry(settle, IN_PROGRESS_POLL, deps.sleep ? { sleep: deps.sleep } : {});
-  } catch (error) {
-    // Still held when the invocation's retry budget or time ran out: the same answer as a long wait.
-    if (error === HELD) throw new RequestInProgressError(publicationId, RETRY_AFTER_SECONDS);
-    throw error;
-  }
+  // Held by a concurrent request: read again until inProgressWaitMs has passed (or the invocation's
+  // retry budget or time ran out), then answer 409.
+  const held = (error: unknown) => error instanceof RequestInProgressError && now().getTime() < waitUntil;
+  return retry(settle, { ...IN_PROGRESS_POLL, retryable: held }, deps.sleep ? { sleep: deps.sleep } : {});
 }
 
 async function queueAndMarkQueued(

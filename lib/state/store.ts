@@ -169,43 +169,40 @@ export async function mutate<T>(
   const maxAttempts = options.maxAttempts ?? 10;
   checkInteger('maxAttempts', maxAttempts, { min: 1 });
   let attempts = 0;
+  const conflict = { last: undefined as unknown };
   try {
     // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
     return await retry(
       (attempt) => {
         attempts = attempt;
-        return mutateOnce(store, key, fn, attempt);
+        return mutateOnce(store, key, fn, attempt, conflict);
       },
       {
         maxAttempts,
         baseDelayMs: options.baseDelayMs ?? 10,
         maxDelayMs: options.maxDelayMs ?? 500,
-        retryable: (error) => error instanceof LostRace,
+        retryable: (error) => error === LOST_RACE,
       },
     );
   } catch (error) {
-    if (!(error instanceof LostRace)) throw error;
+    if (error !== LOST_RACE) throw error;
     throw new StateConflictError(
       key,
       `still contended after ${attempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
-      { cause: error.conflict },
+      { cause: conflict.last },
     );
   }
 }
 
-/** A write of `mutate` that lost to a concurrent writer: read again and retry. */
-class LostRace {
-  readonly conflict: unknown;
-  constructor(conflict: unknown) {
-    this.conflict = conflict;
-  }
-}
+/** A write of `mutate` lost to a concurrent writer: read again and retry. */
+const LOST_RACE = Object.freeze({ code: 'STATE_CONFLICT' });
 
 async function mutateOnce<T>(
   store: Pick<StateStore, 'get' | 'create' | 'update'>,
   key: string,
   fn: Mutation<T>,
   attempt: number,
+  conflict: { last: unknown },
 ): Promise<MutateResult<T>> {
   const current = await store.get<T>(key);
   const next = await fn(current?.value);
@@ -219,13 +216,15 @@ async function mutateOnce<T>(
     if (current === undefined) {
       const created = await store.create(key, next);
       if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
-      throw new LostRace(new StateConflictError(key, 'it was created concurrently'));
+      conflict.last = new StateConflictError(key, 'it was created concurrently');
+      throw LOST_RACE;
     }
     const { etag } = await store.update(key, next, current.etag);
     return { value: next, etag, written: true, attempts: attempt };
   } catch (error) {
-    if (error instanceof StateConflictError) throw new LostRace(error);
-    throw error;
+    if (!(error instanceof StateConflictError)) throw error;
+    conflict.last = error;
+    throw LOST_RACE;
   }
 }
 

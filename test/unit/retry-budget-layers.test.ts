@@ -57,7 +57,7 @@ describe('one retry budget per invocation, shared across layers', () => {
   it('bounds a PDS outage under an ingest step by the budget, not attempts x attempts', async () => {
     // prepare: 25 tokens pay for five retries of cost 5, whichever layer makes them.
     const { transport, connects } = countingTransport(await refusedBaseUrl());
-    const budget = new RetryBudget({ capacity: 25, retryCost: 5 });
+    const budget = new RetryBudget(25);
 
     // act
     await expect(withRetryScope({ budget }, () => importStep(transport))).rejects.toMatchObject({

@@ -82,11 +82,9 @@ export class SqsReviewKeyQueue implements ReviewKeyQueue {
           for (const item of refused)
             reason = `${failures.get(item.id)?.Code}: ${failures.get(item.id)?.Message}`;
           failed += refused.length;
-          return {
-            retry: pending.filter(
-              (item) => !succeeded.has(item.id) && failures.get(item.id)?.SenderFault !== true,
-            ),
-          };
+          return pending.filter(
+            (item) => !succeeded.has(item.id) && failures.get(item.id)?.SenderFault !== true,
+          );
         },
         policy,
       );

@@ -69,16 +69,11 @@ const CREATE_CONFLICT_RETRY = (maxAttempts: number): RetryPolicy => ({
   maxAttempts,
   baseDelayMs: 20,
   maxDelayMs: Number.POSITIVE_INFINITY,
-  retryable: (error) => error instanceof CreateConflict,
+  retryable: (error) => error === CREATE_CONFLICT,
 });
 
 /** A create S3 answered 409 ConditionalRequestConflict: it did not take effect; send it again. */
-class CreateConflict {
-  readonly conflict: unknown;
-  constructor(conflict: unknown) {
-    this.conflict = conflict;
-  }
-}
+const CREATE_CONFLICT = Object.freeze({ code: 'STATE_CONFLICT' });
 
 interface AwsError {
   name?: string;
@@ -209,6 +204,7 @@ export class S3StateStore extends BaseStateStore {
     // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
     let repeated = false;
     let attempts = 0;
+    let conflict: unknown;
     const createOnce = async (attempt: number): Promise<CreateResult> => {
       attempts = attempt;
       try {
@@ -223,17 +219,18 @@ export class S3StateStore extends BaseStateStore {
           return etag === undefined ? { created: false } : { created: true, etag };
         }
         if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
-        throw new CreateConflict(error);
+        conflict = error;
+        throw CREATE_CONFLICT;
       }
     };
     try {
       return await retry(createOnce, CREATE_CONFLICT_RETRY(this.#createConflictRetries + 1));
     } catch (error) {
-      if (!(error instanceof CreateConflict)) throw error;
+      if (error !== CREATE_CONFLICT) throw error;
       throw new StateConflictError(
         key,
         `S3 kept answering 409 ConditionalRequestConflict to ${attempts} creates`,
-        { cause: error.conflict },
+        { cause: conflict },
       );
     }
   }

@@ -52,7 +52,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
           );
           failures = answer.Failed ?? [];
           const failed = new Set(failures.map((each) => each.Id));
-          return { retry: pending.filter(({ id }) => failed.has(id)) };
+          return pending.filter(({ id }) => failed.has(id));
         },
         ENQUEUE_RETRY,
       );
