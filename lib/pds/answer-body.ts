@@ -3,16 +3,9 @@
  * connection can be reused.
  */
 import type { Readable } from 'node:stream';
-import { BridgeError } from '../core/index.ts';
 
-export class AnswerTooLargeError extends BridgeError {
-  constructor(limit: number) {
-    super('PDS_ANSWER_TOO_LARGE', `The PDS answer is longer than ${limit} bytes`);
-  }
-}
-
-/** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
-export async function readAnswer(body: Readable, limit: number): Promise<string> {
+/** The whole answer as text; `undefined` (the body destroyed) past `limit` bytes. */
+export async function readAnswer(body: Readable, limit: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -20,7 +13,7 @@ export async function readAnswer(body: Readable, limit: number): Promise<string>
     size += buffer.length;
     if (size > limit) {
       body.destroy();
-      throw new AnswerTooLargeError(limit);
+      return undefined;
     }
     chunks.push(buffer);
   }

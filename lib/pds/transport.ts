@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError, parseJson, type RetryPolicy, retry } from '../core/index.ts';
-import { AnswerTooLargeError, drain, readAnswer, readExcerpt } from './answer-body.ts';
+import { drain, readAnswer, readExcerpt } from './answer-body.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -291,17 +291,17 @@ export class PdsTransport {
         await drain(response.body);
         return answer(undefined);
       default: {
-        let text: string;
+        let text: string | undefined;
         try {
           text = await readAnswer(response.body, MAX_ANSWER_BYTES);
         } catch (error) {
-          if (error instanceof AnswerTooLargeError) {
-            throw new PdsInvalidResponseError(
-              `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
-              line,
-            );
-          }
           throw this.#toPdsError(error, line);
+        }
+        if (text === undefined) {
+          throw new PdsInvalidResponseError(
+            `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
+            line,
+          );
         }
         return answer(expect === 'json' ? this.#parseJson(text, line) : text);
       }
