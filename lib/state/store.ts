@@ -168,41 +168,31 @@ export async function mutate<T>(
 ): Promise<MutateResult<T>> {
   const maxAttempts = options.maxAttempts ?? 10;
   checkInteger('maxAttempts', maxAttempts, { min: 1 });
-  let attempts = 0;
-  const conflict = { last: undefined as unknown };
-  try {
-    // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
-    return await retry(
-      (attempt) => {
-        attempts = attempt;
-        return mutateOnce(store, key, fn, attempt, conflict);
-      },
-      {
-        maxAttempts,
-        baseDelayMs: options.baseDelayMs ?? 10,
-        maxDelayMs: options.maxDelayMs ?? 500,
-        retryable: (error) => error === LOST_RACE,
-      },
-    );
-  } catch (error) {
-    if (error !== LOST_RACE) throw error;
-    throw new StateConflictError(
+  let conflict: StateConflictError | undefined;
+  const lost = (attempt: number, cause: unknown) => {
+    conflict = new StateConflictError(
       key,
-      `still contended after ${attempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
-      { cause: conflict.last },
+      `still contended after ${attempt} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
+      { cause },
     );
-  }
+    return conflict;
+  };
+  // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
+  return retry((attempt) => mutateOnce(store, key, fn, attempt, lost), {
+    maxAttempts,
+    baseDelayMs: options.baseDelayMs ?? 10,
+    maxDelayMs: options.maxDelayMs ?? 500,
+    retryable: (error) => error === conflict,
+  });
 }
 
-/** A write of `mutate` lost to a concurrent writer: read again and retry. */
-const LOST_RACE = Object.freeze({ code: 'STATE_CONFLICT' });
-
+/** One read–modify–write; a write lost to a concurrent writer throws what `lost` makes of it. */
 async function mutateOnce<T>(
   store: Pick<StateStore, 'get' | 'create' | 'update'>,
   key: string,
   fn: Mutation<T>,
   attempt: number,
-  conflict: { last: unknown },
+  lost: (attempt: number, conflict: unknown) => StateConflictError,
 ): Promise<MutateResult<T>> {
   const current = await store.get<T>(key);
   const next = await fn(current?.value);
@@ -216,15 +206,13 @@ async function mutateOnce<T>(
     if (current === undefined) {
       const created = await store.create(key, next);
       if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
-      conflict.last = new StateConflictError(key, 'it was created concurrently');
-      throw LOST_RACE;
+      throw lost(attempt, new StateConflictError(key, 'it was created concurrently'));
     }
     const { etag } = await store.update(key, next, current.etag);
     return { value: next, etag, written: true, attempts: attempt };
   } catch (error) {
     if (!(error instanceof StateConflictError)) throw error;
-    conflict.last = error;
-    throw LOST_RACE;
+    throw lost(attempt, error);
   }
 }
 

@@ -37,7 +37,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { type RetryPolicy, retry } from '../../core/index.ts';
+import { retry } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
 import { BaseStateStore, type CreateResult, type ListedState, type StateListOptions } from '../store.ts';
 
@@ -65,15 +65,7 @@ export interface S3StateStoreOptions {
 }
 
 /** Waits between creates answered 409: up to 20 ms, then 40, 80, … (no cap; the retries are few). */
-const CREATE_CONFLICT_RETRY = (maxAttempts: number): RetryPolicy => ({
-  maxAttempts,
-  baseDelayMs: 20,
-  maxDelayMs: Number.POSITIVE_INFINITY,
-  retryable: (error) => error === CREATE_CONFLICT,
-});
-
-/** A create S3 answered 409 ConditionalRequestConflict: it did not take effect; send it again. */
-const CREATE_CONFLICT = Object.freeze({ code: 'STATE_CONFLICT' });
+const CREATE_CONFLICT_RETRY = { baseDelayMs: 20, maxDelayMs: Number.POSITIVE_INFINITY } as const;
 
 interface AwsError {
   name?: string;
@@ -203,10 +195,8 @@ export class S3StateStore extends BaseStateStore {
   protected async createText(key: string, body: string): Promise<CreateResult> {
     // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
     let repeated = false;
-    let attempts = 0;
-    let conflict: unknown;
+    let conflict: StateConflictError | undefined;
     const createOnce = async (attempt: number): Promise<CreateResult> => {
-      attempts = attempt;
       try {
         const response = await this.#put(key, body, { IfNoneMatch: '*' });
         if (!response.ETag) throw this.#failure('PutObject', key, { name: 'MissingETag' });
@@ -219,20 +209,16 @@ export class S3StateStore extends BaseStateStore {
           return etag === undefined ? { created: false } : { created: true, etag };
         }
         if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
-        conflict = error;
-        throw CREATE_CONFLICT;
+        const detail = `S3 kept answering 409 ConditionalRequestConflict to ${attempt} creates`;
+        conflict = new StateConflictError(key, detail, { cause: error });
+        throw conflict;
       }
     };
-    try {
-      return await retry(createOnce, CREATE_CONFLICT_RETRY(this.#createConflictRetries + 1));
-    } catch (error) {
-      if (error !== CREATE_CONFLICT) throw error;
-      throw new StateConflictError(
-        key,
-        `S3 kept answering 409 ConditionalRequestConflict to ${attempts} creates`,
-        { cause: conflict },
-      );
-    }
+    return retry(createOnce, {
+      ...CREATE_CONFLICT_RETRY,
+      maxAttempts: this.#createConflictRetries + 1,
+      retryable: (error) => error === conflict,
+    });
   }
 
   protected async replaceText(key: string, body: string, etag: string): Promise<{ etag: string }> {
