@@ -6,9 +6,9 @@
  *
  * - **Attempts**: `maxAttempts`, the first included.
  * - **Waits**: exponential back-off with full jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(n-1))`
- *   after failed attempt n, rounded down to whole ms (`jitter: 'none'` for exact waits, `growth:
- *   'linear'` for `baseDelayMs * n`). A delay hint the error carries (a server's Retry-After as
- *   `retryAfterMs`) replaces the back-off, capped at `maxHintMs`, or ends the retries (`longHint: 'stop'`).
+ *   after failed attempt n, rounded down to whole ms (`jitter: 'none'` for exact waits). A delay hint
+ *   the error carries (a server's Retry-After as `retryAfterMs`) replaces the back-off, capped at
+ *   `maxHintMs` (a caller that must not wait that long says so in its `retryable` rule).
  * - **Which errors**: those the error model marks `retryable` (lib/core/errors.ts) unless the caller
  *   names its own rule.
  * - **Deadline**: never a wait that ends within `reserveMs` of the invocation's end, when the
@@ -87,8 +87,6 @@ export interface RetryPolicy {
   readonly maxDelayMs?: number;
   /** `'full'` (default): a random wait up to the back-off; `'none'`: the back-off itself. */
   readonly jitter?: 'full' | 'none';
-  /** `'exponential'` (default): base × 2^(n-1); `'linear'`: base × n. */
-  readonly growth?: 'exponential' | 'linear';
   /**
    * Which failures are tried again (`attempt` is the one that failed). Default {@link isRetryable}:
    * the error model's `retryable`.
@@ -158,12 +156,7 @@ export function retryDelay(
   if (hinted !== undefined) return retryAfterDelayMs(hinted, policy.maxHintMs ?? 30_000);
   const baseMs = policy.baseDelayMs ?? 100;
   const maxMs = policy.maxDelayMs ?? 10_000;
-  const jitter = policy.jitter === 'none' ? () => 1 : random;
-  return Math.floor(
-    policy.growth === 'linear'
-      ? jitter() * Math.min(maxMs, baseMs * attempt)
-      : backoffDelayMs(attempt, { baseMs, maxMs }, jitter),
-  );
+  return Math.floor(backoffDelayMs(attempt, { baseMs, maxMs }, policy.jitter === 'none' ? () => 1 : random));
 }
 
 /** Tokens one retry spends (the AWS SDKs' standard retry quota: 500 tokens, 5 a retry, 10 after a timeout, 1 back per success). */

@@ -111,20 +111,6 @@ describe('retryDelay: back-off and hints', () => {
     expect(half).toBe(200);
   });
 
-  it('grows linearly when the caller says so', () => {
-    // act
-    const delays = [1, 2, 3].map((attempt) =>
-      retryDelay(
-        { maxAttempts: 4, baseDelayMs: 100, growth: 'linear', jitter: 'none' },
-        attempt,
-        transient(),
-      ),
-    );
-
-    // assess
-    expect(delays).toEqual([100, 200, 300]);
-  });
-
   it("waits for the error's Retry-After instead of the back-off, capped at maxHintMs", () => {
     // prepare
     const hinted = (ms: number) => Object.assign(transient(), { retryAfterMs: ms });

@@ -9,12 +9,14 @@ import { packBatches } from '../../events/sqs/index.ts';
 import { ReviewFanOutError } from '../errors.ts';
 import type { ReviewKeyChunk, ReviewKeyQueue } from '../review-queue.ts';
 
-/** Entries SQS failed on its side are sent again after 100 ms, 200 ms, … (linear, no jitter: its own policy, kept). */
+/**
+ * Entries SQS failed on its side are sent again after 100 ms, then 200 ms (doubling, no jitter; with
+ * the default 3 attempts the same waits as the linear steps it had before).
+ */
 const RETRY: RetryPolicy = {
   maxAttempts: 3,
   baseDelayMs: 100,
   maxDelayMs: Number.POSITIVE_INFINITY,
-  growth: 'linear',
   jitter: 'none',
 };
 
