@@ -1,9 +1,8 @@
 /**
- * The shared core of the bridge: the log and metrics ports, the error base and log fields, back-off,
+ * The shared core of the bridge: the log and metrics ports, the error base and log fields, the retry policy,
  * bounded concurrency, option checks, the http(s) base-address check and the trace context of the
  * work in progress. No AWS SDK, no Powertools import.
  */
-export { type BackoffPolicy, backoffDelayMs, retryAfterDelayMs, sleep } from './backoff.ts';
 export { type BaseUrlCheck, type BaseUrlFault, checkBaseUrl } from './base-url.ts';
 export {
   BridgeError,
@@ -26,6 +25,25 @@ export {
   type OptionErrorFactory,
 } from './options.ts';
 export { createLimiter, type Limiter, type MapLimitOptions, mapAll, mapLimit, type Settled } from './pool.ts';
+export {
+  type BackoffPolicy,
+  backoffDelayMs,
+  currentRetryScope,
+  isRetryable,
+  RETRY_COST,
+  RetryBudget,
+  type RetryEvent,
+  type RetryPolicy,
+  type RetryRun,
+  type RetryScope,
+  retry,
+  retryAfterDelayMs,
+  retryDelay,
+  retryEach,
+  sleep,
+  TIMEOUT_COST,
+  withRetryScope,
+} from './retry.ts';
 export { boundedText, MAX_ERROR_TEXT, terminalText } from './text.ts';
 export {
   continueTrace,

@@ -6,17 +6,13 @@
  * did nothing. On the ingest path, though, the alternative is SQS delivering the message again, which
  * sends the very same request again (the step was not recorded as done). Repeating it here carries no
  * new risk and keeps a passing fault from costing one of the message's five receives. The bounds:
- * a few attempts, full-jitter back-off (packages/bridge/src/pds/retry.ts), the PDS's Retry-After honoured, and never
- * beyond the invocation's remaining time less a reserve to record the outcome and release the claim.
+ * a few attempts, full-jitter back-off, the PDS's Retry-After honoured, and never beyond the
+ * invocation's remaining time less a reserve to record the outcome and release the claim: the core's
+ * policy (packages/bridge/src/core/retry.ts) with the PDS's numbers; the invocation's retry budget is shared with the
+ * transport underneath, so a PDS outage costs the budget's retries, not steps x transport attempts.
  */
-import { sleep } from '../core/index.ts';
-import {
-  PdsError,
-  PdsRateLimitedError,
-  type RetryOptions,
-  retryAfterOf,
-  retryDelayMs,
-} from '../pds/index.ts';
+import { retry } from '../core/index.ts';
+import { PdsError, PdsRateLimitedError, pdsBackoff, type RetryOptions, retryAfterOf } from '../pds/index.ts';
 
 export interface StepRetryPolicy extends RetryOptions {
   /** Kept free at the end of the invocation to record the outcome and release the claim, in ms. */
@@ -71,24 +67,27 @@ export async function retryPdsStep<T>(
   options: StepRetryOptions | undefined,
   onRetry: (event: StepRetryEvent) => void = () => {},
 ): Promise<T> {
-  for (let attempts = 1; ; attempts++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const delayMs = options ? delayBeforeRepeat(error, attempts, options) : undefined;
-      if (options === undefined || delayMs === undefined) throw error;
-      onRetry({ step, attempt: attempts, delayMs, error: error as PdsError });
-      await (options.sleep ?? sleep)(delayMs);
-    }
-  }
-}
-
-/** The wait before repeating the step, or undefined when it must not be repeated here. */
-function delayBeforeRepeat(error: unknown, attempt: number, options: StepRetryOptions): number | undefined {
-  if (!(error instanceof PdsError) || !error.retryable || attempt >= options.maxAttempts) return undefined;
-  const retryAfterMs =
-    retryAfterOf(error) ?? (error instanceof PdsRateLimitedError ? error.retryAfterMs : undefined);
-  if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs) return undefined;
-  const delayMs = retryDelayMs(attempt, retryAfterMs, options, options.random ?? Math.random);
-  return options.remainingMs() - delayMs > options.reserveMs ? delayMs : undefined;
+  if (options === undefined) return attempt();
+  const { remainingMs, random, sleep } = options;
+  const hint = (error: unknown) =>
+    retryAfterOf(error as PdsError) ??
+    (error instanceof PdsRateLimitedError ? error.retryAfterMs : undefined);
+  return retry(
+    attempt,
+    {
+      ...pdsBackoff(options),
+      // A Retry-After longer than maxRetryAfterMs is not shortened: the step is left to SQS instead.
+      retryable: (error) =>
+        error instanceof PdsError && error.retryable && !((hint(error) ?? 0) > options.maxRetryAfterMs),
+      hint,
+      reserveMs: options.reserveMs,
+    },
+    {
+      remainingMs,
+      ...(random && { random }),
+      ...(sleep && { sleep }),
+      onRetry: ({ attempt: failed, delayMs, error }) =>
+        onRetry({ step, attempt: failed, delayMs, error: error as PdsError }),
+    },
+  );
 }

@@ -2,8 +2,9 @@
  * The handler edge: what every Lambda function does around its own work, written once. The logger
  * takes the invocation's context (request id, function name, cold start), the cold start is counted,
  * the work runs in the invocation's trace (X-Ray subsegment in Lambda, packages/bridge/src/lambda/tracing.ts; the
- * `traceparent` its events carry, packages/bridge/src/core/trace-context.ts) and the invocation's metrics are written
- * even when the work throws.
+ * `traceparent` its events carry, packages/bridge/src/core/trace-context.ts), every retry inside it shares one retry
+ * budget and never waits past the invocation's end (packages/bridge/src/core/retry.ts), and the invocation's metrics
+ * are written even when the work throws.
  *
  * A function's module is wiring only: it reads its configuration through its flow's factory and
  * hands the result to {@link lambdaHandler}.
@@ -15,7 +16,7 @@
  * ```
  */
 import type { Context } from 'aws-lambda';
-import { traceparentFromXRay, withTraceparent } from '../core/index.ts';
+import { RetryBudget, traceparentFromXRay, withRetryScope, withTraceparent } from '../core/index.ts';
 import { flushMetrics, logger, metrics } from './adapters.ts';
 import { invocationTracing, tracingEnabled } from './tracing.ts';
 
@@ -63,8 +64,12 @@ export function lambdaHandler<E, R>(
     try {
       const tracing = await invocationTracing();
       // Outside Lambda there is no header: a fresh trace per invocation.
-      return await withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
-        tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
+      // One retry budget per invocation, and its deadline when the context tells the time left.
+      const remainingMs = context?.getRemainingTimeInMillis?.bind(context);
+      return await withRetryScope({ budget: new RetryBudget(), remainingMs }, () =>
+        withTraceparent(traceparentFromXRay(xrayTraceHeader()), () =>
+          tracing ? tracing.trace(() => handle(event, context)) : handle(event, context),
+        ),
       );
     } finally {
       flushMetrics();

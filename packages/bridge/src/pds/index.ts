@@ -42,7 +42,7 @@ export type { FileUploadSource, StreamUploadSource, UploadSource } from './multi
 export type { PdsCallOptions } from './options.ts';
 export type { ClosablePdsClient, MessagingAssetListOptions, PdsClient } from './ports.ts';
 export type { RetryOptions } from './retry.ts';
-export { retryAfterOf, retryDelayMs } from './retry.ts';
+export { pdsBackoff, retryAfterOf, retryDelayMs } from './retry.ts';
 export type { PdsAnswerEvent, PdsCredentials, PdsRetryEvent } from './transport.ts';
 export type {
   CommunicationChannel,

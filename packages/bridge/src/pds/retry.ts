@@ -3,7 +3,7 @@
  *
  * Pure functions, so the rules can be tested without a network and read in one place.
  */
-import { backoffDelayMs, retryAfterDelayMs } from '../core/index.ts';
+import { type RetryPolicy, retryDelay } from '../core/index.ts';
 import { type PdsError, PdsHttpError, PdsNetworkError, PdsTimeoutError } from './errors.ts';
 
 export interface RetryOptions {
@@ -73,8 +73,22 @@ export function neverReachedServer(error: PdsError): boolean {
 }
 
 /**
+ * The PDS numbers in the terms of the bridge's one retry policy (lib/core/retry.ts): what the
+ * transport and the ingest steps state, besides which errors they retry.
+ */
+export function pdsBackoff(options: RetryOptions): RetryPolicy {
+  return {
+    maxAttempts: options.maxAttempts,
+    baseDelayMs: options.baseDelayMs,
+    maxDelayMs: options.maxDelayMs,
+    maxHintMs: options.maxRetryAfterMs,
+  };
+}
+
+/**
  * Wait before the next attempt: the server's Retry-After when it sent one (capped at `maxRetryAfterMs`),
- * otherwise exponential backoff with full jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(attempt-1))`.
+ * otherwise exponential backoff with full jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(attempt-1))`
+ * (lib/core/retry.ts computes both).
  *
  * @param attempt the attempt that just failed, starting at 1
  * @param random a function returning [0, 1), injectable for tests
@@ -85,10 +99,7 @@ export function retryDelayMs(
   options: RetryOptions,
   random: () => number,
 ): number {
-  if (retryAfterMs !== undefined) return retryAfterDelayMs(retryAfterMs, options.maxRetryAfterMs);
-  return Math.floor(
-    backoffDelayMs(attempt, { baseMs: options.baseDelayMs, maxMs: options.maxDelayMs }, random),
-  );
+  return retryDelay(pdsBackoff(options), attempt, { retryAfterMs }, random) ?? options.maxRetryAfterMs;
 }
 
 /**

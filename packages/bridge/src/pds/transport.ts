@@ -8,19 +8,12 @@
  * are moved by `exchange.ts`.
  */
 
-import type http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
-import {
-  BridgeError,
-  ConfigError,
-  checkBaseUrl,
-  checkDurationMs,
-  checkInteger,
-  parseJson,
-} from '../core/index.ts';
+import { ConfigError, parseJson, type RetryPolicy, retry } from '../core/index.ts';
+import { drain, readAnswer, readExcerpt } from './answer-body.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -34,177 +27,51 @@ import {
 } from './errors.ts';
 import { type ExchangeAnswer, type ExchangeTarget, exchange, keepAliveAgent } from './exchange.ts';
 import { codeOf, SecretRedactor } from './redact.ts';
+import type {
+  PdsAnswerEvent,
+  PdsExpect,
+  PdsQueryValue,
+  PdsRequest,
+  PdsRequestBody,
+  PdsResponse,
+  PdsResponseBody,
+  PdsResponseHeaders,
+  PdsRetryEvent,
+  PdsTransportOptions,
+} from './request.ts';
 import {
   DEFAULT_RETRY,
   IDEMPOTENT_METHODS,
   parseRetryAfter,
+  pdsBackoff,
   type RetryOptions,
   rememberRetryAfter,
   retryAfterOf,
-  retryDelayMs,
   shouldRetry,
 } from './retry.ts';
+import { checkCredentials, nonNegative, parseBaseUrl, positiveInteger } from './transport-options.ts';
+
+export {
+  headerOf,
+  type PdsAnswerEvent,
+  type PdsConditional,
+  type PdsCredentials,
+  type PdsExpect,
+  type PdsHttpMethod,
+  type PdsModified,
+  type PdsNotModified,
+  type PdsQueryValue,
+  type PdsRequest,
+  type PdsRequestBody,
+  type PdsResponse,
+  type PdsResponseBody,
+  type PdsResponseHeaders,
+  type PdsRetryEvent,
+  type PdsTransportOptions,
+} from './request.ts';
 
 /** Sent on every request, e.g. `pds-bridge/0.1.0 (+node v24.21.0)`. */
 export const USER_AGENT = `pds-bridge/${packageJson.version} (+node ${process.version})`;
-
-/** How the answer's body is handed back. */
-export type PdsExpect = 'json' | 'text' | 'stream' | 'none';
-
-/** The body type for each {@link PdsExpect}: parsed JSON, a string, a stream to consume, or nothing. */
-export type PdsResponseBody<E extends PdsExpect> = E extends 'json'
-  ? unknown
-  : E extends 'text'
-    ? string
-    : E extends 'stream'
-      ? Readable
-      : undefined;
-
-/**
- * A request body. Strings, bytes and factories can be sent again on retry; a one-shot `Readable`
- * cannot, so a request with one is never retried.
- */
-export type PdsRequestBody = string | Uint8Array | Readable | (() => Readable);
-
-export type PdsHttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-
-export interface PdsRequest<E extends PdsExpect = PdsExpect> {
-  method: PdsHttpMethod;
-  /** Path below the base URL, starting with '/', segments already encoded (see `pathOf`). */
-  path: string;
-  /** Query parameters; undefined values are left out, an array repeats the parameter once per element. */
-  query?: Record<string, PdsQueryValue | readonly PdsQueryValue[] | undefined>;
-  /** Extra headers (for example `content-type`, `content-length` of a stream body). */
-  headers?: Record<string, string>;
-  body?: PdsRequestBody;
-  /** Serialised as the body with `content-type: application/json`; excludes `body`. */
-  json?: unknown;
-  /**
-   * Repeating the request is harmless. Defaults to true for GET, HEAD, PUT, DELETE and false otherwise;
-   * set it on a POST without side effects (validate) so it is retried like a GET.
-   */
-  idempotent?: boolean;
-  expect: E;
-  /**
-   * Hand a `304 Not Modified` back as a response (status 304, body undefined) instead of throwing: set it
-   * on conditional GETs sent with `If-None-Match`, where 304 means "your copy is current".
-   */
-  acceptNotModified?: boolean;
-  signal?: AbortSignal;
-}
-
-/** One value of a query parameter. */
-export type PdsQueryValue = string | number | boolean;
-
-export type PdsResponseHeaders = Record<string, string | string[] | undefined>;
-
-/** A conditional GET answered `304 Not Modified`: the copy the caller holds (named by `etag`) is current. */
-export interface PdsNotModified {
-  notModified: true;
-  /** The ETag the server confirmed (the one sent in If-None-Match when the answer names none). */
-  etag: string;
-  cacheControl?: string;
-}
-
-/** A conditional GET answered with content: the value, and the ETag to send as If-None-Match next time. */
-export interface PdsModified<T> {
-  notModified: false;
-  value: T;
-  etag?: string;
-  cacheControl?: string;
-}
-
-/**
- * The answer of a GET that honours `If-None-Match`: a "not modified" result is a normal outcome, not an error.
- *
- * @example
- * ```ts
- * const answer = await pds.dataModel.current({ ifNoneMatch: cached.etag });
- * const model = answer.notModified ? cached.model : answer.value;
- * ```
- */
-export type PdsConditional<T> = PdsNotModified | PdsModified<T>;
-
-/**
- * The first value of a response header (names are lower case, as Node gives them), or undefined.
- *
- * @example
- * ```ts
- * headerOf(response.headers, 'etag'); // '"abc"'
- * ```
- */
-export function headerOf(headers: PdsResponseHeaders, name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-export interface PdsResponse<B> {
-  /** Method, and path and query as sent (base URL prefix included): what errors about this answer name. */
-  request: PdsRequestLine;
-  status: number;
-  headers: PdsResponseHeaders;
-  body: B;
-}
-
-/** Reported before each retry; `attempt` is the attempt that failed, starting at 1. */
-export interface PdsRetryEvent {
-  attempt: number;
-  delayMs: number;
-  error: PdsError;
-  method: string;
-  path: string;
-}
-
-/**
- * Reported after each attempt, answered or failed: how long the PDS took to answer (up to its status
- * and headers; an upload's time includes sending the body).
- */
-export interface PdsAnswerEvent {
-  method: string;
-  path: string;
-  /** The HTTP status, or `undefined` when no answer came (timeout, reset, refused connection). */
-  status: number | undefined;
-  durationMs: number;
-}
-
-export interface PdsCredentials {
-  username: string;
-  password: string;
-}
-
-export interface PdsTransportOptions {
-  /** `PDS_BASE_URL`: http(s) origin, optionally with a path prefix; `/api/v1/...` and `/v1/...` go below it. */
-  baseUrl: string;
-  credentials: PdsCredentials;
-  /** Most sockets open to the PDS at once; further requests wait for a free one. Default 16. */
-  connections?: number;
-  /** Longest wait for a new connection (TLS handshake included). Default 10 000 ms; 0: no limit. */
-  connectTimeoutMs?: number;
-  /** Longest wait for the answer's headers once the request is sent. Default 30 000 ms; 0: no limit. */
-  headersTimeoutMs?: number;
-  /** Longest silence between two chunks of the answer's body. Default 60 000 ms; 0: no limit. */
-  bodyTimeoutMs?: number;
-  /**
-   * How long an idle keep-alive socket is kept. Default 4 000 ms (short: Lambda freezes idle sockets);
-   * shorter when the PDS announces a keep-alive time (`Keep-Alive: timeout=N`): until 2 s before it.
-   */
-  keepAliveTimeoutMs?: number;
-  retry?: Partial<RetryOptions>;
-  /** Waits between attempts; injectable so tests record the waits instead of sleeping. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Returns [0, 1); the jitter source. Default Math.random. */
-  random?: () => number;
-  /** Called before each retry, e.g. to count retries in metrics. */
-  onRetry?: (event: PdsRetryEvent) => void;
-  /** Called after each attempt with its duration, e.g. to record the PDS's latency in metrics. */
-  onAnswer?: (event: PdsAnswerEvent) => void;
-  /**
-   * Use this agent (an `https.Agent` for an https base URL, an `http.Agent` for http) instead of an own
-   * keep-alive agent; `connections` and `keepAliveTimeoutMs` are then the agent's business, and `close()`
-   * leaves it open.
-   */
-  agent?: http.Agent;
-}
 
 const DEFAULTS = {
   connections: 16,
@@ -314,28 +181,42 @@ export class PdsTransport {
     const repeatable = request.idempotent ?? IDEMPOTENT_METHODS.has(method);
     const replayable = !(body instanceof Readable);
 
-    for (let attempt = 1; ; attempt++) {
-      request.signal?.throwIfAborted();
-      const started = performance.now();
-      try {
-        const response = await this.#attempt(request, line, headers, body);
-        this.#reportAnswer(line, response.status, started);
-        return response;
-      } catch (caught) {
-        if (request.signal?.aborted) throw request.signal.reason;
-        const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
-        this.#reportAnswer(line, error instanceof PdsHttpError ? error.status : undefined, started);
-        const context = { attempt, maxAttempts: this.#retry.maxAttempts, repeatable, replayable };
-        if (!shouldRetry(error, context)) throw error;
-        const delayMs = retryDelayMs(attempt, retryAfterOf(error), this.#retry, this.#random);
+    const policy: RetryPolicy = {
+      ...pdsBackoff(this.#retry),
+      retryable: (error, attempt) =>
+        shouldRetry(error as PdsError, {
+          attempt,
+          maxAttempts: this.#retry.maxAttempts,
+          repeatable,
+          replayable,
+        }),
+      hint: (error) => retryAfterOf(error as PdsError),
+    };
+    const onRetry = this.#onRetry;
+    return retry(
+      async () => {
+        const started = performance.now();
         try {
-          this.#onRetry?.({ attempt, delayMs, error, method, path: line.path });
-        } catch {
-          // A failing metrics or logging hook must not turn a recoverable call into a failed one.
+          const response = await this.#attempt(request, line, headers, body);
+          this.#reportAnswer(line, response.status, started);
+          return response;
+        } catch (caught) {
+          if (request.signal?.aborted) throw request.signal.reason;
+          const error = caught instanceof PdsError ? caught : this.#toPdsError(caught, line);
+          this.#reportAnswer(line, error instanceof PdsHttpError ? error.status : undefined, started);
+          throw error;
         }
-        await this.#wait(delayMs, request.signal);
-      }
-    }
+      },
+      policy,
+      {
+        sleep: this.#sleep,
+        random: this.#random,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(onRetry && {
+          onRetry: (event) => onRetry({ ...event, error: event.error as PdsError, method, path: line.path }),
+        }),
+      },
+    );
   }
 
   #reportAnswer(line: PdsRequestLine, status: number | undefined, started: number): void {
@@ -410,17 +291,17 @@ export class PdsTransport {
         await drain(response.body);
         return answer(undefined);
       default: {
-        let text: string;
+        let text: string | undefined;
         try {
           text = await readAnswer(response.body, MAX_ANSWER_BYTES);
         } catch (error) {
-          if (error instanceof AnswerTooLargeError) {
-            throw new PdsInvalidResponseError(
-              `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
-              line,
-            );
-          }
           throw this.#toPdsError(error, line);
+        }
+        if (text === undefined) {
+          throw new PdsInvalidResponseError(
+            `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
+            line,
+          );
         }
         return answer(expect === 'json' ? this.#parseJson(text, line) : text);
       }
@@ -507,15 +388,6 @@ export class PdsTransport {
     headers['user-agent'] = USER_AGENT;
     return headers;
   }
-
-  async #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    try {
-      await this.#sleep(ms, signal);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw error;
-    }
-  }
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -541,96 +413,4 @@ function describeFailure(error: unknown): string {
   const code = codeOf(error);
   const message = error.message || error.name;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
-class AnswerTooLargeError extends BridgeError {
-  constructor(limit: number) {
-    super('PDS_ANSWER_TOO_LARGE', `The PDS answer is longer than ${limit} bytes`);
-  }
-}
-
-/** The whole answer as text; AnswerTooLargeError (the body destroyed) past `limit` bytes. */
-async function readAnswer(body: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    size += buffer.length;
-    if (size > limit) {
-      body.destroy();
-      throw new AnswerTooLargeError(limit);
-    }
-    chunks.push(buffer);
-  }
-  // UTF-8, a leading byte order mark dropped (TextDecoder's default, as the answers were read before).
-  return new TextDecoder().decode(Buffer.concat(chunks, size));
-}
-
-/** Reads an answer to its end and drops it, so its connection can be reused; a failure is dropped too. */
-async function drain(body: Readable): Promise<void> {
-  try {
-    for await (const _chunk of body) {
-      // discarded
-    }
-  } catch {
-    // The status is the answer; a body that breaks only costs the connection.
-  }
-}
-
-/** Reads at most `limit` bytes of an error answer; a body that breaks only loses the excerpt. */
-async function readExcerpt(body: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-      chunks.push(buffer);
-      size += buffer.length;
-      if (size >= limit) break;
-    }
-  } catch {
-    // The status already tells what happened.
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-function parseBaseUrl(baseUrl: string): URL {
-  const checked = checkBaseUrl(baseUrl);
-  if (checked.ok) return checked.url;
-  switch (checked.kind) {
-    case 'invalid':
-      throw new ConfigError(
-        'PDS_BASE_URL is not a valid URL; set it to the PDS address, e.g. https://pds.example.com',
-      );
-    case 'protocol':
-      throw new ConfigError(`PDS_BASE_URL must use http or https, not ${checked.protocol}`);
-    case 'credentials':
-      throw new ConfigError(
-        'PDS_BASE_URL must not carry credentials; set PDS_USERNAME / PDS_PASSWORD or PDS_CREDENTIALS_SECRET_ID',
-      );
-    case 'query':
-      throw new ConfigError('PDS_BASE_URL must not carry a query or fragment; remove them');
-  }
-}
-
-function checkCredentials(credentials: PdsCredentials): PdsCredentials {
-  const { username, password } = credentials ?? {};
-  if (typeof username !== 'string' || username === '' || typeof password !== 'string' || password === '') {
-    throw new ConfigError('PDS credentials need a non-empty username and password');
-  }
-  if (username.includes(':')) {
-    // RFC 7617: the user-id of Basic authentication cannot contain a colon.
-    throw new ConfigError("the PDS username must not contain ':' (HTTP Basic cannot carry it)");
-  }
-  return { username, password };
-}
-
-const configurationError = (message: string) => new ConfigError(message);
-
-function positiveInteger(name: string, value: number): number {
-  return checkInteger(name, value, { min: 1 }, configurationError);
-}
-
-function nonNegative(name: string, value: number): number {
-  return checkDurationMs(name, value, configurationError);
 }

@@ -27,7 +27,7 @@
  */
 
 import { createHash, randomUUID } from 'node:crypto';
-import { backoffDelayMs, sleep } from '../core/index.ts';
+import { type RetryPolicy, retry } from '../core/index.ts';
 import {
   acquireClaim,
   advanceClaim,
@@ -77,7 +77,12 @@ const RETRY_AFTER_SECONDS = 1;
 const MAX_TAKEOVER_CONFLICTS = 5;
 
 /** Waits between reads of a request still in progress: 25, 50, 100, 200, 250 ms…, without jitter. */
-const IN_PROGRESS_POLL = { baseMs: 25, maxMs: 250 } as const;
+const IN_PROGRESS_POLL: RetryPolicy = {
+  maxAttempts: Number.MAX_SAFE_INTEGER,
+  baseDelayMs: 25,
+  maxDelayMs: 250,
+  jitter: 'none',
+};
 
 /** Sends the message; any failure of the queue adapter becomes a {@link PublicationQueueError}. */
 async function send(queue: PublicationQueue, publicationId: string): Promise<void> {
@@ -215,50 +220,50 @@ async function submitWithKey(
   bodyHash: string,
   now: () => Date,
 ): Promise<SubmitResult> {
-  const wait = deps.sleep ?? sleep;
   const waitUntil = now().getTime() + (deps.inProgressWaitMs ?? 2_000);
   const publicationId = publicationIdFor(input.caller, key);
   const stateKey = publicationKey(publicationId);
   const policy = idempotencyPolicy(deps, input, publicationId, bodyHash, now);
-  let waits = 0;
   let conflicts = 0;
   // A new key is the common case: create first, and read only when the create is refused.
   let createFirst = true;
 
-  for (;;) {
-    const result = await acquireClaim(deps.store, stateKey, policy, {
-      now: () => now().getTime(),
-      createFirst,
-    });
-    createFirst = false;
-    switch (result.outcome) {
-      case 'acquired':
-        // Created, or taken over from a holder that gave up or vanished: queue the message ourselves.
-        return queueAndMarkQueued(deps, result.claim, now);
-      case 'settled': {
-        const { record } = result;
-        if (record.bodyHash !== bodyHash) throw new IdempotencyConflictError(publicationId);
-        if (record.idempotency === undefined && record.status === 'queued') {
-          // Written before records carried the key's bookkeeping: whether its message went out is
-          // unknown, so send it again (the worker is idempotent by publication id) before replaying.
-          await send(deps.queue, publicationId);
+  // One pass until the key is ours, settled, or held by a concurrent request.
+  const settle = async (): Promise<SubmitResult> => {
+    for (;;) {
+      const result = await acquireClaim(deps.store, stateKey, policy, {
+        now: () => now().getTime(),
+        createFirst,
+      });
+      createFirst = false;
+      switch (result.outcome) {
+        case 'acquired':
+          // Created, or taken over from a holder that gave up or vanished: queue the message ourselves.
+          return queueAndMarkQueued(deps, result.claim, now);
+        case 'settled': {
+          const { record } = result;
+          if (record.bodyHash !== bodyHash) throw new IdempotencyConflictError(publicationId);
+          if (record.idempotency === undefined && record.status === 'queued') {
+            // Written before records carried the key's bookkeeping: whether its message went out is
+            // unknown, so send it again (the worker is idempotent by publication id) before replaying.
+            await send(deps.queue, publicationId);
+          }
+          return { publicationId, replayed: true };
         }
-        return { publicationId, replayed: true };
-      }
-      case 'held':
-        if (now().getTime() >= waitUntil) {
+        case 'held':
           throw new RequestInProgressError(publicationId, RETRY_AFTER_SECONDS);
-        }
-        waits += 1;
-        await wait(backoffDelayMs(waits, IN_PROGRESS_POLL, () => 1));
-        continue;
-      case 'raced':
-        if (result.step === 'create') continue; // a concurrent request won the create: read its record
-        conflicts += 1;
-        if (conflicts >= MAX_TAKEOVER_CONFLICTS) throw new IdempotencyContentionError();
-        continue;
+        case 'raced':
+          if (result.step === 'create') continue; // a concurrent request won the create: read its record
+          conflicts += 1;
+          if (conflicts >= MAX_TAKEOVER_CONFLICTS) throw new IdempotencyContentionError();
+          continue;
+      }
     }
-  }
+  };
+  // Held by a concurrent request: read again until inProgressWaitMs has passed (or the invocation's
+  // retry budget or time ran out), then answer 409.
+  const held = (error: unknown) => error instanceof RequestInProgressError && now().getTime() < waitUntil;
+  return retry(settle, { ...IN_PROGRESS_POLL, retryable: held }, deps.sleep ? { sleep: deps.sleep } : {});
 }
 
 async function queueAndMarkQueued(

@@ -13,7 +13,7 @@
  * Keys: ./keys.ts and docs/architecture.md, "The state bucket".
  */
 
-import { backoffDelayMs, checkInteger, parseJson, sleep } from '../core/index.ts';
+import { checkInteger, parseJson, retry } from '../core/index.ts';
 import { StateConflictError, StateKeyError, StateValueError } from './errors.ts';
 
 /** A stored value and the ETag that identifies this version of it. */
@@ -167,40 +167,53 @@ export async function mutate<T>(
   options: MutateOptions = {},
 ): Promise<MutateResult<T>> {
   const maxAttempts = options.maxAttempts ?? 10;
-  const baseDelayMs = options.baseDelayMs ?? 10;
-  const maxDelayMs = options.maxDelayMs ?? 500;
   checkInteger('maxAttempts', maxAttempts, { min: 1 });
-  let lastConflict: unknown;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
-    if (attempt > 1) await sleep(backoffDelayMs(attempt - 1, { baseMs: baseDelayMs, maxMs: maxDelayMs }));
-    const current = await store.get<T>(key);
-    const next = await fn(current?.value);
-    if (next === undefined) {
-      return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
-    }
-    if (current && serializeState(key, next) === serializeState(key, current.value)) {
-      return { value: current.value, etag: current.etag, written: false, attempts: attempt };
-    }
-    try {
-      if (current === undefined) {
-        const created = await store.create(key, next);
-        if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
-        lastConflict = new StateConflictError(key, 'it was created concurrently');
-      } else {
-        const { etag } = await store.update(key, next, current.etag);
-        return { value: next, etag, written: true, attempts: attempt };
-      }
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
-      lastConflict = error;
-    }
+  let conflict: StateConflictError | undefined;
+  const lost = (attempt: number, cause: unknown) => {
+    conflict = new StateConflictError(
+      key,
+      `still contended after ${attempt} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
+      { cause },
+    );
+    return conflict;
+  };
+  // Full jitter after each conflict: attempt 2 waits up to baseDelayMs, each further one twice that.
+  return retry((attempt) => mutateOnce(store, key, fn, attempt, lost), {
+    maxAttempts,
+    baseDelayMs: options.baseDelayMs ?? 10,
+    maxDelayMs: options.maxDelayMs ?? 500,
+    retryable: (error) => error === conflict,
+  });
+}
+
+/** One read–modify–write; a write lost to a concurrent writer throws what `lost` makes of it. */
+async function mutateOnce<T>(
+  store: Pick<StateStore, 'get' | 'create' | 'update'>,
+  key: string,
+  fn: Mutation<T>,
+  attempt: number,
+  lost: (attempt: number, conflict: unknown) => StateConflictError,
+): Promise<MutateResult<T>> {
+  const current = await store.get<T>(key);
+  const next = await fn(current?.value);
+  if (next === undefined) {
+    return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
   }
-  throw new StateConflictError(
-    key,
-    `still contended after ${maxAttempts} read-modify-write attempts (raise maxAttempts or reduce concurrent writers)`,
-    { cause: lastConflict },
-  );
+  if (current && serializeState(key, next) === serializeState(key, current.value)) {
+    return { value: current.value, etag: current.etag, written: false, attempts: attempt };
+  }
+  try {
+    if (current === undefined) {
+      const created = await store.create(key, next);
+      if (created.created) return { value: next, etag: created.etag, written: true, attempts: attempt };
+      throw lost(attempt, new StateConflictError(key, 'it was created concurrently'));
+    }
+    const { etag } = await store.update(key, next, current.etag);
+    return { value: next, etag, written: true, attempts: attempt };
+  } catch (error) {
+    if (!(error instanceof StateConflictError)) throw error;
+    throw lost(attempt, error);
+  }
 }
 
 /**

@@ -19,10 +19,11 @@ import {
   DescribeEventBusCommand,
   type EventBridgeClient,
   PutEventsCommand,
-  type PutEventsCommandOutput,
   type PutEventsRequestEntry,
+  type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
+import { ConfigError, checkInteger, mapAll, type RetryPolicy, sleep } from '../../core/index.ts';
+import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -118,15 +119,6 @@ function integerOption(name: string, value: number | undefined, fallback: number
   );
 }
 
-function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
-  if (error instanceof ConfigError) return { code: error.name, reason: error.message, senderFault: true };
-  if (error instanceof Error) {
-    const fault = (error as { $fault?: string }).$fault;
-    return { code: error.name, reason: error.message, senderFault: fault === 'client' };
-  }
-  return { code: 'Error', reason: String(error), senderFault: false };
-}
-
 /** A valid `Time` from the event's RFC 3339 time, or none (EventBridge then stamps the receipt time). */
 function entryTime(event: CloudEvent): Date | undefined {
   const time = new Date(event.time);
@@ -149,9 +141,8 @@ export class EventBridgeEventPublisher implements EventSink {
   readonly #busName: string;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #entryLimitBytes: number;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
+  readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
   #busChecked: Promise<void> | undefined;
@@ -174,9 +165,12 @@ export class EventBridgeEventPublisher implements EventSink {
       1024,
       MAX_ENTRY_LIMIT_BYTES,
     );
-    this.#maxAttempts = integerOption('maxAttempts', options.maxAttempts, 4, 1, 20);
-    this.#baseDelayMs = integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000);
-    this.#maxDelayMs = integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000);
+    this.#policy = {
+      maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
+      baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
+      maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
+      jitter: 'none',
+    };
     this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
     this.#sleep = options.sleep ?? sleep;
     if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
@@ -271,79 +265,39 @@ export class EventBridgeEventPublisher implements EventSink {
     return { event, entry, bytes: putEventsEntrySize(entry) };
   }
 
-  #delayBefore(retry: number): number {
-    return backoffDelayMs(retry, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs }, () => 1);
-  }
-
-  async #sendBatch(batch: Prepared[]): Promise<Outcome> {
-    const outcome: Outcome = { published: [], failures: [] };
-    let pending = batch.map((item) => ({ item, code: '', reason: '' }));
-
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      let response: PutEventsCommandOutput;
-      try {
-        response = await this.#eventBridge.send(
-          new PutEventsCommand({ Entries: pending.map(({ item }) => item.entry) }),
+  /** Entry by entry: results come in request order; only the entries failed for now are sent again. */
+  #sendBatch(batch: Prepared[]): Promise<Outcome> {
+    return sendEntries(
+      batch,
+      async (pending) => {
+        const response = await this.#eventBridge.send(
+          new PutEventsCommand({ Entries: pending.map(({ entry }) => entry) }),
         );
-      } catch (error) {
-        const fields = failureFields(error);
-        for (const { item } of pending) {
-          outcome.failures.push({
-            eventId: item.event.id,
-            type: item.event.type,
-            ...fields,
-            requestFailed: true,
-            attempts: attempt,
-          });
-        }
-        return outcome;
-      }
-
-      // Result entries are in request order; an entry with an EventId succeeded, one with an ErrorCode failed.
-      const results = response.Entries ?? [];
-      const retry: typeof pending = [];
-      pending.forEach((entry, index) => {
-        const result = results[index];
-        if (result?.EventId && !result.ErrorCode) {
-          outcome.published.push(entry.item.event.id);
-        } else if (result?.ErrorCode && SENDER_FAULT_CODES.has(result.ErrorCode)) {
-          outcome.failures.push({
-            eventId: entry.item.event.id,
-            type: entry.item.event.type,
-            code: result.ErrorCode,
-            reason: result.ErrorMessage ?? 'EventBridge refused the entry as invalid',
-            senderFault: true,
-            attempts: attempt,
-          });
-        } else {
-          retry.push({
-            ...entry,
-            code: result?.ErrorCode ?? 'MissingResult',
-            reason:
-              result?.ErrorMessage ??
-              (result ? 'EventBridge failed the entry' : 'EventBridge reported neither success nor failure'),
-          });
-        }
-      });
-
-      if (retry.length > 0 && attempt >= this.#maxAttempts) {
-        for (const entry of retry) {
-          outcome.failures.push({
-            eventId: entry.item.event.id,
-            type: entry.item.event.type,
-            code: entry.code,
-            reason: `${entry.reason} (still failing after ${attempt} attempts)`,
-            senderFault: false,
-            attempts: attempt,
-          });
-        }
-        return outcome;
-      }
-      if (retry.length > 0) await this.#sleep(this.#delayBefore(attempt));
-      pending = retry;
-    }
-    return outcome;
+        return pending.map((_, index) => putEventsVerdict(response.Entries?.[index]));
+      },
+      this.#policy,
+      { sleep: this.#sleep },
+    );
   }
+}
+
+/** What EventBridge answered for one entry: an EventId is a success, an ErrorCode a failure. */
+function putEventsVerdict(result: PutEventsResultEntry | undefined): EntryVerdict {
+  if (result?.EventId && !result.ErrorCode) return { outcome: 'published' };
+  if (result?.ErrorCode && SENDER_FAULT_CODES.has(result.ErrorCode)) {
+    return {
+      outcome: 'refused',
+      code: result.ErrorCode,
+      reason: result.ErrorMessage ?? 'EventBridge refused the entry as invalid',
+    };
+  }
+  return {
+    outcome: 'retry',
+    code: result?.ErrorCode ?? 'MissingResult',
+    reason:
+      result?.ErrorMessage ??
+      (result ? 'EventBridge failed the entry' : 'EventBridge reported neither success nor failure'),
+  };
 }
 
 /**

@@ -13,13 +13,14 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { backoffDelayMs, ConfigError, checkInteger, mapAll, sleep } from '../../core/index.ts';
+import { ConfigError, checkInteger, mapAll, type RetryPolicy, sleep } from '../../core/index.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
+import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -107,17 +108,6 @@ function integerOption(
   );
 }
 
-/** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */
-function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
-  // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
-  if (error instanceof ConfigError) return { code: error.name, reason: error.message, senderFault: true };
-  if (error instanceof Error) {
-    const fault = (error as { $fault?: string }).$fault;
-    return { code: error.name, reason: error.message, senderFault: fault === 'client' };
-  }
-  return { code: 'Error', reason: String(error), senderFault: false };
-}
-
 /**
  * Publishes CloudEvents to SQS queues.
  *
@@ -134,9 +124,8 @@ export class SqsEventPublisher implements EventSink {
   readonly #queueUrl: QueueUrlResolver;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #inlineLimitBytes: number;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
+  readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
 
@@ -150,9 +139,12 @@ export class SqsEventPublisher implements EventSink {
       1024,
       MAX_INLINE_LIMIT_BYTES,
     );
-    this.#maxAttempts = integerOption('maxAttempts', options.maxAttempts, 4, 1, 20);
-    this.#baseDelayMs = integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000);
-    this.#maxDelayMs = integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000);
+    this.#policy = {
+      maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
+      baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
+      maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
+      jitter: 'none',
+    };
     this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
     this.#sleep = options.sleep ?? sleep;
     if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
@@ -225,84 +217,45 @@ export class SqsEventPublisher implements EventSink {
     return { event, entry, bytes: messageBytes(entry) };
   }
 
-  #delayBefore(retry: number): number {
-    // No jitter, on purpose: the entries of one batch are retried together, and tests count exact waits.
-    return backoffDelayMs(retry, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs }, () => 1);
-  }
-
-  async #sendBatch(queueUrl: string, batch: Prepared[]): Promise<Outcome> {
-    const outcome: Outcome = { published: [], failures: [] };
-    let pending = batch.map((item, index) => ({ item, id: `m${index}`, code: '', reason: '' }));
-
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      let response: SendMessageBatchCommandOutput;
-      try {
-        response = await this.#sqs.send(
+  /** Entry by entry: SQS answers which ids it took; only the ones it failed for now are sent again. */
+  #sendBatch(queueUrl: string, batch: Prepared[]): Promise<Outcome> {
+    const items = batch.map((item, index) => ({ ...item, id: `m${index}` }));
+    return sendEntries(
+      items,
+      async (pending) => {
+        const response = await this.#sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: pending.map(({ item, id }) => ({ Id: id, ...item.entry })),
+            Entries: pending.map(({ id, entry }) => ({ Id: id, ...entry })),
           }),
         );
-      } catch (error) {
-        // The SDK has already retried the request as a whole; what is left is not transient.
-        const fields = failureFields(error);
-        for (const { item } of pending) {
-          outcome.failures.push({
-            eventId: item.event.id,
-            type: item.event.type,
-            ...fields,
-            requestFailed: true,
-            attempts: attempt,
-          });
-        }
-        return outcome;
-      }
-
-      const succeeded = new Set((response.Successful ?? []).map((entry) => entry.Id));
-      const failed = new Map((response.Failed ?? []).map((entry) => [entry.Id, entry]));
-      const retry: typeof pending = [];
-      for (const entry of pending) {
-        const failure = failed.get(entry.id);
-        if (succeeded.has(entry.id) && failure === undefined) {
-          outcome.published.push(entry.item.event.id);
-        } else if (failure?.SenderFault === true) {
-          outcome.failures.push({
-            eventId: entry.item.event.id,
-            type: entry.item.event.type,
-            code: failure.Code ?? 'SenderFault',
-            reason: failure.Message ?? 'SQS refused the entry as invalid',
-            senderFault: true,
-            attempts: attempt,
-          });
-        } else {
-          retry.push({
-            ...entry,
-            code: failure?.Code ?? 'MissingResult',
-            reason:
-              failure?.Message ??
-              (failure ? 'SQS failed the entry' : 'SQS reported neither success nor failure'),
-          });
-        }
-      }
-
-      if (retry.length > 0 && attempt >= this.#maxAttempts) {
-        for (const entry of retry) {
-          outcome.failures.push({
-            eventId: entry.item.event.id,
-            type: entry.item.event.type,
-            code: entry.code,
-            reason: `${entry.reason} (still failing after ${attempt} attempts)`,
-            senderFault: false,
-            attempts: attempt,
-          });
-        }
-        return outcome;
-      }
-      if (retry.length > 0) await this.#sleep(this.#delayBefore(attempt));
-      pending = retry;
-    }
-    return outcome;
+        return pending.map(({ id }) => sqsVerdict(response, id));
+      },
+      this.#policy,
+      { sleep: this.#sleep },
+    );
   }
+}
+
+/** What SQS answered for the entry `id`. */
+function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryVerdict {
+  const failure = response.Failed?.find((entry) => entry.Id === id);
+  if (failure === undefined && response.Successful?.some((entry) => entry.Id === id)) {
+    return { outcome: 'published' };
+  }
+  if (failure?.SenderFault === true) {
+    return {
+      outcome: 'refused',
+      code: failure.Code ?? 'SenderFault',
+      reason: failure.Message ?? 'SQS refused the entry as invalid',
+    };
+  }
+  return {
+    outcome: 'retry',
+    code: failure?.Code ?? 'MissingResult',
+    reason:
+      failure?.Message ?? (failure ? 'SQS failed the entry' : 'SQS reported neither success nor failure'),
+  };
 }
 
 /** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */

@@ -46,7 +46,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { type BackoffPolicy, backoffDelayMs, sleep } from '../../core/index.ts';
+import { retry } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
 import { BaseStateStore, type CreateResult, type ListedState, type StateListOptions } from '../store.ts';
 
@@ -75,7 +75,7 @@ export interface S3StateStoreOptions {
 }
 
 /** Waits between creates answered 409: up to 20 ms, then 40, 80, … (no cap; the retries are few). */
-const CREATE_CONFLICT_BACKOFF: BackoffPolicy = Object.freeze({ baseMs: 20, maxMs: Number.POSITIVE_INFINITY });
+const CREATE_CONFLICT_RETRY = { baseDelayMs: 20, maxDelayMs: Number.POSITIVE_INFINITY } as const;
 
 interface AwsError {
   name?: string;
@@ -235,7 +235,8 @@ export class S3StateStore extends BaseStateStore {
   protected async createText(key: string, body: string): Promise<CreateResult> {
     // A send refused 409 did not take effect, but an earlier send of this loop may have, unseen.
     let repeated = false;
-    for (let attempt = 0; ; attempt++) {
+    let conflict: StateConflictError | undefined;
+    const createOnce = async (attempt: number): Promise<CreateResult> => {
       try {
         const response = await this.#put(key, body, { IfNoneMatch: '*' });
         if (!response.ETag) throw this.#failure('PutObject', key, { name: 'MissingETag' });
@@ -248,17 +249,16 @@ export class S3StateStore extends BaseStateStore {
           return etag === undefined ? { created: false } : { created: true, etag };
         }
         if (!isConditionalConflict(error)) throw this.#failure('PutObject', key, error);
-        if (attempt >= this.#createConflictRetries) {
-          throw new StateConflictError(
-            key,
-            `S3 kept answering 409 ConditionalRequestConflict to ${attempt + 1} creates`,
-            { cause: error },
-          );
-        }
-        // Full jitter from 20 ms, doubling, uncapped (createConflictRetries bounds it).
-        await sleep(backoffDelayMs(attempt + 1, CREATE_CONFLICT_BACKOFF));
+        const detail = `S3 kept answering 409 ConditionalRequestConflict to ${attempt} creates`;
+        conflict = new StateConflictError(key, detail, { cause: error });
+        throw conflict;
       }
-    }
+    };
+    return retry(createOnce, {
+      ...CREATE_CONFLICT_RETRY,
+      maxAttempts: this.#createConflictRetries + 1,
+      retryable: (error) => error === conflict,
+    });
   }
 
   protected async replaceText(key: string, body: string, etag: string): Promise<{ etag: string }> {

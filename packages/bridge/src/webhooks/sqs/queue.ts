@@ -4,9 +4,21 @@
  * grouping: a group with a large backlog (a failing or slow endpoint) does not hold up the messages of
  * the other groups. Entries SQS reports as failed are sent again, then reported.
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { sleep } from '../../core/index.ts';
+import { type BatchResultErrorEntry, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type RetryPolicy, retryEach } from '../../core/index.ts';
 import type { DeliveryQueue, DeliveryTask } from '../queue.ts';
+
+/**
+ * Entries SQS failed are sent again after 200, 400, 800 ms (no jitter), four sends in all. This is
+ * the enqueue's in-process retry; the hours-long delivery schedule (../schedule.ts) is a schedule of
+ * deliveries through the queue, not a retry loop, and stays there.
+ */
+const ENQUEUE_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 200,
+  maxDelayMs: Number.POSITIVE_INFINITY,
+  jitter: 'none',
+};
 
 /** The IAM actions on the webhook queue (SendMessageBatch is authorised as SendMessage). */
 export const DELIVERY_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
@@ -22,28 +34,33 @@ export class SqsDeliveryQueue implements DeliveryQueue {
 
   async enqueue(tasks: readonly DeliveryTask[], delaySeconds = 0): Promise<void> {
     for (let start = 0; start < tasks.length; start += 10) {
-      let batch = tasks.slice(start, start + 10).map((task, index) => ({ id: String(index), task }));
-      for (let attempt = 1; batch.length > 0; attempt++) {
-        const answer = await this.#sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.#queueUrl,
-            Entries: batch.map(({ id, task }) => ({
-              Id: id,
-              MessageBody: JSON.stringify(task),
-              MessageGroupId: task.endpointId,
-              ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
-            })),
-          }),
-        );
-        const failed = new Set((answer.Failed ?? []).map((each) => each.Id));
-        batch = batch.filter(({ id }) => failed.has(id));
-        if (batch.length > 0 && attempt >= 4) {
-          const reasons = (answer.Failed ?? []).map((each) => `${each.Code}: ${each.Message}`).join('; ');
-          throw new Error(
-            `SQS did not accept ${batch.length} webhook task(s) after ${attempt} attempts: ${reasons}`,
+      const batch = tasks.slice(start, start + 10).map((task, index) => ({ id: String(index), task }));
+      let failures: readonly BatchResultErrorEntry[] = [];
+      const { left, attempts } = await retryEach(
+        batch,
+        async (pending) => {
+          const answer = await this.#sqs.send(
+            new SendMessageBatchCommand({
+              QueueUrl: this.#queueUrl,
+              Entries: pending.map(({ id, task }) => ({
+                Id: id,
+                MessageBody: JSON.stringify(task),
+                MessageGroupId: task.endpointId,
+                ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
+              })),
+            }),
           );
-        }
-        if (batch.length > 0) await sleep(100 * 2 ** attempt);
+          failures = answer.Failed ?? [];
+          const failed = new Set(failures.map((each) => each.Id));
+          return pending.filter(({ id }) => failed.has(id));
+        },
+        ENQUEUE_RETRY,
+      );
+      if (left.length > 0) {
+        const reasons = failures.map((each) => `${each.Code}: ${each.Message}`).join('; ');
+        throw new Error(
+          `SQS did not accept ${left.length} webhook task(s) after ${attempts} attempts: ${reasons}`,
+        );
       }
     }
   }
