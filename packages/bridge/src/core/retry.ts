@@ -2,19 +2,19 @@
  * The one retry policy of the bridge: every loop that tries something again within an invocation
  * runs here, and each caller states only what differs from the defaults (attempts, waits, which
  * extra errors are retried). A test (test/unit/retry-loops.test.ts) fails when a retry loop is
- * written anywhere else in lib/.
+ * written anywhere else in the bridge.
  *
  * - **Attempts**: `maxAttempts`, the first included.
  * - **Waits**: exponential back-off with full jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(n-1))`
  *   after failed attempt n, rounded down to whole ms (`jitter: 'none'` for exact waits). A delay hint
  *   the error carries (a server's Retry-After as `retryAfterMs`) replaces the back-off, capped at
  *   `maxHintMs` (a caller that must not wait that long says so in its `retryable` rule).
- * - **Which errors**: those the error model marks `retryable` (lib/core/errors.ts) unless the caller
+ * - **Which errors**: those the error model marks `retryable` (packages/bridge/src/core/errors.ts) unless the caller
  *   names its own rule.
  * - **Deadline**: never a wait that ends within `reserveMs` of the invocation's end, when the
  *   remaining time is known (given, or the invocation's scope).
  * - **Budget**: one {@link RetryBudget} per invocation, shared by every layer that retries inside it
- *   (the handler edge opens it, lib/handler.ts), so a PDS outage under a step that retries a call the
+ *   (the handler edge opens it, packages/bridge/src/lambda/handler.ts), so a PDS outage under a step that retries a call the
  *   transport already retried costs the budget's retries, not attempts × attempts. A token bucket in
  *   the spirit of the AWS SDKs' standard retry mode: each retry spends tokens (a timeout more), each
  *   success gives a little back. Outside any scope (scripts, tests) only the attempts bound a loop.
@@ -126,7 +126,7 @@ export interface RetryEvent {
 
 /**
  * The default rule: an error whose `retryable` is `true` (every error of the bridge says, see
- * lib/core/errors.ts). An AWS SDK error is not: the SDK has retried it already.
+ * packages/bridge/src/core/errors.ts). An AWS SDK error is not: the SDK has retried it already.
  */
 export function isRetryable(error: unknown): boolean {
   return (error as { retryable?: unknown } | null)?.retryable === true;

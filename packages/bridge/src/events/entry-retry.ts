@@ -1,13 +1,41 @@
 /**
  * Sending a batch of events whose entries succeed or fail one by one (SQS SendMessageBatch,
  * EventBridge PutEvents), written once for both publishers: the entries a service failed for a
- * while are sent again, alone, under the core retry policy (lib/core/retry.ts); the ones it refused
+ * while are sent again, alone, under the core retry policy (packages/bridge/src/core/retry.ts); the ones it refused
  * as invalid, and those still failing at the end, become {@link EventPublishFailure}s. No AWS SDK
  * import: each publisher sends and reads its own answers.
  */
 import { ConfigError, type RetryPolicy, type RetryRun, retryEach } from '../core/index.ts';
 import type { CloudEvent } from './envelope.ts';
 import type { EventPublishFailure } from './errors.ts';
+
+/**
+ * Splits entries into requests of at most `maxEntries` entries and `maxBytes` bytes (a larger entry
+ * alone), keeping their order: SendMessageBatch and PutEvents both take 10 entries a request.
+ *
+ * @example
+ * packEntries([{ bytes: 600 }, { bytes: 600 }], 10, 1000).map((batch) => batch.length); // [1, 1]
+ */
+export function packEntries<T extends { bytes: number }>(
+  items: readonly T[],
+  maxEntries: number,
+  maxBytes: number,
+): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (current.length === maxEntries || (current.length > 0 && bytes + item.bytes > maxBytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += item.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
 
 /** What the service answered for one entry of one request. */
 export type EntryVerdict =

@@ -73,7 +73,7 @@ export function neverReachedServer(error: PdsError): boolean {
 }
 
 /**
- * The PDS numbers in the terms of the bridge's one retry policy (lib/core/retry.ts): what the
+ * The PDS numbers in the terms of the bridge's one retry policy (packages/bridge/src/core/retry.ts): what the
  * transport and the ingest steps state, besides which errors they retry.
  */
 export function pdsBackoff(options: RetryOptions): RetryPolicy {
@@ -88,7 +88,7 @@ export function pdsBackoff(options: RetryOptions): RetryPolicy {
 /**
  * Wait before the next attempt: the server's Retry-After when it sent one (capped at `maxRetryAfterMs`),
  * otherwise exponential backoff with full jitter, `random() * min(maxDelayMs, baseDelayMs * 2^(attempt-1))`
- * (lib/core/retry.ts computes both).
+ * (packages/bridge/src/core/retry.ts computes both).
  *
  * @param attempt the attempt that just failed, starting at 1
  * @param random a function returning [0, 1), injectable for tests

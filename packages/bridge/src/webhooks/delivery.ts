@@ -289,7 +289,7 @@ export class WebhookDelivery {
       return 'disabled';
     }
     // The delivery schedule (./schedule.ts): the next attempt goes back through the queue, minutes to
-    // days later. A schedule of deliveries, not an in-process retry loop, so not lib/core/retry.ts.
+    // days later. A schedule of deliveries, not an in-process retry loop, so not packages/bridge/src/core/retry.ts.
     const delay = retryDelayMs(task.attempt, {
       retryAfterSeconds: parseRetryAfter(result.retryAfter, now),
       ...(this.#o.random ? { random: this.#o.random } : {}),

@@ -23,7 +23,7 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import { ConfigError, checkInteger, mapAll, type RetryPolicy, sleep } from '../../core/index.ts';
-import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
+import { type EntryVerdict, failureFields, packEntries, sendEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -311,21 +311,5 @@ export function packPutEventsBatches<T extends { bytes: number }>(
   items: readonly T[],
   maxRequestBytes: number,
 ): T[][] {
-  const batches: T[][] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    if (
-      current.length === MAX_PUT_EVENTS_ENTRIES ||
-      (current.length > 0 && bytes + item.bytes > maxRequestBytes)
-    ) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += item.bytes;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return packEntries(items, MAX_PUT_EVENTS_ENTRIES, maxRequestBytes);
 }

@@ -20,7 +20,7 @@ import {
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
-import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
+import { type EntryVerdict, failureFields, packEntries, sendEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -260,21 +260,5 @@ function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryV
 
 /** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */
 export function packBatches<T extends { bytes: number }>(items: readonly T[]): T[][] {
-  const batches: T[][] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    if (
-      current.length === MAX_BATCH_ENTRIES ||
-      (current.length > 0 && bytes + item.bytes > MAX_BATCH_BYTES)
-    ) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += item.bytes;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return packEntries(items, MAX_BATCH_ENTRIES, MAX_BATCH_BYTES);
 }
