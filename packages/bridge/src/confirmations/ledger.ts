@@ -15,6 +15,9 @@
  * with its event into the entry's outbox (`pending`); the event is published after the write and the
  * outbox cleared after that, so a crash in between publishes it again later with the same id.
  *
+ * Writing one entry, its index markers and its outbox is ./entry-writer.ts; a resend request's
+ * republication is ./republish.ts; this file decides which entries each fact goes to.
+ *
  * Only entries the bridge created by publishing are kept up: reviews and confirmations about items
  * or channels it did not publish to are left to the raw events.
  */
@@ -23,15 +26,9 @@ import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/inde
 import type { Destination } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
-import {
-  applyFacts,
-  type ConfirmationEntry,
-  type Fact,
-  type PendingChange,
-  REFUSED_BY_DATA_POOL,
-} from './entry.ts';
+import { type ConfirmationEntry, type Fact, REFUSED_BY_DATA_POOL } from './entry.ts';
 import { ConfirmationIndex } from './entry-index.ts';
-import { confirmationChangedEvent, confirmationEventId } from './events.ts';
+import { EntryWriter } from './entry-writer.ts';
 import {
   cicMatchesItem,
   confirmationFact,
@@ -56,13 +53,8 @@ import {
   type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
-import {
-  isResendRequest,
-  resendChannel,
-  resendIdempotencyKey,
-  resendRequestedKeys,
-  withResendLink,
-} from './resend.ts';
+import { republishOnResendRequest } from './republish.ts';
+import { isResendRequest } from './resend.ts';
 
 export interface LedgerDependencies {
   store: StateStore;
@@ -93,13 +85,14 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
   readonly #log: Log;
-  readonly #index: ConfirmationIndex;
+  readonly #writer: EntryWriter;
 
   constructor(deps: LedgerDependencies) {
     this.#deps = deps;
-    this.#index = new ConfirmationIndex(deps.store, deps.retentionMs);
     this.#now = deps.now ?? (() => new Date());
     this.#log = deps.log ?? silentLog;
+    const index = new ConfirmationIndex(deps.store, deps.retentionMs);
+    this.#writer = new EntryWriter({ ...deps, index, now: this.#now, log: this.#log });
   }
 
   async recordPublication(published: PublishedItems): Promise<LedgerReport> {
@@ -119,7 +112,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const reports = await mapAll(pairs, this.#concurrency, async ({ primaryKey, channelId }) => {
       const firstKey = confirmationKey(primaryKey, channelId);
       let existed = true;
-      const report = await this.#apply(firstKey, { primaryKey, channelId }, [fact], (current) => {
+      const report = await this.#writer.apply(firstKey, { primaryKey, channelId }, [fact], (current) => {
         existed = current !== undefined;
         return true;
       });
@@ -127,7 +120,8 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       // ever created from an existing first entry, so a first entry this call created has none.
       if (!existed) return report;
       for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-        if (stateKey !== firstKey) addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
+        if (stateKey !== firstKey)
+          addLedgerReport(report, await this.#writer.apply(stateKey, undefined, [fact]));
       }
       return report;
     });
@@ -157,7 +151,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       }
       if (answers.length === 0) {
         const fact = reviewFact(review, event.id, read);
-        return this.#apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);
+        return this.#writer.apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);
       }
       const report = emptyLedgerReport();
       for (const cic of answers) {
@@ -182,7 +176,8 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       const report = emptyLedgerReport();
       const read = new Date(event.data.createdAt ?? event.time);
       const { gdsn } = event.data;
-      if (isResendRequest(gdsn)) return this.#republishOnResendRequest(event);
+      if (isResendRequest(gdsn))
+        return republishOnResendRequest({ ...this.#deps, now: this.#now, log: this.#log }, event);
       if (gdsn?.refusal) {
         const fact = refusalFact(gdsn, event.data.messagingAssetId, read);
         const keys = refusedKeys(gdsn, event.data.primaryKey);
@@ -211,7 +206,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
           continue;
         }
         const fact = confirmationFact(cic, event.data.messagingAssetId, read);
-        addLedgerReport(report, await this.#apply(target, undefined, [fact]));
+        addLedgerReport(report, await this.#writer.apply(target, undefined, [fact]));
       }
       return report;
     });
@@ -225,75 +220,9 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async refresh(primaryKey: string, channelId: string): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-      addLedgerReport(report, await this.#apply(stateKey, undefined, []));
+      addLedgerReport(report, await this.#writer.apply(stateKey, undefined, []));
     }
     return this.#total([report]);
-  }
-
-  /**
-   * REPUBLISH_ON_RESEND_REQUEST: submits a republication of the items the resend request names that
-   * the bridge published, one per channel, through the durable publication path with a key derived
-   * from the messaging asset (so a re-read request is a replay, never a second publication), then
-   * links it on each entry of those items at that channel. An item the bridge did not publish, or
-   * whose channel cannot be told for sure, is counted unmatched and left to the event.
-   */
-  async #republishOnResendRequest(event: CloudEvent<'pds.messaging-asset.received'>): Promise<LedgerReport> {
-    const report = emptyLedgerReport();
-    const republisher = this.#deps.republisher;
-    const gdsn = event.data.gdsn;
-    if (republisher === undefined || gdsn === undefined || !isResendRequest(gdsn)) return report;
-    const { messagingAssetId } = event.data;
-    const recipientGln = gdsn.recipientGln ?? gdsn.senderGln;
-    const keys = resendRequestedKeys(gdsn, event.data.primaryKey);
-    if (keys.length === 0) report.unmatched++;
-    const byChannel = new Map<string, { primaryKeys: string[]; stateKeys: string[] }>();
-    for (const primaryKey of keys) {
-      const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
-      const channel = resendChannel(entries, recipientGln);
-      if (channel === undefined) {
-        report.unmatched++;
-        continue;
-      }
-      const group = byChannel.get(channel) ?? { primaryKeys: [], stateKeys: [] };
-      group.primaryKeys.push(primaryKey);
-      group.stateKeys.push(
-        ...entries.filter(({ entry }) => entry.key.channelId === channel).map(({ stateKey }) => stateKey),
-      );
-      byChannel.set(channel, group);
-    }
-    for (const [channelId, group] of byChannel) {
-      const idempotencyKey = resendIdempotencyKey(messagingAssetId, channelId);
-      const submitted = await republisher.republish({
-        primaryKeys: group.primaryKeys,
-        channelId,
-        idempotencyKey,
-      });
-      const { publicationId } = submitted;
-      this.#log.info('Resend request: republication submitted', {
-        messagingAssetId,
-        channelId,
-        publicationId,
-        replayed: submitted.replayed,
-        primaryKeys: group.primaryKeys,
-      });
-      if (!submitted.replayed) this.#deps.metrics?.addMetric('RepublicationsOnResendRequest', 'Count', 1);
-      const link = {
-        messagingAssetId,
-        ...(recipientGln ? { recipientGln } : {}),
-        ...(gdsn.creationDateTime ? { requestedAt: gdsn.creationDateTime } : {}),
-        publicationId,
-        recordedAt: this.#now().toISOString(),
-      };
-      for (const stateKey of group.stateKeys) {
-        const result = await this.#deps.store.mutate<ConfirmationEntry>(
-          stateKey,
-          (current) => (current ? withResendLink(current, link) : undefined),
-          { maxAttempts: 20 },
-        );
-        if (result.written) report.entriesWritten++;
-      }
-    }
-    return report;
   }
 
   get #concurrency(): number {
@@ -315,7 +244,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async #applyToExisting(prefix: string, fact: Fact): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(prefix)) {
-      addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
+      addLedgerReport(report, await this.#writer.apply(stateKey, undefined, [fact]));
     }
     return report;
   }
@@ -332,7 +261,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   ): Promise<LedgerReport> {
     const firstKey = confirmationKey(primaryKey, channelId);
     let elsewhere: ConfirmationEntry | undefined;
-    const report = await this.#apply(firstKey, undefined, [fact], (current) => {
+    const report = await this.#writer.apply(firstKey, undefined, [fact], (current) => {
       elsewhere = current && !namesSameRecipient(current.key, cic) ? current : undefined;
       return elsewhere === undefined;
     });
@@ -347,7 +276,10 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       ...(cic.recipientGln ? { recipientGln: cic.recipientGln } : {}),
       ...(cic.targetMarketCountryCode ? { targetMarket: cic.targetMarketCountryCode } : {}),
     };
-    return this.#apply(confirmationKey(primaryKey, channelId, recipient), key, [...publications, fact]);
+    return this.#writer.apply(confirmationKey(primaryKey, channelId, recipient), key, [
+      ...publications,
+      fact,
+    ]);
   }
 
   /**
@@ -361,98 +293,6 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     if (entries.some(({ entry }) => entry.key.recipientGln === undefined)) return undefined;
     const matches = entries.filter(({ entry }) => namesSameRecipient(entry.key, cic));
     return matches.length === 1 ? matches[0]?.stateKey : undefined;
-  }
-
-  /**
-   * Applies facts to one entry with a conditional read–modify–write, then publishes the outbox.
-   * `create` is the key of an entry a missing one is created with; without it a missing entry stays
-   * missing. `accept` may refuse the entry as read (the fact belongs elsewhere).
-   */
-  async #apply(
-    stateKey: string,
-    create: ConfirmationEntryKey | undefined,
-    facts: readonly Fact[],
-    accept?: (current: ConfirmationEntry | undefined) => boolean,
-  ): Promise<LedgerReport> {
-    const report = emptyLedgerReport();
-    const now = this.#now();
-    const before: { state?: string; history: number; entry?: ConfirmationEntry } = { history: 0 };
-    const result = await this.#deps.store.mutate<ConfirmationEntry>(
-      stateKey,
-      async (current) => {
-        before.state = current?.state;
-        before.history = current?.history.length ?? 0;
-        before.entry = current;
-        if (accept && !accept(current)) return undefined;
-        if (current === undefined && create === undefined) return undefined;
-        const next = applyFacts(current, facts, {
-          key: current?.key ?? (create as ConfirmationEntryKey),
-          deadlineMs: this.#deps.deadlineMs,
-          now,
-          eventIdOf: (data, factId) => confirmationEventId(stateKey, factId, data),
-        });
-        // The index first: a crash after this leaves a stale marker, never a missing one.
-        if (next !== undefined) await this.#index.beforeWrite(stateKey, current, next, now);
-        return next;
-      },
-      { maxAttempts: 20 },
-    );
-    const entry = result.value;
-    if (result.written && entry) await this.#retireMarkers(stateKey, before.entry, entry, now);
-    if (result.written && entry) {
-      report.entriesWritten++;
-      if (entry.state !== before.state) {
-        report.transitions[entry.state] = 1;
-        this.#log.info('Confirmation entry changed state', {
-          stateKey,
-          previousState: before.state,
-          state: entry.state,
-        });
-      }
-    }
-    if (entry && entry.pending.length > 0)
-      report.eventsPublished += await this.#flush(stateKey, entry.pending);
-    return report;
-  }
-
-  /** Retires the markers the entry lost; a failure only leaves stale markers (readers skip them). */
-  async #retireMarkers(
-    stateKey: string,
-    previous: ConfirmationEntry | undefined,
-    written: ConfirmationEntry,
-    now: Date,
-  ): Promise<void> {
-    try {
-      await this.#index.afterWrite(stateKey, previous, written, now);
-    } catch (error) {
-      this.#log.warn('Confirmation index markers left stale; readers and the next sweep retire them', {
-        stateKey,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-
-  /** Publishes the outbox's events, then removes them from the entry (if nobody did meanwhile). */
-  async #flush(stateKey: string, pending: readonly PendingChange[]): Promise<number> {
-    const time = this.#now();
-    const source = this.#deps.source;
-    await this.#deps.sink.publish(
-      pending.map((change) =>
-        confirmationChangedEvent(stateKey, change.factId, change.data, { source, time }),
-      ),
-    );
-    const sent = new Set(pending.map(pendingId));
-    await this.#deps.store.mutate<ConfirmationEntry>(
-      stateKey,
-      (current) => {
-        const kept = current?.pending.filter((change) => !sent.has(pendingId(change)));
-        return current && kept && kept.length < current.pending.length
-          ? { ...current, pending: kept }
-          : undefined;
-      },
-      { maxAttempts: 20 },
-    );
-    return pending.length;
   }
 
   #total(reports: readonly LedgerReport[]): LedgerReport {
@@ -487,10 +327,6 @@ export function communicationChannels(destinations: readonly Destination[]): str
         .map((destination) => destination.destinationId),
     ),
   ];
-}
-
-function pendingId(change: PendingChange): string {
-  return JSON.stringify([change.factId, change.data.previousState ?? '', change.data.state]);
 }
 
 function sum(values: readonly number[]): number {
