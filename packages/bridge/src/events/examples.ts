@@ -5,8 +5,9 @@
  */
 import { withTraceparent } from '../core/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
+import type { MessagingAssetReceivedData } from './data/messages.ts';
 import { type CloudEvent, createEvent } from './envelope.ts';
-import type { EventType, MessagingAssetReceivedData } from './types.ts';
+import type { EventType } from './types.ts';
 
 const TIME = '2026-11-20T09:15:00.000Z';
 /** An invocation's X-Ray header `Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1`. */

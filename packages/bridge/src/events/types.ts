@@ -27,36 +27,6 @@ import {
 } from './data/publication.ts';
 import { type WebhookEndpointDisabledData, webhookEndpointDisabledSchema } from './data/webhook.ts';
 
-export type {
-  ConfirmationChangedData,
-  ConfirmationCorrectiveAction,
-  ConfirmationEntryKey,
-  ConfirmationReason,
-  ConfirmationState,
-} from './data/confirmation.ts';
-export type { PdsFailureCode } from './data/fields.ts';
-export {
-  INGEST_COMPLETED_OUTCOMES,
-  INGEST_FAILURE_CODES,
-  type IngestCompletedData,
-  type IngestCompletedOutcome,
-  type IngestFailedData,
-  type IngestFailureCode,
-} from './data/ingest.ts';
-export type {
-  MessageFetchError,
-  MessagingAssetReceivedData,
-  RawXmlPointer,
-  SupplierReviewReceivedData,
-} from './data/messages.ts';
-export {
-  PUBLICATION_FAILURE_CODES,
-  type PublicationCompletedData,
-  type PublicationFailedData,
-  type PublicationFailureCode,
-} from './data/publication.ts';
-export type { WebhookEndpointDisabledData } from './data/webhook.ts';
-
 export const EVENT_TYPES = [
   'pds.ingest.completed',
   'pds.ingest.failed',
