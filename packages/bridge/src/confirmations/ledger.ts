@@ -28,7 +28,7 @@ import type { StateStore } from '../state/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import { type ConfirmationEntry, type Fact, REFUSED_BY_DATA_POOL } from './entry.ts';
 import { ConfirmationIndex } from './entry-index.ts';
-import { EntryWriter } from './entry-writer.ts';
+import { type EntryWriterDependencies, writeEntry } from './entry-writer.ts';
 import {
   cicMatchesItem,
   confirmationFact,
@@ -85,14 +85,14 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
   readonly #log: Log;
-  readonly #writer: EntryWriter;
+  readonly #writer: EntryWriterDependencies;
 
   constructor(deps: LedgerDependencies) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
     this.#log = deps.log ?? silentLog;
     const index = new ConfirmationIndex(deps.store, deps.retentionMs);
-    this.#writer = new EntryWriter({ ...deps, index, now: this.#now, log: this.#log });
+    this.#writer = { ...deps, index, now: this.#now, log: this.#log };
   }
 
   async recordPublication(published: PublishedItems): Promise<LedgerReport> {
@@ -112,16 +112,22 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const reports = await mapAll(pairs, this.#concurrency, async ({ primaryKey, channelId }) => {
       const firstKey = confirmationKey(primaryKey, channelId);
       let existed = true;
-      const report = await this.#writer.apply(firstKey, { primaryKey, channelId }, [fact], (current) => {
-        existed = current !== undefined;
-        return true;
-      });
+      const report = await writeEntry(
+        this.#writer,
+        firstKey,
+        { primaryKey, channelId },
+        [fact],
+        (current) => {
+          existed = current !== undefined;
+          return true;
+        },
+      );
       // A republication resets the deadline of the channel's other recipients too. They are only
       // ever created from an existing first entry, so a first entry this call created has none.
       if (!existed) return report;
       for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
         if (stateKey !== firstKey)
-          addLedgerReport(report, await this.#writer.apply(stateKey, undefined, [fact]));
+          addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, [fact]));
       }
       return report;
     });
@@ -151,7 +157,9 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       }
       if (answers.length === 0) {
         const fact = reviewFact(review, event.id, read);
-        return this.#writer.apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);
+        return writeEntry(this.#writer, confirmationKey(review.primaryKey, review.channelId), undefined, [
+          fact,
+        ]);
       }
       const report = emptyLedgerReport();
       for (const cic of answers) {
@@ -206,7 +214,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
           continue;
         }
         const fact = confirmationFact(cic, event.data.messagingAssetId, read);
-        addLedgerReport(report, await this.#writer.apply(target, undefined, [fact]));
+        addLedgerReport(report, await writeEntry(this.#writer, target, undefined, [fact]));
       }
       return report;
     });
@@ -220,7 +228,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async refresh(primaryKey: string, channelId: string): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-      addLedgerReport(report, await this.#writer.apply(stateKey, undefined, []));
+      addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, []));
     }
     return this.#total([report]);
   }
@@ -244,7 +252,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async #applyToExisting(prefix: string, fact: Fact): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(prefix)) {
-      addLedgerReport(report, await this.#writer.apply(stateKey, undefined, [fact]));
+      addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, [fact]));
     }
     return report;
   }
@@ -261,7 +269,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   ): Promise<LedgerReport> {
     const firstKey = confirmationKey(primaryKey, channelId);
     let elsewhere: ConfirmationEntry | undefined;
-    const report = await this.#writer.apply(firstKey, undefined, [fact], (current) => {
+    const report = await writeEntry(this.#writer, firstKey, undefined, [fact], (current) => {
       elsewhere = current && !namesSameRecipient(current.key, cic) ? current : undefined;
       return elsewhere === undefined;
     });
@@ -276,7 +284,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       ...(cic.recipientGln ? { recipientGln: cic.recipientGln } : {}),
       ...(cic.targetMarketCountryCode ? { targetMarket: cic.targetMarketCountryCode } : {}),
     };
-    return this.#writer.apply(confirmationKey(primaryKey, channelId, recipient), key, [
+    return writeEntry(this.#writer, confirmationKey(primaryKey, channelId, recipient), key, [
       ...publications,
       fact,
     ]);
