@@ -15,8 +15,8 @@
  * with its event into the entry's outbox (`pending`); the event is published after the write and the
  * outbox cleared after that, so a crash in between publishes it again later with the same id.
  *
- * Writing one entry, its index markers and its outbox is ./entry-writer.ts; a resend request's
- * republication is ./republish.ts; this file decides which entries each fact goes to.
+ * Writing one entry, its index markers and its outbox is ./entry-writer.ts; this file decides which
+ * entries each fact goes to.
  *
  * Only entries the bridge created by publishing are kept up: reviews and confirmations about items
  * or channels it did not publish to are left to the raw events.
@@ -53,8 +53,13 @@ import {
   type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
-import { republishOnResendRequest } from './republish.ts';
-import { isResendRequest } from './resend.ts';
+import {
+  isResendRequest,
+  resendChannel,
+  resendIdempotencyKey,
+  resendRequestedKeys,
+  withResendLink,
+} from './resend.ts';
 
 export interface LedgerDependencies {
   store: StateStore;
@@ -184,8 +189,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       const report = emptyLedgerReport();
       const read = new Date(event.data.createdAt ?? event.time);
       const { gdsn } = event.data;
-      if (isResendRequest(gdsn))
-        return republishOnResendRequest({ ...this.#deps, now: this.#now, log: this.#log }, event);
+      if (isResendRequest(gdsn)) return this.#republishOnResendRequest(event);
       if (gdsn?.refusal) {
         const fact = refusalFact(gdsn, event.data.messagingAssetId, read);
         const keys = refusedKeys(gdsn, event.data.primaryKey);
@@ -231,6 +235,72 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, []));
     }
     return this.#total([report]);
+  }
+
+  /**
+   * REPUBLISH_ON_RESEND_REQUEST: submits a republication of the items the resend request names that
+   * the bridge published, one per channel, through the durable publication path with a key derived
+   * from the messaging asset (so a re-read request is a replay, never a second publication), then
+   * links it on each entry of those items at that channel. An item the bridge did not publish, or
+   * whose channel cannot be told for sure, is counted unmatched and left to the event.
+   */
+  async #republishOnResendRequest(event: CloudEvent<'pds.messaging-asset.received'>): Promise<LedgerReport> {
+    const report = emptyLedgerReport();
+    const republisher = this.#deps.republisher;
+    const gdsn = event.data.gdsn;
+    if (republisher === undefined || gdsn === undefined || !isResendRequest(gdsn)) return report;
+    const { messagingAssetId } = event.data;
+    const recipientGln = gdsn.recipientGln ?? gdsn.senderGln;
+    const keys = resendRequestedKeys(gdsn, event.data.primaryKey);
+    if (keys.length === 0) report.unmatched++;
+    const byChannel = new Map<string, { primaryKeys: string[]; stateKeys: string[] }>();
+    for (const primaryKey of keys) {
+      const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
+      const channel = resendChannel(entries, recipientGln);
+      if (channel === undefined) {
+        report.unmatched++;
+        continue;
+      }
+      const group = byChannel.get(channel) ?? { primaryKeys: [], stateKeys: [] };
+      group.primaryKeys.push(primaryKey);
+      group.stateKeys.push(
+        ...entries.filter(({ entry }) => entry.key.channelId === channel).map(({ stateKey }) => stateKey),
+      );
+      byChannel.set(channel, group);
+    }
+    for (const [channelId, group] of byChannel) {
+      const idempotencyKey = resendIdempotencyKey(messagingAssetId, channelId);
+      const submitted = await republisher.republish({
+        primaryKeys: group.primaryKeys,
+        channelId,
+        idempotencyKey,
+      });
+      const { publicationId } = submitted;
+      this.#log.info('Resend request: republication submitted', {
+        messagingAssetId,
+        channelId,
+        publicationId,
+        replayed: submitted.replayed,
+        primaryKeys: group.primaryKeys,
+      });
+      if (!submitted.replayed) this.#deps.metrics?.addMetric('RepublicationsOnResendRequest', 'Count', 1);
+      const link = {
+        messagingAssetId,
+        ...(recipientGln ? { recipientGln } : {}),
+        ...(gdsn.creationDateTime ? { requestedAt: gdsn.creationDateTime } : {}),
+        publicationId,
+        recordedAt: this.#now().toISOString(),
+      };
+      for (const stateKey of group.stateKeys) {
+        const result = await this.#deps.store.mutate<ConfirmationEntry>(
+          stateKey,
+          (current) => (current ? withResendLink(current, link) : undefined),
+          { maxAttempts: 20 },
+        );
+        if (result.written) report.entriesWritten++;
+      }
+    }
+    return report;
   }
 
   get #concurrency(): number {
