@@ -1,16 +1,5 @@
-/** The ingest family: `pds.ingest.completed` and `pds.ingest.failed`, their data types and schemas. */
-import * as z from '../../core/zod.ts';
-import { described } from '../../core/zod.ts';
-import {
-  count,
-  failureCodeField,
-  nonEmpty,
-  PDS_FAILURE_CODES,
-  pdsStatus,
-  reason,
-  type S3ObjectRef,
-  s3ObjectRef,
-} from './fields.ts';
+/** The ingest family, `pds.ingest.completed` and `pds.ingest.failed`: their data types and codes (the schemas: ../types.ts). */
+import { PDS_FAILURE_CODES, type S3ObjectRef } from './fields.ts';
 
 /**
  * Why an ingest failed, as a stable machine-readable code (`pds.ingest.failed` `data.code`); the set
@@ -59,46 +48,3 @@ export interface IngestFailedData extends S3ObjectRef {
   /** True when the same object may succeed later (the message goes back to the queue). */
   retryable: boolean;
 }
-
-/** zod schema of `pds.ingest.completed` data. */
-export const ingestCompletedSchema = () =>
-  described(
-    z.object({
-      ...s3ObjectRef(),
-      size: described(count(), 'Bytes of the S3 object.'),
-      gatheringKey: described(nonEmpty(), 'The PDS gathering the file was uploaded as.'),
-      entriesImported: described(
-        z.array(
-          z.object({
-            path: described(
-              nonEmpty(),
-              "The entry's path in the gathering (for a ZIP: archive name/member path).",
-            ),
-            assetKey: described(nonEmpty(), 'The PDS asset key of the entry.'),
-          }),
-        ),
-        'Each entry of the gathering (each member, for a ZIP) the PDS accepted an import request for.',
-      ),
-      outcome: described(
-        z.optional(z.enum(INGEST_COMPLETED_OUTCOMES)),
-        'What is known of the import: import-accepted, the PDS accepted the import of every entry; whether items were created is not reported (the PDS answers an import without a body). Absent in events of bridges older than this field, with the same meaning. The set may grow: treat an unknown value as import-accepted.',
-      ),
-    }),
-    'A file dropped into the S3 drop bucket was uploaded to the PDS as a gathering and the PDS accepted an import request for every entry of it. The PDS answers an import request without a body and imports afterwards, so this says the requests were accepted, not that items were created: an empty or unreadable file, or a file of a kind the PDS does not import, also completes.',
-  );
-
-/** zod schema of `pds.ingest.failed` data. */
-export const ingestFailedSchema = () =>
-  described(
-    z.object({
-      ...s3ObjectRef(),
-      code: failureCodeField(INGEST_FAILURE_CODES),
-      reason: reason(),
-      pdsStatus: pdsStatus(),
-      retryable: described(
-        z.boolean(),
-        'True when the same file may succeed later (the PDS was unavailable or rate limited).',
-      ),
-    }),
-    'A file dropped into the S3 drop bucket could not be ingested.',
-  );
