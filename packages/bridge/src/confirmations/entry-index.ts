@@ -9,7 +9,7 @@
  * ({@link markersOf}), so the index is generic over state names: a new state or review status
  * needs no code here.
  *
- * Order of writes (./entry-writer.ts): the markers an entry gains are written *before* the entry, the
+ * Order of writes (./ledger.ts): the markers an entry gains are written *before* the entry, the
  * markers it lost are retired *after*. A crash in between leaves a stale marker, never a missing one.
  * Readers check every marker against its entry (the answer is exact) and retire a stale one; a sweep
  * ({@link repairConfirmationIndex}, `pds bridge reindex-confirmations`) does the same for the whole
@@ -151,7 +151,7 @@ export async function recordStates(store: StateStore, states: readonly string[])
   );
 }
 
-/** The index kept in the write path of the ledger (./entry-writer.ts): one per ledger instance. */
+/** The index kept in the write path of the ledger (./ledger.ts): one per ledger instance. */
 export class ConfirmationIndex {
   readonly #store: StateStore;
   readonly #retentionMs: number | undefined;

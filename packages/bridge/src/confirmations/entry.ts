@@ -15,7 +15,7 @@
  * So duplicates and replays change nothing (the fact is there already), arrival order does not
  * matter, and every writer that applies the same facts computes the same state. A change of state is
  * appended to `history` and queued in `pending` (the outbox of `pds.confirmation.changed`) in the
- * same conditional write; ./entry-writer.ts publishes and clears it.
+ * same conditional write; ./ledger.ts publishes and clears it.
  */
 import type {
   ConfirmationChangedData,

@@ -3,10 +3,9 @@
  *
  * Entries (./entry.ts) live at `confirmations/<primaryKey>/<channelId>/<recipient>.json`
  * (./keys.ts). A publication creates the channel's first entry (`_`) for each key and
- * COMMUNICATION_CHANNEL destination; IN_PLATFORM destinations are organisations on the platform, not
- * trading partners, and get none. The first recipient a channel's confirmations name (GLN and target
- * market) is recorded on that entry; a confirmation naming another one gets its own entry, which
- * starts with the first entry's publications.
+ * COMMUNICATION_CHANNEL destination (IN_PLATFORM ones are no trading partners: ./recipients.ts). The
+ * first recipient a channel's confirmations name (GLN and target market) is recorded on that entry; a
+ * confirmation naming another one gets its own entry, which starts with the first entry's publications.
  *
  * Every write is a conditional read–modify–write (`StateStore.mutate`) whose function only computes,
  * so writers racing on one entry (the review poller, its fan-out workers, the messaging-asset poller,
@@ -15,20 +14,21 @@
  * with its event into the entry's outbox (`pending`); the event is published after the write and the
  * outbox cleared after that, so a crash in between publishes it again later with the same id.
  *
- * Writing one entry, its index markers and its outbox is ./entry-writer.ts; this file decides which
- * entries each fact goes to.
- *
  * Only entries the bridge created by publishing are kept up: reviews and confirmations about items
  * or channels it did not publish to are left to the raw events.
  */
-import { type Log, type Metrics, mapAll, silentLog } from '../core/index.ts';
-import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/index.ts';
-import type { Destination } from '../pds/index.ts';
-import type { StateStore } from '../state/index.ts';
+import { type Log, mapAll, silentLog } from '../core/index.ts';
+import type { CloudEvent, ConfirmationEntryKey } from '../events/index.ts';
 import type { CicSummary } from '../xml/index.ts';
-import { type ConfirmationEntry, type Fact, REFUSED_BY_DATA_POOL } from './entry.ts';
+import {
+  applyFacts,
+  type ConfirmationEntry,
+  type Fact,
+  type PendingChange,
+  REFUSED_BY_DATA_POOL,
+} from './entry.ts';
 import { ConfirmationIndex } from './entry-index.ts';
-import { type EntryWriterDependencies, writeEntry } from './entry-writer.ts';
+import { confirmationChangedEvent, confirmationEventId, pendingId } from './events.ts';
 import {
   cicMatchesItem,
   confirmationFact,
@@ -43,16 +43,18 @@ import {
   confirmationDeadlineKey,
   confirmationItemPrefix,
   confirmationKey,
+  type DeadlineMark,
 } from './keys.ts';
 import {
   addLedgerReport,
   type ConfirmationRecorder,
   emptyLedgerReport,
+  type LedgerDependencies,
   type LedgerReport,
   type PublishedItems,
-  type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
+import { communicationChannels, namesSameRecipient } from './recipients.ts';
 import {
   isResendRequest,
   resendChannel,
@@ -61,43 +63,17 @@ import {
   withResendLink,
 } from './resend.ts';
 
-export interface LedgerDependencies {
-  store: StateStore;
-  sink: EventSink;
-  /** CONFIRMATION_DEADLINE_HOURS in milliseconds. */
-  deadlineMs: number;
-  now?: () => Date;
-  log?: Log;
-  metrics?: Metrics;
-  /** CloudEvents `source`; default `urn:pds-bridge`. */
-  source?: string;
-  /** Entries worked on at once. Default 8. */
-  concurrency?: number;
-  /**
-   * CONFIRMATION_RETENTION_DAYS in milliseconds: settled entries (SYNCHRONISED, ACCEPTED) get an
-   * expiry marker this long after they settled (./expiry.ts deletes them). Unset: they never expire.
-   */
-  retentionMs?: number;
-  /**
-   * REPUBLISH_ON_RESEND_REQUEST: the publication path a resend request's republication is submitted
-   * through (./resend.ts, packages/bridge/src/publications/republish.ts). Unset (the default): a resend request is
-   * only its event.
-   */
-  republisher?: Republisher;
-}
-
 export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
   readonly #log: Log;
-  readonly #writer: EntryWriterDependencies;
+  readonly #index: ConfirmationIndex;
 
   constructor(deps: LedgerDependencies) {
     this.#deps = deps;
+    this.#index = new ConfirmationIndex(deps.store, deps.retentionMs);
     this.#now = deps.now ?? (() => new Date());
     this.#log = deps.log ?? silentLog;
-    const index = new ConfirmationIndex(deps.store, deps.retentionMs);
-    this.#writer = { ...deps, index, now: this.#now, log: this.#log };
   }
 
   async recordPublication(published: PublishedItems): Promise<LedgerReport> {
@@ -117,22 +93,15 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const reports = await mapAll(pairs, this.#concurrency, async ({ primaryKey, channelId }) => {
       const firstKey = confirmationKey(primaryKey, channelId);
       let existed = true;
-      const report = await writeEntry(
-        this.#writer,
-        firstKey,
-        { primaryKey, channelId },
-        [fact],
-        (current) => {
-          existed = current !== undefined;
-          return true;
-        },
-      );
+      const report = await this.#apply(firstKey, { primaryKey, channelId }, [fact], (current) => {
+        existed = current !== undefined;
+        return true;
+      });
       // A republication resets the deadline of the channel's other recipients too. They are only
       // ever created from an existing first entry, so a first entry this call created has none.
       if (!existed) return report;
       for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-        if (stateKey !== firstKey)
-          addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, [fact]));
+        if (stateKey !== firstKey) addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
       }
       return report;
     });
@@ -162,9 +131,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       }
       if (answers.length === 0) {
         const fact = reviewFact(review, event.id, read);
-        return writeEntry(this.#writer, confirmationKey(review.primaryKey, review.channelId), undefined, [
-          fact,
-        ]);
+        return this.#apply(confirmationKey(review.primaryKey, review.channelId), undefined, [fact]);
       }
       const report = emptyLedgerReport();
       for (const cic of answers) {
@@ -218,7 +185,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
           continue;
         }
         const fact = confirmationFact(cic, event.data.messagingAssetId, read);
-        addLedgerReport(report, await writeEntry(this.#writer, target, undefined, [fact]));
+        addLedgerReport(report, await this.#apply(target, undefined, [fact]));
       }
       return report;
     });
@@ -232,7 +199,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async refresh(primaryKey: string, channelId: string): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(confirmationChannelPrefix(primaryKey, channelId))) {
-      addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, []));
+      addLedgerReport(report, await this.#apply(stateKey, undefined, []));
     }
     return this.#total([report]);
   }
@@ -322,7 +289,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   async #applyToExisting(prefix: string, fact: Fact): Promise<LedgerReport> {
     const report = emptyLedgerReport();
     for await (const stateKey of this.#deps.store.list(prefix)) {
-      addLedgerReport(report, await writeEntry(this.#writer, stateKey, undefined, [fact]));
+      addLedgerReport(report, await this.#apply(stateKey, undefined, [fact]));
     }
     return report;
   }
@@ -339,7 +306,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   ): Promise<LedgerReport> {
     const firstKey = confirmationKey(primaryKey, channelId);
     let elsewhere: ConfirmationEntry | undefined;
-    const report = await writeEntry(this.#writer, firstKey, undefined, [fact], (current) => {
+    const report = await this.#apply(firstKey, undefined, [fact], (current) => {
       elsewhere = current && !namesSameRecipient(current.key, cic) ? current : undefined;
       return elsewhere === undefined;
     });
@@ -354,10 +321,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       ...(cic.recipientGln ? { recipientGln: cic.recipientGln } : {}),
       ...(cic.targetMarketCountryCode ? { targetMarket: cic.targetMarketCountryCode } : {}),
     };
-    return writeEntry(this.#writer, confirmationKey(primaryKey, channelId, recipient), key, [
-      ...publications,
-      fact,
-    ]);
+    return this.#apply(confirmationKey(primaryKey, channelId, recipient), key, [...publications, fact]);
   }
 
   /**
@@ -373,12 +337,108 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     return matches.length === 1 ? matches[0]?.stateKey : undefined;
   }
 
+  /**
+   * Applies facts to one entry with a conditional read–modify–write, then publishes the outbox.
+   * `create` is the key of an entry a missing one is created with; without it a missing entry stays
+   * missing. `accept` may refuse the entry as read (the fact belongs elsewhere).
+   */
+  async #apply(
+    stateKey: string,
+    create: ConfirmationEntryKey | undefined,
+    facts: readonly Fact[],
+    accept?: (current: ConfirmationEntry | undefined) => boolean,
+  ): Promise<LedgerReport> {
+    const report = emptyLedgerReport();
+    const now = this.#now();
+    const before: { state?: string; history: number; entry?: ConfirmationEntry } = { history: 0 };
+    const result = await this.#deps.store.mutate<ConfirmationEntry>(
+      stateKey,
+      async (current) => {
+        before.state = current?.state;
+        before.history = current?.history.length ?? 0;
+        before.entry = current;
+        if (accept && !accept(current)) return undefined;
+        if (current === undefined && create === undefined) return undefined;
+        const next = applyFacts(current, facts, {
+          key: current?.key ?? (create as ConfirmationEntryKey),
+          deadlineMs: this.#deps.deadlineMs,
+          now,
+          eventIdOf: (data, factId) => confirmationEventId(stateKey, factId, data),
+        });
+        // The index first: a crash after this leaves a stale marker, never a missing one.
+        if (next !== undefined) await this.#index.beforeWrite(stateKey, current, next, now);
+        return next;
+      },
+      { maxAttempts: 20 },
+    );
+    const entry = result.value;
+    if (result.written && entry) await this.#retireMarkers(stateKey, before.entry, entry, now);
+    if (result.written && entry) {
+      report.entriesWritten++;
+      if (entry.state !== before.state) {
+        report.transitions[entry.state] = 1;
+        this.#log.info('Confirmation entry changed state', {
+          stateKey,
+          previousState: before.state,
+          state: entry.state,
+        });
+      }
+    }
+    if (entry && entry.pending.length > 0)
+      report.eventsPublished += await this.#flush(stateKey, entry.pending);
+    return report;
+  }
+
+  /** Retires the markers the entry lost; a failure only leaves stale markers (readers skip them). */
+  async #retireMarkers(
+    stateKey: string,
+    previous: ConfirmationEntry | undefined,
+    written: ConfirmationEntry,
+    now: Date,
+  ): Promise<void> {
+    try {
+      await this.#index.afterWrite(stateKey, previous, written, now);
+    } catch (error) {
+      this.#log.warn('Confirmation index markers left stale; readers and the next sweep retire them', {
+        stateKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Publishes the outbox's events, then removes them from the entry (if nobody did meanwhile). */
+  async #flush(stateKey: string, pending: readonly PendingChange[]): Promise<number> {
+    const time = this.#now();
+    const source = this.#deps.source;
+    await this.#deps.sink.publish(
+      pending.map((change) =>
+        confirmationChangedEvent(stateKey, change.factId, change.data, { source, time }),
+      ),
+    );
+    const sent = new Set(pending.map(pendingId));
+    await this.#deps.store.mutate<ConfirmationEntry>(
+      stateKey,
+      (current) => {
+        const kept = current?.pending.filter((change) => !sent.has(pendingId(change)));
+        return current && kept && kept.length < current.pending.length
+          ? { ...current, pending: kept }
+          : undefined;
+      },
+      { maxAttempts: 20 },
+    );
+    return pending.length;
+  }
+
   #total(reports: readonly LedgerReport[]): LedgerReport {
     const total = reports.reduce(addLedgerReport, emptyLedgerReport());
     const metrics = this.#deps.metrics;
     if (metrics) {
       const to = (state: string) => total.transitions[state] ?? 0;
-      metrics.addMetric('ConfirmationTransitions', 'Count', sum(Object.values(total.transitions)));
+      metrics.addMetric(
+        'ConfirmationTransitions',
+        'Count',
+        Object.values(total.transitions).reduce((a, b) => a + b, 0),
+      );
       metrics.addMetric('ConfirmationsSynchronised', 'Count', to('SYNCHRONISED') + to('ACCEPTED'));
       metrics.addMetric('ConfirmationsReview', 'Count', to('REVIEW'));
       metrics.addMetric('ConfirmationsRejected', 'Count', to('REJECTED'));
@@ -387,37 +447,4 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     }
     return total;
   }
-}
-
-/** What a deadline mark names: the publication, and each item at each channel whose entries to look at. */
-export interface DeadlineMark {
-  publicationId: string;
-  deadline: string;
-  pairs: Array<{ primaryKey: string; channelId: string }>;
-}
-
-/** The distinct communication channels of a publication; IN_PLATFORM destinations are no recipients. */
-export function communicationChannels(destinations: readonly Destination[]): string[] {
-  return [
-    ...new Set(
-      destinations
-        .filter((destination) => destination.destinationType === 'COMMUNICATION_CHANNEL')
-        .map((destination) => destination.destinationId),
-    ),
-  ];
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0);
-}
-
-/** True when the confirmation is from the entry's recipient (or either leaves it unnamed). */
-function namesSameRecipient(key: ConfirmationEntryKey, cic: CicSummary): boolean {
-  const glnMatches =
-    key.recipientGln === undefined || cic.recipientGln === undefined || key.recipientGln === cic.recipientGln;
-  const marketMatches =
-    key.targetMarket === undefined ||
-    cic.targetMarketCountryCode === undefined ||
-    key.targetMarket === cic.targetMarketCountryCode;
-  return glnMatches && marketMatches;
 }
