@@ -95,13 +95,12 @@ export interface IngestProgressRecord {
 }
 
 /**
- * The object write a record (or an event naming a write) is about, as the ingest identified it: its
- * five identifying fields and nothing else.
+ * The object write a record is about, as the ingest identified it.
  *
  * @example
  * ingestProgressKey(objectWriteOf(record)) === stateKeyTheRecordWasReadFrom; // true
  */
-export function objectWriteOf(record: ObjectWrite): ObjectWrite {
+export function objectWriteOf(record: IngestProgressRecord): ObjectWrite {
   return {
     bucket: record.bucket,
     key: record.key,
@@ -224,7 +223,11 @@ function progressPolicy(
 
 function freshRecord(write: ObjectWrite, options: ClaimOptions, at: number): IngestProgressRecord {
   return {
-    ...objectWriteOf(write),
+    bucket: write.bucket,
+    key: write.key,
+    ...(write.versionId ? { versionId: write.versionId } : {}),
+    ...(write.etag ? { etag: write.etag } : {}),
+    ...(write.sequencer ? { sequencer: write.sequencer } : {}),
     status: 'claimed',
     owner: options.owner,
     leaseUntil: at + options.leaseMs,
