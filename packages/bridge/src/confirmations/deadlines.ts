@@ -14,13 +14,14 @@ import { decodeKeySegment, StateConflictError, type StateStore } from '../state/
 import type { ConfirmationEntry } from './entry.ts';
 import { markersOf, retireMarker } from './entry-index.ts';
 import { ConfirmationDeadlineError } from './errors.ts';
+import type { DeadlineMark } from './keys.ts';
 import {
   CONFIRMATION_DEADLINES_PREFIX,
   CONFIRMATION_EXPIRY_PREFIX,
   deadlineOfConfirmationDeadlineKey,
   entryKeyOfMarker,
 } from './keys.ts';
-import type { ConfirmationLedger, DeadlineMark } from './ledger.ts';
+import type { ConfirmationLedger } from './ledger.ts';
 import { addLedgerReport, emptyLedgerReport, type LedgerReport } from './ports.ts';
 
 /** What a deadline check did: the publications whose marks were due and the transitions (OVERDUE) they caused. */

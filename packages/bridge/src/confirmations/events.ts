@@ -3,7 +3,9 @@
  * entry's state key, the fact that caused the transition and the two states, so a transition
  * published twice (a crash between publishing and clearing the outbox) carries the same id.
  */
+
 import { type CloudEvent, type ConfirmationChangedData, createEvent, eventId } from '../events/index.ts';
+import type { PendingChange } from './entry.ts';
 
 const TYPE = 'pds.confirmation.changed';
 
@@ -34,4 +36,9 @@ export function confirmationChangedEvent(
     ...(options.time ? { time: options.time } : {}),
     data,
   });
+}
+
+/** The identity of an outbox change: the fact and the transition it caused. */
+export function pendingId(change: PendingChange): string {
+  return JSON.stringify([change.factId, change.data.previousState ?? '', change.data.state]);
 }

@@ -94,3 +94,10 @@ export function deadlineOfConfirmationDeadlineKey(stateKey: string): string | un
   const segment = stateKey.slice(CONFIRMATION_DEADLINES_PREFIX.length).split('/')[0];
   return segment ? decodeKeySegment(segment) : undefined;
 }
+
+/** What a deadline mark names: the publication, and each item at each channel whose entries to look at. */
+export interface DeadlineMark {
+  publicationId: string;
+  deadline: string;
+  pairs: Array<{ primaryKey: string; channelId: string }>;
+}

@@ -3,10 +3,9 @@
  *
  * Entries (./entry.ts) live at `confirmations/<primaryKey>/<channelId>/<recipient>.json`
  * (./keys.ts). A publication creates the channel's first entry (`_`) for each key and
- * COMMUNICATION_CHANNEL destination; IN_PLATFORM destinations are organisations on the platform, not
- * trading partners, and get none. The first recipient a channel's confirmations name (GLN and target
- * market) is recorded on that entry; a confirmation naming another one gets its own entry, which
- * starts with the first entry's publications.
+ * COMMUNICATION_CHANNEL destination (IN_PLATFORM ones are no trading partners: ./recipients.ts). The
+ * first recipient a channel's confirmations name (GLN and target market) is recorded on that entry; a
+ * confirmation naming another one gets its own entry, which starts with the first entry's publications.
  *
  * Every write is a conditional read–modify–write (`StateStore.mutate`) whose function only computes,
  * so writers racing on one entry (the review poller, its fan-out workers, the messaging-asset poller,
@@ -18,10 +17,8 @@
  * Only entries the bridge created by publishing are kept up: reviews and confirmations about items
  * or channels it did not publish to are left to the raw events.
  */
-import { type Log, type Metrics, mapAll, silentLog } from '../core/index.ts';
-import type { CloudEvent, ConfirmationEntryKey, EventSink } from '../events/index.ts';
-import type { Destination } from '../pds/index.ts';
-import type { StateStore } from '../state/index.ts';
+import { type Log, mapAll, silentLog } from '../core/index.ts';
+import type { CloudEvent, ConfirmationEntryKey } from '../events/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import {
   applyFacts,
@@ -31,7 +28,7 @@ import {
   REFUSED_BY_DATA_POOL,
 } from './entry.ts';
 import { ConfirmationIndex } from './entry-index.ts';
-import { confirmationChangedEvent, confirmationEventId } from './events.ts';
+import { confirmationChangedEvent, confirmationEventId, pendingId } from './events.ts';
 import {
   cicMatchesItem,
   confirmationFact,
@@ -46,16 +43,18 @@ import {
   confirmationDeadlineKey,
   confirmationItemPrefix,
   confirmationKey,
+  type DeadlineMark,
 } from './keys.ts';
 import {
   addLedgerReport,
   type ConfirmationRecorder,
   emptyLedgerReport,
+  type LedgerDependencies,
   type LedgerReport,
   type PublishedItems,
-  type Republisher,
 } from './ports.ts';
 import { readEntries } from './read.ts';
+import { communicationChannels, namesSameRecipient } from './recipients.ts';
 import {
   isResendRequest,
   resendChannel,
@@ -63,31 +62,6 @@ import {
   resendRequestedKeys,
   withResendLink,
 } from './resend.ts';
-
-export interface LedgerDependencies {
-  store: StateStore;
-  sink: EventSink;
-  /** CONFIRMATION_DEADLINE_HOURS in milliseconds. */
-  deadlineMs: number;
-  now?: () => Date;
-  log?: Log;
-  metrics?: Metrics;
-  /** CloudEvents `source`; default `urn:pds-bridge`. */
-  source?: string;
-  /** Entries worked on at once. Default 8. */
-  concurrency?: number;
-  /**
-   * CONFIRMATION_RETENTION_DAYS in milliseconds: settled entries (SYNCHRONISED, ACCEPTED) get an
-   * expiry marker this long after they settled (./expiry.ts deletes them). Unset: they never expire.
-   */
-  retentionMs?: number;
-  /**
-   * REPUBLISH_ON_RESEND_REQUEST: the publication path a resend request's republication is submitted
-   * through (./resend.ts, packages/bridge/src/publications/republish.ts). Unset (the default): a resend request is
-   * only its event.
-   */
-  republisher?: Republisher;
-}
 
 export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
@@ -460,7 +434,11 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const metrics = this.#deps.metrics;
     if (metrics) {
       const to = (state: string) => total.transitions[state] ?? 0;
-      metrics.addMetric('ConfirmationTransitions', 'Count', sum(Object.values(total.transitions)));
+      metrics.addMetric(
+        'ConfirmationTransitions',
+        'Count',
+        Object.values(total.transitions).reduce((a, b) => a + b, 0),
+      );
       metrics.addMetric('ConfirmationsSynchronised', 'Count', to('SYNCHRONISED') + to('ACCEPTED'));
       metrics.addMetric('ConfirmationsReview', 'Count', to('REVIEW'));
       metrics.addMetric('ConfirmationsRejected', 'Count', to('REJECTED'));
@@ -469,41 +447,4 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     }
     return total;
   }
-}
-
-/** What a deadline mark names: the publication, and each item at each channel whose entries to look at. */
-export interface DeadlineMark {
-  publicationId: string;
-  deadline: string;
-  pairs: Array<{ primaryKey: string; channelId: string }>;
-}
-
-/** The distinct communication channels of a publication; IN_PLATFORM destinations are no recipients. */
-export function communicationChannels(destinations: readonly Destination[]): string[] {
-  return [
-    ...new Set(
-      destinations
-        .filter((destination) => destination.destinationType === 'COMMUNICATION_CHANNEL')
-        .map((destination) => destination.destinationId),
-    ),
-  ];
-}
-
-function pendingId(change: PendingChange): string {
-  return JSON.stringify([change.factId, change.data.previousState ?? '', change.data.state]);
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0);
-}
-
-/** True when the confirmation is from the entry's recipient (or either leaves it unnamed). */
-function namesSameRecipient(key: ConfirmationEntryKey, cic: CicSummary): boolean {
-  const glnMatches =
-    key.recipientGln === undefined || cic.recipientGln === undefined || key.recipientGln === cic.recipientGln;
-  const marketMatches =
-    key.targetMarket === undefined ||
-    cic.targetMarketCountryCode === undefined ||
-    key.targetMarket === cic.targetMarketCountryCode;
-  return glnMatches && marketMatches;
 }

@@ -2,8 +2,10 @@
  * What the publish worker and the pollers call to keep the confirmation ledger (no SDK). The
  * implementation is ./ledger.ts on the StateStore; tests may pass a recording one.
  */
-import type { CloudEvent } from '../events/index.ts';
+import type { Log, Metrics } from '../core/index.ts';
+import type { CloudEvent, EventSink } from '../events/index.ts';
 import type { Destination } from '../pds/index.ts';
+import type { StateStore } from '../state/index.ts';
 
 /** A publication the PDS accepted: every (key, communication channel) becomes an entry. */
 export interface PublishedItems {
@@ -66,4 +68,30 @@ export function addLedgerReport(total: LedgerReport, more: LedgerReport): Ledger
     total.transitions[state] = (total.transitions[state] ?? 0) + count;
   }
   return total;
+}
+
+/** What the confirmation ledger (./ledger.ts) is built with. */
+export interface LedgerDependencies {
+  store: StateStore;
+  sink: EventSink;
+  /** CONFIRMATION_DEADLINE_HOURS in milliseconds. */
+  deadlineMs: number;
+  now?: () => Date;
+  log?: Log;
+  metrics?: Metrics;
+  /** CloudEvents `source`; default `urn:pds-bridge`. */
+  source?: string;
+  /** Entries worked on at once. Default 8. */
+  concurrency?: number;
+  /**
+   * CONFIRMATION_RETENTION_DAYS in milliseconds: settled entries (SYNCHRONISED, ACCEPTED) get an
+   * expiry marker this long after they settled (./expiry.ts deletes them). Unset: they never expire.
+   */
+  retentionMs?: number;
+  /**
+   * REPUBLISH_ON_RESEND_REQUEST: the publication path a resend request's republication is submitted
+   * through (./resend.ts, packages/bridge/src/publications/republish.ts). Unset (the default): a resend request is
+   * only its event.
+   */
+  republisher?: Republisher;
 }

@@ -5,8 +5,9 @@
  */
 import { withTraceparent } from '../core/index.ts';
 import { parseMessagingAssetSafely } from '../xml/index.ts';
+import type { MessagingAssetReceivedData } from './data/messages.ts';
 import { type CloudEvent, createEvent } from './envelope.ts';
-import type { EventType, MessagingAssetReceivedData } from './types.ts';
+import type { EventDataMap, EventType } from './types.ts';
 
 const TIME = '2026-11-20T09:15:00.000Z';
 /** An invocation's X-Ray header `Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1`. */
@@ -64,6 +65,16 @@ function parseErrorOf(xml: string) {
 
 type Examples = { [T in EventType]: Array<CloudEvent<T>> };
 
+/** One example event of `type` at {@link TIME}: what every example below is built with. */
+function example<T extends EventType>(
+  type: T,
+  subject: string,
+  idParts: ReadonlyArray<string | number>,
+  data: EventDataMap[T],
+): CloudEvent<T> {
+  return createEvent({ type, subject, idParts, time: TIME, data });
+}
+
 /** The example events of every type, in catalogue order. */
 export function exampleEvents(): Examples {
   return withTraceparent(TRACEPARENT, examples);
@@ -83,19 +94,18 @@ function examples(): Examples {
 /** An endpoint that answered 410 Gone. */
 function webhookExamples(): Array<CloudEvent<'pds.webhook.endpoint-disabled'>> {
   return [
-    createEvent({
-      type: 'pds.webhook.endpoint-disabled',
-      subject: 'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
-      idParts: ['ep_5f0c3a9e1b2d4c6a8e9f0a1b', '2026-11-20T09:15:00.000Z'],
-      time: TIME,
-      data: {
+    example(
+      'pds.webhook.endpoint-disabled',
+      'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
+      ['ep_5f0c3a9e1b2d4c6a8e9f0a1b', '2026-11-20T09:15:00.000Z'],
+      {
         endpointId: 'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
         url: 'https://erp.example.com/pds-hooks',
         reason: 'gone',
         detail: 'the endpoint answered 410 Gone',
         disabledAt: '2026-11-20T09:15:00.000Z',
       },
-    }),
+    ),
   ];
 }
 
@@ -113,33 +123,21 @@ function ingestExamples(): Pick<Examples, 'pds.ingest.completed' | 'pds.ingest.f
   const gatheringKey = 'c9a1e7d2-5b0f-4f53-9e43-2f6d8e1b7a10';
   return {
     'pds.ingest.completed': [
-      createEvent({
-        type: 'pds.ingest.completed',
-        subject,
-        idParts: [...writeIdParts, gatheringKey],
-        time: TIME,
-        data: {
-          ...DROPPED,
-          size: 18342,
-          gatheringKey,
-          entriesImported: [{ path: 'items.csv', assetKey: '5f2b9c4e-8d1a-4c3b-a7e6-0b9d2f4e6a81' }],
-          outcome: 'import-accepted',
-        },
+      example('pds.ingest.completed', subject, [...writeIdParts, gatheringKey], {
+        ...DROPPED,
+        size: 18342,
+        gatheringKey,
+        entriesImported: [{ path: 'items.csv', assetKey: '5f2b9c4e-8d1a-4c3b-a7e6-0b9d2f4e6a81' }],
+        outcome: 'import-accepted',
       }),
     ],
     'pds.ingest.failed': [
-      createEvent({
-        type: 'pds.ingest.failed',
-        subject,
-        idParts: writeIdParts,
-        time: TIME,
-        data: {
-          ...DROPPED,
-          code: 'unauthorized',
-          reason: 'PDS answered 401 to POST /api/v1/gatherings (check PDS_USERNAME / PDS_PASSWORD)',
-          pdsStatus: 401,
-          retryable: false,
-        },
+      example('pds.ingest.failed', subject, writeIdParts, {
+        ...DROPPED,
+        code: 'unauthorized',
+        reason: 'PDS answered 401 to POST /api/v1/gatherings (check PDS_USERNAME / PDS_PASSWORD)',
+        pdsStatus: 401,
+        retryable: false,
       }),
     ],
   };
@@ -148,12 +146,9 @@ function ingestExamples(): Pick<Examples, 'pds.ingest.completed' | 'pds.ingest.f
 /** A confirmation parsed, a data pool's refusal, XML that does not parse, and an asset passed without its message. */
 function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.received'>> {
   const received = (messagingAssetId: number, data: Omit<MessagingAssetReceivedData, 'messagingAssetId'>) =>
-    createEvent({
-      type: 'pds.messaging-asset.received',
-      subject: `messaging-asset/${messagingAssetId}`,
-      idParts: [messagingAssetId],
-      time: TIME,
-      data: { messagingAssetId, ...data },
+    example('pds.messaging-asset.received', `messaging-asset/${messagingAssetId}`, [messagingAssetId], {
+      messagingAssetId,
+      ...data,
     });
   return [
     received(1042, {
@@ -187,27 +182,21 @@ function messagingAssetExamples(): Array<CloudEvent<'pds.messaging-asset.receive
 /** A review asking for corrections, with its confirmation parsed. */
 function supplierReviewExamples(): Array<CloudEvent<'pds.supplier-review.received'>> {
   return [
-    createEvent({
-      type: 'pds.supplier-review.received',
-      subject: 'item/00614141123469',
-      idParts: ['00614141123469', 'f3b1c0de9a7e4d21'],
-      time: TIME,
-      data: {
-        review: {
-          primaryKey: '00614141123469',
-          supplierId: 'SUP-0001',
-          channelId: 'gdsn-main',
-          messagingAssetId: 1044,
-          supplier: 'Example Foods',
-          reviewer: 'Data pool',
-          reviewStatus: 'REVIEW',
-          date: 1_795_165_980_000,
-          comment: '',
-          messagingCreatorType: 'REVIEW',
-        },
+    example('pds.supplier-review.received', 'item/00614141123469', ['00614141123469', 'f3b1c0de9a7e4d21'], {
+      review: {
+        primaryKey: '00614141123469',
+        supplierId: 'SUP-0001',
+        channelId: 'gdsn-main',
         messagingAssetId: 1044,
-        ...parsed(REVIEW_XML),
+        supplier: 'Example Foods',
+        reviewer: 'Data pool',
+        reviewStatus: 'REVIEW',
+        date: 1_795_165_980_000,
+        comment: '',
+        messagingCreatorType: 'REVIEW',
       },
+      messagingAssetId: 1044,
+      ...parsed(REVIEW_XML),
     }),
   ];
 }
@@ -218,33 +207,21 @@ function publicationExamples(): Pick<Examples, 'pds.publication.completed' | 'pd
   const failedId = '0b8e4c17-6a2d-4f9b-8c31-5e7a9d2f4b60';
   return {
     'pds.publication.completed': [
-      createEvent({
-        type: 'pds.publication.completed',
-        subject: `publication/${completedId}`,
-        idParts: [completedId],
-        time: TIME,
-        data: {
-          publicationId: completedId,
-          selectionId: 'sel-000318',
-          numberOfItems: 2,
-          destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-main' }],
-          primaryKeys: ['00614141123452', '00614141123469'],
-        },
+      example('pds.publication.completed', `publication/${completedId}`, [completedId], {
+        publicationId: completedId,
+        selectionId: 'sel-000318',
+        numberOfItems: 2,
+        destinations: [{ destinationType: 'COMMUNICATION_CHANNEL', destinationId: 'gdsn-main' }],
+        primaryKeys: ['00614141123452', '00614141123469'],
       }),
     ],
     'pds.publication.failed': [
-      createEvent({
-        type: 'pds.publication.failed',
-        subject: `publication/${failedId}`,
-        idParts: [failedId],
-        time: TIME,
-        data: {
-          publicationId: failedId,
-          code: 'rejected',
-          reason: 'PDS answered 404 to POST /api/v1/selections: unknown primary keys 00614141999999',
-          pdsStatus: 404,
-          retryable: false,
-        },
+      example('pds.publication.failed', `publication/${failedId}`, [failedId], {
+        publicationId: failedId,
+        code: 'rejected',
+        reason: 'PDS answered 404 to POST /api/v1/selections: unknown primary keys 00614141999999',
+        pdsStatus: 404,
+        retryable: false,
       }),
     ],
   };
@@ -253,17 +230,16 @@ function publicationExamples(): Pick<Examples, 'pds.publication.completed' | 'pd
 /** The review above moving its item's confirmation from AWAITING to REVIEW; the refusal above refusing an item. */
 function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
   return [
-    createEvent({
-      type: 'pds.confirmation.changed',
-      subject: 'item/00614141123469',
-      idParts: [
+    example(
+      'pds.confirmation.changed',
+      'item/00614141123469',
+      [
         'confirmations/00614141123469/gdsn-main/_.json',
         'asset:1044:00614141123469:0614141000005:528',
         'AWAITING',
         'REVIEW',
       ],
-      time: TIME,
-      data: {
+      {
         entry: {
           primaryKey: '00614141123469',
           channelId: 'gdsn-main',
@@ -291,18 +267,12 @@ function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
         messagingAssetId: 1044,
         reviewId: '3c5e2a90-8b1d-8f4e-a6c2-9d7b0e1f2a34',
       },
-    }),
-    createEvent({
-      type: 'pds.confirmation.changed',
-      subject: 'item/00614141123520',
-      idParts: [
-        'confirmations/00614141123520/gdsn-main/_.json',
-        'refusal:1046',
-        'AWAITING',
-        'REFUSED_BY_DATA_POOL',
-      ],
-      time: TIME,
-      data: {
+    ),
+    example(
+      'pds.confirmation.changed',
+      'item/00614141123520',
+      ['confirmations/00614141123520/gdsn-main/_.json', 'refusal:1046', 'AWAITING', 'REFUSED_BY_DATA_POOL'],
+      {
         entry: { primaryKey: '00614141123520', channelId: 'gdsn-main' },
         previousState: 'AWAITING',
         state: 'REFUSED_BY_DATA_POOL',
@@ -330,7 +300,7 @@ function confirmationExamples(): Array<CloudEvent<'pds.confirmation.changed'>> {
         },
         messagingAssetId: 1046,
       },
-    }),
+    ),
   ];
 }
 

@@ -1,10 +1,10 @@
 /**
- * The failure code (`data.code` of the failed events, packages/bridge/src/events/types.ts) of a PDS call that failed
+ * The failure code (`data.code` of the failed events, packages/bridge/src/events/data/fields.ts) of a PDS call that failed
  * for good: what a consumer or operator does next differs between these, so they are told apart here,
  * once, for ingests and publications alike.
  */
 import { type PdsError, PdsHttpError, PdsInvalidRequestError } from '../pds/index.ts';
-import type { PdsFailureCode } from './types.ts';
+import type { PdsFailureCode } from './data/fields.ts';
 
 /**
  * `unauthorized` for 401/403, `rejected` for any other HTTP refusal, `internal` when the client refused

@@ -38,6 +38,33 @@ export {
   type PayloadS3Pointer,
   parsePayloadPointer,
 } from './claim-check.ts';
+export type {
+  ConfirmationChangedData,
+  ConfirmationCorrectiveAction,
+  ConfirmationEntryKey,
+  ConfirmationReason,
+} from './data/confirmation.ts';
+export type { PdsFailureCode } from './data/fields.ts';
+export {
+  INGEST_COMPLETED_OUTCOMES,
+  INGEST_FAILURE_CODES,
+  type IngestCompletedData,
+  type IngestCompletedOutcome,
+  type IngestFailedData,
+  type IngestFailureCode,
+} from './data/ingest.ts';
+export type {
+  MessageFetchError,
+  MessagingAssetReceivedData,
+  RawXmlPointer,
+  SupplierReviewReceivedData,
+} from './data/messages.ts';
+export {
+  PUBLICATION_FAILURE_CODES,
+  type PublicationCompletedData,
+  type PublicationFailedData,
+  type PublicationFailureCode,
+} from './data/publication.ts';
 export { DATA_SCHEMA_URN_PREFIX, dataSchemaPath, dataSchemaUri, EVENT_DATA_VERSIONS } from './dataschema.ts';
 export {
   type CloudEvent,
@@ -59,29 +86,4 @@ export { httpRefusalCode, pdsFailureCode } from './failure-codes.ts';
 export { FanOutSink } from './fan-out-sink.ts';
 export { FilteredSink } from './filtered-sink.ts';
 export type { EventSink } from './sink.ts';
-export {
-  type ConfirmationChangedData,
-  type ConfirmationCorrectiveAction,
-  type ConfirmationEntryKey,
-  type ConfirmationReason,
-  EVENT_DATA_SCHEMAS,
-  EVENT_TYPES,
-  type EventDataMap,
-  type EventType,
-  INGEST_COMPLETED_OUTCOMES,
-  INGEST_FAILURE_CODES,
-  type IngestCompletedData,
-  type IngestCompletedOutcome,
-  type IngestFailedData,
-  type IngestFailureCode,
-  isEventType,
-  type MessageFetchError,
-  type MessagingAssetReceivedData,
-  type PdsFailureCode,
-  PUBLICATION_FAILURE_CODES,
-  type PublicationCompletedData,
-  type PublicationFailedData,
-  type PublicationFailureCode,
-  type RawXmlPointer,
-  type SupplierReviewReceivedData,
-} from './types.ts';
+export { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';

@@ -1,14 +1,47 @@
 /**
- * The event types the bridge emits and the data each carries, as TypeScript types and as zod
- * schemas (`createEvent` checks data against them, so a malformed event never leaves the bridge).
- * docs/events.md describes each type with an example produced by this code.
+ * The event types the bridge emits and the zod schema of the data each carries (`createEvent` checks
+ * data against them, so a malformed event never leaves the bridge). Each family's data types and codes
+ * are in data/ (ingest, messages, publication, confirmation, webhook), the fields they share in
+ * data/fields.ts and the parts of a message in data/message-parts.ts. docs/events.md describes each
+ * type with an example produced by this code.
  */
-import { lazily, once } from '../core/lazy.ts';
+import { lazily } from '../core/lazy.ts';
 import * as z from '../core/zod.ts';
 import { described, withMeta } from '../core/zod.ts';
-import type { Destination, SupplierReview } from '../pds/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
-import type { CicSummary, GdsnMessageSummary, ParsedDocument, XmlErrorInfo } from '../xml/index.ts';
+import type { ConfirmationChangedData } from './data/confirmation.ts';
+import {
+  count,
+  failureCodeField,
+  integer,
+  nonEmpty,
+  optionalText,
+  pdsStatus,
+  reason,
+  s3ObjectRef,
+} from './data/fields.ts';
+import {
+  INGEST_COMPLETED_OUTCOMES,
+  INGEST_FAILURE_CODES,
+  type IngestCompletedData,
+  type IngestFailedData,
+} from './data/ingest.ts';
+import {
+  cicList,
+  gdsnSummary,
+  messageError,
+  notBoth,
+  parsedDocument,
+  rawXml,
+  xmlErrorInfo,
+} from './data/message-parts.ts';
+import type { MessagingAssetReceivedData, SupplierReviewReceivedData } from './data/messages.ts';
+import {
+  PUBLICATION_FAILURE_CODES,
+  type PublicationCompletedData,
+  type PublicationFailedData,
+} from './data/publication.ts';
+import type { WebhookEndpointDisabledData } from './data/webhook.ts';
 
 export const EVENT_TYPES = [
   'pds.ingest.completed',
@@ -22,240 +55,6 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-
-/**
- * The codes of a PDS call that failed for good, shared by the ingest and publication failures
- * (`pdsFailureCode`, packages/bridge/src/events/failure-codes.ts, picks one); docs/events.md says what each means per flow.
- */
-const PDS_FAILURE_CODES = [
-  /** The PDS refused the request (an ingest's file or import, a publication's selection or publication) with a 4xx other than 401/403/429. */
-  'rejected',
-  /** The PDS refused the bridge's credentials (401/403). */
-  'unauthorized',
-  /** The PDS answered something the bridge cannot use (an unreadable answer; for an ingest, entries in several gatherings). */
-  'invalid-answer',
-  /** The bridge refused to send the request it built (a bug: report it). */
-  'internal',
-] as const;
-
-/** The codes both flows give a permanent PDS failure. */
-export type PdsFailureCode = (typeof PDS_FAILURE_CODES)[number];
-
-/**
- * Why an ingest failed, as a stable machine-readable code (`pds.ingest.failed` `data.code`); the set
- * only grows. docs/events.md says what a consumer does with each.
- */
-export const INGEST_FAILURE_CODES = [
-  /** The object was replaced by a newer upload after its notification; the newer one is ingested on its own. */
-  'superseded',
-  /** The object (or its version) was deleted before it could be ingested. */
-  'gone',
-  /** The object is in an archive storage class and must be restored first. */
-  'archived',
-  /** The PDS accepted the upload but listed no entries (an empty archive, no importable file). */
-  'no-entries',
-  ...PDS_FAILURE_CODES,
-  /** The S3 notification names the write with text that is not well-formed Unicode (a lone surrogate). */
-  'invalid-notification',
-] as const;
-export type IngestFailureCode = (typeof INGEST_FAILURE_CODES)[number];
-
-/**
- * Why a publication failed (`pds.publication.failed` `data.code`); the set only grows.
- */
-export const PUBLICATION_FAILURE_CODES = [
-  ...PDS_FAILURE_CODES,
-  /** The PDS failed transiently on every one of `PUBLICATION_MAX_ATTEMPTS` deliveries. */
-  'attempts-exhausted',
-] as const;
-export type PublicationFailureCode = (typeof PUBLICATION_FAILURE_CODES)[number];
-
-/** An S3 object that was (or could not be) ingested. */
-interface S3ObjectRef {
-  bucket: string;
-  key: string;
-  versionId?: string;
-}
-
-/**
- * What a completed ingest knows: the PDS accepted the import of every entry. The PDS answers an
- * import without a body, so whether items were created is not reported; a later value may say more.
- */
-export const INGEST_COMPLETED_OUTCOMES = ['import-accepted'] as const;
-export type IngestCompletedOutcome = (typeof INGEST_COMPLETED_OUTCOMES)[number];
-
-/** `pds.ingest.completed`: an S3 object was uploaded to the PDS and the import of every entry accepted. */
-export interface IngestCompletedData extends S3ObjectRef {
-  /** Bytes of the S3 object. */
-  size: number;
-  gatheringKey: string;
-  /** Each entry the PDS accepted an import request for (the name predates `outcome`). */
-  entriesImported: Array<{ path: string; assetKey: string }>;
-  /** Always `import-accepted` from this bridge; absent in events of older bridges, which meant the same. */
-  outcome?: IngestCompletedOutcome;
-}
-
-/** `pds.ingest.failed`: an S3 object could not be ingested. */
-export interface IngestFailedData extends S3ObjectRef {
-  /** Why, as one of {@link INGEST_FAILURE_CODES}. */
-  code: IngestFailureCode;
-  reason: string;
-  /** HTTP status the PDS answered, when the PDS refused. */
-  pdsStatus?: number;
-  /** True when the same object may succeed later (the message goes back to the queue). */
-  retryable: boolean;
-}
-
-/** Where a raw XML text too large to carry was stored. */
-export interface RawXmlPointer {
-  bucket: string;
-  key: string;
-}
-
-/**
- * `pds.messaging-asset.received`: a new messaging asset, parsed (`document`), not parseable
- * (`parseError`), or passed without its XML (`messageError`) after failing on consecutive runs.
- */
-export interface MessagingAssetReceivedData {
-  messagingAssetId: number;
-  /** Epoch milliseconds, as the PDS lists it. */
-  createdAt?: number;
-  primaryKey?: string;
-  document?: ParsedDocument;
-  parseError?: XmlErrorInfo;
-  /** The XML as received, typically when it could not be parsed. */
-  rawXml?: string;
-  rawXmlPointer?: RawXmlPointer;
-  /** One summary per GDSN CatalogueItemConfirmation in the document. */
-  cic?: CicSummary[];
-  /** The GDSN message's type and what it says (packages/bridge/src/xml/gdsn.ts), when it is one. */
-  gdsn?: GdsnMessageSummary;
-  /**
-   * Set instead of `document` when the asset failed on `POLL_FAILURE_LIMIT` consecutive runs (its XML
-   * could not be fetched, or SQS refused its event) and the poller passed it.
-   */
-  messageError?: MessageFetchError;
-}
-
-/**
- * Why an event carries no message: the PDS refused it for good (e.g. 404), or it failed on
- * `failedRuns` consecutive runs and the poller passed it instead of holding everything behind it.
- */
-export interface MessageFetchError {
-  name: string;
-  message: string;
-  /** HTTP status the PDS answered, e.g. 404 when the messaging asset no longer exists. */
-  status?: number;
-  /** Consecutive runs that failed on this item before the poller passed it (`POLL_FAILURE_LIMIT`). */
-  failedRuns?: number;
-}
-
-/** `pds.supplier-review.received`: a new supplier review on a watched item, with its message. */
-export interface SupplierReviewReceivedData {
-  review: SupplierReview;
-  messagingAssetId: number;
-  document?: ParsedDocument;
-  parseError?: XmlErrorInfo;
-  /** The XML as received, when it could not be parsed. */
-  rawXml?: string;
-  /**
-   * Set instead of `document` when the PDS refused the message for good (e.g. 404), or when the review
-   * failed on `POLL_FAILURE_LIMIT` consecutive runs (with `failedRuns`) and the poller passed it.
-   */
-  messageError?: MessageFetchError;
-  cic?: CicSummary[];
-  gdsn?: GdsnMessageSummary;
-}
-
-/** `pds.publication.completed`: a selection was created and published. */
-export interface PublicationCompletedData {
-  publicationId: string;
-  selectionId: string;
-  numberOfItems: number;
-  destinations: Destination[];
-  primaryKeys: string[];
-}
-
-/** `pds.publication.failed`: a publication request could not be carried out. */
-export interface PublicationFailedData {
-  publicationId: string;
-  /** Set when the failure happened after the selection was created. */
-  selectionId?: string;
-  /** Why, as one of {@link PUBLICATION_FAILURE_CODES}. */
-  code: PublicationFailureCode;
-  reason: string;
-  pdsStatus?: number;
-  retryable: boolean;
-}
-
-/** Where a confirmation entry stands (docs/confirmations.md); the set is open (review statuses pass through). */
-export type ConfirmationState = string;
-
-/** A corrective action a recipient asked for, read from a CIC's status details. */
-export interface ConfirmationCorrectiveAction {
-  /** The status the action belongs to, e.g. CIC999. */
-  statusCode: string;
-  /** e.g. ACTION_NEEDED. */
-  code: string;
-  /** The status description, first in the recipient's order. */
-  description?: string;
-  expectedCorrectiveInformation?: string;
-  /** GTIN of the item of the hierarchy the status is about. */
-  gtin?: string;
-  /** The status's long description (`additionalConfirmationStatusLongDescription`), first in order. */
-  longDescription?: string;
-}
-
-/**
- * Why an entry is in its state, in one line: the data pool's or registry's error for a refusal, the
- * recipient's long description (else its description) for a confirmation.
- */
-export interface ConfirmationReason {
-  /** Who said it: the data pool or registry (a refusal), or the recipient (a confirmation). */
-  source: 'data-pool' | 'recipient';
-  /** The error code (e.g. GDSN.1091) or the status code (e.g. CIC999). */
-  code?: string;
-  text: string;
-  /** GLN of the message's sender. */
-  senderGln?: string;
-}
-
-/** The identity of a confirmation entry: one item at one recipient (and target market). */
-export interface ConfirmationEntryKey {
-  primaryKey: string;
-  channelId: string;
-  gtin?: string;
-  recipientGln?: string;
-  targetMarket?: string;
-}
-
-/** `pds.confirmation.changed`: an entry of the confirmation ledger changed state. */
-export interface ConfirmationChangedData {
-  entry: ConfirmationEntryKey;
-  /** Absent for the first state of an entry. */
-  previousState?: ConfirmationState;
-  state: ConfirmationState;
-  /** When the fact behind the new state happened (message creation, publication, deadline). */
-  since: string;
-  cause: 'publication' | 'confirmation' | 'review' | 'deadline' | 'refusal';
-  publications: Array<{ publicationId: string; publishedAt: string }>;
-  correctiveActions: ConfirmationCorrectiveAction[];
-  /** Why the entry is in its state, when the answer behind it says (a refusal always does). */
-  reason?: ConfirmationReason;
-  messagingAssetId?: number;
-  reviewId?: string;
-}
-
-/** `pds.webhook.endpoint-disabled`: a webhook endpoint was disabled by the bridge. */
-export interface WebhookEndpointDisabledData {
-  endpointId: string;
-  url: string;
-  /** `gone`: it answered 410; `failing`: it failed without a success for WEBHOOK_DISABLE_AFTER_HOURS. */
-  reason: 'gone' | 'failing';
-  detail: string;
-  disabledAt: string;
-  failingSince?: string;
-}
 
 /** The data type of each event type. */
 export interface EventDataMap {
@@ -271,230 +70,6 @@ export interface EventDataMap {
 
 // The descriptions below reach consumers: they are the `description`s of the JSON Schemas in
 // schemas/events (npm run schemas). Say what a field means to a reader of the event.
-const nonEmpty = once(() => z.string().check(z.minLength(1)));
-const integer = () => z.number().check(z.int());
-const count = once(() => z.number().check(z.int(), z.gte(0)));
-const httpStatus = once(() => z.number().check(z.int(), z.gte(100), z.lte(599)));
-/** An optional string, described. */
-const optionalText = (description: string) => described(z.optional(z.string()), description);
-
-const s3ObjectRef = once(() => ({
-  bucket: described(nonEmpty(), 'The S3 bucket the file was dropped into.'),
-  key: described(nonEmpty(), 'The object key of the dropped file, decoded (as S3 lists it).'),
-  versionId: described(
-    z.optional(nonEmpty()),
-    'The version of the object, when the bucket is versioned; absent otherwise.',
-  ),
-}));
-
-const xmlErrorInfo = once(() =>
-  described(
-    z.object({
-      name: described(nonEmpty(), 'The error class, e.g. XmlParseError.'),
-      code: optionalText('A stable code for the kind of error, e.g. MALFORMED.'),
-      message: described(nonEmpty(), 'What is wrong with the XML, for people.'),
-      line: described(
-        z.optional(z.number().check(z.int(), z.gt(0))),
-        'Line of the error in the XML, from 1.',
-      ),
-      column: described(
-        z.optional(z.number().check(z.int(), z.gt(0))),
-        'Column of the error in the XML, from 1.',
-      ),
-    }),
-    'Why the XML could not be parsed; the text itself is in rawXml or rawXmlPointer.',
-  ),
-);
-
-const parsedDocument = once(() =>
-  described(
-    z.object({
-      rootName: described(nonEmpty(), 'Local name of the root element, namespace prefix removed.'),
-      rootNamespace: optionalText('Namespace URI of the root element, when it has one.'),
-      namespaces: described(
-        z.record(z.string(), z.string()),
-        'The namespace declarations of the root element: prefix to URI.',
-      ),
-      root: described(
-        z.record(z.string(), z.unknown()),
-        'The root element: every child element an array of objects, attributes under "@_<name>", text under "#text", every value a string, namespace prefixes removed.',
-      ),
-    }),
-    "The messaging asset's XML, parsed (lib/xml/parse.ts).",
-  ),
-);
-
-const cicSummary = once(() =>
-  described(
-    z.object({
-      gdsnVersion: described(z.enum(['3.1', '2.8']), 'The GDSN version the confirmation is written in.'),
-      state: described(
-        nonEmpty(),
-        'The confirmation state: RECEIVED, REVIEW, REJECTED, SYNCHRONISED (3.1) or ACCEPTED, … (2.8); the set is open.',
-      ),
-      gtin: described(nonEmpty(), 'The GTIN of the confirmed item.'),
-      recipientGln: optionalText('GLN of the recipient that confirms.'),
-      recipientDataPool: optionalText("GLN of the recipient's data pool."),
-      dataSource: optionalText("GLN of the item's information provider."),
-      targetMarketCountryCode: optionalText(
-        'ISO 3166 numeric code of the target market, e.g. 276 (Germany).',
-      ),
-      documentIdentifier: optionalText(
-        "The Standard Business Document Header's InstanceIdentifier (one per message).",
-      ),
-      confirmationIdentifier: optionalText(
-        "The confirmation's own identification (entityIdentification in 3.1, uniqueCreatorIdentification in 2.8).",
-      ),
-      creationDateTime: optionalText(
-        'When the confirmation (else the message) was created, as written in the XML: the creationDateTime element (3.1) or attribute (2.8).',
-      ),
-      creatorGln: optionalText(
-        "GLN of the confirmation's creator: its identification's content owner, else the message's sender.",
-      ),
-      statuses: described(
-        z.array(
-          z.object({
-            code: described(z.string(), 'The confirmation status code, e.g. CIC999.'),
-            gtin: optionalText('The GTIN the status is about, when it names one.'),
-            descriptions: z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() })),
-            longDescriptions: described(
-              z.optional(z.array(z.object({ languageCode: z.optional(z.string()), text: z.string() }))),
-              'The additionalConfirmationStatusLongDescription texts: where recipients put the full reason.',
-            ),
-            correctiveActions: z.array(
-              z.object({ code: z.string(), expectedCorrectiveInformation: z.optional(z.string()) }),
-            ),
-          }),
-        ),
-        'The statuses the recipient gave, with their descriptions and corrective actions.',
-      ),
-    }),
-    'Summary of one GDSN CatalogueItemConfirmation in the message.',
-  ),
-);
-
-const gdsnItem = once(() =>
-  z.object({
-    gtin: described(nonEmpty(), 'GTIN of the item the message names.'),
-    informationProvider: optionalText("GLN of the item's information provider."),
-    targetMarketCountryCode: optionalText('ISO 3166 numeric code of the target market.'),
-    recipientGln: optionalText('GLN of the recipient the message is about.'),
-    status: optionalText('A confirmation state or a registration status for this item, as written.'),
-    reasonCode: optionalText("A withdrawal's reason code, e.g. PUBLICATION_WITHDRAWAL."),
-    documentCommand: optionalText(
-      "A notification's document command: ADD, CHANGE_BY_REFRESH, CORRECT, DELETE.",
-    ),
-    isReload: described(z.optional(z.boolean()), 'A notification or request: whether it is a reload.'),
-    childGtins: described(
-      z.optional(z.array(z.string())),
-      "A notification: GTINs of the next lower level of the item's hierarchy.",
-    ),
-  }),
-);
-
-const gdsnSummary = once(() =>
-  described(
-    z.optional(
-      z.object({
-        messageType: described(
-          z.enum([
-            'catalogueItemConfirmation',
-            'gs1Response',
-            'catalogueItemRegistrationResponse',
-            'requestForCatalogueItemNotification',
-            'catalogueItemHierarchicalWithdrawal',
-            'catalogueItemNotification',
-          ]),
-          'The GDSN message type (docs/events.md lists what each says). The set may grow: treat an unknown value as a generic document.',
-        ),
-        gdsnVersion: described(z.enum(['3.1', '2.8']), 'The GDSN version the message is written in.'),
-        documentIdentifier: optionalText("The Standard Business Document Header's InstanceIdentifier."),
-        creationDateTime: optionalText("The message's own creation time, as written."),
-        senderGln: optionalText('GLN of the sender (a data pool, the Global Registry, a recipient).'),
-        receiverGln: optionalText('GLN of the receiver.'),
-        status: optionalText('Responses: ACCEPTED, RECEIVED, REJECTED, ERROR, …, as written.'),
-        originalMessageIdentifier: optionalText('Responses: the identifier of the message answered.'),
-        errors: described(
-          z.optional(
-            z.array(
-              z.object({
-                code: described(z.string(), 'The error code, e.g. GDSN.1091; empty when none was given.'),
-                description: optionalText('The error text, as the sender wrote it.'),
-                languageCode: optionalText('The language of the description.'),
-                level: described(
-                  z.enum(['message', 'transaction', 'command', 'document', 'attribute']),
-                  'Where the error was raised.',
-                ),
-                transactionIdentifier: optionalText('The transaction the error refers to.'),
-                commandIdentifier: optionalText('The command the error refers to.'),
-                documentIdentifier: optionalText('The document the error refers to.'),
-                gtins: described(z.optional(z.array(z.string())), 'GTINs the error names.'),
-              }),
-            ),
-          ),
-          "Responses: every error of the response's exceptions, message level first.",
-        ),
-        refusal: described(
-          z.optional(z.boolean()),
-          'True when the message says a publication was refused before it reached the recipient (a response with errors or REJECTED, a registration REJECTED).',
-        ),
-        isReload: described(
-          z.optional(z.boolean()),
-          'Resend requests: true for a reload of everything, false for a resend of the items named.',
-        ),
-        recipientGln: optionalText('Resend requests: the recipient asking.'),
-        targetMarketCountryCode: optionalText('Resend requests: the target market asked about.'),
-        items: described(z.array(gdsnItem()), 'The items the message names, in document order.'),
-      }),
-    ),
-    'What the GDSN message is and says, for every GDSN type the bridge knows (lib/xml/gdsn.ts); absent for other documents.',
-  ),
-);
-
-const cicList = once(() =>
-  described(
-    z.optional(z.array(cicSummary())),
-    'One summary per GDSN CatalogueItemConfirmation in the document.',
-  ),
-);
-
-const rawXml = once(() => optionalText('The XML as received, when it could not be parsed (parseError).'));
-
-const notBoth = (data: { document?: unknown; parseError?: unknown }) =>
-  data.document === undefined || data.parseError === undefined;
-
-const messageError = once(() =>
-  described(
-    z.object({
-      name: described(nonEmpty(), 'The error class, e.g. PdsNotFoundError.'),
-      message: described(nonEmpty(), 'The last reason, for people.'),
-      status: described(z.optional(httpStatus()), 'HTTP status the PDS answered, when it answered one.'),
-      failedRuns: described(
-        z.optional(z.number().check(z.int(), z.gt(0))),
-        'Consecutive runs that failed before the poller passed the item (POLL_FAILURE_LIMIT).',
-      ),
-    }),
-    'Why the event carries no message: the PDS refused it for good (e.g. 404), or fetching or sending it failed on POLL_FAILURE_LIMIT consecutive runs and the poller passed it.',
-  ),
-);
-
-const pdsStatus = once(() =>
-  described(z.optional(httpStatus()), 'HTTP status the PDS answered, when the PDS refused.'),
-);
-const reason = once(() =>
-  described(
-    nonEmpty(),
-    'What went wrong and what to do, for people; its wording may change: branch on code.',
-  ),
-);
-/** `code` of a failed event: one of the flow's `codes`, described the same way for every flow. */
-function failureCodeField<const Codes extends readonly [string, ...string[]]>(codes: Codes) {
-  return described(
-    z.enum(codes),
-    'Why, as a stable code (docs/events.md says what to do for each). The set only grows: treat a code you do not know as "rejected".',
-  );
-}
-
 /** zod schema of each event type's data. */
 export const EVENT_DATA_SCHEMAS = lazily({
   'pds.ingest.completed': () =>

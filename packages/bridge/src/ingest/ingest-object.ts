@@ -347,7 +347,7 @@ async function fail(
   };
 }
 
-/** The `code` of the failed event; see INGEST_FAILURE_CODES (packages/bridge/src/events/types.ts). */
+/** The `code` of the failed event; see INGEST_FAILURE_CODES (packages/bridge/src/events/data/ingest.ts). */
 function failureCode(error: Error): IngestFailureCode {
   if (error instanceof ObjectSourceError) {
     // 'unavailable' is always retryable (packages/bridge/src/ingest/s3/adapters.ts) and never ends here.

@@ -87,7 +87,7 @@ export interface IngestProgressRecord {
   /** Set with `done` (imported) or `failed` (failed, superseded). */
   outcome?: 'imported' | 'failed' | 'superseded';
   reason?: string;
-  /** Set with `failed`: the `code` of the `pds.ingest.failed` event (packages/bridge/src/events/types.ts), so it can be replayed. */
+  /** Set with `failed`: the `code` of the `pds.ingest.failed` event (packages/bridge/src/events/data/ingest.ts), so it can be replayed. */
   code?: IngestFailureCode;
   pdsStatus?: number;
   /** The retryable failure that made the last holder give the claim back. */

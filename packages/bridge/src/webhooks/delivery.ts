@@ -15,11 +15,11 @@
  * events. Receivers order by the CloudEvent `time` and deduplicate by `webhook-id` (the event id).
  */
 
-import type { Log, Metrics } from '../core/index.ts';
+import type { Log } from '../core/index.ts';
 import { silentLog } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
-import type { StateStore } from '../state/index.ts';
 import { getDelivery, keepEvent, keptEvent, keptEventIds, recordDelivery } from './deliveries.ts';
+import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 import {
   type EndpointRecord,
   EndpointRegistry,
@@ -28,43 +28,13 @@ import {
   signingKeyOf,
 } from './endpoints.ts';
 import { WebhookError } from './errors.ts';
+import { LaterTasks } from './later-tasks.ts';
 import { type PostResult, postWebhook } from './post.ts';
-import { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';
+import type { DeliveryTask } from './queue.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
 import { webhookHeaders } from './signing.ts';
-import type { UrlPolicy } from './url-policy.ts';
 
-/** Why an endpoint was disabled, as reported to {@link WebhookDeliveryOptions.onDisabled}. */
-export interface EndpointDisabled {
-  readonly endpoint: EndpointRecord;
-  readonly reason: 'gone' | 'failing';
-  readonly detail: string;
-}
-
-export interface WebhookDeliveryOptions {
-  readonly store: StateStore;
-  readonly queue: DeliveryQueue;
-  readonly policy: UrlPolicy;
-  /** Every event type the bridge emits (endpoint filters are checked against it). */
-  readonly knownTypes: readonly string[];
-  /** An endpoint failing without a success for this long is disabled; default 5 days. */
-  readonly disableAfterMs?: number;
-  /** Per-attempt timeout; default 10 000 ms. */
-  readonly timeoutMs?: number;
-  /** Sign with `v1a` (ed25519) too; default true. */
-  readonly asymmetric?: boolean;
-  /** Called once when an endpoint is disabled (the handler emits `pds.webhook.endpoint-disabled`). */
-  readonly onDisabled?: (disabled: EndpointDisabled) => Promise<void>;
-  readonly now?: () => Date;
-  readonly random?: () => number;
-  readonly log?: Log;
-  readonly metrics?: Metrics;
-  /** The POST (tests and benchmarks pass their own); default ./post.ts. */
-  readonly post?: typeof postWebhook;
-}
-
-/** What one task came to. */
-export type TaskOutcome = 'delivered' | 'retrying' | 'failed' | 'waiting' | 'undelivered' | 'disabled';
+export type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 
 export class WebhookDelivery {
   readonly registry: EndpointRegistry;
@@ -461,20 +431,3 @@ export class WebhookDelivery {
  * the same batch (no attempt is spent): 5 s, the first retry delay.
  */
 export const FAILING_ENDPOINT_WAIT_MS = 5_000;
-
-/** Tasks to queue again, grouped by their delay in whole seconds: one enqueue per delay. */
-class LaterTasks {
-  readonly #byDelay = new Map<number, DeliveryTask[]>();
-
-  add(task: DeliveryTask, waitMs: number): void {
-    const seconds = Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(waitMs / 1000)));
-    const tasks = this.#byDelay.get(seconds) ?? [];
-    tasks.push(task);
-    this.#byDelay.set(seconds, tasks);
-  }
-
-  async flush(queue: DeliveryQueue): Promise<void> {
-    await Promise.all([...this.#byDelay].map(([seconds, tasks]) => queue.enqueue(tasks, seconds)));
-    this.#byDelay.clear();
-  }
-}

@@ -34,9 +34,21 @@ export interface PdsOperation {
 }
 
 /**
+ * The `{id}` and `{name}` variants of a bulk subscription operation: one method serves both, its
+ * `SubscriptionRef` argument picks the variant.
+ */
+function eitherRef(
+  method: PdsOperation['method'],
+  suffix: string,
+  client: PdsOperationMethod,
+): PdsOperation[] {
+  return ['{id}', '{name}'].map((ref) => ({ method, path: `/v1/bulkSubscription/${ref}${suffix}`, client }));
+}
+
+/**
  * Every operation of docs/pds-interface.md with the client method that performs it.
- * The `{id}` and `{name}` variants of a bulk subscription operation share a method: its `SubscriptionRef`
- * argument (`{ id }` or `{ name }`) picks the variant. test/integration/pds-endpoints.test.ts compares
+ * The `{id}` and `{name}` variants of a bulk subscription operation share a method ({@link eitherRef}).
+ * test/integration/pds-endpoints.test.ts compares
  * this table with the spec, the simulator's routes and the contract tests.
  */
 export const PDS_OPERATIONS: readonly PdsOperation[] = [
@@ -73,38 +85,17 @@ export const PDS_OPERATIONS: readonly PdsOperation[] = [
 
   { method: 'GET', path: '/v1/bulkSubscription', client: 'bulkSubscriptions.list' },
   { method: 'POST', path: '/v1/bulkSubscription', client: 'bulkSubscriptions.create' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.get' },
-  { method: 'PUT', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.update' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{name}', client: 'bulkSubscriptions.delete' },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.get' },
-  { method: 'PUT', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.update' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{id}', client: 'bulkSubscriptions.delete' },
+  ...eitherRef('GET', '', 'bulkSubscriptions.get'),
+  ...eitherRef('PUT', '', 'bulkSubscriptions.update'),
+  ...eitherRef('DELETE', '', 'bulkSubscriptions.delete'),
   { method: 'GET', path: '/v1/bulkSubscription/{name}/id', client: 'bulkSubscriptions.nameToId' },
   { method: 'GET', path: '/v1/bulkSubscription/{id}/name', client: 'bulkSubscriptions.idToName' },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.entries' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}/entries', client: 'bulkSubscriptions.entries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.addEntries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{name}/entries', client: 'bulkSubscriptions.addEntries' },
-  { method: 'DELETE', path: '/v1/bulkSubscription/{id}/entries', client: 'bulkSubscriptions.removeEntries' },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{name}/entries',
-    client: 'bulkSubscriptions.removeEntries',
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{id}/entries/all',
-    client: 'bulkSubscriptions.removeAllEntries',
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/bulkSubscription/{name}/entries/all',
-    client: 'bulkSubscriptions.removeAllEntries',
-  },
-  { method: 'GET', path: '/v1/bulkSubscription/{id}/imports', client: 'bulkSubscriptions.imports' },
-  { method: 'GET', path: '/v1/bulkSubscription/{name}/imports', client: 'bulkSubscriptions.imports' },
-  { method: 'POST', path: '/v1/bulkSubscription/{id}/_upload', client: 'bulkSubscriptions.uploadEntries' },
-  { method: 'POST', path: '/v1/bulkSubscription/{name}/_upload', client: 'bulkSubscriptions.uploadEntries' },
+  ...eitherRef('GET', '/entries', 'bulkSubscriptions.entries'),
+  ...eitherRef('POST', '/entries', 'bulkSubscriptions.addEntries'),
+  ...eitherRef('DELETE', '/entries', 'bulkSubscriptions.removeEntries'),
+  ...eitherRef('DELETE', '/entries/all', 'bulkSubscriptions.removeAllEntries'),
+  ...eitherRef('GET', '/imports', 'bulkSubscriptions.imports'),
+  ...eitherRef('POST', '/_upload', 'bulkSubscriptions.uploadEntries'),
 
   { method: 'GET', path: '/v1/datamodel/retrieval/{kind}', client: 'dataModel.retrieve' },
   { method: 'GET', path: '/v1/datamodel/current', client: 'dataModel.current' },
