@@ -5,9 +5,65 @@
  * as invalid, and those still failing at the end, become {@link EventPublishFailure}s. No AWS SDK
  * import: each publisher sends and reads its own answers.
  */
-import { ConfigError, type RetryPolicy, type RetryRun, retryEach } from '../core/index.ts';
+import {
+  ConfigError,
+  checkInteger,
+  type RetryPolicy,
+  type RetryRun,
+  retryEach,
+  sleep,
+} from '../core/index.ts';
 import type { CloudEvent } from './envelope.ts';
 import type { EventPublishFailure } from './errors.ts';
+
+/** An integer option of a publisher, its default when absent; out of range, a {@link ConfigError}. */
+export function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+) {
+  return checkInteger(
+    name,
+    value ?? fallback,
+    { min, max },
+    (message) => new ConfigError(`${message}.`, { variables: [name] }),
+  );
+}
+
+/** How a publisher sends, as both take it: the per-entry retry's numbers, requests at once, the sleep. */
+export interface SendingOptions {
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  concurrency?: number;
+  sleep?: (ms: number) => Promise<void>;
+  claimCheck?: { bucket: string };
+}
+
+/** The checked {@link SendingOptions}; throws a {@link ConfigError} for an empty claim-check bucket. */
+export function sendingOf(options: SendingOptions): {
+  policy: RetryPolicy;
+  concurrency: number;
+  sleep: (ms: number) => Promise<void>;
+} {
+  if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
+    throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
+      variables: ['STATE_BUCKET'],
+    });
+  }
+  return {
+    policy: {
+      maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
+      baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
+      maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
+      jitter: 'none',
+    },
+    concurrency: integerOption('concurrency', options.concurrency, 10, 1, 64),
+    sleep: options.sleep ?? sleep,
+  };
+}
 
 /**
  * Splits entries into requests of at most `maxEntries` entries and `maxBytes` bytes (a larger entry
