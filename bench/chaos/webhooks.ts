@@ -472,6 +472,22 @@ firstTryDelays.sort((a, b) => a - b);
 const p = (q: number) =>
   firstTryDelays[Math.min(firstTryDelays.length - 1, Math.floor(firstTryDelays.length * q))] ?? 0;
 const deadEndpoint = dead ? await admin.registry.get(dead.id) : undefined;
+// Where the missing deliveries of a live endpoint stand: its breaker and their delivery log statuses.
+const missingAt: string[] = [];
+for (const receiver of live) {
+  const got = deliveredIds(receiver);
+  const missing = events.filter((each) => !got.has(each.id));
+  if (missing.length === 0) continue;
+  const record = await admin.registry.get(receiver.id);
+  const statuses: Record<string, number> = {};
+  for (const each of missing) {
+    const status = (await getDelivery(store, receiver.id, each.id))?.status ?? 'no record';
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  missingAt.push(
+    `${receiver.name}: ${record?.failures ?? '?'} failures, breaker ${record?.breakerOpenUntil && Date.parse(record.breakerOpenUntil) > Date.now() ? `open until ${record.breakerOpenUntil}` : 'closed'}, ${JSON.stringify(statuses)}`,
+  );
+}
 
 const faults = live.reduce((sum, receiver) => sum + receiver.requests.filter((r) => !ok(r)).length, 0);
 console.log(
@@ -497,6 +513,7 @@ printTable(
         ? `open until ${deadEndpoint.breakerOpenUntil} after ${deadEndpoint.failures} failures`
         : 'closed',
     ],
+    ['live endpoints with deliveries missing at the end', missingAt.join('; ') || 'none'],
     ['duplicate deliveries (same event, same endpoint)', duplicates],
     ['Retry-After gaps checked', retryAfterChecked],
     ['live first-attempt delay p50 / p99 (ms)', `${p(0.5)} / ${p(0.99)}`],
