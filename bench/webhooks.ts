@@ -13,8 +13,9 @@
  *    at three event counts. Both paths are
  *    warmed alike first, and each size runs three rounds alternating which path goes first (median).
  * 3. Isolation: ten endpoints, nine answering 200 after `--latency-ms`; the tasks are handled as the
- *    function handles a batch (concurrently). With one endpoint answering 503 to everything, the
- *    nine's p99 delay against a run without it.
+ *    function handles its batches (deliverBatch, ten at a time) on both lanes: the main lane's, and
+ *    beside them the slow lane's tasks that are due. With one endpoint answering 503 to everything,
+ *    the nine's p99 delay against a run without it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -214,9 +215,11 @@ async function isolation(): Promise<void> {
       const { url, server } = await receiver((path) => (path.startsWith('/failing') ? 503 : 200));
       const store = new MemoryStateStore();
       const queue = new MemoryDeliveryQueue();
+      const slowQueue = new MemoryDeliveryQueue();
       const delivery = new WebhookDelivery({
         store,
         queue,
+        slowQueue,
         policy: 'any',
         knownTypes: EVENT_TYPES,
         asymmetric: false,
@@ -231,16 +234,38 @@ async function isolation(): Promise<void> {
       );
       const tasks = queue.take();
       const healthyDelays: number[] = [];
-      // The function's batches: ten records at a time, handled concurrently.
-      for (let start = 0; start < tasks.length; start += 10) {
-        await Promise.all(
-          tasks.slice(start, start + 10).map(async (task) => {
-            const outcome = await delivery.deliver(task);
-            if (healthy.has(task.endpointId) && outcome === 'delivered')
+      // The function's batches on each lane: ten records at a time, handled concurrently. The main
+      // lane's; beside it the slow lane takes what is due there now (retries minutes away are left).
+      let mainDone = false;
+      const main = async () => {
+        for (let start = 0; start < tasks.length; start += 10) {
+          const batch = tasks.slice(start, start + 10);
+          const settled = await delivery.deliverBatch(batch, 'main');
+          batch.forEach((task, n) => {
+            const result = settled[n];
+            if (
+              healthy.has(task.endpointId) &&
+              result?.status === 'fulfilled' &&
+              result.value === 'delivered'
+            )
               healthyDelays.push(performance.now() - enqueuedAt);
-          }),
-        );
-      }
+          });
+        }
+        mainDone = true;
+      };
+      const slow = async () => {
+        while (!mainDone || slowQueue.tasks.some((each) => each.delaySeconds === 0)) {
+          const due = slowQueue.tasks.filter((each) => each.delaySeconds === 0).slice(0, 10);
+          for (const each of due) slowQueue.tasks.splice(slowQueue.tasks.indexOf(each), 1);
+          if (due.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+          else
+            await delivery.deliverBatch(
+              due.map((each) => each.task),
+              'slow',
+            );
+        }
+      };
+      await Promise.all([main(), slow()]);
       delays[mode] = p99(healthyDelays);
       server.close();
     }

@@ -1,6 +1,6 @@
 /**
  * The webhooks' chaos run (issue 33): events flow through the real delivery path — the webhook queue
- * (SQS on the local stack's emulator), the webhook-delivery function's handler
+ * and its slow lane (SQS on the local stack's emulator), the webhook-delivery function's handler
  * (createWebhookDeliveryHandler, state in S3 on the emulator) and receivers on 127.0.0.1 — while the
  * receivers fail and the workers are killed. A quick variant (--no-baseline) runs in `npm test`
  * (test/integration/webhooks-chaos-quick.test.ts); figures in docs/benchmarks.md
@@ -12,7 +12,7 @@
  * Retry-After: 7; no answer within the attempt timeout; the connection reset), one slow one (200
  * after 300 ms) and one dead one (accepts connections, never answers). Events are offered to the
  * queue as the emitting functions do, a tenth of them twice. Workers stand in for Lambda's event
- * source mapping: receive ten messages, invoke the handler, delete what succeeded; with probability
+ * source mappings, `--workers` on each lane (the main queue and the slow one): receive ten messages, invoke the handler, delete what succeeded; with probability
  * `--kill-rate` a worker is killed mid-batch: it abandons the batch at once (nothing is deleted, the
  * messages come back after the 3 s visibility timeout) while what the handler had started goes on or
  * not, as in a Lambda that timed out. Phase 1 runs for a fixed time; then the faults stop and every
@@ -61,7 +61,12 @@ const { values } = parseScriptArgs({
     'Webhook delivery under receiver faults, slow and dead endpoints and killed workers, through the webhook queue and the webhook-delivery handler on 127.0.0.1; exits 1 when a target is missed.',
   options: {
     events: { type: 'string', value: 'n', description: 'events offered (default 120; 30 with --quick)' },
-    workers: { type: 'string', default: '3', value: 'n', description: 'concurrent batch workers' },
+    workers: {
+      type: 'string',
+      default: '3',
+      value: 'n',
+      description: 'concurrent batch workers on each lane (main and slow)',
+    },
     'fault-rate': {
       type: 'string',
       default: '0.3',
@@ -244,6 +249,16 @@ const queue = await sqsClient().send(
 );
 const QUEUE_URL = queue.QueueUrl as string;
 process.env.WEBHOOK_QUEUE_URL = QUEUE_URL;
+const slowQueue = await sqsClient().send(
+  new CreateQueueCommand({ QueueName: 'chaos-webhooks-slow', Attributes: { VisibilityTimeout: '3' } }),
+);
+const SLOW_QUEUE_URL = slowQueue.QueueUrl as string;
+process.env.WEBHOOK_SLOW_QUEUE_URL = SLOW_QUEUE_URL;
+/** Each lane's queue and the ARN its records carry (the handler tells the lanes apart by it). */
+const LANES = {
+  main: { url: QUEUE_URL, arn: 'arn:aws:sqs:us-east-1:000000000000:chaos-webhooks' },
+  slow: { url: SLOW_QUEUE_URL, arn: 'arn:aws:sqs:us-east-1:000000000000:chaos-webhooks-slow' },
+} as const;
 // Where the function would announce a disabled endpoint (none is disabled in this run).
 const eventsQueue = await sqsClient().send(new CreateQueueCommand({ QueueName: 'chaos-webhook-events' }));
 process.env.EVENTS_QUEUE_URL = eventsQueue.QueueUrl as string;
@@ -264,7 +279,7 @@ for (const receiver of receivers) {
 }
 
 // --- workers: Lambda's event source mapping, with kills -------------------------------------------
-const counters = { batches: 0, kills: 0, handlerErrors: 0, offered: 0, offeredTwice: 0 };
+const counters = { batches: 0, slowBatches: 0, kills: 0, handlerErrors: 0, offered: 0, offeredTwice: 0 };
 const abandoned = new Set<Promise<unknown>>();
 let stopWorkers = false;
 
@@ -277,11 +292,12 @@ function context(): Context {
   } as unknown as Context;
 }
 
-async function worker(): Promise<void> {
+async function worker(lane: keyof typeof LANES): Promise<void> {
+  const { url, arn } = LANES[lane];
   while (!stopWorkers) {
     const answer = await sqsClient().send(
       new ReceiveMessageCommand({
-        QueueUrl: QUEUE_URL,
+        QueueUrl: url,
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
         MessageSystemAttributeNames: ['All'],
@@ -291,9 +307,8 @@ async function worker(): Promise<void> {
     const messages = answer.Messages ?? [];
     if (messages.length === 0) continue;
     counters.batches++;
-    const records = messages.map((message) =>
-      toSqsRecord(message, 'arn:aws:sqs:us-east-1:000000000000:chaos-webhooks', 'us-east-1'),
-    );
+    if (lane === 'slow') counters.slowBatches++;
+    const records = messages.map((message) => toSqsRecord(message, arn, 'us-east-1'));
     const run = Promise.resolve(handler({ Records: records }, context()) as Promise<SQSBatchResponse>);
     if (random() < KILL_RATE) {
       // Killed mid-batch: nothing is deleted; the messages come back after the visibility timeout.
@@ -315,7 +330,7 @@ async function worker(): Promise<void> {
     if (done.length > 0)
       await sqsClient().send(
         new DeleteMessageBatchCommand({
-          QueueUrl: QUEUE_URL,
+          QueueUrl: url,
           Entries: done.map((message, index) => ({
             Id: String(index),
             ReceiptHandle: message.ReceiptHandle,
@@ -328,7 +343,9 @@ async function worker(): Promise<void> {
 // --- phase 1: events offered under faults ----------------------------------------------------------
 const events = Array.from({ length: EVENTS }, (_, n) => event(n));
 const offeredAt = new Map<string, number>();
-const workers = Array.from({ length: WORKERS }, () => worker());
+const workers = (['main', 'slow'] as const).flatMap((lane) =>
+  Array.from({ length: WORKERS }, () => worker(lane)),
+);
 for (const each of events) {
   offeredAt.set(each.id, Date.now());
   const times = random() < 0.1 ? 2 : 1;
@@ -455,17 +472,36 @@ firstTryDelays.sort((a, b) => a - b);
 const p = (q: number) =>
   firstTryDelays[Math.min(firstTryDelays.length - 1, Math.floor(firstTryDelays.length * q))] ?? 0;
 const deadEndpoint = dead ? await admin.registry.get(dead.id) : undefined;
+// Where the missing deliveries of a live endpoint stand: its breaker and their delivery log statuses.
+const missingAt: string[] = [];
+for (const receiver of live) {
+  const got = deliveredIds(receiver);
+  const missing = events.filter((each) => !got.has(each.id));
+  if (missing.length === 0) continue;
+  const record = await admin.registry.get(receiver.id);
+  const statuses: Record<string, number> = {};
+  for (const each of missing) {
+    const status = (await getDelivery(store, receiver.id, each.id))?.status ?? 'no record';
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  missingAt.push(
+    `${receiver.name}: ${record?.failures ?? '?'} failures, breaker ${record?.breakerOpenUntil && Date.parse(record.breakerOpenUntil) > Date.now() ? `open until ${record.breakerOpenUntil}` : 'closed'}, ${JSON.stringify(statuses)}`,
+  );
+}
 
 const faults = live.reduce((sum, receiver) => sum + receiver.requests.filter((r) => !ok(r)).length, 0);
 console.log(
-  `\nWebhook chaos${BASELINE ? ' (baseline, no dead endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 slow${BASELINE ? '' : ', 1 dead'}), ${WORKERS} workers, kill rate ${KILL_RATE}, seed ${values.seed}`,
+  `\nWebhook chaos${BASELINE ? ' (baseline, no dead endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 slow${BASELINE ? '' : ', 1 dead'}), ${WORKERS} workers per lane, kill rate ${KILL_RATE}, seed ${values.seed}`,
 );
 printTable(
   ['measure', 'value'],
   [
     ['requests received', requests],
     ['failed answers of the live endpoints (503, 500+Retry-After, timeout, reset)', faults],
-    ['batches / workers killed mid-batch', `${counters.batches} / ${counters.kills}`],
+    [
+      'batches (of which slow lane) / workers killed mid-batch',
+      `${counters.batches} (${counters.slowBatches}) / ${counters.kills}`,
+    ],
     [
       'live deliveries missing after phase 1 (then replayed, failed-only)',
       `${missingAfterPhase1} (${replayed} replayed)`,
@@ -477,6 +513,7 @@ printTable(
         ? `open until ${deadEndpoint.breakerOpenUntil} after ${deadEndpoint.failures} failures`
         : 'closed',
     ],
+    ['live endpoints with deliveries missing at the end', missingAt.join('; ') || 'none'],
     ['duplicate deliveries (same event, same endpoint)', duplicates],
     ['Retry-After gaps checked', retryAfterChecked],
     ['live first-attempt delay p50 / p99 (ms)', `${p(0.5)} / ${p(0.99)}`],

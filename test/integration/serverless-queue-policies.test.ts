@@ -7,7 +7,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { roleGrants } from '../helpers/iam.ts';
 import { type CloudFormationTemplate, dig, packageService, referencedId } from '../helpers/serverless.ts';
 
-const QUEUES = ['EventsQueue', 'MessagingAssetEventsQueue', 'SupplierReviewEventsQueue', 'WebhookQueue'];
+const QUEUES = [
+  'EventsQueue',
+  'MessagingAssetEventsQueue',
+  'SupplierReviewEventsQueue',
+  'WebhookQueue',
+  'WebhookSlowQueue',
+];
 
 let template: CloudFormationTemplate;
 let withOperatorRole: CloudFormationTemplate;

@@ -1,7 +1,7 @@
 /**
  * A quick, bounded variant of the webhooks' chaos run (bench/chaos/webhooks.ts; docs/benchmarks.md,
  * "Chaos: webhooks") inside `npm test`: 20 events to four faulty live endpoints, a slow one and a dead
- * one on 127.0.0.1, through the webhook queue (the emulator) and the webhook-delivery handler, with
+ * one on 127.0.0.1, through the webhook queue and its slow lane (the emulator) and the webhook-delivery handler, with
  * workers killed mid-batch; 5 s of faults, then a failed-only replay. No baseline run: the isolation
  * target needs the full run and an idle machine, so it is left to the bench.
  */

@@ -76,6 +76,7 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     SUPPLIER_REVIEW_EVENTS_QUEUE_URL: queues.supplierReviewEvents.url,
     PUBLICATION_QUEUE_URL: queues.publications.url,
     WEBHOOK_QUEUE_URL: queues.webhooks.url,
+    WEBHOOK_SLOW_QUEUE_URL: queues.webhooksSlow.url,
     // Local receivers listen on 127.0.0.1 over http (docs/webhooks.md, URL policy).
     WEBHOOK_URL_POLICY: 'any',
     REVIEW_POLL_QUEUE_URL: queues.reviewPoll.url,

@@ -42,6 +42,8 @@ export const LOCAL_QUEUES = Object.freeze({
   reviewPoll: queueWithDlq('review-poll', { visibilityTimeout: 120, maxReceiveCount: 3 }),
   /** events offered to webhooks and delivery tasks → webhook-delivery (deploy/webhooks.yml: DLQ after 5 receives). */
   webhooks: queueWithDlq('webhooks', { visibilityTimeout: 60, maxReceiveCount: 5 }),
+  /** the slow lane: tasks of endpoints that are not healthy → webhook-delivery (deploy/webhooks.yml: DLQ after 5 receives). */
+  webhooksSlow: queueWithDlq('webhooks-slow', { visibilityTimeout: 60, maxReceiveCount: 5 }),
   /** pds.ingest.* and pds.publication.* events (deploy/core.yml: DLQ after 5 receives). */
   events: queueWithDlq('events', { visibilityTimeout: 30, maxReceiveCount: 5 }),
   /** pds.messaging-asset.* events (deploy/pollers.yml: DLQ after 5 receives). */

@@ -6,7 +6,7 @@
  * - objects written to the drop bucket → S3 `ObjectCreated` notifications → ingest queue → λ ingest
  * - schedules → λ poll-messaging-assets and λ poll-supplier-reviews (never overlapping themselves)
  * - review fan-out queue → λ poll-supplier-reviews-worker; publication queue → λ publish-worker
- * - webhook queue → λ webhook-delivery (signed POSTs to the registered endpoints)
+ * - webhook queue and its slow lane → λ webhook-delivery (signed POSTs to the registered endpoints)
  * - HTTP requests (API Gateway HTTP API payload 2.0) → λ api, with a bearer token
  *
  * @example
@@ -305,6 +305,14 @@ const QUEUE_FUNCTIONS = [
   },
   {
     role: 'webhooks',
+    name: 'webhook-delivery',
+    handler: 'webhookDelivery',
+    batchSize: 10,
+    timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.webhookDelivery,
+  },
+  // The slow lane: the same function, its own event source (docs/webhooks.md).
+  {
+    role: 'webhooksSlow',
     name: 'webhook-delivery',
     handler: 'webhookDelivery',
     batchSize: 10,

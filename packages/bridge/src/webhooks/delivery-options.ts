@@ -15,7 +15,14 @@ export interface EndpointDisabled {
 
 export interface WebhookDeliveryOptions {
   readonly store: StateStore;
+  /** The main lane: events offered, and the tasks of healthy endpoints (replays are queued here too). */
   readonly queue: DeliveryQueue;
+  /**
+   * The slow lane: the tasks of endpoints that are not healthy (their last attempt failed). Without
+   * it there is one lane, which attempts every task (the api and the operators' tools only queue
+   * replays, on the main lane; the webhook-delivery function always has both).
+   */
+  readonly slowQueue?: DeliveryQueue;
   readonly policy: UrlPolicy;
   /** Every event type the bridge emits (endpoint filters are checked against it). */
   readonly knownTypes: readonly string[];
@@ -35,5 +42,15 @@ export interface WebhookDeliveryOptions {
   readonly post?: typeof postWebhook;
 }
 
-/** What one task came to. */
-export type TaskOutcome = 'delivered' | 'retrying' | 'failed' | 'waiting' | 'undelivered' | 'disabled';
+/**
+ * What one task came to (`moved`: found on the main lane for an endpoint that is not healthy, sent
+ * to the slow lane without an attempt).
+ */
+export type TaskOutcome =
+  | 'delivered'
+  | 'retrying'
+  | 'failed'
+  | 'waiting'
+  | 'moved'
+  | 'undelivered'
+  | 'disabled';

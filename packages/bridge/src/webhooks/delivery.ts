@@ -8,6 +8,11 @@
  *   is disabled. Anything else: retried on the schedule of ./schedule.ts (Retry-After honoured), the
  *   endpoint's breaker counts the failure, and an endpoint failing longer than `disableAfterMs` is
  *   disabled. Tasks of an endpoint whose breaker is open wait without spending an attempt.
+ * - Two lanes (with a `slowQueue`): the main lane attempts only healthy endpoints (no failure since
+ *   their last success); the tasks of an endpoint that is not healthy — dispatched, retried, waiting
+ *   for its breaker, or found on the main lane after it began to fail — go to the slow lane, so a
+ *   slow or dead endpoint's timeouts hold only slow-lane batches. Once it succeeds again, its new
+ *   tasks take the main lane.
  * - {@link WebhookDelivery.replay}: events by id or time range (optionally only those not
  *   delivered) queued again for one endpoint, with their original ids.
  *
@@ -28,9 +33,9 @@ import {
   signingKeyOf,
 } from './endpoints.ts';
 import { WebhookError } from './errors.ts';
-import { LaterTasks } from './later-tasks.ts';
+import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
 import { type PostResult, postWebhook } from './post.ts';
-import type { DeliveryTask } from './queue.ts';
+import type { DeliveryQueue, DeliveryTask } from './queue.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -82,20 +87,24 @@ export class WebhookDelivery {
           eventId: event.id,
           attempt: 1,
         };
-        // An open breaker: the task is queued to wait for it at once, so it takes no batch slot
-        // (no receive, no reads, no re-send) while the endpoint is known to be failing.
+        // An endpoint that is not healthy: the task takes the slow lane; with its breaker open it is
+        // queued to wait for it at once, so it takes no batch slot while the endpoint is known to fail.
+        const lane = unhealthy(endpoint) ? 'slow' : 'main';
         const openUntil = endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0;
-        if (openUntil > now) later.add({ ...task, notBefore: endpoint.breakerOpenUntil }, openUntil - now);
-        else later.add(task, 0);
+        if (openUntil > now)
+          later.add({ ...task, notBefore: endpoint.breakerOpenUntil }, openUntil - now, lane);
+        else later.add(task, 0, lane);
         count++;
       }
     }
-    await later.flush(this.#o.queue);
+    await later.flush(this.#lanes());
     return count;
   }
 
   /**
-   * Carries out the tasks of one batch together: each endpoint is read once; an endpoint that is
+   * Carries out the tasks of one batch from `lane` together. On the main lane (with a slow queue) a
+   * task of an endpoint that is not healthy is moved to the slow lane without an attempt, so the main
+   * lane's batches never wait on a failing endpoint. Each endpoint is read once; an endpoint that is
    * failing (its last attempt failed) gets at most one attempt per batch — its other tasks wait
    * {@link FAILING_ENDPOINT_WAIT_MS} without spending an attempt, so a dead endpoint's timeouts hold
    * one record, not many; and every task queued again (retries, waits) is sent in one request per
@@ -104,10 +113,13 @@ export class WebhookDelivery {
    *
    * @example
    * ```ts
-   * const results = await delivery.deliverBatch(tasks); // [{ status: 'fulfilled', value: 'delivered' }, …]
+   * const results = await delivery.deliverBatch(tasks, 'main'); // [{ status: 'fulfilled', value: 'delivered' }, …]
    * ```
    */
-  async deliverBatch(tasks: readonly DeliveryTask[]): Promise<PromiseSettledResult<TaskOutcome>[]> {
+  async deliverBatch(
+    tasks: readonly DeliveryTask[],
+    lane: DeliveryLane = 'main',
+  ): Promise<PromiseSettledResult<TaskOutcome>[]> {
     const ids = [...new Set(tasks.map((task) => task.endpointId))];
     const read = await Promise.allSettled(ids.map((id) => this.registry.get(id)));
     const endpoints = new Map(
@@ -120,6 +132,10 @@ export class WebhookDelivery {
         const known = endpoints.get(task.endpointId) as PromiseSettledResult<EndpointRecord | undefined>;
         if (known.status === 'rejected') throw known.reason;
         const endpoint = known.value;
+        if (lane === 'main' && this.#o.slowQueue && endpoint && unhealthy(endpoint)) {
+          later.add(task, this.#waitMs(task, endpoint), 'slow');
+          return 'moved' as const;
+        }
         // A failing endpoint's task that is due (not waiting for notBefore or the breaker anyway).
         const failing =
           endpoint !== undefined &&
@@ -134,6 +150,7 @@ export class WebhookDelivery {
                 notBefore: new Date(this.#now().getTime() + FAILING_ENDPOINT_WAIT_MS).toISOString(),
               },
               FAILING_ENDPOINT_WAIT_MS,
+              'slow',
             );
             return 'waiting' as const;
           }
@@ -143,12 +160,13 @@ export class WebhookDelivery {
       }),
     );
     try {
-      await later.flush(this.#o.queue);
+      await later.flush(this.#lanes());
     } catch (error) {
       // A task that was to be queued again must not be acknowledged: it fails back to SQS (the
       // delivered ones stand).
       return settled.map((each) =>
-        each.status === 'fulfilled' && (each.value === 'waiting' || each.value === 'retrying')
+        each.status === 'fulfilled' &&
+        (each.value === 'waiting' || each.value === 'retrying' || each.value === 'moved')
           ? { status: 'rejected', reason: error }
           : each,
       );
@@ -157,11 +175,21 @@ export class WebhookDelivery {
   }
 
   #due(task: DeliveryTask, endpoint: EndpointRecord): boolean {
-    const now = this.#now().getTime();
-    return (
-      (task.notBefore ? Date.parse(task.notBefore) : 0) <= now &&
-      (endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0) <= now
+    return this.#waitMs(task, endpoint) === 0;
+  }
+
+  /** How long a task still waits for its notBefore or its endpoint's breaker (0: due). */
+  #waitMs(task: DeliveryTask, endpoint: EndpointRecord): number {
+    const until = Math.max(
+      task.notBefore ? Date.parse(task.notBefore) : 0,
+      endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
     );
+    return Math.max(0, until - this.#now().getTime());
+  }
+
+  /** The queue of each lane (one queue for both without a slow lane). */
+  #lanes(): Record<DeliveryLane, DeliveryQueue> {
+    return { main: this.#o.queue, slow: this.#o.slowQueue ?? this.#o.queue };
   }
 
   async #undelivered(
@@ -177,8 +205,8 @@ export class WebhookDelivery {
   }
 
   /** Carries out one task; never throws for an endpoint's failure (only for the store's or queue's). */
-  async deliver(task: DeliveryTask): Promise<TaskOutcome> {
-    const [result] = await this.deliverBatch([task]);
+  async deliver(task: DeliveryTask, lane: DeliveryLane = 'main'): Promise<TaskOutcome> {
+    const [result] = await this.deliverBatch([task], lane);
     if (result?.status === 'rejected') throw result.reason;
     return (result as PromiseFulfilledResult<TaskOutcome>).value;
   }
@@ -196,8 +224,9 @@ export class WebhookDelivery {
       endpoint?.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0,
     );
     if (endpoint && endpoint.status !== 'disabled' && waitUntil > now.getTime()) {
-      // Waiting (notBefore, or the breaker): queued again without reading the event.
-      later.add(task, waitUntil - now.getTime());
+      // Waiting (notBefore, or the breaker): queued again without reading the event, on the lane of
+      // the endpoint's health.
+      later.add(task, waitUntil - now.getTime(), unhealthy(endpoint) ? 'slow' : 'main');
       return 'waiting';
     }
     const [event, privateKey] = await Promise.all([
@@ -276,7 +305,8 @@ export class WebhookDelivery {
     }
     const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
     await recordDelivery(this.#o.store, base, { status: 'pending', attempt, nextAttemptAt, now });
-    later.add({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay);
+    // The endpoint has just failed: its retry takes the slow lane.
+    later.add({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay, 'slow');
     return 'retrying';
   }
 

@@ -1,8 +1,10 @@
 /**
- * The webhook-delivery function, built from one configuration. Its queue (WEBHOOK_QUEUE_URL) carries
- * two kinds of messages: the CloudEvents every emitting function offers to webhooks (claim-checked
- * when large), which are dispatched into one task per matching endpoint, and those tasks, each one
- * signed POST. Records are handled concurrently (Powertools batch, partial batch responses), so a
+ * The webhook-delivery function, built from one configuration. Its main queue (WEBHOOK_QUEUE_URL)
+ * carries two kinds of messages: the CloudEvents every emitting function offers to webhooks
+ * (claim-checked when large), which are dispatched into one task per matching endpoint, and the
+ * tasks of healthy endpoints, each one signed POST. Its slow queue (WEBHOOK_SLOW_QUEUE_URL, a second
+ * event source of the same function) carries the tasks of endpoints whose last attempt failed; a
+ * record's lane is the queue its eventSourceARN names. Records are handled concurrently (Powertools batch, partial batch responses), so a
  * slow endpoint holds only its own records; a failed attempt is queued again with its delay rather
  * than failed back to SQS, so nothing waits on a visibility timeout and the DLQ only sees messages
  * the function itself could not handle.
@@ -16,6 +18,7 @@ import { eventSinkFor, logger, metrics, stateStoreFor } from '../lambda/adapters
 import { s3Client, sqsClient } from '../lambda/aws-clients.ts';
 import type { InvocationHandler } from '../lambda/handler.ts';
 import { type EndpointDisabled, WebhookDelivery } from './delivery.ts';
+import type { DeliveryLane } from './lanes.ts';
 import type { DeliveryTask } from './queue.ts';
 import { WEBHOOK_SETTINGS, type WebhookSettingValues } from './settings.ts';
 import { SqsDeliveryQueue } from './sqs/queue.ts';
@@ -57,9 +60,13 @@ export function webhookDeliveryFor(
   sink?: EventSink,
 ): WebhookDelivery {
   const { settings } = config;
+  const slowQueueUrl = settings.WEBHOOK_SLOW_QUEUE_URL;
   return new WebhookDelivery({
     store: stateStoreFor(config),
     queue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl }),
+    ...(slowQueueUrl
+      ? { slowQueue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl: slowQueueUrl }) }
+      : {}),
     policy: settings.WEBHOOK_URL_POLICY,
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
@@ -76,7 +83,7 @@ export function webhookDeliveryFor(
 export function loadWebhookConfig(env: Environment, eventTypes: readonly string[] = []) {
   return loadConfig(env, {
     settings: WEBHOOK_SETTINGS,
-    require: ['STATE_BUCKET', 'WEBHOOK_QUEUE_URL'],
+    require: ['STATE_BUCKET', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SLOW_QUEUE_URL'],
     eventTypes: [...eventTypes],
   });
 }
@@ -95,11 +102,16 @@ export function createWebhookDeliveryHandler(
   const config = loadWebhookConfig(env, WEBHOOK_EVENT_TYPES);
   const delivery = webhookDeliveryFor(config, config.settings.WEBHOOK_QUEUE_URL, eventSinkFor(config));
   const processor = new BatchProcessor(EventType.SQS);
+  const lanes = {
+    main: queueNameOf(config.settings.WEBHOOK_QUEUE_URL),
+    slow: queueNameOf(config.settings.WEBHOOK_SLOW_QUEUE_URL),
+  };
   return async (event, context) => {
-    // The batch's tasks are carried out together (deliverBatch: each endpoint read once, a failing
+    // The batch's tasks are carried out together (deliverBatch: on the main lane the tasks of
+    // endpoints that are not healthy moved to the slow lane, each endpoint read once, a failing
     // endpoint attempted once per batch, re-queued tasks sent together); each record then settles
     // with its own task's result, so partial batch responses stay per record.
-    const results = tasksOfBatch(event.Records, delivery);
+    const results = tasksOfBatch(event.Records, delivery, lanes);
     const handleRecord = async (record: SQSRecord): Promise<void> => {
       const result = results.get(record.messageId);
       if (result) {
@@ -109,7 +121,7 @@ export function createWebhookDeliveryHandler(
       }
       const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());
       const message = JSON.parse(body) as unknown;
-      if (isTask(message)) await delivery.deliver(message);
+      if (isTask(message)) await delivery.deliver(message, laneOf(record, lanes));
       else await delivery.dispatch([message as CloudEvent]);
     };
     return processPartialResponse(event, handleRecord, processor, {
@@ -119,12 +131,36 @@ export function createWebhookDeliveryHandler(
   };
 }
 
+/** The queue's name: the last part of its URL (`…/123456789012/pds-bridge-dev-webhooks`). */
+function queueNameOf(url: string): string {
+  return new URL(url).pathname.split('/').pop() ?? '';
+}
+
+/**
+ * The lane of a record: the queue its eventSourceARN names (`arn:aws:sqs:<region>:<account>:<name>`).
+ * A record from neither queue is refused rather than guessed: on the wrong lane a task would be moved
+ * back and forth without an attempt.
+ */
+export function laneOf(record: SQSRecord, lanes: Record<DeliveryLane, string>): DeliveryLane {
+  const name = record.eventSourceARN.split(':').pop();
+  if (name === lanes.main) return 'main';
+  if (name === lanes.slow) return 'slow';
+  throw new Error(
+    `Webhook record ${record.messageId} comes from ${record.eventSourceARN}, neither WEBHOOK_QUEUE_URL's queue (${lanes.main}) nor WEBHOOK_SLOW_QUEUE_URL's (${lanes.slow}): point the function's event sources and these variables at the same two queues`,
+  );
+}
+
 /** The results of the batch's task records (tasks are small: never claim-checked), by message id. */
 function tasksOfBatch(
   records: readonly SQSRecord[],
   delivery: WebhookDelivery,
+  lanes: Record<DeliveryLane, string>,
 ): Map<string, Promise<PromiseSettledResult<unknown>>> {
-  const tasks: Array<{ messageId: string; task: DeliveryTask }> = [];
+  const byLane: Record<DeliveryLane, Array<{ messageId: string; task: DeliveryTask }>> = {
+    main: [],
+    slow: [],
+  };
+  const results = new Map<string, Promise<PromiseSettledResult<unknown>>>();
   for (const record of records) {
     let message: unknown;
     try {
@@ -132,16 +168,29 @@ function tasksOfBatch(
     } catch {
       continue; // not a task; handled (and reported) on its own
     }
-    if (isTask(message)) tasks.push({ messageId: record.messageId, task: message });
+    if (!isTask(message)) continue;
+    try {
+      byLane[laneOf(record, lanes)].push({ messageId: record.messageId, task: message });
+    } catch (error) {
+      results.set(record.messageId, Promise.resolve({ status: 'rejected', reason: error }));
+    }
   }
-  const all = delivery.deliverBatch(tasks.map((each) => each.task));
-  return new Map(
-    tasks.map(({ messageId }, n) => [
-      messageId,
-      all.then(
-        (settled) => settled[n] as PromiseSettledResult<unknown>,
-        (error: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason: error }),
-      ),
-    ]),
-  );
+  for (const lane of ['main', 'slow'] as const) {
+    const tasks = byLane[lane];
+    if (tasks.length === 0) continue;
+    const all = delivery.deliverBatch(
+      tasks.map((each) => each.task),
+      lane,
+    );
+    tasks.forEach(({ messageId }, n) => {
+      results.set(
+        messageId,
+        all.then(
+          (settled) => settled[n] as PromiseSettledResult<unknown>,
+          (error: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason: error }),
+        ),
+      );
+    });
+  }
+  return results;
 }

@@ -32,6 +32,7 @@ export {
 } from './endpoints.ts';
 export { WEBHOOK_ERROR_CODES, WebhookError, type WebhookErrorCode } from './errors.ts';
 export { ENDPOINTS_PREFIX, WEBHOOKS_PREFIX } from './keys.ts';
+export type { DeliveryLane } from './lanes.ts';
 export { MemoryDeliveryQueue } from './memory-queue.ts';
 export { type PostResult, postWebhook } from './post.ts';
 export { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';

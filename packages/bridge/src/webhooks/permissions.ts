@@ -53,7 +53,12 @@ export const WEBHOOK_PERMISSIONS: PermissionTable = {
       {
         resource: queueNamedBy('WEBHOOK_QUEUE_URL'),
         actions: actions(DELIVERY_QUEUE_ACTIONS, EVENT_PUBLISHER_ACTIONS),
-        why: 'queues one task per endpoint and each retry with its delay; offers its own events to webhooks',
+        why: 'queues one task per healthy endpoint; offers its own events to webhooks',
+      },
+      {
+        resource: queueNamedBy('WEBHOOK_SLOW_QUEUE_URL'),
+        actions: actions(DELIVERY_QUEUE_ACTIONS),
+        why: 'queues the tasks of endpoints that are not healthy (the slow lane), each retry with its delay',
       },
       sendsEvent('pds.webhook.endpoint-disabled'),
       eventBusGrant,

@@ -5,6 +5,9 @@ import { type SettingValues, setting } from '../config/index.ts';
 import { URL_POLICIES } from './url-policy.ts';
 
 export const WEBHOOK_SETTINGS = Object.freeze({
+  WEBHOOK_SLOW_QUEUE_URL: setting.url(
+    'the slow lane of webhook delivery: the tasks of endpoints whose last attempt failed, so they never hold the main queue (required by webhook-delivery)',
+  ),
   WEBHOOK_URL_POLICY: setting.oneOf(
     URL_POLICIES,
     'which endpoint URLs are accepted: public (https, public addresses only; deployed) or any (http and private addresses too; the local stack)',

@@ -1,0 +1,228 @@
+/**
+ * The slow lane (issue 33, "one endpoint's failures never delay another's deliveries"): once an
+ * endpoint has failed, its tasks — dispatched later, or already waiting on the main lane — go to the
+ * slow lane, so a main-lane batch for the healthy endpoints completes while the failing endpoint's
+ * request still hangs. Checked by the order of events (a latch holds endpoint A's answer), not by
+ * wall time; receivers on 127.0.0.1.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSRecord } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
+import { laneOf } from '../../packages/bridge/src/webhooks/handlers.ts';
+import { MemoryDeliveryQueue, WebhookDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+
+function event(n: number): CloudEvent {
+  return {
+    specversion: '1.0',
+    id: `evt-${n}`,
+    source: 'urn:pds-bridge',
+    type: 'pds.ingest.completed',
+    subject: `s3://drop/file-${n}.csv`,
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+    data: { n },
+  } as unknown as CloudEvent;
+}
+
+/**
+ * One receiver on 127.0.0.1 for ten endpoints (`/a`, `/b` … `/j`): B..J answer 204; A answers its
+ * first request 503 and holds every later one until {@link release}.
+ */
+async function receivers() {
+  const order: string[] = [];
+  const held: ServerResponse[] = [];
+  let aRequests = 0;
+  let heldArrived: () => void = () => {};
+  const aHeld = new Promise<void>((resolve) => {
+    heldArrived = resolve;
+  });
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      if (request.url !== '/a') {
+        response.writeHead(204).end();
+        return;
+      }
+      aRequests++;
+      if (aRequests === 1) {
+        response.writeHead(503).end('busy');
+        return;
+      }
+      order.push('a request held');
+      held.push(response);
+      heldArrived();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    order,
+    aHeld,
+    aRequests: () => aRequests,
+    /** Answers A's held requests (200). */
+    release() {
+      for (const response of held.splice(0)) {
+        order.push('a answered');
+        response.writeHead(200).end('late');
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('webhook delivery: the slow lane', () => {
+  it("completes the main lane's batch for the healthy endpoints while the failing endpoint's request hangs, and moves its tasks to the slow lane", async () => {
+    // prepare: ten endpoints, A first; three events dispatched while every endpoint is healthy
+    const receiver = await receivers();
+    cleanups.push(receiver.close);
+    const store = new MemoryStateStore();
+    const main = new MemoryDeliveryQueue();
+    const slow = new MemoryDeliveryQueue();
+    const delivery = new WebhookDelivery({
+      store,
+      queue: main,
+      slowQueue: slow,
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+      asymmetric: false,
+      // Far beyond the test: A's held request ends only when the test releases it.
+      timeoutMs: 60_000,
+    });
+    const ids: string[] = [];
+    for (const path of 'abcdefghij')
+      ids.push((await delivery.registry.create({ url: `${receiver.base}/${path}` })).endpoint.id);
+    const a = ids[0] as string;
+    await delivery.dispatch([event(0), event(1), event(2)]);
+    expect(slow.tasks).toEqual([]);
+    const queued = main.take();
+    const firstBatch = queued.filter((task) => task.eventId === 'evt-0');
+    const olderTasks = queued.filter((task) => task.eventId !== 'evt-0');
+
+    // A's first attempt fails (503): A is no longer healthy, its retry takes the slow lane
+    const first = await delivery.deliverBatch(firstBatch, 'main');
+    const firstOutcomes = firstBatch.map((task, n) => {
+      const result = first[n] as PromiseSettledResult<string>;
+      return [
+        task.endpointId === a ? 'a' : 'other',
+        result.status === 'fulfilled' ? result.value : 'rejected',
+      ];
+    });
+    expect(firstOutcomes.sort()).toEqual([['a', 'retrying'], ...Array(9).fill(['other', 'delivered'])]);
+    expect(slow.take().map((task) => [task.endpointId, task.eventId, task.attempt])).toEqual([
+      [a, 'evt-0', 2],
+    ]);
+    expect(main.tasks).toEqual([]);
+
+    // an event dispatched now: A's task goes to the slow lane, the nine others' to the main lane
+    await delivery.dispatch([event(3)]);
+    const slowTasks = slow.take();
+    expect(slowTasks.map((task) => [task.endpointId, task.eventId])).toEqual([[a, 'evt-3']]);
+    const newTasks = main.take();
+    expect(newTasks.map((task) => task.endpointId).sort()).toEqual(ids.slice(1).sort());
+
+    // act: the slow lane attempts A (its request hangs); meanwhile the main lane's batch carries the
+    // nine's deliveries and A's two older tasks
+    const slowBatch = delivery.deliverBatch(slowTasks, 'slow').then((settled) => {
+      receiver.order.push('slow batch settled');
+      return settled;
+    });
+    cleanups.push(async () => {
+      receiver.release();
+      await slowBatch;
+    });
+    await receiver.aHeld;
+    const mainBatch = [...olderTasks, ...newTasks];
+    // Only against a hang if the main lane waited on A: the order of events decides, not this timer.
+    const unblock = setTimeout(() => receiver.release(), 5_000);
+    cleanups.push(() => clearTimeout(unblock));
+    const settled = await delivery.deliverBatch(mainBatch, 'main');
+    receiver.order.push('main batch settled');
+    receiver.release();
+    await slowBatch;
+
+    // assess: the main batch settled while A's request was still held, and never reached A
+    expect(receiver.order).toEqual([
+      'a request held',
+      'main batch settled',
+      'a answered',
+      'slow batch settled',
+    ]);
+    const outcomes = mainBatch.map((task, n) => {
+      const result = settled[n] as PromiseSettledResult<string>;
+      return [
+        task.endpointId === a ? 'a' : 'other',
+        result.status === 'fulfilled' ? result.value : 'rejected',
+      ];
+    });
+    expect(outcomes.filter(([who]) => who === 'a')).toEqual([
+      ['a', 'moved'],
+      ['a', 'moved'],
+    ]);
+    expect(outcomes.filter(([who]) => who === 'other')).toEqual(Array(27).fill(['other', 'delivered']));
+    expect(receiver.aRequests()).toBe(2);
+    // A's older tasks wait on the slow lane, not yet attempted; the main lane holds none of A's tasks
+    expect(slow.tasks.map(({ task }) => [task.endpointId, task.eventId, task.attempt]).sort()).toEqual([
+      [a, 'evt-1', 1],
+      [a, 'evt-2', 1],
+    ]);
+    expect(main.tasks).toEqual([]);
+  });
+
+  it('returns an endpoint that succeeds again to the main lane', async () => {
+    // prepare: an endpoint whose last attempt failed
+    const receiver = await receivers();
+    cleanups.push(receiver.close);
+    const main = new MemoryDeliveryQueue();
+    const slow = new MemoryDeliveryQueue();
+    const delivery = new WebhookDelivery({
+      store: new MemoryStateStore(),
+      queue: main,
+      slowQueue: slow,
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+      asymmetric: false,
+    });
+    const { endpoint } = await delivery.registry.create({ url: `${receiver.base}/b` });
+    await delivery.registry.change(endpoint.id, (record) => ({ ...record, failures: 2 }));
+    await delivery.dispatch([event(0)]);
+    expect(main.tasks).toEqual([]);
+
+    // act: its slow-lane task succeeds; then a new event comes
+    expect(await delivery.deliver(slow.take()[0] as never, 'slow')).toBe('delivered');
+    await delivery.dispatch([event(1)]);
+
+    // assess
+    expect(slow.tasks).toEqual([]);
+    expect(main.take().map((task) => task.eventId)).toEqual(['evt-1']);
+  });
+});
+
+describe('webhook-delivery: the lane of a record', () => {
+  const lanes = { main: 'pds-bridge-dev-webhooks', slow: 'pds-bridge-dev-webhooks-slow' };
+  const record = (queue: string) =>
+    ({ messageId: 'm-1', eventSourceARN: `arn:aws:sqs:eu-central-1:123456789012:${queue}` }) as SQSRecord;
+
+  it('is the queue the record came from', () => {
+    expect(laneOf(record('pds-bridge-dev-webhooks'), lanes)).toBe('main');
+    expect(laneOf(record('pds-bridge-dev-webhooks-slow'), lanes)).toBe('slow');
+  });
+
+  it('refuses a record from another queue, naming both variables', () => {
+    expect(() => laneOf(record('pds-bridge-prod-webhooks'), lanes)).toThrow(
+      /neither WEBHOOK_QUEUE_URL's queue \(pds-bridge-dev-webhooks\) nor WEBHOOK_SLOW_QUEUE_URL's/,
+    );
+  });
+});
