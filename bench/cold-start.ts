@@ -66,6 +66,7 @@ const CHILD_ENV = {
   PDS_BASE_URL: 'https://pds.example.com',
   PDS_CREDENTIALS_SECRET_ID: 'pds-bridge/bench/pds-credentials',
   STATE_BUCKET: 'pds-bridge-state-bench',
+  INGEST_BUCKETS: 'pds-bridge-drop-bench',
   EVENTS_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-events',
   MESSAGING_ASSET_EVENTS_QUEUE_URL:
     'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-messaging-asset-events',
@@ -73,6 +74,7 @@ const CHILD_ENV = {
     'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-supplier-review-events',
   REVIEW_POLL_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-review-poll',
   PUBLICATION_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-publications',
+  WEBHOOK_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-webhooks',
   API_AUTH_MODE: 'iam',
 };
 
