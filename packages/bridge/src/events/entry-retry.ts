@@ -5,7 +5,14 @@
  * as invalid, and those still failing at the end, become {@link EventPublishFailure}s. No AWS SDK
  * import: each publisher sends and reads its own answers.
  */
-import { ConfigError, type RetryPolicy, type RetryRun, retryEach } from '../core/index.ts';
+import {
+  ConfigError,
+  checkInteger,
+  type RetryPolicy,
+  type RetryRun,
+  retryEach,
+  sleep,
+} from '../core/index.ts';
 import type { CloudEvent } from './envelope.ts';
 import type { EventPublishFailure } from './errors.ts';
 
@@ -21,6 +28,74 @@ export type EntryVerdict =
 export interface EntriesOutcome {
   published: string[];
   failures: EventPublishFailure[];
+}
+
+/** The options both publishers read alike (their own option interfaces document each). */
+export interface EntrySendOptions {
+  maxAttempts?: number | undefined;
+  baseDelayMs?: number | undefined;
+  maxDelayMs?: number | undefined;
+  concurrency?: number | undefined;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  claimCheck?: { bucket: string } | undefined;
+}
+
+/** What {@link entrySendSettings} makes of them. */
+export interface EntrySendSettings {
+  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
+  policy: RetryPolicy;
+  concurrency: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * A whole-number option of a publisher: `fallback` when not given, else an integer from `min` to
+ * `max`, or a {@link ConfigError} naming it.
+ *
+ * @example
+ * ```ts
+ * integerOption('maxAttempts', undefined, 4, 1, 20); // 4
+ * ```
+ */
+export function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  return checkInteger(
+    name,
+    value ?? fallback,
+    { min, max },
+    (message) => new ConfigError(`${message}.`, { variables: [name] }),
+  );
+}
+
+/**
+ * The settings both publishers take the same way: the entries' retry policy (4 sends, 100 ms doubling
+ * up to 5 s, no jitter), the requests in flight (10), the sleep, and a claim-check bucket that is not
+ * blank. Throws a {@link ConfigError} naming the first option out of range, or STATE_BUCKET.
+ *
+ * @example
+ * ```ts
+ * const { policy, concurrency } = entrySendSettings({ maxAttempts: 2 });
+ * ```
+ */
+export function entrySendSettings(options: EntrySendOptions): EntrySendSettings {
+  const policy: RetryPolicy = {
+    maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
+    baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
+    maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
+    jitter: 'none',
+  };
+  const concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
+  if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
+    throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
+      variables: ['STATE_BUCKET'],
+    });
+  }
+  return { policy, concurrency, sleep: options.sleep ?? sleep };
 }
 
 /** The fields of an {@link EventPublishFailure} for an error thrown while preparing or sending. */

@@ -22,8 +22,14 @@ import {
   type PutEventsRequestEntry,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import { ConfigError, checkInteger, mapAll, type RetryPolicy, sleep } from '../../core/index.ts';
-import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
+import { ConfigError, mapAll, type RetryPolicy } from '../../core/index.ts';
+import {
+  type EntryVerdict,
+  entrySendSettings,
+  failureFields,
+  integerOption,
+  sendEntries,
+} from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -110,15 +116,6 @@ export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
   return bytes;
 }
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number) {
-  return checkInteger(
-    name,
-    value ?? fallback,
-    { min, max },
-    (message) => new ConfigError(`${message}.`, { variables: [name] }),
-  );
-}
-
 /** A valid `Time` from the event's RFC 3339 time, or none (EventBridge then stamps the receipt time). */
 function entryTime(event: CloudEvent): Date | undefined {
   const time = new Date(event.time);
@@ -141,7 +138,6 @@ export class EventBridgeEventPublisher implements EventSink {
   readonly #busName: string;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #entryLimitBytes: number;
-  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
   readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -165,19 +161,11 @@ export class EventBridgeEventPublisher implements EventSink {
       1024,
       MAX_ENTRY_LIMIT_BYTES,
     );
-    this.#policy = {
-      maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
-      baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
-      maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
-      jitter: 'none',
-    };
-    this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
-    this.#sleep = options.sleep ?? sleep;
-    if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
-      throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
-        variables: ['STATE_BUCKET'],
-      });
-    }
+    ({
+      policy: this.#policy,
+      concurrency: this.#concurrency,
+      sleep: this.#sleep,
+    } = entrySendSettings(options));
     this.#claimCheck = options.claimCheck;
     if (options.checkBus === false) this.#busChecked = Promise.resolve();
   }

@@ -13,14 +13,20 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ConfigError, checkInteger, mapAll, type RetryPolicy, sleep } from '../../core/index.ts';
+import { ConfigError, mapAll, type RetryPolicy } from '../../core/index.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
-import { type EntryVerdict, failureFields, sendEntries } from '../entry-retry.ts';
+import {
+  type EntryVerdict,
+  entrySendSettings,
+  failureFields,
+  integerOption,
+  sendEntries,
+} from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
@@ -93,21 +99,6 @@ function messageGroupId(event: CloudEvent): string {
   return /^[\x21-\x7e]{1,128}$/.test(group) ? group : createHash('sha256').update(group).digest('hex');
 }
 
-function integerOption(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  return checkInteger(
-    name,
-    value ?? fallback,
-    { min, max },
-    (message) => new ConfigError(`${message}.`, { variables: [name] }),
-  );
-}
-
 /**
  * Publishes CloudEvents to SQS queues.
  *
@@ -124,7 +115,6 @@ export class SqsEventPublisher implements EventSink {
   readonly #queueUrl: QueueUrlResolver;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #inlineLimitBytes: number;
-  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
   readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -139,19 +129,11 @@ export class SqsEventPublisher implements EventSink {
       1024,
       MAX_INLINE_LIMIT_BYTES,
     );
-    this.#policy = {
-      maxAttempts: integerOption('maxAttempts', options.maxAttempts, 4, 1, 20),
-      baseDelayMs: integerOption('baseDelayMs', options.baseDelayMs, 100, 0, 60_000),
-      maxDelayMs: integerOption('maxDelayMs', options.maxDelayMs, 5000, 0, 300_000),
-      jitter: 'none',
-    };
-    this.#concurrency = integerOption('concurrency', options.concurrency, 10, 1, 64);
-    this.#sleep = options.sleep ?? sleep;
-    if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
-      throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
-        variables: ['STATE_BUCKET'],
-      });
-    }
+    ({
+      policy: this.#policy,
+      concurrency: this.#concurrency,
+      sleep: this.#sleep,
+    } = entrySendSettings(options));
     this.#claimCheck = options.claimCheck;
   }
 
