@@ -109,9 +109,12 @@ function childScript(files: readonly string[]): string {
   const load = files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)});`).join('\n');
   return [
     'const started = performance.now();',
+    'const cpuStarted = process.cpuUsage();',
     load,
     'const importMs = performance.now() - started;',
-    'process.stdout.write(JSON.stringify({ bootMs: started, importMs }));',
+    'const cpu = process.cpuUsage(cpuStarted);',
+    'const cpuMs = (cpu.user + cpu.system) / 1000;',
+    'process.stdout.write(JSON.stringify({ bootMs: started, importMs, cpuMs }));',
     'process.exit(0);',
   ].join('\n');
 }
@@ -119,6 +122,8 @@ function childScript(files: readonly string[]): string {
 interface Sample {
   bootMs: number;
   importMs: number;
+  /** CPU time of the process (all its threads) during the import: less moved by other processes than `importMs`. */
+  cpuMs: number;
   wallMs: number;
 }
 
@@ -150,8 +155,8 @@ async function sample(
   const [code] = await once(child, 'exit');
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (code !== 0) throw new Error(`importing ${file ?? 'nothing'} failed (exit ${code}): ${err.trim()}`);
-  const { bootMs, importMs } = JSON.parse(out) as { bootMs: number; importMs: number };
-  return { bootMs, importMs, wallMs };
+  const { bootMs, importMs, cpuMs } = JSON.parse(out) as { bootMs: number; importMs: number; cpuMs: number };
+  return { bootMs, importMs, cpuMs, wallMs };
 }
 
 /** Bytes each package (or our own top-level directory) contributes to the bundle of `name`. */
@@ -235,7 +240,8 @@ const fastestOf = (samples: Sample[] | undefined, key: keyof Sample) =>
  * dist/ against `against` (another build's dist/ folder, e.g. an earlier commit's): the JavaScript bytes
  * of each function, and its import as deployed in fresh processes, one of each build in turn (which goes
  * first alternates from round to round), `runs` rounds. The medians and fastest of the two are taken in
- * the same minutes, so the machine's drift touches both alike.
+ * the same minutes, so the machine's drift touches both alike; the CPU time of the import (the
+ * process's, every thread) moves less with the neighbours' load than its wall time.
  */
 async function compare(against: string, names: string[], runs: number): Promise<void> {
   const otherPath = (name: string) => path.join(against, name, 'index.mjs');
@@ -271,6 +277,9 @@ async function compare(against: string, names: string[], runs: number): Promise<
       ms(otherFastest),
       ms(ownFastest),
       `${(100 * (ownFastest / otherFastest - 1)).toFixed(1)} %`,
+      ms(medianOf(pair.other, 'cpuMs')),
+      ms(medianOf(pair.own, 'cpuMs')),
+      `${(100 * (medianOf(pair.own, 'cpuMs') / medianOf(pair.other, 'cpuMs') - 1)).toFixed(1)} %`,
     ]);
   }
   printTable(
@@ -285,6 +294,9 @@ async function compare(against: string, names: string[], runs: number): Promise<
       'fastest, against',
       'dist/',
       'fastest dist/ ÷ against',
+      'CPU ms, against',
+      'dist/',
+      'CPU dist/ ÷ against',
     ],
     rows,
   );
