@@ -5,6 +5,9 @@
  *
  *   node bench/cold-start.ts [--runs 15] [--no-build]
  *   node bench/cold-start.ts --analyze [name ...]   what each bundle carries, by package
+ *   node bench/cold-start.ts --against DIR [--runs 31] [name ...]
+ *       dist/ against the dist/ folder DIR of another build (an earlier commit's `npm run build`):
+ *       sizes, and the import of each bundle in fresh processes, alternating the two
  *
  * Budget (issue 7): under 1 MiB and under 150 ms of import per function. Processes run as deployed
  * (serverless.yml): without --enable-source-maps, as the bundles map their stacks when an error is
@@ -41,11 +44,17 @@ const IMPORT_BUDGET_MS = 150;
 const { values, positionals } = parseScriptArgs({
   command: 'node bench/cold-start.ts',
   summary:
-    "Cold-start cost of each Lambda bundle: its size and a fresh process's import time, against a process importing nothing. With --analyze, what each named bundle (all by default) carries, by package.",
+    "Cold-start cost of each Lambda bundle: its size and a fresh process's import time, against a process importing nothing. With --analyze, what each named bundle (all by default) carries, by package; with --against DIR, dist/ against another build's dist/, alternating.",
   options: {
     runs: { type: 'string', default: '15', value: 'n', description: 'fresh processes per bundle' },
     'no-build': { type: 'boolean', description: 'measure the bundles in dist/ as they are' },
     analyze: { type: 'boolean', description: 'list what the bundles carry instead of timing them' },
+    against: {
+      type: 'string',
+      value: 'dir',
+      description:
+        "compare dist/ with another build's dist/ folder: sizes, and imports in fresh processes alternating the two (with --no-build, dist/ as it is)",
+    },
   },
   positionals: '[NAME ...]',
 });
@@ -57,6 +66,7 @@ const CHILD_ENV = {
   PDS_BASE_URL: 'https://pds.example.com',
   PDS_CREDENTIALS_SECRET_ID: 'pds-bridge/bench/pds-credentials',
   STATE_BUCKET: 'pds-bridge-state-bench',
+  INGEST_BUCKETS: 'pds-bridge-drop-bench',
   EVENTS_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-events',
   MESSAGING_ASSET_EVENTS_QUEUE_URL:
     'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-messaging-asset-events',
@@ -64,6 +74,7 @@ const CHILD_ENV = {
     'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-supplier-review-events',
   REVIEW_POLL_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-review-poll',
   PUBLICATION_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-publications',
+  WEBHOOK_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-webhooks',
   API_AUTH_MODE: 'iam',
 };
 
@@ -98,9 +109,12 @@ function childScript(files: readonly string[]): string {
   const load = files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)});`).join('\n');
   return [
     'const started = performance.now();',
+    'const cpuStarted = process.cpuUsage();',
     load,
     'const importMs = performance.now() - started;',
-    'process.stdout.write(JSON.stringify({ bootMs: started, importMs }));',
+    'const cpu = process.cpuUsage(cpuStarted);',
+    'const cpuMs = (cpu.user + cpu.system) / 1000;',
+    'process.stdout.write(JSON.stringify({ bootMs: started, importMs, cpuMs }));',
     'process.exit(0);',
   ].join('\n');
 }
@@ -108,6 +122,8 @@ function childScript(files: readonly string[]): string {
 interface Sample {
   bootMs: number;
   importMs: number;
+  /** CPU time of the process (all its threads) during the import: less moved by other processes than `importMs`. */
+  cpuMs: number;
   wallMs: number;
 }
 
@@ -139,8 +155,8 @@ async function sample(
   const [code] = await once(child, 'exit');
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (code !== 0) throw new Error(`importing ${file ?? 'nothing'} failed (exit ${code}): ${err.trim()}`);
-  const { bootMs, importMs } = JSON.parse(out) as { bootMs: number; importMs: number };
-  return { bootMs, importMs, wallMs };
+  const { bootMs, importMs, cpuMs } = JSON.parse(out) as { bootMs: number; importMs: number; cpuMs: number };
+  return { bootMs, importMs, cpuMs, wallMs };
 }
 
 /** Bytes each package (or our own top-level directory) contributes to the bundle of `name`. */
@@ -220,6 +236,72 @@ const medianOf = (samples: Sample[] | undefined, key: keyof Sample) =>
 const fastestOf = (samples: Sample[] | undefined, key: keyof Sample) =>
   Math.min(...(samples ?? []).map((s) => s[key]));
 
+/**
+ * dist/ against `against` (another build's dist/ folder, e.g. an earlier commit's): the JavaScript bytes
+ * of each function, and its import as deployed in fresh processes, one of each build in turn (which goes
+ * first alternates from round to round), `runs` rounds. The medians and fastest of the two are taken in
+ * the same minutes, so the machine's drift touches both alike; the CPU time of the import (the
+ * process's, every thread) moves less with the neighbours' load than its wall time.
+ */
+async function compare(against: string, names: string[], runs: number): Promise<void> {
+  const otherPath = (name: string) => path.join(against, name, 'index.mjs');
+  const samples = new Map(names.map((name) => [name, { other: [] as Sample[], own: [] as Sample[] }]));
+  for (let run = 0; run < runs; run++) {
+    for (const name of names) {
+      const pair = samples.get(name) as { other: Sample[]; own: Sample[] };
+      const order = run % 2 === 0 ? (['other', 'own'] as const) : (['own', 'other'] as const);
+      for (const side of order) {
+        pair[side].push(await sample(side === 'other' ? otherPath(name) : bundlePath(name), false));
+      }
+    }
+  }
+  process.stdout.write(
+    `dist/ against ${against}: ${runs} fresh processes of each bundle, alternating ` +
+      `(${os.cpus().length} cores, node ${process.version}, load average ${os.loadavg()[0]?.toFixed(1)})\n\n`,
+  );
+  const rows: Array<Array<string | number>> = [];
+  for (const name of names) {
+    const other = (await bundleFiles(path.join(against, name))).bytes;
+    const own = (await bundleFiles(bundleDir(name))).bytes;
+    const pair = samples.get(name) as { other: Sample[]; own: Sample[] };
+    const [otherMs, ownMs] = [medianOf(pair.other, 'importMs'), medianOf(pair.own, 'importMs')];
+    const [otherFastest, ownFastest] = [fastestOf(pair.other, 'importMs'), fastestOf(pair.own, 'importMs')];
+    rows.push([
+      name,
+      other,
+      own,
+      own - other,
+      ms(otherMs),
+      ms(ownMs),
+      `${(100 * (ownMs / otherMs - 1)).toFixed(1)} %`,
+      ms(otherFastest),
+      ms(ownFastest),
+      `${(100 * (ownFastest / otherFastest - 1)).toFixed(1)} %`,
+      ms(medianOf(pair.other, 'cpuMs')),
+      ms(medianOf(pair.own, 'cpuMs')),
+      `${(100 * (medianOf(pair.own, 'cpuMs') / medianOf(pair.other, 'cpuMs') - 1)).toFixed(1)} %`,
+    ]);
+  }
+  printTable(
+    [
+      'function',
+      'bytes, against',
+      'bytes, dist/',
+      'difference',
+      'import ms, against',
+      'dist/',
+      'median dist/ ÷ against',
+      'fastest, against',
+      'dist/',
+      'fastest dist/ ÷ against',
+      'CPU ms, against',
+      'dist/',
+      'CPU dist/ ÷ against',
+    ],
+    rows,
+  );
+}
+
 async function main(): Promise<void> {
   const all = await functionNames();
   if (values.analyze) {
@@ -230,6 +312,25 @@ async function main(): Promise<void> {
   if (!Number.isInteger(runs) || runs < 1)
     throw new Error(`--runs must be a positive integer, got ${values.runs}`);
   if (!values['no-build']) await runCommand(process.execPath, [path.join(root, 'scripts/build.ts')]);
+  if (values.against !== undefined) {
+    const against = path.resolve(values.against);
+    const names = positionals.length > 0 ? positionals : all;
+    const unknown = names.filter((name) => !all.includes(name));
+    if (unknown.length > 0) {
+      throw new Error(`no function named ${unknown.join(', ')}; the functions are ${all.join(', ')}`);
+    }
+    const missing = [];
+    for (const name of names) {
+      if (!(await stat(path.join(against, name, 'index.mjs')).catch(() => undefined))) missing.push(name);
+    }
+    if (missing.length > 0) {
+      throw new Error(
+        `--against ${values.against}: no ${missing.map((name) => `${name}/index.mjs`).join(', ')} there; give the dist/ folder of a build (npm run build in that checkout)`,
+      );
+    }
+    await compare(against, names, runs);
+    return;
+  }
   const floorDir = await mkdtemp(path.join(os.tmpdir(), 'pds-bridge-cold-start-'));
   try {
     const floors = await bundleFloors(floorDir);

@@ -62,12 +62,28 @@ describe('bundle boundaries', () => {
 
 /**
  * The Lambda bundle of function `name` as scripts/build.ts builds it, chunks included: the folders of
- * the packages whose files it carries, the `/v1` paths its code names, and which of zod's APIs (`classic`,
- * `mini`) it carries.
+ * the packages whose files it carries, the `/v1` paths its code names, which of zod's APIs (`classic`,
+ * `mini`) it carries, and the bytes each `package.json` it carries takes. Built once per function.
  */
-async function lambdaBundle(
-  name: string,
-): Promise<{ folders: string[]; v1Paths: string[]; zodApis: string[] }> {
+function lambdaBundle(name: string): Promise<LambdaBundle> {
+  let bundle = lambdaBundles.get(name);
+  if (bundle === undefined) {
+    bundle = buildLambdaBundle(name);
+    lambdaBundles.set(name, bundle);
+  }
+  return bundle;
+}
+
+interface LambdaBundle {
+  folders: string[];
+  v1Paths: string[];
+  zodApis: string[];
+  packageJsonBytes: Record<string, number>;
+}
+
+const lambdaBundles = new Map<string, Promise<LambdaBundle>>();
+
+async function buildLambdaBundle(name: string): Promise<LambdaBundle> {
   const result = await build({
     ...functionBuildOptions(name),
     write: false,
@@ -84,10 +100,20 @@ async function lambdaBundle(
   const zodApis = Object.keys(result.metafile.inputs).flatMap(
     (input) => /node_modules\/zod\/v4\/(classic|mini)\//.exec(input)?.[1] ?? [],
   );
+  const packageJsonBytes: Record<string, number> = {};
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const manifest = /(?:node_modules\/)?((?:@[^/]+\/)?[^/:]+|packages\/[^/]+)\/package\.json/.exec(
+        input,
+      )?.[1];
+      if (manifest) packageJsonBytes[manifest] = (packageJsonBytes[manifest] ?? 0) + bytesInOutput;
+    }
+  }
   return {
     folders: [...new Set(folders)].sort(),
     v1Paths: [...new Set(v1Paths)].sort(),
     zodApis: [...new Set(zodApis)].sort(),
+    packageJsonBytes,
   };
 }
 
@@ -115,6 +141,24 @@ describe('Lambda bundles', () => {
 
   // Classic zod's methods carry the whole library into a bundle (100 KiB of the api's, about 7 ms of
   // its import): the bundled code uses zod/mini through packages/bridge/src/core/zod.ts (docs/benchmarks.md).
+  // The SDK clients and the bridge read their package.json's version alone; whole, the five files took
+  // 8.5-10.5 KiB of a bundle, chunks included (scripts/bundle-options.ts keeps the fields read, docs/benchmarks.md). The X-Ray
+  // SDK's module names its binding in comments, so its file stays whole.
+  it.each(lambdas)(
+    'the %s bundle carries of each package.json only the fields its code reads',
+    async (name) => {
+      // act
+      const { packageJsonBytes } = await lambdaBundle(name);
+
+      // assess
+      expect(packageJsonBytes).toHaveProperty(['@aws-sdk/client-s3']);
+      const whole = Object.entries(packageJsonBytes).filter(
+        ([manifest, bytes]) => manifest !== 'aws-xray-sdk-core' && bytes > 64,
+      );
+      expect(whole).toEqual([]);
+    },
+  );
+
   it.each(lambdas)('the %s bundle carries zod/mini, not classic zod', async (name) => {
     // act
     const { zodApis } = await lambdaBundle(name);

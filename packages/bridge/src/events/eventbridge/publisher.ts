@@ -139,7 +139,6 @@ export class EventBridgeEventPublisher implements EventSink {
   readonly #busName: string;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #entryLimitBytes: number;
-  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
   readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;

@@ -116,7 +116,6 @@ export class SqsEventPublisher implements EventSink {
   readonly #queueUrl: QueueUrlResolver;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #inlineLimitBytes: number;
-  /** Per-entry retries: no jitter, on purpose (the entries of one batch are retried together, and tests count exact waits). */
   readonly #policy: RetryPolicy;
   readonly #concurrency: number;
   readonly #sleep: (ms: number) => Promise<void>;
