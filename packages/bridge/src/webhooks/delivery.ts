@@ -23,7 +23,7 @@
 import type { Log } from '../core/index.ts';
 import { silentLog } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
-import { getDelivery, keepEvent, keptEvent, keptEventIds, recordDelivery } from './deliveries.ts';
+import { keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
 import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 import {
   type EndpointRecord,
@@ -32,10 +32,10 @@ import {
   liveSecrets,
   signingKeyOf,
 } from './endpoints.ts';
-import { WebhookError } from './errors.ts';
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
 import { type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
+import { type ReplayRequest, replayEvents } from './replay.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -404,55 +404,12 @@ export class WebhookDelivery {
   }
 
   /**
-   * Queues events again for one endpoint, with their original ids: by id, or by time range
-   * (`since` ≤ time < `until`), optionally only those not delivered there. Events that never
-   * reached the endpoint (it did not exist or was disabled) are included: replay reads the events
-   * kept when they were offered, not the delivery log. Returns the ids queued.
+   * Queues events again for one endpoint, with their original ids (./replay.ts); returns the ids
+   * queued.
    */
-  async replay(
-    endpointId: string,
-    request: { eventIds?: readonly string[]; since?: Date; until?: Date; failedOnly?: boolean },
-  ): Promise<string[]> {
-    const endpoint = await this.registry.require(endpointId);
-    if (endpoint.status === 'disabled') {
-      throw new WebhookError(
-        'WEBHOOK_REPLAY_INVALID',
-        `Endpoint ${endpointId} is disabled; enable it before replaying to it`,
-      );
-    }
-    if (!request.eventIds && !request.since) {
-      throw new WebhookError(
-        'WEBHOOK_REPLAY_INVALID',
-        'Name the events to replay: eventIds, or since (and until)',
-      );
-    }
-    const ids: string[] = [];
-    if (request.eventIds) ids.push(...request.eventIds);
-    else {
-      for await (const id of keptEventIds(this.#o.store, request.since as Date, request.until ?? this.#now()))
-        ids.push(id);
-    }
-    const queued: string[] = [];
-    for (const id of new Set(ids)) {
-      const event = await keptEvent(this.#o.store, id);
-      if (!event) {
-        if (request.eventIds)
-          throw new WebhookError(
-            'WEBHOOK_REPLAY_INVALID',
-            `Event ${id} is not kept (older than the retention, or never offered to webhooks)`,
-          );
-        continue;
-      }
-      if (!request.eventIds && !endpointMatches(endpoint, event)) continue;
-      if (request.failedOnly && (await getDelivery(this.#o.store, endpointId, id))?.status === 'delivered')
-        continue;
-      queued.push(id);
-    }
-    const tasks = queued.map(
-      (eventId): DeliveryTask => ({ kind: 'deliver', endpointId, eventId, attempt: 1, replay: true }),
-    );
-    for (let i = 0; i < tasks.length; i += 100) await this.#o.queue.enqueue(tasks.slice(i, i + 100));
-    return queued;
+  replay(endpointId: string, request: ReplayRequest): Promise<string[]> {
+    const { store, queue } = this.#o;
+    return replayEvents({ store, queue, registry: this.registry, now: this.#now }, endpointId, request);
   }
 }
 
