@@ -42,12 +42,15 @@ export interface SendingOptions {
   claimCheck?: { bucket: string };
 }
 
-/** The checked {@link SendingOptions}; throws a {@link ConfigError} for an empty claim-check bucket. */
-export function sendingOf(options: SendingOptions): {
+/** How a publisher sends once its options are checked. */
+export interface Sending {
   policy: RetryPolicy;
   concurrency: number;
   sleep: (ms: number) => Promise<void>;
-} {
+}
+
+/** The checked {@link SendingOptions}; throws a {@link ConfigError} for an empty claim-check bucket. */
+export function sendingOf(options: SendingOptions): Sending {
   if (options.claimCheck !== undefined && options.claimCheck.bucket.trim() === '') {
     throw new ConfigError('The claim-check bucket is empty: set STATE_BUCKET to the state bucket name.', {
       variables: ['STATE_BUCKET'],

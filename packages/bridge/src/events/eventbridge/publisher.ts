@@ -22,12 +22,13 @@ import {
   type PutEventsRequestEntry,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import { ConfigError, mapAll, type RetryPolicy } from '../../core/index.ts';
+import { ConfigError, mapAll } from '../../core/index.ts';
 import {
   type EntryVerdict,
   failureFields,
   integerOption,
   packEntries,
+  type Sending,
   sendEntries,
   sendingOf,
 } from '../entry-retry.ts';
@@ -139,9 +140,8 @@ export class EventBridgeEventPublisher implements EventSink {
   readonly #busName: string;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #entryLimitBytes: number;
-  readonly #policy: RetryPolicy;
-  readonly #concurrency: number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  /** The per-entry retry, requests at once and the sleep (events/entry-retry.ts). */
+  readonly #sending: Sending;
   #busChecked: Promise<void> | undefined;
 
   constructor(options: EventBridgeEventPublisherOptions) {
@@ -162,10 +162,7 @@ export class EventBridgeEventPublisher implements EventSink {
       1024,
       MAX_ENTRY_LIMIT_BYTES,
     );
-    const sending = sendingOf(options);
-    this.#policy = sending.policy;
-    this.#concurrency = sending.concurrency;
-    this.#sleep = sending.sleep;
+    this.#sending = sendingOf(options);
     this.#claimCheck = options.claimCheck;
     if (options.checkBus === false) this.#busChecked = Promise.resolve();
   }
@@ -217,7 +214,7 @@ export class EventBridgeEventPublisher implements EventSink {
       }
     }
     const batches = packPutEventsBatches(prepared, this.#entryLimitBytes);
-    const outcomes = await mapAll(batches, this.#concurrency, (batch) => this.#sendBatch(batch));
+    const outcomes = await mapAll(batches, this.#sending.concurrency, (batch) => this.#sendBatch(batch));
     const published: string[] = [];
     for (const outcome of outcomes) {
       published.push(...outcome.published);
@@ -263,8 +260,8 @@ export class EventBridgeEventPublisher implements EventSink {
         );
         return pending.map((_, index) => putEventsVerdict(response.Entries?.[index]));
       },
-      this.#policy,
-      { sleep: this.#sleep },
+      this.#sending.policy,
+      { sleep: this.#sending.sleep },
     );
   }
 }

@@ -13,7 +13,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ConfigError, mapAll, type RetryPolicy } from '../../core/index.ts';
+import { ConfigError, mapAll } from '../../core/index.ts';
 import {
   DEFAULT_INLINE_LIMIT_BYTES,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
@@ -25,6 +25,7 @@ import {
   failureFields,
   integerOption,
   packEntries,
+  type Sending,
   sendEntries,
   sendingOf,
 } from '../entry-retry.ts';
@@ -116,9 +117,8 @@ export class SqsEventPublisher implements EventSink {
   readonly #queueUrl: QueueUrlResolver;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #inlineLimitBytes: number;
-  readonly #policy: RetryPolicy;
-  readonly #concurrency: number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  /** The per-entry retry, requests at once and the sleep (events/entry-retry.ts). */
+  readonly #sending: Sending;
 
   constructor(options: SqsEventPublisherOptions) {
     this.#sqs = options.sqs;
@@ -130,10 +130,7 @@ export class SqsEventPublisher implements EventSink {
       1024,
       MAX_INLINE_LIMIT_BYTES,
     );
-    const sending = sendingOf(options);
-    this.#policy = sending.policy;
-    this.#concurrency = sending.concurrency;
-    this.#sleep = sending.sleep;
+    this.#sending = sendingOf(options);
     this.#claimCheck = options.claimCheck;
   }
 
@@ -156,7 +153,7 @@ export class SqsEventPublisher implements EventSink {
 
     const outcomes = await Promise.all(
       [...byQueue].map(([queueUrl, items]) => {
-        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.#concurrency;
+        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.#sending.concurrency;
         return mapAll(packBatches(items), concurrency, (batch) => this.#sendBatch(queueUrl, batch));
       }),
     );
@@ -213,8 +210,8 @@ export class SqsEventPublisher implements EventSink {
         );
         return pending.map(({ id }) => sqsVerdict(response, id));
       },
-      this.#policy,
-      { sleep: this.#sleep },
+      this.#sending.policy,
+      { sleep: this.#sending.sleep },
     );
   }
 }
