@@ -3,33 +3,13 @@
  * over HTTP with the AWS SDK, where conditional writes hold atomically: every case of the suite,
  * several workers updating one entry at once among them.
  */
-import { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
-import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
 import { describeConfirmationLedger } from '../helpers/confirmation-ledger-suite.ts';
+import { useLocalEndpoint } from '../helpers/local-endpoint.ts';
 
-let emulator: RunningEmulator;
-let s3: S3Client;
-let buckets = 0;
+const local = useLocalEndpoint();
 
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, region: 'us-east-1' });
-  s3 = new S3Client({
-    endpoint: emulator.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    forcePathStyle: true,
-  });
-});
-
-afterAll(async () => {
-  s3?.destroy();
-  await emulator?.stop();
-});
-
-describeConfirmationLedger('confirmation ledger on the local stack endpoint', () => {
-  const bucket = `confirmations-${++buckets}`;
-  emulator.server.createBucket(bucket);
-  return new S3StateStore({ client: s3, bucket });
-});
+describeConfirmationLedger(
+  'confirmation ledger on the local stack endpoint',
+  () => new S3StateStore({ client: local.s3, bucket: local.newBucket('confirmations') }),
+);

@@ -12,44 +12,22 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { startConditionalEndpoint } from '../../packages/local/src/conditional-endpoint.ts';
-import { type RunningEmulator, startEmulator } from '../../packages/local/src/emulator.ts';
+import { useLocalEndpoint } from '../helpers/local-endpoint.ts';
 import { describeStateStoreBehaviour } from '../helpers/state-store-suite.ts';
 
-let emulator: RunningEmulator;
-let s3: S3Client;
-let buckets = 0;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, region: 'us-east-1' });
-  s3 = new S3Client({
-    endpoint: emulator.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    forcePathStyle: true,
-  });
-});
-
-afterAll(async () => {
-  s3?.destroy();
-  await emulator?.stop();
-});
+const local = useLocalEndpoint();
 
 /** A fresh, empty bucket. */
-function newBucket(): string {
-  const bucket = `conditional-${++buckets}`;
-  emulator.server.createBucket(bucket);
-  return bucket;
-}
+const newBucket = () => local.newBucket('conditional');
 
 async function read(bucket: string, key: string): Promise<string> {
-  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const object = await local.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return (await object.Body?.transformToString()) ?? '';
 }
 
@@ -67,7 +45,7 @@ async function failureOf(call: Promise<unknown>): Promise<{ name: string; status
 // Listings in byte order, paged in pages of 7 (fauxqs's order corrected by packages/local/src/fauxqs-listing.ts).
 describeStateStoreBehaviour(
   'S3StateStore against the local stack endpoint',
-  () => new S3StateStore({ client: s3, bucket: newBucket(), listPageSize: 7 }),
+  () => new S3StateStore({ client: local.s3, bucket: newBucket(), listPageSize: 7 }),
   { conditional: true, atomic: true },
 );
 
@@ -75,11 +53,15 @@ describe("the local stack's S3 endpoint", () => {
   it('refuses a create over an existing object with 412 PreconditionFailed and keeps the object', async () => {
     // prepare
     const bucket = newBucket();
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'first', IfNoneMatch: '*' }));
+    await local.s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'first', IfNoneMatch: '*' }),
+    );
 
     // act
     const failure = await failureOf(
-      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'second', IfNoneMatch: '*' })),
+      local.s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'second', IfNoneMatch: '*' }),
+      ),
     );
 
     // assess
@@ -95,7 +77,9 @@ describe("the local stack's S3 endpoint", () => {
     // act
     const results = await Promise.allSettled(
       bodies.map((body) =>
-        s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'race.json', Body: body, IfNoneMatch: '*' })),
+        local.s3.send(
+          new PutObjectCommand({ Bucket: bucket, Key: 'race.json', Body: body, IfNoneMatch: '*' }),
+        ),
       ),
     );
 
@@ -110,14 +94,14 @@ describe("the local stack's S3 endpoint", () => {
   it('writes at the current ETag and refuses a stale one with 412', async () => {
     // prepare
     const bucket = newBucket();
-    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
-    const second = await s3.send(
+    const first = await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
+    const second = await local.s3.send(
       new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v2', IfMatch: first.ETag }),
     );
 
     // act
     const stale = await failureOf(
-      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v3', IfMatch: first.ETag })),
+      local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v3', IfMatch: first.ETag })),
     );
 
     // assess
@@ -132,10 +116,12 @@ describe("the local stack's S3 endpoint", () => {
 
     // act
     const noKey = await failureOf(
-      s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'gone.json', Body: 'x', IfMatch: '"abc"' })),
+      local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'gone.json', Body: 'x', IfMatch: '"abc"' })),
     );
     const noBucket = await failureOf(
-      s3.send(new PutObjectCommand({ Bucket: 'no-such-bucket', Key: 'a.json', Body: 'x', IfMatch: '"abc"' })),
+      local.s3.send(
+        new PutObjectCommand({ Bucket: 'no-such-bucket', Key: 'a.json', Body: 'x', IfMatch: '"abc"' }),
+      ),
     );
 
     // assess
@@ -146,15 +132,15 @@ describe("the local stack's S3 endpoint", () => {
   it('keeps an object whose ETag changed when deleting conditionally, and deletes it at the current ETag', async () => {
     // prepare
     const bucket = newBucket();
-    const first = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
-    const second = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v2' }));
+    const first = await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v1' }));
+    const second = await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a.json', Body: 'v2' }));
 
     // act
     const stale = await failureOf(
-      s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: first.ETag })),
+      local.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: first.ETag })),
     );
     const kept = await read(bucket, 'a.json');
-    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: second.ETag }));
+    await local.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'a.json', IfMatch: second.ETag }));
 
     // assess
     expect(stale).toEqual({ name: 'PreconditionFailed', status: 412 });
@@ -165,9 +151,9 @@ describe("the local stack's S3 endpoint", () => {
   it('refuses to complete a multipart upload over an existing key with If-None-Match', async () => {
     // prepare
     const bucket = newBucket();
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'big.bin', Body: 'first' }));
-    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'big.bin' }));
-    const part = await s3.send(
+    await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'big.bin', Body: 'first' }));
+    const upload = await local.s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'big.bin' }));
+    const part = await local.s3.send(
       new UploadPartCommand({
         Bucket: bucket,
         Key: 'big.bin',
@@ -179,7 +165,7 @@ describe("the local stack's S3 endpoint", () => {
 
     // act
     const failure = await failureOf(
-      s3.send(
+      local.s3.send(
         new CompleteMultipartUploadCommand({
           Bucket: bucket,
           Key: 'big.bin',
@@ -199,17 +185,17 @@ describe("the local stack's S3 endpoint", () => {
     // prepare
     const bucket = newBucket();
     const body = Buffer.alloc(3 * 1024 * 1024, 'pds-bridge ');
-    const queue = emulator.server.createQueue('pass-through');
-    const queueUrl = `${emulator.endpoint}/000000000000/pass-through`;
+    const queue = local.emulator.server.createQueue('pass-through');
+    const queueUrl = `${local.emulator.endpoint}/000000000000/pass-through`;
     const sqs = new SQSClient({
-      endpoint: emulator.endpoint,
+      endpoint: local.emulator.endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     });
 
     // act
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'in/big file.bin', Body: body }));
-    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'in/big file.bin' }));
+    await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'in/big file.bin', Body: body }));
+    const object = await local.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'in/big file.bin' }));
     const stored = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'hello' }));
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
@@ -285,8 +271,8 @@ describe('browsers', () => {
   /** A raw request to the emulator with the given headers: its status and whether the object survived. */
   async function deleteFrom(headers: Record<string, string>): Promise<{ status: number; survived: boolean }> {
     const bucket = newBucket();
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'kept' }));
-    const url = new URL(`${emulator.endpoint}/${bucket}/k`);
+    await local.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'kept' }));
+    const url = new URL(`${local.emulator.endpoint}/${bucket}/k`);
     const status = await new Promise<number>((resolve, reject) => {
       const request = http.request(
         { host: url.hostname, port: url.port, path: url.pathname, method: 'DELETE', headers },
