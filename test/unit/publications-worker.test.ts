@@ -324,6 +324,31 @@ describe('processPublication', () => {
     ]);
   });
 
+  it('watches the published keys only once their ledger entries exist, so an answer the review poller finds at once has its entry', async () => {
+    // Prepare: a ledger that notes, when asked to record the publication, which keys are watched
+    const { pds } = scriptedPds();
+    const { deps, events, store } = await setup(pds);
+    const ledger = new ConfirmationLedger({ store, sink: events, deadlineMs: 48 * 3_600_000, now: () => T0 });
+    const watchedWhenRecorded: boolean[] = [];
+    deps.confirmations = {
+      recordPublication: async (published) => {
+        for (const key of KEYS) watchedWhenRecorded.push((await getWatchEntry(store, key)) !== undefined);
+        return ledger.recordPublication(published);
+      },
+      recordReviews: (reviews) => ledger.recordReviews(reviews),
+      recordMessagingAssets: (assets) => ledger.recordMessagingAssets(assets),
+    };
+
+    // Act
+    const outcome = await processPublication(deps, ID, 1);
+
+    // Assess: no key was watched (so no review of it polled) before its entries were written
+    expect(outcome).toBe('published');
+    expect(watchedWhenRecorded).toEqual([false, false]);
+    expect(await getWatchEntry(store, KEYS[0] as string)).toBeDefined();
+    expect((await listEntries(store)).entries).toHaveLength(2);
+  });
+
   it('lets only one of two concurrent deliveries of the same message act', async () => {
     // Prepare
     const { pds, calls } = scriptedPds();

@@ -274,17 +274,19 @@ async function recordPublished(delivery: Delivery): Promise<'published'> {
 /** Watches the keys of a published record and emits its event; emits the failed event otherwise. */
 async function notify(deps: WorkerDependencies, record: PublicationRecord, now: () => Date): Promise<void> {
   if (record.status === 'published') {
-    await watch(deps.store, record.request.primaryKeys, {
-      ttlMs: deps.watchTtlMs,
-      source: `publication:${record.publicationId}`,
-      now: now(),
-    });
-    // Before the completed event: a consumer that reacts to it finds the entries there.
+    // The ledger entries before the watch: the review poller polls only watched keys, so an answer
+    // it finds at once (a recipient that answers within seconds) always has its entry to apply to.
+    // Before the completed event too: a consumer that reacts to it finds the entries there.
     await deps.confirmations?.recordPublication({
       publicationId: record.publicationId,
       publishedAt: record.publishedAt ?? record.updatedAt,
       primaryKeys: record.request.primaryKeys,
       destinations: record.request.destinations,
+    });
+    await watch(deps.store, record.request.primaryKeys, {
+      ttlMs: deps.watchTtlMs,
+      source: `publication:${record.publicationId}`,
+      now: now(),
     });
   }
   const event = publicationOutcomeEvent(record);
