@@ -75,6 +75,8 @@ const CHILD_ENV = {
   REVIEW_POLL_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-review-poll',
   PUBLICATION_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-publications',
   WEBHOOK_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-webhooks',
+  WEBHOOK_SLOW_QUEUE_URL:
+    'https://sqs.eu-central-1.amazonaws.com/123456789012/pds-bridge-bench-webhooks-slow',
   API_AUTH_MODE: 'iam',
 };
 
