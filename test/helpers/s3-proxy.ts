@@ -16,8 +16,12 @@
  * const s3 = new S3Client({ endpoint: proxy.endpoint, forcePathStyle: true, ... });
  * ```
  */
+
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { type MotoServer, motoS3Client } from './moto.ts';
 
 /** What the proxy knows of a request when it decides. */
 export interface ProxiedRequest {
@@ -136,5 +140,37 @@ export async function startS3Proxy(target: string, options: S3ProxyOptions = {})
       await new Promise<void>((resolve) => server.close(() => resolve()));
       agent.destroy();
     },
+  };
+}
+
+/** A fresh state bucket on moto, reached through a proxy, and the same bucket reached directly. */
+export interface ProxiedStateBucket {
+  /** Reads and writes through the proxy. */
+  store: S3StateStore;
+  /** Reads and writes straight to moto, as another writer or an operator would. */
+  direct: S3StateStore;
+  proxy: S3Proxy;
+  bucket: string;
+}
+
+/**
+ * Creates a bucket on `aws` and a proxy in front of it with `options` (answers lost, requests
+ * denied); what it opens is pushed to `open` for the test file's afterEach to close.
+ */
+export async function proxiedStateBucket(
+  aws: MotoServer,
+  options: S3ProxyOptions,
+  open: Array<{ close(): Promise<void> } | { destroy(): void }>,
+): Promise<ProxiedStateBucket> {
+  const bucket = `state-${randomUUID().slice(0, 8)}`;
+  await aws.createBucket(bucket);
+  const proxy = await startS3Proxy(aws.endpoint, options);
+  const client = motoS3Client(proxy.endpoint, aws.region);
+  open.push(proxy, client);
+  return {
+    store: new S3StateStore({ client, bucket }),
+    direct: new S3StateStore({ client: aws.s3, bucket }),
+    proxy,
+    bucket,
   };
 }

@@ -6,7 +6,6 @@
  * refused.
  */
 import { randomUUID } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
 import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
@@ -21,11 +20,10 @@ import {
 import { StateConflictError } from '../../packages/bridge/src/state/errors.ts';
 import { leaseKey } from '../../packages/bridge/src/state/keys.ts';
 import { acquireLease, releaseLease, renewLease } from '../../packages/bridge/src/state/lease.ts';
-import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { startSimulator } from '../../packages/simulator/src/index.ts';
-import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
+import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 import { drainQueue } from '../helpers/polling.ts';
-import { type ProxiedRequest, type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';
+import { type ProxiedRequest, proxiedStateBucket } from '../helpers/s3-proxy.ts';
 
 /** The SDK's first send of a request (`amz-sdk-request: attempt=1; max=3`), not its retries. */
 function firstAttempt(request: ProxiedRequest): boolean {
@@ -58,29 +56,9 @@ describeOnMoto('state writes whose answer was lost', () => {
     await aws?.close();
   });
 
-  interface Lossy {
-    /** Writes through the proxy, which loses the answers `loseAnswer` picks. */
-    store: S3StateStore;
-    /** Reads and writes straight to moto, as another writer or an operator would. */
-    direct: S3StateStore;
-    proxy: S3Proxy;
-    bucket: string;
-  }
-
   /** A fresh bucket, reached through a proxy that loses the answers `loseAnswer` picks. */
-  async function lossy(loseAnswer: (request: ProxiedRequest) => boolean): Promise<Lossy> {
-    const bucket = `state-${randomUUID().slice(0, 8)}`;
-    await aws.createBucket(bucket);
-    const proxy = await startS3Proxy(aws.endpoint, { loseAnswer });
-    const client: S3Client = motoS3Client(proxy.endpoint, aws.region);
-    open.push(proxy, client);
-    return {
-      store: new S3StateStore({ client, bucket }),
-      direct: new S3StateStore({ client: aws.s3, bucket }),
-      proxy,
-      bucket,
-    };
-  }
+  const lossy = (loseAnswer: (request: ProxiedRequest) => boolean) =>
+    proxiedStateBucket(aws, { loseAnswer }, open);
 
   it('reports a create whose answer was lost as created, with the ETag it stored', async () => {
     // prepare

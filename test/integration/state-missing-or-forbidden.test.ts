@@ -1,16 +1,7 @@
-/**
- * A state read answered 403 instead of 404, on moto behind ../helpers/s3-proxy.ts: what S3 answers a
- * caller whose ListBucket grant carries an `s3:prefix` condition that the implicit check behind the
- * 404 may not satisfy (AWS does not say). The store must tell a missing key from a forbidden one by
- * listing the exact key, and say which grant is missing when the listing is denied too.
- */
-import { randomUUID } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { StateStoreError } from '../../packages/bridge/src/state/errors.ts';
-import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
-import { describeOnMoto, type MotoServer, motoS3Client, startMoto } from '../helpers/moto.ts';
-import { type ProxiedRequest, type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.ts';
+import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
+import { type ProxiedRequest, proxiedStateBucket } from '../helpers/s3-proxy.ts';
 
 /** A GET of one object (not a listing, whose path is the bucket's). */
 const objectGet = (request: ProxiedRequest) =>
@@ -38,21 +29,7 @@ describeOnMoto('state reads answered 403 instead of 404', () => {
   });
 
   /** A fresh bucket, reached through a proxy that answers 403 to the requests `deny` picks. */
-  async function denying(
-    deny: (request: ProxiedRequest) => boolean,
-  ): Promise<{ store: S3StateStore; direct: S3StateStore; proxy: S3Proxy; bucket: string }> {
-    const bucket = `state-${randomUUID().slice(0, 8)}`;
-    await aws.createBucket(bucket);
-    const proxy = await startS3Proxy(aws.endpoint, { deny });
-    const client: S3Client = motoS3Client(proxy.endpoint, aws.region);
-    open.push(proxy, client);
-    return {
-      store: new S3StateStore({ client, bucket }),
-      direct: new S3StateStore({ client: aws.s3, bucket }),
-      proxy,
-      bucket,
-    };
-  }
+  const denying = (deny: (request: ProxiedRequest) => boolean) => proxiedStateBucket(aws, { deny }, open);
 
   it('reports a key that does not exist as missing when its GET is answered 403', async () => {
     // prepare
