@@ -613,15 +613,11 @@ export function describeConfirmationLedger(
 /** A publication request: these keys to these destinations. */
 type PublishedRequest = { primaryKeys: string[]; destinations: Destination[] };
 
-/**
- * A memory store holding publication p-1 as published at `publishedAt`, with the ledger's entries for
- * it and these reviews recorded (the clock at 2026-11-20T12:00Z): what the API and `pds bridge`
- * read back. `record` adds fields to the stored publication record.
- */
-export async function publishedWithConfirmations(
+/** A memory store holding publication `p-1`, published at `publishedAt` (fields of `record` on top). */
+export async function storeWithPublished(
   request: PublishedRequest,
-  reviews: ReadonlyArray<CloudEvent<'pds.supplier-review.received'>>,
-  { publishedAt, record = {} }: { publishedAt: string; record?: Record<string, unknown> },
+  publishedAt: string,
+  record: Record<string, unknown> = {},
 ): Promise<MemoryStateStore> {
   const store = new MemoryStateStore();
   await store.create(publicationKey('p-1'), {
@@ -636,6 +632,20 @@ export async function publishedWithConfirmations(
     ...record,
     attempts: 1,
   });
+  return store;
+}
+
+/**
+ * A memory store holding publication p-1 as published at `publishedAt`, with the ledger's entries for
+ * it and these reviews recorded (the clock at 2026-11-20T12:00Z): what the API and `pds bridge`
+ * read back. `record` adds fields to the stored publication record.
+ */
+export async function publishedWithConfirmations(
+  request: PublishedRequest,
+  reviews: ReadonlyArray<CloudEvent<'pds.supplier-review.received'>>,
+  { publishedAt, record = {} }: { publishedAt: string; record?: Record<string, unknown> },
+): Promise<MemoryStateStore> {
+  const store = await storeWithPublished(request, publishedAt, record);
   const ledger = new ConfirmationLedger({
     store,
     sink: new RecordingSink(),

@@ -13,12 +13,12 @@ import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledg
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
 import { messagingAssetEvent, reviewEvent } from '../../packages/bridge/src/polling/events.ts';
-import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { confirmationsText, explanationText } from '../../packages/cli/src/commands/bridge-text.ts';
 import { confirmationsOfPublication } from '../../packages/cli/src/ops/confirmations.ts';
 import { explain } from '../../packages/cli/src/ops/why.ts';
 import { apiEvent } from '../helpers/apigw.ts';
+import { storeWithPublished } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
@@ -31,20 +31,9 @@ const CHANNEL = { destinationType: 'COMMUNICATION_CHANNEL' as const, destination
 const REFUSED = '00614141123520';
 
 async function published(primaryKeys: string[], publishedAt: string) {
-  const store = new MemoryStateStore();
   const sink = new RecordingSink();
   const request = { primaryKeys, destinations: [CHANNEL] };
-  await store.create(publicationKey('p-1'), {
-    publicationId: 'p-1',
-    status: 'published',
-    request,
-    bodyHash: 'hash',
-    requestedBy: 'local',
-    createdAt: publishedAt,
-    updatedAt: publishedAt,
-    publishedAt,
-    attempts: 1,
-  });
+  const store = await storeWithPublished(request, publishedAt);
   const ledger = new ConfirmationLedger({
     store,
     sink,
