@@ -57,16 +57,22 @@ const packageNamed = (specifier: string) => specifier.split('/').slice(0, 2).joi
 /** `file → specifier` for each import of `files` that breaks a rule, with the rule it breaks. */
 function boundaryViolations(files: readonly PackageFile[]): string[] {
   const found: string[] = [];
+  // Each package's manifest read once, not once per import.
+  const manifests = new Map<string, Set<string>>();
   const declared = (name: string): Set<string> => {
+    const known = manifests.get(name);
+    if (known) return known;
     const dir = workspacePackages.get(name)?.dir ?? '';
     const manifest = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
     };
-    return new Set([
+    const names = new Set([
       ...Object.keys(manifest.dependencies ?? {}),
       ...Object.keys(manifest.devDependencies ?? {}),
     ]);
+    manifests.set(name, names);
+    return names;
   };
   for (const { name, dir, file, source } of files) {
     for (const specifier of importsOf(source)) {
