@@ -378,6 +378,26 @@ describe('serverless template: the whole stack', () => {
     });
   });
 
+  it("caps each webhook lane's concurrency, the slow lane below the main one", () => {
+    // arrange
+    const lanes = {
+      main: 'WebhookDeliveryEventSourceMappingSQSWebhookQueue',
+      slow: 'WebhookDeliveryEventSourceMappingSQSWebhookSlowQueue',
+    };
+
+    // act
+    const caps = Object.fromEntries(
+      Object.entries(lanes).map(([lane, id]) => [
+        lane,
+        dig(props(defaults.template, id), 'ScalingConfig', 'MaximumConcurrency'),
+      ]),
+    );
+
+    // assess: failing endpoints' timeouts (the slow lane) can hold at most 5 instances, never the
+    // main lane's 10 (docs/deployment.md, "Concurrency")
+    expect(caps).toEqual({ main: 10, slow: 5 });
+  });
+
   it('deploys every handler in packages/bridge/functions/ as its own function, role and log group', async () => {
     const { template } = defaults;
     const names = await handlerNames();
