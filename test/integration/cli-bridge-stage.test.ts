@@ -9,6 +9,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { watch } from '../../packages/bridge/src/state/watch-list.ts';
+import { recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
@@ -41,6 +42,8 @@ beforeAll(async () => {
     'events',
     'messaging-asset-events',
     'supplier-review-events',
+    'webhooks',
+    'webhooks-slow',
   ];
   aws = await startAwsEmulator({
     buckets: [STATE_BUCKET],
@@ -140,6 +143,38 @@ describe('pds bridge --stage', () => {
       source: 'pds-bridge-qa-events',
       reasons: [{ count: 1, reason: 'event pds.ingest.completed failed in its consumer' }],
     });
+  });
+
+  it("explains a webhook lane's DLQ by each task's delivery log", async () => {
+    // prepare: two delivery tasks in the slow lane's DLQ, one attempted (503), one never attempted
+    const store = new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET });
+    await recordDelivery(
+      store,
+      { endpointId: 'ep_1', eventId: 'evt-1', eventType: 'pds.ingest.completed' },
+      {
+        status: 'pending',
+        attempt: { at: '2026-05-04T10:00:00.000Z', attempt: 2, status: 503, latencyMs: 12, response: 'busy' },
+        now: new Date('2026-05-04T10:00:00.000Z'),
+      },
+    );
+    for (const eventId of ['evt-1', 'evt-2'])
+      await aws.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: aws.queueUrls['pds-bridge-qa-webhooks-slow-dlq'],
+          MessageBody: JSON.stringify({ kind: 'deliver', endpointId: 'ep_1', eventId, attempt: 1 }),
+        }),
+      );
+
+    // act
+    const slow = await pds(['bridge', 'redrive', 'webhooks-slow', '--stage', 'qa']);
+
+    // assess
+    const answer = JSON.parse(slow.stdout) as { source: string; reasons: Array<{ reason: string }> };
+    expect(answer.source).toBe('pds-bridge-qa-webhooks-slow');
+    expect(answer.reasons.map((each) => each.reason).sort()).toEqual([
+      'webhook delivery of evt-1 to ep_1: pending, last attempt 503 busy',
+      'webhook delivery of evt-2 to ep_1: never attempted (redriving delivers it)',
+    ]);
   });
 
   it("explains the pollers' failed runs by the error each run ended with, and moves none back", async () => {

@@ -16,6 +16,7 @@ import type { IngestProgressRecord } from '@pds-bridge/bridge/ingest/progress.ts
 import { parseS3NotificationBody } from '@pds-bridge/bridge/ingest/s3-event.ts';
 import { readPublication } from '@pds-bridge/bridge/publications/records.ts';
 import type { StateStore } from '@pds-bridge/bridge/state';
+import { getDelivery } from '@pds-bridge/bridge/webhooks';
 import { OperatorTargetError } from './errors.ts';
 import type { MoveResult, OperatorQueues, PeekedMessage } from './ports.ts';
 import type { RedrivePair } from './target.ts';
@@ -129,12 +130,29 @@ async function reasonOf(message: PeekedMessage, store: StateStore): Promise<stri
   if (isObject(body) && typeof body.specversion === 'string' && typeof body.type === 'string') {
     return `event ${body.type} failed in its consumer`;
   }
+  if (isObject(body) && body.kind === 'deliver' && typeof body.endpointId === 'string') {
+    return webhookTaskReason(String(body.endpointId), String(body.eventId), store);
+  }
   if (isObject(body) && Array.isArray(body.keys))
     return 'review-poll chunk (the next scheduled run polls its keys again)';
   if (isObject(body) && (Array.isArray(body.Records) || body.Type === 'Notification' || body.Event)) {
     return ingestReason(message.body, store);
   }
   return 'unrecognised message';
+}
+
+/** A webhook delivery task: where its delivery stands in the delivery log. */
+async function webhookTaskReason(endpointId: string, eventId: string, store: StateStore): Promise<string> {
+  const record = await getDelivery(store, endpointId, eventId);
+  const what = `webhook delivery of ${eventId} to ${endpointId}`;
+  if (!record) return `${what}: never attempted (redriving delivers it)`;
+  if (record.status === 'delivered')
+    return `${what}: already delivered (redriving repeats it with the same webhook-id)`;
+  const last = record.attempts.at(-1);
+  const answer = last
+    ? `, last attempt ${last.status ?? 'no answer'}${last.response ? ` ${cut(last.response)}` : ''}`
+    : '';
+  return `${what}: ${record.status}${record.reason ? ` (${cut(record.reason)})` : ''}${answer}`;
 }
 
 async function ingestReason(body: string, store: StateStore): Promise<string> {

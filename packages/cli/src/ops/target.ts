@@ -14,6 +14,8 @@ export const QUEUE_ROLES = [
   'events',
   'messaging-asset-events',
   'supplier-review-events',
+  'webhooks',
+  'webhooks-slow',
 ] as const;
 export type QueueRole = (typeof QUEUE_ROLES)[number];
 
