@@ -9,12 +9,13 @@
  *   node bench/chaos/webhooks.ts [--events 120] [--workers 3] [--fault-rate 0.3] [--kill-rate 0.1] [--seed 1] [--quick]
  *
  * Endpoints: four live ones whose answers fail with probability `--fault-rate` (503; 500 with
- * Retry-After: 7; no answer within the attempt timeout; the connection reset), one slow one (200
- * after 300 ms) and one dead one (accepts connections, never answers). Events are offered to the
+ * Retry-After: 7; no answer within the attempt timeout; the connection reset), one steady one (200
+ * after 10 ms, never failing), one slow one (200 after 300 ms) and one dead one (accepts
+ * connections, never answers). Events are offered to the
  * queue as the emitting functions do, a tenth of them twice. Workers stand in for Lambda's event
  * source mappings, `--workers` on each lane (the main queue and the slow one): receive ten messages, invoke the handler, delete what succeeded; with probability
  * `--kill-rate` a worker is killed mid-batch: it abandons the batch at once (nothing is deleted, the
- * messages come back after the 3 s visibility timeout) while what the handler had started goes on or
+ * messages come back after the visibility timeout) while what the handler had started goes on or
  * not, as in a Lambda that timed out. Phase 1 runs for a fixed time; then the faults stop and every
  * live endpoint gets a failed-only replay (the retries past the first are minutes to hours away).
  *
@@ -23,8 +24,9 @@
  * by time range names it); every request's
  * signature verifies (official standardwebhooks library) and its `webhook-id` is the event's id, so
  * duplicates carry identical ids; the dead endpoint does not delay the others (p99 delay from offer
- * to arrival of the live endpoints' first-attempt successes ≤ 1.2× the same run without the dead
- * endpoint, run first in a child process with `--baseline`); Retry-After honoured (in the delivery
+ * to first arrival at the endpoints that never fail, the steady and the slow one, ≤ 1.2× the same
+ * run without the dead endpoint, run first in a child process with `--baseline`; the faulty
+ * endpoints' own breakers and retries would swamp that figure, so their delays are only printed); Retry-After honoured (in the delivery
  * log, no attempt sooner than 7 s after a `Retry-After: 7`). Stops by itself.
  */
 import { spawn } from 'node:child_process';
@@ -107,9 +109,17 @@ const random = mulberry32(Number(values.seed));
 const PHASE1_MS = Number(values['phase-ms'] ?? (QUICK ? 12_000 : 30_000));
 const NO_BASELINE = values['no-baseline'] === true;
 const PHASE2_LIMIT_MS = 60_000;
+/** Time after a live endpoint's breaker closes for its waiting tasks to be received and delivered. */
+const BREAKER_SETTLE_MS = 20_000;
 const TIMEOUT_MS = 500;
 const RETRY_AFTER_S = 7;
 const BASELINE = values.baseline === true;
+/**
+ * The lanes' visibility timeout: above the time a batch takes even on a loaded machine, as deployed
+ * (360 s against a 60 s function), so a message comes back only when its worker was killed, not
+ * while a slow batch is still running (that would be duplicates and load the bench made itself).
+ */
+const VISIBILITY_S = '10';
 
 /** The isolation target's reference: this run without the dead endpoint, in a process of its own. */
 async function baselineP99(): Promise<number> {
@@ -151,7 +161,7 @@ interface Received {
   readonly status: number | 'timeout' | 'reset';
 }
 
-type Kind = 'live' | 'slow' | 'dead';
+type Kind = 'live' | 'steady' | 'slow' | 'dead';
 interface Receiver {
   readonly name: string;
   readonly kind: Kind;
@@ -180,9 +190,9 @@ async function startReceiver(name: string, kind: Kind): Promise<Receiver> {
         requests.push({ ...entry, status: 'timeout' });
         return; // never answers
       }
-      if (kind === 'slow') {
+      if (kind === 'slow' || kind === 'steady') {
         requests.push({ ...entry, status: 200 });
-        setTimeout(() => response.writeHead(200).end('ok'), 300);
+        setTimeout(() => response.writeHead(200).end('ok'), kind === 'slow' ? 300 : 10);
         return;
       }
       const draw = faultsOn ? random() : 1;
@@ -245,12 +255,15 @@ Object.assign(process.env, {
 resetAwsClients();
 await s3Client().send(new CreateBucketCommand({ Bucket: 'chaos-webhooks-state' }));
 const queue = await sqsClient().send(
-  new CreateQueueCommand({ QueueName: 'chaos-webhooks', Attributes: { VisibilityTimeout: '3' } }),
+  new CreateQueueCommand({ QueueName: 'chaos-webhooks', Attributes: { VisibilityTimeout: VISIBILITY_S } }),
 );
 const QUEUE_URL = queue.QueueUrl as string;
 process.env.WEBHOOK_QUEUE_URL = QUEUE_URL;
 const slowQueue = await sqsClient().send(
-  new CreateQueueCommand({ QueueName: 'chaos-webhooks-slow', Attributes: { VisibilityTimeout: '3' } }),
+  new CreateQueueCommand({
+    QueueName: 'chaos-webhooks-slow',
+    Attributes: { VisibilityTimeout: VISIBILITY_S },
+  }),
 );
 const SLOW_QUEUE_URL = slowQueue.QueueUrl as string;
 process.env.WEBHOOK_SLOW_QUEUE_URL = SLOW_QUEUE_URL;
@@ -269,6 +282,7 @@ const handler = createWebhookDeliveryHandler(process.env);
 
 const receivers = [
   ...(await Promise.all([0, 1, 2, 3].map((n) => startReceiver(`live-${n}`, 'live')))),
+  await startReceiver('steady', 'steady'),
   await startReceiver('slow', 'slow'),
   ...(BASELINE ? [] : [await startReceiver('dead', 'dead')]),
 ];
@@ -378,8 +392,20 @@ for (const receiver of live) {
   replayed += ids.length;
 }
 const phase2Started = Date.now();
-while (Date.now() - phase2Started < PHASE2_LIMIT_MS) {
+// A live endpoint whose breaker opened under the faults holds its tasks (its replayed ones too) until
+// the breaker closes — 30 s after the fifth failure in a row, doubling per failure, at most 15 min —
+// so phase 2 lasts until the last live breaker has closed and its tasks had time to arrive, not a
+// fixed time that could end while they wait (they would be counted lost, though they are not).
+let phase2Limit = phase2Started + PHASE2_LIMIT_MS;
+const breakersWaitedFor: string[] = [];
+while (Date.now() < phase2Limit) {
   if (live.every((receiver) => events.every((each) => deliveredIds(receiver).has(each.id)))) break;
+  for (const receiver of live) {
+    const until = Date.parse((await admin.registry.get(receiver.id))?.breakerOpenUntil ?? '') || 0;
+    if (until + BREAKER_SETTLE_MS <= phase2Limit) continue;
+    phase2Limit = until + BREAKER_SETTLE_MS;
+    breakersWaitedFor.push(`${receiver.name} until ${new Date(until).toISOString()}`);
+  }
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 stopWorkers = true;
@@ -458,19 +484,26 @@ for (const receiver of live)
     }
   }
 
-// Isolation: delay from offer to arrival of the live endpoints' first-attempt successes in phase 1.
-const firstTryDelays: number[] = [];
-for (const receiver of live) {
-  const firsts = new Map<string, Received>();
-  for (const request of receiver.requests)
-    if (!firsts.has(eventIdOf(request))) firsts.set(eventIdOf(request), request);
-  for (const [id, request] of firsts)
-    if (ok(request) && request.at < phase2Started)
-      firstTryDelays.push(request.at - (offeredAt.get(id) ?? request.at));
+// Isolation: delay from offer to arrival of first-attempt successes in phase 1, sorted.
+function firstTryDelays(of: readonly Receiver[]): number[] {
+  const delays: number[] = [];
+  for (const receiver of of) {
+    const firsts = new Map<string, Received>();
+    for (const request of receiver.requests)
+      if (!firsts.has(eventIdOf(request))) firsts.set(eventIdOf(request), request);
+    for (const [id, request] of firsts)
+      if (ok(request) && request.at < phase2Started)
+        delays.push(request.at - (offeredAt.get(id) ?? request.at));
+  }
+  return delays.sort((a, b) => a - b);
 }
-firstTryDelays.sort((a, b) => a - b);
-const p = (q: number) =>
-  firstTryDelays[Math.min(firstTryDelays.length - 1, Math.floor(firstTryDelays.length * q))] ?? 0;
+const quantile = (sorted: readonly number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
+const healthyDelays = firstTryDelays(
+  receivers.filter((each) => each.kind === 'steady' || each.kind === 'slow'),
+);
+const faultyDelays = firstTryDelays(receivers.filter((each) => each.kind === 'live'));
+const healthyP99 = quantile(healthyDelays, 0.99);
 const deadEndpoint = dead ? await admin.registry.get(dead.id) : undefined;
 // Where the missing deliveries of a live endpoint stand: its breaker and their delivery log statuses.
 const missingAt: string[] = [];
@@ -491,7 +524,7 @@ for (const receiver of live) {
 
 const faults = live.reduce((sum, receiver) => sum + receiver.requests.filter((r) => !ok(r)).length, 0);
 console.log(
-  `\nWebhook chaos${BASELINE ? ' (baseline, no dead endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 slow${BASELINE ? '' : ', 1 dead'}), ${WORKERS} workers per lane, kill rate ${KILL_RATE}, seed ${values.seed}`,
+  `\nWebhook chaos${BASELINE ? ' (baseline, no dead endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 steady, 1 slow${BASELINE ? '' : ', 1 dead'}), ${WORKERS} workers per lane, kill rate ${KILL_RATE}, seed ${values.seed}`,
 );
 printTable(
   ['measure', 'value'],
@@ -513,10 +546,14 @@ printTable(
         ? `open until ${deadEndpoint.breakerOpenUntil} after ${deadEndpoint.failures} failures`
         : 'closed',
     ],
+    ['phase 2 waited for live breakers', breakersWaitedFor.join('; ') || 'none open'],
     ['live endpoints with deliveries missing at the end', missingAt.join('; ') || 'none'],
     ['duplicate deliveries (same event, same endpoint)', duplicates],
     ['Retry-After gaps checked', retryAfterChecked],
-    ['live first-attempt delay p50 / p99 (ms)', `${p(0.5)} / ${p(0.99)}`],
+    [
+      'first-attempt delay p50 / p99 (ms): never-failing endpoints; faulty ones',
+      `${quantile(healthyDelays, 0.5)} / ${healthyP99}; ${quantile(faultyDelays, 0.5)} / ${quantile(faultyDelays, 0.99)}`,
+    ],
     ['seconds', ((Date.now() - started) / 1000).toFixed(1)],
   ],
 );
@@ -543,13 +580,13 @@ const targets: Array<[string, boolean, string]> = [
     `${retryAfterViolations} early of ${retryAfterChecked}`,
   ],
   [
-    'dead endpoint does not delay the others (live p99 first-attempt delay ≤ 1.2× the run without it)',
-    BASELINE || NO_BASELINE || (firstTryDelays.length > 0 && p(0.99) <= 1.2 * referenceP99),
+    'dead endpoint does not delay the others (never-failing endpoints: p99 first-attempt delay ≤ 1.2× the run without it)',
+    BASELINE || NO_BASELINE || (healthyDelays.length > 0 && healthyP99 <= 1.2 * referenceP99),
     BASELINE
       ? 'baseline'
       : NO_BASELINE
         ? 'not measured (--no-baseline)'
-        : `${p(0.99)} ms vs ${referenceP99} ms: ${(p(0.99) / referenceP99).toFixed(2)}×`,
+        : `${healthyP99} ms vs ${referenceP99} ms: ${(healthyP99 / referenceP99).toFixed(2)}×`,
   ],
 ];
 printTable(
@@ -567,7 +604,7 @@ console.log(
     badSignatures,
     requests,
     kills: counters.kills,
-    p99FirstAttemptMs: p(0.99),
+    p99FirstAttemptMs: healthyP99,
     deadNotReplayable,
     retryAfterViolations,
     retryAfterChecked,
