@@ -315,6 +315,37 @@ describe('webhook delivery', () => {
     expect(log.map((each) => each.status)).toEqual(Array(6).fill('delivered'));
   });
 
+  it('half-opens an open breaker on a replay: the replayed events go out at once, not after the breaker', async () => {
+    // prepare: the breaker opened on 503s; then the endpoint is fixed
+    let healthy = false;
+    receiver = await startTestReceiver(() => ({ status: healthy ? 200 : 503 }));
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    await h.delivery.dispatch([1, 2, 3, 4, 5].map((n) => event(40 + n)));
+    await Promise.all(h.queue.take().map((task) => h.delivery.deliver(task)));
+    const opened = await h.delivery.registry.get(endpoint.id);
+    h.queue.take(); // the retries, queued to wait for the breaker
+    healthy = true;
+
+    // act: replayed, then run at once (the clock does not move)
+    const replayed = await h.delivery.replay(endpoint.id, {
+      eventIds: [41, 42, 43, 44, 45].map((n) => `evt-${n}`),
+      failedOnly: true,
+    });
+    const outcomes: string[] = [];
+    for (let round = 0; round < 3; round++)
+      for (const task of h.queue.take().filter((each) => each.replay))
+        outcomes.push(await h.delivery.deliver(task));
+
+    // assess
+    expect(opened?.breakerOpenUntil).toBeDefined();
+    expect(replayed).toHaveLength(5);
+    expect(outcomes.filter((each) => each === 'delivered')).toHaveLength(5);
+    const after = await h.delivery.registry.get(endpoint.id);
+    expect(after).toMatchObject({ failures: 0 });
+    expect(after?.breakerOpenUntil).toBeUndefined();
+  });
+
   it('disables an endpoint that answers 410 Gone, records what it then misses, and a replay after enabling brings it all back', async () => {
     // prepare
     let gone = true;

@@ -28,7 +28,8 @@ export interface ReplayDependencies {
  * Queues events again for one endpoint, with their original ids: by id, or by time range
  * (`since` ≤ time < `until`), optionally only those not delivered there. Events that never
  * reached the endpoint (it did not exist or was disabled) are included: replay reads the events
- * kept when they were offered, not the delivery log. Returns the ids queued.
+ * kept when they were offered, not the delivery log. An open breaker is half-opened. Returns the
+ * ids queued.
  */
 export async function replayEvents(
   deps: ReplayDependencies,
@@ -73,6 +74,12 @@ export async function replayEvents(
   const tasks = queued.map(
     (eventId): DeliveryTask => ({ kind: 'deliver', endpointId, eventId, attempt: 1, replay: true }),
   );
+  // A replay is the operator's word that the endpoint is back: an open breaker is half-opened, so the
+  // first replayed task probes now instead of every one waiting out the breaker (up to 15 min). The
+  // failure count stays: if the probe fails, the breaker opens again for twice as long.
+  const openUntil = endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0;
+  if (tasks.length > 0 && openUntil > deps.now().getTime())
+    await deps.registry.change(endpointId, ({ breakerOpenUntil: _until, ...rest }) => rest);
   for (let i = 0; i < tasks.length; i += 100) await deps.queue.enqueue(tasks.slice(i, i + 100));
   return queued;
 }
