@@ -33,6 +33,7 @@ import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import { EventPublishError, type EventPublishFailure } from '../errors.ts';
 import type { EventSink } from '../sink.ts';
 import type { EventType } from '../types.ts';
+import { entryAnswer, sqsEntryFate } from './batch-send.ts';
 import { claimCheckKey, storePayload } from './claim-check.ts';
 
 /** The queue URL for an event type (packages/bridge/src/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
@@ -216,17 +217,16 @@ export class SqsEventPublisher implements EventSink {
   }
 }
 
-/** What SQS answered for the entry `id`. */
+/** What SQS answered for the entry `id`, by the rule of ./batch-send.ts. */
 function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryVerdict {
-  const failure = response.Failed?.find((entry) => entry.Id === id);
-  if (failure === undefined && response.Successful?.some((entry) => entry.Id === id)) {
-    return { outcome: 'published' };
-  }
-  if (failure?.SenderFault === true) {
+  const { failure, succeeded } = entryAnswer(response, id);
+  const fate = sqsEntryFate(failure, succeeded);
+  if (fate === 'sent') return { outcome: 'published' };
+  if (fate === 'refused') {
     return {
       outcome: 'refused',
-      code: failure.Code ?? 'SenderFault',
-      reason: failure.Message ?? 'SQS refused the entry as invalid',
+      code: failure?.Code ?? 'SenderFault',
+      reason: failure?.Message ?? 'SQS refused the entry as invalid',
     };
   }
   return {
