@@ -8,7 +8,6 @@
 import {
   type BatchResultErrorEntry,
   SendMessageBatchCommand,
-  type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -28,17 +27,6 @@ export type BatchEntryFate = 'sent' | 'refused' | 'retry';
 export function sqsEntryFate(failure: BatchResultErrorEntry | undefined, succeeded: boolean): BatchEntryFate {
   if (failure === undefined && succeeded) return 'sent';
   return failure?.SenderFault === true ? 'refused' : 'retry';
-}
-
-/** What SQS answered for the entry `id`: its failure entry, if any, and whether it listed it as taken. */
-export function entryAnswer(
-  answer: SendMessageBatchCommandOutput,
-  id: string,
-): { failure: BatchResultErrorEntry | undefined; succeeded: boolean } {
-  return {
-    failure: answer.Failed?.find((entry) => entry.Id === id),
-    succeeded: answer.Successful?.some((entry) => entry.Id === id) ?? false,
-  };
 }
 
 /** An entry not taken, with what SQS said of it last (none when it named the entry in neither list). */
@@ -99,10 +87,12 @@ export async function sendMessageBatch<T extends { readonly id: string }>(
           Entries: pending.map((item) => ({ Id: item.id, ...options.entry(item) })),
         }),
       );
+      const failures = new Map(answer.Failed?.map((entry) => [entry.Id, entry]));
+      const taken = new Set(answer.Successful?.map((entry) => entry.Id));
       const retry: T[] = [];
       for (const item of pending) {
-        const { failure, succeeded } = entryAnswer(answer, item.id);
-        const verdict = fate(failure, succeeded);
+        const failure = failures.get(item.id);
+        const verdict = fate(failure, taken.has(item.id));
         if (verdict === 'refused') refused.push({ item, failure });
         else if (verdict === 'retry') {
           retry.push(item);

@@ -23,7 +23,7 @@ import {
 import { EntryPublisher, type EntryVerdict, integerOption, packEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import type { EventType } from '../types.ts';
-import { entryAnswer, sqsEntryFate } from './batch-send.ts';
+import { sqsEntryFate } from './batch-send.ts';
 import { claimCheckKey, storePayload } from './claim-check.ts';
 
 /** The queue URL for an event type (packages/bridge/src/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
@@ -183,8 +183,8 @@ export class SqsEventPublisher extends EntryPublisher<Prepared> {
 
 /** What SQS answered for the entry `id`, by the rule of ./batch-send.ts. */
 function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryVerdict {
-  const { failure, succeeded } = entryAnswer(response, id);
-  const fate = sqsEntryFate(failure, succeeded);
+  const failure = response.Failed?.find((entry) => entry.Id === id);
+  const fate = sqsEntryFate(failure, response.Successful?.some((entry) => entry.Id === id) === true);
   if (fate === 'sent') return { outcome: 'published' };
   if (fate === 'refused') {
     return {
