@@ -1,9 +1,9 @@
 /**
- * One SendMessageBatch request with its per-entry retry, written once for the bridge's SQS adapters
- * (the event publisher's verdicts, the review fan-out, the webhook delivery queue): SQS answers which
- * entries it took and which it failed; the ones failed for now are sent again, alone, under the core
- * retry policy (packages/bridge/src/core/retry.ts), and what is left is handed back with SQS's own
- * failure entry so each adapter words its error as before.
+ * SendMessageBatch, written once for the bridge's SQS adapters (the event publisher, the review
+ * fan-out, the webhook delivery queue): its limits, and one request with its per-entry retry. SQS
+ * answers which entries it took and which it failed; the ones failed for now are sent again, alone,
+ * under the core retry policy (packages/bridge/src/core/retry.ts), and what is left is handed back
+ * with SQS's own failure entry so each adapter words its error as before.
  */
 import {
   type BatchResultErrorEntry,
@@ -12,6 +12,16 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type RetryPolicy, type RetryRun, retryEach } from '../../core/index.ts';
+import { packEntries } from '../entry-retry.ts';
+
+/** SQS limits of one SendMessageBatch request. */
+export const MAX_BATCH_ENTRIES = 10;
+export const MAX_BATCH_BYTES = 1_048_576;
+
+/** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */
+export function packBatches<T extends { bytes: number }>(items: readonly T[]): T[][] {
+  return packEntries(items, MAX_BATCH_ENTRIES, MAX_BATCH_BYTES);
+}
 
 /** What becomes of one entry after an answer: taken, refused for good, or sent again. */
 export type BatchEntryFate = 'sent' | 'refused' | 'retry';

@@ -8,6 +8,9 @@ export {
   type BatchEntryFate,
   type BatchSendOptions,
   type BatchSendResult,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_ENTRIES,
+  packBatches,
   sendMessageBatch,
   type UnsentEntry,
 } from './batch-send.ts';
@@ -21,9 +24,6 @@ export {
 export {
   type ClaimCheckOptions,
   EVENT_PUBLISHER_ACTIONS,
-  MAX_BATCH_BYTES,
-  MAX_BATCH_ENTRIES,
-  packBatches,
   type QueueUrlResolver,
   SqsEventPublisher,
   type SqsEventPublisherOptions,

@@ -20,10 +20,10 @@ import {
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
-import { EntryPublisher, type EntryVerdict, integerOption, packEntries } from '../entry-retry.ts';
+import { EntryPublisher, type EntryVerdict, integerOption } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
 import type { EventType } from '../types.ts';
-import { sqsEntryFate } from './batch-send.ts';
+import { packBatches, sqsEntryFate } from './batch-send.ts';
 import { claimCheckKey, storePayload } from './claim-check.ts';
 
 /** The queue URL for an event type (packages/bridge/src/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
@@ -31,10 +31,6 @@ export type QueueUrlResolver = (type: EventType) => string;
 
 /** The IAM actions on each event queue (SendMessageBatch is authorised as SendMessage). */
 export const EVENT_PUBLISHER_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
-
-/** SQS limits of one SendMessageBatch request. */
-export const MAX_BATCH_ENTRIES = 10;
-export const MAX_BATCH_BYTES = 1_048_576;
 
 export interface ClaimCheckOptions {
   s3: S3Client;
@@ -199,9 +195,4 @@ function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryV
     reason:
       failure?.Message ?? (failure ? 'SQS failed the entry' : 'SQS reported neither success nor failure'),
   };
-}
-
-/** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */
-export function packBatches<T extends { bytes: number }>(items: readonly T[]): T[][] {
-  return packEntries(items, MAX_BATCH_ENTRIES, MAX_BATCH_BYTES);
 }

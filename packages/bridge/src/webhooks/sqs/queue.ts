@@ -6,7 +6,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { RetryPolicy } from '../../core/index.ts';
-import { sendMessageBatch } from '../../events/sqs/index.ts';
+import { MAX_BATCH_ENTRIES, sendMessageBatch } from '../../events/sqs/index.ts';
 import type { DeliveryQueue, DeliveryTask } from '../queue.ts';
 
 /**
@@ -29,8 +29,10 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   }
 
   async enqueue(tasks: readonly DeliveryTask[], delaySeconds = 0): Promise<void> {
-    for (let start = 0; start < tasks.length; start += 10) {
-      const batch = tasks.slice(start, start + 10).map((task, index) => ({ id: String(index), task }));
+    for (let start = 0; start < tasks.length; start += MAX_BATCH_ENTRIES) {
+      const batch = tasks
+        .slice(start, start + MAX_BATCH_ENTRIES)
+        .map((task, index) => ({ id: String(index), task }));
       const { left, attempts } = await sendMessageBatch(batch, {
         sqs: this.#sqs,
         queueUrl: this.#queueUrl,
