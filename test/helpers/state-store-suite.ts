@@ -12,7 +12,7 @@ import {
   StateValueError,
 } from '../../packages/bridge/src/state/errors.ts';
 import { primaryKeyOfWatchKey, watchKey } from '../../packages/bridge/src/state/keys.ts';
-import type { StateStore } from '../../packages/bridge/src/state/store.ts';
+import { deleteIfUnchanged, type StateStore } from '../../packages/bridge/src/state/store.ts';
 
 export interface StateStoreSuiteOptions {
   /** The backend enforces conditional writes. */
@@ -201,6 +201,26 @@ export function describeStateStoreBehaviour(
       await expect(remove).rejects.toBeInstanceOf(StateConflictError);
       expect((await store.get('leases/run.json'))?.value).toEqual({ owner: 'b' });
     });
+
+    it.runIf(conditional)(
+      'deletes if unchanged: true at the version read, false and the newer value kept once a writer changed it',
+      async () => {
+        // prepare
+        const kept = await store.create('leases/kept.json', { owner: 'a' });
+        const gone = await store.create('leases/gone.json', { owner: 'a' });
+        if (!kept.created || !gone.created) throw new Error('create failed');
+        await store.update('leases/kept.json', { owner: 'b' }, kept.etag);
+
+        // act
+        const deleted = await deleteIfUnchanged(store, 'leases/gone.json', gone.etag);
+        const raced = await deleteIfUnchanged(store, 'leases/kept.json', kept.etag);
+
+        // assess
+        expect([deleted, raced]).toEqual([true, false]);
+        expect(await store.get('leases/gone.json')).toBeUndefined();
+        expect((await store.get('leases/kept.json'))?.value).toEqual({ owner: 'b' });
+      },
+    );
 
     it('lists the keys under a prefix in byte order, across pages', async () => {
       // prepare

@@ -3,6 +3,7 @@ import { IngestInProgressError, inProgressUntil } from '../../packages/bridge/sr
 import type { ObjectWrite } from '../../packages/bridge/src/ingest/keys.ts';
 import { claimIngest } from '../../packages/bridge/src/ingest/progress.ts';
 import { PdsServerError } from '../../packages/bridge/src/pds/errors.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { describeIngestClaimBehaviour } from '../helpers/ingest-claim-suite.ts';
 import { mockConditionalS3 } from '../helpers/s3-conditional-mock.ts';
@@ -44,6 +45,34 @@ describe('claimIngest on S3 conditional writes', () => {
     // assess
     expect(refused).toBeInstanceOf(IngestInProgressError);
     expect(inProgressUntil(refused)).toBe(at + 960_000);
+  });
+});
+
+describe('claimIngest, a fresh record', () => {
+  it('records the write as the ingest identifies it: its identifying fields set, nothing else the event carried', async () => {
+    // prepare: an S3 event's write, with a size the record does not keep and an empty version
+    const event = { ...WRITE, versionId: '', size: 42 } as ObjectWrite;
+
+    // act
+    const result = await claimIngest(new MemoryStateStore(), event, {
+      owner: 'd',
+      leaseMs: 60_000,
+      now: () => 5,
+    });
+
+    // assess
+    expect(result.kind === 'claimed' ? result.claim.record : undefined).toEqual({
+      bucket: 'drops',
+      key: 'in/items.csv',
+      etag: '9b2c',
+      sequencer: '00A1',
+      status: 'claimed',
+      owner: 'd',
+      leaseUntil: 60_005,
+      attempts: 1,
+      claimedAt: 5,
+      updatedAt: 5,
+    });
   });
 });
 

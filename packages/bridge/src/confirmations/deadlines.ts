@@ -10,7 +10,7 @@
  */
 
 import { mapAll } from '../core/index.ts';
-import { decodeKeySegment, StateConflictError, type StateStore } from '../state/index.ts';
+import { decodeKeySegment, deleteIfUnchanged, type StateStore } from '../state/index.ts';
 import type { ConfirmationEntry } from './entry.ts';
 import { markersOf, retireMarker } from './entry-index.ts';
 import { ConfirmationDeadlineError } from './errors.ts';
@@ -101,13 +101,8 @@ export async function expireConfirmations(
     const stateKey = entryKeyOfMarker(prefix, markerKey);
     const stored = await store.get<ConfirmationEntry>(stateKey);
     if (stored && markersOf(stateKey, stored.value, retentionMs).includes(markerKey)) {
-      try {
-        // By its ETag: an entry a writer changed meanwhile stays (and gets its markers from that write).
-        await store.delete(stateKey, stored.etag);
-      } catch (error) {
-        if (error instanceof StateConflictError) return;
-        throw error;
-      }
+      // By its ETag: an entry a writer changed meanwhile stays (and gets its markers from that write).
+      if (!(await deleteIfUnchanged(store, stateKey, stored.etag))) return;
       // Its markers, and those a past state may have left stale (young when that state was left).
       const states = new Set(stored.value.history.map((transition) => transition.state));
       const keys = new Set(markersOf(stateKey, stored.value));

@@ -21,7 +21,7 @@
  * writer refreshed meanwhile stays.
  */
 import { mapAll } from '../core/index.ts';
-import { compareKeys, StateConflictError, type StateStore } from '../state/index.ts';
+import { compareKeys, deleteIfUnchanged, type StateStore } from '../state/index.ts';
 import { type ConfirmationEntry, REFUSED_BY_DATA_POOL } from './entry.ts';
 import { gtin14 } from './facts.ts';
 import {
@@ -123,13 +123,7 @@ export async function retireMarker(store: StateStore, markerKey: string, now: Da
   if (!marker) return false;
   const writtenAt = Date.parse(marker.value.writtenAt);
   if (!(now.getTime() - writtenAt >= MARKER_GRACE_MS)) return false;
-  try {
-    await store.delete(markerKey, marker.etag);
-    return true;
-  } catch (error) {
-    if (error instanceof StateConflictError) return false;
-    throw error;
-  }
+  return deleteIfUnchanged(store, markerKey, marker.etag);
 }
 
 /** Every state the ledger knows: its own and every one it has recorded, in byte order. */

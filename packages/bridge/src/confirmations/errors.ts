@@ -9,6 +9,7 @@ export class ConfirmationDeadlineError extends BridgeError {
       `${failed} of ${due} due publications could not be checked for OVERDUE entries (${errorSummary(cause)}); the next scheduled run tries them again`,
       { retryable: true, cause },
     );
+    this.name = 'ConfirmationDeadlineError';
   }
 }
 
@@ -24,6 +25,7 @@ export class UnknownConfirmationStateError extends BridgeError {
       'UNKNOWN_CONFIRMATION_STATE',
       `state ${unknown.join(', ')} is not a state of the confirmation ledger; use one or more of ${valid.join(', ')} (comma-separated, any case)`,
     );
+    this.name = 'UnknownConfirmationStateError';
     this.unknown = unknown;
     this.valid = valid;
   }

@@ -2,8 +2,9 @@
  * Sending a batch of events whose entries succeed or fail one by one (SQS SendMessageBatch,
  * EventBridge PutEvents), written once for both publishers: the entries a service failed for a
  * while are sent again, alone, under the core retry policy (packages/bridge/src/core/retry.ts); the ones it refused
- * as invalid, and those still failing at the end, become {@link EventPublishFailure}s. No AWS SDK
- * import: each publisher sends and reads its own answers.
+ * as invalid, and those still failing at the end, become {@link EventPublishFailure}s. The publishing
+ * around it is written once too ({@link EntryPublisher}): each publisher prepares an event's entry
+ * and sends a request. No AWS SDK import: each publisher sends and reads its own answers.
  */
 import {
   ConfigError,
@@ -14,7 +15,8 @@ import {
   sleep,
 } from '../core/index.ts';
 import type { CloudEvent } from './envelope.ts';
-import type { EventPublishFailure } from './errors.ts';
+import { EventPublishError, type EventPublishFailure } from './errors.ts';
+import type { EventSink } from './sink.ts';
 
 /** An integer option of a publisher, its default when absent; out of range, a {@link ConfigError}. */
 export function integerOption(
@@ -181,4 +183,66 @@ export async function sendEntries<P extends { readonly event: CloudEvent }>(
     });
   }
   return outcome;
+}
+
+/**
+ * The publishing both event publishers share, written once: each event once (by id), prepared one by
+ * one (an event that cannot be prepared fails alone, with 0 attempts), the prepared entries sent in
+ * requests entry by entry ({@link sendEntries}), and one {@link EventPublishError} naming every event
+ * that was not accepted. A publisher implements `prepare` (an event's entry, claim-checked when
+ * large) and `sendPrepared` (the requests, each through `sendEach`).
+ *
+ * @example
+ * ```ts
+ * class LogPublisher extends EntryPublisher<{ event: CloudEvent }> {
+ *   protected async prepare(event: CloudEvent) { return { event }; }
+ *   protected sendPrepared(prepared: { event: CloudEvent }[]) {
+ *     return Promise.all([this.sendEach(prepared, async (pending) => pending.map(() => ({ outcome: 'published' as const })))]);
+ *   }
+ * }
+ * ```
+ */
+export abstract class EntryPublisher<P extends { readonly event: CloudEvent }> implements EventSink {
+  /** The per-entry retry, requests at once and the sleep. */
+  protected readonly sending: Sending;
+  /** Who refused what was not accepted, in the error's message (EventPublishError's default: SQS). */
+  readonly #destination: string | undefined;
+
+  protected constructor(options: SendingOptions, destination?: string) {
+    this.sending = sendingOf(options);
+    this.#destination = destination;
+  }
+
+  async publish(events: readonly CloudEvent[]): Promise<void> {
+    const unique = [...new Map(events.map((event) => [event.id, event])).values()];
+    const failures: EventPublishFailure[] = [];
+    const prepared: P[] = [];
+    for (const event of unique) {
+      try {
+        prepared.push(await this.prepare(event));
+      } catch (error) {
+        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
+      }
+    }
+    const published: string[] = [];
+    for (const outcome of await this.sendPrepared(prepared)) {
+      published.push(...outcome.published);
+      failures.push(...outcome.failures);
+    }
+    if (failures.length > 0) throw new EventPublishError(failures, published, this.#destination);
+  }
+
+  /** The entry of one event; what it throws becomes that event's failure. */
+  protected abstract prepare(event: CloudEvent): Promise<P>;
+
+  /** Sends the prepared entries in requests; the outcome of each request. */
+  protected abstract sendPrepared(prepared: P[]): Promise<readonly EntriesOutcome[]>;
+
+  /** One request's entries through {@link sendEntries} under this publisher's retry and sleep. */
+  protected sendEach<Q extends P>(
+    items: readonly Q[],
+    send: (pending: readonly Q[]) => Promise<readonly EntryVerdict[]>,
+  ): Promise<EntriesOutcome> {
+    return sendEntries(items, send, this.sending.policy, { sleep: this.sending.sleep });
+  }
 }

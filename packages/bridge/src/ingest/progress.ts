@@ -95,12 +95,13 @@ export interface IngestProgressRecord {
 }
 
 /**
- * The object write a record is about, as the ingest identified it.
+ * The object write a record (or an S3 event, or any write that carries more) is about, as the
+ * ingest identifies it: bucket and key, and the version, ETag and sequencer where set.
  *
  * @example
  * ingestProgressKey(objectWriteOf(record)) === stateKeyTheRecordWasReadFrom; // true
  */
-export function objectWriteOf(record: IngestProgressRecord): ObjectWrite {
+export function objectWriteOf(record: ObjectWrite): ObjectWrite {
   return {
     bucket: record.bucket,
     key: record.key,
@@ -223,11 +224,7 @@ function progressPolicy(
 
 function freshRecord(write: ObjectWrite, options: ClaimOptions, at: number): IngestProgressRecord {
   return {
-    bucket: write.bucket,
-    key: write.key,
-    ...(write.versionId ? { versionId: write.versionId } : {}),
-    ...(write.etag ? { etag: write.etag } : {}),
-    ...(write.sequencer ? { sequencer: write.sequencer } : {}),
+    ...objectWriteOf(write),
     status: 'claimed',
     owner: options.owner,
     leaseUntil: at + options.leaseMs,

@@ -62,6 +62,7 @@ export class ProgressLayoutChangedError extends BridgeError {
       `A review-progress shard of level ${level} was split into level ${sealedBy} by a newer run; read ${PROGRESS_LAYOUT_KEY} again`,
       { retryable: true },
     );
+    this.name = 'ProgressLayoutChangedError';
   }
 }
 
@@ -72,6 +73,7 @@ export class ProgressLayoutError extends BridgeError {
       'PROGRESS_LAYOUT_INVALID',
       `${PROGRESS_LAYOUT_KEY} is not a review-progress layout (${detail}); restore it from the state bucket's object versions (deleting it would lose the progress kept above level ${PROGRESS_BASE_LEVEL})`,
     );
+    this.name = 'ProgressLayoutError';
   }
 }
 

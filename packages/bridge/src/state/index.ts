@@ -58,6 +58,7 @@ export { MemoryStateStore, type MemoryStateStoreOptions, type StateOperation } f
 export {
   type CreateResult,
   compareKeys,
+  deleteIfUnchanged,
   type ListedState,
   type MutateOptions,
   type MutateResult,

@@ -100,6 +100,30 @@ export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
+/**
+ * Deletes `key` only if it is still the version `etag` (the one the caller read and judged): true
+ * when it was deleted, false when a writer changed it meanwhile (that newer version stays).
+ *
+ * @example
+ * ```ts
+ * const stored = await store.get<Marker>(key);
+ * if (stored && isStale(stored.value)) await deleteIfUnchanged(store, key, stored.etag);
+ * ```
+ */
+export async function deleteIfUnchanged(
+  store: Pick<StateStore, 'delete'>,
+  key: string,
+  etag: string,
+): Promise<boolean> {
+  try {
+    await store.delete(key, etag);
+    return true;
+  } catch (error) {
+    if (error instanceof StateConflictError) return false;
+    throw error;
+  }
+}
+
 /** Longest key S3 accepts, in UTF-8 bytes. */
 export const MAX_STATE_KEY_BYTES = 1024;
 

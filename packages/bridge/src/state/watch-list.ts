@@ -9,9 +9,9 @@
  * rather than one per key. Every change is a conditional
  * read–modify–write (`StateStore.mutate`), so publications and operators never overwrite each other.
  */
-import { StateConflictError, WatchListError } from './errors.ts';
+import { WatchListError } from './errors.ts';
 import { primaryKeyOfWatchKey, WATCH_PREFIX, watchKey } from './keys.ts';
-import type { StateStore } from './store.ts';
+import { deleteIfUnchanged, type StateStore } from './store.ts';
 
 /** A review of the key that failed on consecutive runs. */
 export interface ReviewFailure {
@@ -171,12 +171,6 @@ export async function purgeIfExpired(
   const key = watchKey(primaryKey);
   const entry = await store.get<WatchEntry>(key);
   if (!entry || !isExpired(entry.value, now)) return false;
-  try {
-    // Conditional on the version read: a refresh that raced us keeps the key watched.
-    await store.delete(key, entry.etag);
-    return true;
-  } catch (error) {
-    if (error instanceof StateConflictError) return false;
-    throw error;
-  }
+  // Conditional on the version read: a refresh that raced us keeps the key watched.
+  return deleteIfUnchanged(store, key, entry.etag);
 }

@@ -16,13 +16,13 @@ import { MESSAGING_ASSETS_CHECKPOINT } from '@pds-bridge/bridge/polling/messagin
 import {
   ACTIVITY_MARKER_GRACE_MS,
   type ActivityMarker,
+  deleteIfUnchanged,
   type LeaseRecord,
   type LeaseRunOutcome,
   leaseKey,
   openMarkerKey,
   openMarkerPrefix,
   recordKeyOfMarker,
-  StateConflictError,
   type StateStore,
   WATCH_PREFIX,
 } from '@pds-bridge/bridge/state';
@@ -278,11 +278,5 @@ async function retireActivityMarker(store: StateStore, markerKey: string, now: n
   const marker = await store.get<ActivityMarker>(markerKey);
   if (!marker) return false;
   if (!(now - Date.parse(marker.value.writtenAt) >= ACTIVITY_MARKER_GRACE_MS)) return false;
-  try {
-    await store.delete(markerKey, marker.etag);
-    return true;
-  } catch (error) {
-    if (error instanceof StateConflictError) return false;
-    throw error;
-  }
+  return deleteIfUnchanged(store, markerKey, marker.etag);
 }

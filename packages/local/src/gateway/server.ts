@@ -64,6 +64,7 @@ const INTERNAL_ERROR: HttpAnswer = {
 class BodyTooLargeError extends BridgeError {
   constructor(limit: number) {
     super('BODY_TOO_LARGE', `The request body is longer than ${limit} bytes`);
+    this.name = 'BodyTooLargeError';
   }
 }
 

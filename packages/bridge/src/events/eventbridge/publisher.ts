@@ -23,18 +23,8 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import { ConfigError, mapAll } from '../../core/index.ts';
-import {
-  type EntryVerdict,
-  failureFields,
-  integerOption,
-  packEntries,
-  type Sending,
-  sendEntries,
-  sendingOf,
-} from '../entry-retry.ts';
+import { EntryPublisher, type EntryVerdict, integerOption, packEntries } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
-import { EventPublishError, type EventPublishFailure } from '../errors.ts';
-import type { EventSink } from '../sink.ts';
 import { claimCheckKey, storePayload } from '../sqs/claim-check.ts';
 import type { ClaimCheckOptions } from '../sqs/publisher.ts';
 
@@ -97,11 +87,6 @@ interface Prepared {
   bytes: number;
 }
 
-interface Outcome {
-  published: string[];
-  failures: EventPublishFailure[];
-}
-
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
@@ -135,16 +120,16 @@ function entryTime(event: CloudEvent): Date | undefined {
  * });
  * await sink.publish([event]); // throws EventPublishError naming what was not accepted
  */
-export class EventBridgeEventPublisher implements EventSink {
+export class EventBridgeEventPublisher extends EntryPublisher<Prepared> {
   readonly #eventBridge: EventBridgeClient;
   readonly #busName: string;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #entryLimitBytes: number;
-  /** The per-entry retry, requests at once and the sleep (events/entry-retry.ts). */
-  readonly #sending: Sending;
   #busChecked: Promise<void> | undefined;
 
   constructor(options: EventBridgeEventPublisherOptions) {
+    // The per-entry retry, requests at once and the sleep: events/entry-retry.ts.
+    super(options, 'EventBridge');
     this.#eventBridge = options.eventBridge;
     if (typeof options.busName !== 'string' || options.busName.trim() === '') {
       throw new ConfigError(
@@ -162,7 +147,6 @@ export class EventBridgeEventPublisher implements EventSink {
       1024,
       MAX_ENTRY_LIMIT_BYTES,
     );
-    this.#sending = sendingOf(options);
     this.#claimCheck = options.claimCheck;
     if (options.checkBus === false) this.#busChecked = Promise.resolve();
   }
@@ -200,30 +184,19 @@ export class EventBridgeEventPublisher implements EventSink {
     }
   }
 
-  async publish(events: readonly CloudEvent[]): Promise<void> {
-    const unique = [...new Map(events.map((event) => [event.id, event])).values()];
-    if (unique.length === 0) return;
+  /** Checks the bus before the first send (none for no events), then publishes. */
+  override async publish(events: readonly CloudEvent[]): Promise<void> {
+    if (events.length === 0) return;
     await this.checkBus();
-    const failures: EventPublishFailure[] = [];
-    const prepared: Prepared[] = [];
-    for (const event of unique) {
-      try {
-        prepared.push(await this.#prepare(event));
-      } catch (error) {
-        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
-      }
-    }
-    const batches = packPutEventsBatches(prepared, this.#entryLimitBytes);
-    const outcomes = await mapAll(batches, this.#sending.concurrency, (batch) => this.#sendBatch(batch));
-    const published: string[] = [];
-    for (const outcome of outcomes) {
-      published.push(...outcome.published);
-      failures.push(...outcome.failures);
-    }
-    if (failures.length > 0) throw new EventPublishError(failures, published, 'EventBridge');
+    await super.publish(events);
   }
 
-  async #prepare(event: CloudEvent): Promise<Prepared> {
+  protected sendPrepared(prepared: Prepared[]) {
+    const batches = packPutEventsBatches(prepared, this.#entryLimitBytes);
+    return mapAll(batches, this.sending.concurrency, (batch) => this.#sendBatch(batch));
+  }
+
+  protected async prepare(event: CloudEvent): Promise<Prepared> {
     const detail = serializeEvent(event);
     const time = entryTime(event);
     const entry: PutEventsRequestEntry = {
@@ -251,18 +224,13 @@ export class EventBridgeEventPublisher implements EventSink {
   }
 
   /** Entry by entry: results come in request order; only the entries failed for now are sent again. */
-  #sendBatch(batch: Prepared[]): Promise<Outcome> {
-    return sendEntries(
-      batch,
-      async (pending) => {
-        const response = await this.#eventBridge.send(
-          new PutEventsCommand({ Entries: pending.map(({ entry }) => entry) }),
-        );
-        return pending.map((_, index) => putEventsVerdict(response.Entries?.[index]));
-      },
-      this.#sending.policy,
-      { sleep: this.#sending.sleep },
-    );
+  #sendBatch(batch: Prepared[]) {
+    return this.sendEach(batch, async (pending) => {
+      const response = await this.#eventBridge.send(
+        new PutEventsCommand({ Entries: pending.map(({ entry }) => entry) }),
+      );
+      return pending.map((_, index) => putEventsVerdict(response.Entries?.[index]));
+    });
   }
 }
 

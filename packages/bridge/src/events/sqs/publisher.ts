@@ -20,19 +20,10 @@ import {
   formatPayloadPointer,
   MAX_INLINE_LIMIT_BYTES,
 } from '../claim-check.ts';
-import {
-  type EntryVerdict,
-  failureFields,
-  integerOption,
-  packEntries,
-  type Sending,
-  sendEntries,
-  sendingOf,
-} from '../entry-retry.ts';
+import { EntryPublisher, type EntryVerdict, integerOption } from '../entry-retry.ts';
 import { type CloudEvent, serializeEvent } from '../envelope.ts';
-import { EventPublishError, type EventPublishFailure } from '../errors.ts';
-import type { EventSink } from '../sink.ts';
 import type { EventType } from '../types.ts';
+import { packBatches, sqsEntryFate } from './batch-send.ts';
 import { claimCheckKey, storePayload } from './claim-check.ts';
 
 /** The queue URL for an event type (packages/bridge/src/config/event-routing.ts `eventQueueUrlFor` applies the per-family overrides). */
@@ -40,10 +31,6 @@ export type QueueUrlResolver = (type: EventType) => string;
 
 /** The IAM actions on each event queue (SendMessageBatch is authorised as SendMessage). */
 export const EVENT_PUBLISHER_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
-
-/** SQS limits of one SendMessageBatch request. */
-export const MAX_BATCH_ENTRIES = 10;
-export const MAX_BATCH_BYTES = 1_048_576;
 
 export interface ClaimCheckOptions {
   s3: S3Client;
@@ -75,13 +62,10 @@ export interface SqsEventPublisherOptions {
 
 interface Prepared {
   event: CloudEvent;
+  /** The queue of its type. */
+  queueUrl: string;
   entry: Omit<SendMessageBatchRequestEntry, 'Id'>;
   bytes: number;
-}
-
-interface Outcome {
-  published: string[];
-  failures: EventPublishFailure[];
 }
 
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
@@ -112,15 +96,15 @@ function messageGroupId(event: CloudEvent): string {
  * });
  * await sink.publish([event]); // throws EventPublishError naming what was not accepted
  */
-export class SqsEventPublisher implements EventSink {
+export class SqsEventPublisher extends EntryPublisher<Prepared> {
   readonly #sqs: SQSClient;
   readonly #queueUrl: QueueUrlResolver;
   readonly #claimCheck: ClaimCheckOptions | undefined;
   readonly #inlineLimitBytes: number;
-  /** The per-entry retry, requests at once and the sleep (events/entry-retry.ts). */
-  readonly #sending: Sending;
 
   constructor(options: SqsEventPublisherOptions) {
+    // The per-entry retry, requests at once and the sleep: events/entry-retry.ts.
+    super(options);
     this.#sqs = options.sqs;
     this.#queueUrl = options.queueUrl;
     this.#inlineLimitBytes = integerOption(
@@ -130,42 +114,24 @@ export class SqsEventPublisher implements EventSink {
       1024,
       MAX_INLINE_LIMIT_BYTES,
     );
-    this.#sending = sendingOf(options);
     this.#claimCheck = options.claimCheck;
   }
 
-  async publish(events: readonly CloudEvent[]): Promise<void> {
-    const unique = [...new Map(events.map((event) => [event.id, event])).values()];
-    const failures: EventPublishFailure[] = [];
-    const byQueue = new Map<string, Prepared[]>();
-
-    for (const event of unique) {
-      try {
-        const queueUrl = this.#queueUrl(event.type);
-        const prepared = await this.#prepare(event, queueUrl.endsWith('.fifo'));
-        const list = byQueue.get(queueUrl) ?? [];
-        list.push(prepared);
-        byQueue.set(queueUrl, list);
-      } catch (error) {
-        failures.push({ eventId: event.id, type: event.type, ...failureFields(error), attempts: 0 });
-      }
-    }
-
+  /** Each queue's messages in requests, standard queues several at once, FIFO queues one by one. */
+  protected async sendPrepared(prepared: Prepared[]) {
+    const byQueue = Map.groupBy(prepared, (item) => item.queueUrl);
     const outcomes = await Promise.all(
       [...byQueue].map(([queueUrl, items]) => {
-        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.#sending.concurrency;
+        const concurrency = queueUrl.endsWith('.fifo') ? 1 : this.sending.concurrency;
         return mapAll(packBatches(items), concurrency, (batch) => this.#sendBatch(queueUrl, batch));
       }),
     );
-    const published: string[] = [];
-    for (const outcome of outcomes.flat()) {
-      published.push(...outcome.published);
-      failures.push(...outcome.failures);
-    }
-    if (failures.length > 0) throw new EventPublishError(failures, published);
+    return outcomes.flat();
   }
 
-  async #prepare(event: CloudEvent, fifo: boolean): Promise<Prepared> {
+  protected async prepare(event: CloudEvent): Promise<Prepared> {
+    const queueUrl = this.#queueUrl(event.type);
+    const fifo = queueUrl.endsWith('.fifo');
     // Escaped where SQS would refuse a character: an event must never be unsendable for its data.
     const body = serializeEvent(event);
     const entry: Omit<SendMessageBatchRequestEntry, 'Id'> = {
@@ -193,40 +159,34 @@ export class SqsEventPublisher implements EventSink {
         [EXTENDED_PAYLOAD_SIZE_ATTRIBUTE]: { DataType: 'Number', StringValue: String(utf8Bytes(body)) },
       };
     }
-    return { event, entry, bytes: messageBytes(entry) };
+    return { event, queueUrl, entry, bytes: messageBytes(entry) };
   }
 
   /** Entry by entry: SQS answers which ids it took; only the ones it failed for now are sent again. */
-  #sendBatch(queueUrl: string, batch: Prepared[]): Promise<Outcome> {
+  #sendBatch(queueUrl: string, batch: Prepared[]) {
     const items = batch.map((item, index) => ({ ...item, id: `m${index}` }));
-    return sendEntries(
-      items,
-      async (pending) => {
-        const response = await this.#sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: pending.map(({ id, entry }) => ({ Id: id, ...entry })),
-          }),
-        );
-        return pending.map(({ id }) => sqsVerdict(response, id));
-      },
-      this.#sending.policy,
-      { sleep: this.#sending.sleep },
-    );
+    return this.sendEach(items, async (pending) => {
+      const response = await this.#sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: pending.map(({ id, entry }) => ({ Id: id, ...entry })),
+        }),
+      );
+      return pending.map(({ id }) => sqsVerdict(response, id));
+    });
   }
 }
 
-/** What SQS answered for the entry `id`. */
+/** What SQS answered for the entry `id`, by the rule of ./batch-send.ts. */
 function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryVerdict {
   const failure = response.Failed?.find((entry) => entry.Id === id);
-  if (failure === undefined && response.Successful?.some((entry) => entry.Id === id)) {
-    return { outcome: 'published' };
-  }
-  if (failure?.SenderFault === true) {
+  const fate = sqsEntryFate(failure, response.Successful?.some((entry) => entry.Id === id) === true);
+  if (fate === 'sent') return { outcome: 'published' };
+  if (fate === 'refused') {
     return {
       outcome: 'refused',
-      code: failure.Code ?? 'SenderFault',
-      reason: failure.Message ?? 'SQS refused the entry as invalid',
+      code: failure?.Code ?? 'SenderFault',
+      reason: failure?.Message ?? 'SQS refused the entry as invalid',
     };
   }
   return {
@@ -235,9 +195,4 @@ function sqsVerdict(response: SendMessageBatchCommandOutput, id: string): EntryV
     reason:
       failure?.Message ?? (failure ? 'SQS failed the entry' : 'SQS reported neither success nor failure'),
   };
-}
-
-/** Splits one queue's messages into requests of at most 10 entries and 1 MiB, keeping their order. */
-export function packBatches<T extends { bytes: number }>(items: readonly T[]): T[][] {
-  return packEntries(items, MAX_BATCH_ENTRIES, MAX_BATCH_BYTES);
 }

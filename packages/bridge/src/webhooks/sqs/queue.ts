@@ -4,8 +4,9 @@
  * grouping: a group with a large backlog (a failing or slow endpoint) does not hold up the messages of
  * the other groups. Entries SQS reports as failed are sent again, then reported.
  */
-import { type BatchResultErrorEntry, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type RetryPolicy, retryEach } from '../../core/index.ts';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { RetryPolicy } from '../../core/index.ts';
+import { MAX_BATCH_ENTRIES, sendMessageBatch } from '../../events/sqs/index.ts';
 import type { DeliveryQueue, DeliveryTask } from '../queue.ts';
 
 /**
@@ -13,12 +14,7 @@ import type { DeliveryQueue, DeliveryTask } from '../queue.ts';
  * the enqueue's in-process retry; the hours-long delivery schedule (../schedule.ts) is a schedule of
  * deliveries through the queue, not a retry loop, and stays there.
  */
-const ENQUEUE_RETRY: RetryPolicy = {
-  maxAttempts: 4,
-  baseDelayMs: 200,
-  maxDelayMs: Number.POSITIVE_INFINITY,
-  jitter: 'none',
-};
+const ENQUEUE_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 200 };
 
 /** The IAM actions on the webhook queue (SendMessageBatch is authorised as SendMessage). */
 export const DELIVERY_QUEUE_ACTIONS = Object.freeze(['sqs:SendMessage'] as const);
@@ -33,31 +29,24 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   }
 
   async enqueue(tasks: readonly DeliveryTask[], delaySeconds = 0): Promise<void> {
-    for (let start = 0; start < tasks.length; start += 10) {
-      const batch = tasks.slice(start, start + 10).map((task, index) => ({ id: String(index), task }));
-      let failures: readonly BatchResultErrorEntry[] = [];
-      const { left, attempts } = await retryEach(
-        batch,
-        async (pending) => {
-          const answer = await this.#sqs.send(
-            new SendMessageBatchCommand({
-              QueueUrl: this.#queueUrl,
-              Entries: pending.map(({ id, task }) => ({
-                Id: id,
-                MessageBody: JSON.stringify(task),
-                MessageGroupId: task.endpointId,
-                ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
-              })),
-            }),
-          );
-          failures = answer.Failed ?? [];
-          const failed = new Set(failures.map((each) => each.Id));
-          return pending.filter(({ id }) => failed.has(id));
-        },
-        ENQUEUE_RETRY,
-      );
+    for (let start = 0; start < tasks.length; start += MAX_BATCH_ENTRIES) {
+      const batch = tasks
+        .slice(start, start + MAX_BATCH_ENTRIES)
+        .map((task, index) => ({ id: String(index), task }));
+      const { left, attempts } = await sendMessageBatch(batch, {
+        sqs: this.#sqs,
+        queueUrl: this.#queueUrl,
+        entry: ({ task }) => ({
+          MessageBody: JSON.stringify(task),
+          MessageGroupId: task.endpointId,
+          ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
+        }),
+        policy: ENQUEUE_RETRY,
+        // Every entry SQS failed is sent again, whoever it blames; one it did not name was taken.
+        fate: (failure) => (failure ? 'retry' : 'sent'),
+      });
       if (left.length > 0) {
-        const reasons = failures.map((each) => `${each.Code}: ${each.Message}`).join('; ');
+        const reasons = left.map(({ failure }) => `${failure?.Code}: ${failure?.Message}`).join('; ');
         throw new Error(
           `SQS did not accept ${left.length} webhook task(s) after ${attempts} attempts: ${reasons}`,
         );
