@@ -22,12 +22,8 @@ import { checkConfirmationDeadlines } from '../../packages/bridge/src/confirmati
 import { markersOf } from '../../packages/bridge/src/confirmations/entry-index.ts';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
-import {
-  type CloudEvent,
-  type ConfirmationChangedData,
-  createEvent,
-  type EventSink,
-} from '../../packages/bridge/src/events/index.ts';
+import type { ConfirmationChangedData } from '../../packages/bridge/src/events/data/index.ts';
+import { type CloudEvent, createEvent, type EventSink } from '../../packages/bridge/src/events/index.ts';
 import type { SupplierReview } from '../../packages/bridge/src/pds/index.ts';
 import { mutate, type StateStore, StateStoreError } from '../../packages/bridge/src/state/index.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/index.ts';

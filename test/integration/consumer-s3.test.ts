@@ -4,7 +4,8 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatPayloadPointer, serializeEvent } from '../../packages/bridge/src/events/index.ts';
+import { formatPayloadPointer } from '../../packages/bridge/src/events/claim-check.ts';
+import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
 import { createEventReader, s3PayloadFetcher } from '../../packages/consumer/src/index.ts';
 import { consumerTestEvents } from '../helpers/consumer-events.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';

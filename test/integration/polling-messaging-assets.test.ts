@@ -13,11 +13,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CloudEvent,
-  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
-  eventId,
-} from '../../packages/bridge/src/events/index.ts';
+import { EXTENDED_PAYLOAD_SIZE_ATTRIBUTE } from '../../packages/bridge/src/events/claim-check.ts';
+import { type CloudEvent, eventId } from '../../packages/bridge/src/events/index.ts';
 import { resolveEventBody, SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
 import { type ClosablePdsClient, createPdsClient } from '../../packages/bridge/src/pds/index.ts';
 import { messagingAssetEvent } from '../../packages/bridge/src/polling/events.ts';

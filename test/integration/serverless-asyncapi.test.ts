@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventQueueUrlFor } from '../../packages/bridge/src/config/event-routing.ts';
 import { EVENT_BUS } from '../../packages/bridge/src/events/asyncapi.ts';
 import { ASYNCAPI_PATH } from '../../packages/bridge/src/events/contracts.ts';
-import { EVENT_TYPES, type EventType, eventQueueUrlFor } from '../../packages/bridge/src/events/index.ts';
+import { EVENT_TYPES, type EventType } from '../../packages/bridge/src/events/index.ts';
 import { INGEST_EVENT_TYPES } from '../../packages/bridge/src/ingest/settings.ts';
 import { type CloudFormationTemplate, dig, packageService, referencedId } from '../helpers/serverless.ts';
 

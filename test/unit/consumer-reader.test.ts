@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { formatPayloadPointer } from '../../packages/bridge/src/events/claim-check.ts';
 import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
-import { formatPayloadPointer, serializeEvent } from '../../packages/bridge/src/events/index.ts';
+import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
 import {
   type BridgeEvent,
   ConsumerError,

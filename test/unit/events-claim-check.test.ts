@@ -1,11 +1,8 @@
 import { GetObjectCommand, type GetObjectCommandOutput, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ClaimCheckError,
-  formatPayloadPointer,
-  parsePayloadPointer,
-} from '../../packages/bridge/src/events/index.ts';
+import { formatPayloadPointer, parsePayloadPointer } from '../../packages/bridge/src/events/claim-check.ts';
+import { ClaimCheckError } from '../../packages/bridge/src/events/index.ts';
 import { resolveEventBody } from '../../packages/bridge/src/events/sqs/index.ts';
 
 const s3Mock = mockClient(S3Client);

@@ -2,13 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ASYNCAPI_PATH } from '../../packages/bridge/src/events/contracts.ts';
+import { dataSchemaPath, dataSchemaUri } from '../../packages/bridge/src/events/dataschema.ts';
 import { exampleEvents, formatExample } from '../../packages/bridge/src/events/examples.ts';
-import {
-  dataSchemaPath,
-  dataSchemaUri,
-  EVENT_DATA_SCHEMAS,
-  EVENT_TYPES,
-} from '../../packages/bridge/src/events/index.ts';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const docsPath = path.join(root, 'docs/events.md');

@@ -3,13 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { breakingChanges } from '../../packages/bridge/src/events/compatibility.ts';
 import { contractFiles, contractText } from '../../packages/bridge/src/events/contracts.ts';
+import {
+  DATA_SCHEMA_URN_PREFIX,
+  dataSchemaPath,
+  EVENT_DATA_VERSIONS,
+} from '../../packages/bridge/src/events/dataschema.ts';
 import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
 import {
   createEvent,
-  DATA_SCHEMA_URN_PREFIX,
-  dataSchemaPath,
   EVENT_DATA_SCHEMAS,
-  EVENT_DATA_VERSIONS,
   EVENT_TYPES,
   type EventType,
 } from '../../packages/bridge/src/events/index.ts';

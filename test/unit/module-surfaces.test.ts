@@ -45,10 +45,15 @@ const SURFACES: readonly Surface[] = [
   },
   {
     // scripts/ builds the contracts and examples from packages/bridge/src/events' tooling files, which the entry
-    // leaves out so that no Lambda bundle carries them.
+    // leaves out so that no Lambda bundle carries them. The entry is the envelope, the types and the
+    // publishing port; each type's data, the claim-check pointer format and the data schemas' URIs
+    // are entries of their own.
     module: 'packages/bridge/src/events/',
     entries: [
       'packages/bridge/src/events/index.ts',
+      'packages/bridge/src/events/data/index.ts',
+      'packages/bridge/src/events/claim-check.ts',
+      'packages/bridge/src/events/dataschema.ts',
       'packages/bridge/src/events/sqs/index.ts',
       'packages/bridge/src/events/eventbridge/index.ts',
     ],

@@ -5,13 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { EXTENDED_PAYLOAD_SIZE_ATTRIBUTE } from '../../packages/bridge/src/events/claim-check.ts';
 import { exampleEvents } from '../../packages/bridge/src/events/examples.ts';
 import {
   type CloudEvent,
   createEvent,
   EVENT_TYPES,
   EventDataError,
-  EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
   serializeEvent,
 } from '../../packages/bridge/src/events/index.ts';
 import { CONSUMER_ERROR_CODES, ConsumerError } from '../../packages/consumer/src/index.ts';

@@ -9,8 +9,8 @@
  */
 import { parseJson } from '../../bridge/src/core/index.ts';
 import * as z from '../../bridge/src/core/zod.ts';
+import { dataSchemaUri } from '../../bridge/src/events/dataschema.ts';
 import {
-  dataSchemaUri,
   ENVELOPE_ATTRIBUTES,
   EVENT_DATA_SCHEMAS,
   type EventDataMap,

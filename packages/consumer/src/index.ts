@@ -8,24 +8,24 @@
  */
 
 export {
-  EVENT_TYPES,
-  type EventDataMap,
-  type EventType,
   EXTENDED_PAYLOAD_SIZE_ATTRIBUTE,
+  PAYLOAD_POINTER_CLASS,
+  type PayloadS3Pointer,
+  parsePayloadPointer,
+} from '../../bridge/src/events/claim-check.ts';
+export {
   INGEST_COMPLETED_OUTCOMES,
   INGEST_FAILURE_CODES,
   type IngestCompletedData,
   type IngestCompletedOutcome,
   type IngestFailedData,
   type MessagingAssetReceivedData,
-  PAYLOAD_POINTER_CLASS,
-  type PayloadS3Pointer,
   PUBLICATION_FAILURE_CODES,
   type PublicationCompletedData,
   type PublicationFailedData,
-  parsePayloadPointer,
   type SupplierReviewReceivedData,
-} from '../../bridge/src/events/index.ts';
+} from '../../bridge/src/events/data/index.ts';
+export { EVENT_TYPES, type EventDataMap, type EventType } from '../../bridge/src/events/index.ts';
 export { type VerifyWebhookOptions, verifyWebhook, WebhookError } from '../../bridge/src/webhooks/verify.ts';
 export {
   DEFAULT_DEDUP_PREFIX,

@@ -15,7 +15,7 @@ import {
   type MessageAttributeLike,
   type PayloadS3Pointer,
   parsePayloadPointer,
-} from '../../bridge/src/events/index.ts';
+} from '../../bridge/src/events/claim-check.ts';
 import { type BridgeEvent, parseEventBody, type UnknownEvent, type UnknownTypePolicy } from './envelope.ts';
 import { ConsumerError } from './errors.ts';
 

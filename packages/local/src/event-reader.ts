@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { MessageAttributeLike } from '@pds-bridge/bridge/events';
+import type { MessageAttributeLike } from '@pds-bridge/bridge/events/claim-check.ts';
 import { resolveEventBody } from '@pds-bridge/bridge/events/sqs';
 import { parseEventBody, type ReceivedEvent } from './event-format.ts';
 

@@ -3,7 +3,7 @@
  * acceptance and the record GET /publications/{id} shows, registered in the API's registry.
  */
 import * as z from '../core/zod.ts';
-import { PUBLICATION_FAILURE_CODES } from '../events/index.ts';
+import { PUBLICATION_FAILURE_CODES } from '../events/data/index.ts';
 import { DESTINATION_TYPES } from '../pds/index.ts';
 import { type SchemaRegistry, text } from './schema-parts.ts';
 

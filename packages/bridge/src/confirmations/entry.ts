@@ -22,7 +22,7 @@ import type {
   ConfirmationCorrectiveAction,
   ConfirmationEntryKey,
   ConfirmationReason,
-} from '../events/index.ts';
+} from '../events/data/index.ts';
 
 export const AWAITING = 'AWAITING';
 export const OVERDUE = 'OVERDUE';

@@ -4,7 +4,8 @@
  * published twice (a crash between publishing and clearing the outbox) carries the same id.
  */
 
-import { type CloudEvent, type ConfirmationChangedData, createEvent, eventId } from '../events/index.ts';
+import type { ConfirmationChangedData } from '../events/data/index.ts';
+import { type CloudEvent, createEvent, eventId } from '../events/index.ts';
 import type { PendingChange } from './entry.ts';
 
 const TYPE = 'pds.confirmation.changed';

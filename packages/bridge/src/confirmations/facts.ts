@@ -3,7 +3,7 @@
  * id depends only on the message it comes from, so the review poller and the messaging-asset poller
  * reading the same CIC give the same fact, and the ledger keeps it once.
  */
-import type { ConfirmationCorrectiveAction, ConfirmationReason } from '../events/index.ts';
+import type { ConfirmationCorrectiveAction, ConfirmationReason } from '../events/data/index.ts';
 import type { SupplierReview } from '../pds/index.ts';
 import type { CicSummary, GdsnError, GdsnMessageSummary } from '../xml/index.ts';
 import { type Fact, REFUSED_BY_DATA_POOL } from './entry.ts';

@@ -18,7 +18,8 @@
  * or channels it did not publish to are left to the raw events.
  */
 import { type Log, mapAll, silentLog } from '../core/index.ts';
-import type { CloudEvent, ConfirmationEntryKey } from '../events/index.ts';
+import type { ConfirmationEntryKey } from '../events/data/index.ts';
+import type { CloudEvent } from '../events/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 import {
   applyFacts,

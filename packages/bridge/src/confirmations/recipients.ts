@@ -2,7 +2,7 @@
  * Who a fact is for: the channels a publication creates entries at, and whether a confirmation comes
  * from the recipient an entry names (./ledger.ts routes each fact with them).
  */
-import type { ConfirmationEntryKey } from '../events/index.ts';
+import type { ConfirmationEntryKey } from '../events/data/index.ts';
 import type { Destination } from '../pds/index.ts';
 import type { CicSummary } from '../xml/index.ts';
 

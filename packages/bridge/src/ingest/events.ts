@@ -5,7 +5,8 @@
  * again (a new write) gets new ids.
  */
 import { boundedText } from '../core/index.ts';
-import { type CloudEvent, createEvent, type IngestFailureCode } from '../events/index.ts';
+import type { IngestFailureCode } from '../events/data/index.ts';
+import { type CloudEvent, createEvent } from '../events/index.ts';
 import type { ObjectWrite } from './keys.ts';
 
 /** The parts that identify one object write; every ingest event of that write shares them. */

@@ -20,7 +20,8 @@
  * same id, which consumers drop; the other order could lose it.
  */
 import { errorSummary, type Log, mapLimit, silentLog } from '../core/index.ts';
-import { type EventSink, type IngestFailureCode, pdsFailureCode } from '../events/index.ts';
+import type { IngestFailureCode } from '../events/data/index.ts';
+import { type EventSink, pdsFailureCode } from '../events/index.ts';
 import type { GatheringEntry } from '../pds/index.ts';
 import { PdsError, PdsHttpError } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';

@@ -23,7 +23,7 @@
  * says. Keep the lease longer than the function timeout, so a live invocation is never overtaken.
  */
 
-import type { IngestFailureCode } from '../events/index.ts';
+import type { IngestFailureCode } from '../events/data/index.ts';
 import {
   acquireClaim,
   advanceClaim,

@@ -13,11 +13,13 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { goesToBus, goesToQueue } from '../config/event-destinations.ts';
+import { eventQueueUrlFor } from '../config/event-routing.ts';
 import { type BaseSettings, type Config, requireSetting } from '../config/index.ts';
 import { ConfigError } from '../core/index.ts';
 import { EventBridgeEventPublisher } from '../events/eventbridge/index.ts';
 import type { EventSink } from '../events/index.ts';
-import { eventQueueUrlFor, FanOutSink, FilteredSink, goesToBus, goesToQueue } from '../events/index.ts';
+import { FanOutSink, FilteredSink } from '../events/index.ts';
 import { SqsEventPublisher } from '../events/sqs/index.ts';
 import {
   type ClosablePdsClient,

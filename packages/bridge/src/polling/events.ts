@@ -11,13 +11,8 @@
  * a `messageError` instead.
  */
 import { boundedText } from '../core/index.ts';
-import {
-  type CloudEvent,
-  createEvent,
-  EventDataError,
-  type MessageFetchError,
-  type MessagingAssetReceivedData,
-} from '../events/index.ts';
+import type { MessageFetchError, MessagingAssetReceivedData } from '../events/data/index.ts';
+import { type CloudEvent, createEvent, EventDataError } from '../events/index.ts';
 import type { MessagingAssetSummary, PdsNotFoundError, SupplierReview } from '../pds/index.ts';
 import type {
   CicSummary,

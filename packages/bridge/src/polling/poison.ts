@@ -11,12 +11,12 @@
  * sent again and nothing is passed.
  */
 import { boundedText, isIntegerInRange } from '../core/index.ts';
+import type { MessageFetchError } from '../events/data/index.ts';
 import {
   type CloudEvent,
   EventPublishError,
   type EventPublishFailure,
   type EventSink,
-  type MessageFetchError,
 } from '../events/index.ts';
 import { PdsHttpError } from '../pds/index.ts';
 

@@ -3,12 +3,8 @@
  * `pds bridge replay` emits it again with the same id (`idParts: [publicationId]`) and time.
  */
 import { boundedText } from '../core/index.ts';
-import {
-  type CloudEvent,
-  createEvent,
-  httpRefusalCode,
-  type PublicationFailureCode,
-} from '../events/index.ts';
+import type { PublicationFailureCode } from '../events/data/index.ts';
+import { type CloudEvent, createEvent, httpRefusalCode } from '../events/index.ts';
 import type { PublicationErrorView, PublicationRecord } from './records.ts';
 
 /**

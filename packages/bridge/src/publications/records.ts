@@ -4,7 +4,7 @@
  * queued → publishing → published | failed with conditional writes (If-Match), so two deliveries of
  * one message never both act on the same version.
  */
-import type { PublicationFailureCode } from '../events/index.ts';
+import type { PublicationFailureCode } from '../events/data/index.ts';
 import type { Destination } from '../pds/index.ts';
 import type { StateEntry, StateStore } from '../state/index.ts';
 import { publicationKey } from './keys.ts';

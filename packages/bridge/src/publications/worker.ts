@@ -27,7 +27,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { ConfirmationRecorder } from '../confirmations/ports.ts';
 import { type Log, type Metrics, silentLog } from '../core/index.ts';
-import { type EventSink, type PublicationFailureCode, pdsFailureCode } from '../events/index.ts';
+import type { PublicationFailureCode } from '../events/data/index.ts';
+import { type EventSink, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
 import {
   StateConflictError,

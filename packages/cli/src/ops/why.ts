@@ -10,7 +10,8 @@
  * Reads the state store only.
  */
 
-import { eventId, type IngestFailureCode, type PublicationFailureCode } from '@pds-bridge/bridge/events';
+import { eventId } from '@pds-bridge/bridge/events';
+import type { IngestFailureCode, PublicationFailureCode } from '@pds-bridge/bridge/events/data';
 import { writeIdParts } from '@pds-bridge/bridge/ingest/events.ts';
 import { createIngestFilter, type IngestFilterOptions } from '@pds-bridge/bridge/ingest/filters.ts';
 import { ingestObjectPrefix, isIngestProgressKey } from '@pds-bridge/bridge/ingest/keys.ts';

@@ -6,7 +6,8 @@
  * retry list and what SQS did not take.
  */
 import { errorSummary, type Log } from '../../core/index.ts';
-import type { CloudEvent, EventPublishError, EventSink, MessageFetchError } from '../../events/index.ts';
+import type { MessageFetchError } from '../../events/data/index.ts';
+import type { CloudEvent, EventPublishError, EventSink } from '../../events/index.ts';
 import type { MessagingAssetSummary } from '../../pds/index.ts';
 import type { MessagingAssetCheckpoint } from '../checkpoint.ts';
 import { passedMessagingAssetEvent, pollEventOptions } from '../events.ts';

@@ -4,7 +4,8 @@
  */
 import type { ConfirmationRecorder } from '../../confirmations/ports.ts';
 import type { Limiter, Log } from '../../core/index.ts';
-import type { CloudEvent, EventSink, MessageFetchError } from '../../events/index.ts';
+import type { MessageFetchError } from '../../events/data/index.ts';
+import type { CloudEvent, EventSink } from '../../events/index.ts';
 import type { PdsClient, SupplierReview } from '../../pds/index.ts';
 import type { StateStore } from '../../state/index.ts';
 import type { KeyProgress, ProgressLayout } from './review-progress.ts';
