@@ -28,8 +28,8 @@ import {
   s3Client,
   sqsClient,
 } from '../packages/bridge/src/lambda/aws-clients.ts';
-import { watch } from '../packages/bridge/src/state/index.ts';
 import { S3StateStore } from '../packages/bridge/src/state/s3/index.ts';
+import { watch } from '../packages/bridge/src/state/watch-list.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { demoItems, itemsCsv } from '../packages/local/src/demo-files.ts';
 import { startEmulator } from '../packages/local/src/emulator.ts';

@@ -39,8 +39,9 @@ import {
   pollSupplierReviews,
 } from '../packages/bridge/src/polling/supplier-reviews/index.ts';
 import { SqsReviewKeyQueue } from '../packages/bridge/src/polling/supplier-reviews/sqs/review-queue.ts';
-import { MemoryStateStore, watch } from '../packages/bridge/src/state/index.ts';
+import { MemoryStateStore } from '../packages/bridge/src/state/index.ts';
 import { S3StateStore } from '../packages/bridge/src/state/s3/index.ts';
+import { watch } from '../packages/bridge/src/state/watch-list.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { printTable, root } from './support.ts';
 

@@ -46,8 +46,9 @@ import {
 } from '../../packages/bridge/src/polling/checkpoint.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
 import { readProgress } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
-import { type LeaseRecord, watch } from '../../packages/bridge/src/state/index.ts';
+import type { LeaseRecord } from '../../packages/bridge/src/state/lease.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/index.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { mulberry32, type Random } from '../../packages/simulator/src/random.ts';
 import { type MotoServer, startMoto } from '../../test/helpers/moto.ts';

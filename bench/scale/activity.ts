@@ -20,13 +20,15 @@ import { isDeepStrictEqual } from 'node:util';
 import { INGEST_PROGRESS_PREFIX } from '../../packages/bridge/src/ingest/keys.ts';
 import type { IngestProgressRecord } from '../../packages/bridge/src/ingest/progress.ts';
 import {
-  type ListedState,
   openMarkerPrefix,
-  type StateEntry,
-  type StateListOptions,
-  type StateStore,
   timeMarkerKey,
   timeMarkerPrefix,
+} from '../../packages/bridge/src/state/activity-index.ts';
+import type {
+  ListedState,
+  StateEntry,
+  StateListOptions,
+  StateStore,
 } from '../../packages/bridge/src/state/index.ts';
 import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import type { OperatorQueues } from '../../packages/cli/src/ops/ports.ts';

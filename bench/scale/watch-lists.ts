@@ -33,7 +33,8 @@ import {
   type ReviewPollDeps,
   type ReviewPollReport,
 } from '../../packages/bridge/src/polling/supplier-reviews/index.ts';
-import { MemoryStateStore, type StateStore, watch } from '../../packages/bridge/src/state/index.ts';
+import { MemoryStateStore, type StateStore } from '../../packages/bridge/src/state/index.ts';
+import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { RecordingSink } from '../../test/helpers/event-sink.ts';
 import { approvedReview } from '../../test/helpers/polling.ts';

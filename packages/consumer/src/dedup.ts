@@ -19,9 +19,9 @@ import {
   advanceClaim,
   type ClaimPolicy,
   type ClaimStore,
-  encodeKeySegment,
   releaseClaim,
-} from '../../bridge/src/state/index.ts';
+} from '../../bridge/src/state/claim.ts';
+import { encodeKeySegment } from '../../bridge/src/state/index.ts';
 import { ConsumerError } from './errors.ts';
 
 /**

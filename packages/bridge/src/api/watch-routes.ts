@@ -6,14 +6,8 @@
  */
 import { PdsNotFoundError } from '../pds/index.ts';
 import { seenReviewCounts, unwatch } from '../polling/supplier-reviews/review-progress.ts';
-import {
-  getWatchEntry,
-  isExpired,
-  type StateStore,
-  type WatchEntry,
-  watch,
-  watchEntries,
-} from '../state/index.ts';
+import type { StateStore } from '../state/index.ts';
+import { getWatchEntry, isExpired, type WatchEntry, watch, watchEntries } from '../state/watch-list.ts';
 import { decodeCursor, pageBody, pageLimit, pageParameters } from './paging.ts';
 import { ApiProblem } from './problem.ts';
 import type { ApiRequest, ApiResponse, ApiRoute, RouteProblem } from './route.ts';

@@ -19,7 +19,7 @@ import {
   webhookOfferGrant,
   withStateListing,
 } from '../lambda/permissions.ts';
-import { activityFamilyPrefix } from '../state/index.ts';
+import { activityFamilyPrefix } from '../state/activity-index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { INGEST_PROGRESS_PREFIX } from './keys.ts';
 import { INGEST_ACTIVITY } from './progress.ts';

@@ -24,16 +24,9 @@
  */
 
 import type { IngestFailureCode } from '../events/data/index.ts';
-import {
-  acquireClaim,
-  advanceClaim,
-  type Claim,
-  type ClaimPolicy,
-  openMarkerKey,
-  type StateStore,
-  timeMarkerKey,
-  writeActivityMarker,
-} from '../state/index.ts';
+import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
+import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy } from '../state/claim.ts';
+import type { StateStore } from '../state/index.ts';
 import { IngestInProgressError } from './errors.ts';
 import { ingestProgressKey, type ObjectWrite } from './keys.ts';
 

@@ -6,7 +6,8 @@
  */
 
 import { errorSummary } from '../core/index.ts';
-import { acquireLease, type LeaseRecord, leaseKey, releaseLease, type StateStore } from '../state/index.ts';
+import { leaseKey, type StateStore } from '../state/index.ts';
+import { acquireLease, type LeaseRecord, releaseLease } from '../state/lease.ts';
 
 /** The leases of the scheduled pollers, one per function (their state keys are `leaseKey(name)`). */
 export const POLLER_LEASES = Object.freeze({

@@ -17,7 +17,8 @@ import {
   webhookOfferGrant,
   withStateListing,
 } from '../lambda/permissions.ts';
-import { activityFamilyPrefix, WATCH_PREFIX } from '../state/index.ts';
+import { activityFamilyPrefix } from '../state/activity-index.ts';
+import { WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { PUBLICATIONS_PREFIX } from './keys.ts';
 import { PUBLICATION_ACTIVITY } from './records.ts';

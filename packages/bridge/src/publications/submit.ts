@@ -28,15 +28,8 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { type RetryPolicy, retry } from '../core/index.ts';
-import {
-  acquireClaim,
-  advanceClaim,
-  type Claim,
-  type ClaimPolicy,
-  releaseClaim,
-  type StateStore,
-  sha256Hex,
-} from '../state/index.ts';
+import { acquireClaim, advanceClaim, type Claim, type ClaimPolicy, releaseClaim } from '../state/claim.ts';
+import { type StateStore, sha256Hex } from '../state/index.ts';
 import {
   IdempotencyConflictError,
   IdempotencyContentionError,

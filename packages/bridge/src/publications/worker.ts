@@ -30,13 +30,9 @@ import { type Log, type Metrics, silentLog } from '../core/index.ts';
 import type { PublicationFailureCode } from '../events/data/index.ts';
 import { type EventSink, pdsFailureCode } from '../events/index.ts';
 import { type PdsClient, PdsError, PdsHttpError } from '../pds/index.ts';
-import {
-  StateConflictError,
-  type StateStore,
-  timeMarkerKey,
-  watch,
-  writeActivityMarker,
-} from '../state/index.ts';
+import { timeMarkerKey, writeActivityMarker } from '../state/activity-index.ts';
+import { StateConflictError, type StateStore } from '../state/index.ts';
+import { watch } from '../state/watch-list.ts';
 import { PublicationNotFoundError, PublicationRetryError } from './errors.ts';
 import { publicationOutcomeEvent } from './events.ts';
 import { publicationKey } from './keys.ts';

@@ -1,32 +1,11 @@
 /**
- * The state layer's public surface: the `StateStore` port, claims and leases built on it, the rules
- * of the state bucket's keys with the registry of its prefixes (each flow builds its own keys) and
- * the watch list. The S3 adapter is a separate entry (`./s3/index.ts`)
- * because it loads the AWS SDK, which building records must not.
+ * The state layer's public surface: the `StateStore` port, its memory implementation and errors, and
+ * the rules of the state bucket's keys with the registry of its prefixes (each flow builds its own
+ * keys). What is built on the port has an entry of its own: claims (`./claim.ts`), leases
+ * (`./lease.ts`), the watch list (`./watch-list.ts`) and the activity index (`./activity-index.ts`).
+ * The S3 adapter is a separate entry (`./s3/index.ts`) because it loads the AWS SDK, which building
+ * records must not.
  */
-export {
-  ACTIVITY_MARKER_GRACE_MS,
-  type ActivityMarker,
-  activityFamilyPrefix,
-  markedInWindow,
-  openMarkerKey,
-  openMarkerPrefix,
-  recordKeyOfMarker,
-  timeMarkerKey,
-  timeMarkerPrefix,
-  writeActivityMarker,
-} from './activity-index.ts';
-export {
-  type AcquireResult,
-  type AdvanceResult,
-  acquireClaim,
-  advanceClaim,
-  type Claim,
-  type ClaimPolicy,
-  type ClaimStore,
-  type ReleaseResult,
-  releaseClaim,
-} from './claim.ts';
 export {
   StateConflictError,
   StateKeyError,
@@ -46,14 +25,6 @@ export {
   WATCH_PREFIX,
   watchKey,
 } from './keys.ts';
-export {
-  acquireLease,
-  type Lease,
-  type LeaseRecord,
-  type LeaseRunOutcome,
-  releaseLease,
-  renewLease,
-} from './lease.ts';
 export { MemoryStateStore, type MemoryStateStoreOptions, type StateOperation } from './memory.ts';
 export {
   type CreateResult,
@@ -68,16 +39,3 @@ export {
   type StateListOptions,
   type StateStore,
 } from './store.ts';
-export {
-  getWatchEntry,
-  isExpired,
-  purgeIfExpired,
-  type ReviewFailure,
-  readWatchEntry,
-  type WatchEntry,
-  type WatchedKey,
-  type WatchOptions,
-  watch,
-  watchEntries,
-  watchedKeys,
-} from './watch-list.ts';

@@ -8,15 +8,15 @@ import { UsageError } from '@pds-bridge/bridge/core';
 import { createS3Client } from '@pds-bridge/bridge/lambda/aws-clients.ts';
 import { PdsNotFoundError } from '@pds-bridge/bridge/pds';
 import { seenReviewCounts, unwatch } from '@pds-bridge/bridge/polling/supplier-reviews/review-progress.ts';
+import type { StateStore } from '@pds-bridge/bridge/state';
+import { S3StateStore } from '@pds-bridge/bridge/state/s3';
 import {
   getWatchEntry,
   isExpired,
-  type StateStore,
   type WatchEntry,
   watch,
   watchEntries,
-} from '@pds-bridge/bridge/state';
-import { S3StateStore } from '@pds-bridge/bridge/state/s3';
+} from '@pds-bridge/bridge/state/watch-list.ts';
 import { integerFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { CliInputError } from '../errors.ts';

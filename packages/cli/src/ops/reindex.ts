@@ -17,7 +17,11 @@ import {
   type PublicationRecord,
 } from '@pds-bridge/bridge/publications/records.ts';
 import type { StateStore } from '@pds-bridge/bridge/state';
-import { openMarkerKey, timeMarkerKey, writeActivityMarker } from '@pds-bridge/bridge/state';
+import {
+  openMarkerKey,
+  timeMarkerKey,
+  writeActivityMarker,
+} from '@pds-bridge/bridge/state/activity-index.ts';
 
 /** What a reindex did. */
 export interface ActivityReindexReport {

@@ -23,7 +23,8 @@ import {
   PUBLICATION_ACTIVITY,
   type PublicationRecord,
 } from '@pds-bridge/bridge/publications/records.ts';
-import { compareKeys, markedInWindow, type StateStore } from '@pds-bridge/bridge/state';
+import { compareKeys, type StateStore } from '@pds-bridge/bridge/state';
+import { markedInWindow } from '@pds-bridge/bridge/state/activity-index.ts';
 
 /** What can be replayed. */
 export const REPLAY_KINDS = ['ingest', 'publication'] as const;

@@ -13,19 +13,15 @@ import {
 import { parseCheckpoint } from '@pds-bridge/bridge/polling/checkpoint.ts';
 import { POLLER_LEASES } from '@pds-bridge/bridge/polling/exclusive.ts';
 import { MESSAGING_ASSETS_CHECKPOINT } from '@pds-bridge/bridge/polling/messaging-assets';
+import { deleteIfUnchanged, leaseKey, type StateStore, WATCH_PREFIX } from '@pds-bridge/bridge/state';
 import {
   ACTIVITY_MARKER_GRACE_MS,
   type ActivityMarker,
-  deleteIfUnchanged,
-  type LeaseRecord,
-  type LeaseRunOutcome,
-  leaseKey,
   openMarkerKey,
   openMarkerPrefix,
   recordKeyOfMarker,
-  type StateStore,
-  WATCH_PREFIX,
-} from '@pds-bridge/bridge/state';
+} from '@pds-bridge/bridge/state/activity-index.ts';
+import type { LeaseRecord, LeaseRunOutcome } from '@pds-bridge/bridge/state/lease.ts';
 import type { OperatorQueues } from './ports.ts';
 import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
 

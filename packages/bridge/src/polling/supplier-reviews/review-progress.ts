@@ -34,15 +34,8 @@
  * Watch entries written before progress was kept apart carry `seen` and `failing` themselves; the first
  * poll of such a key reads its entry (its ETag is not remembered yet) and carries them over.
  */
-import {
-  getWatchEntry,
-  type ReviewFailure,
-  StateConflictError,
-  type StateStore,
-  sha256Hex,
-  type WatchEntry,
-  watchKey,
-} from '../../state/index.ts';
+import { StateConflictError, type StateStore, sha256Hex, watchKey } from '../../state/index.ts';
+import { getWatchEntry, type ReviewFailure, type WatchEntry } from '../../state/watch-list.ts';
 import { ProgressLayoutChangedError, ProgressLayoutError } from '../errors.ts';
 import { PROGRESS_LAYOUT_KEY as LAYOUT_KEY, PROGRESS_BASE_LEVEL, reviewProgressKey } from '../keys.ts';
 

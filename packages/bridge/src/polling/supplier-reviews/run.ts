@@ -31,7 +31,7 @@
  */
 
 import { createLimiter, silentLog } from '../../core/index.ts';
-import { type WatchedKey, watchedKeys } from '../../state/index.ts';
+import { type WatchedKey, watchedKeys } from '../../state/watch-list.ts';
 import { checkedFailureLimit } from '../poison.ts';
 import { CoalescingSink } from './coalescing-sink.ts';
 import { addOutcome, emptyReviewPollReport, keyOutcomeOf } from './report.ts';

@@ -5,7 +5,8 @@
  */
 import { errorFields, errorSummary } from '../../core/index.ts';
 import { PdsNotFoundError, type SupplierReview } from '../../pds/index.ts';
-import { purgeIfExpired, readWatchEntry, type StateStore } from '../../state/index.ts';
+import type { StateStore } from '../../state/index.ts';
+import { purgeIfExpired, readWatchEntry } from '../../state/watch-list.ts';
 import { reviewFingerprint } from './fingerprint.ts';
 import type { KeyProgress } from './review-progress.ts';
 import type { KeyContext, KeyOutcome, PolledKey } from './types.ts';
