@@ -17,7 +17,8 @@ import path from 'node:path';
 /**
  * The files and folders (relative to the checkout) whose contents shape what `osls package`
  * produces for the given functions: the service and its parts, the packaging checks and the bridge
- * source they import, the built bundles osls zips, what builds them, and the locked osls version.
+ * source they import, the built bundles osls zips, what builds them, the locked osls version, and
+ * the helpers that read and keep its output (an entry has the shape they gave it).
  */
 export function packagingInputs(functions: readonly string[]): string[] {
   return [
@@ -30,6 +31,9 @@ export function packagingInputs(functions: readonly string[]): string[] {
     'package.json',
     'package-lock.json',
     'node_modules/osls/package.json',
+    // What is read from osls's output, and how it is kept.
+    'test/helpers/serverless.ts',
+    'test/helpers/package-cache.ts',
     ...functions.map((name) => `dist/${name}`),
   ];
 }
