@@ -27,6 +27,8 @@ export interface PackagedService {
   artifacts: Record<string, string[]>;
   /** The resolved provider settings from serverless-state.json (stage, region, runtime…). */
   provider: { stage: string; region: string } & Record<string, unknown>;
+  /** The resolved service-wide package settings from serverless-state.json (patterns, individually…). */
+  package: Record<string, unknown>;
 }
 
 /** One lock per checkout: the build empties dist/, so two packagers at once would package each other's gaps. */
@@ -147,7 +149,7 @@ async function runOsls(args: string[], env: NodeJS.ProcessEnv): Promise<Packaged
       artifacts[file] = await zipEntryNames(path.join(outDir, file));
     }
     const state = JSON.parse(await readFile(path.join(outDir, 'serverless-state.json'), 'utf8')) as {
-      service: { provider: PackagedService['provider'] };
+      service: { provider: PackagedService['provider']; package: PackagedService['package'] };
     };
     return {
       template: JSON.parse(
@@ -155,6 +157,7 @@ async function runOsls(args: string[], env: NodeJS.ProcessEnv): Promise<Packaged
       ),
       artifacts,
       provider: state.service.provider,
+      package: state.service.package,
     };
   } finally {
     await rm(outDir, { recursive: true, force: true });
