@@ -149,7 +149,10 @@ async function runOsls(args: string[], env: NodeJS.ProcessEnv): Promise<Packaged
       artifacts[file] = await zipEntryNames(path.join(outDir, file));
     }
     const state = JSON.parse(await readFile(path.join(outDir, 'serverless-state.json'), 'utf8')) as {
-      service: { provider: PackagedService['provider']; package: PackagedService['package'] };
+      service: {
+        provider: PackagedService['provider'];
+        initialServerlessConfig: { package: PackagedService['package'] };
+      };
     };
     return {
       template: JSON.parse(
@@ -157,7 +160,7 @@ async function runOsls(args: string[], env: NodeJS.ProcessEnv): Promise<Packaged
       ),
       artifacts,
       provider: state.service.provider,
-      package: state.service.package,
+      package: state.service.initialServerlessConfig.package,
     };
   } finally {
     await rm(outDir, { recursive: true, force: true });
