@@ -39,3 +39,17 @@ export async function withEnv<T>(
     restore();
   }
 }
+
+/**
+ * The variables that let a process started with an environment of its own (no `process.env`) share
+ * the test run's Node compile cache (vitest.config.ts): only speed, no behaviour.
+ *
+ * @example
+ * ```ts
+ * execFile(process.execPath, [BIN, '--help'], { env: { ...compileCacheEnv(), PDS_BASE_URL: url } });
+ * ```
+ */
+export function compileCacheEnv(): Record<string, string> {
+  const cache = process.env.NODE_COMPILE_CACHE;
+  return cache ? { NODE_COMPILE_CACHE: cache } : {};
+}

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
+import { cachedPackage, packagingInputs } from './package-cache.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -26,6 +27,8 @@ export interface PackagedService {
   artifacts: Record<string, string[]>;
   /** The resolved provider settings from serverless-state.json (stage, region, runtime…). */
   provider: { stage: string; region: string } & Record<string, unknown>;
+  /** The resolved service-wide package settings from serverless-state.json (patterns, individually…). */
+  package: Record<string, unknown>;
 }
 
 /** One lock per checkout: the build empties dist/, so two packagers at once would package each other's gaps. */
@@ -65,17 +68,21 @@ const mtime = (file: string) =>
     () => undefined,
   );
 
+/** The handlers: every `packages/bridge/functions/<name>.ts`, bundled to `dist/<name>/`. */
+async function functionNames(): Promise<string[]> {
+  return (await readdir(path.join(root, 'packages', 'bridge', 'functions')))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.slice(0, -'.ts'.length));
+}
+
 /**
  * True when every function has its bundle and no source is newer than the oldest bundle, so test
  * files packaging one after the other build once instead of each time.
  */
-async function bundlesAreFresh(): Promise<boolean> {
-  const names = (await readdir(path.join(root, 'packages', 'bridge', 'functions'))).filter((file) =>
-    file.endsWith('.ts'),
-  );
+async function bundlesAreFresh(names: string[]): Promise<boolean> {
   let oldestBundle = Number.POSITIVE_INFINITY;
   for (const name of names) {
-    const built = await mtime(path.join(root, 'dist', name.slice(0, -'.ts'.length), 'index.mjs'));
+    const built = await mtime(path.join(root, 'dist', name, 'index.mjs'));
     if (built === undefined) return false;
     oldestBundle = Math.min(oldestBundle, built);
   }
@@ -91,11 +98,16 @@ async function bundlesAreFresh(): Promise<boolean> {
   return true;
 }
 
+/** Where packages are kept between test files and runs (test/helpers/package-cache.ts), per checkout like the lock. */
+const cacheDir = lockDir.replace(/\.lock$/, '.cache');
+
 /**
  * Builds the bundles and runs `osls package` offline into a temporary directory, returning the
  * generated CloudFormation template. No AWS account or credentials are involved. Test files that
  * package run one after the other (a lock in the temporary directory), whatever vitest runs in
- * parallel, and the bundles are rebuilt only when a source changed since the last build.
+ * parallel; the bundles are rebuilt only when a source changed since the last build, and osls runs
+ * only when no earlier call packaged the same arguments from the same inputs
+ * (test/helpers/package-cache.ts). A refused packaging is never cached: it throws each time.
  */
 export async function packageService(args: string[] = []): Promise<CloudFormationTemplate> {
   return (await packageServiceWithArtifacts(args)).template;
@@ -106,28 +118,41 @@ export async function packageService(args: string[] = []): Promise<CloudFormatio
  * provider settings osls resolved (stage and region included).
  */
 export async function packageServiceWithArtifacts(args: string[] = []): Promise<PackagedService> {
+  // No profile or credentials: packaging must never need an AWS account.
+  const { AWS_PROFILE: _profile, ...inherited } = process.env;
+  const env = { ...inherited, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
+  return exclusively(async () => {
+    const names = await functionNames();
+    if (!(await bundlesAreFresh(names)))
+      await run(process.execPath, ['scripts/build.ts'], { cwd: root, env });
+    return cachedPackage({
+      root,
+      cacheDir,
+      inputs: packagingInputs(names),
+      args,
+      produce: () => runOsls(args, env),
+    });
+  });
+}
+
+/** Runs `osls package` into a temporary directory and reads what it wrote. */
+async function runOsls(args: string[], env: NodeJS.ProcessEnv): Promise<PackagedService> {
   const outDir = await mkdtemp(path.join(tmpdir(), 'pds-bridge-package-'));
   try {
-    // No profile or credentials: packaging must never need an AWS account.
-    const { AWS_PROFILE: _profile, ...inherited } = process.env;
-    const env = { ...inherited, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' };
-    await exclusively(async () => {
-      if (!(await bundlesAreFresh())) await run(process.execPath, ['scripts/build.ts'], { cwd: root, env });
-      await run(
-        process.execPath,
-        [path.join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', outDir, ...args],
-        {
-          cwd: root,
-          env,
-        },
-      );
-    });
+    await run(
+      process.execPath,
+      [path.join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', outDir, ...args],
+      { cwd: root, env },
+    );
     const artifacts: Record<string, string[]> = {};
-    for (const file of (await readdir(outDir)).filter((name) => name.endsWith('.zip'))) {
+    for (const file of (await readdir(outDir)).filter((name) => name.endsWith('.zip')).sort()) {
       artifacts[file] = await zipEntryNames(path.join(outDir, file));
     }
     const state = JSON.parse(await readFile(path.join(outDir, 'serverless-state.json'), 'utf8')) as {
-      service: { provider: PackagedService['provider'] };
+      service: {
+        provider: PackagedService['provider'];
+        initialServerlessConfig: { package: PackagedService['package'] };
+      };
     };
     return {
       template: JSON.parse(
@@ -135,6 +160,7 @@ export async function packageServiceWithArtifacts(args: string[] = []): Promise<
       ),
       artifacts,
       provider: state.service.provider,
+      package: state.service.initialServerlessConfig.package,
     };
   } finally {
     await rm(outDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
+import { compileCacheEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
@@ -26,7 +27,7 @@ function pds(
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...aws.env, ...env }, timeout: 30_000 },
+      { env: { ...compileCacheEnv(), ...aws.env, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
       },

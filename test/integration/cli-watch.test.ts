@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { getWatchEntry, watch } from '../../packages/bridge/src/state/watch-list.ts';
+import { compileCacheEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
@@ -33,7 +34,7 @@ function pds(args: string[], env: Record<string, string> = {}): Promise<Run> {
       process.execPath,
       [BIN, ...args],
       // Outside the checkout: no local stack is found, whatever runs in it.
-      { env: { ...aws.env, ...env }, timeout: 30_000, cwd: tmpdir() },
+      { env: { ...compileCacheEnv(), ...aws.env, ...env }, timeout: 30_000, cwd: tmpdir() },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
       },

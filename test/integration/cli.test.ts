@@ -17,6 +17,7 @@ import {
   startSimulator,
 } from '../../packages/simulator/src/index.ts';
 import { bundleCli } from '../../scripts/build-cli.ts';
+import { compileCacheEnv } from '../helpers/env.ts';
 import { zipOf } from './simulator-v1-http.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
@@ -35,7 +36,12 @@ function pds(
   args: string[],
   { env, input, bin = BIN }: { env?: Record<string, string>; input?: string; bin?: string } = {},
 ): Promise<Run> {
-  const baseEnv = { PDS_BASE_URL: sim.url, PDS_USERNAME: sim.username, PDS_PASSWORD: sim.password };
+  const baseEnv = {
+    ...compileCacheEnv(),
+    PDS_BASE_URL: sim.url,
+    PDS_USERNAME: sim.username,
+    PDS_PASSWORD: sim.password,
+  };
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,

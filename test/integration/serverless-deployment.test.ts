@@ -473,6 +473,16 @@ describe('serverless template: the whole stack', () => {
     }
   });
 
+  it("packages without osls's scan for development dependencies, which could leave out nothing more", () => {
+    // Every file is left out first and each function adds back only its bundle (the test above), so
+    // the scan (npm ls and a walk of node_modules, most of the time a package took) is waste.
+    expect(defaults.package).toMatchObject({
+      individually: true,
+      excludeDevDependencies: false,
+      patterns: ['!**'],
+    });
+  });
+
   it('starts every bundle with the environment the template gives its function', async () => {
     for (const name of await handlerNames()) {
       const variables = envOf(defaults.template, `${pascal(name)}LambdaFunction`);

@@ -23,6 +23,7 @@ const SCRIPTS = [
   'bench/cold-start.ts',
   'bench/costs.ts',
   'bench/ingest.ts',
+  'bench/package.ts',
   'bench/poll.ts',
   'bench/scale.ts',
   'bench/upload.ts',
