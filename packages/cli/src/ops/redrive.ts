@@ -130,8 +130,13 @@ async function reasonOf(message: PeekedMessage, store: StateStore): Promise<stri
   if (isObject(body) && typeof body.specversion === 'string' && typeof body.type === 'string') {
     return `event ${body.type} failed in its consumer`;
   }
-  if (isObject(body) && body.kind === 'deliver' && typeof body.endpointId === 'string') {
-    return webhookTaskReason(String(body.endpointId), String(body.eventId), store);
+  if (
+    isObject(body) &&
+    body.kind === 'deliver' &&
+    typeof body.endpointId === 'string' &&
+    typeof body.eventId === 'string'
+  ) {
+    return webhookTaskReason(body.endpointId, body.eventId, store);
   }
   if (isObject(body) && Array.isArray(body.keys))
     return 'review-poll chunk (the next scheduled run polls its keys again)';
