@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
-import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import {
   PdsNotFoundError,
   PdsServerError,
@@ -21,7 +21,12 @@ import type { PdsClient } from '../../packages/bridge/src/pds/index.ts';
 import { StateStoreError } from '../../packages/bridge/src/state/errors.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import type { StateStore } from '../../packages/bridge/src/state/store.ts';
-import { MemoryDeliveryQueue, WebhookDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+import {
+  keepEvent,
+  MemoryDeliveryQueue,
+  WebhookDelivery,
+  WebhookError,
+} from '../../packages/bridge/src/webhooks/index.ts';
 import { startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
@@ -889,6 +894,45 @@ describe('the OpenAPI document against the api handler', () => {
   it('provokes every documented problem answer of every operation', () => {
     const documented = [...documentedProblems()].filter((answer) => !UNPROVOKABLE.has(answer));
     expect([...provoked].sort()).toEqual(documented.sort());
+  });
+
+  it('answers 503 with Retry-After when the webhook queue does not take a replay', async () => {
+    // arrange: a kept event and a queue that refuses every task
+    const store = new MemoryStateStore();
+    const refusing = {
+      enqueue: async () => {
+        throw new WebhookError('WEBHOOK_QUEUE_FAILED', 'SQS did not accept 1 webhook task(s)', {
+          retryable: true,
+        });
+      },
+    };
+    const webhooks = new WebhookDelivery({ store, queue: refusing, policy: 'any', knownTypes: EVENT_TYPES });
+    const { endpoint } = await webhooks.registry.create({ url: 'http://127.0.0.1:9/hook' });
+    const event = {
+      specversion: '1.0',
+      id: 'evt-1',
+      source: 'urn:pds-bridge',
+      type: 'pds.ingest.completed',
+      subject: 's3://drop/a.csv',
+      time: '2026-12-01T10:00:00.000Z',
+      datacontenttype: 'application/json',
+      data: {},
+    } as unknown as CloudEvent;
+    await keepEvent(store, event);
+
+    // act
+    const answer = await post(
+      `/webhooks/endpoints/${endpoint.id}/replay`,
+      { eventIds: ['evt-1'] },
+      { store, webhooks },
+    );
+
+    // assess
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers?.['retry-after']).toBe('5');
+    expect(JSON.parse(answer.body ?? '{}')).toMatchObject({
+      type: expect.stringContaining('service-unavailable'),
+    });
   });
 
   it('documents the Idempotent-Replayed header of a replay', async () => {

@@ -291,6 +291,7 @@ const SAMPLES: Record<string, Sample> = {
       'WEBHOOK_ENDPOINT_NOT_FOUND',
       'WEBHOOK_SIGNATURE_INVALID',
       'WEBHOOK_REPLAY_INVALID',
+      'WEBHOOK_QUEUE_FAILED',
     ],
   },
 };

@@ -45,9 +45,13 @@ describe('SqsDeliveryQueue.enqueue', () => {
     const queue = new SqsDeliveryQueue({ sqs: new SQSClient({ region: 'us-east-1' }), queueUrl: QUEUE });
 
     // act & assess
-    await expect(queue.enqueue([task('e0')])).rejects.toThrow(
-      'SQS did not accept 1 webhook task(s) after 4 attempts: InternalError: try later',
-    );
+    await expect(queue.enqueue([task('e0')])).rejects.toMatchObject({
+      code: 'WEBHOOK_QUEUE_FAILED',
+      retryable: true,
+      message: expect.stringContaining(
+        'SQS did not accept 1 webhook task(s) after 4 attempts: InternalError: try later',
+      ),
+    });
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(4);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Which problem answers each failure a route may throw: the API's own (ApiProblem, a bad path), the
- * publications flow's (idempotency, the queue), the PDS's and the state store's. Anything else is
+ * publications flow's (idempotency, the queue), the PDS's, the state store's and the webhook queue's. Anything else is
  * unexpected and answered 500 by the API (./api.ts).
  */
 import { PdsError, PdsRateLimitedError } from '../pds/index.ts';
@@ -11,6 +11,7 @@ import {
   RequestInProgressError,
 } from '../publications/errors.ts';
 import { StateConflictError, StateStoreError, WatchListError } from '../state/index.ts';
+import { WebhookError } from '../webhooks/index.ts';
 import { InvalidPathError } from './errors.ts';
 import { ApiProblem } from './problem.ts';
 
@@ -61,6 +62,11 @@ export function problemOf(error: unknown): ApiProblem | undefined {
         headers: { 'retry-after': '1' },
       },
     );
+  }
+  if (error instanceof WebhookError && error.code === 'WEBHOOK_QUEUE_FAILED') {
+    return new ApiProblem('service-unavailable', error.message, {
+      headers: { 'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS) },
+    });
   }
   if (error instanceof StateStoreError && error.retryable) {
     return new ApiProblem('service-unavailable', 'The state store is unavailable; try again later', {

@@ -77,7 +77,8 @@ async function answering(work: () => Promise<ApiResponse>): Promise<ApiResponse>
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof WebhookError)) throw error;
+    // A retryable one (the webhook queue did not take a replay) is the service's, not the request's.
+    if (!(error instanceof WebhookError) || error.retryable) throw error;
     if (error.code === 'WEBHOOK_ENDPOINT_NOT_FOUND') throw new ApiProblem('not-found', error.message);
     throw new ApiProblem('validation-failed', error.message);
   }

@@ -10,13 +10,14 @@ export const WEBHOOK_ERROR_CODES = Object.freeze([
   'WEBHOOK_ENDPOINT_NOT_FOUND',
   'WEBHOOK_SIGNATURE_INVALID',
   'WEBHOOK_REPLAY_INVALID',
+  'WEBHOOK_QUEUE_FAILED',
 ] as const);
 
 export type WebhookErrorCode = (typeof WEBHOOK_ERROR_CODES)[number];
 
 /**
- * A webhook endpoint, URL, signature or replay request that cannot be accepted; the message names
- * what was wrong and what to do.
+ * A webhook endpoint, URL, signature or replay request that cannot be accepted, or delivery tasks the
+ * webhook queue did not take; the message names what was wrong and what to do.
  *
  * @example
  * ```ts

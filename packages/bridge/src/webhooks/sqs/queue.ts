@@ -7,6 +7,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { RetryPolicy } from '../../core/index.ts';
 import { MAX_BATCH_ENTRIES, sendMessageBatch } from '../../events/sqs/index.ts';
+import { WebhookError } from '../errors.ts';
 import type { DeliveryQueue, DeliveryTask } from '../queue.ts';
 
 /**
@@ -47,8 +48,10 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       });
       if (left.length > 0) {
         const reasons = left.map(({ failure }) => `${failure?.Code}: ${failure?.Message}`).join('; ');
-        throw new Error(
-          `SQS did not accept ${left.length} webhook task(s) after ${attempts} attempts: ${reasons}`,
+        throw new WebhookError(
+          'WEBHOOK_QUEUE_FAILED',
+          `SQS did not accept ${left.length} webhook task(s) after ${attempts} attempts: ${reasons}. What queued them fails and can be tried again; check WEBHOOK_QUEUE_URL, WEBHOOK_SLOW_QUEUE_URL and the function's sqs:SendMessage permission if this repeats.`,
+          { retryable: true },
         );
       }
     }
