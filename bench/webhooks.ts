@@ -17,6 +17,7 @@
  *    beside them the slow lane's tasks that are due. With one endpoint answering 503 to everything,
  *    the nine's p99 delay against a run without it.
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -34,6 +35,7 @@ import {
   webhookHeaders,
 } from '../packages/bridge/src/webhooks/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
+import { dropEvent } from '../test/helpers/webhook-events.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({
@@ -55,18 +57,8 @@ const EVENTS = Number(values.events);
 const LATENCY_MS = Number(values['latency-ms']);
 const CONCURRENCY = Number(values.concurrency);
 
-function event(n: number, bytes = 1024): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: `evt-${n}`,
-    source: 'urn:pds-bridge',
-    type: 'pds.ingest.completed',
-    subject: `s3://drop/file-${n}.csv`,
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data: { pad: 'x'.repeat(bytes) },
-  } as unknown as CloudEvent;
-}
+const event = (n: number, bytes = 1024) =>
+  dropEvent(n, { time: new Date().toISOString(), data: { pad: 'x'.repeat(bytes) } });
 
 function signing(): void {
   const secret = generateSecret();

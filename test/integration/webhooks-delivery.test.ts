@@ -3,6 +3,7 @@
  * signed POSTs to a receiver on 127.0.0.1 with faults. Signatures are checked by the official
  * `standardwebhooks` library (v1) and by Python's `cryptography` (v1a) — never by the signing code.
  */
+
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -20,21 +21,13 @@ import {
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { explain, type PublicationExplanation } from '../../packages/cli/src/ops/why.ts';
 import { verifyWebhook } from '../../packages/consumer/src/index.ts';
+import { dropEvent } from './../helpers/webhook-events.ts';
 import { type ReceivedRequest, startTestReceiver, type TestReceiver } from '../helpers/webhook-receiver.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 function event(n: number, type = 'pds.ingest.completed', subject = `s3://drop/file-${n}.csv`): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: `evt-${n}`,
-    source: 'urn:pds-bridge',
-    type,
-    subject,
-    time: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(),
-    datacontenttype: 'application/json',
-    data: { n },
-  } as unknown as CloudEvent;
+  return dropEvent(n, { type, subject });
 }
 
 interface Harness {

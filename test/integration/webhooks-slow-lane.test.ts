@@ -5,27 +5,18 @@
  * request still hangs. Checked by the order of events (a latch holds endpoint A's answer), not by
  * wall time; receivers on 127.0.0.1.
  */
+
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import { laneOf } from '../../packages/bridge/src/webhooks/handlers.ts';
 import { MemoryDeliveryQueue, WebhookDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+import { dropEvent } from './../helpers/webhook-events.ts';
 
-function event(n: number): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: `evt-${n}`,
-    source: 'urn:pds-bridge',
-    type: 'pds.ingest.completed',
-    subject: `s3://drop/file-${n}.csv`,
-    time: new Date().toISOString(),
-    datacontenttype: 'application/json',
-    data: { n },
-  } as unknown as CloudEvent;
-}
+const event = (n: number) => dropEvent(n, { time: new Date().toISOString() });
 
 /**
  * One receiver on 127.0.0.1 for ten endpoints (`/a`, `/b` … `/j`): B..J answer 204; A answers its

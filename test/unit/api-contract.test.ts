@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiDependencies, createApi } from '../../packages/bridge/src/api/index.ts';
-import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import {
   PdsNotFoundError,
   PdsServerError,
@@ -32,6 +32,7 @@ import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody }
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { FakePds } from '../helpers/fake-pds.ts';
 import { RecordingQueue } from '../helpers/publications.ts';
+import { dropEvent } from './../helpers/webhook-events.ts';
 
 type Json = Record<string, unknown>;
 
@@ -908,17 +909,7 @@ describe('the OpenAPI document against the api handler', () => {
     };
     const webhooks = new WebhookDelivery({ store, queue: refusing, policy: 'any', knownTypes: EVENT_TYPES });
     const { endpoint } = await webhooks.registry.create({ url: 'http://127.0.0.1:9/hook' });
-    const event = {
-      specversion: '1.0',
-      id: 'evt-1',
-      source: 'urn:pds-bridge',
-      type: 'pds.ingest.completed',
-      subject: 's3://drop/a.csv',
-      time: '2026-12-01T10:00:00.000Z',
-      datacontenttype: 'application/json',
-      data: {},
-    } as unknown as CloudEvent;
-    await keepEvent(store, event);
+    await keepEvent(store, dropEvent(1));
 
     // act
     const answer = await post(

@@ -4,8 +4,9 @@
  * the breaker closes); a failing endpoint is attempted once per batch, its other tasks wait without
  * spending an attempt; and the tasks a batch queues again go to the queue together.
  */
+
 import { describe, expect, it } from 'vitest';
-import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
@@ -13,21 +14,11 @@ import {
   MemoryDeliveryQueue,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
+import { dropEvent } from './../helpers/webhook-events.ts';
 
 const NOW = new Date(Date.UTC(2026, 11, 1, 12, 0, 0));
 
-function event(n: number): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: `evt-${n}`,
-    source: 'urn:pds-bridge',
-    type: 'pds.ingest.completed',
-    subject: `s3://drop/file-${n}.csv`,
-    time: NOW.toISOString(),
-    datacontenttype: 'application/json',
-    data: { n },
-  } as unknown as CloudEvent;
-}
+const event = (n: number) => dropEvent(n, { time: NOW.toISOString() });
 
 /** Two endpoints on a receiver we control: `ok` answers 204, `dead` answers 503. */
 async function setup() {

@@ -4,8 +4,9 @@
  * once per function instance, not per delivery. A duplicate task (SQS delivers at least once) still
  * appends its attempt to the existing record.
  */
+
 import { describe, expect, it } from 'vitest';
-import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import { MemoryStateStore, type StateOperation } from '../../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
@@ -14,19 +15,9 @@ import {
   MemoryDeliveryQueue,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
+import { dropEvent } from './../helpers/webhook-events.ts';
 
-function event(n: number): CloudEvent {
-  return {
-    specversion: '1.0',
-    id: `evt-${n}`,
-    source: 'urn:pds-bridge',
-    type: 'pds.ingest.completed',
-    subject: `s3://drop/file-${n}.csv`,
-    time: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(),
-    datacontenttype: 'application/json',
-    data: { n },
-  } as unknown as CloudEvent;
-}
+const event = (n: number) => dropEvent(n);
 
 async function setup() {
   const operations: StateOperation[] = [];

@@ -1,0 +1,20 @@
+/**
+ * The small event the webhook tests and benchmarks deliver: `pds.ingest.completed` for drop `n`, id
+ * `evt-<n>`, `data: { n }`, timed 2026-12-01 10:<n> UTC. A caller that needs another field (a type,
+ * a subject filter's subject, a padded body, a time) overrides it.
+ */
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+
+export function dropEvent(n: number, overrides: Record<string, unknown> = {}): CloudEvent {
+  return {
+    specversion: '1.0',
+    id: `evt-${n}`,
+    source: 'urn:pds-bridge',
+    type: 'pds.ingest.completed',
+    subject: `s3://drop/file-${n}.csv`,
+    time: new Date(Date.UTC(2026, 11, 1, 10, n)).toISOString(),
+    datacontenttype: 'application/json',
+    data: { n },
+    ...overrides,
+  } as unknown as CloudEvent;
+}
