@@ -45,9 +45,24 @@ describe('summariseCatalogueItemConfirmation', () => {
         confirmationIdentifier: 'CICID-000101',
         creationDateTime: '2026-11-20T09:15:00.000+01:00',
         creatorGln: '0614141000005',
+        messageCreatorGln: '0614141000005',
         statuses: [],
       },
     ]);
+  });
+
+  it("reads who wrote the confirmation: 3.1 messageCreatorGLN, 2.8 the message's content owner", () => {
+    // act
+    const [written] = summarise(fixture('cic-3.1-warning.xml')) ?? [];
+    const [written28] = summarise(message28) ?? [];
+
+    // assess: a data pool writing for its recipient, told apart from the recipient itself
+    expect(written).toMatchObject({
+      messageCreatorGln: '0614141000029',
+      messageCreatorName: 'Example Recipient Data Pool',
+      recipientGln: '0614141000005',
+    });
+    expect(written28?.messageCreatorGln).toBe('0614141000036');
   });
 
   it('summarises a 3.1 REVIEW confirmation with its statuses, languages and corrective actions', () => {
@@ -234,7 +249,7 @@ describe('summariseCatalogueItemConfirmation: every 2.8 and 3.1 form of a field'
     expect(cic?.creatorGln).toBe('0614141000043');
   });
 
-  it('reads a 2.8 description nested with its language, and the long description', () => {
+  it('reads a 2.8 description with its language, and the long description written as <language/><longText>', () => {
     // act
     const [cic] = summarise(message28) ?? [];
 

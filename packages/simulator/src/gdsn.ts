@@ -124,6 +124,7 @@ export function buildCatalogueItemConfirmation(input: ConfirmationInput): string
         <catalogueItemConfirmationState>
           <catalogueItemConfirmationStateCode>${state}</catalogueItemConfirmationStateCode>
           <recipientGLN>${recipient}</recipientGLN>${dataPool}
+          <messageCreatorGLN>${recipient}</messageCreatorGLN>
         </catalogueItemConfirmationState>
         <catalogueItemReference>
           <dataSource>${dataSource}</dataSource>
@@ -258,24 +259,26 @@ ${header(sender, dataSource, `RESP-${created.slice(0, 4)}-${number}`, 'GS1Respon
     </originatingMessageIdentifier>
     <receiver>${dataSource}</receiver>
     <sender>${sender}</sender>
-    <responseStatusCode>REJECTED</responseStatusCode>
+    <transactionResponse>
+      <transactionIdentifier><entityIdentification>TX-CIN-${number}</entityIdentification><contentOwner><gln>${dataSource}</gln></contentOwner></transactionIdentifier>
+      <responseStatusCode>REJECTED</responseStatusCode>
+    </transactionResponse>
     <gS1Exception>
-      <messageException>
-        <transactionException>
-          <transactionIdentifier><entityIdentification>TX-CIN-${number}</entityIdentification></transactionIdentifier>
-          <commandException>
-            <commandIdentifier><entityIdentification>DC-CIN-${number}</entityIdentification></commandIdentifier>
-            <documentException>
-              <documentIdentifier><entityIdentification>CINID-${number}</entityIdentification></documentIdentifier>
-              <gS1Error>
-                <errorCode>GDSN.1091</errorCode>
-                <errorDescription languageCode="en">${escapeXml(refusalText(gtin, input.dataSourceGln, input.targetMarketCountryCode))}</errorDescription>
-                <errorDateTime>${created}</errorDateTime>
-              </gS1Error>
-            </documentException>
-          </commandException>
-        </transactionException>
-      </messageException>
+      <exceptionMessageTypeCode>GDSN</exceptionMessageTypeCode>
+      <transactionException>
+        <entityIdentification>TX-CIN-${number}</entityIdentification><contentOwner><gln>${dataSource}</gln></contentOwner>
+        <commandException>
+          <entityIdentification>DC-CIN-${number}</entityIdentification><contentOwner><gln>${dataSource}</gln></contentOwner>
+          <documentException>
+            <entityIdentification>CINID-${number}</entityIdentification><contentOwner><gln>${dataSource}</gln></contentOwner>
+            <gS1Error>
+              <errorCode>GDSN.1091</errorCode>
+              <errorDateTime>${created}</errorDateTime>
+              <errorDescription languageCode="en">${escapeXml(refusalText(gtin, input.dataSourceGln, input.targetMarketCountryCode))}</errorDescription>
+            </gS1Error>
+          </documentException>
+        </commandException>
+      </transactionException>
     </gS1Exception>
   </gS1Response>
 </gs1_response:gS1ResponseMessage>
@@ -306,12 +309,12 @@ ${header(recipient, dataSource, `RFCIN-${created.slice(0, 4)}-${number}`, 'reque
       <request_for_catalogue_item_notification:requestForCatalogueItemNotification>
         <creationDateTime>${created}</creationDateTime>
         <documentStatusCode>ORIGINAL</documentStatusCode>
-        <requestForCatalogueItemNotificationIdentification><entityIdentification>RFCIN-${number}</entityIdentification><contentOwner><gln>${recipient}</gln></contentOwner></requestForCatalogueItemNotificationIdentification>
-        <isReload>false</isReload>
+        <catalogueItemSubscriptionIdentification><entityIdentification>RFCIN-${number}</entityIdentification><contentOwner><gln>${recipient}</gln></contentOwner></catalogueItemSubscriptionIdentification>
         <dataRecipient>${recipient}</dataRecipient>
         <dataSource>${dataSource}</dataSource>
         <gtin>${escapeXml(gtin14Of(input.primaryKey))}</gtin>
         <targetMarket><targetMarketCountryCode>${escapeXml(input.targetMarketCountryCode)}</targetMarketCountryCode></targetMarket>
+        <isReload>false</isReload>
       </request_for_catalogue_item_notification:requestForCatalogueItemNotification>
     </documentCommand>
   </transaction>

@@ -12,6 +12,7 @@
  * without a state or a GTIN cannot be routed and is not summarised (the document still carries it).
  */
 import { attributeOf, child, children, type ParsedDocument, textOf, type XmlElement } from './document.ts';
+import { GDSN_SUMMARY_CAPS, type GdsnTruncation, Truncation } from './gdsn/caps.ts';
 
 export type GdsnVersion = '3.1' | '2.8';
 
@@ -23,11 +24,16 @@ export interface CicDescription {
 /**
  * A description in either form: 3.1 `<x languageCode="en">text</x>`; 2.8
  * `<x><description><language><languageISOCode>en</languageISOCode></language><text>…</text></description></x>`
- * (the `description` wrapper may be left out). The text is `''` when the sender gave none.
+ * (the `description` wrapper may be left out) or, for 2.8's long descriptions,
+ * `<x><language>…</language><longText>…</longText></x>`. The text is `''` when the sender gave none.
  */
 export function descriptionOf(element: XmlElement): CicDescription {
   const nested = child(element, 'description') ?? element;
-  const text = textOf(element) || textOf(child(nested, 'text')) || textOf(child(nested, 'shortText'));
+  const text =
+    textOf(element) ||
+    textOf(child(nested, 'text')) ||
+    textOf(child(nested, 'longText')) ||
+    textOf(child(nested, 'shortText'));
   const languageCode =
     attributeOf(element, 'languageCode') ??
     attributeOf(child(nested, 'text'), 'languageCode') ??
@@ -84,7 +90,17 @@ export interface CicSummary {
    * header's sender.
    */
   creatorGln?: string;
+  /**
+   * GLN of the system that wrote the confirmation: `catalogueItemConfirmationState/messageCreatorGLN`
+   * (3.1, mandatory: the recipient or a data pool acting for it); in 2.8, which has no such element,
+   * the content owner of the message's own `entityIdentification`.
+   */
+  messageCreatorGln?: string;
+  /** `messageCreatorName` (3.1, optional). */
+  messageCreatorName?: string;
   statuses: CicStatus[];
+  /** What the caps left out of this confirmation (docs/events.md); absent when nothing was. */
+  truncated?: GdsnTruncation;
 }
 
 const CONFIRMATION = 'catalogueItemConfirmation';
@@ -158,20 +174,25 @@ function targetMarketOf(reference: XmlElement | undefined): string | undefined {
   );
 }
 
-function statusesOf(confirmation: XmlElement): CicStatus[] {
+function statusesOf(confirmation: XmlElement, caps: Truncation): CicStatus[] {
   const statuses: CicStatus[] = [];
+  const max = GDSN_SUMMARY_CAPS.statuses;
   for (const detail of children(confirmation, 'catalogueItemConfirmationStatusDetail')) {
     const gtin = optionalText(child(child(detail, 'confirmationStatusCatalogueItem'), 'gtin'));
     for (const status of children(detail, 'catalogueItemConfirmationStatus')) {
+      if (statuses.length === max) {
+        caps.count('statuses', 1);
+        continue;
+      }
       statuses.push({
-        code: textOf(child(status, 'confirmationStatusCode')),
+        code: caps.text(textOf(child(status, 'confirmationStatusCode'))),
         ...(gtin === undefined ? {} : { gtin }),
-        descriptions: children(status, 'confirmationStatusCodeDescription').map(descriptionOf),
-        ...longDescriptionsOf(status),
-        correctiveActions: children(status, 'correctiveAction').map((action) => {
-          const information = optionalText(child(action, 'expectedCorrectiveInformation'));
+        descriptions: descriptionsOf(status, 'confirmationStatusCodeDescription', caps),
+        ...longDescriptionsOf(status, caps),
+        correctiveActions: caps.take(children(status, 'correctiveAction'), max, 'statuses').map((action) => {
+          const information = caps.text(optionalText(child(action, 'expectedCorrectiveInformation')));
           return {
-            code: textOf(child(action, 'correctiveActionCode')),
+            code: caps.text(textOf(child(action, 'correctiveActionCode'))),
             ...(information === undefined ? {} : { expectedCorrectiveInformation: information }),
           };
         }),
@@ -181,10 +202,17 @@ function statusesOf(confirmation: XmlElement): CicStatus[] {
   return statuses;
 }
 
-function longDescriptionsOf(status: XmlElement): { longDescriptions?: CicDescription[] } {
-  const long = children(status, 'additionalConfirmationStatusLongDescription')
-    .map(descriptionOf)
-    .filter((description) => description.text !== '');
+function descriptionsOf(status: XmlElement, name: string, caps: Truncation): CicDescription[] {
+  return caps.take(children(status, name), GDSN_SUMMARY_CAPS.statuses, 'statuses').map((element) => {
+    const description = descriptionOf(element);
+    return { ...description, text: caps.text(description.text) };
+  });
+}
+
+function longDescriptionsOf(status: XmlElement, caps: Truncation): { longDescriptions?: CicDescription[] } {
+  const long = descriptionsOf(status, 'additionalConfirmationStatusLongDescription', caps).filter(
+    (description) => description.text !== '',
+  );
   return long.length === 0 ? {} : { longDescriptions: long };
 }
 
@@ -201,9 +229,11 @@ function summarise(confirmation: XmlElement, header: MessageHeader): CicSummary 
   const gtin = optionalText(child(reference, 'gtin'));
   if (state === undefined || gtin === undefined) return undefined;
 
+  const caps = new Truncation();
+  const statuses = statusesOf(confirmation, caps);
   return withoutUndefined<CicSummary>({
     gdsnVersion: stateCode === undefined ? '2.8' : '3.1',
-    state,
+    state: caps.text(state),
     gtin,
     recipientGln:
       optionalText(child(stateElement, 'recipientGLN')) ?? optionalText(child(confirmation, 'recipientGLN')),
@@ -214,7 +244,10 @@ function summarise(confirmation: XmlElement, header: MessageHeader): CicSummary 
     targetMarketCountryCode: targetMarketOf(reference),
     documentIdentifier: header.documentIdentifier,
     ...identificationOf(confirmation, 'catalogueItemConfirmationIdentification', header),
-    statuses: statusesOf(confirmation),
+    messageCreatorGln: optionalText(child(stateElement, 'messageCreatorGLN')) ?? header.messageCreatorGln,
+    messageCreatorName: caps.text(optionalText(child(stateElement, 'messageCreatorName'))),
+    statuses,
+    truncated: caps.marker(),
   });
 }
 
@@ -226,6 +259,11 @@ export interface MessageHeader {
   receiverGln?: string | undefined;
   /** `TypeVersion`, e.g. 3.1 or 2.8. */
   typeVersion?: string | undefined;
+  /**
+   * 2.8: the content owner of the message's own identification (`message/entityIdentification`), the
+   * party that created the message. 3.1 messages have no such element.
+   */
+  messageCreatorGln?: string | undefined;
 }
 
 /** The header of `document` (empty when it has none). */
@@ -238,6 +276,15 @@ export function messageHeaderOf(document: ParsedDocument): MessageHeader {
     senderGln: optionalText(child(child(header, 'Sender'), 'Identifier')),
     receiverGln: optionalText(child(child(header, 'Receiver'), 'Identifier')),
     typeVersion: optionalText(child(identification, 'TypeVersion')),
+    messageCreatorGln: optionalText(
+      child(
+        child(
+          child(findFirst(document.root, 'message', HEADER_SEARCH_DEPTH), 'entityIdentification'),
+          'contentOwner',
+        ),
+        'gln',
+      ),
+    ),
   };
 }
 

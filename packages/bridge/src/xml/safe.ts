@@ -6,6 +6,7 @@ import { boundedText } from '../core/index.ts';
 import { type CicSummary, summariseCatalogueItemConfirmation } from './cic.ts';
 import type { ParsedDocument } from './document.ts';
 import { type XmlErrorInfo, XmlParseError } from './errors.ts';
+import { GDSN_SUMMARY_CAPS } from './gdsn/caps.ts';
 import { type GdsnMessageSummary, summariseGdsnMessage } from './gdsn.ts';
 import { type ParseOptions, parseMessagingAsset } from './parse.ts';
 
@@ -14,8 +15,8 @@ export type SafeParseResult =
   | { ok: false; error: XmlErrorInfo };
 
 /**
- * Parses `xml` like {@link parseMessagingAsset} and adds the CIC summaries and the GDSN message
- * summary (./gdsn.ts) when there are; any
+ * Parses `xml` like {@link parseMessagingAsset} and adds the CIC summaries (at most
+ * `GDSN_SUMMARY_CAPS.items`) and the GDSN message summary (./gdsn.ts) when there are; any
  * failure comes back as `{ ok: false, error }` with a JSON-safe error (name, code, message, line, column).
  *
  * @example
@@ -30,7 +31,8 @@ export function parseMessagingAssetSafely(xml: string, options?: ParseOptions): 
     return {
       ok: true,
       document,
-      ...(cic === undefined ? {} : { cic }),
+      // Capped like the summary's items, which counts what the cap leaves out (gdsn.truncated.items).
+      ...(cic === undefined ? {} : { cic: cic.slice(0, GDSN_SUMMARY_CAPS.items) }),
       ...(gdsn === undefined ? {} : { gdsn }),
     };
   } catch (error) {

@@ -2,7 +2,7 @@
  * Reading the fields GDSN messages share, in both generations: texts, flags, GLNs, GTINs, target
  * markets and item references, wherever a sender puts them (element or attribute, 3.1 or 2.8 form).
  */
-import { attributeOf, child, textOf, type XmlElement } from '../document.ts';
+import { attributeOf, child, children, textOf, type XmlElement } from '../document.ts';
 import type { GdsnItem } from './types.ts';
 
 /** Business documents sit within about 8 levels of the root (SBD, message, transaction, command, operand). */
@@ -36,10 +36,19 @@ export function eachChild(element: XmlElement, visit: (name: string, candidate: 
 
 /** Every element named one of `names` below `element` (not inside a found one), in document order. */
 export function findAll(element: XmlElement, names: ReadonlySet<string>, depth = SEARCH_DEPTH): XmlElement[] {
-  const found: XmlElement[] = [];
+  return findAllNamed(element, names, depth).map((found) => found.element);
+}
+
+/** {@link findAll}, with the local name each element was found under. */
+export function findAllNamed(
+  element: XmlElement,
+  names: ReadonlySet<string>,
+  depth = SEARCH_DEPTH,
+): Array<{ name: string; element: XmlElement }> {
+  const found: Array<{ name: string; element: XmlElement }> = [];
   const visit = (current: XmlElement, left: number): void =>
     eachChild(current, (name, candidate) => {
-      if (names.has(name)) found.push(candidate);
+      if (names.has(name)) found.push({ name, element: candidate });
       else if (left > 1) visit(candidate, left - 1);
     });
   visit(element, depth);
@@ -63,10 +72,12 @@ export function glnOf(element: XmlElement | undefined): string | undefined {
   return optionalText(element) ?? optionalText(child(element, 'gln'));
 }
 
-/** The GTIN of an owner: `gtin`, or 2.8's `tradeItemIdentification/gtin`. */
+/** The GTIN of an owner: `gtin`, 2.8's `gTIN` (a subscription or resend request), or 2.8's `tradeItemIdentification/gtin`. */
 export function gtinOf(owner: XmlElement | undefined): string | undefined {
   return (
-    optionalText(child(owner, 'gtin')) ?? optionalText(child(child(owner, 'tradeItemIdentification'), 'gtin'))
+    optionalText(child(owner, 'gtin')) ??
+    optionalText(child(owner, 'gTIN')) ??
+    optionalText(child(child(owner, 'tradeItemIdentification'), 'gtin'))
   );
 }
 
@@ -83,4 +94,11 @@ export function referenceOf(reference: XmlElement | undefined): GdsnItem | undef
 
 export function recipientOf(owner: XmlElement | undefined): string | undefined {
   return glnOf(child(owner, 'dataRecipient')) ?? glnOf(child(owner, 'recipientGLN'));
+}
+
+/** Every `dataRecipient` of an owner (a withdrawal names one or more), in document order. */
+export function recipientsOf(owner: XmlElement | undefined): string[] {
+  return children(owner, 'dataRecipient')
+    .map(glnOf)
+    .filter((gln): gln is string => gln !== undefined);
 }
