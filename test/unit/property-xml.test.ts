@@ -150,7 +150,7 @@ describe('messaging-asset XML, property-tested', () => {
       }
     });
     expect(disagreements).toEqual([]);
-  });
+  }, 90_000); // Every fixture cut at every markup boundary: about 15 s alone, twice that on a loaded machine.
 
   it('every fetched asset becomes an event the consumer kit reads back: its document, or a parseError with the raw XML', async () => {
     await holds(

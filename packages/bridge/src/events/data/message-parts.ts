@@ -73,6 +73,11 @@ export const cicSummary = once(() =>
       creatorGln: optionalText(
         "GLN of the confirmation's creator: its identification's content owner, else the message's sender.",
       ),
+      messageCreatorGln: optionalText(
+        "GLN of the system that wrote the confirmation: messageCreatorGLN (3.1; the recipient or a data pool writing for it), in 2.8 the content owner of the message's identification. Never the header's sender.",
+      ),
+      messageCreatorName: optionalText('messageCreatorName (3.1), as written.'),
+      truncated: truncation(),
       statuses: described(
         z.array(
           z.object({
@@ -95,14 +100,55 @@ export const cicSummary = once(() =>
   ),
 );
 
+/** What the caps of a summary left out (docs/events.md lists the caps). */
+export const truncation = once(() =>
+  described(
+    z.optional(
+      z.object({
+        items: count('Items (and confirmations) left out.'),
+        errors: count('Errors left out.'),
+        transactions: count('Transaction statuses left out.'),
+        gtins: count("GTINs left out of errors' gtins, all errors together."),
+        recipients: count("Recipients left out of items' recipientGlns."),
+        statuses: count('Statuses, descriptions and corrective actions left out.'),
+        texts: count('Texts cut to 1,000 characters (each ends with "… (N more characters left out)").'),
+      }),
+    ),
+    'Present when a cap left something out: how many of each kind (docs/events.md, the caps of a GDSN summary). The whole message is in document (or behind the claim-check pointer).',
+  ),
+);
+
+function count(description: string) {
+  return described(z.optional(z.number().check(z.int(), z.gt(0))), description);
+}
+
 export const gdsnItem = once(() =>
   z.object({
     gtin: described(nonEmpty(), 'GTIN of the item the message names.'),
     informationProvider: optionalText("GLN of the item's information provider."),
     targetMarketCountryCode: optionalText('ISO 3166 numeric code of the target market.'),
-    recipientGln: optionalText('GLN of the recipient the message is about.'),
+    recipientGln: optionalText('GLN of the recipient the message is about (the first, when several).'),
+    recipientGlns: described(
+      z.optional(z.array(z.string())),
+      'A withdrawal: every recipient it is sent to (dataRecipient, repeated), at most 100.',
+    ),
+    sourceDataPool: optionalText('A withdrawal or a notification: GLN of the data pool the item comes from.'),
     status: optionalText('A confirmation state or a registration status for this item, as written.'),
+    registrationDateTime: optionalText(
+      'A registration response: when the Global Registry registered the item.',
+    ),
+    lastChangedDateTime: optionalText('A registration response: when the registration last changed.'),
     reasonCode: optionalText("A withdrawal's reason code, e.g. PUBLICATION_WITHDRAWAL."),
+    reasonDescription: optionalText(
+      "A withdrawal's reason in words (hierarchyDeletionAdditionalReasonDescription).",
+    ),
+    stateCode: optionalText(
+      'A withdrawal or a notification: the item state (CANCELED, DISCONTINUED, IN_PROGRESS, REGISTERED), as written.',
+    ),
+    cancelDateTime: optionalText('A withdrawal or a notification: when the item is or was cancelled.'),
+    discontinueDateTime: optionalText(
+      'A withdrawal or a notification: when the item is or was discontinued.',
+    ),
     documentCommand: optionalText(
       "A notification's document command: ADD, CHANGE_BY_REFRESH, CORRECT, DELETE.",
     ),
@@ -110,6 +156,10 @@ export const gdsnItem = once(() =>
     childGtins: described(
       z.optional(z.array(z.string())),
       "A notification: GTINs of the next lower level of the item's hierarchy.",
+    ),
+    childItems: described(
+      z.optional(z.array(z.object({ gtin: z.string(), quantity: z.optional(z.string()) }))),
+      'A notification: the next lower level with the quantity of each child, when the message gives quantities.',
     ),
   }),
 );
@@ -132,10 +182,32 @@ export const gdsnSummary = once(() =>
         gdsnVersion: described(z.enum(['3.1', '2.8']), 'The GDSN version the message is written in.'),
         documentIdentifier: optionalText("The Standard Business Document Header's InstanceIdentifier."),
         creationDateTime: optionalText("The message's own creation time, as written."),
-        senderGln: optionalText('GLN of the sender (a data pool, the Global Registry, a recipient).'),
+        senderGln: optionalText(
+          "GLN of the sender as the Standard Business Document Header's Sender/Identifier says (a data pool, the Global Registry, a recipient); nothing else stands in for it.",
+        ),
         receiverGln: optionalText('GLN of the receiver.'),
-        status: optionalText('Responses: ACCEPTED, RECEIVED, REJECTED, ERROR, …, as written.'),
-        originalMessageIdentifier: optionalText('Responses: the identifier of the message answered.'),
+        messageCreatorGln: optionalText(
+          "GLN of the party that wrote the content: a confirmation's messageCreatorGLN, else the content owner of the business document's identification (2.8: of the message's).",
+        ),
+        messageCreatorName: optionalText("A confirmation's messageCreatorName (3.1), as written."),
+        status: optionalText(
+          "Responses: REJECTED when a transaction was refused, else the transactions' status (ACCEPTED, RECEIVED, …), else the status the response writes on itself (2.8), as written.",
+        ),
+        originalMessageIdentifier: optionalText(
+          'Responses: the identifier of the message answered (the first).',
+        ),
+        transactions: described(
+          z.optional(
+            z.array(
+              z.object({
+                transactionIdentifier: optionalText('The transaction answered.'),
+                status: described(z.string(), 'Its status: ACCEPTED, RECEIVED, REJECTED, …, as written.'),
+                originalMessageIdentifier: optionalText('The message the transaction belongs to.'),
+              }),
+            ),
+          ),
+          'Responses (3.1): each transaction answered with its own status (transactionResponse), in document order, at most 200.',
+        ),
         errors: described(
           z.optional(
             z.array(
@@ -143,6 +215,18 @@ export const gdsnSummary = once(() =>
                 code: described(z.string(), 'The error code, e.g. GDSN.1091; empty when none was given.'),
                 description: optionalText('The error text, as the sender wrote it.'),
                 languageCode: optionalText('The language of the description.'),
+                errorDateTime: optionalText('When the error was raised, as written.'),
+                exceptionMessageType: optionalText(
+                  "The exception's message type (exceptionMessageTypeCode, e.g. GDSN).",
+                ),
+                originalMessageIdentifier: optionalText(
+                  'The message answered by the response holding this error.',
+                ),
+                attributeName: optionalText('An attribute exception: the attribute refused.'),
+                attributeValue: optionalText('An attribute exception: the value refused.'),
+                xPath: optionalText(
+                  'An attribute exception: where the attribute is in the message answered.',
+                ),
                 level: described(
                   z.enum(['message', 'transaction', 'command', 'document', 'attribute']),
                   'Where the error was raised.',
@@ -150,23 +234,36 @@ export const gdsnSummary = once(() =>
                 transactionIdentifier: optionalText('The transaction the error refers to.'),
                 commandIdentifier: optionalText('The command the error refers to.'),
                 documentIdentifier: optionalText('The document the error refers to.'),
-                gtins: described(z.optional(z.array(z.string())), 'GTINs the error names.'),
+                gtins: described(
+                  z.optional(z.array(z.string())),
+                  'GTINs the error itself names (its text, the value of a GTIN attribute), at most 10; every GTIN of the response is listed once in items.',
+                ),
               }),
             ),
           ),
-          "Responses: every error of the response's exceptions, message level first.",
+          "Responses: every error of the responses' exceptions in document order, each exception's parents before its children, at most 200.",
         ),
         refusal: described(
           z.optional(z.boolean()),
-          'True when the message says a publication was refused before it reached the recipient (a response with errors or REJECTED, a registration REJECTED).',
+          'True when the message says a publication was refused before it reached the recipient (a response with errors or a refused transaction, a registration REJECTED).',
         ),
         isReload: described(
           z.optional(z.boolean()),
           'Resend requests: true for a reload of everything, false for a resend of the items named.',
         ),
+        isReloadReasonCode: optionalText('Resend requests: why a reload is asked (isReloadReasonCode).'),
         recipientGln: optionalText('Resend requests: the recipient asking.'),
+        recipientDataPool: optionalText("Resend requests: the recipient's data pool."),
+        informationProvider: optionalText('Resend requests: the information provider asked about.'),
+        gpcCategoryCode: optionalText(
+          'Resend requests: the GPC category asked about; a request for a category names no item.',
+        ),
         targetMarketCountryCode: optionalText('Resend requests: the target market asked about.'),
-        items: described(z.array(gdsnItem()), 'The items the message names, in document order.'),
+        items: described(
+          z.array(gdsnItem()),
+          'The items the message names, in document order, each GTIN of a response once, at most 1,000.',
+        ),
+        truncated: truncation(),
       }),
     ),
     'What the GDSN message is and says, for every GDSN type the bridge knows (lib/xml/gdsn.ts); absent for other documents.',
@@ -176,7 +273,7 @@ export const gdsnSummary = once(() =>
 export const cicList = once(() =>
   described(
     z.optional(z.array(cicSummary())),
-    'One summary per GDSN CatalogueItemConfirmation in the document.',
+    'One summary per GDSN CatalogueItemConfirmation in the document, at most 1,000 (gdsn.truncated.items counts the rest).',
   ),
 );
 
