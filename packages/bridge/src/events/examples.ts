@@ -39,10 +39,14 @@ const REFUSAL_XML =
   '<sh:DocumentIdentification><sh:TypeVersion>3.1</sh:TypeVersion><sh:InstanceIdentifier>RESP-2026-004401</sh:InstanceIdentifier>' +
   '<sh:CreationDateAndTime>2026-11-20T09:20:00.000Z</sh:CreationDateAndTime></sh:DocumentIdentification></sh:StandardBusinessDocumentHeader>' +
   '<gS1Response><originatingMessageIdentifier><entityIdentification>CIN-2026-008813</entityIdentification></originatingMessageIdentifier>' +
-  '<responseStatusCode>REJECTED</responseStatusCode><gS1Exception><messageException><transactionException>' +
-  '<commandException><documentException><documentIdentifier><entityIdentification>CINID-008813</entityIdentification></documentIdentifier>' +
-  '<gS1Error><errorCode>GDSN.1091</errorCode><errorDescription languageCode="en">GTIN 00614141123520 already exists in target market 276.</errorDescription></gS1Error>' +
-  '</documentException></commandException></transactionException></messageException></gS1Exception></gS1Response></gs1_response:gS1ResponseMessage>';
+  '<transactionResponse><transactionIdentifier><entityIdentification>TX-008813</entityIdentification></transactionIdentifier>' +
+  '<responseStatusCode>REJECTED</responseStatusCode></transactionResponse>' +
+  '<gS1Exception><transactionException><entityIdentification>TX-008813</entityIdentification>' +
+  '<commandException><entityIdentification>DC-008813</entityIdentification>' +
+  '<documentException><entityIdentification>CINID-008813</entityIdentification>' +
+  '<gS1Error><errorCode>GDSN.1091</errorCode><errorDateTime>2026-11-20T09:19:58.000Z</errorDateTime>' +
+  '<errorDescription languageCode="en">GTIN 00614141123520 already exists in target market 276.</errorDescription></gS1Error>' +
+  '</documentException></commandException></transactionException></gS1Exception></gS1Response></gs1_response:gS1ResponseMessage>';
 
 const BROKEN_XML =
   '<catalogueItemConfirmation>\n  <gtin>00614141123476</gtin>\n</catalogueItemConfirmationState>';
