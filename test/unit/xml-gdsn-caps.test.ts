@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { dataSchemaUri } from '../../packages/bridge/src/events/dataschema.ts';
 import { serializeEvent } from '../../packages/bridge/src/events/index.ts';
 import { messagingAssetEvent } from '../../packages/bridge/src/polling/events.ts';
+import { pollMessagingAssets } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { GDSN_SUMMARY_CAPS } from '../../packages/bridge/src/xml/gdsn/caps.ts';
 import {
   type GdsnMessageSummary,
@@ -17,6 +19,8 @@ import {
   parseMessagingAssetSafely,
   summariseGdsnMessage,
 } from '../../packages/bridge/src/xml/index.ts';
+import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 import { gs1Response } from '../helpers/gs1-responses.ts';
 import { eventSchemaValidator } from '../helpers/json-schema.ts';
 import { holds, withinTimeBudget } from '../helpers/property.ts';
@@ -24,6 +28,17 @@ import { holds, withinTimeBudget } from '../helpers/property.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 const fixtures = path.join(root, 'test/fixtures/gdsn');
 const asset = { id: 7001, createdAt: Date.parse('2026-11-27T07:10:00.000Z'), contentType: 'application/xml' };
+
+/** The response that stopped the poller (issue 38): 1,000 errors over 1,000 GTINs in one document exception, about 223 KiB. */
+const nByN = () =>
+  gs1Response({
+    responses: 1,
+    transactions: 1,
+    errors: 1000,
+    errorsPerDocument: 1000,
+    gtinElementsPerException: 1000,
+    descriptionLength: 40,
+  });
 
 /** Every list of a summary is within its cap. */
 function expectWithinCaps(gdsn: GdsnMessageSummary): void {
@@ -39,14 +54,7 @@ function expectWithinCaps(gdsn: GdsnMessageSummary): void {
 describe('the caps of a GDSN summary', () => {
   it('summarises a 223 KiB response of N errors over N GTINs within its caps, each GTIN once (no N×N)', () => {
     // arrange: one document exception with 1,000 errors and 1,000 GTIN elements, about 223 KiB
-    const xml = gs1Response({
-      responses: 1,
-      transactions: 1,
-      errors: 1000,
-      errorsPerDocument: 1000,
-      gtinElementsPerException: 1000,
-      descriptionLength: 40,
-    });
+    const xml = nByN();
     expect(xml.length).toBeGreaterThan(200 * 1024);
     expect(xml.length).toBeLessThan(260 * 1024);
 
@@ -66,6 +74,27 @@ describe('the caps of a GDSN summary', () => {
     expect(gdsn.truncated?.items).toBe(2001 - GDSN_SUMMARY_CAPS.items); // 1,000 elements, 1,001 in the errors
     expect(JSON.stringify(gdsn).length).toBeLessThan(256 * 1024);
     expect(body.length).toBeLessThan(3 * xml.length);
+  });
+
+  it('lets the poller publish the N×N response as one small event and go on to the next asset', async () => {
+    // arrange
+    const pds = new FakePds();
+    const refusal = pds.addAsset(nByN());
+    const next = pds.addAsset(readFileSync(path.join(fixtures, 'cic-3.1-synchronised.xml'), 'utf8'));
+    const sink = new RecordingSink();
+
+    // act
+    const report = await pollMessagingAssets(
+      { pds, store: new MemoryStateStore(), sink },
+      { firstRun: 'backlog' },
+    );
+
+    // assess
+    expect(report.emitted).toBe(2);
+    const published = sink.dataOf('pds.messaging-asset.received');
+    expect(published.map((data) => data.messagingAssetId)).toEqual([refusal, next]);
+    expect(published[0]?.gdsn?.truncated?.errors).toBe(800);
+    expect(JSON.stringify(published[0]?.gdsn).length).toBeLessThan(128 * 1024);
   });
 
   it('cuts a text longer than 1,000 characters, says so, and counts it', () => {
