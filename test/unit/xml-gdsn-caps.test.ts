@@ -111,6 +111,26 @@ describe('the caps of a GDSN summary', () => {
     expect(gdsn?.truncated).toEqual({ texts: 1 });
   });
 
+  it('caps every text of a confirmation, its GLNs and identifiers too, and counts them', () => {
+    // arrange: a recipient GLN of 5,000 non-ASCII characters
+    const long = 'é'.repeat(5000);
+    const xml = readFileSync(path.join(fixtures, 'cic-3.1-synchronised.xml'), 'utf8').replace(
+      '<recipientGLN>0614141000005</recipientGLN>',
+      `<recipientGLN>${long}</recipientGLN>`,
+    );
+
+    // act
+    const result = parseMessagingAssetSafely(xml);
+
+    // assess
+    const [cic] = result.ok ? (result.cic ?? []) : [];
+    expect(cic?.recipientGln?.length).toBeLessThan(GDSN_SUMMARY_CAPS.text + 60);
+    expect(cic?.recipientGln).toMatch(/… \(4000 more characters left out\)$/);
+    expect(cic?.truncated).toEqual({ texts: 1 });
+    const gdsn = result.ok ? result.gdsn : undefined;
+    expect(gdsn?.items[0]?.recipientGln).toBe(cic?.recipientGln);
+  });
+
   it('keeps a summary linear in its message and within its caps, for any schema-shaped response', async () => {
     const shapes = fc.record({
       responses: fc.integer({ min: 1, max: 3 }),

@@ -231,9 +231,8 @@ function summarise(confirmation: XmlElement, header: MessageHeader): CicSummary 
 
   const caps = new Truncation();
   const statuses = statusesOf(confirmation, caps);
-  return withoutUndefined<CicSummary>({
-    gdsnVersion: stateCode === undefined ? '2.8' : '3.1',
-    state: caps.text(state),
+  const fields = withoutUndefined({
+    state,
     gtin,
     recipientGln:
       optionalText(child(stateElement, 'recipientGLN')) ?? optionalText(child(confirmation, 'recipientGLN')),
@@ -245,7 +244,13 @@ function summarise(confirmation: XmlElement, header: MessageHeader): CicSummary 
     documentIdentifier: header.documentIdentifier,
     ...identificationOf(confirmation, 'catalogueItemConfirmationIdentification', header),
     messageCreatorGln: optionalText(child(stateElement, 'messageCreatorGLN')) ?? header.messageCreatorGln,
-    messageCreatorName: caps.text(optionalText(child(stateElement, 'messageCreatorName'))),
+    messageCreatorName: optionalText(child(stateElement, 'messageCreatorName')),
+  });
+  // Every text within the text cap: GLNs, GTINs and identifiers are a partner's text like any other.
+  const capped = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, caps.text(value)]));
+  return withoutUndefined<CicSummary>({
+    gdsnVersion: stateCode === undefined ? '2.8' : '3.1',
+    ...(capped as typeof fields),
     statuses,
     truncated: caps.marker(),
   });

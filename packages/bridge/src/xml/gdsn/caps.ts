@@ -29,6 +29,15 @@ export const GDSN_SUMMARY_CAPS = {
   text: 1000,
 } as const;
 
+/** The end `boundedText` writes on a text it cut. */
+const CUT_END = /… \(\d+ more characters left out\)$/;
+
+/** A text this cap already cut (a summary built from another, e.g. a CIC's items): not cut twice. */
+function isCut(text: string): boolean {
+  const end = CUT_END.exec(text);
+  return end !== null && end.index <= GDSN_SUMMARY_CAPS.text;
+}
+
 /** What the caps left out, by kind: the summary's `truncated` marker. */
 export interface GdsnTruncation {
   /** Items left out (`items`, `cic`). */
@@ -68,7 +77,7 @@ export class Truncation {
   text(text: string): string;
   text(text: string | undefined): string | undefined;
   text(text: string | undefined): string | undefined {
-    if (text === undefined || text.length <= GDSN_SUMMARY_CAPS.text) return text;
+    if (text === undefined || text.length <= GDSN_SUMMARY_CAPS.text || isCut(text)) return text;
     this.count('texts', 1);
     return boundedText(text, GDSN_SUMMARY_CAPS.text);
   }
