@@ -24,7 +24,7 @@ export const GDSN_SUMMARY_CAPS = {
   /** Recipients of one withdrawn item (`recipientGlns`). */
   recipients: 100,
   /** Statuses of one confirmation, and descriptions of one status. */
-  statuses: 50,
+  statuses: 200,
   /** Characters of any text a partner wrote: descriptions, reasons, names (the schemas' own 1,000). */
   text: 1000,
 } as const;
