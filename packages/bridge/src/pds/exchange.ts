@@ -126,20 +126,22 @@ export function exchange(
   const settled = new Promise<void>((resolve) => req.once('close', resolve));
   const answer = new Promise<ExchangeAnswer>((resolve, reject) => {
     const clock = new ExchangeClock(req, target.timeouts, line);
+    // Set once 'response' or 'error' came: from then on the promise is settled, and 'close' (which
+    // follows every request) must not build an error nobody will see.
+    let decided = false;
     req.once('socket', (socket) => clock.socketAssigned(socket, req.reusedSocket));
     req.once('close', () => {
       clock.stop();
       // Node emits 'error' or 'response' before 'close'; should neither come, the call must not hang.
-      const closed = Object.assign(new Error('the connection closed before an answer'), {
-        code: 'ECONNRESET',
-      });
-      reject(toPdsError(closed));
+      if (!decided) reject(toPdsError(closedBeforeAnswer()));
     });
     req.on('error', (error) => {
+      decided = true;
       clock.stop();
       reject(toPdsError(error));
     });
     req.once('response', (res: IncomingMessage) => {
+      decided = true;
       clock.stop();
       rememberKeepAlive(res);
       resolve({
@@ -151,6 +153,11 @@ export function exchange(
     void sendBody(req, body, request.headers, line, clock);
   });
   return { answer, settled };
+}
+
+/** The failure of a request whose connection closed with neither an answer nor an error. */
+function closedBeforeAnswer(): Error {
+  return Object.assign(new Error('the connection closed before an answer'), { code: 'ECONNRESET' });
 }
 
 /**
