@@ -327,4 +327,9 @@ function report(
   );
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  await main().catch((error: unknown) => {
+    process.stderr.write(`bench:compare: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

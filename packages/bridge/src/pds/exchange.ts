@@ -100,13 +100,14 @@ export function keepAliveAgent(protocol: string, connections: number, keepAliveT
 
 /**
  * Sends one request and resolves with the answer's head once it arrives; rejects with the failure,
- * named by `toPdsError`. `settled` resolves when the exchange is over (answer read or connection
+ * named by `toPdsError` (one function for every request: nothing is built for a failure that does
+ * not happen). `settled` resolves when the exchange is over (answer read or connection
  * dropped), so that closing the transport can wait for it.
  */
 export function exchange(
   target: ExchangeTarget,
   request: ExchangeRequest,
-  toPdsError: (error: unknown) => PdsError,
+  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
 ): { answer: Promise<ExchangeAnswer>; settled: Promise<void> } {
   const { line } = request;
   const client = target.protocol === 'https:' ? https : http;
@@ -133,12 +134,12 @@ export function exchange(
     req.once('close', () => {
       clock.stop();
       // Node emits 'error' or 'response' before 'close'; should neither come, the call must not hang.
-      if (!decided) reject(toPdsError(closedBeforeAnswer()));
+      if (!decided) reject(toPdsError(closedBeforeAnswer(), line));
     });
     req.on('error', (error) => {
       decided = true;
       clock.stop();
-      reject(toPdsError(error));
+      reject(toPdsError(error, line));
     });
     req.once('response', (res: IncomingMessage) => {
       decided = true;
@@ -345,14 +346,14 @@ function answerBody(
   res: IncomingMessage,
   timeoutMs: number,
   line: PdsRequestLine,
-  toPdsError: (error: unknown) => PdsError,
+  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
 ): Readable {
   const out = new PassThrough();
   let timer: NodeJS.Timeout | undefined;
   const stop = () => clearTimeout(timer);
   res.on('error', (error) => {
     stop();
-    out.destroy(toPdsError(error));
+    out.destroy(toPdsError(error, line));
   });
   out.on('close', () => {
     stop();
