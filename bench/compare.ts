@@ -63,6 +63,16 @@ function checkedOptions() {
         value: 'bench,...',
         description: `the benches to run, of ${BENCH_NAMES.join(', ')}`,
       },
+      ...Object.fromEntries(
+        BENCH_NAMES.map((bench) => [
+          `${bench}-args`,
+          {
+            type: 'string',
+            value: '"--flag value ..."',
+            description: `the arguments of bench/${bench}.ts (default "${BENCHES[bench].full.join(' ')}", with --quick "${BENCHES[bench].quick.join(' ')}")`,
+          } as const,
+        ]),
+      ),
       'timeout-s': {
         type: 'string',
         default: '600',
@@ -81,7 +91,22 @@ function checkedOptions() {
   if (unknown.length > 0) usage(`unknown bench ${unknown.join(', ')}; choose from ${BENCH_NAMES.join(', ')}`);
   const timeoutS = Number(values['timeout-s']);
   if (!(timeoutS > 0)) usage(`--timeout-s must be a positive number of seconds, not ${values['timeout-s']}`);
-  return { base: values.base, runs, quick: values.quick === true, benches: only as BenchName[], timeoutS };
+  const args = Object.fromEntries(
+    BENCH_NAMES.map((bench) => {
+      const given = (values as unknown as Record<string, string | undefined>)[`${bench}-args`];
+      const chosen =
+        given === undefined ? BENCHES[bench][values.quick ? 'quick' : 'full'] : given.split(/\s+/);
+      return [bench, chosen.filter((word) => word !== '')];
+    }),
+  ) as Record<BenchName, string[]>;
+  return {
+    base: values.base,
+    runs,
+    quick: values.quick === true,
+    benches: only as BenchName[],
+    args,
+    timeoutS,
+  };
 }
 
 function usage(problem: string): never {
@@ -279,9 +304,8 @@ async function main(): Promise<void> {
       // Alternate which tree goes first, so that drift on a shared machine falls on both alike.
       const order = round % 2 === 0 ? trees : [...trees].reverse();
       for (const bench of options.benches) {
-        const args = BENCHES[bench][options.quick ? 'quick' : 'full'];
         for (const tree of order) {
-          const result = await runBench(tree, bench, args, options.timeoutS);
+          const result = await runBench(tree, bench, options.args[bench], options.timeoutS);
           const into = collected.get(bench) as Collected;
           if ('error' in result) {
             into.errors.push(result.error as string);
@@ -318,7 +342,7 @@ function report(
     notes.push(...new Set(results.errors));
   }
   process.stdout.write(
-    `\nworking tree against ${commit.slice(0, 12)}, ${options.runs} run(s) each${options.quick ? ', quick sizes' : ''}, node ${process.version}, ${(seconds / 60).toFixed(1)} min\n\n`,
+    `\nworking tree against ${commit.slice(0, 12)}, ${options.runs} run(s) each, node ${process.version}, ${(seconds / 60).toFixed(1)} min\n${options.benches.map((bench) => `  bench/${bench}.ts ${options.args[bench].join(' ')}`).join('\n')}\n\n`,
   );
   printTable(['bench', 'figure (row · column)', 'base', 'working tree', 'ratio', 'spread', 'runs'], rows);
   process.stdout.write(`\n${notes.join('\n')}\n`);
