@@ -4,6 +4,7 @@
  * base) with its spread over the runs.
  *
  *   npm run bench:compare -- --base <commit> [--runs 3] [--quick] [--only poll,webhooks]
+ *                            [--poll-args="--assets 10000 --keys 200"]
  *
  * The base is checked out in a temporary git worktree (removed at the end). Its dependencies are this
  * checkout's node_modules, linked entry by entry, when the base's package-lock.json is the same as
@@ -69,7 +70,7 @@ function checkedOptions() {
           {
             type: 'string',
             value: '"--flag value ..."',
-            description: `the arguments of bench/${bench}.ts (default "${BENCHES[bench].full.join(' ')}", with --quick "${BENCHES[bench].quick.join(' ')}")`,
+            description: `the arguments of bench/${bench}.ts, given with = (--${bench}-args="..."); default "${BENCHES[bench].full.join(' ')}", with --quick "${BENCHES[bench].quick.join(' ')}"`,
           } as const,
         ]),
       ),
