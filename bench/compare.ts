@@ -22,7 +22,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
@@ -74,6 +74,11 @@ function checkedOptions() {
           } as const,
         ]),
       ),
+      out: {
+        type: 'string',
+        value: 'dir',
+        description: "a folder to keep every run's output in (<round>-<bench>-<base|working-tree>.txt)",
+      },
       'timeout-s': {
         type: 'string',
         default: '600',
@@ -206,7 +211,7 @@ async function runBench(tree: Tree, bench: BenchName, args: readonly string[], t
       error: `${tree.label}: bench/${bench}.ts ${why}: ${err.trim().split('\n').slice(-3).join(' ')}`,
     };
   }
-  return { figures: figuresOf(out), seconds };
+  return { figures: figuresOf(out), output: out, seconds };
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -289,6 +294,7 @@ function fixed(ratio: number): string {
 
 async function main(): Promise<void> {
   const options = checkedOptions();
+  if (options.out !== undefined) await mkdir(options.out, { recursive: true });
   const checkout = await checkoutBase(options.base);
   const trees: Tree[] = [
     { label: 'base', dir: checkout.dir },
@@ -314,6 +320,10 @@ async function main(): Promise<void> {
             continue;
           }
           (tree.label === 'base' ? into.base : into.head).push(result.figures);
+          if (options.out !== undefined) {
+            const name = `${round + 1}-${bench}-${tree.label.replace(' ', '-')}.txt`;
+            await writeFile(path.join(options.out, name), result.output);
+          }
           process.stderr.write(
             `round ${round + 1}/${options.runs}: ${bench} on the ${tree.label} took ${result.seconds.toFixed(1)} s\n`,
           );
