@@ -112,6 +112,7 @@ function checkedOptions() {
     benches: only as BenchName[],
     args,
     timeoutS,
+    out: values.out,
   };
 }
 
