@@ -19,14 +19,12 @@
  * the median of the per-round ratios and their range. "apart" marks a figure whose runs do not
  * overlap at all between the two trees: the likeliest real changes.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { median, printTable, removeQuietly, root, runCommand } from './support.ts';
+import { median, printTable, removeQuietly, root, runCommand, runProcess } from './support.ts';
 
 /** The benches compared, with the arguments of a normal and of a quick comparison. */
 const BENCHES = {
@@ -190,21 +188,10 @@ async function runBench(tree: Tree, bench: BenchName, args: readonly string[], t
   const script = path.join(tree.dir, 'bench', `${bench}.ts`);
   if (!existsSync(script)) return { error: `${tree.label} has no bench/${bench}.ts` };
   const started = performance.now();
-  const child = spawn(process.execPath, [script, ...args], {
+  const { code, signal, out, err } = await runProcess(process.execPath, [script, ...args], {
     cwd: tree.dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    timeoutMs: timeoutS * 1000,
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const timer = setTimeout(() => child.kill('SIGTERM'), timeoutS * 1000);
-  const [code, signal] = await once(child, 'exit');
-  clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) {
     const why = signal ? `stopped by ${signal} after ${seconds.toFixed(0)} s` : `exited with ${code}`;
