@@ -207,7 +207,7 @@ export class PdsTransport {
         }
       },
       policy,
-      request.signal || this.#onRetry ? this.#retryRun(request.signal, line) : this.#run,
+      request.signal ? this.#retryRun(request.signal) : this.#run,
     );
   }
 
@@ -232,18 +232,23 @@ export class PdsTransport {
     return policies;
   }
 
-  /** The run of a request: the shared one, or one with its signal and its line in `onRetry`'s report. */
-  #retryRun(signal: AbortSignal | undefined, line?: PdsRequestLine): RetryRun {
+  /**
+   * The run of a request: the shared one, or one with the request's signal. `onRetry` reports the
+   * request line from the error, which every failure of a request carries (PdsError's method and
+   * path), so no request builds a report function of its own.
+   */
+  #retryRun(signal: AbortSignal | undefined): RetryRun {
     const onRetry = this.#onRetry;
     return {
       sleep: this.#sleep,
       random: this.#random,
       ...(signal ? { signal } : {}),
-      ...(onRetry &&
-        line && {
-          onRetry: (event) =>
-            onRetry({ ...event, error: event.error as PdsError, method: line.method, path: line.path }),
-        }),
+      ...(onRetry && {
+        onRetry: (event) => {
+          const error = event.error as PdsError;
+          onRetry({ ...event, error, method: error.method, path: error.path });
+        },
+      }),
     };
   }
 
