@@ -141,6 +141,8 @@ async function main(): Promise<void> {
       PDS_USERNAME: 'demo',
       PDS_PASSWORD: 'demo',
       STATE_BUCKET: STATE,
+      // The ingest serves only the drop buckets it is told of (required since the function checks it).
+      INGEST_BUCKETS: DROPS,
       EVENTS_QUEUE_URL: eventsQueue.replace(/^https?:\/\/[^/]+/, emulator.url),
       INGEST_TAG_OBJECTS: 'false',
       POWERTOOLS_LOG_LEVEL: 'WARN',

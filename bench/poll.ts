@@ -7,8 +7,9 @@
  *
  * Prints, per phase, the time to drain, the PDS requests made (counted at the client), events per
  * second and the floor the concurrency allows: requests x latency / concurrency (x workers for the
- * fan-out), and the poller process's CPU time in all and per event; below the table, the CPU the
- * reference loop of the messaging assets took (what fetching alone costs this process). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
+ * fan-out), and the poller process's CPU time in all and per event, beside the CPU per event the
+ * reference loop of the messaging assets took (what fetching alone costs this process; also below
+ * the table). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
  * invocation (state in fauxqs, then in memory), and the same watch list fanned out through the
  * review-poll queue to `--workers` workers (in this process: they share its CPU and the emulator).
  *
@@ -236,6 +237,7 @@ async function main(): Promise<void> {
       parallel: number,
       reference?: number,
       perKey?: number,
+      referenceCpuMs?: number,
     ) => {
       const requests = count();
       const s3 = `${s3Count('GetObjectCommand')}/${s3Count('PutObjectCommand')}/${s3Count('ListObjectsV2Command')}`;
@@ -253,6 +255,7 @@ async function main(): Promise<void> {
         reference === undefined ? '-' : (seconds / reference).toFixed(2),
         ((used.user + used.system) / 1e6).toFixed(2),
         events === 0 ? '-' : ((used.user + used.system) / 1e3 / events).toFixed(3),
+        referenceCpuMs === undefined || events === 0 ? '-' : (referenceCpuMs / events).toFixed(3),
         s3,
         reads,
       ]);
@@ -300,7 +303,8 @@ async function main(): Promise<void> {
         await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY })
       ).emitted;
     });
-    record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets);
+    const rawAssetsCpuMs = (rawAssetsCpu.user + rawAssetsCpu.system) / 1e3;
+    record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets, undefined, rawAssetsCpuMs);
     seconds = await timed(() =>
       pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY }),
     );
@@ -431,6 +435,7 @@ async function main(): Promise<void> {
         'x reference',
         'poller CPU s',
         'CPU ms/event',
+        'reference CPU ms/event',
         'S3 GET/PUT/LIST',
         'S3 GET per key',
       ],

@@ -66,9 +66,13 @@ export async function removeQuietly(file: string): Promise<void> {
   await rm(file, { force: true, recursive: true });
 }
 
-/** Runs a command and resolves with its stdout; rejects with its stderr on a non-zero exit. */
-export async function runCommand(command: string, args: string[]): Promise<string> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a command to its end: its exit code, or the signal that stopped it, and what it wrote. */
+export async function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
+  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -77,7 +81,16 @@ export async function runCommand(command: string, args: string[]): Promise<strin
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
   });
-  const [code] = await once(child, 'exit');
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGTERM'), options.timeoutMs);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(timer);
+  return { code, signal, out, err };
+}
+
+/** Runs a command and resolves with its stdout; rejects with its stderr on a non-zero exit. */
+export async function runCommand(command: string, args: string[]): Promise<string> {
+  const { code, out, err } = await runProcess(command, args);
   if (code !== 0) throw new Error(`${command} exited with ${code}: ${err.trim()}`);
   return out;
 }

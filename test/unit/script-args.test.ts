@@ -21,6 +21,7 @@ const SCRIPTS = [
   'bench/chaos/pollers.ts',
   'bench/chaos/webhooks.ts',
   'bench/cold-start.ts',
+  'bench/compare.ts',
   'bench/costs.ts',
   'bench/ingest.ts',
   'bench/package.ts',

@@ -100,13 +100,14 @@ export function keepAliveAgent(protocol: string, connections: number, keepAliveT
 
 /**
  * Sends one request and resolves with the answer's head once it arrives; rejects with the failure,
- * named by `toPdsError`. `settled` resolves when the exchange is over (answer read or connection
+ * named by `toPdsError` (one function for every request: nothing is built for a failure that does
+ * not happen). `settled` resolves when the exchange is over (answer read or connection
  * dropped), so that closing the transport can wait for it.
  */
 export function exchange(
   target: ExchangeTarget,
   request: ExchangeRequest,
-  toPdsError: (error: unknown) => PdsError,
+  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
 ): { answer: Promise<ExchangeAnswer>; settled: Promise<void> } {
   const { line } = request;
   const client = target.protocol === 'https:' ? https : http;
@@ -126,20 +127,22 @@ export function exchange(
   const settled = new Promise<void>((resolve) => req.once('close', resolve));
   const answer = new Promise<ExchangeAnswer>((resolve, reject) => {
     const clock = new ExchangeClock(req, target.timeouts, line);
+    // Set once 'response' or 'error' came: from then on the promise is settled, and 'close' (which
+    // follows every request) must not build an error nobody will see.
+    let decided = false;
     req.once('socket', (socket) => clock.socketAssigned(socket, req.reusedSocket));
     req.once('close', () => {
       clock.stop();
       // Node emits 'error' or 'response' before 'close'; should neither come, the call must not hang.
-      const closed = Object.assign(new Error('the connection closed before an answer'), {
-        code: 'ECONNRESET',
-      });
-      reject(toPdsError(closed));
+      if (!decided) reject(toPdsError(closedBeforeAnswer(), line));
     });
     req.on('error', (error) => {
+      decided = true;
       clock.stop();
-      reject(toPdsError(error));
+      reject(toPdsError(error, line));
     });
     req.once('response', (res: IncomingMessage) => {
+      decided = true;
       clock.stop();
       rememberKeepAlive(res);
       resolve({
@@ -151,6 +154,11 @@ export function exchange(
     void sendBody(req, body, request.headers, line, clock);
   });
   return { answer, settled };
+}
+
+/** The failure of a request whose connection closed with neither an answer nor an error. */
+function closedBeforeAnswer(): Error {
+  return Object.assign(new Error('the connection closed before an answer'), { code: 'ECONNRESET' });
 }
 
 /**
@@ -338,14 +346,14 @@ function answerBody(
   res: IncomingMessage,
   timeoutMs: number,
   line: PdsRequestLine,
-  toPdsError: (error: unknown) => PdsError,
+  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
 ): Readable {
   const out = new PassThrough();
   let timer: NodeJS.Timeout | undefined;
   const stop = () => clearTimeout(timer);
   res.on('error', (error) => {
     stop();
-    out.destroy(toPdsError(error));
+    out.destroy(toPdsError(error, line));
   });
   out.on('close', () => {
     stop();

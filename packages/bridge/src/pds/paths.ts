@@ -19,30 +19,13 @@ const SUB_DELIMS_LEFT_RAW = /[!'()*]/g;
  * encodePathSegment('a/b c'); // 'a%2Fb%20c'
  * ```
  */
-export function encodePathSegment(
-  value: string | number,
-  line: PdsRequestLine = { method: 'request', path: '(path segment)' },
-): string {
+export function encodePathSegment(value: string | number, line?: PdsRequestLine): string {
   const text = String(value);
-  if (text === '') {
-    throw new PdsInvalidRequestError('a path segment cannot be empty; pass a non-empty identifier', line);
+  const refusal = segmentRefusal(text);
+  if (refusal !== undefined) {
+    throw new PdsInvalidRequestError(refusal, line ?? { method: 'request', path: '(path segment)' });
   }
-  if (text === '.' || text === '..') {
-    throw new PdsInvalidRequestError(
-      `a path segment cannot be '${text}': URL parsers remove it; such an identifier cannot be addressed in a path`,
-      line,
-    );
-  }
-  if (!text.isWellFormed()) {
-    throw new PdsInvalidRequestError(
-      'a path segment holds a lone UTF-16 surrogate; pass well-formed Unicode text',
-      line,
-    );
-  }
-  return encodeURIComponent(text).replace(
-    SUB_DELIMS_LEFT_RAW,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  return encodeSegment(text);
 }
 
 /**
@@ -55,11 +38,35 @@ export function encodePathSegment(
  * ```
  */
 export function pathOf(literals: TemplateStringsArray, ...values: Array<string | number>): string {
-  // Errors show the template, not the refused value, e.g. "request /api/v1/supplierreviews/{…}".
-  const line = { method: 'request', path: literals.join('{…}') };
   let path = literals[0] ?? '';
-  values.forEach((value, index) => {
-    path += encodePathSegment(value, line) + (literals[index + 1] ?? '');
-  });
+  for (let index = 0; index < values.length; index++) {
+    const text = String(values[index]);
+    const refusal = segmentRefusal(text);
+    if (refusal !== undefined) {
+      // Errors show the template, not the refused value, e.g. "request /api/v1/supplierreviews/{…}";
+      // built here, on the failure path only: a path built on every request allocates nothing for it.
+      throw new PdsInvalidRequestError(refusal, { method: 'request', path: literals.join('{…}') });
+    }
+    path += encodeSegment(text) + (literals[index + 1] ?? '');
+  }
   return path;
+}
+
+/** Why `text` cannot be one path segment, or undefined when it can. */
+function segmentRefusal(text: string): string | undefined {
+  if (text === '') return 'a path segment cannot be empty; pass a non-empty identifier';
+  if (text === '.' || text === '..') {
+    return `a path segment cannot be '${text}': URL parsers remove it; such an identifier cannot be addressed in a path`;
+  }
+  if (!text.isWellFormed()) {
+    return 'a path segment holds a lone UTF-16 surrogate; pass well-formed Unicode text';
+  }
+  return undefined;
+}
+
+function encodeSegment(text: string): string {
+  return encodeURIComponent(text).replace(
+    SUB_DELIMS_LEFT_RAW,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }

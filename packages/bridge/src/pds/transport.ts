@@ -12,7 +12,7 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
-import { ConfigError, parseJson, type RetryPolicy, retry } from '../core/index.ts';
+import { ConfigError, parseJson, type RetryPolicy, type RetryRun, retry } from '../core/index.ts';
 import { drain, readAnswer, readExcerpt } from './answer-body.ts';
 import {
   findRequestBodyError,
@@ -119,6 +119,15 @@ export class PdsTransport {
   readonly #random: () => number;
   readonly #onRetry: ((event: PdsRetryEvent) => void) | undefined;
   readonly #onAnswer: ((event: PdsAnswerEvent) => void) | undefined;
+  /**
+   * The retry policy of each kind of request (repeatable or not × replayable or not), and the run
+   * of a request without a signal: built once, so that a request that succeeds allocates nothing its
+   * failures alone would need.
+   */
+  readonly #policies: readonly RetryPolicy[];
+  readonly #run: RetryRun;
+  /** Names an attempt's lower-level failure (see {@link PdsTransport.#toPdsError}); one function for all. */
+  readonly #nameFailure = (error: unknown, line: PdsRequestLine): PdsError => this.#toPdsError(error, line);
   #closing: Promise<void> | undefined;
 
   constructor(options: PdsTransportOptions) {
@@ -146,6 +155,8 @@ export class PdsTransport {
     this.#random = options.random ?? Math.random;
     this.#onRetry = options.onRetry;
     this.#onAnswer = options.onAnswer;
+    this.#policies = this.#retryPolicies();
+    this.#run = this.#retryRun(undefined);
 
     const keepAliveTimeoutMs = nonNegative(
       'keepAliveTimeoutMs',
@@ -180,19 +191,7 @@ export class PdsTransport {
     // answer does not prove that (see shouldRetry in retry.ts for why).
     const repeatable = request.idempotent ?? IDEMPOTENT_METHODS.has(method);
     const replayable = !(body instanceof Readable);
-
-    const policy: RetryPolicy = {
-      ...pdsBackoff(this.#retry),
-      retryable: (error, attempt) =>
-        shouldRetry(error as PdsError, {
-          attempt,
-          maxAttempts: this.#retry.maxAttempts,
-          repeatable,
-          replayable,
-        }),
-      hint: (error) => retryAfterOf(error as PdsError),
-    };
-    const onRetry = this.#onRetry;
+    const policy = this.#policies[policyIndex(repeatable, replayable)] as RetryPolicy;
     return retry(
       async () => {
         const started = performance.now();
@@ -208,15 +207,49 @@ export class PdsTransport {
         }
       },
       policy,
-      {
-        sleep: this.#sleep,
-        random: this.#random,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(onRetry && {
-          onRetry: (event) => onRetry({ ...event, error: event.error as PdsError, method, path: line.path }),
-        }),
-      },
+      request.signal ? this.#retryRun(request.signal) : this.#run,
     );
+  }
+
+  /** The policy of each kind of request, at its {@link policyIndex}. */
+  #retryPolicies(): RetryPolicy[] {
+    const policies: RetryPolicy[] = [];
+    for (const repeatable of [true, false]) {
+      for (const replayable of [true, false]) {
+        policies[policyIndex(repeatable, replayable)] = {
+          ...pdsBackoff(this.#retry),
+          retryable: (error, attempt) =>
+            shouldRetry(error as PdsError, {
+              attempt,
+              maxAttempts: this.#retry.maxAttempts,
+              repeatable,
+              replayable,
+            }),
+          hint: (error) => retryAfterOf(error as PdsError),
+        };
+      }
+    }
+    return policies;
+  }
+
+  /**
+   * The run of a request: the shared one, or one with the request's signal. `onRetry` reports the
+   * request line from the error, which every failure of a request carries (PdsError's method and
+   * path), so no request builds a report function of its own.
+   */
+  #retryRun(signal: AbortSignal | undefined): RetryRun {
+    const onRetry = this.#onRetry;
+    return {
+      sleep: this.#sleep,
+      random: this.#random,
+      ...(signal ? { signal } : {}),
+      ...(onRetry && {
+        onRetry: (event) => {
+          const error = event.error as PdsError;
+          onRetry({ ...event, error, method: error.method, path: error.path });
+        },
+      }),
+    };
   }
 
   #reportAnswer(line: PdsRequestLine, status: number | undefined, started: number): void {
@@ -251,9 +284,7 @@ export class PdsTransport {
       throw new PdsInvalidRequestError('the client is closed; create a new one', line);
     }
     const body = typeof bodySource === 'function' ? bodySource() : bodySource;
-    const sent = exchange(this.#target, { line, headers, body, signal }, (error) =>
-      this.#toPdsError(error, line),
-    );
+    const sent = exchange(this.#target, { line, headers, body, signal }, this.#nameFailure);
     this.#running.add(sent.settled);
     void sent.settled.then(() => this.#running.delete(sent.settled));
     let response: ExchangeAnswer;
@@ -353,8 +384,9 @@ export class PdsTransport {
         { method, path },
       );
     }
+    if (request.query === undefined) return `${this.#prefix}${path}`;
     const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(request.query ?? {})) {
+    for (const [name, value] of Object.entries(request.query)) {
       if (value === undefined) continue;
       const values: readonly PdsQueryValue[] = Array.isArray(value) ? value : [value as PdsQueryValue];
       for (const each of values) params.append(name, String(each));
@@ -388,6 +420,10 @@ export class PdsTransport {
     headers['user-agent'] = USER_AGENT;
     return headers;
   }
+}
+
+function policyIndex(repeatable: boolean, replayable: boolean): number {
+  return (repeatable ? 2 : 0) + (replayable ? 1 : 0);
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
