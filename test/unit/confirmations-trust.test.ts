@@ -3,24 +3,36 @@
  * (docs/confirmations.md, "Whom the ledger believes", "Bounded", "Order").
  */
 import { describe, expect, it } from 'vitest';
-import { fixedChannelDirectory } from '../../packages/bridge/src/confirmations/channel-directory.ts';
+import {
+  channelDirectory,
+  fixedChannelDirectory,
+} from '../../packages/bridge/src/confirmations/channel-directory.ts';
 import { MAX_FACT_TEXT } from '../../packages/bridge/src/confirmations/facts.ts';
 import { confirmationKey } from '../../packages/bridge/src/confirmations/keys.ts';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import { processPublication } from '../../packages/bridge/src/publications/worker.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import type { CicSummary, GdsnMessageSummary } from '../../packages/bridge/src/xml/index.ts';
-import { cic, RETAILER_GLN, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
+import {
+  cic,
+  RETAILER_GLN,
+  reviewReceived,
+  storeWithPublished,
+} from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
+import { FakePds } from '../helpers/fake-pds.ts';
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
 const ITEM = '00614141123452';
 const CHANNEL = 'gdsn-de';
 const OTHER_RETAILER = '0614141000098';
 const DATA_POOL = '0614141000029';
+const CHANNEL_DESTINATION = { destinationType: 'COMMUNICATION_CHANNEL' as const, destinationId: CHANNEL };
 
 function setup(options: { dataPools?: string[] } = {}) {
   const store = new MemoryStateStore();
@@ -308,6 +320,39 @@ describe('no answer lost to a clock', () => {
     expect((await entries())[0]?.state).toBe('SYNCHRONISED');
   });
 
+  it('counts from when the bridge accepted the request, though the publish worker ran ten minutes later', async () => {
+    // prepare: POST /publications accepted at 0, queued; the worker published at 10 minutes
+    const store = await storeWithPublished(
+      { primaryKeys: [ITEM], destinations: [CHANNEL_DESTINATION] },
+      iso(10 * MINUTE),
+      {
+        status: 'queued',
+        createdAt: iso(0),
+        selectionId: 'sel-1',
+      },
+    );
+    const now = () => new Date(T0 + 10 * MINUTE);
+    const ledger = new ConfirmationLedger({ store, sink: new RecordingSink(), deadlineMs: 48 * HOUR, now });
+    const worker = {
+      store,
+      pds: new FakePds({ publish: async () => undefined }),
+      events: new RecordingSink(),
+      confirmations: ledger,
+      maxAttempts: 3,
+      watchTtlMs: HOUR,
+      now,
+    };
+
+    // act: published, then an answer written at 3 minutes (the PDS sent the item before its answer came back)
+    await processPublication(worker, 'p-1', 1);
+    await ledger.recordReviews([review(20, [cic('SYNCHRONISED', ITEM, (3 * MINUTE) / HOUR)])]);
+
+    // assess
+    const [entry] = (await listEntries(store, { primaryKey: ITEM })).entries;
+    expect(entry?.entry.publications.map((one) => one.publicationId)).toEqual(['p-1']);
+    expect(entry?.entry.state).toBe('SYNCHRONISED');
+  });
+
   it('still takes an answer written well before a republication for the earlier publication', async () => {
     const { ledger, publish, entries } = setup();
     await publish(iso(0));
@@ -316,5 +361,54 @@ describe('no answer lost to a clock', () => {
     await publish(iso(2 * HOUR));
 
     expect((await entries())[0]?.state).toBe('AWAITING');
+  });
+});
+
+describe('who speaks for a channel', () => {
+  it('adds the data pool and recipient a channel record names to the configured ones, and reads the listing again after its time', async () => {
+    // prepare: a listing like the simulator's, and one channel record without them
+    let reads = 0;
+    let clock = 0;
+    const directory = channelDirectory({
+      dataPools: ['0614141000036'],
+      listChannels: async () => {
+        reads++;
+        return [
+          { id: 'gdsn-de', name: 'DE', dataPoolGln: DATA_POOL, recipientGln: RETAILER_GLN },
+          { id: 'gdsn-xx', name: 'XX', dataPoolGln: 'not a gln' },
+        ];
+      },
+      ttlMs: 1000,
+      now: () => clock,
+    });
+
+    // act
+    const de = await directory.dataPoolsOf('gdsn-de');
+    const recipients = await directory.recipientsOf('gdsn-de');
+    const xx = await directory.dataPoolsOf('gdsn-xx');
+    clock = 1000;
+    await directory.dataPoolsOf('gdsn-de');
+
+    // assess
+    expect([...de].sort()).toEqual([DATA_POOL, '0614141000036']);
+    expect([...recipients]).toEqual([RETAILER_GLN]);
+    expect([...xx]).toEqual(['0614141000036']);
+    expect(reads).toBe(2);
+  });
+
+  it('throws when the listing fails, and reads it again on the next question', async () => {
+    let fail = true;
+    const directory = channelDirectory({
+      dataPools: [],
+      listChannels: async () => {
+        if (fail) throw new Error('PDS unavailable (simulated)');
+        return [{ id: 'gdsn-de', name: 'DE', dataPoolGln: DATA_POOL }];
+      },
+    });
+
+    await expect(directory.dataPoolsOf('gdsn-de')).rejects.toThrow(/unavailable/);
+    fail = false;
+
+    expect([...(await directory.dataPoolsOf('gdsn-de'))]).toEqual([DATA_POOL]);
   });
 });

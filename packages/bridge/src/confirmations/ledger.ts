@@ -435,6 +435,8 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const invalid = this.#invalidRecipient(cic, context);
     if (invalid) return invalid;
     const authors = authorsOf(cic, gdsn);
+    // The recipient speaking for itself needs no directory (and no channel listing) to be believed.
+    if (confirmationVerdict(authors, cic.recipientGln, new Set()).trusted) return undefined;
     const verdict = confirmationVerdict(
       authors,
       cic.recipientGln,
