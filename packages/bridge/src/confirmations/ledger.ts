@@ -69,6 +69,9 @@ import {
 } from './resend.ts';
 import { authorsOf, confirmationVerdict, refusalVerdict, resendVerdict, type TrustVerdict } from './trust.ts';
 
+/** The messages the ledger judges, as its log lines name them. */
+const MESSAGE_KINDS = { confirmation: 'Confirmation', refusal: 'Refusal', resend: 'Resend request' } as const;
+
 /** What a log line about a message the ledger did not apply names. */
 interface MessageContext {
   messagingAssetId: number;
@@ -461,16 +464,15 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   }
 
   /** Counts and logs a message whose sender may not speak for the entries it names. */
-  #notBelieved(kind: string, verdict: TrustVerdict, context: MessageContext): LedgerReport {
-    if (!verdict.trusted) {
-      this.#log.warn(
-        `${kind === 'refusal' ? 'Refusal' : kind === 'resend' ? 'Resend request' : 'Confirmation'} not believed: ${verdict.reason}; not applied to the ledger (kept in its event)`,
-        {
-          ...context,
-          authors: verdict.authors,
-        },
-      );
-    }
+  #notBelieved(
+    kind: keyof typeof MESSAGE_KINDS,
+    verdict: Extract<TrustVerdict, { trusted: false }>,
+    context: MessageContext,
+  ): LedgerReport {
+    this.#log.warn(
+      `${MESSAGE_KINDS[kind]} not believed: ${verdict.reason}; not applied to the ledger (kept in its event)`,
+      { ...context, authors: verdict.authors },
+    );
     return { ...emptyLedgerReport(), unmatched: 1, untrusted: 1 };
   }
 
