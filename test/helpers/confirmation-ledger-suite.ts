@@ -84,7 +84,8 @@ export function reviewReceived(
   });
 }
 
-function assetReceived(
+/** The `pds.messaging-asset.received` event of a messaging asset holding `cics`. */
+export function assetReceived(
   messagingAssetId: number,
   cics: CicSummary[],
   primaryKey?: string,

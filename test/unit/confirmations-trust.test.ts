@@ -11,11 +11,12 @@ import { MAX_FACT_TEXT } from '../../packages/bridge/src/confirmations/facts.ts'
 import { confirmationKey } from '../../packages/bridge/src/confirmations/keys.ts';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
-import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
+import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
 import { processPublication } from '../../packages/bridge/src/publications/worker.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import type { CicSummary, GdsnMessageSummary } from '../../packages/bridge/src/xml/index.ts';
 import {
+  assetReceived,
   cic,
   RETAILER_GLN,
   reviewReceived,
@@ -91,20 +92,8 @@ function refusalFrom(senderGln: string, messagingAssetId: number) {
   });
 }
 
-/** A messaging-asset event holding `cics`, as the messaging-asset poller emits it. */
-function asset(messagingAssetId: number, cics: CicSummary[]): CloudEvent<'pds.messaging-asset.received'> {
-  return createEvent({
-    type: 'pds.messaging-asset.received',
-    subject: `messaging-asset/${messagingAssetId}`,
-    idParts: [messagingAssetId],
-    data: {
-      messagingAssetId,
-      primaryKey: ITEM,
-      document: { rootName: 'catalogueItemConfirmationMessage', namespaces: {}, root: {} },
-      cic: cics,
-    },
-  });
-}
+/** A messaging-asset event holding `cics`, about the item, as the messaging-asset poller emits it. */
+const asset = (messagingAssetId: number, cics: CicSummary[]) => assetReceived(messagingAssetId, cics, ITEM);
 
 describe('whom the confirmation ledger believes', () => {
   it('leaves an entry unchanged when one recipient confirms about another recipient, and counts it', async () => {

@@ -32,24 +32,18 @@ const ITEM = '00614141123469';
 /** A ledger port that breaks on the data of the messages `poisoned` names, as code can. */
 function breakingLedger(poisoned: (messagingAssetId: number) => boolean) {
   const applied: number[] = [];
+  const apply = async (events: ReadonlyArray<{ data: { messagingAssetId: number } }>) => {
+    for (const event of events) {
+      if (poisoned(event.data.messagingAssetId))
+        throw new TypeError("Cannot read properties of undefined (reading 'gtin')");
+    }
+    applied.push(...events.map((event) => event.data.messagingAssetId));
+    return emptyLedgerReport();
+  };
   const ledger: ConfirmationRecorder = {
     recordPublication: async () => emptyLedgerReport(),
-    recordReviews: async (events) => {
-      for (const event of events) {
-        if (poisoned(event.data.messagingAssetId))
-          throw new TypeError("Cannot read properties of undefined (reading 'gtin')");
-      }
-      applied.push(...events.map((event) => event.data.messagingAssetId));
-      return emptyLedgerReport();
-    },
-    recordMessagingAssets: async (events) => {
-      for (const event of events) {
-        if (poisoned(event.data.messagingAssetId))
-          throw new TypeError("Cannot read properties of undefined (reading 'gtin')");
-      }
-      applied.push(...events.map((event) => event.data.messagingAssetId));
-      return emptyLedgerReport();
-    },
+    recordReviews: apply,
+    recordMessagingAssets: apply,
   };
   return { ledger, applied };
 }
