@@ -128,6 +128,8 @@ function cic(state: string, gtin: string, at: number, channelId: string): CicSum
     state,
     gtin,
     recipientGln: glnOf(channelId),
+    // From the recipient itself, as the ledger believes a confirmation.
+    creatorGln: glnOf(channelId),
     targetMarketCountryCode: '276',
     creationDateTime: new Date(at).toISOString(),
     statuses: [],

@@ -66,11 +66,16 @@ function take(): Record<string, number> {
   return taken;
 }
 
+/** A 13-digit recipient GLN per channel (`ch-0`, `ch-1`, …): the ledger keys only well-formed ones. */
+const glnOf = (channelId: string) => `06141410${channelId.replace(/\D/g, '').padStart(5, '0')}`;
+
 const cic = (state: string, gtin: string, gln: string) => ({
   gdsnVersion: '3.1' as const,
   state,
   gtin,
   recipientGln: gln,
+  // From the recipient itself, as the ledger believes a confirmation.
+  creatorGln: gln,
   targetMarketCountryCode: '276',
   creationDateTime: new Date(T0 + HOUR).toISOString(),
   statuses: [],
@@ -111,7 +116,7 @@ for (const primaryKey of keys) {
             messagingCreatorType: 'REVIEW',
           },
           messagingAssetId: id,
-          cic: [cic('RECEIVED', primaryKey, `gln-${channelId}`)],
+          cic: [cic('RECEIVED', primaryKey, glnOf(channelId))],
         },
       }),
     ]);
@@ -131,7 +136,7 @@ for (const primaryKey of keys) {
         document: { rootName: 'x', namespaces: {}, root: {} },
         cic: [
           {
-            ...cic('SYNCHRONISED', primaryKey, 'gln-ch-0'),
+            ...cic('SYNCHRONISED', primaryKey, glnOf('ch-0')),
             creationDateTime: new Date(T0 + 2 * HOUR).toISOString(),
           },
         ],

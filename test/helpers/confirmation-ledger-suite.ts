@@ -33,6 +33,8 @@ export function cic(state: string, gtin: string, hours: number, extra: Partial<C
     recipientGln: RETAILER_GLN,
     targetMarketCountryCode: '276',
     creationDateTime: iso(hours),
+    // As the reader gives it: the confirmation's content owner, else its header's sender.
+    creatorGln: extra.recipientGln ?? RETAILER_GLN,
     statuses:
       state === 'REVIEW'
         ? [
@@ -82,7 +84,8 @@ export function reviewReceived(
   });
 }
 
-function assetReceived(
+/** The `pds.messaging-asset.received` event of a messaging asset holding `cics`. */
+export function assetReceived(
   messagingAssetId: number,
   cics: CicSummary[],
   primaryKey?: string,
@@ -573,7 +576,7 @@ export function describeConfirmationLedger(
       // assess
       expect(bogus).toBeInstanceOf(UnknownConfirmationStateError);
       expect((bogus as Error).message).toMatch(
-        /state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, APPROVED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, SYNCHRONISED/,
+        /state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, APPROVED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, REVIEW_WARNING, SYNCHRONISED/,
       );
       // a refusal is the ledger's own state: asking for it is valid before the first one is recorded
       expect(resolved).toEqual(['REVIEW', 'OVERDUE', 'APPROVED', 'REFUSED_BY_DATA_POOL']);

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../packages/bridge/src/api/index.ts';
+import { fixedChannelDirectory } from '../../packages/bridge/src/confirmations/channel-directory.ts';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
@@ -27,6 +28,11 @@ const HOUR = 3_600_000;
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/gdsn');
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8');
 const CHANNEL = { destinationType: 'COMMUNICATION_CHANNEL' as const, destinationId: 'gdsn-de' };
+/**
+ * The fixtures' data pools: the source data pool that sends the responses and registration answers,
+ * and the recipient's data pool that relays the 2.8 confirmation (cic-2.8-message.xml).
+ */
+const DATA_POOLS = ['0614141000029', '0614141000036'];
 /** The item the data pool refuses in gs1-response-3.1-exceptions.xml. */
 const REFUSED = '00614141123520';
 
@@ -39,6 +45,7 @@ async function published(primaryKeys: string[], publishedAt: string) {
     sink,
     deadlineMs: 48 * HOUR,
     now: () => new Date('2026-11-30T12:00:00.000Z'),
+    channels: fixedChannelDirectory(DATA_POOLS),
   });
   await ledger.recordPublication({ publicationId: 'p-1', publishedAt, ...request });
   const changes = () =>
@@ -210,6 +217,7 @@ describe('a refusal of an item published to several channels', () => {
       sink,
       deadlineMs: 48 * HOUR,
       now: () => new Date('2026-11-27T08:00:00.000Z'),
+      channels: fixedChannelDirectory(DATA_POOLS),
     });
     await ledger.recordPublication({
       publicationId: 'p-1',
@@ -279,7 +287,8 @@ describe('answers in both GDSN versions', () => {
     const { store, ledger } = await published([gtin], '2026-06-01T00:00:00.000Z');
     const synchronised31 = fixture('cic-3.1-synchronised.xml')
       .replace('<gtin>00614141123452</gtin>', `<gtin>${gtin}</gtin>`)
-      .replaceAll('<recipientGLN>0614141000005</recipientGLN>', '<recipientGLN>0614141000043</recipientGLN>');
+      // The same recipient as the 2.8 answer, as its sender and creator too (else it is not believed).
+      .replaceAll('0614141000005', '0614141000043');
     const events = [
       messagingAssetEvent(asset(701), synchronised31),
       messagingAssetEvent(asset(702), fixture('cic-2.8-message.xml')),

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixedChannelDirectory } from '../../packages/bridge/src/confirmations/channel-directory.ts';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import type { PdsClient, PublicationRequest } from '../../packages/bridge/src/pds/index.ts';
@@ -41,6 +42,8 @@ async function setup(republish: boolean) {
     sink,
     deadlineMs: 48 * HOUR,
     now,
+    // The channel's record names its recipient (the fixture's requester), as the simulator's do.
+    channels: fixedChannelDirectory([], { 'gdsn-se': ['0614141000043'] }),
     ...(republish ? { republisher: publicationRepublisher({ store, queue, now }) } : {}),
   });
   const calls = { selections: [] as string[][], publications: [] as PublicationRequest[] };
@@ -138,6 +141,40 @@ describe('a resend request with REPUBLISH_ON_RESEND_REQUEST on', () => {
     // assess
     expect(queue.sent).toEqual([]);
     expect(report.unmatched).toBe(1);
+  });
+});
+
+describe('whom a resend request is believed from, and how often', () => {
+  it('republishes nothing for a party the channel does not lead to, and counts it', async () => {
+    // arrange: another party asks for the item, writing itself as sender and requester
+    const { queue, ledger } = await setup(true);
+    const stranger = messagingAssetEvent(
+      { id: 603, createdAt: Date.parse('2026-11-28T07:00:00.000Z'), contentType: 'application/xml' },
+      RESEND.replaceAll('0614141000043', '0614141000098'),
+    );
+
+    // act
+    const report = await ledger.recordMessagingAssets([stranger]);
+
+    // assess
+    expect(queue.sent).toEqual([]);
+    expect(report).toMatchObject({ untrusted: 1, unmatched: 1 });
+  });
+
+  it('republishes an item once per channel within the window, however many requests name it', async () => {
+    // arrange: three requests (three messaging assets), two read in one page
+    const { queue, ledger, calls, drain } = await setup(true);
+
+    // act
+    await ledger.recordMessagingAssets([resendEvent(604), resendEvent(605)]);
+    await drain();
+    const later = await ledger.recordMessagingAssets([resendEvent(606)]);
+    await drain();
+
+    // assess
+    expect(calls.publications).toHaveLength(1);
+    expect(queue.sent).toEqual([]);
+    expect(later.unmatched).toBe(1);
   });
 });
 

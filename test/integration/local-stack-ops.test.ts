@@ -310,7 +310,7 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(bogus.code).toBe(2);
     expect(bogus.stdout).toBe('');
     expect(bogus.stderr).toContain(
-      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, SYNCHRONISED',
+      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, REVIEW_WARNING, SYNCHRONISED',
     );
     expect(lower.code).toBe(0);
     expect(JSON.parse(lower.stdout).query.states).toEqual(['REVIEW', 'OVERDUE']);

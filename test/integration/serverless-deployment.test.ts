@@ -53,6 +53,7 @@ const PARAMETERS = {
   apiLatencyAlarmMs: '2000',
   confirmationDeadlineHours: '24',
   confirmationRetentionDays: '30',
+  dataPoolGlns: '0614141000029,0614141000036',
   republishOnResendRequest: 'true',
   confirmationsOverdueAlarmCount: '25',
   webhookTimeoutMs: '5000',
@@ -724,6 +725,7 @@ describe('serverless template: the whole stack', () => {
     for (const fn of functions) expect(envOf(t, fn).PDS_BASE_URL, fn).toBe(PARAMETERS.pdsBaseUrl);
     for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_DEADLINE_HOURS, fn).toBe('24');
     for (const fn of functions) expect(envOf(t, fn).CONFIRMATION_RETENTION_DAYS, fn).toBe('30');
+    for (const fn of functions) expect(envOf(t, fn).DATA_POOL_GLNS, fn).toBe('0614141000029,0614141000036');
     expect(t.Conditions?.IngestCreatesDropBucket).toEqual({ 'Fn::Equals': ['acme-drops', ''] });
     expect(envOf(t, 'IngestLambdaFunction')).toMatchObject({
       INGEST_PREFIX: 'incoming/',

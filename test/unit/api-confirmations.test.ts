@@ -134,7 +134,7 @@ describe('GET /confirmations', () => {
     ['limit=5000&gtin=', 'limit must be an integer from 1 to 1000'],
     [
       'state=REVIEW,BOGUS',
-      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, SYNCHRONISED (comma-separated, any case)',
+      'state BOGUS is not a state of the confirmation ledger; use one or more of ACCEPTED, AWAITING, OVERDUE, RECEIVED, REFUSED_BY_DATA_POOL, REJECTED, REVIEW, REVIEW_WARNING, SYNCHRONISED (comma-separated, any case)',
     ],
   ])('answers ?%s with 400 invalid-query saying what the value must be', async (query, detail) => {
     const { get } = await setup();

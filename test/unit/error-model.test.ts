@@ -213,6 +213,10 @@ const SAMPLES: Record<string, Sample> = {
   EventDataError: { build: (C) => make(C, 'pds.x', 'bad'), code: 'EVENT_DATA_INVALID' },
   EventPublishError: { build: (C) => make(C, [], ['e1']), code: 'EVENT_PUBLISH_FAILED' },
   ClaimCheckError: { build: (C) => make(C, 'no pointer'), code: 'CLAIM_CHECK_FAILED' },
+  EventSerializationError: {
+    build: (C) => make(C, { id: 'e1', type: 'pds.x' }, new RangeError('Invalid string length')),
+    code: 'EVENT_NOT_SERIALISABLE',
+  },
   // packages/bridge/src/ingest
   IngestEventError: { build: (C) => make(C, 'no Records'), code: 'INGEST_EVENT_INVALID' },
   IngestInProgressError: { build: (C) => make(C, 'p', 'leased'), code: 'INGEST_IN_PROGRESS' },
@@ -260,6 +264,10 @@ const SAMPLES: Record<string, Sample> = {
   EmulatorUnsupportedError: {
     build: (C) => make(C, 'fauxqs 9.9.9 is installed'),
     code: 'EMULATOR_UNSUPPORTED',
+  },
+  InvalidRecipientError: {
+    build: (C) => make(C, 'recipient GLN "-" is not 13 digits'),
+    code: 'CONFIRMATION_RECIPIENT_INVALID',
   },
   UnknownConfirmationStateError: {
     build: (C) => make(C, ['BOGUS'], ['AWAITING', 'REVIEW']),

@@ -165,6 +165,25 @@ describe('SqsEventPublisher', () => {
     expect(error.message).toContain('checkpoint');
   });
 
+  it('refuses an event no JSON text can hold as the sender’s fault, alone, and sends the others', async () => {
+    // prepare: a value JSON cannot write (as a summary too large for any string is)
+    acceptAll();
+    const unwritable = assetEvent(2);
+    (unwritable.data as unknown as { extra: bigint }).extra = 10n;
+
+    // act
+    const attempt = publisher().publish([assetEvent(1), unwritable, assetEvent(3)]);
+
+    // assess
+    const error = (await attempt.catch((caught: unknown) => caught)) as EventPublishError;
+    expect(error).toBeInstanceOf(EventPublishError);
+    expect(error.publishedIds.sort()).toEqual([assetEvent(1).id, assetEvent(3).id].sort());
+    expect(error.failures).toEqual([
+      expect.objectContaining({ eventId: unwritable.id, code: 'EVENT_NOT_SERIALISABLE', senderFault: true }),
+    ]);
+    expect(error.failures[0]?.requestFailed).toBeUndefined();
+  });
+
   it('gives up after the bounded attempts, backing off, and names every event still failing', async () => {
     // prepare
     const { delays, sleep } = recordingSleep();

@@ -177,14 +177,29 @@ export function buildCatalogueItemConfirmation28(
 ): string {
   const created = new Date(input.createdAt).toISOString();
   const number = String(input.messageNumber).padStart(6, '0');
+  const recipient = escapeXml(input.recipientGln);
+  // The header names the recipient as the sender, as a 2.8 message always has one (the shape of
+  // test/fixtures/gdsn/cic-2.8-message.xml): the ledger believes a confirmation from its recipient.
   return `<?xml version="1.0" encoding="UTF-8"?>
-<eanucc:envelope xmlns:eanucc="urn:ean.ucc:2" xmlns:gdsn="urn:ean.ucc:gdsn:2">
+<sh:StandardBusinessDocument xmlns:sh="http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader" xmlns:eanucc="urn:ean.ucc:2" xmlns:gdsn="urn:ean.ucc:gdsn:2">
+  <sh:StandardBusinessDocumentHeader>
+    <sh:HeaderVersion>1.0</sh:HeaderVersion>
+    <sh:Sender><sh:Identifier Authority="EAN.UCC">${recipient}</sh:Identifier></sh:Sender>
+    <sh:Receiver><sh:Identifier Authority="EAN.UCC">${escapeXml(input.dataSourceGln)}</sh:Identifier></sh:Receiver>
+    <sh:DocumentIdentification>
+      <sh:Standard>EAN.UCC</sh:Standard>
+      <sh:TypeVersion>2.8</sh:TypeVersion>
+      <sh:InstanceIdentifier>CIC28-${number}</sh:InstanceIdentifier>
+      <sh:Type>catalogueItemConfirmation</sh:Type>
+      <sh:CreationDateAndTime>${created}</sh:CreationDateAndTime>
+    </sh:DocumentIdentification>
+  </sh:StandardBusinessDocumentHeader>
   <eanucc:message>
     <entityIdentification><uniqueCreatorIdentification>CIC28-${number}</uniqueCreatorIdentification></entityIdentification>
     <gdsn:catalogueItemConfirmation>
       <creationDateTime>${created}</creationDateTime>
       <catalogueItemConfirmationState state="${escapeXml(input.state)}">
-        <recipientGLN>${escapeXml(input.recipientGln)}</recipientGLN>
+        <recipientGLN>${recipient}</recipientGLN>
       </catalogueItemConfirmationState>
       <catalogueItemReference>
         <dataSource>${escapeXml(input.dataSourceGln)}</dataSource>
@@ -193,7 +208,7 @@ export function buildCatalogueItemConfirmation28(
       </catalogueItemReference>
     </gdsn:catalogueItemConfirmation>
   </eanucc:message>
-</eanucc:envelope>
+</sh:StandardBusinessDocument>
 `;
 }
 

@@ -86,7 +86,7 @@ export function createConfirmationSchemas(registry: z.core.$ZodRegistry<z.core.J
     .register(registry, {
       id: 'ConfirmationEntry',
       description:
-        'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED, REFUSED_BY_DATA_POOL, or a review status), since when, the corrective actions of the latest confirmation (or the errors of a refusal) and the reason, the publications that sent it and its history. docs/confirmations.md explains the states.',
+        'One published item at one trading-partner recipient (communication channel; GLN and target market once a confirmation named them): its state (AWAITING, OVERDUE, RECEIVED, REVIEW, REVIEW_WARNING, SYNCHRONISED, REJECTED, ACCEPTED, REFUSED_BY_DATA_POOL, or a review status), since when, the corrective actions of the latest confirmation (or the errors of a refusal) and the reason, the publications that sent it and its history. docs/confirmations.md explains the states.',
     });
 
   const summary = z.record(z.string(), z.number().check(z.int(), z.gte(0))).register(registry, {

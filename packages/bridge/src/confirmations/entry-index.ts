@@ -22,7 +22,7 @@
  */
 import { mapAll } from '../core/index.ts';
 import { compareKeys, deleteIfUnchanged, type StateStore } from '../state/index.ts';
-import { type ConfirmationEntry, REFUSED_BY_DATA_POOL } from './entry.ts';
+import { type ConfirmationEntry, REFUSED_BY_DATA_POOL, REVIEW_WARNING } from './entry.ts';
 import { gtin14 } from './facts.ts';
 import {
   CONFIRMATION_INDEX_PREFIX,
@@ -41,6 +41,7 @@ export const LEDGER_STATES: readonly string[] = Object.freeze([
   'OVERDUE',
   'RECEIVED',
   'REVIEW',
+  REVIEW_WARNING,
   'SYNCHRONISED',
   'REJECTED',
   'ACCEPTED',

@@ -9,6 +9,9 @@
  *
  * - the fact with the latest own time wins: a message's creation time, a publication's time, never
  *   the time the bridge read it, so an older CIC read after a newer one changes nothing;
+ * - an answer counts for a publication when it was created after the bridge accepted the request
+ *   (`requestedAt`) less {@link ANSWER_CLOCK_SKEW_MS}: the answer's time is the recipient's clock,
+ *   the publication's the bridge's, and neither may make the other's answer look older than it is;
  * - a publication is AWAITING; once its deadline passes with no answer created after it, OVERDUE;
  * - on equal times an answer wins over a publication (it cannot be older than what it answers).
  *
@@ -28,6 +31,20 @@ export const AWAITING = 'AWAITING';
 export const OVERDUE = 'OVERDUE';
 /** The data pool or the Global Registry refused the publication before it reached the recipient. */
 export const REFUSED_BY_DATA_POOL = 'REFUSED_BY_DATA_POOL';
+/**
+ * A CIC in state REVIEW whose every corrective action is WARNING (GS1's warning pattern, status
+ * CIC999): the recipient notes something but will synchronise, so it is not listed with the REVIEWs
+ * that block (docs/confirmations.md, "States").
+ */
+export const REVIEW_WARNING = 'REVIEW_WARNING';
+
+/**
+ * How far the clocks behind an answer and a publication may disagree: an answer created up to this
+ * long before the bridge accepted the publication request still counts for that publication
+ * (docs/confirmations.md, "Order"). Five minutes covers a PDS or recipient clock minutes behind;
+ * an answer to the earlier publication written in the same five minutes is taken for the new one.
+ */
+export const ANSWER_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** Facts kept per entry; older ones are dropped (their ids stay in `seen` a while longer). */
 export const MAX_FACTS = 100;
@@ -53,6 +70,11 @@ export interface Fact {
   /** The fact's own time (ISO): message creation, publication. Orders the facts. */
   at: string;
   publicationId?: string;
+  /**
+   * A publication's: when the bridge accepted the request (before it was sent to the PDS), on the
+   * bridge's clock; answers created from this time (less the skew) count for it. Absent: `at`.
+   */
+  requestedAt?: string;
   messagingAssetId?: number;
   reviewId?: string;
   /** The CIC's statuses as corrective actions (empty when it gave none). */
@@ -128,8 +150,18 @@ export interface PendingChange {
 
 const RANK: Record<FactKind, number> = { publication: 0, review: 1, refusal: 2, confirmation: 3 };
 
+/**
+ * The time a fact is ordered by: its own, but a publication's is when its request was accepted less
+ * the skew, so an answer from a clock behind the bridge's, or one written while the PDS was still
+ * answering the publish call, is not older than the publication it answers.
+ */
+function orderTime(fact: Fact): number {
+  if (fact.kind !== 'publication') return Date.parse(fact.at);
+  return Date.parse(fact.requestedAt ?? fact.at) - ANSWER_CLOCK_SKEW_MS;
+}
+
 function compareFacts(a: Fact, b: Fact): number {
-  const byTime = Date.parse(a.at) - Date.parse(b.at);
+  const byTime = orderTime(a) - orderTime(b);
   if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
   return RANK[a.kind] - RANK[b.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
@@ -186,7 +218,9 @@ export function applyFacts(
 ): ConfirmationEntry | undefined {
   const { seen, fresh } = unseenFacts(current, incoming);
   if (current === undefined && fresh.length === 0) return undefined;
-  const facts = [...(current?.facts ?? []), ...fresh].sort(compareFacts).slice(-MAX_FACTS);
+  const facts = withoutSupersededDetails(
+    [...(current?.facts ?? []), ...fresh].sort(compareFacts).slice(-MAX_FACTS),
+  );
   const publications = publicationsOf(current, facts);
   const lastPublished = publications.at(-1)?.publishedAt;
   const deadline = lastPublished
@@ -225,6 +259,25 @@ export function applyFacts(
     return undefined;
   }
   return next;
+}
+
+/**
+ * The facts with the corrective actions and reason of every answer but the latest left out: only the
+ * latest answer's are shown (an older one can never be the latest again), so an entry holds one
+ * answer's texts, not {@link MAX_FACTS} of them.
+ */
+function withoutSupersededDetails(facts: Fact[]): Fact[] {
+  let latestAnswer = -1;
+  facts.forEach((fact, index) => {
+    if (fact.kind === 'confirmation' || fact.kind === 'refusal') latestAnswer = index;
+  });
+  return facts.map((fact, index) => {
+    if (index === latestAnswer || (fact.correctiveActions === undefined && fact.reason === undefined)) {
+      return fact;
+    }
+    const { correctiveActions: _actions, reason: _reason, ...kept } = fact;
+    return kept;
+  });
 }
 
 /** The facts of `incoming` the entry has not seen yet, and every fact id seen with them. */

@@ -30,3 +30,18 @@ export class UnknownConfirmationStateError extends BridgeError {
     this.valid = valid;
   }
 }
+
+/**
+ * A ledger key was asked for a recipient that is not a GLN (13 digits) and target market (3 digits):
+ * the ledger screens confirmations before keying them (./identifiers.ts), so this names a bug in the
+ * caller, never a partner's text turned into an unbounded or ambiguous key.
+ */
+export class InvalidRecipientError extends BridgeError {
+  constructor(problem: string) {
+    super(
+      'CONFIRMATION_RECIPIENT_INVALID',
+      `Cannot key a confirmation entry: ${problem}; screen the confirmation with recipientProblem() first`,
+    );
+    this.name = 'InvalidRecipientError';
+  }
+}

@@ -3,10 +3,33 @@
  * id depends only on the message it comes from, so the review poller and the messaging-asset poller
  * reading the same CIC give the same fact, and the ledger keeps it once.
  */
+import { boundedText } from '../core/index.ts';
 import type { ConfirmationCorrectiveAction, ConfirmationReason } from '../events/data/index.ts';
 import type { SupplierReview } from '../pds/index.ts';
+import { sha256Hex } from '../state/index.ts';
 import type { CicSummary, GdsnError, GdsnMessageSummary } from '../xml/index.ts';
-import { type Fact, REFUSED_BY_DATA_POOL } from './entry.ts';
+import { type Fact, REFUSED_BY_DATA_POOL, REVIEW_WARNING } from './entry.ts';
+
+/**
+ * Characters kept of each text a partner writes into a fact (a reason, a description, a corrective
+ * action's expected information); a longer one ends in "… (N more characters left out)". The whole
+ * text stays in the message's own event.
+ */
+export const MAX_FACT_TEXT = 1000;
+/** Corrective actions (or a refusal's errors) kept per fact, the first; the rest stay in the event. */
+export const MAX_CORRECTIVE_ACTIONS = 20;
+/** Characters of a fact id built from a partner's identifiers before it is hashed. */
+const MAX_FACT_ID = 200;
+
+function capped(text: string): string {
+  return boundedText(text, MAX_FACT_TEXT);
+}
+
+/** A fact id as given while short, else its prefix and a hash (ids are remembered in `seen`). */
+function boundedFactId(prefix: string, rest: string): string {
+  const id = `${prefix}${rest}`;
+  return id.length <= MAX_FACT_ID ? id : `${prefix}sha256:${sha256Hex(rest)}`;
+}
 
 /** A GTIN as GTIN-14: digits left-padded with zeros (GTIN-8/12/13 are GTIN-14 with leading zeros). */
 export function gtin14(gtin: string): string {
@@ -32,10 +55,10 @@ export function correctiveActionsOf(cic: CicSummary): ConfirmationCorrectiveActi
     const description = status.descriptions.find((one) => one.text !== '')?.text;
     const longDescription = status.longDescriptions?.find((one) => one.text !== '')?.text;
     const base = {
-      statusCode: status.code,
-      ...(description ? { description } : {}),
-      ...(status.gtin ? { gtin: status.gtin } : {}),
-      ...(longDescription ? { longDescription } : {}),
+      statusCode: capped(status.code),
+      ...(description ? { description: capped(description) } : {}),
+      ...(status.gtin ? { gtin: capped(status.gtin) } : {}),
+      ...(longDescription ? { longDescription: capped(longDescription) } : {}),
     };
     if (status.correctiveActions.length === 0) {
       // A status without an action still tells the supplier what is wrong.
@@ -45,14 +68,14 @@ export function correctiveActionsOf(cic: CicSummary): ConfirmationCorrectiveActi
     for (const action of status.correctiveActions) {
       actions.push({
         ...base,
-        code: action.code,
+        code: capped(action.code),
         ...(action.expectedCorrectiveInformation
-          ? { expectedCorrectiveInformation: action.expectedCorrectiveInformation }
+          ? { expectedCorrectiveInformation: capped(action.expectedCorrectiveInformation) }
           : {}),
       });
     }
   }
-  return actions;
+  return actions.slice(0, MAX_CORRECTIVE_ACTIONS);
 }
 
 /**
@@ -70,9 +93,9 @@ export function confirmationReason(cic: CicSummary): ConfirmationReason | undefi
   const senderGln = cic.creatorGln ?? cic.recipientGln;
   return {
     source: 'recipient',
-    ...(chosen.code ? { code: chosen.code } : {}),
-    text: chosen.text,
-    ...(senderGln ? { senderGln } : {}),
+    ...(chosen.code ? { code: capped(chosen.code) } : {}),
+    text: capped(chosen.text),
+    ...(senderGln ? { senderGln: capped(senderGln) } : {}),
   };
 }
 
@@ -85,18 +108,34 @@ export function confirmationFact(
 ): Fact {
   const gtin = gtin14(cic.gtin);
   return {
-    id: `asset:${messagingAssetId}:${gtin}:${cic.recipientGln ?? ''}:${cic.targetMarketCountryCode ?? ''}`,
+    id: boundedFactId(
+      `asset:${messagingAssetId}:`,
+      `${gtin}:${cic.recipientGln ?? ''}:${cic.targetMarketCountryCode ?? ''}`,
+    ),
     kind: 'confirmation',
-    state: cic.state,
+    state: isWarningOnly(cic) ? REVIEW_WARNING : capped(cic.state),
     at: factTime(cic.creationDateTime, fallbackTime),
     messagingAssetId,
     ...(reviewId ? { reviewId } : {}),
     correctiveActions: correctiveActionsOf(cic),
     ...withReason(confirmationReason(cic)),
-    gtin,
+    gtin: capped(gtin),
     ...(cic.recipientGln ? { recipientGln: cic.recipientGln } : {}),
     ...(cic.targetMarketCountryCode ? { targetMarket: cic.targetMarketCountryCode } : {}),
   };
+}
+
+/**
+ * True for a REVIEW whose statuses all carry corrective actions and every one is WARNING: GS1's way
+ * (status CIC999, action WARNING) of saying "noted, but the item will synchronise".
+ */
+export function isWarningOnly(cic: CicSummary): boolean {
+  if (cic.state !== 'REVIEW' || cic.statuses.length === 0) return false;
+  return cic.statuses.every(
+    (status) =>
+      status.correctiveActions.length > 0 &&
+      status.correctiveActions.every((action) => action.code.trim().toUpperCase() === 'WARNING'),
+  );
 }
 
 function withReason(reason: ConfirmationReason | undefined): { reason?: ConfirmationReason } {
@@ -121,9 +160,9 @@ export function refusalReason(gdsn: GdsnMessageSummary): ConfirmationReason {
     `${gdsn.messageType === 'catalogueItemRegistrationResponse' ? 'registration' : 'message'} ${gdsn.status ?? 'refused'} by ${gdsn.senderGln ?? 'the data pool'}, no error text given`;
   return {
     source: 'data-pool',
-    ...(error?.code ? { code: error.code } : {}),
-    text,
-    ...(gdsn.senderGln ? { senderGln: gdsn.senderGln } : {}),
+    ...(error?.code ? { code: capped(error.code) } : {}),
+    text: capped(text),
+    ...(gdsn.senderGln ? { senderGln: capped(gdsn.senderGln) } : {}),
   };
 }
 
@@ -145,11 +184,11 @@ export function refusalFact(
     at: factTime(gdsn.creationDateTime, fallbackTime),
     messagingAssetId,
     ...(reviewId ? { reviewId } : {}),
-    correctiveActions: (gdsn.errors ?? []).map((error) => ({
-      statusCode: error.code,
+    correctiveActions: (gdsn.errors ?? []).slice(0, MAX_CORRECTIVE_ACTIONS).map((error) => ({
+      statusCode: capped(error.code),
       code: '',
-      ...(error.description ? { description: error.description } : {}),
-      ...(error.gtins?.length === 1 ? { gtin: error.gtins[0] } : {}),
+      ...(error.description ? { description: capped(error.description) } : {}),
+      ...(error.gtins?.length === 1 && error.gtins[0] ? { gtin: capped(error.gtins[0]) } : {}),
     })),
     reason: refusalReason(gdsn),
   };
@@ -166,20 +205,24 @@ export function reviewFact(review: SupplierReview, reviewId: string, fallbackTim
   return {
     id: `review:${reviewId}`,
     kind: 'review',
-    state: review.reviewStatus,
+    state: capped(review.reviewStatus),
     at: factTime(review.date, fallbackTime),
     messagingAssetId: review.messagingAssetId,
     reviewId,
   };
 }
 
-/** The fact of a publication (AWAITING until an answer created after it, or the deadline). */
-export function publicationFact(publicationId: string, publishedAt: string): Fact {
+/**
+ * The fact of a publication (AWAITING until an answer created after it, or the deadline): `at` when
+ * the PDS accepted it, `requestedAt` when the bridge accepted the request, before anything was sent.
+ */
+export function publicationFact(publicationId: string, publishedAt: string, requestedAt?: string): Fact {
   return {
     id: `publication:${publicationId}`,
     kind: 'publication',
     state: 'AWAITING',
     at: publishedAt,
+    ...(requestedAt && Date.parse(requestedAt) < Date.parse(publishedAt) ? { requestedAt } : {}),
     publicationId,
   };
 }

@@ -2,7 +2,9 @@
  * Where the confirmation ledger keeps its entries and the publications' deadline marks in the state
  * bucket (docs/architecture.md, "The state bucket").
  */
-import { decodeKeySegment, encodeKeyPart, encodeKeySegment, sha256Hex, statePrefix } from '../state/index.ts';
+import { decodeKeySegment, encodeKeySegment, sha256Hex, statePrefix } from '../state/index.ts';
+import { InvalidRecipientError } from './errors.ts';
+import { recipientProblem } from './identifiers.ts';
 
 /** `confirmations/`: the ledger, one entry per item, channel and recipient (./ledger.ts). */
 export const CONFIRMATIONS_PREFIX = statePrefix('confirmations', 'packages/bridge/src/confirmations');
@@ -56,17 +58,27 @@ export const FIRST_RECIPIENT = '_';
 /**
  * `confirmations/<primaryKey>/<channelId>/<recipient>.json`: one entry of the confirmation ledger.
  * `recipient` is `_` for the channel's first entry, `<gln>.<targetMarket>` for further recipients a
- * channel's confirmations name. Store the parts inside the value too: long ones are hashed.
+ * channel's confirmations name (`-` for one they leave out); a recipient that is not 13 and 3 digits
+ * is an {@link InvalidRecipientError}. Store the parts inside the value too: long ones are hashed.
  */
 export function confirmationKey(
   primaryKey: string,
   channelId: string,
   recipient?: { recipientGln?: string | undefined; targetMarket?: string | undefined },
 ): string {
+  if (recipient !== undefined) {
+    // Only a GLN and a target market of digits, or none (`-`): never a partner's free text, so the key
+    // stays short and `-`, an empty text and an absent GLN are not one recipient.
+    const problem = recipientProblem({
+      recipientGln: recipient.recipientGln,
+      targetMarketCountryCode: recipient.targetMarket,
+    });
+    if (problem) throw new InvalidRecipientError(problem);
+  }
   const last =
     recipient === undefined
       ? FIRST_RECIPIENT
-      : `${encodeKeyPart(recipient.recipientGln || '-')}.${encodeKeyPart(recipient.targetMarket || '-')}`;
+      : `${recipient.recipientGln ?? '-'}.${recipient.targetMarket ?? '-'}`;
   return `${confirmationItemPrefix(primaryKey)}${encodeKeySegment(channelId)}/${last}.json`;
 }
 

@@ -20,7 +20,8 @@
 import { type Log, mapAll, silentLog } from '../core/index.ts';
 import type { ConfirmationEntryKey } from '../events/data/index.ts';
 import type { CloudEvent } from '../events/index.ts';
-import type { CicSummary } from '../xml/index.ts';
+import type { CicSummary, GdsnMessageSummary } from '../xml/index.ts';
+import { type ChannelDirectory, fixedChannelDirectory } from './channel-directory.ts';
 import {
   applyFacts,
   type ConfirmationEntry,
@@ -39,6 +40,7 @@ import {
   refusedKeys,
   reviewFact,
 } from './facts.ts';
+import { recipientProblem } from './identifiers.ts';
 import {
   confirmationChannelPrefix,
   confirmationDeadlineKey,
@@ -58,27 +60,43 @@ import { readEntries } from './read.ts';
 import { communicationChannels, namesSameRecipient } from './recipients.ts';
 import {
   isResendRequest,
+  RESEND_WINDOW_MS,
+  republishedWithin,
   resendChannel,
   resendIdempotencyKey,
   resendRequestedKeys,
   withResendLink,
 } from './resend.ts';
+import { authorsOf, confirmationVerdict, refusalVerdict, resendVerdict, type TrustVerdict } from './trust.ts';
+
+/** The messages the ledger judges, as its log lines name them. */
+const MESSAGE_KINDS = { confirmation: 'Confirmation', refusal: 'Refusal', resend: 'Resend request' } as const;
+
+/** What a log line about a message the ledger did not apply names. */
+interface MessageContext {
+  messagingAssetId: number;
+  primaryKey?: string | undefined;
+  channelId?: string | undefined;
+  reviewId?: string | undefined;
+}
 
 export class ConfirmationLedger implements ConfirmationRecorder {
   readonly #deps: LedgerDependencies;
   readonly #now: () => Date;
   readonly #log: Log;
   readonly #index: ConfirmationIndex;
+  readonly #channels: ChannelDirectory;
 
   constructor(deps: LedgerDependencies) {
     this.#deps = deps;
+    this.#channels = deps.channels ?? fixedChannelDirectory([]);
     this.#index = new ConfirmationIndex(deps.store, deps.retentionMs);
     this.#now = deps.now ?? (() => new Date());
     this.#log = deps.log ?? silentLog;
   }
 
   async recordPublication(published: PublishedItems): Promise<LedgerReport> {
-    const fact = publicationFact(published.publicationId, published.publishedAt);
+    const fact = publicationFact(published.publicationId, published.publishedAt, published.requestedAt);
     const deadline = new Date(Date.parse(published.publishedAt) + this.#deps.deadlineMs).toISOString();
     const channels = communicationChannels(published.destinations);
     const pairs = [...new Set(published.primaryKeys)].flatMap((primaryKey) =>
@@ -117,8 +135,16 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       if (typeof review.channelId !== 'string' || review.channelId.length === 0) return emptyLedgerReport();
       const read = new Date(event.time);
       const { gdsn } = event.data;
+      const context: MessageContext = {
+        messagingAssetId: review.messagingAssetId,
+        primaryKey: review.primaryKey,
+        channelId: review.channelId,
+        reviewId: event.id,
+      };
       if (gdsn?.refusal) {
         // The data pool refused what was published to this channel: every recipient of it is affected.
+        const verdict = refusalVerdict(authorsOf(gdsn), await this.#channels.dataPoolsOf(review.channelId));
+        if (!verdict.trusted) return this.#notBelieved('refusal', verdict, context);
         const fact = refusalFact(gdsn, review.messagingAssetId, read, event.id);
         return this.#applyToExisting(confirmationChannelPrefix(review.primaryKey, review.channelId), fact);
       }
@@ -136,6 +162,11 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       }
       const report = emptyLedgerReport();
       for (const cic of answers) {
+        const refused = await this.#screenConfirmation(cic, gdsn, review.channelId, context);
+        if (refused) {
+          addLedgerReport(report, refused);
+          continue;
+        }
         const fact = confirmationFact(cic, review.messagingAssetId, read, event.id);
         addLedgerReport(report, await this.#applyToRecipient(review.primaryKey, review.channelId, cic, fact));
       }
@@ -149,15 +180,12 @@ export class ConfirmationLedger implements ConfirmationRecorder {
   ): Promise<LedgerReport> {
     const withCic = events.filter(
       (event) =>
-        (event.data.cic?.length ?? 0) > 0 ||
-        event.data.gdsn?.refusal ||
-        (this.#deps.republisher !== undefined && isResendRequest(event.data.gdsn)),
+        !isResendRequest(event.data.gdsn) && ((event.data.cic?.length ?? 0) > 0 || event.data.gdsn?.refusal),
     );
     const reports = await mapAll(withCic, this.#concurrency, async (event) => {
       const report = emptyLedgerReport();
       const read = new Date(event.data.createdAt ?? event.time);
       const { gdsn } = event.data;
-      if (isResendRequest(gdsn)) return this.#republishOnResendRequest(event);
       if (gdsn?.refusal) {
         const fact = refusalFact(gdsn, event.data.messagingAssetId, read);
         const keys = refusedKeys(gdsn, event.data.primaryKey);
@@ -170,6 +198,12 @@ export class ConfirmationLedger implements ConfirmationRecorder {
             report.unmatched++;
             continue;
           }
+          const verdict = refusalVerdict(authorsOf(gdsn), await this.#channels.dataPoolsOf(channel));
+          if (!verdict.trusted) {
+            const context = { messagingAssetId: event.data.messagingAssetId, primaryKey, channelId: channel };
+            addLedgerReport(report, this.#notBelieved('refusal', verdict, context));
+            continue;
+          }
           addLedgerReport(
             report,
             await this.#applyToExisting(confirmationChannelPrefix(primaryKey, channel), fact),
@@ -179,17 +213,35 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       }
       for (const cic of event.data.cic ?? []) {
         const primaryKey = event.data.primaryKey ?? gtin14(cic.gtin);
+        const context = { messagingAssetId: event.data.messagingAssetId, primaryKey };
+        const invalid = this.#invalidRecipient(cic, context);
+        if (invalid) {
+          addLedgerReport(report, invalid);
+          continue;
+        }
         const target = await this.#entryNamingRecipient(primaryKey, cic);
         if (target === undefined) {
           // The review poller brings it with its channel once the review is listed.
           report.unmatched++;
           continue;
         }
+        const refused = await this.#screenConfirmation(cic, gdsn, target.channelId, context);
+        if (refused) {
+          addLedgerReport(report, refused);
+          continue;
+        }
         const fact = confirmationFact(cic, event.data.messagingAssetId, read);
-        addLedgerReport(report, await this.#apply(target, undefined, [fact]));
+        addLedgerReport(report, await this.#apply(target.stateKey, undefined, [fact]));
       }
       return report;
     });
+    // One at a time: each sees the republications the one before it linked, so two requests for one
+    // item in one page republish it once (RESEND_WINDOW_MS).
+    if (this.#deps.republisher !== undefined) {
+      for (const event of events.filter((one) => isResendRequest(one.data.gdsn))) {
+        reports.push(await this.#republishOnResendRequest(event));
+      }
+    }
     return this.#total(reports);
   }
 
@@ -222,6 +274,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const keys = resendRequestedKeys(gdsn, event.data.primaryKey);
     if (keys.length === 0) report.unmatched++;
     const byChannel = new Map<string, { primaryKeys: string[]; stateKeys: string[] }>();
+    const now = this.#now();
     for (const primaryKey of keys) {
       const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
       const channel = resendChannel(entries, recipientGln);
@@ -229,11 +282,39 @@ export class ConfirmationLedger implements ConfirmationRecorder {
         report.unmatched++;
         continue;
       }
+      const atChannel = entries.filter(({ entry }) => entry.key.channelId === channel);
+      const named = new Set([
+        ...atChannel.flatMap(({ entry }) => entry.key.recipientGln ?? []),
+        ...(await this.#channels.recipientsOf(channel)),
+      ]);
+      const context = { messagingAssetId, primaryKey, channelId: channel };
+      const verdict = resendVerdict(
+        authorsOf(gdsn),
+        recipientGln,
+        named,
+        await this.#channels.dataPoolsOf(channel),
+      );
+      if (!verdict.trusted) {
+        addLedgerReport(report, this.#notBelieved('resend', verdict, context));
+        continue;
+      }
+      const earlier = republishedWithin(atChannel, messagingAssetId, now);
+      if (earlier) {
+        this.#log.warn(
+          'Resend request: the item was republished to this channel within the resend window; not republished again',
+          {
+            ...context,
+            windowHours: RESEND_WINDOW_MS / 3_600_000,
+            earlierPublicationId: earlier.publicationId,
+            earlierMessagingAssetId: earlier.messagingAssetId,
+          },
+        );
+        report.unmatched++;
+        continue;
+      }
       const group = byChannel.get(channel) ?? { primaryKeys: [], stateKeys: [] };
       group.primaryKeys.push(primaryKey);
-      group.stateKeys.push(
-        ...entries.filter(({ entry }) => entry.key.channelId === channel).map(({ stateKey }) => stateKey),
-      );
+      group.stateKeys.push(...atChannel.map(({ stateKey }) => stateKey));
       byChannel.set(channel, group);
     }
     for (const [channelId, group] of byChannel) {
@@ -330,12 +411,69 @@ export class ConfirmationLedger implements ConfirmationRecorder {
    * item already knows its recipient (an entry that does not yet might be the one) and exactly one
    * has this GLN and target market. Otherwise nothing is guessed: the review brings the channel.
    */
-  async #entryNamingRecipient(primaryKey: string, cic: CicSummary): Promise<string | undefined> {
+  async #entryNamingRecipient(
+    primaryKey: string,
+    cic: CicSummary,
+  ): Promise<{ stateKey: string; channelId: string } | undefined> {
     if (!cic.recipientGln) return undefined;
     const entries = await readEntries(this.#deps.store, confirmationItemPrefix(primaryKey));
     if (entries.some(({ entry }) => entry.key.recipientGln === undefined)) return undefined;
     const matches = entries.filter(({ entry }) => namesSameRecipient(entry.key, cic));
-    return matches.length === 1 ? matches[0]?.stateKey : undefined;
+    const match = matches.length === 1 ? matches[0] : undefined;
+    return match && { stateKey: match.stateKey, channelId: match.entry.key.channelId };
+  }
+
+  /**
+   * A report counting the confirmation as refused, or `undefined` when it may be applied: its
+   * recipient must be keyable (./identifiers.ts) and its authors the recipient it names or the
+   * channel's data pool (./trust.ts). A confirmation naming no recipient is believed from a data
+   * pool only.
+   */
+  async #screenConfirmation(
+    cic: CicSummary,
+    gdsn: GdsnMessageSummary | undefined,
+    channelId: string,
+    context: MessageContext,
+  ): Promise<LedgerReport | undefined> {
+    const invalid = this.#invalidRecipient(cic, context);
+    if (invalid) return invalid;
+    const authors = authorsOf(cic, gdsn);
+    // The recipient speaking for itself needs no directory (and no channel listing) to be believed.
+    if (confirmationVerdict(authors, cic.recipientGln, new Set()).trusted) return undefined;
+    const verdict = confirmationVerdict(
+      authors,
+      cic.recipientGln,
+      await this.#channels.dataPoolsOf(channelId),
+    );
+    if (verdict.trusted) return undefined;
+    return this.#notBelieved('confirmation', verdict, { ...context, channelId });
+  }
+
+  /** A report counting the confirmation as invalid when its recipient cannot be keyed, logged. */
+  #invalidRecipient(cic: CicSummary, context: MessageContext): LedgerReport | undefined {
+    const problem = recipientProblem(cic);
+    if (problem === undefined) return undefined;
+    this.#log.warn(
+      'Confirmation names a malformed recipient; not applied to the ledger (kept in its event)',
+      {
+        ...context,
+        problem,
+      },
+    );
+    return { ...emptyLedgerReport(), unmatched: 1, invalid: 1 };
+  }
+
+  /** Counts and logs a message whose sender may not speak for the entries it names. */
+  #notBelieved(
+    kind: keyof typeof MESSAGE_KINDS,
+    verdict: Extract<TrustVerdict, { trusted: false }>,
+    context: MessageContext,
+  ): LedgerReport {
+    this.#log.warn(
+      `${MESSAGE_KINDS[kind]} not believed: ${verdict.reason}; not applied to the ledger (kept in its event)`,
+      { ...context, authors: verdict.authors },
+    );
+    return { ...emptyLedgerReport(), unmatched: 1, untrusted: 1 };
   }
 
   /**
@@ -445,6 +583,8 @@ export class ConfirmationLedger implements ConfirmationRecorder {
       metrics.addMetric('ConfirmationsRejected', 'Count', to('REJECTED'));
       metrics.addMetric('ConfirmationsOverdue', 'Count', to('OVERDUE'));
       metrics.addMetric('ConfirmationsRefusedByDataPool', 'Count', to(REFUSED_BY_DATA_POOL));
+      if (total.untrusted > 0) metrics.addMetric('ConfirmationsUntrusted', 'Count', total.untrusted);
+      if (total.invalid > 0) metrics.addMetric('ConfirmationsInvalid', 'Count', total.invalid);
     }
     return total;
   }

@@ -6,12 +6,18 @@ import type { Log, Metrics } from '../core/index.ts';
 import type { CloudEvent, EventSink } from '../events/index.ts';
 import type { Destination } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';
+import type { ChannelDirectory } from './channel-directory.ts';
 
 /** A publication the PDS accepted: every (key, communication channel) becomes an entry. */
 export interface PublishedItems {
   publicationId: string;
   /** ISO time the PDS accepted the publication. */
   publishedAt: string;
+  /**
+   * ISO time the bridge accepted the publication request, before anything was sent to the PDS: an
+   * answer created after it (less ANSWER_CLOCK_SKEW_MS) counts for this publication (./entry.ts).
+   */
+  requestedAt?: string;
   primaryKeys: readonly string[];
   destinations: readonly Destination[];
 }
@@ -24,8 +30,16 @@ export interface LedgerReport {
   transitions: Record<string, number>;
   /** Events published (`pds.confirmation.changed`), repeats of a crashed attempt included. */
   eventsPublished: number;
-  /** Confirmations of messaging assets that named no entry the ledger could tell for sure. */
+  /**
+   * Answers applied to no entry: naming none the ledger could tell for sure, not believed from their
+   * sender (`untrusted`), or naming a recipient that cannot be keyed (`invalid`). Kept in the raw
+   * events only.
+   */
   unmatched: number;
+  /** Of `unmatched`: messages whose sender may not speak for the entry (./trust.ts). */
+  untrusted: number;
+  /** Of `unmatched`: confirmations whose recipient GLN or target market is malformed (./identifiers.ts). */
+  invalid: number;
 }
 
 export interface ConfirmationRecorder {
@@ -56,7 +70,7 @@ export interface Republisher {
 }
 
 export function emptyLedgerReport(): LedgerReport {
-  return { entriesWritten: 0, transitions: {}, eventsPublished: 0, unmatched: 0 };
+  return { entriesWritten: 0, transitions: {}, eventsPublished: 0, unmatched: 0, untrusted: 0, invalid: 0 };
 }
 
 /** Adds `more` into `total`. */
@@ -64,6 +78,8 @@ export function addLedgerReport(total: LedgerReport, more: LedgerReport): Ledger
   total.entriesWritten += more.entriesWritten;
   total.eventsPublished += more.eventsPublished;
   total.unmatched += more.unmatched;
+  total.untrusted += more.untrusted;
+  total.invalid += more.invalid;
   for (const [state, count] of Object.entries(more.transitions)) {
     total.transitions[state] = (total.transitions[state] ?? 0) + count;
   }
@@ -94,4 +110,11 @@ export interface LedgerDependencies {
    * only its event.
    */
   republisher?: Republisher;
+  /**
+   * Who speaks for each channel (./channel-directory.ts): its data pool and the Global Registry, whose
+   * refusals and relayed confirmations are believed, and the recipients it leads to. Unset: nobody
+   * beyond what the entries learnt (refusals are never applied; confirmations are believed from
+   * their recipient alone).
+   */
+  channels?: ChannelDirectory;
 }

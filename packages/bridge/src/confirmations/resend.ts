@@ -20,6 +20,32 @@ import { gtin14 } from './facts.ts';
 /** Resend requests remembered per entry, the latest. */
 export const MAX_RESEND_REQUESTS = 20;
 
+/**
+ * At most one republication per item and channel in this window, whatever the number of resend
+ * requests (a recipient, or anyone writing its GLN, cannot make the bridge republish without limit).
+ */
+export const RESEND_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * The republication an earlier resend request (another messaging asset) triggered on these entries
+ * within {@link RESEND_WINDOW_MS} before `now`, if any: the request at hand is then not republished.
+ * The same asset read again is no earlier request: its replay is answered by the idempotency key.
+ */
+export function republishedWithin(
+  entries: ReadonlyArray<{ entry: Pick<ConfirmationEntry, 'resendRequests'> }>,
+  messagingAssetId: number,
+  now: Date,
+): ResendRequestLink | undefined {
+  const since = now.getTime() - RESEND_WINDOW_MS;
+  for (const { entry } of entries) {
+    const link = (entry.resendRequests ?? []).find(
+      (one) => one.messagingAssetId !== messagingAssetId && Date.parse(one.recordedAt) > since,
+    );
+    if (link) return link;
+  }
+  return undefined;
+}
+
 /** True when a messaging asset's summary is a resend (or reload) request. */
 export function isResendRequest(gdsn: GdsnMessageSummary | undefined): boolean {
   return gdsn?.messageType === 'requestForCatalogueItemNotification';

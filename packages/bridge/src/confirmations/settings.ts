@@ -5,6 +5,7 @@
  * |---|---|---|
  * | `CONFIRMATION_DEADLINE_HOURS` | 48 | hours a published item may wait for its recipient's answer before it is OVERDUE |
  * | `CONFIRMATION_RETENTION_DAYS` | 90 | days a settled entry (SYNCHRONISED, ACCEPTED) is kept after it settled; unresolved entries never expire |
+ * | `DATA_POOL_GLNS` | none | comma-separated GLNs of the data pools and the Global Registry whose refusals (and relayed confirmations) the ledger believes (./channel-directory.ts) |
  *
  * Its events go to `CONFIRMATION_EVENTS_QUEUE_URL` when set, else `EVENTS_QUEUE_URL` (packages/bridge/src/events/routing.ts).
  */
@@ -20,6 +21,10 @@ export const CONFIRMATION_SETTINGS = {
     'days a settled confirmation entry (SYNCHRONISED, ACCEPTED) is kept after it settled, e.g. 90',
     { min: 1, max: 3650, default: DEFAULT_RETENTION_DAYS },
   ),
+  DATA_POOL_GLNS: setting.string(
+    'comma-separated 13-digit GLNs of the data pools and the Global Registry whose refusals the confirmation ledger believes, e.g. 0614141000029,0614141000036',
+    { pattern: /^\d{13}(\s*,\s*\d{13})*$/, hint: 'a comma-separated list of 13-digit GLNs' },
+  ),
   CONFIRMATION_DEADLINE_HOURS: setting.integer(
     'hours a published item may wait for its recipient to answer before it is OVERDUE, e.g. 48',
     { min: 1, max: 24 * 90, default: DEFAULT_DEADLINE_HOURS },
@@ -34,4 +39,9 @@ export function retentionMs(days: number): number {
 /** Hours to milliseconds. */
 export function deadlineMs(hours: number): number {
   return hours * 3_600_000;
+}
+
+/** The GLNs of `DATA_POOL_GLNS` (already checked by its pattern); none when unset. */
+export function dataPoolGlns(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').map((gln) => gln.trim());
 }

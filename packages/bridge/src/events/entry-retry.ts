@@ -15,7 +15,7 @@ import {
   sleep,
 } from '../core/index.ts';
 import type { CloudEvent } from './envelope.ts';
-import { EventPublishError, type EventPublishFailure } from './errors.ts';
+import { EventPublishError, type EventPublishFailure, EventSerializationError } from './errors.ts';
 import type { EventSink } from './sink.ts';
 
 /** An integer option of a publisher, its default when absent; out of range, a {@link ConfigError}. */
@@ -116,6 +116,10 @@ export interface EntriesOutcome {
 export function failureFields(error: unknown): { code: string; reason: string; senderFault: boolean } {
   // A configuration problem (no claim-check bucket) cannot be cured by sending again either.
   if (error instanceof ConfigError) return { code: error.name, reason: error.message, senderFault: true };
+  // Nor an event no JSON text can hold: the event's own fault, a refusal of it alone.
+  if (error instanceof EventSerializationError) {
+    return { code: error.code, reason: error.message, senderFault: true };
+  }
   if (error instanceof Error) {
     const fault = (error as { $fault?: string }).$fault;
     return { code: error.name, reason: error.message, senderFault: fault === 'client' };

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { currentTraceparent, parseTraceparent } from '../core/index.ts';
 import * as z from '../core/zod.ts';
 import { dataSchemaUri } from './dataschema.ts';
-import { EventDataError } from './errors.ts';
+import { EventDataError, EventSerializationError } from './errors.ts';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';
 
 /** `source` of every event unless configured otherwise. */
@@ -192,7 +192,12 @@ const UNSENDABLE = /[\uD800-\uDFFF\uFFFE\uFFFF]/g;
  * JSON.parse(serializeEvent(event)); // deep-equal to event
  */
 export function serializeEvent(event: CloudEvent): string {
-  return toSendableJson(event);
+  try {
+    return toSendableJson(event);
+  } catch (error) {
+    // RangeError (longer than the largest string), TypeError (a BigInt, a cycle): the event's own.
+    throw new EventSerializationError(event, error);
+  }
 }
 
 /**

@@ -21,6 +21,27 @@ export class EventDataError extends BridgeError {
   }
 }
 
+/**
+ * An event that cannot be written as JSON text at all (a value JSON cannot hold, or a text longer
+ * than the runtime's largest string): no destination can take it, however often it is sent, so it
+ * is a refusal of this event (`senderFault`), never an outage that stops the caller.
+ */
+export class EventSerializationError extends BridgeError {
+  readonly eventId: string;
+  readonly type: string;
+
+  constructor(event: { id: string; type: string }, cause: unknown) {
+    super(
+      'EVENT_NOT_SERIALISABLE',
+      `Event ${event.id} (${event.type}) cannot be serialised: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}. Its data is too large or holds a value JSON cannot represent; the pollers pass such an item with messageError.`,
+      { cause },
+    );
+    this.name = 'EventSerializationError';
+    this.eventId = event.id;
+    this.type = event.type;
+  }
+}
+
 /** One event the destination (SQS, EventBridge) did not accept, and why. */
 export interface EventPublishFailure {
   eventId: string;

@@ -225,7 +225,7 @@ export const EVENT_DATA_SCHEMAS = lazily({
         previousState: optionalText('The state before the change; absent when the entry was created.'),
         state: described(
           nonEmpty(),
-          'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), REFUSED_BY_DATA_POOL (the data pool or the Global Registry refused the publication before it reached the recipient; reason says why), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
+          'The new state: AWAITING, OVERDUE, RECEIVED, REVIEW, REVIEW_WARNING (a REVIEW whose every corrective action is WARNING: the item will synchronise), SYNCHRONISED, REJECTED, ACCEPTED (GDSN 2.8), REFUSED_BY_DATA_POOL (the data pool or the Global Registry refused the publication before it reached the recipient; reason says why), or a supplier review status (APPROVED, …) where no confirmation could be read; the set is open.',
         ),
         since: described(
           z.string(),

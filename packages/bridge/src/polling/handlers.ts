@@ -6,9 +6,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ConfigError, type Environment, loadConfig, type SettingSpecs } from '../config/index.ts';
+import { channelDirectory } from '../confirmations/channel-directory.ts';
 import { checkConfirmationDeadlines, expireConfirmations } from '../confirmations/deadlines.ts';
 import { ConfirmationLedger } from '../confirmations/ledger.ts';
-import { deadlineMs, retentionMs } from '../confirmations/settings.ts';
+import { dataPoolGlns, deadlineMs, retentionMs } from '../confirmations/settings.ts';
 import { continuingTrace, type Metrics } from '../core/index.ts';
 import type { EventSink } from '../events/index.ts';
 import { eventSinkFor, logger, metrics, pdsClientFor, stateStoreFor } from '../lambda/adapters.ts';
@@ -156,6 +157,12 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
     log: logger,
     metrics,
     ...(republisher ? { republisher } : {}),
+    // Who speaks for a channel: the configured data pools, and each channel's `dataPoolGln` and
+    // `recipientGln` when the PDS's channel listing gives them (docs/spec-gaps.md).
+    channels: channelDirectory({
+      dataPools: dataPoolGlns(config.settings.DATA_POOL_GLNS as string | undefined),
+      listChannels: async () => (await pdsClientFor(config)).listCommunicationChannels(),
+    }),
   });
   return { settings: config.settings, store, sink, confirmations, pds: () => pdsClientFor(config) };
 }

@@ -5,12 +5,14 @@
  * waits. A run in which the item succeeds forgets its failures.
  *
  * What counts as the item's failure: its XML could not be fetched (a failure of one item, not of the
- * PDS as a whole: a page whose every fetch failed for a PDS-wide reason records nothing), or SQS
- * refused its event as the sender's fault. A failure SQS does not blame on the event (throttling, an
- * outage, a whole request refused for permissions or a missing queue) never counts: the event is
- * sent again and nothing is passed.
+ * PDS as a whole: a page whose every fetch failed for a PDS-wide reason records nothing), its event
+ * could not be built or serialised, SQS refused its event as the sender's fault, or the confirmation
+ * ledger could not apply it for a reason of its own ({@link isItemFault}). A failure SQS does not
+ * blame on the event (throttling, an outage, a whole request refused for permissions or a missing
+ * queue), or a store outage, never counts: the event is sent again and nothing is passed.
  */
-import { boundedText, isIntegerInRange } from '../core/index.ts';
+import { InvalidRecipientError } from '../confirmations/errors.ts';
+import { BridgeError, boundedText, isIntegerInRange } from '../core/index.ts';
 import type { MessageFetchError } from '../events/data/index.ts';
 import {
   type CloudEvent,
@@ -19,6 +21,7 @@ import {
   type EventSink,
 } from '../events/index.ts';
 import { PdsHttpError } from '../pds/index.ts';
+import { StateKeyError, StateValueError } from '../state/index.ts';
 
 /** Consecutive failed runs after which an item is passed; `POLL_FAILURE_LIMIT`. */
 export const DEFAULT_FAILURE_LIMIT = 5;
@@ -220,6 +223,78 @@ export async function publishPassingRefused<T>(
       else result.refused.push({ item: item.item, failure });
     }
     round = next;
+  }
+  return result;
+}
+
+/**
+ * True when applying an item to the confirmation ledger failed for a reason of the item's own, so
+ * that trying it again cannot help and must not hold up the poller: a key or a value the item made
+ * that the store refuses, a recipient that cannot be keyed, code that broke on its data (TypeError,
+ * RangeError), or a `pds.confirmation.changed` event refused as invalid. A store outage, a retryable
+ * error, a configuration problem and any other error are not the item's: the run stops and the item
+ * comes again, as before.
+ *
+ * @example
+ * isItemFault(new StateKeyError(key, 'longer than 1,024 bytes')); // true
+ * isItemFault(new StateStoreError(key, 'S3 is unavailable', true)); // false
+ */
+export function isItemFault(error: unknown): boolean {
+  if (error instanceof EventPublishError) {
+    return error.failures.length > 0 && error.failures.every((one) => one.senderFault && !one.requestFailed);
+  }
+  if (error instanceof StateKeyError || error instanceof StateValueError) return true;
+  if (error instanceof InvalidRecipientError) return true;
+  if (error instanceof BridgeError) return false;
+  return error instanceof TypeError || error instanceof RangeError;
+}
+
+/** What {@link applyIsolatingPoison} did with the items whose application failed for their own reason. */
+export interface AppliedIsolatingPoison<T> {
+  /** Below the failure limit: not recorded as done, tried again on the next run. */
+  failed: Array<{ item: T; error: unknown; failedRuns: number }>;
+  /** At the failure limit: recorded as done without the ledger, with the error to log. */
+  passed: Array<{ item: T; error: unknown; failedRuns: number }>;
+}
+
+/**
+ * Applies `items` to the ledger with `apply`, all at once; when that fails for an item's own reason
+ * ({@link isItemFault}) each item is applied alone (the ledger applies a fact once, so applying
+ * again is safe) to find which ones fail. Those go to `failed`, or, on their `failureLimit`th failed
+ * run (`failedRuns` counts this one), to `passed`. Any other failure is thrown: the run stops.
+ *
+ * @example
+ * ```ts
+ * const { failed, passed } = await applyIsolatingPoison(events, (some) => ledger.recordReviews(some), runsOf, 5);
+ * ```
+ */
+export async function applyIsolatingPoison<T>(
+  items: readonly T[],
+  apply: (items: readonly T[]) => Promise<unknown>,
+  failedRuns: (item: T) => number,
+  failureLimit: number,
+): Promise<AppliedIsolatingPoison<T>> {
+  const result: AppliedIsolatingPoison<T> = { failed: [], passed: [] };
+  if (items.length === 0) return result;
+  try {
+    await apply(items);
+    return result;
+  } catch (error) {
+    if (!isItemFault(error)) throw error;
+  }
+  // One at a time: the order the batch had (a resend request sees the ones before it).
+  for (const item of items) {
+    try {
+      await apply([item]);
+    } catch (error) {
+      if (!isItemFault(error)) throw error;
+      const runs = failedRuns(item);
+      (reachesFailureLimit(runs, failureLimit) ? result.passed : result.failed).push({
+        item,
+        error,
+        failedRuns: runs,
+      });
+    }
   }
   return result;
 }

@@ -277,6 +277,8 @@ async function notify(deps: WorkerDependencies, record: PublicationRecord, now: 
     await deps.confirmations?.recordPublication({
       publicationId: record.publicationId,
       publishedAt: record.publishedAt ?? record.updatedAt,
+      // Recorded before the request reached the PDS: an answer written meanwhile counts for it.
+      requestedAt: record.createdAt,
       primaryKeys: record.request.primaryKeys,
       destinations: record.request.destinations,
     });

@@ -204,13 +204,13 @@ async function emitPage(
   const published = await publishPage(deps.sink, toPublish);
   logPage(logger, published, successes, failureLimit);
   const recorded = await recordPage(
-    { writer: emission.writer, confirmations: deps.confirmations },
+    { writer: emission.writer, confirmations: deps.confirmations, logger },
     before,
-    { published, successes, gone },
+    { published, successes, gone, failedRuns: toPublish.failedRuns, failureLimit },
     emission.advance,
   );
   logAbandoned(logger, recorded.abandoned);
-  const outcome = pageOutcome(published, successes, recorded.abandoned);
+  const outcome = pageOutcome(published, successes, recorded.abandoned, recorded.ledgerFailed);
   const { publishError, unaccepted } = published;
   if (!publishError) return { checkpoint: recorded.checkpoint, outcome };
   logger.error(

@@ -5,7 +5,7 @@
  * the ledger learns of the accepted confirmations and the checkpoint records the page.
  */
 import type { ConfirmationRecorder } from '../../confirmations/ports.ts';
-import type { Log } from '../../core/index.ts';
+import { errorSummary, type Log } from '../../core/index.ts';
 import type { MessagingAssetSummary } from '../../pds/index.ts';
 import { StateConflictError, type StateStore } from '../../state/index.ts';
 import {
@@ -15,6 +15,7 @@ import {
   type RetryEntry,
   storedCheckpoint,
 } from '../checkpoint.ts';
+import { applyIsolatingPoison } from '../poison.ts';
 import type { PagePublished } from './publish.ts';
 import type { Fetched } from './types.ts';
 
@@ -72,37 +73,83 @@ export interface AdvanceOptions {
 
 /**
  * Records one published page: the ledger learns of the accepted confirmations, then the checkpoint
- * moves past the page and is written. Hands on the checkpoint and the retry entries dropped because
- * the list was full.
+ * moves past the page and is written. An asset the ledger cannot apply for a reason of its own
+ * (../poison.ts, `isItemFault`) goes to the retry list like any poison asset, and is passed without
+ * the ledger at the failure limit. Hands on the checkpoint, the retry entries dropped because the
+ * list was full, and the assets the ledger failed on.
  */
 export async function recordPage(
-  sinks: { writer: CheckpointWriter; confirmations: ConfirmationRecorder | undefined },
+  sinks: { writer: CheckpointWriter; confirmations: ConfirmationRecorder | undefined; logger: Log },
   before: MessagingAssetCheckpoint,
   page: {
     published: PagePublished;
     successes: ReadonlyArray<Extract<Fetched, { ok: true }>>;
     gone: number[];
+    /** Consecutive failed runs of an asset before this one. */
+    failedRuns: (id: number) => number;
+    failureLimit: number;
   },
   advance: () => AdvanceOptions,
-): Promise<{ checkpoint: MessagingAssetCheckpoint; abandoned: RetryEntry[] }> {
+): Promise<{ checkpoint: MessagingAssetCheckpoint; abandoned: RetryEntry[]; ledgerFailed: number }> {
   const { accepted, recorded } = page.published;
-  // The ledger learns of the accepted confirmations before the checkpoint moves: when it fails,
-  // the run stops here and the next run sends these assets again (same ids; the ledger applies a
-  // fact once).
-  await sinks.confirmations?.recordMessagingAssets(
-    page.successes.filter((item) => accepted.has(item.asset.id)).map((item) => item.event),
-  );
+  // The ledger learns of the accepted confirmations before the checkpoint moves: when the store
+  // fails, the run stops here and the next run sends these assets again (same ids; the ledger
+  // applies a fact once).
+  const ledger = await applyToLedger(sinks, page);
+  const notApplied = new Set(ledger.map((item) => item.asset.id));
   const advanced = advanceCheckpoint(
     before,
     {
-      emitted: [...accepted],
-      failed: recorded.map((item) => ({ asset: item.asset, reason: item.reason })),
+      emitted: [...accepted].filter((id) => !notApplied.has(id)),
+      failed: [...recorded.map((item) => ({ asset: item.asset, reason: item.reason })), ...ledger],
       gone: page.gone,
     },
     advance(),
   );
   await sinks.writer.save(advanced.checkpoint);
-  return { checkpoint: advanced.checkpoint, abandoned: advanced.abandoned };
+  return { checkpoint: advanced.checkpoint, abandoned: advanced.abandoned, ledgerFailed: ledger.length };
+}
+
+/**
+ * The accepted assets told to the ledger; hands on the assets it failed on for their own reason,
+ * below the failure limit, for the retry list (those at the limit are logged and passed).
+ */
+async function applyToLedger(
+  sinks: { confirmations: ConfirmationRecorder | undefined; logger: Log },
+  page: {
+    published: PagePublished;
+    successes: ReadonlyArray<Extract<Fetched, { ok: true }>>;
+    failedRuns: (id: number) => number;
+    failureLimit: number;
+  },
+): Promise<Array<{ asset: MessagingAssetSummary; reason: string }>> {
+  const { confirmations, logger } = sinks;
+  if (confirmations === undefined) return [];
+  const applied = await applyIsolatingPoison(
+    page.successes.filter((item) => page.published.accepted.has(item.asset.id)),
+    (items) => confirmations.recordMessagingAssets(items.map((item) => item.event)),
+    (item) => page.failedRuns(item.asset.id) + 1,
+    page.failureLimit,
+  );
+  for (const { item, error, failedRuns } of applied.passed) {
+    logger.error(
+      'The confirmation ledger could not apply a messaging asset on consecutive runs; passed without the ledger (its event was sent)',
+      { messagingAssetId: item.asset.id, failedRuns, reason: errorSummary(error) },
+    );
+  }
+  return applied.failed.map(({ item, error, failedRuns }) => {
+    const reason = `the confirmation ledger could not apply it: ${errorSummary(error)}`;
+    logger.warn(
+      'The confirmation ledger could not apply a messaging asset; it is tried again on the next run',
+      {
+        messagingAssetId: item.asset.id,
+        failedRuns,
+        failureLimit: page.failureLimit,
+        reason,
+      },
+    );
+    return { asset: item.asset, reason };
+  });
 }
 
 /** Retry entries dropped because the list was full, logged. */

@@ -69,6 +69,8 @@ export function pageOutcome(
   published: PagePublished,
   successes: ReadonlyArray<Extract<Fetched, { ok: true }>>,
   abandoned: readonly RetryEntry[],
+  /** Accepted assets the ledger failed on, kept for a retry. */
+  ledgerFailed = 0,
 ): PageOutcome {
   const { accepted, passed, recorded } = published;
   const passedIds = new Set(passed.map((item) => item.asset.id));
@@ -78,7 +80,7 @@ export function pageOutcome(
     parseErrors: successes.filter(
       (item) => item.parseError && accepted.has(item.asset.id) && !passedIds.has(item.asset.id),
     ).length,
-    failed: recorded.length + passed.length,
+    failed: recorded.length + passed.length + ledgerFailed,
     abandoned: abandoned.length,
     unpublished: published.publishError ? published.unaccepted.length : 0,
   };

@@ -63,17 +63,23 @@ async function emitFresh(
   const { accepted, failed, publishError } = await publishReviewEvents(batch, built, context);
   // Before the progress is recorded: should the ledger fail, the key's reviews come again next run
   // (the same events, the same ids) and the ledger applies them then.
-  const ledgerError = await recordConfirmations(primaryKey, accepted, context);
-  if (ledgerError !== undefined) {
+  const ledger = await recordConfirmations(batch, accepted, context);
+  if ('error' in ledger) {
     const failedOutcome = {
       ...emptyKeyOutcome(primaryKey),
       status: 'failed' as const,
       emitted: accepted.length,
     };
-    return { outcome: { ...failedOutcome, error: errorSummary(ledgerError.error) }, progress: unchanged };
+    return { outcome: { ...failedOutcome, error: errorSummary(ledger.error) }, progress: unchanged };
   }
-  const next = nextProgress(present, { emitted: accepted.map((item) => item.fingerprint), failed, now });
-  const reviewsFailed = fresh.size - accepted.length;
+  // A review the ledger failed on is kept for a retry like any poison review (its event was sent).
+  const notApplied = new Set(ledger.failed.map((item) => item.fingerprint));
+  failed.push(...ledger.failed);
+  const emitted = accepted
+    .filter((item) => !notApplied.has(item.fingerprint))
+    .map((item) => item.fingerprint);
+  const next = nextProgress(present, { emitted, failed, now });
+  const reviewsFailed = fresh.size - emitted.length;
   const outcome: KeyOutcome = {
     primaryKey,
     status: reviewsFailed > 0 ? 'failed' : 'polled',

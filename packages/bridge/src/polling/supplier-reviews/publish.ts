@@ -4,7 +4,7 @@
  * key's progress is recorded (shards.ts).
  */
 import { errorFields, errorSummary, type Log } from '../../core/index.ts';
-import { describeRefusal, publishPassingRefused } from '../poison.ts';
+import { applyIsolatingPoison, describeRefusal, publishPassingRefused } from '../poison.ts';
 import type { Accepted, Built, KeyBatch, KeyContext } from './types.ts';
 
 /**
@@ -61,17 +61,48 @@ export async function publishReviewEvents(
   return { accepted: sent.accepted, failed, publishError: sent.error };
 }
 
-/** The accepted reviews recorded in the confirmation ledger, if there is one; the error if not. */
+/**
+ * The accepted reviews recorded in the confirmation ledger, if there is one. A review the ledger
+ * cannot apply for a reason of its own (../poison.ts, `isItemFault`) is handed back in `failed` for
+ * a retry, or passed without the ledger at the failure limit; any other failure is handed back as
+ * `error` (the key's reviews come again on the next run).
+ */
 export async function recordConfirmations(
-  primaryKey: string,
+  batch: KeyBatch,
   accepted: Accepted[],
   context: KeyContext,
-): Promise<{ error: unknown } | undefined> {
+): Promise<{ error: unknown } | { failed: Array<{ fingerprint: string; reason: string }> }> {
   const { confirmations } = context.deps;
-  if (accepted.length === 0 || !confirmations) return undefined;
+  const { primaryKey } = batch;
+  if (accepted.length === 0 || !confirmations) return { failed: [] };
   try {
-    await confirmations.recordReviews(accepted.map((item) => item.event));
-    return undefined;
+    const applied = await applyIsolatingPoison(
+      accepted,
+      (items) => confirmations.recordReviews(items.map((item) => item.event)),
+      (item) => batch.failedRuns(item.fingerprint),
+      context.failureLimit,
+    );
+    for (const { item, error, failedRuns } of applied.passed) {
+      context.logger.error(
+        'The confirmation ledger could not apply a supplier review on consecutive runs; passed without the ledger (its event was sent)',
+        {
+          primaryKey,
+          messagingAssetId: item.event.data.messagingAssetId,
+          failedRuns,
+          reason: errorSummary(error),
+        },
+      );
+    }
+    return {
+      failed: applied.failed.map(({ item, error, failedRuns }) => {
+        const reason = `the confirmation ledger could not apply it: ${errorSummary(error)}`;
+        context.logger.warn(
+          'The confirmation ledger could not apply a supplier review; it is tried again on the next run',
+          { primaryKey, messagingAssetId: item.event.data.messagingAssetId, failedRuns, reason },
+        );
+        return { fingerprint: item.fingerprint, reason };
+      }),
+    };
   } catch (error) {
     context.logger.warn(
       'The confirmation ledger could not record the reviews; they are polled again on the next run',
