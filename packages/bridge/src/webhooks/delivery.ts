@@ -33,7 +33,7 @@ import {
   signingKeyOf,
 } from './endpoints.ts';
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
-import { type PostResult, postWebhook } from './post.ts';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
 import { type ReplayRequest, replayEvents } from './replay.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
@@ -119,6 +119,7 @@ export class WebhookDelivery {
   async deliverBatch(
     tasks: readonly DeliveryTask[],
     lane: DeliveryLane = 'main',
+    bounds: BatchBounds = {},
   ): Promise<PromiseSettledResult<TaskOutcome>[]> {
     const ids = [...new Set(tasks.map((task) => task.endpointId))];
     const read = await Promise.allSettled(ids.map((id) => this.registry.get(id)));
@@ -156,7 +157,7 @@ export class WebhookDelivery {
           }
           probing.add(endpoint.id);
         }
-        return this.#deliver(task, endpoint, later);
+        return this.#deliver(task, endpoint, later, bounds);
       }),
     );
     try {
@@ -205,8 +206,12 @@ export class WebhookDelivery {
   }
 
   /** Carries out one task; never throws for an endpoint's failure (only for the store's or queue's). */
-  async deliver(task: DeliveryTask, lane: DeliveryLane = 'main'): Promise<TaskOutcome> {
-    const [result] = await this.deliverBatch([task], lane);
+  async deliver(
+    task: DeliveryTask,
+    lane: DeliveryLane = 'main',
+    bounds: BatchBounds = {},
+  ): Promise<TaskOutcome> {
+    const [result] = await this.deliverBatch([task], lane, bounds);
     if (result?.status === 'rejected') throw result.reason;
     return (result as PromiseFulfilledResult<TaskOutcome>).value;
   }
@@ -215,6 +220,7 @@ export class WebhookDelivery {
     task: DeliveryTask,
     endpoint: EndpointRecord | undefined,
     later: LaterTasks,
+    bounds: BatchBounds,
   ): Promise<TaskOutcome> {
     const now = this.#now();
     // The reads are independent: one round trip to the store instead of several in a row (the
@@ -245,7 +251,14 @@ export class WebhookDelivery {
       );
       return 'undelivered';
     }
-    const result = await this.#post(endpoint, event, now, privateKey);
+    const timeoutMs = attemptTimeoutMs(this.#o.timeoutMs, bounds.attemptsEndBy);
+    if (timeoutMs < MIN_ATTEMPT_MS) {
+      // Too little of the invocation is left for an attempt: queued again at once, no attempt spent,
+      // so the batch is never returned whole (and sent twice) because its time ran out.
+      later.add(task, 0, unhealthy(endpoint) ? 'slow' : 'main');
+      return 'waiting';
+    }
+    const result = await this.#post(endpoint, event, now, privateKey, timeoutMs);
     const attempt = {
       at: now.toISOString(),
       attempt: task.attempt,
@@ -329,6 +342,7 @@ export class WebhookDelivery {
     event: CloudEvent,
     now: Date,
     privateKey: string | undefined,
+    timeoutMs: number,
   ): Promise<PostResult> {
     const body = JSON.stringify(event);
     const headers = webhookHeaders(
@@ -336,10 +350,7 @@ export class WebhookDelivery {
       { secrets: liveSecrets(endpoint, now), privateKey },
     );
     const post = this.#o.post ?? postWebhook;
-    return post(new URL(endpoint.url), body, headers, {
-      policy: this.#o.policy,
-      ...(this.#o.timeoutMs !== undefined ? { timeoutMs: this.#o.timeoutMs } : {}),
-    });
+    return post(new URL(endpoint.url), body, headers, { policy: this.#o.policy, timeoutMs });
   }
 
   async #recovered(id: string): Promise<void> {
@@ -418,3 +429,21 @@ export class WebhookDelivery {
  * the same batch (no attempt is spent): 5 s, the first retry delay.
  */
 export const FAILING_ENDPOINT_WAIT_MS = 5_000;
+
+/** What bounds the attempts of one batch beyond their own deadline. */
+export interface BatchBounds {
+  /**
+   * Epoch ms by which every attempt of the batch must have ended, so its outcome is recorded before
+   * the invocation's own time runs out (the handler passes its remaining time less a reserve for the
+   * recording). An attempt's deadline is the shorter of `timeoutMs` and this; default none.
+   */
+  readonly attemptsEndBy?: number;
+}
+
+/** An attempt is not begun with less time than this (it is queued again instead). */
+export const MIN_ATTEMPT_MS = 100;
+
+/** The deadline of an attempt begun now: `timeoutMs`, cut to what is left before `attemptsEndBy`. */
+function attemptTimeoutMs(timeoutMs = DEFAULT_ATTEMPT_TIMEOUT_MS, attemptsEndBy?: number): number {
+  return attemptsEndBy === undefined ? timeoutMs : Math.min(timeoutMs, attemptsEndBy - Date.now());
+}
