@@ -339,6 +339,35 @@ describe('webhook delivery', () => {
     expect(after?.breakerOpenUntil).toBeUndefined();
   });
 
+  it('sends each event once to an endpoint recovered by a replay: the tasks that waited for the breaker are not sent again', async () => {
+    // prepare: the breaker opened on 503s, the retries wait for it; then the endpoint is fixed
+    let healthy = false;
+    receiver = await startTestReceiver(() => ({ status: healthy ? 200 : 503 }));
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    await h.delivery.dispatch([1, 2, 3, 4, 5].map((n) => event(50 + n)));
+    await Promise.all(h.queue.take().map((task) => h.delivery.deliver(task)));
+    const waiting = h.queue.tasks.length;
+    healthy = true;
+    h.clock.now = new Date(h.clock.now.getTime() + 1000);
+
+    // act: the replay goes out first, then the waiting tasks come due
+    await h.delivery.replay(endpoint.id, { eventIds: [51, 52, 53, 54, 55].map((n) => `evt-${n}`) });
+    const replays = h.queue.tasks.filter((each) => each.task.replay);
+    h.queue.tasks.splice(0, h.queue.tasks.length, ...h.queue.tasks.filter((each) => !each.task.replay));
+    const replayed = await Promise.all(replays.map((each) => h.delivery.deliver(each.task)));
+    const outcomes = await h.drain();
+
+    // assess
+    expect(waiting).toBe(5);
+    expect(replayed).toEqual(Array(5).fill('delivered'));
+    const answered200 = receiver.received.slice(5).map((each) => each.headers['webhook-id']);
+    expect(answered200.sort()).toEqual(['evt-51', 'evt-52', 'evt-53', 'evt-54', 'evt-55']);
+    expect(outcomes.filter((each) => each === 'already-delivered')).toHaveLength(5);
+    const log = await listDeliveries(h.store, endpoint.id);
+    expect(log.map((each) => each.status)).toEqual(Array(5).fill('delivered'));
+  });
+
   it('disables an endpoint that answers 410 Gone, records what it then misses, and a replay after enabling brings it all back', async () => {
     // prepare
     let gone = true;

@@ -44,10 +44,12 @@ export interface WebhookDeliveryOptions {
 
 /**
  * What one task came to (`moved`: found on the main lane for an endpoint that is not healthy, sent
- * to the slow lane without an attempt).
+ * to the slow lane without an attempt; `already-delivered`: not sent, the log records it delivered
+ * since the task was queued).
  */
 export type TaskOutcome =
   | 'delivered'
+  | 'already-delivered'
   | 'retrying'
   | 'failed'
   | 'waiting'

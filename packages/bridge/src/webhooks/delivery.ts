@@ -23,7 +23,7 @@
 import type { Log } from '../core/index.ts';
 import { silentLog } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
-import { keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
+import { getDelivery, keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
 import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 import {
   type EndpointRecord,
@@ -86,6 +86,7 @@ export class WebhookDelivery {
           endpointId: endpoint.id,
           eventId: event.id,
           attempt: 1,
+          queuedAt: new Date(now).toISOString(),
         };
         // An endpoint that is not healthy: the task takes the slow lane; with its breaker open it is
         // queued to wait for it at once, so it takes no batch slot while the endpoint is known to fail.
@@ -235,10 +236,16 @@ export class WebhookDelivery {
       later.add(task, waitUntil - now.getTime(), unhealthy(endpoint) ? 'slow' : 'main');
       return 'waiting';
     }
-    const [event, privateKey] = await Promise.all([
+    const [event, privateKey, doneSince] = await Promise.all([
       keptEvent(this.#o.store, task.eventId),
       this.#privateKey(),
+      this.#deliveredSinceQueued(task, endpoint),
     ]);
+    if (doneSince) {
+      // A replay (or the task a replay overtook) delivered it after this task was queued.
+      this.#o.metrics?.addMetric('WebhookDuplicatesAvoided', 'Count', 1);
+      return 'already-delivered';
+    }
     if (!event) {
       this.#log.warn('Webhook task for an event no longer kept', { ...task });
       return 'undelivered';
@@ -319,8 +326,27 @@ export class WebhookDelivery {
     const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
     await recordDelivery(this.#o.store, base, { status: 'pending', attempt, nextAttemptAt, now });
     // The endpoint has just failed: its retry takes the slow lane.
-    later.add({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay, 'slow');
+    later.add(
+      { ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt, queuedAt: now.toISOString() },
+      delay,
+      'slow',
+    );
     return 'retrying';
+  }
+
+  /**
+   * True when the log records this delivery done since the task was queued, so sending it would be a
+   * duplicate the bridge knows of. The log is read only where another task may have delivered it: a
+   * replayed task (the original may be in flight), or a task of an endpoint replayed since the task
+   * was queued (the replay may have overtaken it). The common delivery reads nothing more.
+   */
+  async #deliveredSinceQueued(task: DeliveryTask, endpoint: EndpointRecord | undefined): Promise<boolean> {
+    const queuedAt = task.queuedAt ?? '';
+    const overtakable =
+      task.replay || (endpoint?.replayedAt !== undefined && endpoint.replayedAt >= queuedAt);
+    if (!overtakable) return false;
+    const record = await getDelivery(this.#o.store, task.endpointId, task.eventId);
+    return record?.status === 'delivered' && record.updatedAt > queuedAt;
   }
 
   /** The `v1a` private key (undefined when `asymmetric` is false), read from the store once. */

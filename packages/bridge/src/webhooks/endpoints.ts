@@ -36,6 +36,8 @@ export interface EndpointRecord {
   readonly failures: number;
   readonly failingSince?: string;
   readonly breakerOpenUntil?: string;
+  /** The last replay queued for it: tasks queued before then check the log before they are sent. */
+  readonly replayedAt?: string;
 }
 
 /** What the API and CLI show: the record without its secrets. */

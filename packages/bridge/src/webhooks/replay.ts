@@ -71,15 +71,21 @@ export async function replayEvents(
       continue;
     queued.push(id);
   }
+  const queuedAt = deps.now().toISOString();
   const tasks = queued.map(
-    (eventId): DeliveryTask => ({ kind: 'deliver', endpointId, eventId, attempt: 1, replay: true }),
+    (eventId): DeliveryTask => ({ kind: 'deliver', endpointId, eventId, attempt: 1, replay: true, queuedAt }),
   );
   // A replay is the operator's word that the endpoint is back: an open breaker is half-opened, so the
   // first replayed task probes now instead of every one waiting out the breaker (up to 15 min). The
-  // failure count stays: if the probe fails, the breaker opens again for twice as long.
+  // failure count stays: if the probe fails, the breaker opens again for twice as long. The time of
+  // the replay is noted, so the tasks it may overtake check the log before they are sent.
   const openUntil = endpoint.breakerOpenUntil ? Date.parse(endpoint.breakerOpenUntil) : 0;
-  if (tasks.length > 0 && openUntil > deps.now().getTime())
-    await deps.registry.change(endpointId, ({ breakerOpenUntil: _until, ...rest }) => rest);
+  if (tasks.length > 0)
+    await deps.registry.change(endpointId, ({ breakerOpenUntil, ...rest }) => ({
+      ...rest,
+      ...(breakerOpenUntil && openUntil <= deps.now().getTime() ? { breakerOpenUntil } : {}),
+      replayedAt: queuedAt,
+    }));
   for (let i = 0; i < tasks.length; i += 100) await deps.queue.enqueue(tasks.slice(i, i + 100));
   return queued;
 }
