@@ -6,6 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
+  /** The request's path and query. */
+  readonly url?: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly at: number;
@@ -44,6 +46,7 @@ export async function startTestReceiver(
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const entry = {
+        url: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),

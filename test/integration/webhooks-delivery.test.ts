@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CloudEvent, EVENT_TYPES, eventId } from '../../packages/bridge/src/events/index.ts';
 import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
+import { endpointDisabledEvent } from '../../packages/bridge/src/webhooks/handlers.ts';
 import {
   type EndpointDisabled,
   getDelivery,
@@ -392,6 +393,41 @@ describe('webhook delivery', () => {
     expect(replayed).toEqual(['evt-20', 'evt-21']);
     const ids = receiver.received.slice(1).map((each) => each.headers['webhook-id']);
     expect(ids.sort()).toEqual(['evt-20', 'evt-21']);
+  });
+
+  it("never lets a disabled endpoint's token reach another endpoint: its event carries the origin, and only endpoints that ask for pds.webhook.* get it", async () => {
+    // prepare: one receiver, three endpoints: a token URL that answers 410, one taking every type,
+    // one listing pds.webhook.endpoint-disabled
+    receiver = await startTestReceiver((request) => ({
+      status: request.url?.includes('tok_') ? 410 : 204,
+    }));
+    const h = harness();
+    const token = 'tok_5ecret9';
+    const base = receiver.url.replace('/hook', '');
+    await h.delivery.registry.create({ url: `${base}/hooks/${token}?key=${token}` });
+    const everyType = await h.delivery.registry.create({ url: `${base}/every` });
+    const asked = await h.delivery.registry.create({
+      url: `${base}/asked`,
+      eventTypes: ['pds.webhook.endpoint-disabled'],
+    });
+
+    // act: the disabled endpoint's event is offered to webhooks, as the deployed function's sink does
+    await h.delivery.dispatch([event(60)]);
+    await h.drain();
+    const announced = h.disabled.map((each) => endpointDisabledEvent(each));
+    await h.delivery.dispatch(announced);
+    await h.drain();
+
+    // assess
+    expect(announced).toHaveLength(1);
+    expect(announced[0]?.data.url).toBe(new URL(base).origin);
+    expect(JSON.stringify(announced)).not.toContain(token);
+    const bodies = receiver.received.map((each) => each.body);
+    expect(bodies.filter((each) => each.includes(token))).toEqual([]);
+    const disabledDeliveries = await Promise.all(
+      [everyType, asked].map(({ endpoint }) => getDelivery(h.store, endpoint.id, announced[0]?.id ?? '')),
+    );
+    expect(disabledDeliveries.map((each) => each?.status)).toEqual([undefined, 'delivered']);
   });
 
   it('disables an endpoint that keeps failing past disableAfterMs and announces it once', async () => {

@@ -41,7 +41,9 @@ export function endpointDisabledEvent(
     idParts: [endpoint.id, endpoint.disabledAt ?? endpoint.updatedAt],
     data: {
       endpointId: endpoint.id,
-      url: endpoint.url,
+      // The origin only: a path or query may hold a token of the endpoint's owner, and this event
+      // reaches the queue's consumers (and any endpoint that asks for it).
+      url: new URL(endpoint.url).origin,
       reason: disabled.reason,
       detail: disabled.detail,
       disabledAt: endpoint.disabledAt ?? endpoint.updatedAt,
