@@ -13,6 +13,7 @@ import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import { endpointDisabledEvent } from '../../packages/bridge/src/webhooks/handlers.ts';
 import {
+  type DeliveryTask,
   type EndpointDisabled,
   getDelivery,
   listDeliveries,
@@ -259,7 +260,8 @@ describe('webhook delivery', () => {
     receiver = await startTestReceiver(() => ({ status: healthy ? 200 : 500 }));
     const h = harness({ disableAfterMs: 30 * 86_400_000 });
     const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
-    await h.delivery.dispatch([event(6), event(7)]);
+    const offeredAt = h.clock.now.toISOString();
+    await h.delivery.dispatch([6, 7].map((n) => dropEvent(n, { time: offeredAt })));
     h.queue.tasks.splice(1); // evt-7 is never attempted: only evt-6 fails
     const outcomes = await h.drain(2000);
     await h.delivery.registry.change(endpoint.id, (r) => ({ ...r, failures: 0 }));
@@ -267,7 +269,7 @@ describe('webhook delivery', () => {
     // act
     healthy = true;
     const replayed = await h.delivery.replay(endpoint.id, {
-      since: new Date(Date.UTC(2026, 11, 1)),
+      since: new Date(offeredAt),
       failedOnly: true,
     });
     await h.drain();
@@ -275,7 +277,7 @@ describe('webhook delivery', () => {
     // assess
     expect(outcomes.filter((each) => each !== 'waiting').at(-1)).toBe('failed');
     expect(outcomes.filter((each) => each === 'retrying')).toHaveLength(9);
-    expect(replayed).toEqual(['evt-6', 'evt-7']);
+    expect(replayed.queued).toEqual(['evt-6', 'evt-7']);
     expect((await getDelivery(h.store, endpoint.id, 'evt-6'))?.status).toBe('delivered');
     expect(receiver.received.at(-1)?.headers['webhook-id']).toMatch(/^evt-[67]$/);
   });
@@ -333,7 +335,7 @@ describe('webhook delivery', () => {
 
     // assess
     expect(opened?.breakerOpenUntil).toBeDefined();
-    expect(replayed).toHaveLength(5);
+    expect(replayed.queued).toHaveLength(5);
     expect(outcomes.filter((each) => each === 'delivered')).toHaveLength(5);
     const after = await h.delivery.registry.get(endpoint.id);
     expect(after).toMatchObject({ failures: 0 });
@@ -369,6 +371,75 @@ describe('webhook delivery', () => {
     expect(log.map((each) => each.status)).toEqual(Array(5).fill('delivered'));
   });
 
+  it("refuses a replay whose since is older than the delivery log's retention, naming the earliest it takes", async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const days = (n: number) => new Date(h.clock.now.getTime() - n * 86_400_000);
+
+    // act
+    const tooOld = h.delivery.replay(endpoint.id, { since: days(40) });
+    const ancient = h.delivery.replay(endpoint.id, { since: new Date('0001-01-01T00:00:00Z') });
+    const within = await h.delivery.replay(endpoint.id, { since: days(29) });
+
+    // assess
+    await expect(tooOld).rejects.toMatchObject({
+      code: 'WEBHOOK_REPLAY_INVALID',
+      message: expect.stringContaining(`no earlier than ${days(30).toISOString()}`),
+    });
+    await expect(ancient).rejects.toMatchObject({ code: 'WEBHOOK_REPLAY_INVALID' });
+    expect(within).toEqual({ queued: [], skipped: [] });
+  });
+
+  it('replays a long time range page by page: each page bounded, next continues, every event queued once', async () => {
+    // prepare: seven events a minute apart, the last two at the same millisecond
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const at = (minutes: number) => new Date(h.clock.now.getTime() - minutes * 60_000).toISOString();
+    const events = [7, 6, 5, 4, 3, 2, 2].map((minutes, n) => dropEvent(80 + n, { time: at(minutes) }));
+    await h.delivery.dispatch(events);
+    h.queue.take();
+
+    // act
+    const pages = [];
+    let since: Date | undefined = new Date(h.clock.now.getTime() - 3_600_000);
+    while (since) {
+      const page = await h.delivery.replay(endpoint.id, { since, limit: 2 });
+      pages.push(page);
+      since = page.next ? new Date(page.next) : undefined;
+    }
+
+    // assess
+    expect(pages.map((page) => page.queued.length)).toEqual([2, 2, 3]);
+    const queued = pages.flatMap((page) => page.queued);
+    expect(queued.sort()).toEqual(events.map((each) => each.id).sort());
+    expect(h.queue.tasks).toHaveLength(7);
+  });
+
+  it("honours the endpoint's filters in a replay by ids, and says which events it skipped and why", async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({
+      url: receiver.url,
+      eventTypes: ['pds.publication.completed'],
+    });
+    await h.delivery.dispatch([event(90), event(91, 'pds.publication.completed', 'pub-91')]);
+    h.queue.take();
+
+    // act
+    const result = await h.delivery.replay(endpoint.id, { eventIds: ['evt-90', 'evt-91'] });
+
+    // assess
+    expect(result.queued).toEqual(['evt-91']);
+    expect(result.skipped).toEqual([
+      { eventId: 'evt-90', reason: expect.stringMatching(/does not take it \(pds\.ingest\.completed/) },
+    ]);
+    expect(h.queue.tasks.map((each) => each.task.eventId)).toEqual(['evt-91']);
+  });
+
   it('disables an endpoint that answers 410 Gone, records what it then misses, and a replay after enabling brings it all back', async () => {
     // prepare
     let gone = true;
@@ -390,7 +461,7 @@ describe('webhook delivery', () => {
     expect(outcome).toEqual(['disabled']);
     expect(h.disabled).toMatchObject([{ reason: 'gone', endpoint: { id: endpoint.id, status: 'disabled' } }]);
     expect(afterDisable).toBe(0);
-    expect(replayed).toEqual(['evt-20', 'evt-21']);
+    expect(replayed.queued).toEqual(['evt-20', 'evt-21']);
     const ids = receiver.received.slice(1).map((each) => each.headers['webhook-id']);
     expect(ids.sort()).toEqual(['evt-20', 'evt-21']);
   });
@@ -467,6 +538,30 @@ describe('webhook delivery', () => {
     // assess
     expect(queued).toBe(1);
     expect(receiver.received.map((each) => each.headers['webhook-id'])).toEqual(['evt-41']);
+  });
+
+  it('refuses at every attempt an http endpoint written under another policy: nothing is sent in clear text, the log says why', async () => {
+    // prepare: registered where http is allowed (the local stack's policy), delivered where it is not
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const deployed = new WebhookDelivery({
+      store: h.store,
+      queue: h.queue,
+      policy: 'public',
+      knownTypes: EVENT_TYPES,
+      random: () => 0.5,
+    });
+    await deployed.dispatch([event(70)]);
+
+    // act
+    const outcome = await deployed.deliver(h.queue.take()[0] as DeliveryTask);
+
+    // assess
+    expect(outcome).toBe('retrying');
+    expect(receiver.received).toHaveLength(0);
+    const record = await getDelivery(h.store, endpoint.id, 'evt-70');
+    expect(record?.attempts[0]?.response).toMatch(/is not https; a deployed bridge delivers only over https/);
   });
 
   it('refuses, when deployed, http URLs and hosts that resolve to private, loopback or metadata addresses', async () => {

@@ -28,6 +28,8 @@ export interface WebhookDeliveryOptions {
   readonly knownTypes: readonly string[];
   /** An endpoint failing without a success for this long is disabled; default 5 days. */
   readonly disableAfterMs?: number;
+  /** How long kept events and the delivery log are kept: a replay's oldest `since`; default 30 days. */
+  readonly retentionMs?: number;
   /** Per-attempt timeout; default 10 000 ms. */
   readonly timeoutMs?: number;
   /** Sign with `v1a` (ed25519) too; default true. */

@@ -35,7 +35,7 @@ import {
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
-import { type ReplayRequest, replayEvents } from './replay.ts';
+import { type ReplayRequest, type ReplayResult, replayEvents } from './replay.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -441,12 +441,16 @@ export class WebhookDelivery {
   }
 
   /**
-   * Queues events again for one endpoint, with their original ids (./replay.ts); returns the ids
-   * queued.
+   * Queues events again for one endpoint, with their original ids (./replay.ts); answers the ids
+   * queued, those skipped and where the next page of a time range starts.
    */
-  replay(endpointId: string, request: ReplayRequest): Promise<string[]> {
-    const { store, queue } = this.#o;
-    return replayEvents({ store, queue, registry: this.registry, now: this.#now }, endpointId, request);
+  replay(endpointId: string, request: ReplayRequest): Promise<ReplayResult> {
+    const { store, queue, retentionMs } = this.#o;
+    return replayEvents(
+      { store, queue, registry: this.registry, now: this.#now, ...(retentionMs ? { retentionMs } : {}) },
+      endpointId,
+      request,
+    );
   }
 }
 

@@ -72,6 +72,7 @@ export function webhookDeliveryFor(
     policy: settings.WEBHOOK_URL_POLICY,
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+    retentionMs: settings.WEBHOOK_RETENTION_DAYS * 86_400_000,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     ...(sink
       ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) }

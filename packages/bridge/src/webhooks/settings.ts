@@ -25,6 +25,10 @@ export const WEBHOOK_SETTINGS = Object.freeze({
     'hours an endpoint may fail without one success before it is disabled (pds.webhook.endpoint-disabled)',
     { min: 1, max: 2400, default: 120 },
   ),
+  WEBHOOK_RETENTION_DAYS: setting.integer(
+    'days the events offered to webhooks and the delivery log are kept (the state bucket lifecycle, --param webhookRetentionDays): the oldest a replay may start',
+    { min: 1, max: 3650, default: 30 },
+  ),
   WEBHOOK_ROTATION_OVERLAP_HOURS: setting.integer(
     'hours a rotated-out secret keeps signing beside the new one',
     { min: 0, max: 720, default: 24 },
