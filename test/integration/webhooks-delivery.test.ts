@@ -141,6 +141,36 @@ describe('webhook delivery', () => {
     });
   });
 
+  it('examples/webhook-receiver-python/verify.py refuses signatures and keys that are not base64 with a clear answer, never a crash', async () => {
+    // prepare
+    const headers = {
+      'webhook-id': 'evt-1',
+      'webhook-timestamp': '1000',
+      'webhook-signature': 'v1,%%% v1a,not*base64',
+    };
+    const run = (input: object) =>
+      spawnSync('python3', [path.join(root, 'examples/webhook-receiver-python/verify.py')], {
+        input: JSON.stringify({ body: '{}', headers, now: 1000, ...input }),
+        encoding: 'utf8',
+      });
+
+    // act
+    const forged = run({
+      secret: 'whsec_c2VjcmV0',
+      publicKey: `whpk_${Buffer.alloc(32, 1).toString('base64')}`,
+    });
+    const badKey = run({ publicKey: 'whpk_???' });
+
+    // assess
+    expect(forged.stderr).toBe('');
+    expect(JSON.parse(forged.stdout)).toEqual({ verified: false, error: 'no signature matches' });
+    expect(badKey.stderr).toBe('');
+    expect(JSON.parse(badKey.stdout)).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/public key is not base64/),
+    });
+  });
+
   it("is verified by the consumer kit's verifyWebhook with the secret (v1) or the public key (v1a), and a tampered or stale one is refused", async () => {
     // prepare
     receiver = await startTestReceiver();
