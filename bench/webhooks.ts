@@ -35,7 +35,7 @@ import {
   webhookHeaders,
 } from '../packages/bridge/src/webhooks/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { dropEvent } from '../test/helpers/webhook-events.ts';
+import { dropEvent, memoryDelivery } from '../test/helpers/webhook-events.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({
@@ -205,17 +205,7 @@ async function isolation(): Promise<void> {
     const delays: Record<'without' | 'with', number> = { without: 0, with: 0 };
     for (const mode of ['without', 'with'] as const) {
       const { url, server } = await receiver((path) => (path.startsWith('/failing') ? 503 : 200));
-      const store = new MemoryStateStore();
-      const queue = new MemoryDeliveryQueue();
-      const slowQueue = new MemoryDeliveryQueue();
-      const delivery = new WebhookDelivery({
-        store,
-        queue,
-        slowQueue,
-        policy: 'any',
-        knownTypes: EVENT_TYPES,
-        asymmetric: false,
-      });
+      const { queue, slowQueue, delivery } = memoryDelivery({ asymmetric: false });
       for (let n = 0; n < 9; n++) await delivery.registry.create({ url: `${url}/ok-${n}` });
       if (mode === 'with') await delivery.registry.create({ url: `${url}/failing` });
       const events = Array.from({ length: perEndpoint }, (_, n) => event(n));

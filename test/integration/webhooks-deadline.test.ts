@@ -6,14 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
-import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
-import {
-  getDelivery,
-  MemoryDeliveryQueue,
-  WebhookDelivery,
-} from '../../packages/bridge/src/webhooks/index.ts';
-import { dropEvent } from '../helpers/webhook-events.ts';
+import { getDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+import { dropEvent, memoryDelivery } from '../helpers/webhook-events.ts';
 
 type Answer = 'drip' | 'hang' | 'endless';
 
@@ -61,21 +55,7 @@ async function misbehaving(answer: Answer): Promise<{ url: string; requests: () 
   };
 }
 
-function harness(timeoutMs: number) {
-  const store = new MemoryStateStore();
-  const queue = new MemoryDeliveryQueue();
-  const slowQueue = new MemoryDeliveryQueue();
-  const delivery = new WebhookDelivery({
-    store,
-    queue,
-    slowQueue,
-    policy: 'any',
-    knownTypes: EVENT_TYPES,
-    timeoutMs,
-    random: () => 0.5,
-  });
-  return { store, queue, slowQueue, delivery };
-}
+const harness = (timeoutMs: number) => memoryDelivery({ timeoutMs, random: () => 0.5 });
 
 describe('webhook delivery: one deadline per attempt', () => {
   const servers: Server[] = [];
