@@ -15,7 +15,9 @@
  * 3. Isolation: ten endpoints, nine answering 200 after `--latency-ms`; the tasks are handled as the
  *    function handles its batches (deliverBatch, ten at a time) on both lanes: the main lane's, and
  *    beside them the slow lane's tasks that are due. With one endpoint answering 503 to everything,
- *    the nine's p99 delay against a run without it.
+ *    and with one dripping its answer (200 at once, then a byte every 100 ms for 1.5 s, each byte well
+ *    within the 500 ms attempt timeout: issue 42), the nine's p99 delay against a run without it.
+ *    `--isolation-only` runs this part alone.
  */
 
 import { createServer, type Server } from 'node:http';
@@ -51,6 +53,13 @@ const { values } = parseScriptArgs({
     },
     'latency-ms': { type: 'string', default: '20', value: 'ms', description: 'receiver latency' },
     concurrency: { type: 'string', default: '10', value: 'n', description: 'deliveries in flight' },
+    'isolation-only': { type: 'boolean', description: 'run only the isolation part' },
+    'isolation-sizes': {
+      type: 'string',
+      default: '20,40,80',
+      value: 'n,n,n',
+      description: 'events per endpoint of the isolation runs',
+    },
   },
 });
 const EVENTS = Number(values.events);
@@ -101,12 +110,32 @@ function signing(): void {
   printTable(['body', 'standardwebhooks v1', 'ours v1', 'ratio', 'ours v1+v1a', 'ratio'], rows);
 }
 
-async function receiver(answer: (path: string) => number): Promise<{ url: string; server: Server }> {
+/** The dripping endpoint of the isolation part: 200 at once, then a byte every 100 ms for 1.5 s. */
+const DRIP_EVERY_MS = 100;
+const DRIP_BYTES = 15;
+/** The attempt timeout of the isolation part: longer than a drip's pause, far shorter than the drip. */
+const ISOLATION_TIMEOUT_MS = 500;
+
+async function receiver(answer: (path: string) => number | 'drip'): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     request.resume();
-    request.on('end', () =>
-      setTimeout(() => response.writeHead(answer(request.url ?? '')).end(), LATENCY_MS),
-    );
+    request.on('end', () => {
+      const status = answer(request.url ?? '');
+      if (status !== 'drip') {
+        setTimeout(() => response.writeHead(status).end(), LATENCY_MS);
+        return;
+      }
+      response.writeHead(200).write('o');
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (++sent < DRIP_BYTES) response.write('.');
+        else {
+          clearInterval(timer);
+          response.end();
+        }
+      }, DRIP_EVERY_MS);
+      response.on('close', () => clearInterval(timer));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -201,13 +230,18 @@ function p99(values: number[]): number {
 
 async function isolation(): Promise<void> {
   const rows: Array<Array<string | number>> = [];
-  for (const perEndpoint of [20, 40, 80]) {
-    const delays: Record<'without' | 'with', number> = { without: 0, with: 0 };
-    for (const mode of ['without', 'with'] as const) {
-      const { url, server } = await receiver((path) => (path.startsWith('/failing') ? 503 : 200));
-      const { queue, slowQueue, delivery } = memoryDelivery({ asymmetric: false });
+  for (const perEndpoint of String(values['isolation-sizes']).split(',').map(Number)) {
+    const delays: Record<'without' | 'with' | 'dripping', number> = { without: 0, with: 0, dripping: 0 };
+    for (const mode of ['without', 'with', 'dripping'] as const) {
+      const { url, server } = await receiver((path) =>
+        path.startsWith('/failing') ? (mode === 'dripping' ? 'drip' : 503) : 200,
+      );
+      const { queue, slowQueue, delivery } = memoryDelivery({
+        asymmetric: false,
+        timeoutMs: ISOLATION_TIMEOUT_MS,
+      });
       for (let n = 0; n < 9; n++) await delivery.registry.create({ url: `${url}/ok-${n}` });
-      if (mode === 'with') await delivery.registry.create({ url: `${url}/failing` });
+      if (mode !== 'without') await delivery.registry.create({ url: `${url}/failing` });
       const events = Array.from({ length: perEndpoint }, (_, n) => event(n));
       const enqueuedAt = performance.now();
       await delivery.dispatch(events);
@@ -249,6 +283,7 @@ async function isolation(): Promise<void> {
       };
       await Promise.all([main(), slow()]);
       delays[mode] = p99(healthyDelays);
+      server.closeAllConnections();
       server.close();
     }
     rows.push([
@@ -256,14 +291,28 @@ async function isolation(): Promise<void> {
       delays.without.toFixed(0),
       delays.with.toFixed(0),
       (delays.with / delays.without).toFixed(2),
+      delays.dripping.toFixed(0),
+      (delays.dripping / delays.without).toFixed(2),
     ]);
   }
   console.log(
     `\nIsolation: nine endpoints answering 200 after ${LATENCY_MS} ms; p99 delay (ms) of their deliveries from dispatch`,
   );
-  printTable(['events per endpoint', 'without a failing endpoint', 'with one answering 503', 'ratio'], rows);
+  printTable(
+    [
+      'events per endpoint',
+      'without a failing endpoint',
+      'with one answering 503',
+      'ratio',
+      'with one dripping its answer',
+      'ratio',
+    ],
+    rows,
+  );
 }
 
-signing();
-await throughput();
+if (values['isolation-only'] !== true) {
+  signing();
+  await throughput();
+}
 await isolation();
