@@ -414,11 +414,13 @@ const missingAfterPhase1 = live.reduce(
 // --- phase 2: faults stop; a failed-only replay to every live endpoint ----------------------------
 faultsOn = false;
 let replayed = 0;
+// Only the events already kept (dispatched): one still on the queue is not replayable by id yet, and
+// its tasks will be queued when it is dispatched.
+const keptStore = stateStoreFor(config);
+const keptIds: string[] = [];
+for (const each of events) if (await keptEvent(keptStore, each.id)) keptIds.push(each.id);
 for (const receiver of live) {
-  const { queued } = await admin.replay(receiver.id, {
-    eventIds: events.map((each) => each.id),
-    failedOnly: true,
-  });
+  const { queued } = await admin.replay(receiver.id, { eventIds: keptIds, failedOnly: true });
   replayed += queued.length;
 }
 const phase2Started = Date.now();
