@@ -38,6 +38,7 @@ import {
 } from '../packages/bridge/src/webhooks/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { dropEvent, memoryDelivery } from '../test/helpers/webhook-events.ts';
+import { dripAnswer } from '../test/helpers/webhook-receiver.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({
@@ -125,16 +126,7 @@ async function receiver(answer: (path: string) => number | 'drip'): Promise<{ ur
         setTimeout(() => response.writeHead(status).end(), LATENCY_MS);
         return;
       }
-      response.writeHead(200).write('o');
-      let sent = 0;
-      const timer = setInterval(() => {
-        if (++sent < DRIP_BYTES) response.write('.');
-        else {
-          clearInterval(timer);
-          response.end();
-        }
-      }, DRIP_EVERY_MS);
-      response.on('close', () => clearInterval(timer));
+      dripAnswer(response, { everyMs: DRIP_EVERY_MS, bytes: DRIP_BYTES });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -60,6 +60,7 @@ import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { startEmulator } from '../../packages/local/src/emulator.ts';
 import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
 import { mulberry32 } from '../../packages/simulator/src/random.ts';
+import { dripAnswer } from '../../test/helpers/webhook-receiver.ts';
 import { printTable } from '../support.ts';
 
 const { values } = parseScriptArgs({
@@ -205,16 +206,7 @@ async function startReceiver(name: string, kind: Kind): Promise<Receiver> {
       }
       if (kind === 'drip') {
         requests.push({ ...entry, status: 'timeout' });
-        response.writeHead(200).write('o');
-        let sent = 0;
-        const timer = setInterval(() => {
-          if (++sent < DRIP_BYTES) response.write('.');
-          else {
-            clearInterval(timer);
-            response.end('k');
-          }
-        }, DRIP_EVERY_MS);
-        response.on('close', () => clearInterval(timer));
+        dripAnswer(response, { everyMs: DRIP_EVERY_MS, bytes: DRIP_BYTES });
         return;
       }
       if (kind === 'slow' || kind === 'steady') {

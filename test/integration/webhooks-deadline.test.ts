@@ -8,18 +8,23 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getDelivery } from '../../packages/bridge/src/webhooks/index.ts';
 import { dropEvent, memoryDelivery } from '../helpers/webhook-events.ts';
+import { dripAnswer } from '../helpers/webhook-receiver.ts';
 
 type Answer = 'drip' | 'hang' | 'endless';
 
 /** A receiver whose answers misbehave: `drip` (200 at once, then a byte a second for 6 s), `hang`, `endless` (200, then bytes as fast as it can, never ending). */
 async function misbehaving(answer: Answer): Promise<{ url: string; requests: () => number; server: Server }> {
   let requests = 0;
-  const timers = new Set<NodeJS.Timeout>();
+  const _timers = new Set<NodeJS.Timeout>();
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       requests++;
       if (answer === 'hang') return;
+      if (answer === 'drip') {
+        dripAnswer(response, { everyMs: 1000, bytes: 7 });
+        return;
+      }
       response.writeHead(200, { 'content-type': 'text/plain' });
       if (answer === 'endless') {
         const chunk = Buffer.alloc(16 * 1024, 'x');
@@ -29,23 +34,8 @@ async function misbehaving(answer: Answer): Promise<{ url: string; requests: () 
         response.on('drain', pump);
         response.on('error', () => {});
         pump();
-        return;
       }
-      let sent = 0;
-      response.write('o');
-      const timer = setInterval(() => {
-        sent++;
-        if (sent >= 6) {
-          clearInterval(timer);
-          response.end('k');
-        } else response.write('.');
-      }, 1000);
-      timers.add(timer);
-      response.on('close', () => clearInterval(timer));
     });
-  });
-  server.on('close', () => {
-    for (const timer of timers) clearInterval(timer);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
