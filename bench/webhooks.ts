@@ -15,7 +15,9 @@
  * 3. Isolation: ten endpoints, nine answering 200 after `--latency-ms`; the tasks are handled as the
  *    function handles its batches (deliverBatch, ten at a time) on both lanes: the main lane's, and
  *    beside them the slow lane's tasks that are due. With one endpoint answering 503 to everything,
- *    the nine's p99 delay against a run without it.
+ *    and with one dripping its answer (200 at once, then a byte every 100 ms for 1.5 s, each byte well
+ *    within the 500 ms attempt timeout: issue 42), the nine's p99 delay against a run without it.
+ *    `--isolation-only` runs this part alone.
  */
 
 import { createServer, type Server } from 'node:http';
@@ -35,7 +37,8 @@ import {
   webhookHeaders,
 } from '../packages/bridge/src/webhooks/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { dropEvent } from '../test/helpers/webhook-events.ts';
+import { dropEvent, memoryDelivery } from '../test/helpers/webhook-events.ts';
+import { dripAnswer } from '../test/helpers/webhook-receiver.ts';
 import { median, printTable } from './support.ts';
 
 const { values } = parseScriptArgs({
@@ -51,6 +54,13 @@ const { values } = parseScriptArgs({
     },
     'latency-ms': { type: 'string', default: '20', value: 'ms', description: 'receiver latency' },
     concurrency: { type: 'string', default: '10', value: 'n', description: 'deliveries in flight' },
+    'isolation-only': { type: 'boolean', description: 'run only the isolation part' },
+    'isolation-sizes': {
+      type: 'string',
+      default: '20,40,80',
+      value: 'n,n,n',
+      description: 'events per endpoint of the isolation runs',
+    },
   },
 });
 const EVENTS = Number(values.events);
@@ -101,12 +111,23 @@ function signing(): void {
   printTable(['body', 'standardwebhooks v1', 'ours v1', 'ratio', 'ours v1+v1a', 'ratio'], rows);
 }
 
-async function receiver(answer: (path: string) => number): Promise<{ url: string; server: Server }> {
+/** The dripping endpoint of the isolation part: 200 at once, then a byte every 100 ms for 1.5 s. */
+const DRIP_EVERY_MS = 100;
+const DRIP_BYTES = 15;
+/** The attempt timeout of the isolation part: longer than a drip's pause, far shorter than the drip. */
+const ISOLATION_TIMEOUT_MS = 500;
+
+async function receiver(answer: (path: string) => number | 'drip'): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     request.resume();
-    request.on('end', () =>
-      setTimeout(() => response.writeHead(answer(request.url ?? '')).end(), LATENCY_MS),
-    );
+    request.on('end', () => {
+      const status = answer(request.url ?? '');
+      if (status !== 'drip') {
+        setTimeout(() => response.writeHead(status).end(), LATENCY_MS);
+        return;
+      }
+      dripAnswer(response, { everyMs: DRIP_EVERY_MS, bytes: DRIP_BYTES });
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -201,23 +222,18 @@ function p99(values: number[]): number {
 
 async function isolation(): Promise<void> {
   const rows: Array<Array<string | number>> = [];
-  for (const perEndpoint of [20, 40, 80]) {
-    const delays: Record<'without' | 'with', number> = { without: 0, with: 0 };
-    for (const mode of ['without', 'with'] as const) {
-      const { url, server } = await receiver((path) => (path.startsWith('/failing') ? 503 : 200));
-      const store = new MemoryStateStore();
-      const queue = new MemoryDeliveryQueue();
-      const slowQueue = new MemoryDeliveryQueue();
-      const delivery = new WebhookDelivery({
-        store,
-        queue,
-        slowQueue,
-        policy: 'any',
-        knownTypes: EVENT_TYPES,
+  for (const perEndpoint of String(values['isolation-sizes']).split(',').map(Number)) {
+    const delays: Record<'without' | 'with' | 'dripping', number> = { without: 0, with: 0, dripping: 0 };
+    for (const mode of ['without', 'with', 'dripping'] as const) {
+      const { url, server } = await receiver((path) =>
+        path.startsWith('/failing') ? (mode === 'dripping' ? 'drip' : 503) : 200,
+      );
+      const { queue, slowQueue, delivery } = memoryDelivery({
         asymmetric: false,
+        timeoutMs: ISOLATION_TIMEOUT_MS,
       });
       for (let n = 0; n < 9; n++) await delivery.registry.create({ url: `${url}/ok-${n}` });
-      if (mode === 'with') await delivery.registry.create({ url: `${url}/failing` });
+      if (mode !== 'without') await delivery.registry.create({ url: `${url}/failing` });
       const events = Array.from({ length: perEndpoint }, (_, n) => event(n));
       const enqueuedAt = performance.now();
       await delivery.dispatch(events);
@@ -259,6 +275,7 @@ async function isolation(): Promise<void> {
       };
       await Promise.all([main(), slow()]);
       delays[mode] = p99(healthyDelays);
+      server.closeAllConnections();
       server.close();
     }
     rows.push([
@@ -266,14 +283,28 @@ async function isolation(): Promise<void> {
       delays.without.toFixed(0),
       delays.with.toFixed(0),
       (delays.with / delays.without).toFixed(2),
+      delays.dripping.toFixed(0),
+      (delays.dripping / delays.without).toFixed(2),
     ]);
   }
   console.log(
     `\nIsolation: nine endpoints answering 200 after ${LATENCY_MS} ms; p99 delay (ms) of their deliveries from dispatch`,
   );
-  printTable(['events per endpoint', 'without a failing endpoint', 'with one answering 503', 'ratio'], rows);
+  printTable(
+    [
+      'events per endpoint',
+      'without a failing endpoint',
+      'with one answering 503',
+      'ratio',
+      'with one dripping its answer',
+      'ratio',
+    ],
+    rows,
+  );
 }
 
-signing();
-await throughput();
+if (values['isolation-only'] !== true) {
+  signing();
+  await throughput();
+}
 await isolation();

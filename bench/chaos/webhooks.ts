@@ -10,8 +10,11 @@
  *
  * Endpoints: four live ones whose answers fail with probability `--fault-rate` (503; 500 with
  * Retry-After: 7; no answer within the attempt timeout; the connection reset), one steady one (200
- * after 10 ms, never failing), one slow one (200 after 300 ms) and one dead one (accepts
- * connections, never answers). Events are offered to the
+ * after 10 ms, never failing), one slow one (200 after 300 ms), one dead one (accepts
+ * connections, never answers) and one dripping one (answers 200 at once, then its body a byte
+ * every 200 ms for 6 s, each byte well within the 500 ms attempt timeout, as a byte a second is within
+ * a 3 s one: issue 42; each of its attempts must fail at the attempt's deadline, never be recorded
+ * delivered). Events are offered to the
  * queue as the emitting functions do, a tenth of them twice. Workers stand in for Lambda's event
  * source mappings, `--workers` on each lane (the main queue and the slow one): receive ten messages, invoke the handler, delete what succeeded; with probability
  * `--kill-rate` a worker is killed mid-batch: it abandons the batch at once (nothing is deleted, the
@@ -25,9 +28,11 @@
  * signature verifies (official standardwebhooks library) and its `webhook-id` is the event's id, so
  * duplicates carry identical ids; the dead endpoint does not delay the others (p99 delay from offer
  * to first arrival at the endpoints that never fail, the steady and the slow one, ≤ 1.2× the same
- * run without the dead endpoint, run first in a child process with `--baseline`; the faulty
+ * run without the dead and the dripping endpoint, run first in a child process with `--baseline`; the faulty
  * endpoints' own breakers and retries would swamp that figure, so their delays are only printed); Retry-After honoured (in the delivery
- * log, no attempt sooner than 7 s after a `Retry-After: 7`). Stops by itself.
+ * log, no attempt sooner than 7 s after a `Retry-After: 7`). Printed, not a target: duplicates per
+ * 1,000 deliveries at the live endpoints, in all and after the replay (issue 42: a task whose delivery
+ * the log records as done is not sent again). Stops by itself.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -55,6 +60,7 @@ import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { startEmulator } from '../../packages/local/src/emulator.ts';
 import { toSqsRecord } from '../../packages/local/src/sqs-event-source.ts';
 import { mulberry32 } from '../../packages/simulator/src/random.ts';
+import { dripAnswer } from '../../test/helpers/webhook-receiver.ts';
 import { printTable } from '../support.ts';
 
 const { values } = parseScriptArgs({
@@ -161,7 +167,15 @@ interface Received {
   readonly status: number | 'timeout' | 'reset';
 }
 
-type Kind = 'live' | 'steady' | 'slow' | 'dead';
+type Kind = 'live' | 'steady' | 'slow' | 'dead' | 'drip';
+/** The endpoints that never complete an answer in time: no delivery to them is expected. */
+const neverInTime = (kind: Kind) => kind === 'dead' || kind === 'drip';
+/**
+ * The dripping endpoint's answer: 200 at once, then a byte every DRIP_EVERY_MS (shorter than the
+ * attempt timeout, so an idle timeout never fires) for DRIP_BYTES bytes (6 s).
+ */
+const DRIP_EVERY_MS = 200;
+const DRIP_BYTES = 30;
 interface Receiver {
   readonly name: string;
   readonly kind: Kind;
@@ -189,6 +203,11 @@ async function startReceiver(name: string, kind: Kind): Promise<Receiver> {
       if (kind === 'dead') {
         requests.push({ ...entry, status: 'timeout' });
         return; // never answers
+      }
+      if (kind === 'drip') {
+        requests.push({ ...entry, status: 'timeout' });
+        dripAnswer(response, { everyMs: DRIP_EVERY_MS, bytes: DRIP_BYTES });
+        return;
       }
       if (kind === 'slow' || kind === 'steady') {
         requests.push({ ...entry, status: 200 });
@@ -284,7 +303,7 @@ const receivers = [
   ...(await Promise.all([0, 1, 2, 3].map((n) => startReceiver(`live-${n}`, 'live')))),
   await startReceiver('steady', 'steady'),
   await startReceiver('slow', 'slow'),
-  ...(BASELINE ? [] : [await startReceiver('dead', 'dead')]),
+  ...(BASELINE ? [] : [await startReceiver('dead', 'dead'), await startReceiver('drip', 'drip')]),
 ];
 for (const receiver of receivers) {
   const { endpoint, secret } = await admin.registry.create({ url: receiver.url, description: receiver.name });
@@ -378,7 +397,7 @@ const eventIdOf = (r: Received) => (JSON.parse(r.body) as { id: string }).id;
 function deliveredIds(receiver: Receiver): Set<string> {
   return new Set(receiver.requests.filter(ok).map(eventIdOf));
 }
-const live = receivers.filter((each) => each.kind !== 'dead');
+const live = receivers.filter((each) => !neverInTime(each.kind));
 const missingAfterPhase1 = live.reduce(
   (sum, receiver) => sum + events.filter((each) => !deliveredIds(receiver).has(each.id)).length,
   0,
@@ -387,9 +406,14 @@ const missingAfterPhase1 = live.reduce(
 // --- phase 2: faults stop; a failed-only replay to every live endpoint ----------------------------
 faultsOn = false;
 let replayed = 0;
+// Only the events already kept (dispatched): one still on the queue is not replayable by id yet, and
+// its tasks will be queued when it is dispatched.
+const keptStore = stateStoreFor(config);
+const keptIds: string[] = [];
+for (const each of events) if (await keptEvent(keptStore, each.id)) keptIds.push(each.id);
 for (const receiver of live) {
-  const ids = await admin.replay(receiver.id, { eventIds: events.map((each) => each.id), failedOnly: true });
-  replayed += ids.length;
+  const { queued } = await admin.replay(receiver.id, { eventIds: keptIds, failedOnly: true });
+  replayed += queued.length;
 }
 const phase2Started = Date.now();
 // A live endpoint whose breaker opened under the faults holds its tasks (its replayed ones too) until
@@ -436,7 +460,8 @@ if (dead) {
     deadStatuses[status] = (deadStatuses[status] ?? 0) + 1;
   }
   const replayable = new Set(
-    await admin.replay(dead.id, { since: new Date(started - 60_000), until: new Date(), failedOnly: true }),
+    (await admin.replay(dead.id, { since: new Date(started - 60_000), until: new Date(), failedOnly: true }))
+      .queued,
   );
   for (const each of events)
     if (!replayable.has(each.id) || !(await keptEvent(store, each.id))) deadNotReplayable++;
@@ -446,6 +471,8 @@ let badSignatures = 0;
 let idMismatches = 0;
 let requests = 0;
 let duplicates = 0;
+let duplicatesAfterReplay = 0;
+let liveDeliveries = 0;
 for (const receiver of receivers) {
   const verifier = new Webhook(receiver.secret);
   const seen = new Map<string, number>();
@@ -459,10 +486,24 @@ for (const receiver of receivers) {
       // A request verified late (a retry queued long ago) is still within the library's 5-minute tolerance.
       badSignatures++;
     }
-    if (ok(request)) seen.set(id, (seen.get(id) ?? 0) + 1);
+    if (!ok(request)) continue;
+    liveDeliveries++;
+    const count = (seen.get(id) ?? 0) + 1;
+    seen.set(id, count);
+    if (count > 1 && request.at >= phase2Started) duplicatesAfterReplay++;
   }
   for (const count of seen.values()) if (count > 1) duplicates += count - 1;
 }
+const perThousand = (count: number) =>
+  liveDeliveries ? Math.round((count * 10_000) / liveDeliveries) / 10 : 0;
+// The dripping endpoint: each attempt must end at the deadline as failed (issue 42), so none of its
+// log records is delivered and it is not healthy.
+const drip = receivers.find((each) => each.kind === 'drip');
+let dripDelivered = 0;
+if (drip)
+  for (const each of events)
+    if ((await getDelivery(store, drip.id, each.id))?.status === 'delivered') dripDelivered++;
+const dripEndpoint = drip ? await admin.registry.get(drip.id) : undefined;
 
 // Retry-After: in the delivery log, the attempt after one answered `500, Retry-After: 7` came no
 // sooner than 7 s later (a redelivered message of the same attempt is not a retry: same attempt number).
@@ -531,7 +572,7 @@ for (const receiver of live) {
 
 const faults = live.reduce((sum, receiver) => sum + receiver.requests.filter((r) => !ok(r)).length, 0);
 console.log(
-  `\nWebhook chaos${BASELINE ? ' (baseline, no dead endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 steady, 1 slow${BASELINE ? '' : ', 1 dead'}), ${WORKERS} workers per lane, kill rate ${KILL_RATE}, seed ${values.seed}`,
+  `\nWebhook chaos${BASELINE ? ' (baseline, no dead or dripping endpoint)' : ''}: ${EVENTS} events (${counters.offeredTwice} offered twice) × ${receivers.length} endpoints (4 live with fault rate ${FAULT_RATE}, 1 steady, 1 slow${BASELINE ? '' : ', 1 dead, 1 dripping'}), ${WORKERS} workers per lane, kill rate ${KILL_RATE}, seed ${values.seed}`,
 );
 printTable(
   ['measure', 'value'],
@@ -556,6 +597,14 @@ printTable(
     ['phase 2 waited for live breakers', breakersWaitedFor.join('; ') || 'none open'],
     ['live endpoints with deliveries missing at the end', missingAt.join('; ') || 'none'],
     ['duplicate deliveries (same event, same endpoint)', duplicates],
+    [
+      'duplicates per 1,000 deliveries: in all; after the replay (phase 2)',
+      `${perThousand(duplicates)}; ${perThousand(duplicatesAfterReplay)} (${duplicatesAfterReplay} of ${liveDeliveries})`,
+    ],
+    [
+      'dripping endpoint: delivered in its log / failures',
+      drip ? `${dripDelivered} of ${EVENTS} / ${dripEndpoint?.failures ?? '?'}` : 'none (baseline)',
+    ],
     ['Retry-After gaps checked', retryAfterChecked],
     [
       'first-attempt delay p50 / p99 (ms): never-failing endpoints; faulty ones',
@@ -583,12 +632,17 @@ const targets: Array<[string, boolean, string]> = [
     `${idMismatches} mismatched, ${duplicates} duplicates`,
   ],
   [
+    'dripping endpoint: no answer counted past the deadline (none recorded delivered, not healthy)',
+    !drip || (dripDelivered === 0 && (dripEndpoint?.failures ?? 0) > 0),
+    drip ? `${dripDelivered} delivered, ${dripEndpoint?.failures ?? '?'} failures` : 'baseline',
+  ],
+  [
     'Retry-After honoured',
     retryAfterViolations === 0 && retryAfterChecked > 0,
     `${retryAfterViolations} early of ${retryAfterChecked}`,
   ],
   [
-    'dead endpoint does not delay the others (never-failing endpoints: p99 first-attempt delay ≤ 1.2× the run without it)',
+    'dead and dripping endpoints do not delay the others (never-failing endpoints: p99 first-attempt delay ≤ 1.2× the run without them)',
     BASELINE || NO_BASELINE || (healthyDelays.length > 0 && healthyP99 <= 1.2 * referenceP99),
     BASELINE
       ? 'baseline'
@@ -608,6 +662,9 @@ console.log(
     events: EVENTS,
     lost,
     duplicates,
+    duplicatesAfterReplay,
+    liveDeliveries,
+    dripDelivered,
     idMismatches,
     badSignatures,
     requests,

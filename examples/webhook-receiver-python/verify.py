@@ -9,6 +9,7 @@ As a command: reads a JSON document {"body": "...", "headers": {...}, "secret"?:
 or {"verified": false, "error": ...}, and exits 0 or 1.
 """
 import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -18,6 +19,22 @@ import time
 
 class WebhookVerificationError(Exception):
     pass
+
+
+def _b64(text):
+    """The bytes of strict base64 text, or None when it is not (a forged or damaged header)."""
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _key(text, prefix, what):
+    """The bytes of a whsec_/whpk_ key; a key that is not base64 is the receiver's configuration error."""
+    raw = _b64(text[len(prefix):] if text.startswith(prefix) else text)
+    if not raw:
+        raise WebhookVerificationError(f"the {what} is not base64: copy it again ({prefix}...)")
+    return raw
 
 
 def verify_webhook(body, headers, secret=None, public_key=None, tolerance=300, now=None):
@@ -34,22 +51,27 @@ def verify_webhook(body, headers, secret=None, public_key=None, tolerance=300, n
         raise WebhookVerificationError("webhook-timestamp is outside the tolerance")
     raw = body.encode("utf-8") if isinstance(body, str) else body
     content = f"{msg_id}.{timestamp}.".encode("utf-8") + raw
+    key = _key(secret, "whsec_", "endpoint secret") if secret else None
+    raw_key = _key(public_key, "whpk_", "public key") if public_key else None
+    if raw_key is not None and len(raw_key) != 32:
+        raise WebhookVerificationError("the public key is not an ed25519 key (32 bytes): copy it again (whpk_...)")
     for entry in signatures.split(" "):
         version, _, value = entry.partition(",")
-        if version == "v1" and secret:
-            key = base64.b64decode(secret[len("whsec_"):] if secret.startswith("whsec_") else secret)
+        if version == "v1" and key:
             expected = base64.b64encode(hmac.new(key, content, hashlib.sha256).digest()).decode()
-            if hmac.compare_digest(expected, value):
+            if hmac.compare_digest(expected.encode(), value.encode()):
                 return json.loads(raw)
-        if version == "v1a" and public_key:
+        if version == "v1a" and raw_key:
             from cryptography.exceptions import InvalidSignature
             from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-            raw_key = base64.b64decode(public_key[len("whpk_"):] if public_key.startswith("whpk_") else public_key)
+            signature = _b64(value)
+            if signature is None:
+                continue  # not base64: it matches nothing
             try:
-                Ed25519PublicKey.from_public_bytes(raw_key).verify(base64.b64decode(value), content)
+                Ed25519PublicKey.from_public_bytes(raw_key).verify(signature, content)
                 return json.loads(raw)
-            except InvalidSignature:
+            except (InvalidSignature, ValueError):
                 pass
     raise WebhookVerificationError("no signature matches")
 

@@ -223,6 +223,7 @@ const POLICY_DOCUMENTS: Record<string, (properties: Record<string, unknown>) => 
   'AWS::SNS::TopicPolicy': (p) => [['topic policy', p.PolicyDocument]],
   'AWS::SecretsManager::ResourcePolicy': (p) => [['secret policy', p.ResourcePolicy]],
   'AWS::KMS::Key': (p) => [['key policy', p.KeyPolicy]],
+  'AWS::Events::EventBusPolicy': (p) => [['bus policy', { Statement: p.Statement }]],
 };
 
 function inlinePolicies(policies: unknown): Array<[string, unknown]> {

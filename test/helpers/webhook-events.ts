@@ -3,7 +3,13 @@
  * `evt-<n>`, `data: { n }`, timed 2026-12-01 10:<n> UTC. A caller that needs another field (a type,
  * a subject filter's subject, a padded body, a time) overrides it.
  */
-import type { CloudEvent } from '../../packages/bridge/src/events/index.ts';
+import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
+import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
+import {
+  MemoryDeliveryQueue,
+  WebhookDelivery,
+  type WebhookDeliveryOptions,
+} from '../../packages/bridge/src/webhooks/index.ts';
 
 export function dropEvent(n: number, overrides: Record<string, unknown> = {}): CloudEvent {
   return {
@@ -17,4 +23,23 @@ export function dropEvent(n: number, overrides: Record<string, unknown> = {}): C
     data: { n },
     ...overrides,
   } as unknown as CloudEvent;
+}
+
+/**
+ * A webhook delivery flow on memory ports with both lanes, as the tests and benchmarks that need no
+ * SQS build it: `policy: 'any'` (receivers on 127.0.0.1), every event type known; `options` override.
+ */
+export function memoryDelivery(options: Partial<WebhookDeliveryOptions> = {}) {
+  const store = new MemoryStateStore();
+  const queue = new MemoryDeliveryQueue();
+  const slowQueue = new MemoryDeliveryQueue();
+  const delivery = new WebhookDelivery({
+    store,
+    queue,
+    slowQueue,
+    policy: 'any',
+    knownTypes: EVENT_TYPES,
+    ...options,
+  });
+  return { store, queue, slowQueue, delivery };
 }

@@ -2,10 +2,12 @@
  * A webhook receiver on 127.0.0.1 (port 0) for tests: records every request (headers, raw body) and
  * answers what `answer` says (status, headers, delay), so tests inject faults per request.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
+  /** The request's path and query. */
+  readonly url?: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly at: number;
@@ -44,6 +46,7 @@ export async function startTestReceiver(
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const entry = {
+        url: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
@@ -58,4 +61,22 @@ export async function startTestReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
+}
+
+/**
+ * Answers 200 at once, then drips the body: one byte every `everyMs`, `bytes` in all, then ends
+ * (issue 42's endpoint that holds an attempt without ever leaving the socket idle). Stops when the
+ * connection closes.
+ */
+export function dripAnswer(response: ServerResponse, options: { everyMs: number; bytes: number }): void {
+  response.writeHead(200, { 'content-type': 'text/plain' }).write('o');
+  let sent = 1;
+  const timer = setInterval(() => {
+    if (++sent < options.bytes) response.write('.');
+    else {
+      clearInterval(timer);
+      response.end('k');
+    }
+  }, options.everyMs);
+  response.on('close', () => clearInterval(timer));
 }

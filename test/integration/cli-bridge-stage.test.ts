@@ -9,9 +9,10 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { watch } from '../../packages/bridge/src/state/watch-list.ts';
-import { recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
+import { keepEvent, recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
 import { compileCacheEnv } from '../helpers/env.ts';
 import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
+import { dropEvent } from '../helpers/webhook-events.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 /** deploy/core.yml's name for stage `qa` in the emulator's account and region. */
@@ -220,6 +221,54 @@ describe('pds bridge --stage', () => {
     });
     expect(status.queues.find((queue) => queue.role === 'poller-failed-runs')?.deadLetter?.visible).toBe(1);
     expect(refused.code).toBe(2);
+  });
+
+  it("checks webhook URLs as the deployed stage does whatever the shell says, and answers a replay's bounds and skipped events", async () => {
+    // prepare: an endpoint the flag lets in (as an operator testing against a local receiver would)
+    // that takes publication events only, and a kept ingest event
+    const store = new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET });
+    await keepEvent(store, dropEvent(1, { time: new Date().toISOString() }));
+    const created = await pds([
+      'bridge',
+      'webhooks',
+      'create',
+      'http://127.0.0.1:9/hook',
+      '--url-policy',
+      'any',
+      '--event-type',
+      'pds.publication.completed',
+      '--stage',
+      'qa',
+    ]);
+    const endpointId = (JSON.parse(created.stdout) as { endpoint: { id: string } }).endpoint.id;
+
+    // act
+    const refused = await pds(['bridge', 'webhooks', 'create', 'http://127.0.0.1:9/other', '--stage', 'qa'], {
+      WEBHOOK_URL_POLICY: 'any',
+    });
+    const tooOld = await pds(['bridge', 'webhooks', 'replay', endpointId, '--since', '60d', '--stage', 'qa']);
+    const byId = await pds([
+      'bridge',
+      'webhooks',
+      'replay',
+      endpointId,
+      '--event-id',
+      'evt-1',
+      '--stage',
+      'qa',
+    ]);
+
+    // assess
+    expect(created.code, created.stderr).toBe(0);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is not https; a deployed bridge delivers only over https');
+    expect(tooOld.code).toBe(2);
+    expect(tooOld.stderr).toMatch(/give a since no earlier than/);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(JSON.parse(byId.stdout)).toEqual({
+      queued: [],
+      skipped: [{ eventId: 'evt-1', reason: expect.stringContaining('the endpoint does not take it') }],
+    });
   });
 
   it('says which stage has no queues, as a configuration error', async () => {

@@ -309,6 +309,7 @@ describe('serverless template: the whole stack', () => {
       'AWS::CloudWatch::Dashboard': ['Dashboard'],
       'AWS::Events::Archive': ['EventArchive'],
       'AWS::Events::EventBus': ['EventBus'],
+      'AWS::Events::EventBusPolicy': ['EventBusPolicy'],
       'AWS::IAM::ManagedPolicy': ['EventBusPublishPolicy', 'TracingPolicy'],
       'AWS::IAM::Policy': ['WebhookApiPolicy', 'WebhookOfferPolicy'],
       'AWS::IAM::Role': [
@@ -532,9 +533,26 @@ describe('serverless template: the whole stack', () => {
           'WebhookOfferPolicy',
           'WebhookApiPolicy',
           'EventBusPublishPolicy',
+          'EventBusPolicy',
         ]),
       );
     }
+  });
+
+  it("lets only the roles that publish put the bridge's source on a bus it creates", () => {
+    const { template } = defaults;
+    const policy = props(template, 'EventBusPolicy');
+    const publishers = (props(template, 'EventBusPublishPolicy').Roles as unknown[]).map(referencedId);
+    const allowed = dig(policy, 'Statement', 'Condition', 'ArnNotLike', 'aws:PrincipalArn') as unknown[];
+
+    expect(template.Resources.EventBusPolicy?.Condition).toBe('EventBusCreated');
+    expect(policy.Statement).toMatchObject({
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Condition: { StringLike: { 'events:source': 'urn:pds-bridge*' } },
+    });
+    expect(allowed.map(referencedId).sort()).toEqual([...publishers].sort());
   });
 
   it("holds one wildcard action in the alarm topic key's policy: the account's administration of the key", () => {

@@ -50,6 +50,7 @@ it('loses nothing, signs every request and sends duplicates only with the same w
     badSignatures: 0,
     deadNotReplayable: 0,
     retryAfterViolations: 0,
+    dripDelivered: 0,
   });
   expect(result.requests).toBeGreaterThanOrEqual(20 * 5);
 }, 160_000);

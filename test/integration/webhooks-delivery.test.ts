@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CloudEvent, EVENT_TYPES, eventId } from '../../packages/bridge/src/events/index.ts';
 import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
+import { endpointDisabledEvent } from '../../packages/bridge/src/webhooks/handlers.ts';
 import {
+  type DeliveryTask,
   type EndpointDisabled,
   getDelivery,
   listDeliveries,
@@ -139,6 +141,36 @@ describe('webhook delivery', () => {
     });
   });
 
+  it('examples/webhook-receiver-python/verify.py refuses signatures and keys that are not base64 with a clear answer, never a crash', async () => {
+    // prepare
+    const headers = {
+      'webhook-id': 'evt-1',
+      'webhook-timestamp': '1000',
+      'webhook-signature': 'v1,%%% v1a,not*base64',
+    };
+    const run = (input: object) =>
+      spawnSync('python3', [path.join(root, 'examples/webhook-receiver-python/verify.py')], {
+        input: JSON.stringify({ body: '{}', headers, now: 1000, ...input }),
+        encoding: 'utf8',
+      });
+
+    // act
+    const forged = run({
+      secret: 'whsec_c2VjcmV0',
+      publicKey: `whpk_${Buffer.alloc(32, 1).toString('base64')}`,
+    });
+    const badKey = run({ publicKey: 'whpk_???' });
+
+    // assess
+    expect(forged.stderr).toBe('');
+    expect(JSON.parse(forged.stdout)).toEqual({ verified: false, error: 'no signature matches' });
+    expect(badKey.stderr).toBe('');
+    expect(JSON.parse(badKey.stdout)).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/public key is not base64/),
+    });
+  });
+
   it("is verified by the consumer kit's verifyWebhook with the secret (v1) or the public key (v1a), and a tampered or stale one is refused", async () => {
     // prepare
     receiver = await startTestReceiver();
@@ -258,7 +290,8 @@ describe('webhook delivery', () => {
     receiver = await startTestReceiver(() => ({ status: healthy ? 200 : 500 }));
     const h = harness({ disableAfterMs: 30 * 86_400_000 });
     const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
-    await h.delivery.dispatch([event(6), event(7)]);
+    const offeredAt = h.clock.now.toISOString();
+    await h.delivery.dispatch([6, 7].map((n) => dropEvent(n, { time: offeredAt })));
     h.queue.tasks.splice(1); // evt-7 is never attempted: only evt-6 fails
     const outcomes = await h.drain(2000);
     await h.delivery.registry.change(endpoint.id, (r) => ({ ...r, failures: 0 }));
@@ -266,7 +299,7 @@ describe('webhook delivery', () => {
     // act
     healthy = true;
     const replayed = await h.delivery.replay(endpoint.id, {
-      since: new Date(Date.UTC(2026, 11, 1)),
+      since: new Date(offeredAt),
       failedOnly: true,
     });
     await h.drain();
@@ -274,7 +307,7 @@ describe('webhook delivery', () => {
     // assess
     expect(outcomes.filter((each) => each !== 'waiting').at(-1)).toBe('failed');
     expect(outcomes.filter((each) => each === 'retrying')).toHaveLength(9);
-    expect(replayed).toEqual(['evt-6', 'evt-7']);
+    expect(replayed.queued).toEqual(['evt-6', 'evt-7']);
     expect((await getDelivery(h.store, endpoint.id, 'evt-6'))?.status).toBe('delivered');
     expect(receiver.received.at(-1)?.headers['webhook-id']).toMatch(/^evt-[67]$/);
   });
@@ -332,11 +365,109 @@ describe('webhook delivery', () => {
 
     // assess
     expect(opened?.breakerOpenUntil).toBeDefined();
-    expect(replayed).toHaveLength(5);
+    expect(replayed.queued).toHaveLength(5);
     expect(outcomes.filter((each) => each === 'delivered')).toHaveLength(5);
     const after = await h.delivery.registry.get(endpoint.id);
     expect(after).toMatchObject({ failures: 0 });
     expect(after?.breakerOpenUntil).toBeUndefined();
+  });
+
+  it('sends each event once to an endpoint recovered by a replay: the tasks that waited for the breaker are not sent again', async () => {
+    // prepare: the breaker opened on 503s, the retries wait for it; then the endpoint is fixed
+    let healthy = false;
+    receiver = await startTestReceiver(() => ({ status: healthy ? 200 : 503 }));
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    await h.delivery.dispatch([1, 2, 3, 4, 5].map((n) => event(50 + n)));
+    await Promise.all(h.queue.take().map((task) => h.delivery.deliver(task)));
+    const waiting = h.queue.tasks.length;
+    healthy = true;
+    h.clock.now = new Date(h.clock.now.getTime() + 1000);
+
+    // act: the replay goes out first, then the waiting tasks come due
+    await h.delivery.replay(endpoint.id, { eventIds: [51, 52, 53, 54, 55].map((n) => `evt-${n}`) });
+    const replays = h.queue.tasks.filter((each) => each.task.replay);
+    h.queue.tasks.splice(0, h.queue.tasks.length, ...h.queue.tasks.filter((each) => !each.task.replay));
+    const replayed = await Promise.all(replays.map((each) => h.delivery.deliver(each.task)));
+    const outcomes = await h.drain();
+
+    // assess
+    expect(waiting).toBe(5);
+    expect(replayed).toEqual(Array(5).fill('delivered'));
+    const answered200 = receiver.received.slice(5).map((each) => each.headers['webhook-id']);
+    expect(answered200.sort()).toEqual(['evt-51', 'evt-52', 'evt-53', 'evt-54', 'evt-55']);
+    expect(outcomes.filter((each) => each === 'already-delivered')).toHaveLength(5);
+    const log = await listDeliveries(h.store, endpoint.id);
+    expect(log.map((each) => each.status)).toEqual(Array(5).fill('delivered'));
+  });
+
+  it("refuses a replay whose since is older than the delivery log's retention, naming the earliest it takes", async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const days = (n: number) => new Date(h.clock.now.getTime() - n * 86_400_000);
+
+    // act
+    const tooOld = h.delivery.replay(endpoint.id, { since: days(40) });
+    const ancient = h.delivery.replay(endpoint.id, { since: new Date('0001-01-01T00:00:00Z') });
+    const within = await h.delivery.replay(endpoint.id, { since: days(29) });
+
+    // assess
+    await expect(tooOld).rejects.toMatchObject({
+      code: 'WEBHOOK_REPLAY_INVALID',
+      message: expect.stringContaining(`no earlier than ${days(30).toISOString()}`),
+    });
+    await expect(ancient).rejects.toMatchObject({ code: 'WEBHOOK_REPLAY_INVALID' });
+    expect(within).toEqual({ queued: [], skipped: [] });
+  });
+
+  it('replays a long time range page by page: each page bounded, next continues, every event queued once', async () => {
+    // prepare: seven events a minute apart, the last two at the same millisecond
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const at = (minutes: number) => new Date(h.clock.now.getTime() - minutes * 60_000).toISOString();
+    const events = [7, 6, 5, 4, 3, 2, 2].map((minutes, n) => dropEvent(80 + n, { time: at(minutes) }));
+    await h.delivery.dispatch(events);
+    h.queue.take();
+
+    // act
+    const pages = [];
+    let since: Date | undefined = new Date(h.clock.now.getTime() - 3_600_000);
+    while (since) {
+      const page = await h.delivery.replay(endpoint.id, { since, limit: 2 });
+      pages.push(page);
+      since = page.next ? new Date(page.next) : undefined;
+    }
+
+    // assess
+    expect(pages.map((page) => page.queued.length)).toEqual([2, 2, 3]);
+    const queued = pages.flatMap((page) => page.queued);
+    expect(queued.sort()).toEqual(events.map((each) => each.id).sort());
+    expect(h.queue.tasks).toHaveLength(7);
+  });
+
+  it("honours the endpoint's filters in a replay by ids, and says which events it skipped and why", async () => {
+    // prepare
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({
+      url: receiver.url,
+      eventTypes: ['pds.publication.completed'],
+    });
+    await h.delivery.dispatch([event(90), event(91, 'pds.publication.completed', 'pub-91')]);
+    h.queue.take();
+
+    // act
+    const result = await h.delivery.replay(endpoint.id, { eventIds: ['evt-90', 'evt-91'] });
+
+    // assess
+    expect(result.queued).toEqual(['evt-91']);
+    expect(result.skipped).toEqual([
+      { eventId: 'evt-90', reason: expect.stringMatching(/does not take it \(pds\.ingest\.completed/) },
+    ]);
+    expect(h.queue.tasks.map((each) => each.task.eventId)).toEqual(['evt-91']);
   });
 
   it('disables an endpoint that answers 410 Gone, records what it then misses, and a replay after enabling brings it all back', async () => {
@@ -360,9 +491,44 @@ describe('webhook delivery', () => {
     expect(outcome).toEqual(['disabled']);
     expect(h.disabled).toMatchObject([{ reason: 'gone', endpoint: { id: endpoint.id, status: 'disabled' } }]);
     expect(afterDisable).toBe(0);
-    expect(replayed).toEqual(['evt-20', 'evt-21']);
+    expect(replayed.queued).toEqual(['evt-20', 'evt-21']);
     const ids = receiver.received.slice(1).map((each) => each.headers['webhook-id']);
     expect(ids.sort()).toEqual(['evt-20', 'evt-21']);
+  });
+
+  it("never lets a disabled endpoint's token reach another endpoint: its event carries the origin, and only endpoints that ask for pds.webhook.* get it", async () => {
+    // prepare: one receiver, three endpoints: a token URL that answers 410, one taking every type,
+    // one listing pds.webhook.endpoint-disabled
+    receiver = await startTestReceiver((request) => ({
+      status: request.url?.includes('tok_') ? 410 : 204,
+    }));
+    const h = harness();
+    const token = 'tok_5ecret9';
+    const base = receiver.url.replace('/hook', '');
+    await h.delivery.registry.create({ url: `${base}/hooks/${token}?key=${token}` });
+    const everyType = await h.delivery.registry.create({ url: `${base}/every` });
+    const asked = await h.delivery.registry.create({
+      url: `${base}/asked`,
+      eventTypes: ['pds.webhook.endpoint-disabled'],
+    });
+
+    // act: the disabled endpoint's event is offered to webhooks, as the deployed function's sink does
+    await h.delivery.dispatch([event(60)]);
+    await h.drain();
+    const announced = h.disabled.map((each) => endpointDisabledEvent(each));
+    await h.delivery.dispatch(announced);
+    await h.drain();
+
+    // assess
+    expect(announced).toHaveLength(1);
+    expect(announced[0]?.data.url).toBe(new URL(base).origin);
+    expect(JSON.stringify(announced)).not.toContain(token);
+    const bodies = receiver.received.map((each) => each.body);
+    expect(bodies.filter((each) => each.includes(token))).toEqual([]);
+    const disabledDeliveries = await Promise.all(
+      [everyType, asked].map(({ endpoint }) => getDelivery(h.store, endpoint.id, announced[0]?.id ?? '')),
+    );
+    expect(disabledDeliveries.map((each) => each?.status)).toEqual([undefined, 'delivered']);
   });
 
   it('disables an endpoint that keeps failing past disableAfterMs and announces it once', async () => {
@@ -402,6 +568,30 @@ describe('webhook delivery', () => {
     // assess
     expect(queued).toBe(1);
     expect(receiver.received.map((each) => each.headers['webhook-id'])).toEqual(['evt-41']);
+  });
+
+  it('refuses at every attempt an http endpoint written under another policy: nothing is sent in clear text, the log says why', async () => {
+    // prepare: registered where http is allowed (the local stack's policy), delivered where it is not
+    receiver = await startTestReceiver();
+    const h = harness();
+    const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
+    const deployed = new WebhookDelivery({
+      store: h.store,
+      queue: h.queue,
+      policy: 'public',
+      knownTypes: EVENT_TYPES,
+      random: () => 0.5,
+    });
+    await deployed.dispatch([event(70)]);
+
+    // act
+    const outcome = await deployed.deliver(h.queue.take()[0] as DeliveryTask);
+
+    // assess
+    expect(outcome).toBe('retrying');
+    expect(receiver.received).toHaveLength(0);
+    const record = await getDelivery(h.store, endpoint.id, 'evt-70');
+    expect(record?.attempts[0]?.response).toMatch(/is not https; a deployed bridge delivers only over https/);
   });
 
   it('refuses, when deployed, http URLs and hosts that resolve to private, loopback or metadata addresses', async () => {

@@ -788,7 +788,8 @@ function webhookCases(): Case[] {
     {
       name: '202',
       operation: 'POST /webhooks/endpoints/{endpointId}/replay',
-      answer: answerOn('POST', '/replay', { since: '2026-11-20T00:00:00.000Z' }),
+      // Within the delivery log's retention (30 days) whenever the suite runs.
+      answer: answerOn('POST', '/replay', { since: new Date(Date.now() - 86_400_000).toISOString() }),
     },
     ...webhookBodyCases('POST /webhooks/endpoints/{endpointId}/replay', 'POST', withEndpoint('/replay'), {
       eventIds: ['never-kept'],

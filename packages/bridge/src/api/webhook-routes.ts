@@ -286,19 +286,19 @@ function replayRoute(context: RouteContext): ApiRoute {
     operationId: 'replayWebhookEvents',
     summary: 'Send events to an endpoint again, with their original ids',
     description:
-      'By id, or by time range and optionally only those not delivered; events that came while the endpoint did not exist or was disabled are included.',
+      "By id, or by time range (one page of at most 1000 events per request: repeat with since = next) and optionally only those not delivered; events that came while the endpoint did not exist or was disabled are included; only events the endpoint's filters take are sent (those named by id that they do not take are answered as skipped).",
     body: context.schemas.webhooks.replayRequest,
     responses: { 202: { description: 'Queued.', schema: context.schemas.webhooks.replayResult } },
     problems: { ...BODY_PROBLEMS, 404: NOT_FOUND, 503: UNAVAILABLE },
     answer: (body, request) =>
       answering(async () => {
-        const queued = await webhooksOf(context).replay(endpointIdOf(request), {
+        const result = await webhooksOf(context).replay(endpointIdOf(request), {
           ...(body.eventIds ? { eventIds: body.eventIds } : {}),
           ...(body.since ? { since: new Date(body.since) } : {}),
           ...(body.until ? { until: new Date(body.until) } : {}),
           ...(body.failedOnly !== undefined ? { failedOnly: body.failedOnly } : {}),
         });
-        return { status: 202, body: { queued } };
+        return { status: 202, body: result };
       }),
   });
   return { ...route, parameters: pathParameter('endpointId', context.schemas.webhooks.endpointId) };

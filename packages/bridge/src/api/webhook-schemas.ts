@@ -52,6 +52,7 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       failures: z.number().check(z.int(), z.gte(0)),
       failingSince: z.optional(timestamp),
       breakerOpenUntil: z.optional(timestamp),
+      replayedAt: z.optional(timestamp),
     })
     .register(registry, {
       id: 'WebhookEndpoint',
@@ -137,13 +138,20 @@ function deliverySchemas(
     .register(registry, {
       id: 'WebhookReplayRequest',
       description:
-        'Which events to send again, with their original ids: eventIds, or a time range (since ≤ time < until, until defaults to now), optionally only those not delivered to this endpoint.',
+        "Which events to send again, with their original ids: eventIds, or a time range (since ≤ time < until, until defaults to now; since no older than the delivery log's retention, WEBHOOK_RETENTION_DAYS), optionally only those not delivered to this endpoint.",
     });
 
-  const replayResult = z.object({ queued: z.array(z.string()) }).register(registry, {
-    id: 'WebhookReplayResult',
-    description: 'The event ids queued for the endpoint.',
-  });
+  const replayResult = z
+    .object({
+      queued: z.array(z.string()),
+      skipped: z.array(z.object({ eventId: z.string(), reason: z.string() })),
+      next: z.optional(timestamp),
+    })
+    .register(registry, {
+      id: 'WebhookReplayResult',
+      description:
+        'The event ids queued for the endpoint; those named by id that its event types or subject filter do not take (skipped, with the reason); and, when a time range has more events than one page (1000), `next`: send the same request again with `since` = `next`.',
+    });
 
   const publicKey = z.object({ publicKey: z.string(), algorithm: z.literal('ed25519') }).register(registry, {
     id: 'WebhookPublicKey',

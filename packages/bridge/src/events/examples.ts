@@ -104,7 +104,7 @@ function webhookExamples(): Array<CloudEvent<'pds.webhook.endpoint-disabled'>> {
       ['ep_5f0c3a9e1b2d4c6a8e9f0a1b', '2026-11-20T09:15:00.000Z'],
       {
         endpointId: 'ep_5f0c3a9e1b2d4c6a8e9f0a1b',
-        url: 'https://erp.example.com/pds-hooks',
+        url: 'https://erp.example.com',
         reason: 'gone',
         detail: 'the endpoint answered 410 Gone',
         disabledAt: '2026-11-20T09:15:00.000Z',

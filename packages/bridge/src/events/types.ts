@@ -282,7 +282,10 @@ export const EVENT_DATA_SCHEMAS = lazily({
     described(
       z.object({
         endpointId: described(nonEmpty(), 'The webhook endpoint, as GET /webhooks/endpoints lists it.'),
-        url: described(nonEmpty(), 'The URL deliveries went to.'),
+        url: described(
+          nonEmpty(),
+          "The origin of the URL deliveries went to (scheme, host and port, e.g. https://hooks.example.com): never its path or query, which may hold the endpoint owner's token.",
+        ),
         reason: described(
           z.enum(['gone', 'failing']),
           'gone: the endpoint answered 410 Gone; failing: no attempt succeeded for WEBHOOK_DISABLE_AFTER_HOURS.',

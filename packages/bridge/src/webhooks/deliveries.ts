@@ -123,14 +123,21 @@ export async function keptEvent(store: StateStore, eventId: string): Promise<Clo
   return (await store.get<CloudEvent>(webhookEventKey(eventId)))?.value;
 }
 
-/** Ids of the events kept with a time in [since, until), oldest first, reading only the hours in range. */
-export async function* keptEventIds(store: StateStore, since: Date, until: Date): AsyncIterable<string> {
+/**
+ * The events kept with a time in [since, until), oldest first (by hour), each with its time in epoch
+ * ms, reading only the hours in range.
+ */
+export async function* keptEventIds(
+  store: StateStore,
+  since: Date,
+  until: Date,
+): AsyncIterable<{ id: string; time: number }> {
   const hour = 3_600_000;
   for (let at = Math.floor(since.getTime() / hour) * hour; at < until.getTime(); at += hour) {
     for await (const key of store.list(`${EVENT_TIMES_PREFIX}${eventHour(new Date(at))}/`)) {
       const entry = await store.get<{ id: string }>(key);
       const time = Date.parse(key.slice(key.lastIndexOf('/') + 1).split('_')[0] ?? '');
-      if (entry && time >= since.getTime() && time < until.getTime()) yield entry.value.id;
+      if (entry && time >= since.getTime() && time < until.getTime()) yield { id: entry.value.id, time };
     }
   }
 }

@@ -28,6 +28,8 @@ export interface WebhookDeliveryOptions {
   readonly knownTypes: readonly string[];
   /** An endpoint failing without a success for this long is disabled; default 5 days. */
   readonly disableAfterMs?: number;
+  /** How long kept events and the delivery log are kept: a replay's oldest `since`; default 30 days. */
+  readonly retentionMs?: number;
   /** Per-attempt timeout; default 10 000 ms. */
   readonly timeoutMs?: number;
   /** Sign with `v1a` (ed25519) too; default true. */
@@ -44,10 +46,12 @@ export interface WebhookDeliveryOptions {
 
 /**
  * What one task came to (`moved`: found on the main lane for an endpoint that is not healthy, sent
- * to the slow lane without an attempt).
+ * to the slow lane without an attempt; `already-delivered`: not sent, the log records it delivered
+ * since the task was queued).
  */
 export type TaskOutcome =
   | 'delivered'
+  | 'already-delivered'
   | 'retrying'
   | 'failed'
   | 'waiting'

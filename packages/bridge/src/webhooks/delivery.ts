@@ -23,7 +23,7 @@
 import type { Log } from '../core/index.ts';
 import { silentLog } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
-import { keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
+import { getDelivery, keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
 import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 import {
   type EndpointRecord,
@@ -33,9 +33,9 @@ import {
   signingKeyOf,
 } from './endpoints.ts';
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
-import { type PostResult, postWebhook } from './post.ts';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
-import { type ReplayRequest, replayEvents } from './replay.ts';
+import { type ReplayRequest, type ReplayResult, replayEvents } from './replay.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -86,6 +86,7 @@ export class WebhookDelivery {
           endpointId: endpoint.id,
           eventId: event.id,
           attempt: 1,
+          queuedAt: new Date(now).toISOString(),
         };
         // An endpoint that is not healthy: the task takes the slow lane; with its breaker open it is
         // queued to wait for it at once, so it takes no batch slot while the endpoint is known to fail.
@@ -119,6 +120,7 @@ export class WebhookDelivery {
   async deliverBatch(
     tasks: readonly DeliveryTask[],
     lane: DeliveryLane = 'main',
+    bounds: BatchBounds = {},
   ): Promise<PromiseSettledResult<TaskOutcome>[]> {
     const ids = [...new Set(tasks.map((task) => task.endpointId))];
     const read = await Promise.allSettled(ids.map((id) => this.registry.get(id)));
@@ -156,7 +158,7 @@ export class WebhookDelivery {
           }
           probing.add(endpoint.id);
         }
-        return this.#deliver(task, endpoint, later);
+        return this.#deliver(task, endpoint, later, bounds);
       }),
     );
     try {
@@ -205,8 +207,12 @@ export class WebhookDelivery {
   }
 
   /** Carries out one task; never throws for an endpoint's failure (only for the store's or queue's). */
-  async deliver(task: DeliveryTask, lane: DeliveryLane = 'main'): Promise<TaskOutcome> {
-    const [result] = await this.deliverBatch([task], lane);
+  async deliver(
+    task: DeliveryTask,
+    lane: DeliveryLane = 'main',
+    bounds: BatchBounds = {},
+  ): Promise<TaskOutcome> {
+    const [result] = await this.deliverBatch([task], lane, bounds);
     if (result?.status === 'rejected') throw result.reason;
     return (result as PromiseFulfilledResult<TaskOutcome>).value;
   }
@@ -215,6 +221,7 @@ export class WebhookDelivery {
     task: DeliveryTask,
     endpoint: EndpointRecord | undefined,
     later: LaterTasks,
+    bounds: BatchBounds,
   ): Promise<TaskOutcome> {
     const now = this.#now();
     // The reads are independent: one round trip to the store instead of several in a row (the
@@ -229,10 +236,16 @@ export class WebhookDelivery {
       later.add(task, waitUntil - now.getTime(), unhealthy(endpoint) ? 'slow' : 'main');
       return 'waiting';
     }
-    const [event, privateKey] = await Promise.all([
+    const [event, privateKey, doneSince] = await Promise.all([
       keptEvent(this.#o.store, task.eventId),
       this.#privateKey(),
+      this.#deliveredSinceQueued(task, endpoint),
     ]);
+    if (doneSince) {
+      // A replay (or the task a replay overtook) delivered it after this task was queued.
+      this.#o.metrics?.addMetric('WebhookDuplicatesAvoided', 'Count', 1);
+      return 'already-delivered';
+    }
     if (!event) {
       this.#log.warn('Webhook task for an event no longer kept', { ...task });
       return 'undelivered';
@@ -245,7 +258,14 @@ export class WebhookDelivery {
       );
       return 'undelivered';
     }
-    const result = await this.#post(endpoint, event, now, privateKey);
+    const timeoutMs = attemptTimeoutMs(this.#o.timeoutMs, bounds.attemptsEndBy);
+    if (timeoutMs < MIN_ATTEMPT_MS) {
+      // Too little of the invocation is left for an attempt: queued again at once, no attempt spent,
+      // so the batch is never returned whole (and sent twice) because its time ran out.
+      later.add(task, 0, unhealthy(endpoint) ? 'slow' : 'main');
+      return 'waiting';
+    }
+    const result = await this.#post(endpoint, event, now, privateKey, timeoutMs);
     const attempt = {
       at: now.toISOString(),
       attempt: task.attempt,
@@ -306,8 +326,27 @@ export class WebhookDelivery {
     const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
     await recordDelivery(this.#o.store, base, { status: 'pending', attempt, nextAttemptAt, now });
     // The endpoint has just failed: its retry takes the slow lane.
-    later.add({ ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt }, delay, 'slow');
+    later.add(
+      { ...task, attempt: task.attempt + 1, notBefore: nextAttemptAt, queuedAt: now.toISOString() },
+      delay,
+      'slow',
+    );
     return 'retrying';
+  }
+
+  /**
+   * True when the log records this delivery done since the task was queued, so sending it would be a
+   * duplicate the bridge knows of. The log is read only where another task may have delivered it: a
+   * replayed task (the original may be in flight), or a task of an endpoint replayed since the task
+   * was queued (the replay may have overtaken it). The common delivery reads nothing more.
+   */
+  async #deliveredSinceQueued(task: DeliveryTask, endpoint: EndpointRecord | undefined): Promise<boolean> {
+    const queuedAt = task.queuedAt ?? '';
+    const overtakable =
+      task.replay || (endpoint?.replayedAt !== undefined && endpoint.replayedAt >= queuedAt);
+    if (!overtakable) return false;
+    const record = await getDelivery(this.#o.store, task.endpointId, task.eventId);
+    return record?.status === 'delivered' && record.updatedAt > queuedAt;
   }
 
   /** The `v1a` private key (undefined when `asymmetric` is false), read from the store once. */
@@ -329,6 +368,7 @@ export class WebhookDelivery {
     event: CloudEvent,
     now: Date,
     privateKey: string | undefined,
+    timeoutMs: number,
   ): Promise<PostResult> {
     const body = JSON.stringify(event);
     const headers = webhookHeaders(
@@ -336,10 +376,7 @@ export class WebhookDelivery {
       { secrets: liveSecrets(endpoint, now), privateKey },
     );
     const post = this.#o.post ?? postWebhook;
-    return post(new URL(endpoint.url), body, headers, {
-      policy: this.#o.policy,
-      ...(this.#o.timeoutMs !== undefined ? { timeoutMs: this.#o.timeoutMs } : {}),
-    });
+    return post(new URL(endpoint.url), body, headers, { policy: this.#o.policy, timeoutMs });
   }
 
   async #recovered(id: string): Promise<void> {
@@ -404,12 +441,16 @@ export class WebhookDelivery {
   }
 
   /**
-   * Queues events again for one endpoint, with their original ids (./replay.ts); returns the ids
-   * queued.
+   * Queues events again for one endpoint, with their original ids (./replay.ts); answers the ids
+   * queued, those skipped and where the next page of a time range starts.
    */
-  replay(endpointId: string, request: ReplayRequest): Promise<string[]> {
-    const { store, queue } = this.#o;
-    return replayEvents({ store, queue, registry: this.registry, now: this.#now }, endpointId, request);
+  replay(endpointId: string, request: ReplayRequest): Promise<ReplayResult> {
+    const { store, queue, retentionMs } = this.#o;
+    return replayEvents(
+      { store, queue, registry: this.registry, now: this.#now, ...(retentionMs ? { retentionMs } : {}) },
+      endpointId,
+      request,
+    );
   }
 }
 
@@ -418,3 +459,21 @@ export class WebhookDelivery {
  * the same batch (no attempt is spent): 5 s, the first retry delay.
  */
 export const FAILING_ENDPOINT_WAIT_MS = 5_000;
+
+/** What bounds the attempts of one batch beyond their own deadline. */
+export interface BatchBounds {
+  /**
+   * Epoch ms by which every attempt of the batch must have ended, so its outcome is recorded before
+   * the invocation's own time runs out (the handler passes its remaining time less a reserve for the
+   * recording). An attempt's deadline is the shorter of `timeoutMs` and this; default none.
+   */
+  readonly attemptsEndBy?: number;
+}
+
+/** An attempt is not begun with less time than this (it is queued again instead). */
+export const MIN_ATTEMPT_MS = 100;
+
+/** The deadline of an attempt begun now: `timeoutMs`, cut to what is left before `attemptsEndBy`. */
+function attemptTimeoutMs(timeoutMs = DEFAULT_ATTEMPT_TIMEOUT_MS, attemptsEndBy?: number): number {
+  return attemptsEndBy === undefined ? timeoutMs : Math.min(timeoutMs, attemptsEndBy - Date.now());
+}

@@ -36,6 +36,8 @@ export interface EndpointRecord {
   readonly failures: number;
   readonly failingSince?: string;
   readonly breakerOpenUntil?: string;
+  /** The last replay queued for it: tasks queued before then check the log before they are sent. */
+  readonly replayedAt?: string;
 }
 
 /** What the API and CLI show: the record without its secrets. */
@@ -53,12 +55,20 @@ export function endpointView(record: EndpointRecord): EndpointView {
   return { ...rest, secretCount: secrets.length };
 }
 
+/**
+ * The bridge's own events about webhook endpoints: delivered only to an endpoint that lists their type,
+ * never to one that takes every type (they describe other endpoints).
+ */
+export const WEBHOOK_OWN_EVENT_PREFIX = 'pds.webhook.';
+
 /** True when the endpoint takes this event (type and subject filters). */
 export function endpointMatches(
   endpoint: EndpointRecord,
   event: Pick<CloudEvent, 'type' | 'subject'>,
 ): boolean {
-  if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) return false;
+  const listed = endpoint.eventTypes.includes(event.type);
+  if (!listed && (endpoint.eventTypes.length > 0 || event.type.startsWith(WEBHOOK_OWN_EVENT_PREFIX)))
+    return false;
   if (endpoint.subject === undefined) return true;
   const subject = event.subject ?? '';
   return endpoint.subject.endsWith('*')

@@ -17,7 +17,7 @@ import { resolveEventBody } from '../events/sqs/index.ts';
 import { eventSinkFor, logger, metrics, stateStoreFor } from '../lambda/adapters.ts';
 import { s3Client, sqsClient } from '../lambda/aws-clients.ts';
 import type { InvocationHandler } from '../lambda/handler.ts';
-import { type EndpointDisabled, WebhookDelivery } from './delivery.ts';
+import { type BatchBounds, type EndpointDisabled, WebhookDelivery } from './delivery.ts';
 import type { DeliveryLane } from './lanes.ts';
 import type { DeliveryTask } from './queue.ts';
 import { WEBHOOK_SETTINGS, type WebhookSettingValues } from './settings.ts';
@@ -41,7 +41,9 @@ export function endpointDisabledEvent(
     idParts: [endpoint.id, endpoint.disabledAt ?? endpoint.updatedAt],
     data: {
       endpointId: endpoint.id,
-      url: endpoint.url,
+      // The origin only: a path or query may hold a token of the endpoint's owner, and this event
+      // reaches the queue's consumers (and any endpoint that asks for it).
+      url: new URL(endpoint.url).origin,
       reason: disabled.reason,
       detail: disabled.detail,
       disabledAt: endpoint.disabledAt ?? endpoint.updatedAt,
@@ -70,6 +72,7 @@ export function webhookDeliveryFor(
     policy: settings.WEBHOOK_URL_POLICY,
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+    retentionMs: settings.WEBHOOK_RETENTION_DAYS * 86_400_000,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     ...(sink
       ? { onDisabled: (disabled: EndpointDisabled) => sink.publish([endpointDisabledEvent(disabled)]) }
@@ -111,7 +114,8 @@ export function createWebhookDeliveryHandler(
     // endpoints that are not healthy moved to the slow lane, each endpoint read once, a failing
     // endpoint attempted once per batch, re-queued tasks sent together); each record then settles
     // with its own task's result, so partial batch responses stay per record.
-    const results = tasksOfBatch(event.Records, delivery, lanes);
+    const bounds = { attemptsEndBy: Date.now() + context.getRemainingTimeInMillis() - RECORDING_RESERVE_MS };
+    const results = tasksOfBatch(event.Records, delivery, lanes, bounds);
     const handleRecord = async (record: SQSRecord): Promise<void> => {
       const result = results.get(record.messageId);
       if (result) {
@@ -121,7 +125,7 @@ export function createWebhookDeliveryHandler(
       }
       const body = await resolveEventBody(record.body, record.messageAttributes as never, s3Client());
       const message = JSON.parse(body) as unknown;
-      if (isTask(message)) await delivery.deliver(message, laneOf(record, lanes));
+      if (isTask(message)) await delivery.deliver(message, laneOf(record, lanes), bounds);
       else await delivery.dispatch([message as CloudEvent]);
     };
     return processPartialResponse(event, handleRecord, processor, {
@@ -130,6 +134,12 @@ export function createWebhookDeliveryHandler(
     });
   };
 }
+
+/**
+ * Time kept at the end of an invocation, after the last attempt's deadline, to record every attempt's
+ * outcome and queue the tasks again: a batch is never returned whole because one endpoint was slow.
+ */
+export const RECORDING_RESERVE_MS = 10_000;
 
 /** The queue's name: the last part of its URL (`…/123456789012/pds-bridge-dev-webhooks`). */
 function queueNameOf(url: string): string {
@@ -155,6 +165,7 @@ function tasksOfBatch(
   records: readonly SQSRecord[],
   delivery: WebhookDelivery,
   lanes: Record<DeliveryLane, string>,
+  bounds: BatchBounds,
 ): Map<string, Promise<PromiseSettledResult<unknown>>> {
   const byLane: Record<DeliveryLane, Array<{ messageId: string; task: DeliveryTask }>> = {
     main: [],
@@ -181,6 +192,7 @@ function tasksOfBatch(
     const all = delivery.deliverBatch(
       tasks.map((each) => each.task),
       lane,
+      bounds,
     );
     tasks.forEach(({ messageId }, n) => {
       results.set(

@@ -14,6 +14,7 @@ export {
   RESPONSE_SNIPPET_BYTES,
 } from './deliveries.ts';
 export {
+  type BatchBounds,
   type EndpointDisabled,
   type TaskOutcome,
   WebhookDelivery,
@@ -36,6 +37,7 @@ export type { DeliveryLane } from './lanes.ts';
 export { MemoryDeliveryQueue } from './memory-queue.ts';
 export { type PostResult, postWebhook } from './post.ts';
 export { type DeliveryQueue, type DeliveryTask, MAX_QUEUE_DELAY_SECONDS } from './queue.ts';
+export { REPLAY_PAGE_EVENTS, type ReplayRequest, type ReplayResult } from './replay.ts';
 export {
   BREAKER_THRESHOLD,
   breakerOpenMs,
@@ -55,6 +57,8 @@ export {
 export {
   checkEndpointUrl,
   isNonPublicAddress,
+  REFUSED_IPV4_RANGES,
+  REFUSED_IPV6_RANGES,
   resolveEndpoint,
   URL_POLICIES,
   type UrlPolicy,

@@ -14,6 +14,12 @@ export interface DeliveryTask {
   readonly notBefore?: string;
   /** Sent by a replay (recorded on the attempt). */
   readonly replay?: boolean;
+  /**
+   * When the task was queued (ISO): at dispatch, a retry or a replay; kept while it waits. A delivery
+   * the log records as done since then (by a replay, or by the task a replay overtook) is not sent
+   * again. Absent on tasks queued before it existed.
+   */
+  readonly queuedAt?: string;
 }
 
 export interface DeliveryQueue {

@@ -13,14 +13,21 @@ export const WEBHOOK_SETTINGS = Object.freeze({
     'which endpoint URLs are accepted: public (https, public addresses only; deployed) or any (http and private addresses too; the local stack)',
     { default: 'public' },
   ),
-  WEBHOOK_TIMEOUT_MS: setting.integer('ms one delivery attempt may take before it counts as failed', {
-    min: 100,
-    max: 60_000,
-    default: 10_000,
-  }),
+  WEBHOOK_TIMEOUT_MS: setting.integer(
+    "ms one delivery attempt may take, from connect to the answer's last byte, before it is aborted and counts as failed",
+    {
+      min: 100,
+      max: 60_000,
+      default: 10_000,
+    },
+  ),
   WEBHOOK_DISABLE_AFTER_HOURS: setting.integer(
     'hours an endpoint may fail without one success before it is disabled (pds.webhook.endpoint-disabled)',
     { min: 1, max: 2400, default: 120 },
+  ),
+  WEBHOOK_RETENTION_DAYS: setting.integer(
+    'days the events offered to webhooks and the delivery log are kept (the state bucket lifecycle, --param webhookRetentionDays): the oldest a replay may start',
+    { min: 1, max: 3650, default: 30 },
   ),
   WEBHOOK_ROTATION_OVERLAP_HOURS: setting.integer(
     'hours a rotated-out secret keeps signing beside the new one',

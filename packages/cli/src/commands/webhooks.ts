@@ -33,7 +33,7 @@ const webhookOptions = {
     type: 'string',
     value: 'POLICY',
     description:
-      'public (https, public addresses only) or any (default $WEBHOOK_URL_POLICY; public for a deployed stage, any for the local stack)',
+      'public (https, public addresses only) or any (default: public for a deployed stage, whatever the environment says; $WEBHOOK_URL_POLICY or any for the local stack)',
   },
 } as const;
 
@@ -53,11 +53,33 @@ const filterOptions = {
 } as const;
 
 function policyOf({ flags, io, command }: CommandContext): UrlPolicy {
-  const given = stringFlag(flags, 'url-policy') ?? io.env.WEBHOOK_URL_POLICY;
-  const stage = stringFlag(flags, 'stage') ?? io.env.PDS_BRIDGE_STAGE;
-  const policy = given ?? (stage === undefined || stage === 'local' ? 'any' : 'public');
+  return webhookUrlPolicy(
+    stringFlag(flags, 'url-policy'),
+    stringFlag(flags, 'stage') ?? io.env.PDS_BRIDGE_STAGE,
+    io.env,
+    command,
+  );
+}
+
+/**
+ * The URL policy the CLI checks endpoints with: `--url-policy` when given; for a deployed stage the
+ * policy its function runs with (public), never a shell's WEBHOOK_URL_POLICY, which would let an
+ * operator register what the deployed bridge then refuses, or worse; for the local stack the
+ * environment's, else any.
+ */
+export function webhookUrlPolicy(
+  flag: string | undefined,
+  stage: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  command = '',
+): UrlPolicy {
+  const local = stage === undefined || stage === 'local';
+  const policy = flag ?? (local ? (env.WEBHOOK_URL_POLICY ?? 'any') : 'public');
   if (!(URL_POLICIES as readonly string[]).includes(policy)) {
-    throw new UsageError(`--url-policy must be one of ${URL_POLICIES.join(', ')}, got '${policy}'`, command);
+    throw new UsageError(
+      `${flag !== undefined ? '--url-policy' : 'WEBHOOK_URL_POLICY'} must be one of ${URL_POLICIES.join(', ')}, got '${policy}'`,
+      command,
+    );
   }
   return policy as UrlPolicy;
 }
@@ -268,17 +290,30 @@ const replay: Command = {
     const until = stringFlag(flags, 'until');
     if (!eventIds && since === undefined)
       throw new UsageError('name the events: --event-id ID or --since TIME', command);
-    const queued = await withWebhooks(context, (webhooks) =>
-      webhooks.replay(context.args[0] as string, {
-        ...(eventIds ? { eventIds } : {}),
-        ...(since !== undefined ? { since: new Date(parseTimeFlag(since, 'since', command, now)) } : {}),
-        ...(until !== undefined ? { until: new Date(parseTimeFlag(until, 'until', command, now)) } : {}),
-        failedOnly: booleanFlag(flags, 'failed-only'),
-      }),
-    );
+    // A time range is replayed page by page (each page one call, as the API answers it), until
+    // none is left; `until` is fixed first so the pages end where the first one would have.
+    const untilAt = new Date(until !== undefined ? parseTimeFlag(until, 'until', command, now) : now);
+    const { queued, skipped } = await withWebhooks(context, async (webhooks) => {
+      const all = { queued: [] as string[], skipped: [] as Array<{ eventId: string; reason: string }> };
+      let from = since !== undefined ? new Date(parseTimeFlag(since, 'since', command, now)) : undefined;
+      do {
+        const page = await webhooks.replay(context.args[0] as string, {
+          ...(eventIds ? { eventIds } : { since: from as Date, until: untilAt }),
+          failedOnly: booleanFlag(flags, 'failed-only'),
+        });
+        all.queued.push(...page.queued);
+        all.skipped.push(...page.skipped);
+        from = page.next ? new Date(page.next) : undefined;
+      } while (!eventIds && from);
+      return all;
+    });
     return {
-      data: { queued },
-      text: () => `${queued.length} event(s) queued${queued.length ? `: ${queued.join(', ')}` : ''}`,
+      data: { queued, skipped },
+      text: () =>
+        [
+          `${queued.length} event(s) queued${queued.length ? `: ${queued.join(', ')}` : ''}`,
+          ...skipped.map((each) => `skipped ${each.eventId}: ${each.reason}`),
+        ].join('\n'),
     };
   },
 };
