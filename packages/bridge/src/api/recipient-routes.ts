@@ -10,19 +10,13 @@
  */
 import { RECIPIENT_STATS_PREFIX } from '../confirmations/keys.ts';
 import {
-  addCounts,
-  emptyCounts,
-  LATENCY_BUCKETS_MS,
   lastDays,
-  latencyQuantile,
   listRecipients,
-  type RecipientCounts,
-  type RecipientRecord,
   readRecipient,
-  readRecipientDays,
+  recipientFigures,
+  recipientOver,
 } from '../confirmations/recipient-stats.ts';
 import { mapAll } from '../core/index.ts';
-import type { StateStore } from '../state/index.ts';
 import { decodeCursor, encodeCursor, pageParameters, type Query, queryValue } from './paging.ts';
 import { ApiProblem } from './problem.ts';
 import { DEFAULT_WINDOW_DAYS } from './recipient-schemas.ts';
@@ -40,50 +34,12 @@ export function recipientRoutes(context: RouteContext): ApiRoute[] {
   return [listRecipientsRoute(context), recipientSeriesRoute(context)];
 }
 
-/**
- * The figures of counts as the API shows them: p50/p95 from the histogram, the share of publications
- * no business confirmation answered.
- *
- * @example
- * ```ts
- * figures(emptyCounts()).unansweredShare; // null: nothing was published
- * ```
- */
-export function figures(counts: RecipientCounts) {
-  const { synchronised } = counts;
-  return {
-    transitions: counts.transitions,
-    published: counts.published,
-    answered: counts.answered,
-    unansweredShare:
-      counts.published === 0 ? null : Math.max(0, counts.published - counts.answered) / counts.published,
-    synchronised: {
-      count: synchronised.count,
-      p50Ms: latencyQuantile(synchronised, 0.5) ?? null,
-      p95Ms: latencyQuantile(synchronised, 0.95) ?? null,
-      maxMs: synchronised.count === 0 ? null : synchronised.maxMs,
-      bucketBoundsMs: [...LATENCY_BUCKETS_MS],
-      buckets: synchronised.buckets,
-    },
-  };
-}
-
 /** `days` of the query (1 to 90, default 7) as the UTC days of the window, oldest first. */
 function windowOf(query: Query, context: RouteContext, now: Date): string[] {
   const days =
     queryValue(query, 'days', context.schemas.recipients.windowDays, 'must be an integer from 1 to 90') ??
     DEFAULT_WINDOW_DAYS;
   return lastDays(now, days);
-}
-
-/** A recipient's record and its counts over `days`, one read per day. */
-async function recipientOver(store: StateStore, record: RecipientRecord, days: readonly string[]) {
-  const series = await readRecipientDays(store, record.channelId, record.recipient, days);
-  return {
-    record,
-    series,
-    totals: series.reduce((total, day) => addCounts(total, day.counts), emptyCounts()),
-  };
 }
 
 /** GET /confirmations/recipients. */
@@ -128,7 +84,7 @@ function listRecipientsRoute(context: RouteContext): ApiRoute {
       const page = await listRecipients(store, { limit, after });
       const entries = await mapAll(page.recipients, 4, async (record) => ({
         ...record,
-        totals: figures((await recipientOver(store, record, days)).totals),
+        totals: recipientFigures((await recipientOver(store, record, days)).totals),
       }));
       return {
         status: 200,
@@ -188,8 +144,8 @@ function recipientSeriesRoute(context: RouteContext): ApiRoute {
         status: 200,
         body: {
           ...record,
-          totals: figures(totals),
-          days: series.map(({ day, counts }) => ({ day, ...figures(counts) })),
+          totals: recipientFigures(totals),
+          days: series.map(({ day, counts }) => ({ day, ...recipientFigures(counts) })),
         },
       };
     },

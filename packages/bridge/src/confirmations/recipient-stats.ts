@@ -330,3 +330,41 @@ export async function listRecipients(
   const recipients = records.filter((record): record is RecipientRecord => record !== undefined);
   return more ? { recipients, next: keys.at(-1) as string } : { recipients };
 }
+
+/**
+ * The figures of counts as the API and `pds bridge recipients` show them: p50/p95 from the histogram, the share of publications
+ * no business confirmation answered.
+ *
+ * @example
+ * ```ts
+ * recipientFigures(emptyCounts()).unansweredShare; // null: nothing was published
+ * ```
+ */
+export function recipientFigures(counts: RecipientCounts) {
+  const { synchronised } = counts;
+  return {
+    transitions: counts.transitions,
+    published: counts.published,
+    answered: counts.answered,
+    unansweredShare:
+      counts.published === 0 ? null : Math.max(0, counts.published - counts.answered) / counts.published,
+    synchronised: {
+      count: synchronised.count,
+      p50Ms: latencyQuantile(synchronised, 0.5) ?? null,
+      p95Ms: latencyQuantile(synchronised, 0.95) ?? null,
+      maxMs: synchronised.count === 0 ? null : synchronised.maxMs,
+      bucketBoundsMs: [...LATENCY_BUCKETS_MS],
+      buckets: synchronised.buckets,
+    },
+  };
+}
+
+/** A recipient's record, its counts per day of `days` and over all of them: one read per day. */
+export async function recipientOver(store: StateStore, record: RecipientRecord, days: readonly string[]) {
+  const series = await readRecipientDays(store, record.channelId, record.recipient, days);
+  return {
+    record,
+    series,
+    totals: series.reduce((total, day) => addCounts(total, day.counts), emptyCounts()),
+  };
+}
