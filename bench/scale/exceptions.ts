@@ -42,6 +42,7 @@ import {
 } from '../../packages/bridge/src/state/index.ts';
 import { parseScriptArgs } from '../../packages/cli/src/command-line.ts';
 import { recipientsOverview } from '../../packages/cli/src/ops/recipients.ts';
+import { TrafficCountingStore } from '../../test/helpers/state-traffic.ts';
 import { SyntheticLedger } from './ledger.ts';
 import type { ScaleSection } from './section.ts';
 
@@ -59,36 +60,33 @@ const SYNTHETIC_PREFIXES = [`${CONFIRMATION_INDEX_PREFIX}state/`];
 
 const SYNTHETIC_ENTRY = new RegExp(`^${CONFIRMATIONS_PREFIX}\\d{14}/`);
 
-/** The synthetic ledger under a writable in-memory layer; counts requests as S3 would bill them. */
+/**
+ * The synthetic ledger under a writable in-memory layer (requests are counted around it, by
+ * test/helpers/state-traffic.ts, as S3 bills them).
+ */
 class LayeredLedger implements StateStore {
-  readonly #below: SyntheticLedger;
-  readonly #above: MemoryStateStore;
-  requests = 0;
+  readonly #below = new SyntheticLedger(0, 0);
+  readonly #above = new MemoryStateStore();
 
-  constructor(below: SyntheticLedger, above: MemoryStateStore) {
-    this.#below = below;
-    this.#above = above;
+  constructor(size: number) {
+    this.#below = new SyntheticLedger(size, 0);
   }
 
   async get<T>(key: string): Promise<StateEntry<T> | undefined> {
-    this.requests++;
     const above = await this.#above.get<T>(key);
     // The synthetic entries' primary keys are 14 digits; the written layer's are longer.
     return above ?? (SYNTHETIC_ENTRY.test(key) ? this.#below.get<T>(key) : undefined);
   }
 
   create<T>(key: string, value: T): Promise<CreateResult> {
-    this.requests++;
     return this.#above.create(key, value);
   }
 
   update<T>(key: string, value: T, etag: string): Promise<{ readonly etag: string }> {
-    this.requests++;
     return this.#above.update(key, value, etag);
   }
 
   delete(key: string, etag?: string): Promise<void> {
-    this.requests++;
     return this.#above.delete(key, etag);
   }
 
@@ -108,13 +106,9 @@ class LayeredLedger implements StateStore {
         : (async function* () {})()
     )[Symbol.asyncIterator]();
     let [a, b] = await Promise.all([above.next(), below.next()]);
-    let listed = 0;
-    this.requests++;
     while (!a.done || !b.done) {
       const takeAbove = !a.done && (b.done || compareKeys(a.value.key, b.value.key) <= 0);
       const entry = takeAbove ? (a.value as ListedState) : (b.value as ListedState);
-      if (listed > 0 && listed % 1000 === 0) this.requests++;
-      listed++;
       yield entry;
       if (takeAbove) {
         if (!b.done && b.value.key === entry.key) b = await below.next();
@@ -224,16 +218,21 @@ export const section: ScaleSection = {
       `| entries | transitions in the last hour | question | answered | S3 requests | time (modelled, ${latencyMs} ms/request) | reference: same page, no traffic in the last hour | ratio |\n|---|---|---|---|---|---|---|---|\n`,
     );
     for (const size of sizes) {
-      const store = new LayeredLedger(new SyntheticLedger(size, 0), new MemoryStateStore());
+      const store = new TrafficCountingStore(new LayeredLedger(size));
       const now = await lastHour(store, size, items);
       const transitions = 2 * items * CHANNELS.length - PAGE;
-      store.requests = 0;
-      const page = await listEntries(store, { states: [OVERDUE], limit: PAGE, now });
-      const pageRequests = store.requests;
-      store.requests = 0;
-      const recipients = await recipientsOverview(store, { days: 7, limit: 20, now });
-      const recipientRequests = store.requests;
-      const quiet = new LayeredLedger(new SyntheticLedger(size, 0), new MemoryStateStore());
+      const counted = async <T>(run: () => Promise<T>) => {
+        const before = store.totalRequests;
+        const value = await run();
+        return { value, requests: store.totalRequests - before };
+      };
+      const { value: page, requests: pageRequests } = await counted(() =>
+        listEntries(store, { states: [OVERDUE], limit: PAGE, now }),
+      );
+      const { value: recipients, requests: recipientRequests } = await counted(() =>
+        recipientsOverview(store, { days: 7, limit: 20, now }),
+      );
+      const quiet = new TrafficCountingStore(new LayeredLedger(size));
       const reference = await listEntries(quiet, { states: [OVERDUE], limit: PAGE, now });
       if (
         page.entries.some((stored) => stored.entry.state !== OVERDUE) ||
@@ -244,7 +243,7 @@ export const section: ScaleSection = {
       const row = (question: string, answered: number, requests: number, ref: number | undefined) =>
         `| ${size.toLocaleString('en')} | ${transitions.toLocaleString('en')} | ${question} | ${answered} | ${requests} | ${modelled(requests)} | ${ref ?? '—'} | ${ref === undefined ? '—' : `${(requests / ref).toFixed(2)}×`} |\n`;
       process.stdout.write(
-        row('OVERDUE, first page of 50', page.entries.length, pageRequests, quiet.requests),
+        row('OVERDUE, first page of 50', page.entries.length, pageRequests, quiet.totalRequests),
       );
       process.stdout.write(
         row(
