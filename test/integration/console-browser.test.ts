@@ -135,7 +135,7 @@ beforeAll(async () => {
   });
   failingEndpointId = created.endpoint.id;
   const demo = await runDemo(stack, { out: () => undefined });
-  expect(demo, JSON.stringify(demo)).toMatchObject({ ok: true });
+  expect(demo.ok, demo.ok ? '' : `the demo failed at "${demo.failedStep}": ${demo.reason}`).toBe(true);
   await recordHostileReview();
   await until('a failed attempt at the failing endpoint', async () => {
     const { items } = await api<{ items: Array<{ attempts: unknown[] }> }>(
@@ -285,5 +285,60 @@ describe('the console in a browser', () => {
     } finally {
       connection.close();
     }
+  });
+});
+
+describe('who may talk to the console', () => {
+  const base = () => new URL(console_.url).origin;
+  const token = () => new URL(console_.url).searchParams.get('token') as string;
+  /** The cookie the console sets for the run's token. */
+  async function cookie(): Promise<string> {
+    const answer = await fetch(console_.url, { redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/');
+    return (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  }
+
+  it('listens on 127.0.0.1 only, and refuses a request without the token or with a wrong one', async () => {
+    expect(new URL(console_.url).hostname).toBe('127.0.0.1');
+    expect((await fetch(`${base()}/sync`)).status).toBe(401);
+    expect(
+      (await fetch(`${base()}/sync?token=${token().replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))}`)).status,
+    ).toBe(401);
+    expect((await fetch(`${base()}/sync`, { headers: { cookie: await cookie() } })).status).toBe(200);
+  });
+
+  it('refuses another Host (DNS rebinding) and another Origin, and never answers with CORS headers', async () => {
+    const headers = { cookie: await cookie() };
+    const { request } = await import('node:http');
+    const status = (extra: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const sent = request(`${base()}/sync`, { headers: { ...headers, ...extra } }, (answer) => {
+          answer.resume();
+          resolve(answer.statusCode ?? 0);
+        });
+        sent.on('error', reject).end();
+      });
+    expect(await status({ host: `attacker.example:${new URL(console_.url).port}` })).toBe(421);
+    expect(await status({ origin: 'http://attacker.example' })).toBe(403);
+    const answer = await fetch(`${base()}/sync`, { headers: { ...headers, origin: base() } });
+    expect(answer.status).toBe(200);
+    expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    expect(answer.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    expect(answer.headers.get('content-security-policy')).not.toMatch(/script-src|unsafe-inline/);
+  });
+
+  it('is read-only unless started with actions: every page says so and a post is refused', async () => {
+    const headers = { cookie: await cookie() };
+    const plan = await fetch(`${base()}/deliveries/replay?id=${failingEndpointId}`, { headers });
+    expect(plan.status).toBe(200);
+    expect(await plan.text()).toMatch(/<span class="stage">read-only<\/span>/);
+    const post = await fetch(`${base()}/deliveries/replay`, {
+      method: 'POST',
+      headers: { ...headers, origin: base(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: `id=${failingEndpointId}`,
+    });
+    expect(post.status).toBe(403);
+    expect(await post.text()).toContain('read-only');
   });
 });

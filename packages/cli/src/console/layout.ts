@@ -18,7 +18,14 @@ export const PAGES = [
 export type PagePath = (typeof PAGES)[number]['path'];
 
 /** A whole page. `section` is the navigation entry it belongs to (marked as the current page). */
-export function layout(options: { title: string; section: PagePath; stage: string; body: Html }): Html {
+export function layout(options: {
+  title: string;
+  section: PagePath;
+  stage: string;
+  /** Whether actions are offered; else the header says the console is read-only. */
+  actions: boolean;
+  body: Html;
+}): Html {
   const page = PAGES.find((each) => each.path === options.section);
   return html`<!doctype html>
 <html lang="en">
@@ -32,7 +39,7 @@ export function layout(options: { title: string; section: PagePath; stage: strin
 <body>
 <a class="skip" href="#main">Skip to the content</a>
 <header>
-<p class="brand">pds-bridge console <span class="stage">stage ${options.stage}</span></p>
+<p class="brand">pds-bridge console <span class="stage">stage ${options.stage}</span> <span class="stage">${options.actions ? 'actions allowed' : 'read-only'}</span></p>
 <nav aria-label="Pages"><ul>
 ${PAGES.map(
   (each) =>

@@ -277,7 +277,12 @@ function sendPage(
   page: { title: string; section: PagePath; body: Html },
 ): void {
   const stage = options.connection.stage;
-  send(response, status, 'text/html; charset=utf-8', layout({ ...page, stage }).toString());
+  send(
+    response,
+    status,
+    'text/html; charset=utf-8',
+    layout({ ...page, stage, actions: options.actions === true }).toString(),
+  );
 }
 
 async function formOf(request: IncomingMessage): Promise<URLSearchParams | undefined> {
