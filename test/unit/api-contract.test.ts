@@ -440,6 +440,70 @@ const CASES: Case[] = [
     operation: 'GET /confirmations',
     answer: () => call({ path: '/confirmations' }, { store: storeDown() }),
   },
+  // GET /confirmations/recipients
+  {
+    name: '200',
+    operation: 'GET /confirmations/recipients',
+    answer: async () =>
+      call({ path: '/confirmations/recipients?days=3&limit=1' }, { store: await confirmedStore() }),
+  },
+  {
+    name: '400 invalid-query',
+    operation: 'GET /confirmations/recipients',
+    answer: () => call({ path: '/confirmations/recipients?days=91' }),
+  },
+  {
+    name: '401 unauthorized',
+    operation: 'GET /confirmations/recipients',
+    answer: () => call({ path: '/confirmations/recipients', iam: false }),
+  },
+  {
+    name: '500 internal-error',
+    operation: 'GET /confirmations/recipients',
+    answer: () => call({ path: '/confirmations/recipients' }, { store: storeBroken() }),
+  },
+  {
+    name: '503 service-unavailable',
+    operation: 'GET /confirmations/recipients',
+    answer: () => call({ path: '/confirmations/recipients' }, { store: storeDown() }),
+  },
+  // GET /confirmations/recipients/{channelId}/{recipient}
+  {
+    name: '200',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: async () =>
+      call({ path: '/confirmations/recipients/gdsn-de/_?days=2' }, { store: await confirmedStore() }),
+  },
+  {
+    name: '400 invalid-path',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/%ZZ' }),
+  },
+  {
+    name: '400 invalid-query',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/_?days=0' }),
+  },
+  {
+    name: '401 unauthorized',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/_', iam: false }),
+  },
+  {
+    name: '404 not-found',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/_' }),
+  },
+  {
+    name: '500 internal-error',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/_' }, { store: storeBroken() }),
+  },
+  {
+    name: '503 service-unavailable',
+    operation: 'GET /confirmations/recipients/{channelId}/{recipient}',
+    answer: () => call({ path: '/confirmations/recipients/gdsn-de/_' }, { store: storeDown() }),
+  },
   // GET /watch
   { name: '200', operation: 'GET /watch', answer: () => call({ path: '/watch?limit=2' }) },
   { name: '400 invalid-query', operation: 'GET /watch', answer: () => call({ path: '/watch?limit=0' }) },

@@ -3,8 +3,14 @@
  * item and recipient with the corrective actions, a count per state, the exception list by state.
  */
 import { describe, expect, it } from 'vitest';
-import { confirmationsText, explanationText } from '../../packages/cli/src/commands/bridge-text.ts';
+import {
+  confirmationsText,
+  explanationText,
+  recipientSeriesText,
+  recipientsText,
+} from '../../packages/cli/src/commands/bridge-text.ts';
 import { confirmationsOfPublication, findConfirmations } from '../../packages/cli/src/ops/confirmations.ts';
+import { recipientSeries, recipientsOverview } from '../../packages/cli/src/ops/recipients.ts';
 import { explain } from '../../packages/cli/src/ops/why.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 
@@ -63,5 +69,40 @@ describe('pds bridge why PUBLICATION_ID', () => {
 
     expect(text).toContain('confirmations: SYNCHRONISED 1, REVIEW 1');
     expect(text).toMatch(/gdsn-de +0614141000005 +276 +SYNCHRONISED/);
+  });
+});
+
+describe('pds bridge recipients', () => {
+  const now = new Date('2026-11-20T13:00:00.000Z');
+
+  it('lists each recipient with its publications, answers and time to SYNCHRONISED over the window', async () => {
+    const answer = await recipientsOverview(await publishedStore(), { days: 2, limit: 50, now });
+
+    const text = recipientsText(answer);
+
+    expect(answer.days).toEqual(['2026-11-19', '2026-11-20']);
+    expect(answer.recipients.map((recipient) => [recipient.channelId, recipient.recipient])).toEqual([
+      ['gdsn-de', '_'],
+      ['gdsn-nl', '_'],
+    ]);
+    expect(answer.recipients[0]?.totals).toMatchObject({ published: 1, answered: 1, unansweredShare: 0 });
+    // Published at 09:00, synchronised by a CIC created at 11:00.
+    expect(answer.recipients[0]?.totals.synchronised).toMatchObject({ count: 1, p50Ms: 7_200_000 });
+    expect(text).toMatch(/gdsn-de +_ +0614141000005 +1 +1 +0 % +1 +2 h +2 h +AWAITING 1, SYNCHRONISED 1/);
+    expect(text).toMatch(/gdsn-nl +_ +0614141000005 +1 +1 +0 % +0 +- +- +AWAITING 1, REVIEW 1/);
+  });
+
+  it('shows one recipient per day, and says how to find the recipients when it names none counted', async () => {
+    const store = await publishedStore();
+
+    const series = await recipientSeries(store, 'gdsn-de', '_', { days: 2, now });
+    const unknown = await recipientSeries(store, 'gdsn-de', '0614141999999', { days: 2, now });
+
+    expect(series.days.map((day) => [day.day, day.published])).toEqual([
+      ['2026-11-19', 0],
+      ['2026-11-20', 1],
+    ]);
+    expect(recipientSeriesText(series)).toMatch(/2026-11-20 +1 +1 +0 % +1 +2 h/);
+    expect(recipientSeriesText(unknown)).toContain('`pds bridge recipients` lists the recipients');
   });
 });

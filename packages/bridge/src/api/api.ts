@@ -10,12 +10,14 @@
  * | `POST /validations` | validates an item through the PDS |
  * | `GET /watch`, `GET/PUT/DELETE /watch/{primaryKey}` | the supplier-review watch list |
  * | `GET /publications/{publicationId}/confirmations`, `GET /confirmations` | the confirmation ledger |
+ * | `GET /confirmations/recipients`, `GET /confirmations/recipients/{channelId}/{recipient}` | per recipient and day (./recipient-routes.ts) |
  * | `/webhooks/endpoints…`, `GET /webhooks/public-key` | webhook endpoints, deliveries, replay (./webhook-routes.ts) |
  * | `GET /openapi.json` | the OpenAPI 3.1 document, generated from the same schemas |
  * | `GET /health` | no authentication; ok and the version |
  *
  * Each group of routes has its file: ./publication-routes.ts, ./channel-routes.ts,
- * ./validation-routes.ts, ./watch-routes.ts, ./confirmation-routes.ts, ./service-routes.ts.
+ * ./validation-routes.ts, ./watch-routes.ts, ./confirmation-routes.ts, ./recipient-routes.ts,
+ * ./service-routes.ts.
  *
  * Authentication runs before routing (except for /health), so an unauthenticated caller learns
  * nothing about which paths exist and nothing is recorded for it.
@@ -32,6 +34,7 @@ import { buildOpenApiDocument } from './openapi.ts';
 import { ApiProblem } from './problem.ts';
 import { problemOf } from './problem-mapping.ts';
 import { publicationRoutes } from './publication-routes.ts';
+import { recipientRoutes } from './recipient-routes.ts';
 import type { ApiRequest, ApiResponse, ApiRoute } from './route.ts';
 import type { ApiDependencies, RouteContext } from './route-context.ts';
 import { type RouteMatch, Router } from './router.ts';
@@ -85,6 +88,7 @@ export function createApi(deps: ApiDependencies): Api {
     validationRoute(context),
     ...watchRoutes(context),
     ...confirmationRoutes(context),
+    ...recipientRoutes(context),
     ...webhookRoutes(context),
     ...serviceRoutes(context, document),
   ];

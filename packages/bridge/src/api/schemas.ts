@@ -17,6 +17,7 @@ import {
 } from './idempotency-key.ts';
 import { pageSchema } from './paging.ts';
 import { publicationSchemas, type SchemaLimits } from './publication-schemas.ts';
+import { createRecipientSchemas } from './recipient-schemas.ts';
 import { type SchemaMeta, type SchemaRegistry, text } from './schema-parts.ts';
 import { serviceSchemas } from './service-schemas.ts';
 import { createWebhookSchemas } from './webhook-schemas.ts';
@@ -67,6 +68,7 @@ export function createApiSchemas(limits: SchemaLimits) {
     ...service,
     parameters: parameterSchemas(registry),
     confirmations: createConfirmationSchemas(registry),
+    recipients: createRecipientSchemas(registry),
     webhooks: createWebhookSchemas(registry),
   };
 }

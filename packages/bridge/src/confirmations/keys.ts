@@ -101,3 +101,24 @@ export interface DeadlineMark {
   deadline: string;
   pairs: Array<{ primaryKey: string; channelId: string }>;
 }
+
+/** `confirmation-stats/`: per recipient and day, what the ledger's transitions add up to (./recipient-stats.ts). */
+export const CONFIRMATION_STATS_PREFIX = statePrefix(
+  'confirmation-stats',
+  'packages/bridge/src/confirmations',
+);
+/** `confirmation-stats/recipients/`: one document per recipient the stats have seen (the list the API pages). */
+export const RECIPIENT_STATS_PREFIX = `${CONFIRMATION_STATS_PREFIX}recipients/`;
+
+/**
+ * `confirmation-stats/recipients/<channelId>/<recipient>.json`: a recipient the stats have seen.
+ * `recipient` is `_` (the channel's first recipient, named by its first answer) or a GLN.
+ */
+export function recipientStatsKey(channelId: string, recipient: string): string {
+  return `${RECIPIENT_STATS_PREFIX}${encodeKeySegment(channelId)}/${encodeKeySegment(recipient)}.json`;
+}
+
+/** `confirmation-stats/days/<channelId>/<recipient>/<YYYY-MM-DD>.json`: one recipient's day (UTC). */
+export function recipientDayKey(channelId: string, recipient: string, day: string): string {
+  return `${CONFIRMATION_STATS_PREFIX}days/${encodeKeySegment(channelId)}/${encodeKeySegment(recipient)}/${encodeKeySegment(day)}.json`;
+}

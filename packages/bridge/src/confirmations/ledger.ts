@@ -55,6 +55,7 @@ import {
   type PublishedItems,
 } from './ports.ts';
 import { readEntries } from './read.ts';
+import { recordRecipientStats } from './recipient-stats.ts';
 import { communicationChannels, namesSameRecipient } from './recipients.ts';
 import {
   isResendRequest,
@@ -385,8 +386,11 @@ export class ConfirmationLedger implements ConfirmationRecorder {
         });
       }
     }
-    if (entry && entry.pending.length > 0)
+    if (entry && entry.pending.length > 0) {
+      // Counted before the outbox is cleared, so a crash offers the transitions again (counted once).
+      await recordRecipientStats(this.#deps.store, stateKey, entry);
       report.eventsPublished += await this.#flush(stateKey, entry.pending);
+    }
     return report;
   }
 

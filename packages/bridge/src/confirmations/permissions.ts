@@ -13,6 +13,7 @@ import {
   CONFIRMATION_DEADLINES_PREFIX,
   CONFIRMATION_EXPIRY_PREFIX,
   CONFIRMATION_INDEX_PREFIX,
+  CONFIRMATION_STATS_PREFIX,
   CONFIRMATIONS_PREFIX,
 } from './keys.ts';
 
@@ -26,8 +27,13 @@ const entries = (why: string): Grant => ({
 
 const changes = sendsEvent('pds.confirmation.changed');
 
-/** The markers every writer of an entry keeps beside it. */
+/** The markers and the per-recipient aggregates every writer of an entry keeps beside it. */
 const markers: Grant[] = [
+  {
+    resource: stateObjects(CONFIRMATION_STATS_PREFIX),
+    actions: actions(read, write),
+    why: 'counts each transition into its recipient’s day (conditional writes; never deleted)',
+  },
   {
     resource: stateObjects(CONFIRMATION_INDEX_PREFIX),
     actions: actions(read, write, remove),
@@ -84,6 +90,11 @@ export const CONFIRMATION_GRANTS = Object.freeze({
       resource: stateObjects(CONFIRMATION_INDEX_PREFIX),
       actions: actions(read, remove),
       why: 'reads the index by state and GTIN; retires a marker its entry no longer matches (read-repair)',
+    },
+    {
+      resource: stateObjects(CONFIRMATION_STATS_PREFIX),
+      actions: actions(read),
+      why: 'reads the per-recipient daily aggregates (GET /confirmations/recipients)',
     },
   ] satisfies Grant[],
 });

@@ -5,6 +5,7 @@
 import type { AuditReport } from '@pds-bridge/bridge/polling/messaging-assets';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import type { MoveResult } from '../ops/ports.ts';
+import type { RecipientFigures, RecipientSeriesAnswer, RecipientsAnswer } from '../ops/recipients.ts';
 import type { RedrivePlan } from '../ops/redrive.ts';
 import type { ReplayPlan } from '../ops/replay.ts';
 import type { BridgeStatus } from '../ops/status.ts';
@@ -311,4 +312,64 @@ export function confirmationsText(answer: ConfirmationsAnswer): string {
   const table = confirmationTable(answer.rows);
   const more = answer.truncated ? '\n(more entries exist: raise --limit)' : '';
   return `${title}\n${summary}\n\n${table}${more}`;
+}
+
+/** A publication → SYNCHRONISED time at the histogram's grain: minutes, hours or days. */
+function latencyText(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 2 * 86_400_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} d`;
+}
+
+/** The columns both recipient tables share, from one set of figures. */
+function figureCells(figures: RecipientFigures): unknown[] {
+  const share = figures.unansweredShare === null ? '-' : `${Math.round(figures.unansweredShare * 100)} %`;
+  const states = Object.entries(figures.transitions)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([state, count]) => `${state} ${count}`)
+    .join(', ');
+  return [
+    figures.published,
+    figures.answered,
+    share,
+    figures.synchronised.count,
+    latencyText(figures.synchronised.p50Ms),
+    latencyText(figures.synchronised.p95Ms),
+    states,
+  ];
+}
+
+const FIGURE_HEADERS = ['PUBLISHED', 'ANSWERED', 'UNANSWERED', 'SYNCHRONISED', 'P50', 'P95', 'TRANSITIONS'];
+
+export function recipientsText(answer: RecipientsAnswer): string {
+  const window = `${answer.days[0]} to ${answer.days.at(-1)} (UTC)`;
+  if (answer.recipients.length === 0) {
+    return `recipients, ${window}\n  none counted yet: the ledger counts each transition of its entries per recipient and day as it records it`;
+  }
+  const table = formatTable(
+    ['CHANNEL', 'RECIPIENT', 'GLNS', ...FIGURE_HEADERS],
+    answer.recipients.map((recipient) => [
+      recipient.channelId,
+      recipient.recipient,
+      recipient.recipientGlns.join(' '),
+      ...figureCells(recipient.totals),
+    ]),
+  );
+  const more = answer.truncated ? '\n(more recipients exist: raise --limit)' : '';
+  return `recipients, ${window}; p50/p95: publication to SYNCHRONISED, at the histogram's bucket\n\n${table}${more}`;
+}
+
+export function recipientSeriesText(answer: RecipientSeriesAnswer): string {
+  const title = `recipient ${answer.recipient} at channel ${answer.channelId}`;
+  if (!answer.record || !answer.totals) {
+    return `${title}\n  never counted: \`pds bridge recipients\` lists the recipients the ledger has counted`;
+  }
+  const table = formatTable(
+    ['DAY', ...FIGURE_HEADERS],
+    [...answer.days.map((day) => [day.day, ...figureCells(day)]), ['all', ...figureCells(answer.totals)]],
+  );
+  const glns =
+    answer.record.recipientGlns.length > 0 ? ` (GLN ${answer.record.recipientGlns.join(', ')})` : '';
+  return `${title}${glns}\n\n${table}`;
 }

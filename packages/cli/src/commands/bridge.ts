@@ -22,6 +22,7 @@ import { type FoundStack, findLocalStack, LOCAL_STACK_HINT } from '../local-stac
 import { confirmationsOfPublication, findConfirmations } from '../ops/confirmations.ts';
 import { connectOperator, type OperatorConnection } from '../ops/connect.ts';
 import { OperatorTargetError, WhySubjectError } from '../ops/errors.ts';
+import { recipientSeries, recipientsOverview } from '../ops/recipients.ts';
 import { applyRedrive, planRedrive } from '../ops/redrive.ts';
 import { reindexActivity } from '../ops/reindex.ts';
 import { planReplay, REPLAY_KINDS, type ReplayKind, sendReplay } from '../ops/replay.ts';
@@ -40,6 +41,8 @@ import {
   auditText,
   confirmationsText,
   explanationText,
+  recipientSeriesText,
+  recipientsText,
   redriveText,
   replayText,
   statusText,
@@ -440,6 +443,50 @@ const confirmations: Command = {
   },
 };
 
+const recipients: Command = {
+  name: 'bridge recipients',
+  summary: 'how each recipient answers: publications answered, time to SYNCHRONISED, states by day',
+  description:
+    'Without arguments, the recipients the ledger counted (per communication channel: `_`, its first recipient, or a GLN) with their figures over the last --days UTC days: publications, how many a CIC answered and the share unanswered, publication → SYNCHRONISED p50/p95, transitions by state. CHANNEL RECIPIENT shows one recipient per day. Read from the per-recipient daily aggregates (confirmation-stats/), never the entries: the cost follows recipients × days, not the ledger\'s size (docs/confirmations.md, "Recipients").',
+  args: '[CHANNEL RECIPIENT]',
+  minArgs: 0,
+  maxArgs: 2,
+  options: {
+    ...targetOptions,
+    days: {
+      type: 'string',
+      value: 'N',
+      description: 'the last N UTC days, today included (default 7, at most 90)',
+    },
+    limit: { type: 'string', value: 'N', description: 'at most N recipients (default 50)' },
+  },
+  examples: [
+    'pds bridge recipients',
+    'pds bridge recipients --days 30 --stage prod',
+    'pds bridge recipients gdsn-de _ --days 14 --json',
+  ],
+  async run(context) {
+    const { flags, command, args } = context;
+    const days = integerFlag(flags, 'days', command, { min: 1, max: 90 }) ?? 7;
+    const limit = integerFlag(flags, 'limit', command, { min: 1, max: 1000 }) ?? 50;
+    const [channelId, recipient] = args;
+    if (channelId !== undefined && recipient === undefined) {
+      throw new UsageError('name the recipient after the channel: CHANNEL RECIPIENT (a GLN, or _)', command);
+    }
+    const now = new Date();
+    if (channelId !== undefined && recipient !== undefined) {
+      const answer = await withConnection(context, (connection) =>
+        recipientSeries(connection.store, channelId, recipient, { days, now }),
+      );
+      return { data: answer, text: () => recipientSeriesText(answer) };
+    }
+    const answer = await withConnection(context, (connection) =>
+      recipientsOverview(connection.store, { days, limit, now }),
+    );
+    return { data: answer, text: () => recipientsText(answer) };
+  },
+};
+
 const reindexConfirmations: Command = {
   name: 'bridge reindex-confirmations',
   summary:
@@ -490,6 +537,7 @@ export const bridgeCommands: Command[] = [
   replay,
   audit,
   confirmations,
+  recipients,
   reindexConfirmations,
   reindex,
 ];
