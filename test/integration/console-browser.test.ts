@@ -181,6 +181,12 @@ async function cells(caption: string, column: number): Promise<string[]> {
     );
 }
 
+interface RecipientView {
+  channelId: string;
+  recipient: string;
+  totals: { published: number; answered: number; synchronised: { count: number } };
+}
+
 interface EntryView {
   primaryKey: string;
   channelId: string;
@@ -243,6 +249,28 @@ describe('the console in a browser', () => {
     const { entries } = await api<{ entries: EntryView[] }>(`/publications/${publicationId}/confirmations`);
     const states = await page.locator('table.matrix tbody td span').allInnerTexts();
     expect(states.sort()).toEqual(entries.map((entry) => entry.state).sort());
+  });
+
+  it("Recipients shows each recipient's figures as GET /confirmations/recipients gives them, and one recipient's times as charts", async () => {
+    await open('/recipients', 'recipients');
+    const { entries } = await api<{ entries: RecipientView[] }>('/confirmations/recipients?days=7&limit=50');
+    expect(entries.length).toBeGreaterThan(0);
+    const caption = 'Recipients over the last 7 days';
+    expect(await cells(caption, 0)).toEqual(
+      entries.map((entry) => `${entry.channelId} · ${entry.recipient}`),
+    );
+    expect(await cells(caption, 2)).toEqual(entries.map((entry) => String(entry.totals.published)));
+    expect(await cells(caption, 3)).toEqual(entries.map((entry) => String(entry.totals.answered)));
+    expect(await cells(caption, 5)).toEqual(entries.map((entry) => String(entry.totals.synchronised.count)));
+
+    const synchronised = entries.find((entry) => entry.totals.synchronised.count > 0);
+    if (!synchronised) throw new Error('the demo synchronised no item');
+    await page.getByRole('link', { name: `${synchronised.channelId} · ${synchronised.recipient}` }).click();
+    await open(page.url(), 'recipient');
+    expect(await page.locator('main svg[role="img"]').count()).toBe(2);
+    await page.getByText('Per day: the figures').click(); // the chart's figures, folded beneath it
+    const perDay = (await cells('Per day', 1)).map(Number);
+    expect(perDay.reduce((sum, count) => sum + count, 0)).toBe(synchronised.totals.synchronised.count);
   });
 
   it("Deliveries shows every endpoint the API lists, and a failing endpoint's answers as text", async () => {

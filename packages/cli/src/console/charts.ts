@@ -24,6 +24,8 @@ export interface LineChartOptions {
   readonly xLabel: string;
   readonly yLabel: string;
   readonly series: readonly Series[];
+  /** The x range drawn (e.g. a whole window of days); default the points' own range. */
+  readonly xDomain?: readonly [number, number];
   /** `log` for sizes that grow tenfold (10k, 100k, 1M). Default `linear`. */
   readonly xScale?: 'linear' | 'log';
   /** Tick labels; default the number as is. */
@@ -120,20 +122,23 @@ export function lineChart(options: LineChartOptions): Html {
   const points = options.series.flatMap((series) => series.points);
   const log = options.xScale === 'log';
   const xs = points.map((point) => (log ? Math.log10(Math.max(point.x, 1e-9)) : point.x));
-  const xMin = Math.min(...xs);
-  const xMax = Math.max(...xs);
+  const scaled = (x: number) => (log ? Math.log10(Math.max(x, 1e-9)) : x);
+  const xMin = options.xDomain ? scaled(options.xDomain[0]) : Math.min(...xs);
+  const xMax = options.xDomain ? scaled(options.xDomain[1]) : Math.max(...xs);
   const yTicks = niceTicks(Math.max(0, ...points.map((point) => point.y)));
   const yMax = yTicks.at(-1) ?? 1;
   const plotWidth = width - pad.left - pad.right;
   const plotHeight = height - pad.top - pad.bottom;
   const xOf = (x: number) => {
-    const value = log ? Math.log10(Math.max(x, 1e-9)) : x;
+    const value = scaled(x);
     return pad.left + (xMax === xMin ? plotWidth / 2 : ((value - xMin) / (xMax - xMin)) * plotWidth);
   };
   const yOf = (y: number) => pad.top + plotHeight - (y / yMax) * plotHeight;
   const formatX = options.formatX ?? shortNumber;
   const formatY = options.formatY ?? shortNumber;
-  const xTicks = [...new Set(points.map((point) => point.x))].sort((a, b) => a - b);
+  const xTicks = [...new Set([...(options.xDomain ?? []), ...points.map((point) => point.x)])].sort(
+    (a, b) => a - b,
+  );
   const shownX = xTicks.filter((_, at) => at % Math.ceil(xTicks.length / 8) === 0);
   const id = chartId(options.title);
   return html`${svgOpen(width, height, options.title, options.description, id)}<g ${new Html(FONT)} fill="${INK}">

@@ -11,6 +11,11 @@ export const PAGES = [
     name: 'Synchronisation',
     question: 'Which recipients have not synchronised what we published, and why?',
   },
+  {
+    path: '/recipients',
+    name: 'Recipients',
+    question: 'How long does each recipient take, and who never answers?',
+  },
   { path: '/deliveries', name: 'Deliveries', question: 'Which event destinations are failing?' },
   { path: '/pipeline', name: 'Pipeline', question: 'Is anything waiting, stuck or behind?' },
 ] as const;

@@ -15,6 +15,7 @@ import type { PageContext } from './page.ts';
 import { redriveApply, redrivePlanPage, replayApply, replayPlanPage } from './pages/actions.ts';
 import { deliveriesPage, endpointPage } from './pages/deliveries.ts';
 import { pipelinePage } from './pages/pipeline.ts';
+import { recipientPage, recipientsPage } from './pages/recipients.ts';
 import { entryPage, publicationPage, syncPage } from './pages/sync.ts';
 
 export interface ConsoleOptions {
@@ -48,6 +49,8 @@ const READS: Record<string, { title: string; section: PagePath; draw: Reader }> 
     draw: publicationPage,
   },
   '/sync/entry': { title: 'One entry and its history', section: '/sync', draw: entryPage },
+  '/recipients': { title: 'Recipients', section: '/recipients', draw: recipientsPage },
+  '/recipients/one': { title: 'One recipient', section: '/recipients', draw: recipientPage },
   '/deliveries': { title: 'Deliveries', section: '/deliveries', draw: deliveriesPage },
   '/deliveries/endpoint': { title: 'One webhook endpoint', section: '/deliveries', draw: endpointPage },
   '/deliveries/replay': { title: 'Replay failed deliveries', section: '/deliveries', draw: replayPlanPage },
