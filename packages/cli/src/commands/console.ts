@@ -13,9 +13,9 @@ import { targetOptions, withConnection } from './bridge.ts';
 const consoleCommand: Command = {
   name: 'bridge console',
   summary:
-    "open the operators' console in a browser: synchronisation, deliveries, pipeline (read-only unless --allow-actions)",
+    "open the operators' console in a browser: synchronisation, recipients, deliveries, pipeline (read-only unless --allow-actions)",
   description:
-    "Serves the console on 127.0.0.1 until Ctrl-C, and prints its address with a token made for this run (open it in a browser on this machine). It reads the stage with your own AWS credentials, as `pds bridge status` does: nothing is added to the deployment. Pages: Synchronisation (the exception list, a publication's items × recipients, an entry's history), Deliveries (webhook endpoints and their attempts, the event queues' DLQs), Pipeline (what `pds bridge status` shows). Without --allow-actions it changes nothing; with it, redrive and replay are offered, each after a page that shows what it would do. docs/operations.md, \"The console\".",
+    "Serves the console on 127.0.0.1 until Ctrl-C, and prints its address with a token made for this run (open it in a browser on this machine). It reads the stage with your own AWS credentials, as `pds bridge status` does: nothing is added to the deployment. Pages: Synchronisation (the exception list, a publication's items × recipients, an entry's history), Recipients (p50/p95 to SYNCHRONISED per day, the share never answered), Deliveries (webhook endpoints and their attempts, the event queues' DLQs), Pipeline (what `pds bridge status` shows). Without --allow-actions it changes nothing; with it, redrive and replay are offered, each after a page that shows what it would do. docs/operations.md, \"The console\".",
   args: '',
   minArgs: 0,
   maxArgs: 0,

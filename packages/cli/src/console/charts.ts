@@ -117,8 +117,9 @@ function chartId(title: string): string {
  */
 export function lineChart(options: LineChartOptions): Html {
   const width = options.width ?? 640;
-  const height = options.height ?? 300;
-  const pad = { left: 64, right: 16, top: 36, bottom: 64 };
+  const legendRows = Math.ceil(options.series.length / 3);
+  const height = (options.height ?? 300) + 16 * (legendRows - 1);
+  const pad = { left: 64, right: 16, top: 36, bottom: 48 + 16 * legendRows };
   const points = options.series.flatMap((series) => series.points);
   const log = options.xScale === 'log';
   const xs = points.map((point) => (log ? Math.log10(Math.max(point.x, 1e-9)) : point.x));
@@ -157,7 +158,7 @@ ${options.series.map((series, at) => {
   );
   const kind = MARKERS[at % MARKERS.length] as (typeof MARKERS)[number];
   const legendX = pad.left + (at % 3) * 190;
-  const legendY = height - 12 - Math.floor(at / 3) * 0;
+  const legendY = height - 12 - (legendRows - 1 - Math.floor(at / 3)) * 16;
   return html`<path d="${path.join('')}" fill="none" stroke="${colour}" stroke-width="2"/>${sorted.map((point) => marker(kind, xOf(point.x), yOf(point.y), colour))}
 ${marker(kind, legendX + 6, legendY - 4, colour)}<text x="${legendX + 16}" y="${legendY}">${series.name}</text>`;
 })}

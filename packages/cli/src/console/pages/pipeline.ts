@@ -33,12 +33,15 @@ function deadLettered(status: BridgeStatus): number {
 }
 
 function summary(status: BridgeStatus): Html {
-  const waiting = status.queues.reduce((sum, queue) => sum + (queue.visible ?? 0) + (queue.inFlight ?? 0), 0);
+  const waiting = status.queues.reduce(
+    (sum, queue) => sum + (queue.visible ?? 0) + (queue.inFlight ?? 0) + (queue.delayed ?? 0),
+    0,
+  );
   const failing = status.pollers.filter((poller) => poller.lastRun && !poller.lastRun.ok).length;
   const stalled = status.ingests.inFlight.filter((ingest) => ingest.claim === 'stalled').length;
   const dead = deadLettered(status);
   return tiles([
-    { label: 'messages waiting or in flight', value: waiting },
+    { label: 'messages waiting, in flight or delayed', value: waiting },
     { label: 'in dead-letter queues', value: dead, tone: dead > 0 ? 'bad' : 'good' },
     { label: 'pollers whose last run failed', value: failing, tone: failing > 0 ? 'bad' : 'good' },
     { label: 'ingests in flight', value: status.ingests.inFlight.length },
