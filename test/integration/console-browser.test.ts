@@ -198,6 +198,11 @@ interface EntryView {
 describe('the console in a browser', () => {
   it('Synchronisation lists what the API lists as needing attention, and its filters and pages match the API', async () => {
     await open('/sync', 'synchronisation');
+    // The README's picture (docs/images/console.png is a copy of it).
+    await page.screenshot({
+      path: join(SCREENSHOT_DIR, 'readme.png'),
+      clip: { x: 0, y: 0, width: 1280, height: 760 },
+    });
     const { entries } = await api<{ entries: EntryView[] }>(
       '/confirmations?state=OVERDUE,REVIEW,REJECTED,REFUSED_BY_DATA_POOL&limit=50',
     );

@@ -178,7 +178,7 @@ export function barChart(options: BarChartOptions): Html {
   const width = options.width ?? 640;
   const barHeight = 22;
   const gap = 8;
-  const labelWidth = Math.min(260, Math.max(80, ...options.bars.map((bar) => bar.label.length * 7 + 12)));
+  const labelWidth = Math.min(300, Math.max(80, ...options.bars.map((bar) => bar.label.length * 7.6 + 16)));
   const pad = { left: labelWidth, right: 90, top: 36, bottom: 16 };
   const height = pad.top + options.bars.length * (barHeight + gap) + pad.bottom;
   const max = Math.max(options.reference ?? 0, ...options.bars.map((bar) => bar.value), 1e-9);
