@@ -8,10 +8,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
-import { createS3Client } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { createS3Client, createSqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import type { RunningConsole } from '../../packages/cli/src/console/server.ts';
 import { startConsoleOn } from '../../packages/cli/src/console/start.ts';
@@ -146,6 +147,7 @@ beforeAll(async () => {
   console_ = await startConsoleOn(target());
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(10_000); // a missing element fails with its name, not the test's timeout
   problems = watchProblems(page);
   await page.goto(console_.url);
 }, 120_000);
@@ -373,5 +375,35 @@ describe('who may talk to the console', () => {
     });
     expect(post.status).toBe(403);
     expect(await post.text()).toContain('read-only');
+  });
+});
+
+describe('an action, with actions allowed', () => {
+  it('redrives a dead-letter queue only after its page showed why and the operator confirmed', async () => {
+    const dlq = 'pds-bridge-local-events-dlq';
+    const sqs = createSqsClient(emulatorClientConfig(stack.aws));
+    const actions = await startConsoleOn(target(), { actions: true });
+    try {
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: dlq }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: '<not json>' }));
+      await page.goto(actions.url);
+      await page.goto(new URL('/pipeline', actions.url).href);
+      await page.getByRole('link', { name: 'why, and redrive…' }).click();
+      expect(await page.locator('main').innerText()).toContain('unreadable message (not JSON)');
+      await page.getByRole('button', { name: /^Move 1 messages back to pds-bridge-local-events$/ }).click();
+      expect(await page.locator('main .notice').innerText()).toBe(
+        '1 messages moved from pds-bridge-local-events-dlq to pds-bridge-local-events.',
+      );
+      const connection = await connectOperator(target());
+      try {
+        expect((await connection.queues.depth(dlq))?.visible).toBe(0);
+      } finally {
+        connection.close();
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await actions.close();
+      sqs.destroy();
+    }
   });
 });
