@@ -16,6 +16,7 @@ import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import { section as activity } from './scale/activity.ts';
 import { section as archives } from './scale/archives.ts';
 import { section as assets } from './scale/assets.ts';
+import { section as exceptions } from './scale/exceptions.ts';
 import { section as ledger } from './scale/ledger.ts';
 import type { ScaleSection } from './scale/section.ts';
 import { section as watchLists } from './scale/watch-lists.ts';
@@ -25,6 +26,7 @@ const SECTIONS: Record<string, ScaleSection> = {
   assets,
   archives,
   ledger,
+  exceptions,
   'watch-lists': watchLists,
 };
 

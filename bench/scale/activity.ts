@@ -10,11 +10,15 @@
  * `--latency-ms` per request (default 20: S3 from Lambda), both reads being sequential. Questions:
  *
  * - `replay, 1 h`: `planReplay` over the last hour of the 30 days (what `pds bridge replay --since 1h` reads);
- * - `status`: `bridgeStatus`'s ingest part (ingests in flight and the record count);
+ * - `status`: `bridgeStatus`'s ingest part (ingests in flight, and those finished in its window, the
+ *   last 24 hours);
  * - reference: the same calls with `read: 'full'` (every record read, as before the index). Both
  *   answers are compared; a difference stops the bench.
  *
- *   node bench/scale.ts activity [--sizes 10000,100000,1000000] [--latency-ms 20]
+ * With `--daily D`, the last day holds D of the N records and the others are spread over the 29 days
+ * before: the same daily traffic at every N, only the history grows (what status by window is for).
+ *
+ *   node bench/scale.ts activity [--sizes 10000,100000,1000000] [--latency-ms 20] [--daily 200]
  */
 import { isDeepStrictEqual } from 'node:util';
 import { INGEST_PROGRESS_PREFIX } from '../../packages/bridge/src/ingest/keys.ts';
@@ -39,17 +43,21 @@ import type { ScaleSection } from './section.ts';
 const DAYS = 30;
 const OPEN = 20;
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');
-const SPAN = DAYS * 86_400_000;
+const DAY = 86_400_000;
+const SPAN = DAYS * DAY;
 
 /** A read-only bucket of `size` generated progress records and their markers; counts requests. */
 class SyntheticActivity implements StateStore {
   readonly #size: number;
   readonly #openEvery: number;
+  /** Records finished in the last day; undefined: all N spread evenly over the 30 days. */
+  readonly #daily: number | undefined;
   requests = 0;
 
-  constructor(size: number) {
+  constructor(size: number, daily?: number) {
     this.#size = size;
     this.#openEvery = Math.floor(size / OPEN);
+    this.#daily = daily;
   }
 
   static key(i: number): string {
@@ -60,8 +68,12 @@ class SyntheticActivity implements StateStore {
     return i % this.#openEvery === this.#openEvery - 1;
   }
 
+  /** When record i finished: increasing with i (the time markers' bisection relies on it). */
   #at(i: number): number {
-    return T0 + Math.floor((i * SPAN) / this.#size);
+    if (this.#daily === undefined) return T0 + Math.floor((i * SPAN) / this.#size);
+    const older = this.#size - this.#daily;
+    if (i < older) return T0 + Math.floor((i * (SPAN - DAY)) / older);
+    return T0 + SPAN - DAY + Math.floor(((i - older) * DAY) / this.#daily);
   }
 
   #record(i: number): IngestProgressRecord {
@@ -148,8 +160,12 @@ const noQueues: OperatorQueues = {
   },
 };
 
-async function counted<T>(size: number, run: (store: SyntheticActivity) => Promise<T>) {
-  const store = new SyntheticActivity(size);
+async function counted<T>(
+  size: number,
+  daily: number | undefined,
+  run: (store: SyntheticActivity) => Promise<T>,
+) {
+  const store = new SyntheticActivity(size, daily);
   const start = performance.now();
   const value = await run(store);
   return { value, requests: store.requests, cpuSeconds: (performance.now() - start) / 1000 };
@@ -166,12 +182,24 @@ export const section: ScaleSection = {
         options: {
           sizes: { type: 'string', default: '10000,100000,1000000', description: 'ingest records' },
           'latency-ms': { type: 'string', default: '20', description: 'per S3 request' },
+          daily: {
+            type: 'string',
+            description:
+              'records finished in the last day, the rest spread over the 29 days before (default: all evenly)',
+          },
         },
       },
       argv,
     );
     const sizes = String(values.sizes).split(',').map(Number);
     const latencyMs = Number(values['latency-ms']);
+    const daily = values.daily === undefined ? undefined : Number(values.daily);
+    if (
+      daily !== undefined &&
+      !(Number.isInteger(daily) && daily > 0 && sizes.every((size) => size > daily))
+    ) {
+      throw new Error(`--daily must be a whole number above 0 and below every size, got ${values.daily}`);
+    }
     const modelled = (requests: number) => `${((requests * latencyMs) / 1000).toLocaleString('en')} s`;
     process.stdout.write(
       `| records | question | answered | S3 requests | time (modelled, ${latencyMs} ms/request) | reference requests (full read) | reference time (modelled) | ratio of requests |\n|---|---|---|---|---|---|---|---|\n`,
@@ -180,14 +208,16 @@ export const section: ScaleSection = {
       const window = { since: T0 + SPAN - 3_600_000, until: T0 + SPAN };
       const strip = (plan: Awaited<ReturnType<typeof planReplay>>) =>
         plan.events.map(({ traceparent: _t, ...event }) => event);
-      const replay = await counted(size, (store) => planReplay(store, window));
-      const replayFull = await counted(size, (store) => planReplay(store, { ...window, read: 'full' }));
+      const replay = await counted(size, daily, (store) => planReplay(store, window));
+      const replayFull = await counted(size, daily, (store) =>
+        planReplay(store, { ...window, read: 'full' }),
+      );
       if (!isDeepStrictEqual(strip(replay.value), strip(replayFull.value))) {
         throw new Error(`replay through the index differs from the full read at ${size} records`);
       }
       const options = { stage: 'bench', stateBucket: 'bench', now: T0 + SPAN };
-      const status = await counted(size, (store) => bridgeStatus(store, noQueues, options));
-      const statusFull = await counted(size, (store) =>
+      const status = await counted(size, daily, (store) => bridgeStatus(store, noQueues, options));
+      const statusFull = await counted(size, daily, (store) =>
         bridgeStatus(store, noQueues, { ...options, read: 'full' }),
       );
       if (!isDeepStrictEqual(status.value.ingests, statusFull.value.ingests)) {
@@ -196,8 +226,14 @@ export const section: ScaleSection = {
       const row = (question: string, answered: number, m: { requests: number }, ref: { requests: number }) =>
         `| ${size.toLocaleString('en')} | ${question} | ${answered} | ${m.requests.toLocaleString('en')} | ${modelled(m.requests)} | ${ref.requests.toLocaleString('en')} | ${modelled(ref.requests)} | ${(ref.requests / m.requests).toFixed(1)}× |\n`;
       process.stdout.write(row('replay, last hour', replay.value.events.length, replay, replayFull));
+      const { ingests } = status.value;
       process.stdout.write(
-        row('status (ingests in flight)', status.value.ingests.inFlight.length, status, statusFull),
+        row(
+          'status (in flight, finished in 24 h)',
+          ingests.inFlight.length + ingests.window.finished,
+          status,
+          statusFull,
+        ),
       );
     }
   },

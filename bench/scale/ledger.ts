@@ -35,7 +35,7 @@ const PAGE = 50;
 const OVERDUE_COUNT = 50;
 
 /** A read-only bucket of `size` generated entries; counts requests and waits `latencyMs` for each. */
-class SyntheticLedger implements StateStore {
+export class SyntheticLedger implements StateStore {
   readonly #size: number;
   readonly #latencyMs: number;
   readonly #overdue: Set<number>;

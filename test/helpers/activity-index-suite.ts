@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ObjectWrite } from '../../packages/bridge/src/ingest/keys.ts';
-import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
+import { INGEST_PROGRESS_PREFIX, ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
 import { claimIngest, INGEST_ACTIVITY } from '../../packages/bridge/src/ingest/progress.ts';
 import { publicationKey } from '../../packages/bridge/src/publications/keys.ts';
 import {
@@ -138,11 +138,43 @@ export function describeActivityIndex(name: string, makeStore: () => StateStore 
 
       // assess
       expect(indexed).toEqual(reference);
-      expect(indexed.records).toBe(7);
+      expect(indexed.window).toMatchObject({ finished: 2, failedCount: 2 });
+      expect(indexed.window.failed.map((ingest) => ingest.code)).toEqual(['gone', 'gone']);
       expect(indexed.inFlight.map((ingest) => ingest.key).sort()).toEqual(
         [0, 1, 2, 3, 4].map((n) => writeOf(n).key).sort(),
       );
       expect(open).toHaveLength(5);
+    });
+
+    it('reads ingests by window: what finished before it and the progress records as a whole are never read', async () => {
+      // prepare: 12 ingests failed two days ago, 2 in the last hour, 1 in flight
+      const store = await makeStore();
+      for (let n = 0; n < 12; n++) await finish(store, n, T0 - 48 * HOUR + n * 60_000);
+      for (let n = 12; n < 14; n++) await finish(store, n, T0 - 30 * 60_000 + n);
+      await claimIngest(store, writeOf(14), { owner: 'open', leaseMs: 60_000, now: () => T0 });
+      const touched: string[] = [];
+      const counting = withFaults(store, {
+        get: (key) => {
+          touched.push(`get ${key}`);
+          return store.get(key);
+        },
+        list: (prefix, options) => {
+          touched.push(`list ${prefix}`);
+          return store.list(prefix, options);
+        },
+      });
+
+      // act
+      const answer = await status(counting, 'index', T0 + 10);
+
+      // assess
+      expect(answer.window).toMatchObject({ finished: 2, failedCount: 2 });
+      expect(answer.inFlight.map((ingest) => ingest.key)).toEqual([writeOf(14).key]);
+      const progressReads = touched.filter((call) => call.startsWith(`get ${INGEST_PROGRESS_PREFIX}`));
+      expect(progressReads.sort()).toEqual(
+        [12, 13, 14].map((n) => `get ${ingestProgressKey(writeOf(n))}`).sort(),
+      );
+      expect(touched).not.toContain(`list ${INGEST_PROGRESS_PREFIX}`);
     });
 
     it('stays exact through a crash between the marker and the record, and after the retry', async () => {
@@ -194,9 +226,9 @@ export function describeActivityIndex(name: string, makeStore: () => StateStore 
       const old = await status(store, 'index', Date.now() + ACTIVITY_MARKER_GRACE_MS + 1000);
 
       // assess
-      expect(young).toEqual({ records: 0, inFlight: [] });
+      expect(young).toMatchObject({ window: { finished: 0 }, inFlight: [] });
       expect(stillThere).toBeDefined();
-      expect(old).toEqual({ records: 0, inFlight: [] });
+      expect(old).toMatchObject({ window: { finished: 0 }, inFlight: [] });
       expect(await store.get(marker)).toBeUndefined();
     });
 

@@ -30,7 +30,7 @@ export interface ConditionalS3Mock {
   client: S3Client;
   stub: AwsClientStub<S3Client>;
   /** Bodies and ETags by key. */
-  objects: Map<string, { body: string; etag: string; contentType: string | undefined }>;
+  objects: Map<string, { body: string; etag: string; contentType: string | undefined; lastModified?: Date }>;
   /** The next `count` conditional PutObjects answer 409 ConditionalRequestConflict. */
   injectConflicts(count: number): void;
 }
@@ -105,7 +105,7 @@ export function mockConditionalS3(bucket = 'state'): ConditionalS3Mock {
     }
     const body = bodyText(input.Body);
     const etag = `"${createHash('md5').update(body).digest('hex')}"`;
-    objects.set(key, { body, etag, contentType: input.ContentType });
+    objects.set(key, { body, etag, contentType: input.ContentType, lastModified: new Date() });
     return { $metadata: { ...METADATA, httpStatusCode: 200 }, ETag: etag };
   });
 
@@ -140,7 +140,11 @@ export function mockConditionalS3(bucket = 'state'): ConditionalS3Mock {
     const truncated = page.length < all.length;
     return {
       $metadata: { ...METADATA, httpStatusCode: 200 },
-      Contents: page.map((Key) => ({ Key, ETag: objects.get(Key)?.etag })),
+      Contents: page.map((Key) => ({
+        Key,
+        ETag: objects.get(Key)?.etag,
+        LastModified: objects.get(Key)?.lastModified,
+      })),
       KeyCount: page.length,
       IsTruncated: truncated,
       ...(truncated ? { NextContinuationToken: page.at(-1) } : {}),

@@ -295,6 +295,22 @@ export function describeStateStoreBehaviour(
       expect(after.get('watch/b.json')).toBe(before.get('watch/b.json'));
     });
 
+    it('lists each key with when its version was written (LastModified), so its age needs no read', async () => {
+      // prepare: S3 keeps LastModified to the second
+      const before = Date.now() - 1000;
+      await store.create('watch/aged.json', { n: 1 });
+
+      // act
+      const listed = [];
+      for await (const entry of store.listEntries('watch/aged')) listed.push(entry);
+      const after = Date.now() + 1000;
+
+      // assess
+      const written = listed[0]?.lastModified?.getTime() ?? Number.NaN;
+      expect(written).toBeGreaterThanOrEqual(before - 60_000); // an emulator's clock may differ a little
+      expect(written).toBeLessThanOrEqual(after + 60_000);
+    });
+
     it('stores awkward primary keys under distinct, listable keys', async () => {
       // prepare
       const primaryKeys = [

@@ -317,13 +317,13 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(again.markersWritten).toBe(0);
   });
 
-  it("status: the pollers' last successful runs, the checkpoint, recorded ingests and every queue with its DLQ", async () => {
+  it("status: the pollers' last successful runs, the checkpoint, the day's ingests and every queue with its DLQ", async () => {
     // prepare: the stack polls every second; wait for both pollers to have finished a run
     const deadline = Date.now() + 30_000;
     let status: {
       pollers: Array<{ name: string; lastSuccessAt?: string; lastRun?: { ok: boolean } }>;
       checkpoint?: { emitted: number; ageMs: number };
-      ingests: { records: number; inFlight: unknown[] };
+      ingests: { window: { finished: number }; inFlight: unknown[] };
       queues: Array<{
         name: string;
         exists: boolean;
@@ -346,7 +346,7 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
       expect(Date.parse(poller.lastSuccessAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     }
     expect(status.checkpoint?.ageMs).toBeGreaterThanOrEqual(0);
-    expect(status.ingests.records).toBeGreaterThanOrEqual(4);
+    expect(status.ingests.window.finished).toBeGreaterThanOrEqual(4);
     expect(status.watchList.keys).toBeGreaterThanOrEqual(0);
     const ingest = status.queues.find((queue) => queue.name === 'pds-bridge-local-ingest');
     expect(ingest).toMatchObject({

@@ -16,9 +16,18 @@
  * ledger and indexes a ledger written before the index existed.
  *
  * Retiring races with a writer that is about to move an entry back into the marker's state (it wrote
- * the marker, not yet the entry). So a marker carries the time it was written and is only deleted
- * when older than {@link MARKER_GRACE_MS} (longer than any Lambda runs), by its ETag: a marker a
- * writer refreshed meanwhile stays.
+ * the marker, not yet the entry). A marker is deleted only by its ETag (a marker a writer refreshed
+ * meanwhile stays), and only when no writer can still be between it and the entry:
+ *
+ * - by the writer that moved the entry out of the marker's state, at once, when the marker names the
+ *   entry version its writer read (`basedOn`) and that is not the version just written: that
+ *   writer's conditional write can no longer succeed, and its retry writes the marker again. (The
+ *   version a writer read is identified by its ETag; an entry's content, with its `updatedAt`, never
+ *   repeats, so neither does its ETag.) So a transition leaves no stale marker behind in the common
+ *   case, and the exception list does not pay for the last hour's transitions;
+ * - otherwise (a crash between the writes, a marker written before `basedOn` existed), once it is
+ *   older than {@link MARKER_GRACE_MS} (longer than any Lambda runs). A reader judges that from the
+ *   listing's LastModified and ETag alone, so a stale marker costs it no read beyond its entry.
  */
 import { mapAll } from '../core/index.ts';
 import { compareKeys, deleteIfUnchanged, type StateStore } from '../state/index.ts';
@@ -59,6 +68,11 @@ export interface IndexMarker {
   entry: string;
   /** When the marker was last written (ISO). */
   writtenAt: string;
+  /**
+   * The ETag of the entry version its writer read before writing the marker (`null`: it was creating
+   * the entry). Absent in markers written before it existed.
+   */
+  basedOn?: string | null;
 }
 
 /** What `confirmation-index/states.json` stores. */
@@ -101,16 +115,22 @@ export function markersOf(stateKey: string, entry: ConfirmationEntry, retentionM
   return keys;
 }
 
-/** Writes (or refreshes) markers pointing to `stateKey`. */
+/**
+ * Writes (or refreshes) markers pointing to `stateKey`, about to write over the entry version
+ * `basedOn` (its ETag; `null` when creating the entry).
+ */
 export async function writeMarkers(
   store: StateStore,
   stateKey: string,
   markerKeys: readonly string[],
   now: Date,
+  basedOn: string | null,
 ): Promise<void> {
   const writtenAt = now.toISOString();
   await mapAll(markerKeys, 4, (markerKey) =>
-    store.mutate<IndexMarker>(markerKey, () => ({ entry: stateKey, writtenAt }), { maxAttempts: 20 }),
+    store.mutate<IndexMarker>(markerKey, () => ({ entry: stateKey, writtenAt, basedOn }), {
+      maxAttempts: 20,
+    }),
   );
 }
 
@@ -123,6 +143,40 @@ export async function retireMarker(store: StateStore, markerKey: string, now: Da
   if (!marker) return false;
   const writtenAt = Date.parse(marker.value.writtenAt);
   if (!(now.getTime() - writtenAt >= MARKER_GRACE_MS)) return false;
+  return deleteIfUnchanged(store, markerKey, marker.etag);
+}
+
+/**
+ * Retires a listed marker its entry no longer matches, judged from the listing alone (no read): only
+ * when the listing says it is older than {@link MARKER_GRACE_MS}, and only that version (its ETag).
+ * A store that gives no LastModified leaves it to the writers and sweeps. True when it was deleted.
+ */
+export async function retireListedMarker(
+  store: StateStore,
+  listed: { key: string; etag: string; lastModified?: Date | undefined },
+  now: Date,
+): Promise<boolean> {
+  if (listed.lastModified === undefined) return false;
+  if (!(now.getTime() - listed.lastModified.getTime() >= MARKER_GRACE_MS)) return false;
+  return deleteIfUnchanged(store, listed.key, listed.etag);
+}
+
+/**
+ * Retires a marker the entry lost in the write that produced version `writtenEtag`: at once when the
+ * marker's writer based it on another version (its write cannot succeed any more), else by the grace
+ * rule of {@link retireMarker}. True when it was deleted.
+ */
+async function retireLostMarker(
+  store: StateStore,
+  markerKey: string,
+  writtenEtag: string | undefined,
+  now: Date,
+): Promise<boolean> {
+  const marker = await store.get<IndexMarker>(markerKey);
+  if (!marker) return false;
+  const { basedOn, writtenAt } = marker.value;
+  const superseded = writtenEtag !== undefined && basedOn !== undefined && basedOn !== writtenEtag;
+  if (!superseded && !(now.getTime() - Date.parse(writtenAt) >= MARKER_GRACE_MS)) return false;
   return deleteIfUnchanged(store, markerKey, marker.etag);
 }
 
@@ -161,12 +215,16 @@ export class ConfirmationIndex {
     return this.#retentionMs;
   }
 
-  /** Before writing `next` over `current`: writes the markers `next` has and `current` had not. */
+  /**
+   * Before writing `next` over `current` (read with ETag `currentEtag`, `undefined` when creating):
+   * writes the markers `next` has and `current` had not.
+   */
   async beforeWrite(
     stateKey: string,
     current: ConfirmationEntry | undefined,
     next: ConfirmationEntry,
     now: Date,
+    currentEtag: string | undefined,
   ): Promise<void> {
     const had = new Set(current ? markersOf(stateKey, current, this.#retentionMs) : []);
     const gained = markersOf(stateKey, next, this.#retentionMs).filter((key) => !had.has(key));
@@ -175,20 +233,24 @@ export class ConfirmationIndex {
       await recordStates(this.#store, [next.state]);
       this.#recorded.add(next.state);
     }
-    await writeMarkers(this.#store, stateKey, gained, now);
+    await writeMarkers(this.#store, stateKey, gained, now, currentEtag ?? null);
   }
 
-  /** After `written` replaced `previous`: retires the markers `previous` had and `written` has not. */
+  /**
+   * After `written` (now version `writtenEtag`) replaced `previous`: retires the markers `previous` had
+   * and `written` has not.
+   */
   async afterWrite(
     stateKey: string,
     previous: ConfirmationEntry | undefined,
     written: ConfirmationEntry,
     now: Date,
+    writtenEtag: string | undefined,
   ): Promise<void> {
     if (!previous) return;
     const kept = new Set(markersOf(stateKey, written, this.#retentionMs));
     const lost = markersOf(stateKey, previous, this.#retentionMs).filter((key) => !kept.has(key));
-    await mapAll(lost, 4, (key) => retireMarker(this.#store, key, now));
+    await mapAll(lost, 4, (key) => retireLostMarker(this.#store, key, writtenEtag, now));
   }
 }
 
@@ -230,7 +292,7 @@ export async function repairConfirmationIndex(
       states.add(stored.value.state);
       for (const markerKey of markersOf(stateKey, stored.value, options.retentionMs)) {
         if (await store.get(markerKey)) continue;
-        await writeMarkers(store, stateKey, [markerKey], now);
+        await writeMarkers(store, stateKey, [markerKey], now, stored.etag);
         report.markersWritten++;
       }
     });

@@ -355,7 +355,7 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     const before: { state?: string; history: number; entry?: ConfirmationEntry } = { history: 0 };
     const result = await this.#deps.store.mutate<ConfirmationEntry>(
       stateKey,
-      async (current) => {
+      async (current, etag) => {
         before.state = current?.state;
         before.history = current?.history.length ?? 0;
         before.entry = current;
@@ -368,13 +368,13 @@ export class ConfirmationLedger implements ConfirmationRecorder {
           eventIdOf: (data, factId) => confirmationEventId(stateKey, factId, data),
         });
         // The index first: a crash after this leaves a stale marker, never a missing one.
-        if (next !== undefined) await this.#index.beforeWrite(stateKey, current, next, now);
+        if (next !== undefined) await this.#index.beforeWrite(stateKey, current, next, now, etag);
         return next;
       },
       { maxAttempts: 20 },
     );
     const entry = result.value;
-    if (result.written && entry) await this.#retireMarkers(stateKey, before.entry, entry, now);
+    if (result.written && entry) await this.#retireMarkers(stateKey, before.entry, entry, now, result.etag);
     if (result.written && entry) {
       report.entriesWritten++;
       if (entry.state !== before.state) {
@@ -400,9 +400,10 @@ export class ConfirmationLedger implements ConfirmationRecorder {
     previous: ConfirmationEntry | undefined,
     written: ConfirmationEntry,
     now: Date,
+    writtenEtag: string | undefined,
   ): Promise<void> {
     try {
-      await this.#index.afterWrite(stateKey, previous, written, now);
+      await this.#index.afterWrite(stateKey, previous, written, now, writtenEtag);
     } catch (error) {
       this.#log.warn('Confirmation index markers left stale; readers and the next sweep retire them', {
         stateKey,

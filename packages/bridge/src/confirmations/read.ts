@@ -4,9 +4,9 @@
  */
 import { mapAll } from '../core/index.ts';
 import type { Destination } from '../pds/index.ts';
-import { compareKeys, type StateStore } from '../state/index.ts';
+import { compareKeys, type ListedState, type StateStore } from '../state/index.ts';
 import type { ConfirmationEntry } from './entry.ts';
-import { gtinsOf, knownStates, LEDGER_STATES, markersOf, retireMarker } from './entry-index.ts';
+import { gtinsOf, knownStates, LEDGER_STATES, markersOf, retireListedMarker } from './entry-index.ts';
 import { UnknownConfirmationStateError } from './errors.ts';
 import { gtin14 } from './facts.ts';
 import {
@@ -84,8 +84,8 @@ interface Candidate {
   /** The listed key (the cursor of a page that ends here). */
   position: string;
   stateKey: string;
-  /** Set for a marker: it must still match its entry, or it is stale. */
-  marker?: string;
+  /** Set for a marker, as listed: it must still match its entry, or it is stale. */
+  marker?: ListedState;
 }
 
 /** The keys under `prefixes` (in byte order of the prefixes) after `after`, as candidates. */
@@ -101,9 +101,10 @@ async function* candidates(
       if (after.startsWith(prefix)) startAfter = after;
       else if (compareKeys(prefix, after) < 0) continue;
     }
-    for await (const position of store.list(prefix, startAfter === undefined ? {} : { startAfter })) {
+    for await (const listed of store.listEntries(prefix, startAfter === undefined ? {} : { startAfter })) {
+      const position = listed.key;
       yield markers
-        ? { position, stateKey: entryKeyOfMarker(prefix, position), marker: position }
+        ? { position, stateKey: entryKeyOfMarker(prefix, position), marker: listed }
         : { position, stateKey: position };
     }
   }
@@ -126,7 +127,8 @@ function sourceOf(
  * A page of entries filtered by item, GTIN and states, and the cursor of the next page. It reads
  * what the answer needs, not the history: an item's entries by their prefix, a GTIN's or states'
  * entries through the index (./entry-index.ts); each page lists from its cursor (StartAfter). Every
- * marker is checked against its entry, so a stale one is skipped (and retired), never shown. `states`
+ * marker is checked against its entry, so a stale one is skipped, never shown, and deleted once the
+ * listing says it is older than the grace period (no read of the marker itself). `states`
  * are taken as given: check them with {@link resolveStates} first.
  *
  * @example
@@ -161,9 +163,10 @@ export async function listEntries(
       const entry = stored?.value;
       if (
         candidate.marker !== undefined &&
-        (!entry || !markersOf(candidate.stateKey, entry).includes(candidate.marker))
+        (!entry || !markersOf(candidate.stateKey, entry).includes(candidate.marker.key))
       ) {
-        await retireMarker(store, candidate.marker, now);
+        // Judged from the listing (age, ETag): a stale marker costs no read beyond its entry.
+        await retireListedMarker(store, candidate.marker, now);
         return undefined;
       }
       return entry;

@@ -29,6 +29,8 @@ export interface MemoryStateStoreOptions {
    * through the store to simulate a concurrent writer. Calls made from inside the hook are not hooked.
    */
   readonly beforeOperation?: (operation: StateOperation) => void | Promise<void>;
+  /** The clock a version's LastModified is taken from (tests that move time). Default: the system clock. */
+  readonly now?: () => Date;
 }
 
 /** Marks calls made from inside the hook, per async flow, so they skip the hook. */
@@ -37,6 +39,8 @@ const insideHook = new AsyncLocalStorage<boolean>();
 interface Stored {
   readonly text: string;
   readonly etag: string;
+  /** When this version was written (S3's LastModified). */
+  readonly modifiedAt: Date;
 }
 
 /**
@@ -49,11 +53,13 @@ interface Stored {
 export class MemoryStateStore extends BaseStateStore {
   readonly #objects = new Map<string, Stored>();
   readonly #beforeOperation: MemoryStateStoreOptions['beforeOperation'];
+  readonly #now: () => Date;
   #writes = 0;
 
   constructor(options: MemoryStateStoreOptions = {}) {
     super();
     this.#beforeOperation = options.beforeOperation;
+    this.#now = options.now ?? (() => new Date());
   }
 
   /** Number of stored objects. */
@@ -81,7 +87,7 @@ export class MemoryStateStore extends BaseStateStore {
     await this.#hook('create', key);
     if (this.#objects.has(key)) return { created: false };
     const etag = this.#nextEtag();
-    this.#objects.set(key, { text, etag });
+    this.#objects.set(key, { text, etag, modifiedAt: this.#now() });
     return { created: true, etag };
   }
 
@@ -91,7 +97,7 @@ export class MemoryStateStore extends BaseStateStore {
     if (!stored) throw new StateConflictError(key, 'it no longer exists');
     if (stored.etag !== etag) throw new StateConflictError(key, `its ETag is ${stored.etag}, not ${etag}`);
     const next = this.#nextEtag();
-    this.#objects.set(key, { text, etag: next });
+    this.#objects.set(key, { text, etag: next, modifiedAt: this.#now() });
     return { etag: next };
   }
 
@@ -115,7 +121,7 @@ export class MemoryStateStore extends BaseStateStore {
       .sort(compareKeys);
     for (const key of keys) {
       const stored = this.#objects.get(key);
-      if (stored) yield { key, etag: stored.etag };
+      if (stored) yield { key, etag: stored.etag, lastModified: stored.modifiedAt };
     }
   }
 }

@@ -27,6 +27,11 @@ export interface StateEntry<T> {
 export interface ListedState {
   readonly key: string;
   readonly etag: string;
+  /**
+   * When this version was written, by the store's clock (S3's LastModified); absent when the store
+   * cannot say. Lets a reader judge a version's age from the listing alone, without reading it.
+   */
+  readonly lastModified?: Date;
 }
 
 /** Where a listing starts. */
@@ -41,8 +46,14 @@ export interface StateListOptions {
 /** Outcome of `create`: the new ETag, or the fact that something already exists under the key. */
 export type CreateResult = { readonly created: true; readonly etag: string } | { readonly created: false };
 
-/** Decides the next value from the current one; `undefined` leaves the stored value as it is. */
-export type Mutation<T> = (current: T | undefined) => T | undefined | Promise<T | undefined>;
+/**
+ * Decides the next value from the current one (and the ETag it was read with, `undefined` when nothing
+ * is stored); `undefined` leaves the stored value as it is.
+ */
+export type Mutation<T> = (
+  current: T | undefined,
+  etag: string | undefined,
+) => T | undefined | Promise<T | undefined>;
 
 export interface MutateOptions {
   /** Read–modify–write rounds before giving up with a {@link StateConflictError}. Default 10. */
@@ -219,7 +230,7 @@ async function mutateOnce<T>(
   lost: (attempt: number, conflict: unknown) => StateConflictError,
 ): Promise<MutateResult<T>> {
   const current = await store.get<T>(key);
-  const next = await fn(current?.value);
+  const next = await fn(current?.value, current?.etag);
   if (next === undefined) {
     return { value: current?.value, etag: current?.etag, written: false, attempts: attempt };
   }

@@ -147,9 +147,9 @@ export function statusText(status: BridgeStatus): string {
   );
   const inFlight =
     status.ingests.inFlight.length === 0
-      ? `ingests: ${status.ingests.records} recorded, none in flight`
+      ? 'ingests in flight: none'
       : [
-          `ingests: ${status.ingests.records} recorded, ${status.ingests.inFlight.length} in flight`,
+          `ingests in flight: ${status.ingests.inFlight.length}`,
           formatTable(
             ['OBJECT', 'STATUS', 'CLAIM', 'ATTEMPTS', 'UPDATED', 'LAST ERROR'],
             status.ingests.inFlight.map((ingest) => [
@@ -162,6 +162,26 @@ export function statusText(status: BridgeStatus): string {
             ]),
           ),
         ].join('\n');
+  const { window } = status.ingests;
+  const finished = `ingests finished since ${formatTime(window.since)}: ${window.finished}, ${window.failedCount} failed`;
+  const failed =
+    window.failed.length === 0
+      ? finished
+      : [
+          finished,
+          formatTable(
+            ['FAILED', 'AT', 'CODE', 'REASON'],
+            window.failed.map((ingest) => [
+              `s3://${ingest.bucket}/${ingest.key}`,
+              formatTime(ingest.updatedAt),
+              ingest.code,
+              ingest.reason,
+            ]),
+          ),
+          ...(window.failedCount > window.failed.length
+            ? [`(${window.failedCount - window.failed.length} more failed: narrow --since)`]
+            : []),
+        ].join('\n');
   return [
     `stage ${status.stage}, state bucket ${status.stateBucket}, at ${formatTime(status.at)}`,
     checkpoint,
@@ -170,6 +190,7 @@ export function statusText(status: BridgeStatus): string {
     '',
     `watch list: ${status.watchList.keys} keys`,
     inFlight,
+    failed,
     '',
     queues,
   ].join('\n');

@@ -207,16 +207,38 @@ const why: Command = {
 
 const status: Command = {
   name: 'bridge status',
-  summary: 'poller checkpoints and last successful runs, watch list, ingests in flight, queue and DLQ depths',
+  summary:
+    'poller checkpoints and last successful runs, watch list, ingests in flight and finished or failed lately, queue and DLQ depths',
+  description:
+    'Ingests are read by window through the activity index: those in flight, and those that finished since --since (default 24h: a duration before now, or an ISO 8601 time), with the failed ones listed. What it reads follows that window, not every record the bucket ever held.',
   args: '',
   minArgs: 0,
   maxArgs: 0,
-  options: { ...targetOptions, ...fullScanOption },
-  examples: ['pds bridge status', 'pds bridge status --stage prod --json'],
+  options: {
+    ...targetOptions,
+    ...fullScanOption,
+    since: {
+      type: 'string',
+      value: 'TIME',
+      description: 'ingests finished since TIME: 90m, 24h, 7d before now, or ISO 8601 (default 24h)',
+    },
+  },
+  examples: ['pds bridge status', 'pds bridge status --stage prod --since 7d --json'],
   async run(context) {
     const read = booleanFlag(context.flags, 'full-scan') ? 'full' : 'index';
+    const now = Date.now();
+    const sinceText = stringFlag(context.flags, 'since');
+    const since =
+      sinceText === undefined ? undefined : parseTimeFlag(sinceText, 'since', context.command, now);
+    if (since !== undefined && since >= now)
+      throw new UsageError('--since must be in the past', context.command);
     const result = await withConnection(context, (connection) =>
-      bridgeStatus(connection.store, connection.queues, { ...connection, read }),
+      bridgeStatus(connection.store, connection.queues, {
+        ...connection,
+        read,
+        now,
+        ...(since === undefined ? {} : { windowMs: now - since }),
+      }),
     );
     return { data: result, text: () => statusText(result) };
   },

@@ -1,7 +1,9 @@
 /**
  * `status`: how the bridge is doing, from its own records and its queues. Poller checkpoint and
  * lease records (last run, last successful run: packages/bridge/src/state/lease.ts), watch-list size, ingests in
- * flight (progress records not finished), queue and dead-letter-queue depths.
+ * flight (progress records not finished), the ingests that finished in a recent window (how many,
+ * and the failed ones), queue and dead-letter-queue depths. What it reads of the ingests follows the
+ * window and what is in flight, never every record ever written (the activity index).
  */
 import { mapAll } from '@pds-bridge/bridge/core';
 import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '@pds-bridge/bridge/ingest/keys.ts';
@@ -17,6 +19,7 @@ import { deleteIfUnchanged, leaseKey, type StateStore, WATCH_PREFIX } from '@pds
 import {
   ACTIVITY_MARKER_GRACE_MS,
   type ActivityMarker,
+  markedInWindow,
   openMarkerKey,
   openMarkerPrefix,
   recordKeyOfMarker,
@@ -60,6 +63,30 @@ export interface InFlightIngest {
   lastError?: string;
 }
 
+/** An ingest that failed in the window. */
+export interface FailedIngest {
+  bucket: string;
+  key: string;
+  versionId?: string;
+  /** When it failed (the record's last write). */
+  updatedAt: string;
+  /** The failure code of its pds.ingest.failed event, when recorded. */
+  code?: string;
+  reason?: string;
+}
+
+/** The ingests that finished between `since` and `until`. */
+export interface IngestWindow {
+  since: string;
+  until: string;
+  /** Finished in the window (done or failed). */
+  finished: number;
+  /** Of those, the failed ones, latest first (at most {@link MAX_FAILED_SHOWN}). */
+  failed: FailedIngest[];
+  /** How many failed, when more than are shown. */
+  failedCount: number;
+}
+
 export interface BridgeStatus {
   at: string;
   stage: string;
@@ -78,7 +105,7 @@ export interface BridgeStatus {
   };
   pollers: PollerStatus[];
   watchList: { keys: number };
-  ingests: { records: number; inFlight: InFlightIngest[] };
+  ingests: { window: IngestWindow; inFlight: InFlightIngest[] };
   queues: QueueStatus[];
 }
 
@@ -89,6 +116,8 @@ export interface StatusOptions {
   now?: number;
   /** Progress records read at once. Default 16. */
   concurrency?: number;
+  /** The window of finished ingests shown, ending now, in ms. Default 24 hours. */
+  windowMs?: number;
   /**
    * `index` (default): reads only the progress records the activity index marks as open
    * (packages/bridge/src/state/activity-index.ts). `full`: reads every progress record, for a bucket whose records were
@@ -97,9 +126,17 @@ export interface StatusOptions {
   read?: 'index' | 'full';
 }
 
+/** Failed ingests listed in a status, at most (the count says how many more). */
+export const MAX_FAILED_SHOWN = 50;
+
+/** The window of finished ingests when none is given. */
+export const DEFAULT_STATUS_WINDOW_MS = 24 * 3_600_000;
+
 /**
  * Collects the status. Finds the ingests in flight from the activity index's open markers (one GET per
- * open marker); counts the progress records from their keys (one LIST page per 1,000), without reading them.
+ * open marker) and those that finished in the window from its time markers (one LIST page per 1,000
+ * of the window's hours, one GET per ingest finished in it): the cost follows the window, not the
+ * records ever written.
  *
  * @example
  * ```ts
@@ -117,7 +154,11 @@ export async function bridgeStatus(
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, WATCH_PREFIX),
-    ingestsInFlight(store, now, options.concurrency ?? 16, options.read ?? 'index'),
+    ingestStatus(store, now, {
+      concurrency: options.concurrency ?? 16,
+      read: options.read ?? 'index',
+      windowMs: options.windowMs ?? DEFAULT_STATUS_WINDOW_MS,
+    }),
     queueStatuses(queues, options.stage),
   ]);
   const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
@@ -179,44 +220,120 @@ async function countKeys(store: StateStore, prefix: string): Promise<number> {
   return count;
 }
 
-async function ingestsInFlight(
+/** The ingests in flight and those finished in the window, by the index or (`full`) by every record. */
+async function ingestStatus(
+  store: StateStore,
+  now: number,
+  options: { concurrency: number; read: 'index' | 'full'; windowMs: number },
+): Promise<BridgeStatus['ingests']> {
+  const since = now - options.windowMs;
+  const [open, finished] =
+    options.read === 'full'
+      ? await everyRecord(store, options.concurrency)
+      : await Promise.all([
+          indexedOpen(store, now, options.concurrency),
+          indexedFinished(store, since, now, options.concurrency),
+        ]);
+  const inWindow = finished.filter(
+    (record) => isFinished(record) && record.updatedAt >= since && record.updatedAt < now,
+  );
+  return {
+    window: windowView(inWindow, since, now),
+    inFlight: open.filter((record) => !isFinished(record)).map((record) => inFlightView(record, now)),
+  };
+}
+
+/** Every progress record, read one by one (records written before the index): open and finished alike. */
+async function everyRecord(
+  store: StateStore,
+  concurrency: number,
+): Promise<[IngestProgressRecord[], IngestProgressRecord[]]> {
+  const keys: string[] = [];
+  for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
+  const records = await readRecords(store, keys, concurrency);
+  return [records, records];
+}
+
+/** The records the open markers point to; a marker of a finished or missing record is retired. */
+async function indexedOpen(
   store: StateStore,
   now: number,
   concurrency: number,
-  read: 'index' | 'full',
-): Promise<BridgeStatus['ingests']> {
-  const keys: string[] = [];
-  for await (const key of store.list(INGEST_PROGRESS_PREFIX)) if (isIngestProgressKey(key)) keys.push(key);
+): Promise<IngestProgressRecord[]> {
   const openPrefix = openMarkerPrefix(INGEST_ACTIVITY);
-  // Not `push(...keys)`: a million arguments overflow the stack.
-  const candidates: string[] = read === 'full' ? keys : [];
-  if (read === 'index') {
-    for await (const marker of store.list(openPrefix)) {
-      const key = recordKeyOfMarker(openPrefix, marker);
-      if (isIngestProgressKey(key)) candidates.push(key);
-    }
+  const keys: string[] = [];
+  for await (const marker of store.list(openPrefix)) {
+    const key = recordKeyOfMarker(openPrefix, marker);
+    if (isIngestProgressKey(key)) keys.push(key);
   }
-  const records = await mapAll(candidates, concurrency, async (key) => {
+  const records = await mapAll(keys, concurrency, async (key) => {
     const record = (await store.get<IngestProgressRecord>(key))?.value;
-    if (read === 'index' && (!record || isFinished(record))) await retireOpenMarker(store, key, record, now);
+    if (!record || isFinished(record)) await retireOpenMarker(store, key, record, now);
     return record;
   });
-  const inFlight: InFlightIngest[] = [];
-  for (const record of records) {
-    if (!record || isFinished(record)) continue;
-    inFlight.push({
+  return records.filter((record): record is IngestProgressRecord => record !== undefined);
+}
+
+/** The records the time markers of the window's hours point to (a record marked twice is read once). */
+async function indexedFinished(
+  store: StateStore,
+  since: number,
+  until: number,
+  concurrency: number,
+): Promise<IngestProgressRecord[]> {
+  const keys: string[] = [];
+  for await (const key of markedInWindow(store, INGEST_ACTIVITY, since, until)) {
+    if (isIngestProgressKey(key)) keys.push(key);
+  }
+  return readRecords(store, keys, concurrency);
+}
+
+async function readRecords(
+  store: StateStore,
+  keys: readonly string[],
+  concurrency: number,
+): Promise<IngestProgressRecord[]> {
+  const records = await mapAll(
+    keys,
+    concurrency,
+    async (key) => (await store.get<IngestProgressRecord>(key))?.value,
+  );
+  return records.filter((record): record is IngestProgressRecord => record !== undefined);
+}
+
+function inFlightView(record: IngestProgressRecord, now: number): InFlightIngest {
+  return {
+    bucket: record.bucket,
+    key: record.key,
+    ...(record.versionId ? { versionId: record.versionId } : {}),
+    status: record.status,
+    owner: record.owner,
+    attempts: record.attempts,
+    claim: record.leaseUntil > now ? 'held' : 'stalled',
+    updatedAt: new Date(record.updatedAt).toISOString(),
+    ...(record.lastError ? { lastError: record.lastError } : {}),
+  };
+}
+
+/** How many finished in the window and which failed (latest first), in an order that does not depend on the read. */
+function windowView(records: readonly IngestProgressRecord[], since: number, until: number): IngestWindow {
+  const failed = records
+    .filter((record) => record.status === 'failed')
+    .sort((a, b) => b.updatedAt - a.updatedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    since: new Date(since).toISOString(),
+    until: new Date(until).toISOString(),
+    finished: records.length,
+    failed: failed.slice(0, MAX_FAILED_SHOWN).map((record) => ({
       bucket: record.bucket,
       key: record.key,
       ...(record.versionId ? { versionId: record.versionId } : {}),
-      status: record.status,
-      owner: record.owner,
-      attempts: record.attempts,
-      claim: record.leaseUntil > now ? 'held' : 'stalled',
       updatedAt: new Date(record.updatedAt).toISOString(),
-      ...(record.lastError ? { lastError: record.lastError } : {}),
-    });
-  }
-  return { records: keys.length, inFlight };
+      ...(record.code ? { code: record.code } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
+    })),
+    failedCount: failed.length,
+  };
 }
 
 /**

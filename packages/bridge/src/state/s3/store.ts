@@ -326,7 +326,11 @@ export class S3StateStore extends BaseStateStore {
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
         if (!object.ETag) throw this.#failure('ListObjectsV2', object.Key, { name: 'MissingETag' });
-        yield { key: object.Key, etag: object.ETag };
+        yield {
+          key: object.Key,
+          etag: object.ETag,
+          ...(object.LastModified ? { lastModified: object.LastModified } : {}),
+        };
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken);
