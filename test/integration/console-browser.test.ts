@@ -317,6 +317,11 @@ describe('the console in a browser', () => {
         await page.locator('.tiles li', { hasText: 'in dead-letter queues' }).locator('.value').innerText(),
       ).toBe(String(dead));
       expect(await cells('The pollers', 0)).toEqual(status.pollers.map((poller) => poller.name));
+      const failed = page.locator('.tiles li', { hasText: 'ingests failed in 24 h' }).locator('.value');
+      expect(await failed.innerText()).toBe(String(status.ingests.window.failedCount));
+      expect(await page.locator('main').innerText()).toContain(
+        `${status.ingests.window.finished} finished between`,
+      );
     } finally {
       connection.close();
     }

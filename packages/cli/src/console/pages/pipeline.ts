@@ -4,6 +4,7 @@
  * the pollers' last runs, the checkpoint's age, ingests in flight. A DLQ with messages offers the
  * redrive dry run (packages/cli/src/ops/redrive.ts), and, when the console allows actions, the move back.
  */
+import { ConsoleInputError } from '../../errors.ts';
 import { type BridgeStatus, bridgeStatus } from '../../ops/status.ts';
 import { barChart } from '../charts.ts';
 import { type Html, html } from '../html.ts';
@@ -12,10 +13,12 @@ import type { PageContext } from '../page.ts';
 
 export async function pipelinePage(context: PageContext): Promise<Html> {
   const { connection } = context;
+  const hours = hoursOf(context.url);
   const status = await bridgeStatus(connection.store, connection.queues, {
     stage: connection.stage,
     stateBucket: connection.stateBucket,
     now: context.now,
+    windowMs: hours * 3_600_000,
   });
   return html`${summary(status)}
 <h2>Queues</h2>
@@ -25,7 +28,41 @@ ${queueTable(status)}
 ${pollerTable(status, context.now)}
 <h2>Ingests in flight</h2>
 ${ingestTable(status, context.now)}
+<h2>Ingests finished in the last ${hours} hours</h2>
+<form class="filters" method="get" aria-label="Window"><div><label for="hours">Hours</label><input type="text" inputmode="numeric" id="hours" name="hours" value="${hours}" maxlength="3"></div><button type="submit">Show</button></form>
+${failedTable(status, context.now)}
 <p>State bucket <code>${status.stateBucket}</code>, read at ${status.at}; <code>pds bridge status${context.stageFlag}</code> prints the same.</p>`;
+}
+
+/** Hours of finished ingests shown by default, and at most (`pds bridge status --since`). */
+const DEFAULT_HOURS = 24;
+const MAX_HOURS = 720;
+
+function hoursOf(url: URL): number {
+  const text = url.searchParams.get('hours');
+  const hours = text === null || text === '' ? DEFAULT_HOURS : Number(text);
+  if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS) {
+    throw new ConsoleInputError(
+      `The window (hours=…) must be a whole number of hours from 1 to ${MAX_HOURS}.`,
+    );
+  }
+  return hours;
+}
+
+function failedTable(status: BridgeStatus, now: number): Html {
+  const { window } = status.ingests;
+  return html`<p>${window.finished} finished between ${window.since} and ${window.until}; <span class="${window.failedCount > 0 ? 'bad' : ''}">${window.failedCount} failed</span>${window.failedCount > window.failed.length ? ` (the latest ${window.failed.length} below)` : ''}.</p>
+${table(
+  'Ingests that failed in the window, latest first',
+  ['object', 'failed', 'code', 'reason'],
+  window.failed.map((failed) => [
+    html`<code>s3://${failed.bucket}/${failed.key}</code>`,
+    html`${ago(failed.updatedAt, now)}`,
+    html`${failed.code ?? '—'}`,
+    html`${failed.reason ?? ''}`,
+  ]),
+  'No ingest failed in the window.',
+)}`;
 }
 
 function deadLettered(status: BridgeStatus): number {
@@ -45,6 +82,11 @@ function summary(status: BridgeStatus): Html {
     { label: 'in dead-letter queues', value: dead, tone: dead > 0 ? 'bad' : 'good' },
     { label: 'pollers whose last run failed', value: failing, tone: failing > 0 ? 'bad' : 'good' },
     { label: 'ingests in flight', value: status.ingests.inFlight.length },
+    {
+      label: `ingests failed in ${Math.round((Date.parse(status.ingests.window.until) - Date.parse(status.ingests.window.since)) / 3_600_000)} h`,
+      value: status.ingests.window.failedCount,
+      tone: status.ingests.window.failedCount > 0 ? 'bad' : 'good',
+    },
     { label: 'of them stalled', value: stalled, tone: stalled > 0 ? 'bad' : 'good' },
     {
       label: 'since the checkpoint moved',
