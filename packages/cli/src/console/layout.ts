@@ -141,7 +141,7 @@ a { color: var(--accent); }
 table { border-collapse: collapse; margin: 8px 0; min-width: 50%; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px 4px 0; text-align: left; vertical-align: top; }
-td { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 48ch; }
+td { white-space: pre-wrap; overflow-wrap: break-word; max-width: 48ch; }
 td:first-child a { overflow-wrap: normal; }
 .tiles { display: flex; flex-wrap: wrap; gap: 10px; list-style: none; padding: 0; }
 .tiles li { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; min-width: 120px; }
