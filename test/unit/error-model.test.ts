@@ -259,6 +259,7 @@ const SAMPLES: Record<string, Sample> = {
   WhySubjectError: { build: (C) => make(C, '?'), code: 'WHY_SUBJECT_INVALID' },
   // packages/cli/src
   CliInputError: { build: (C) => make(C, 'not JSON'), code: 'CLI_INPUT_INVALID' },
+  ConsoleInputError: { build: (C) => make(C, 'bad limit'), code: 'CONSOLE_INPUT_INVALID' },
   // packages/local/src
   PortInUseError: { build: (C) => make(C, 'the simulator', 4010, '--pds-port'), code: 'PORT_IN_USE' },
   EmulatorUnsupportedError: {

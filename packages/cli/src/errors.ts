@@ -16,3 +16,11 @@ export class StackFileError extends BridgeError {
     this.name = 'StackFileError';
   }
 }
+
+/** The console (`pds bridge console`) was asked for something it cannot show: answered 400 with the fix. */
+export class ConsoleInputError extends BridgeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('CONSOLE_INPUT_INVALID', message, options);
+    this.name = 'ConsoleInputError';
+  }
+}

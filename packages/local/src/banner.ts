@@ -12,6 +12,8 @@ export interface BannerOptions {
   stackFile?: string;
   /** Shorter text for `--demo`: what runs, not how to use it. */
   demo?: boolean;
+  /** The operators' console (packages/cli/src/console), with its token, when it runs beside the stack. */
+  consoleUrl?: string;
 }
 
 /**
@@ -36,6 +38,9 @@ export function bannerLines(stack: RunningLocalStack, options: BannerOptions = {
     `  HTTP API        ${api.url}   Authorization: Bearer ${api.token}`,
     `  Pollers         messaging assets every ${seconds(stack.rates.messagingAssetsMs)}, supplier reviews every ${seconds(stack.rates.supplierReviewsMs)}`,
     `  Buckets         drop ${stack.buckets.drop}, state ${stack.buckets.state}`,
+    ...(options.consoleUrl
+      ? [`  Console         ${options.consoleUrl}   open it in a browser on this machine`]
+      : []),
   ];
   if (options.demo) return [...lines, ''];
   const key = pds.simulated ? DEMO_PRIMARY_KEYS.water : '<primary key>';

@@ -10,7 +10,13 @@ import type { ParseArgsConfig } from 'node:util';
 import { setting } from '@pds-bridge/bridge/config';
 import { UsageError } from '@pds-bridge/bridge/core';
 import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '@pds-bridge/cli/command-line.ts';
-import { DEFAULT_STACK_FILE, removeStackFile, writeStackFile } from '@pds-bridge/cli/stack-file.ts';
+import { startConsoleOn } from '@pds-bridge/cli/console/start.ts';
+import {
+  DEFAULT_STACK_FILE,
+  emulatorClientConfig,
+  removeStackFile,
+  writeStackFile,
+} from '@pds-bridge/cli/stack-file.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
@@ -242,10 +248,21 @@ export async function runLocalStackCli(
       io.err(`local-stack: could not start: ${(error as Error).message}`);
       return 1;
     }
+    // The operators' console beside the stack (not for --demo, which ends by itself).
+    const operatorConsole = command.demo
+      ? undefined
+      : await startConsoleOn(
+          { stage: 'local', stateBucket: stack.buckets.state, emulator: emulatorClientConfig(stack.aws) },
+          { log: (line) => io.err(line) },
+        );
     try {
       const { stackFile } = command;
       if (stackFile !== undefined) await writeStackFile(stackFile, stackFactsOf(stack));
-      const banner = bannerLines(stack, { demo: command.demo, ...(stackFile ? { stackFile } : {}) });
+      const banner = bannerLines(stack, {
+        demo: command.demo,
+        ...(stackFile ? { stackFile } : {}),
+        ...(operatorConsole ? { consoleUrl: operatorConsole.url } : {}),
+      });
       for (const line of banner) io.out(line);
       if (signals.received()) return 0;
       if (command.demo) return await demo(stack, io, signals.next);
@@ -253,6 +270,7 @@ export async function runLocalStackCli(
       return 0;
     } finally {
       io.out('Stopping the local stack…');
+      await operatorConsole?.close();
       await stack.stop();
       if (command.stackFile !== undefined) await removeStackFile(command.stackFile);
       io.out('Stopped.');

@@ -3,6 +3,7 @@
  */
 import type { Command } from '../command.ts';
 import { bridgeCommands } from './bridge.ts';
+import { consoleCommands } from './console.ts';
 import { dataModelCommands } from './datamodel.ts';
 import { folderCommands } from './folders.ts';
 import { subscriptionCommands } from './subscriptions.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   ...watchCommands,
   ...bridgeCommands,
   ...webhookCommands,
+  ...consoleCommands,
 ];
 
 /** What each group of subcommands is about, for the top-level help. */
@@ -32,5 +34,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   tags: 'custom tags of items',
   watch: 'the supplier-review watch list of the bridge (in its state bucket)',
   bridge:
-    'the bridge itself: why a file, publication or message went as it did, status, redrive, replay, webhooks and their deliveries',
+    'the bridge itself: why a file, publication or message went as it did, status, redrive, replay, webhooks and their deliveries, the console in a browser',
 };

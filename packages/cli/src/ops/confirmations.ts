@@ -46,7 +46,8 @@ export interface ConfirmationsAnswer {
   truncated: boolean;
 }
 
-function rowOf({ entry }: StoredEntry): ConfirmationRow {
+/** One stored entry as a flat row (what `pds bridge confirmations` and the console show). */
+export function rowOf({ entry }: StoredEntry): ConfirmationRow {
   return {
     ...entry.key,
     state: entry.state,
