@@ -103,8 +103,14 @@ ${failed.length > 0 ? confirmForm(context, '/deliveries/replay', { id }, `Replay
 
 export async function replayApply(context: PageContext, form: URLSearchParams): Promise<Html> {
   const id = endpointIdOf(form.get('id'));
+  // The same failed deliveries the plan page listed, replayed by id as `pds bridge webhooks replay
+  // --event-id` does (the endpoint's filters honoured, deliveries done since then left out).
+  const failed = await listDeliveries(context.connection.store, id, { status: 'failed', limit: 100 });
   const webhooks = await context.connection.webhooks({ policy: 'any' });
-  const queued = await webhooks.replay(id, { failedOnly: true });
-  return html`<p class="notice">${queued.length} deliveries queued again for endpoint <code>${id}</code>.</p>
+  const { queued, skipped } =
+    failed.length > 0
+      ? await webhooks.replay(id, { eventIds: failed.map((record) => record.eventId), failedOnly: true })
+      : { queued: [], skipped: [] };
+  return html`<p class="notice">${queued.length} deliveries queued again for endpoint <code>${id}</code>${skipped.length > 0 ? `, ${skipped.length} skipped (the endpoint no longer takes them)` : ''}.</p>
 <p><a href="/deliveries/endpoint${query({ id })}">Back to the endpoint</a></p>`;
 }
