@@ -16,7 +16,9 @@
  * await stack.stop();
  * ```
  */
+
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { terminalText } from '@pds-bridge/bridge/core';
@@ -194,7 +196,14 @@ async function startPds(settings: LocalStackSettings, cleanups: Cleanups): Promi
   if (settings.pds) return { ...settings.pds, simulated: false };
   let simulator: RunningSimulator;
   try {
-    simulator = await startSimulator({ port: settings.pdsPort, reviewDelayMs: settings.reviewDelayMs });
+    simulator = await startSimulator({
+      port: settings.pdsPort,
+      reviewDelayMs: settings.reviewDelayMs,
+      // With --data-dir the imported items survive a restart, as the bridge's records of them do.
+      ...(settings.dataDir !== undefined
+        ? { itemsFile: join(resolve(settings.dataDir), 'simulator', 'items.json') }
+        : {}),
+    });
   } catch (error) {
     if (isAddressInUse(error)) {
       throw new PortInUseError('the PDS simulator', settings.pdsPort, '--pds-port', { cause: error });
