@@ -73,6 +73,34 @@ async function curlUpload(url: string, file: string): Promise<Measurement> {
   return { seconds: Number(out.trim()) };
 }
 
+interface Rate {
+  /** Median MiB/s. */
+  rate: number;
+  peakRssMiB: number;
+}
+
+/**
+ * Runs two uploads `runs` times each, taking turns so that drift on a shared machine affects both
+ * alike: the median MiB/s of each, and its peak RSS.
+ */
+async function alternately(
+  sizeMiB: number,
+  runs: number,
+  [first, second]: [() => Promise<Measurement>, () => Promise<Measurement>],
+): Promise<[Rate, Rate]> {
+  const firsts: Measurement[] = [];
+  const seconds: Measurement[] = [];
+  for (let run = 0; run < runs; run++) {
+    firsts.push(await first());
+    seconds.push(await second());
+  }
+  const rateOf = (measured: Measurement[]): Rate => ({
+    rate: sizeMiB / median(measured.map((m) => m.seconds)),
+    peakRssMiB: Math.max(...measured.map((m) => m.maxRssMiB ?? 0)),
+  });
+  return [rateOf(firsts), rateOf(seconds)];
+}
+
 async function main(): Promise<void> {
   const { values } = parseScriptArgs({
     command: 'node bench/upload.ts',
@@ -107,21 +135,16 @@ async function main(): Promise<void> {
     for (const sizeMiB of sizes) {
       const file = path.join(dir, `payload-${sizeMiB}MiB.bin`);
       await writePatternFile(file, sizeMiB * MiB);
-      const client: Measurement[] = [];
-      const curl: Measurement[] = [];
-      // Alternate the two so that drift on a shared machine affects both alike.
-      for (let run = 0; run < runs; run++) {
-        client.push(await clientUpload(clientBundle, simulator.url, file));
-        curl.push(await curlUpload(simulator.url, file));
-      }
-      const clientRate = sizeMiB / median(client.map((m) => m.seconds));
-      const curlRate = sizeMiB / median(curl.map((m) => m.seconds));
+      const [client, curl] = await alternately(sizeMiB, runs, [
+        () => clientUpload(clientBundle, simulator.url, file),
+        () => curlUpload(simulator.url, file),
+      ]);
       rows.push([
         `${sizeMiB} MiB`,
-        clientRate.toFixed(1),
-        curlRate.toFixed(1),
-        (clientRate / curlRate).toFixed(2),
-        Math.max(...client.map((m) => m.maxRssMiB ?? 0)).toFixed(0),
+        client.rate.toFixed(1),
+        curl.rate.toFixed(1),
+        (client.rate / curl.rate).toFixed(2),
+        client.peakRssMiB.toFixed(0),
       ]);
       await removeQuietly(file);
     }
@@ -160,21 +183,16 @@ async function compareContentCheck(sizes: number[], runs: number): Promise<void>
     for (const sizeMiB of sizes) {
       const file = path.join(dir, `products-${sizeMiB}MiB.csv`);
       await writeProductCsv(file, sizeMiB * MiB);
-      const off: Measurement[] = [];
-      const on: Measurement[] = [];
-      // Alternate the two so that drift on a shared machine affects both alike.
-      for (let run = 0; run < runs; run++) {
-        off.push(await clientUpload(clientBundle, simulator.url, file, 'off'));
-        on.push(await clientUpload(clientBundle, simulator.url, file, 'on'));
-      }
-      const offRate = sizeMiB / median(off.map((m) => m.seconds));
-      const onRate = sizeMiB / median(on.map((m) => m.seconds));
+      const [off, on] = await alternately(sizeMiB, runs, [
+        () => clientUpload(clientBundle, simulator.url, file, 'off'),
+        () => clientUpload(clientBundle, simulator.url, file, 'on'),
+      ]);
       rows.push([
         `${sizeMiB} MiB`,
-        offRate.toFixed(1),
-        onRate.toFixed(1),
-        `${((1 - onRate / offRate) * 100).toFixed(1)} %`,
-        Math.max(...on.map((m) => m.maxRssMiB ?? 0)).toFixed(0),
+        off.rate.toFixed(1),
+        on.rate.toFixed(1),
+        `${((1 - on.rate / off.rate) * 100).toFixed(1)} %`,
+        on.peakRssMiB.toFixed(0),
       ]);
       await removeQuietly(file);
     }
