@@ -35,7 +35,12 @@ import {
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
 import { ensureLocalEventBus } from './eventbridge.ts';
-import { localLambdaContext, type RunningHttpAdapter, startHttpAdapter } from './gateway/index.ts';
+import {
+  localLambdaContext,
+  type RunningHttpAdapter,
+  sigV4Authorizer,
+  startHttpAdapter,
+} from './gateway/index.ts';
 import type { LocalHandlers } from './handlers.ts';
 import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
 import { invocationStore } from './invocation-scope.ts';
@@ -160,7 +165,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const apiToken = settings.apiToken ?? randomBytes(24).toString('base64url');
     const handlers = await handlersOnEmulator({ settings, emulator, resources, pds, apiToken }, cleanups);
     const clients = emulatorClients(emulator.endpoint, settings.region, cleanups);
-    const api = await startApi(handlers.api, settings.apiPort, log);
+    const api = await startApi(
+      handlers.api,
+      { port: settings.apiPort, region: settings.region, token: apiToken },
+      log,
+    );
     cleanups.push(() => api.close());
     const wiring: Wiring = {
       ...clients,
@@ -486,7 +495,7 @@ function runningStack(
 
 async function startApi(
   handler: (event: never, context: Context) => unknown,
-  port: number,
+  { port, region, token }: { port: number; region: string; token: string },
   log: (line: string) => void,
 ): Promise<RunningHttpAdapter> {
   try {
@@ -495,6 +504,8 @@ async function startApi(
       port,
       functionName: 'pds-bridge-local-api',
       timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.api,
+      // Like API Gateway's IAM authorisation, beside the bearer token (./gateway/sigv4.ts).
+      decorateEvent: sigV4Authorizer({ credentials: LOCAL_AWS_CREDENTIALS, region, token, log }),
       onError: (error, event) =>
         log(`✗ api ${event.requestContext.http.method} ${event.rawPath}: ${messageOf(error)}`),
     });
