@@ -1,6 +1,7 @@
 /**
  * What the content checks report and share: the first reason a file cannot be imported, and the
- * running count of lines that names where it was found.
+ * interface of a check of one file's bytes. (Each check keeps the byte values it looks for as
+ * constants of its own module: the hot loops compare against them.)
  */
 
 /** Why a dropped file (or a member of a dropped ZIP) cannot be imported, and how to fix it. */
@@ -20,12 +21,3 @@ export interface ByteCheck {
   /** After the last byte: the first problem found, if any. */
   finish(): Omit<ContentProblem, 'file'> | undefined;
 }
-
-/** Byte values the checks look for; none of them occurs inside a multi-byte UTF-8 sequence. */
-export const BYTE = Object.freeze({
-  LF: 0x0a,
-  CR: 0x0d,
-  QUOTE: 0x22,
-  COMMA: 0x2c,
-  SEMICOLON: 0x3b,
-});
