@@ -2,29 +2,63 @@
  * One streamed upload from a file, in a process of its own: prints the time taken and this
  * process's peak RSS as one JSON line. Spawned (bundled) by bench/upload.ts.
  *
- *   node upload-client.mjs URL FILE
+ *   node upload-client.mjs URL FILE [--check on|off]
+ *
+ * Without `--check` the client reads the file itself (`filePath`); with it, the file is streamed as
+ * the ingest streams an S3 object, through the ingest's content check (`on`) or not (`off`).
  */
 
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { checkWhileStreaming } from '../packages/bridge/src/ingest/content/check.ts';
 import { createPdsClient } from '../packages/bridge/src/pds/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 
-const { positionals } = parseScriptArgs({
+const { values, positionals } = parseScriptArgs({
   command: 'node bench/upload-client.ts',
   summary:
     "One streamed upload of FILE to the PDS at URL (user demo): prints the time taken and this process's peak RSS as one JSON line. bench/upload.ts runs it.",
-  options: {},
+  options: {
+    check: {
+      type: 'string',
+      value: 'on|off',
+      description: "stream the file through the ingest's content check, or not",
+    },
+  },
   positionals: 'URL FILE',
 });
 const [url, file] = positionals;
-if (!url || !file || positionals.length > 2) {
-  process.stderr.write('bench/upload-client.ts: give URL and FILE, nothing else (see --help)\n');
+if (
+  !url ||
+  !file ||
+  positionals.length > 2 ||
+  (values.check !== undefined && !['on', 'off'].includes(values.check))
+) {
+  process.stderr.write(
+    'bench/upload-client.ts: give URL and FILE, and --check on or off if any (see --help)\n',
+  );
   process.exit(2);
 }
 
 const client = createPdsClient({ baseUrl: url, credentials: { username: 'demo', password: 'demo' } });
 const started = process.hrtime.bigint();
-const entries = await client.uploadGathering({ filePath: file });
+let problem: unknown;
+let entries: unknown[];
+if (values.check === undefined) {
+  entries = await client.uploadGathering({ filePath: file });
+} else {
+  const fileName = path.basename(file);
+  const source = createReadStream(file);
+  const checked =
+    values.check === 'on'
+      ? checkWhileStreaming(source, fileName)
+      : { stream: source, verdict: async () => undefined };
+  entries = await client.uploadGathering({ stream: checked.stream, size: (await stat(file)).size, fileName });
+  problem = await checked.verdict();
+}
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 await client.close();
 if (entries.length !== 1) throw new Error(`expected one gathering entry, got ${entries.length}`);
+if (problem) throw new Error(`the content check refused the benchmark's file: ${JSON.stringify(problem)}`);
 process.stdout.write(`${JSON.stringify({ seconds, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);

@@ -4,14 +4,20 @@
  *
  *   node bench/upload.ts [--sizes 100,1024] [--runs 3]      sizes in MiB
  *
+ *   node bench/upload.ts --content-check [--sizes 16,64,256] [--runs 3]
+ *
  * Prints throughput (MiB/s) of both, their ratio (target ≥ 0.8) and the client's peak RSS
- * (target: flat with size, under 150 MiB for 1 GiB).
+ * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
+ * streamed as the ingest streams an S3 object, through the ingest's content check and without it,
+ * alternately: the check's cost in throughput (target ≤ 5 %).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
 import {
   bundleForNode,
@@ -31,8 +37,13 @@ interface Measurement {
   maxRssMiB?: number;
 }
 
-async function clientUpload(clientBundle: string, url: string, file: string): Promise<Measurement> {
-  const child = spawn(process.execPath, [clientBundle, url, file], {
+async function clientUpload(
+  clientBundle: string,
+  url: string,
+  file: string,
+  check?: 'on' | 'off',
+): Promise<Measurement> {
+  const child = spawn(process.execPath, [clientBundle, url, file, ...(check ? ['--check', check] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -62,18 +73,59 @@ async function curlUpload(url: string, file: string): Promise<Measurement> {
   return { seconds: Number(out.trim()) };
 }
 
+interface Rate {
+  /** Median MiB/s. */
+  rate: number;
+  peakRssMiB: number;
+}
+
+/**
+ * Runs two uploads `runs` times each, taking turns so that drift on a shared machine affects both
+ * alike: the median MiB/s of each, and its peak RSS.
+ */
+async function alternately(
+  sizeMiB: number,
+  runs: number,
+  [first, second]: [() => Promise<Measurement>, () => Promise<Measurement>],
+): Promise<[Rate, Rate]> {
+  const firsts: Measurement[] = [];
+  const seconds: Measurement[] = [];
+  for (let run = 0; run < runs; run++) {
+    firsts.push(await first());
+    seconds.push(await second());
+  }
+  const rateOf = (measured: Measurement[]): Rate => ({
+    rate: sizeMiB / median(measured.map((m) => m.seconds)),
+    peakRssMiB: Math.max(...measured.map((m) => m.maxRssMiB ?? 0)),
+  });
+  return [rateOf(firsts), rateOf(seconds)];
+}
+
 async function main(): Promise<void> {
   const { values } = parseScriptArgs({
     command: 'node bench/upload.ts',
     summary:
       "Streamed gathering upload: the pds-bridge client against curl -F to the same simulator, in the same run: MiB/s of both, their ratio and the client's peak RSS.",
     options: {
-      sizes: { type: 'string', default: '100,1024', value: 'MiB,...', description: 'file sizes' },
+      sizes: {
+        type: 'string',
+        value: 'MiB,...',
+        description: 'file sizes (default 100,1024; with --content-check 16,64,256)',
+      },
       runs: { type: 'string', default: '3', value: 'n', description: 'runs per size' },
+      'content-check': {
+        type: 'boolean',
+        description: "the ingest's content check on against off, on a product CSV, instead of curl",
+      },
     },
   });
-  const sizes = values.sizes.split(',').map(Number);
+  const checkMode = values['content-check'] === true;
+  const sizes = (values.sizes ?? (checkMode ? '16,64,256' : '100,1024')).split(',').map(Number);
   const runs = Number(values.runs);
+  if (checkMode) {
+    await compareContentCheck(sizes, runs);
+    return;
+  }
   const simulator = await startSimulatorProcess();
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-upload-'));
   // The client runs bundled, as it does in Lambda (Node's TypeScript stripping alone costs ~40 MiB of RSS).
@@ -83,21 +135,16 @@ async function main(): Promise<void> {
     for (const sizeMiB of sizes) {
       const file = path.join(dir, `payload-${sizeMiB}MiB.bin`);
       await writePatternFile(file, sizeMiB * MiB);
-      const client: Measurement[] = [];
-      const curl: Measurement[] = [];
-      // Alternate the two so that drift on a shared machine affects both alike.
-      for (let run = 0; run < runs; run++) {
-        client.push(await clientUpload(clientBundle, simulator.url, file));
-        curl.push(await curlUpload(simulator.url, file));
-      }
-      const clientRate = sizeMiB / median(client.map((m) => m.seconds));
-      const curlRate = sizeMiB / median(curl.map((m) => m.seconds));
+      const [client, curl] = await alternately(sizeMiB, runs, [
+        () => clientUpload(clientBundle, simulator.url, file),
+        () => curlUpload(simulator.url, file),
+      ]);
       rows.push([
         `${sizeMiB} MiB`,
-        clientRate.toFixed(1),
-        curlRate.toFixed(1),
-        (clientRate / curlRate).toFixed(2),
-        Math.max(...client.map((m) => m.maxRssMiB ?? 0)).toFixed(0),
+        client.rate.toFixed(1),
+        curl.rate.toFixed(1),
+        (client.rate / curl.rate).toFixed(2),
+        client.peakRssMiB.toFixed(0),
       ]);
       await removeQuietly(file);
     }
@@ -107,6 +154,56 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`\nStreamed upload, median of ${runs} runs each (node ${process.version})\n\n`);
   printTable(['size', 'pds-bridge MiB/s', 'curl -F MiB/s', 'ratio', 'client peak RSS MiB'], rows);
+}
+
+/** A product CSV of about `bytes`: every row with quoted text, separators and doubled quotes inside. */
+async function writeProductCsv(file: string, bytes: number): Promise<void> {
+  async function* blocks() {
+    yield 'primaryKey__,name,description,netContent,price\n';
+    let written = 0;
+    for (let row = 0; written < bytes; row += 1000) {
+      let block = '';
+      for (let i = row; i < row + 1000; i++) {
+        block += `${4006381333931 + i},"Still water ${i}","Natural mineral water, still; bottled at source ""Quelle ${i % 97}""",0.5 l,${(i % 300) / 100}\n`;
+      }
+      written += Buffer.byteLength(block);
+      yield block;
+    }
+  }
+  await pipeline(blocks(), createWriteStream(file));
+}
+
+/** The content check's cost: the same streamed upload with the check and without, alternately. */
+async function compareContentCheck(sizes: number[], runs: number): Promise<void> {
+  const simulator = await startSimulatorProcess();
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-upload-check-'));
+  const clientBundle = await bundleForNode(path.join(import.meta.dirname, 'upload-client.ts'), dir);
+  const rows: Array<Array<string | number>> = [];
+  try {
+    for (const sizeMiB of sizes) {
+      const file = path.join(dir, `products-${sizeMiB}MiB.csv`);
+      await writeProductCsv(file, sizeMiB * MiB);
+      const [off, on] = await alternately(sizeMiB, runs, [
+        () => clientUpload(clientBundle, simulator.url, file, 'off'),
+        () => clientUpload(clientBundle, simulator.url, file, 'on'),
+      ]);
+      rows.push([
+        `${sizeMiB} MiB`,
+        off.rate.toFixed(1),
+        on.rate.toFixed(1),
+        `${((1 - on.rate / off.rate) * 100).toFixed(1)} %`,
+        on.peakRssMiB.toFixed(0),
+      ]);
+      await removeQuietly(file);
+    }
+  } finally {
+    await simulator.stop();
+    await removeQuietly(dir);
+  }
+  process.stdout.write(
+    `\nStreamed CSV upload with the ingest's content check off and on, median of ${runs} runs each (node ${process.version})\n\n`,
+  );
+  printTable(['size', 'check off MiB/s', 'check on MiB/s', 'cost', 'peak RSS MiB (on)'], rows);
 }
 
 await main();

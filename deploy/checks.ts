@@ -4,7 +4,9 @@
  * (deploy/checks-plugin.mjs); the rules are plain functions so that tests call them directly.
  *
  * - `pdsBaseUrl` is required, and must be an http(s) URL, for every stage but the ones in
- *   {@link PLACEHOLDER_STAGES}: without it a stack would call a placeholder host.
+ *   {@link PLACEHOLDER_STAGES}: without it a stack would call a placeholder host. Outside those
+ *   stages it must be `https:`: the functions send the PDS credentials with every request, and over
+ *   `http:` they would cross the network in clear text.
  * - The stage ends the bucket names (`pds-bridge-state-<account>-<region>-<stage>`): a stage that
  *   would make one invalid (capitals, too long, …) is refused here instead of failing mid-deploy.
  * - `reserveConcurrency` is `true` or `false`; anything else would silently mean `false`.
@@ -70,6 +72,10 @@ export function deploymentProblems(choices: DeploymentChoices): string[] {
   } else if (!isHttpUrl(url)) {
     problems.push(
       `pdsBaseUrl "${url}" is not an http(s) URL: give the PDS's address, e.g. https://pds.acme.example.`,
+    );
+  } else if (new URL(url).protocol === 'http:' && !PLACEHOLDER_STAGES.includes(stage)) {
+    problems.push(
+      `pdsBaseUrl "${url}" is plain http for stage "${stage}": the PDS credentials would cross the network in clear text. Give its https:// address (only the stages ${PLACEHOLDER_STAGES.join(' and ')} may use http).`,
     );
   }
 

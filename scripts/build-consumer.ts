@@ -2,7 +2,8 @@
  * Builds the consumer package, packages/consumer (published as `pds-bridge`): the kit, its
  * `pds-bridge/consumer` entry (packages/consumer/src/index.ts), into dist/consumer/ there (`index.js`, plain
  * ESM JavaScript for Node 22 and later, with its source map, and `types/`, TypeScript declarations),
- * and a copy of the events' JSON Schemas (schemas/, `pds-bridge/schemas/*`). Its package.json
+ * a copy of the events' JSON Schemas (schemas/, `pds-bridge/schemas/*`) and of the repository's
+ * LICENSE. Its package.json
  * `exports` points there; its `prepack` script runs this file, so every tarball is complete.
  *
  * Why built, not shipped as source: Node refuses to strip types below node_modules, and Node 22 before
@@ -10,8 +11,9 @@
  * @aws-sdk/client-s3): the consumer's own copies are used, so an S3Client it creates is the class the
  * kit expects.
  *
- * Run: `node scripts/build-consumer.ts` (`npm run build` and `npm pack` in packages/consumer run it
- * too). Importing this module builds nothing.
+ * Run: `npm run build:consumer` (any Node: npm runs the pinned Node 24; `node scripts/build-consumer.ts`
+ * needs Node 22.18 or later for the type stripping), and `npm pack` in packages/consumer runs it too.
+ * Importing this module builds nothing.
  */
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -141,15 +143,19 @@ export async function buildConsumerPackage(packageDir: string = CONSUMER_PACKAGE
   const schemas = path.join(packageDir, 'schemas');
   await rm(schemas, { recursive: true, force: true });
   await cp(path.join(root, 'schemas'), schemas, { recursive: true });
+  // npm packs a package's own LICENSE: the repository's, copied (the README is the kit's own, in git).
+  await cp(path.join(root, 'LICENSE'), path.join(packageDir, 'LICENSE'));
 }
 
 if (import.meta.main) {
   parseScriptArgs({
     command: 'node scripts/build-consumer.ts',
     summary:
-      "Builds the consumer package, packages/consumer: the kit into dist/consumer/ and a copy of schemas/. The package's prepack script runs it.",
+      "Builds the consumer package, packages/consumer: the kit into dist/consumer/, a copy of schemas/ and the LICENSE. The package's prepack script runs it.",
     options: {},
   });
   await buildConsumerPackage();
-  process.stdout.write(`Built ${path.relative(root, CONSUMER_PACKAGE)}/ (dist/consumer/, schemas/)\n`);
+  process.stdout.write(
+    `Built ${path.relative(root, CONSUMER_PACKAGE)}/ (dist/consumer/, schemas/, LICENSE)\n`,
+  );
 }

@@ -127,18 +127,22 @@ describe('the consumer package, packed and installed into an empty project', () 
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('packs the built kit and every event schema, though nothing was built before', () => {
+  it('packs the built kit, every event schema, a README and the LICENSE, though nothing was built before', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'package.json',
+        'README.md',
+        'LICENSE',
         'dist/consumer/index.js',
         'dist/consumer/types/packages/consumer/src/index.d.ts',
         ...contractFiles(version).map((file) => file.path),
       ]),
     );
-    expect(packedFiles.filter((file) => !/^(package\.json|dist\/consumer\/|schemas\/)/.test(file))).toEqual(
-      [],
-    );
+    expect(
+      packedFiles.filter(
+        (file) => !/^(package\.json|README\.md|LICENSE|dist\/consumer\/|schemas\/)/.test(file),
+      ),
+    ).toEqual([]);
   });
 
   it('installs the kit with zod, @aws-sdk/client-s3 and @streamparser/json only, and no commands', async () => {

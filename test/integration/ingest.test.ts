@@ -339,10 +339,75 @@ describe('ingest with S3 emulator and PDS simulator', () => {
         type: 'pds.ingest.failed',
         data: { code: 'unauthorized', pdsStatus: 401, retryable: false },
       });
-      expect(tagger.tagsOf(DROPS, 'incoming/refused.csv')).toEqual({ 'pds-ingest-outcome': 'failed' });
+      expect(tagger.tagsOf(DROPS, 'incoming/refused.csv')).toEqual({
+        'pds-ingest-outcome': 'failed',
+        'pds-ingest-code': 'unauthorized',
+      });
     } finally {
       await refusing.close();
     }
+  });
+
+  it.each([
+    [
+      'JSON that is not well-formed',
+      'incoming/broken.json',
+      '[{"primaryKey__":"8001","name":"Water"},',
+      /broken\.json cannot be imported: the JSON text ends early, on line 1/,
+    ],
+    [
+      'a CSV with an unclosed quote',
+      'incoming/quote.csv',
+      'primaryKey__,name\n8002,"Water\n8003,Juice\n',
+      /quote\.csv cannot be imported: the quoted field opened on line 2 is never closed/,
+    ],
+  ])('fails %s as unreadable, imports nothing of it and tags it', async (_what, key, content, reason) => {
+    const body = await drop(key, content);
+    const importsBefore = sim.state.imports.length;
+
+    const summary = await ingestSqsBody(body, deps(), sinks);
+
+    expect(summary.failed).toBe(1);
+    const [event] = (await receivedEvents()) as Array<CloudEvent<'pds.ingest.failed'>>;
+    expect(event).toMatchObject({
+      type: 'pds.ingest.failed',
+      data: { key, code: 'unreadable', retryable: false, reason: expect.stringMatching(reason) },
+    });
+    expect(event?.data.reason).toMatch(/Fix: .*then upload it again/);
+    expect(sim.state.imports.length).toBe(importsBefore);
+    expect(['8001', '8002', '8003'].some((item) => sim.state.items.has(item))).toBe(false);
+    expect(tagger.tagsOf(DROPS, key)).toMatchObject({
+      'pds-ingest-outcome': 'failed',
+      'pds-ingest-code': 'unreadable',
+    });
+  });
+
+  it('fails a ZIP with one unreadable member whole, naming the member', async () => {
+    const zip = await zipOf({
+      'good.csv': 'primaryKey__,name\n8101,A\n',
+      'bad.csv': 'primaryKey__,name,price\n8102,B\n',
+    });
+    const body = await drop('incoming/mixed.zip', zip);
+
+    await ingestSqsBody(body, deps(), sinks);
+
+    const [event] = (await receivedEvents()) as Array<CloudEvent<'pds.ingest.failed'>>;
+    expect(event?.data).toMatchObject({
+      code: 'unreadable',
+      reason: expect.stringContaining(
+        'mixed.zip:bad.csv cannot be imported: line 2 has 2 fields, the header has 3',
+      ),
+    });
+    expect(sim.state.items.has('8101')).toBe(false);
+  });
+
+  it('imports an unreadable file as it is when INGEST_CONTENT_CHECK is off', async () => {
+    const body = await drop('incoming/unchecked.json', '{"not":"an array"}');
+
+    const summary = await ingestSqsBody(body, deps({ checkContent: false }), sinks);
+
+    expect(summary.imported).toBe(1);
+    expect((await receivedEvents())[0]?.type).toBe('pds.ingest.completed');
   });
 
   it('skips folder placeholders and keys outside the filters without touching the PDS', async () => {

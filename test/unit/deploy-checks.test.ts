@@ -64,6 +64,18 @@ describe('deploymentProblems', () => {
     expect(ftp).toEqual([expect.stringContaining('is not an http(s) URL')]);
   });
 
+  it('refuses a plain http pdsBaseUrl outside the dev and local stages: credentials would travel in clear text', () => {
+    // act
+    const prod = deploymentProblems({ ...fine, pdsBaseUrl: 'http://pds.acme.example' });
+    const dev = deploymentProblems({ ...fine, stage: 'dev', pdsBaseUrl: 'http://pds.internal.example' });
+
+    // assess
+    expect(prod).toEqual([
+      'pdsBaseUrl "http://pds.acme.example" is plain http for stage "prod": the PDS credentials would cross the network in clear text. Give its https:// address (only the stages dev and local may use http).',
+    ]);
+    expect(dev).toEqual([]);
+  });
+
   it('refuses a stage that would make a bucket name invalid, naming the longest that fits the region', () => {
     // prepare: pds-bridge-state-<12>-eu-central-1- leaves 20 characters, ap-southeast-1 (14) 18
     const refused = ['Prod', 'prod_1', 'prod-', 'a'.repeat(21), 'prod-s3alias', 'x--ol-s3'];

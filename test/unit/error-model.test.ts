@@ -225,6 +225,10 @@ const SAMPLES: Record<string, Sample> = {
     code: 'OBJECT_SOURCE_FAILED',
   },
   IngestRejectedError: { build: (C) => make(C, 'no-entries', 'none'), code: 'INGEST_REJECTED' },
+  IngestUnreadableError: {
+    build: (C) => make(C, { file: 'items.csv', problem: 'line 2 has 1 field', fix: 'add one' }, 'g-1'),
+    code: 'INGEST_UNREADABLE',
+  },
   // packages/bridge/src/polling
   PollIncompleteError: { build: (C) => make(C, 'stopped'), code: 'POLL_INCOMPLETE' },
   PollInterruptedError: { build: (C) => make(C, 7, 5), code: 'POLL_INTERRUPTED' },

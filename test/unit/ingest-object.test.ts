@@ -381,6 +381,7 @@ describe('ingestObject', () => {
     expect(tagger.tagsOf(BUCKET, 'batch.zip')).toEqual({
       'pds-gathering-key': 'g-1',
       'pds-ingest-outcome': 'failed',
+      'pds-ingest-code': 'rejected',
     });
   });
 

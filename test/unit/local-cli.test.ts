@@ -154,11 +154,27 @@ describe('parseEventsArgs', () => {
 
 describe('parseDropArgs', () => {
   it('takes files and a key prefix', () => {
-    expect(parseDropArgs(['--prefix', 'incoming/', 'a.csv', 'b.zip'])).toEqual({
-      files: ['a.csv', 'b.zip'],
+    expect(parseDropArgs(['--prefix', 'incoming/', 'a.csv', '/data/b.zip'], '/home/me/project')).toEqual({
+      files: ['/home/me/project/a.csv', '/data/b.zip'],
       prefix: 'incoming/',
       stackFile: '.local/stack.json',
     });
+  });
+
+  it('reads relative paths from the folder npm was run in (INIT_CWD), not the repository root', () => {
+    const previous = process.env.INIT_CWD;
+    process.env.INIT_CWD = '/home/me/project/examples';
+    try {
+      expect(parseDropArgs(['items.csv'])).toMatchObject({ files: ['/home/me/project/examples/items.csv'] });
+    } finally {
+      if (previous === undefined) delete process.env.INIT_CWD;
+      else process.env.INIT_CWD = previous;
+    }
+  });
+
+  it('puts the files in the --prefix folder, with or without its slash', () => {
+    expect(parseDropArgs(['--prefix', 'incoming', 'a.csv'], '/p')).toMatchObject({ prefix: 'incoming/' });
+    expect(parseDropArgs(['--prefix', 'in/2026/', 'a.csv'], '/p')).toMatchObject({ prefix: 'in/2026/' });
   });
 
   it('wants at least one file and a relative prefix', () => {

@@ -59,6 +59,22 @@ describe('pds bridge confirmations', () => {
     expect(review.rows.map((row) => [row.channelId, row.state])).toEqual([['gdsn-nl', 'REVIEW']]);
     expect(confirmationsText(unknown)).toContain('not found');
   });
+
+  it('says that a FAILED publication has no entries because nothing was published, not that they come later', () => {
+    const failed = {
+      query: { publicationId: 'p-9' },
+      publicationStatus: 'failed' as const,
+      summary: {},
+      rows: [],
+      truncated: false,
+    };
+    const queued = { ...failed, publicationStatus: 'queued' as const };
+
+    expect(confirmationsText(failed)).toBe(
+      'publication p-9: FAILED\n  no entries: the publication failed, so nothing was published and no recipient was asked (pds bridge why p-9 says why)',
+    );
+    expect(confirmationsText(queued)).toContain('created when the publication is published');
+  });
 });
 
 describe('pds bridge why PUBLICATION_ID', () => {

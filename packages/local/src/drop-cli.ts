@@ -5,9 +5,11 @@
  * Exit codes: 0 every file uploaded, 1 a file could not be read or uploaded (or no stack runs),
  * 2 invalid flags.
  */
+import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { UsageError } from '@pds-bridge/bridge/core';
+import { contentCheckFor } from '@pds-bridge/bridge/ingest/content/check.ts';
 import { createS3Client } from '@pds-bridge/bridge/lambda/aws-clients.ts';
 import { parsedOrExitCode, parseFlags, processLineIo } from '@pds-bridge/cli/command-line.ts';
 import { DEFAULT_STACK_FILE, emulatorClientConfig, stackFactsOrReport } from '@pds-bridge/cli/stack-file.ts';
@@ -20,25 +22,34 @@ export const DROP_USAGE = `Usage: npm run drop -- [options] FILE...
 
 Uploads files into the drop bucket of the running local stack (npm start); each becomes an S3
 ObjectCreated notification for the ingest function. Files above 8 MiB are uploaded in parts.
+Relative paths are read from the folder you run npm in. A .csv or .json file (also inside a .zip)
+the PDS cannot import is uploaded with a warning naming the problem: the ingest fails it.
 
 Options:
-  --prefix <prefix>    put the objects under this key prefix, e.g. incoming/
+  --prefix <folder>    put the objects in this folder of the bucket: incoming and incoming/ both give
+                       incoming/FILE
   --stack-file <path>  the running stack's connection facts (default ${DEFAULT_STACK_FILE})
   --help               print this text
 `;
 
 export interface DropCommand {
+  /** Absolute paths, resolved from the folder the user ran the command in. */
   files: string[];
+  /** Empty, or a folder ending in `/`. */
   prefix: string;
   stackFile: string;
 }
 
 /**
- * Parses the flags and file names.
+ * Parses the flags and file names; relative paths are resolved from `cwd`, which for `npm run drop`
+ * is the folder npm was run in (`INIT_CWD`: npm itself runs scripts from the repository's root).
  *
  * @throws UsageError naming the problem
  */
-export function parseDropArgs(argv: string[]): DropCommand | 'help' {
+export function parseDropArgs(
+  argv: string[],
+  cwd: string = process.env.INIT_CWD ?? process.cwd(),
+): DropCommand | 'help' {
   const { values, positionals } = parseFlags(
     argv,
     {
@@ -53,7 +64,12 @@ export function parseDropArgs(argv: string[]): DropCommand | 'help' {
   if (positionals.length === 0) throw new UsageError('name at least one FILE to drop');
   const prefix = String(values.prefix ?? '');
   if (prefix.startsWith('/')) throw new UsageError(`--prefix must not start with '/', got '${prefix}'`);
-  return { files: positionals, prefix, stackFile: String(values['stack-file']) };
+  return {
+    files: positionals.map((file) => resolve(cwd, file)),
+    // A prefix names a folder: `incoming` would otherwise glue itself to the name (incomingitems.csv).
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    stackFile: String(values['stack-file']),
+  };
 }
 
 /**
@@ -88,7 +104,7 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
         simulated: facts.pds.simulated,
         ...(firstLine === undefined ? {} : { firstLine }),
       };
-      for (const warning of dropWarnings(key, hints)) {
+      for (const warning of [...dropWarnings(key, hints), ...(await contentWarnings(file, key))]) {
         io.err(`drop: warning: ${warning}`);
       }
       try {
@@ -107,6 +123,21 @@ export async function runDropCli(argv: string[], io: CliIo = processLineIo): Pro
   } finally {
     s3.destroy();
   }
+}
+
+/**
+ * What the ingest's content check (packages/bridge/src/ingest/content) will find in the file: the
+ * same check, run on the local copy before it is uploaded.
+ */
+async function contentWarnings(file: string, key: string): Promise<string[]> {
+  const check = contentCheckFor(key);
+  if (!check) return [];
+  for await (const chunk of createReadStream(file)) await check.push(chunk as Buffer);
+  const found = await check.finish();
+  if (!found) return [];
+  return [
+    `${found.file} cannot be imported: ${found.problem}; the ingest will fail it (pds.ingest.failed, code unreadable) and import nothing of it. Fix: ${found.fix}`,
+  ];
 }
 
 /** The first line of a file (at most its first 64 KiB), or undefined when it cannot be read. */

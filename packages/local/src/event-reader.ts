@@ -3,7 +3,9 @@
  *
  * As a consumer (the default) it receives from every event queue, hands each message to `onEvent`
  * and deletes it afterwards, as a real consumer would; a message whose handling throws is left for
- * SQS to deliver again. With `peek` it leaves the queues alone and reads them through the emulator's
+ * SQS to deliver again. It receives no more than `wanted()` messages at a time, and a message it
+ * received but did not hand on (`onEvent` said no, or reading stopped) is made visible again at once,
+ * so a reader told to stop after n events leaves nothing hidden for the visibility timeout. With `peek` it leaves the queues alone and reads them through the emulator's
  * inspection endpoint (`GET /_fauxqs/queues/<name>`), which neither hides messages nor counts receives,
  * so peeking never moves anything to a dead-letter queue.
  *
@@ -12,7 +14,13 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { MessageAttributeLike } from '@pds-bridge/bridge/events/claim-check.ts';
 import { resolveEventBody } from '@pds-bridge/bridge/events/sqs';
 import { parseEventBody, type ReceivedEvent } from './event-format.ts';
@@ -34,6 +42,8 @@ export interface EventReaderOptions {
   signal: AbortSignal;
   /** Read through the emulator's inspection endpoint instead of consuming. */
   peek?: { endpoint: string; intervalMs?: number };
+  /** How many more events the caller takes (1 to 10 are received at a time); default: any number. */
+  wanted?: () => number;
   /** Long-poll wait per receive; default 2 s (short, so a stop is quick). */
   waitTimeSeconds?: number;
   /** Told about failed receives (the reader retries after a second). */
@@ -64,26 +74,26 @@ async function consumeLoop(options: EventReaderOptions, queue: EventQueueRef): P
       const received = await options.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queue.url,
-          MaxNumberOfMessages: 10,
+          MaxNumberOfMessages: Math.max(1, Math.min(10, options.wanted?.() ?? 10)),
           WaitTimeSeconds: options.waitTimeSeconds ?? 2,
           MessageAttributeNames: ['All'],
         }),
         { abortSignal: signal },
       );
       for (const message of received.Messages ?? []) {
-        // Left undeleted, the rest of the batch comes back after the visibility timeout.
-        if (signal.aborted) break;
-        const event = await toReceived(
-          options,
-          queue,
-          message.MessageId,
-          message.Body,
-          message.MessageAttributes,
-        );
-        if (signal.aborted || (await options.onEvent(event)) === false) continue;
-        await options.sqs.send(
-          new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle }),
-        );
+        if (await handOn(options, queue, message)) {
+          await options.sqs.send(
+            new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle }),
+          );
+        } else {
+          await options.sqs.send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: queue.url,
+              ReceiptHandle: message.ReceiptHandle,
+              VisibilityTimeout: 0,
+            }),
+          );
+        }
       }
     } catch (error) {
       if (signal.aborted) break;
@@ -91,6 +101,13 @@ async function consumeLoop(options: EventReaderOptions, queue: EventQueueRef): P
       await pause(1000, signal);
     }
   }
+}
+
+/** Whether `onEvent` took the message (never once reading has stopped). */
+async function handOn(options: EventReaderOptions, queue: EventQueueRef, message: Message): Promise<boolean> {
+  if (options.signal.aborted) return false;
+  const event = await toReceived(options, queue, message.MessageId, message.Body, message.MessageAttributes);
+  return !options.signal.aborted && (await options.onEvent(event)) !== false;
 }
 
 /** A message as the emulator's inspection endpoint lists it. */

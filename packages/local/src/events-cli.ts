@@ -24,7 +24,7 @@ Options:
   --peek               leave the events on the queues (read through the emulator's inspection endpoint)
   --json               one CloudEvent JSON document per line (the default when stdout is not a terminal)
   --text               one readable line per event (the default on a terminal)
-  --count <n>          stop after n events
+  --count <n>          stop after n events (it takes no more than it prints: the rest stay on the queues)
   --stack-file <path>  the running stack's connection facts (default ${DEFAULT_STACK_FILE})
   --help               print this text
 `;
@@ -104,6 +104,7 @@ export async function runEventsCli(
       queues: facts.eventQueues,
       signal: stop.signal,
       ...(command.peek ? { peek: { endpoint: facts.aws.endpoint } } : {}),
+      ...(command.count !== undefined ? { wanted: () => (command.count ?? 0) - printed } : {}),
       onEvent: (received) => {
         if (command.count !== undefined && printed >= command.count) return false;
         io.out(command.format === 'json' ? formatEventJson(received) : formatEventLine(received));

@@ -16,7 +16,9 @@
  * await stack.stop();
  * ```
  */
+
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { terminalText } from '@pds-bridge/bridge/core';
@@ -33,7 +35,12 @@ import {
 } from './environment.ts';
 import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
 import { ensureLocalEventBus } from './eventbridge.ts';
-import { localLambdaContext, type RunningHttpAdapter, startHttpAdapter } from './gateway/index.ts';
+import {
+  localLambdaContext,
+  type RunningHttpAdapter,
+  sigV4Authorizer,
+  startHttpAdapter,
+} from './gateway/index.ts';
 import type { LocalHandlers } from './handlers.ts';
 import { dropWarnings, ingestFiltersOf } from './ingest-hints.ts';
 import { invocationStore } from './invocation-scope.ts';
@@ -158,7 +165,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const apiToken = settings.apiToken ?? randomBytes(24).toString('base64url');
     const handlers = await handlersOnEmulator({ settings, emulator, resources, pds, apiToken }, cleanups);
     const clients = emulatorClients(emulator.endpoint, settings.region, cleanups);
-    const api = await startApi(handlers.api, settings.apiPort, log);
+    const api = await startApi(
+      handlers.api,
+      { port: settings.apiPort, region: settings.region, token: apiToken },
+      log,
+    );
     cleanups.push(() => api.close());
     const wiring: Wiring = {
       ...clients,
@@ -194,7 +205,14 @@ async function startPds(settings: LocalStackSettings, cleanups: Cleanups): Promi
   if (settings.pds) return { ...settings.pds, simulated: false };
   let simulator: RunningSimulator;
   try {
-    simulator = await startSimulator({ port: settings.pdsPort, reviewDelayMs: settings.reviewDelayMs });
+    simulator = await startSimulator({
+      port: settings.pdsPort,
+      reviewDelayMs: settings.reviewDelayMs,
+      // With --data-dir the imported items survive a restart, as the bridge's records of them do.
+      ...(settings.dataDir !== undefined
+        ? { itemsFile: join(resolve(settings.dataDir), 'simulator', 'items.json') }
+        : {}),
+    });
   } catch (error) {
     if (isAddressInUse(error)) {
       throw new PortInUseError('the PDS simulator', settings.pdsPort, '--pds-port', { cause: error });
@@ -477,7 +495,7 @@ function runningStack(
 
 async function startApi(
   handler: (event: never, context: Context) => unknown,
-  port: number,
+  { port, region, token }: { port: number; region: string; token: string },
   log: (line: string) => void,
 ): Promise<RunningHttpAdapter> {
   try {
@@ -486,6 +504,8 @@ async function startApi(
       port,
       functionName: 'pds-bridge-local-api',
       timeoutMs: LOCAL_FUNCTION_TIMEOUTS_MS.api,
+      // Like API Gateway's IAM authorisation, beside the bearer token (./gateway/sigv4.ts).
+      decorateEvent: sigV4Authorizer({ credentials: LOCAL_AWS_CREDENTIALS, region, token, log }),
       onError: (error, event) =>
         log(`✗ api ${event.requestContext.http.method} ${event.rawPath}: ${messageOf(error)}`),
     });

@@ -19,6 +19,7 @@ import { DeferredWork } from './deferred.ts';
 import { seedDemoAssets, seedDemoData } from './demo-data.ts';
 import { SimulatorOptionsError } from './errors.ts';
 import { FaultInjector, type FaultOptions, type ScriptedFault } from './faults.ts';
+import { ItemFile, loadItems } from './item-file.ts';
 import { ReviewScheduler } from './reviews.ts';
 import { Router } from './router.ts';
 import { assetFolderRoutes } from './routes/asset-folders.ts';
@@ -82,6 +83,11 @@ export interface SimulatorOptions {
    * conventions); default false: the whole list whatever the query, as docs/spec-gaps.md chooses.
    */
   pageMessagingAssets?: boolean;
+  /**
+   * Keeps the items in this JSON file across restarts: read at start (after the demo items), written
+   * after every import that created or updated items (./item-file.ts). Default: none, in memory only.
+   */
+  itemsFile?: string;
 }
 
 export interface RunningSimulator {
@@ -116,6 +122,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   seedDemoData(state, options.demoData !== false);
   configureRecipients(state, options.recipients ?? {});
   if (options.demoData !== false) await seedDemoAssets(state, uploadDir);
+  if (options.itemsFile !== undefined) await loadItems(state, options.itemsFile);
+  const itemFile = options.itemsFile === undefined ? undefined : new ItemFile(state, options.itemsFile);
   const faults = new FaultInjector(options.faults, settings.seed);
   const reviews = new ReviewScheduler(state, settings.reviewDelayMs);
   const deferred = new DeferredWork(settings.bulkSubscriptionDelayMs);
@@ -125,6 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       uploadDir,
       reviews,
       pageMessagingAssets: options.pageMessagingAssets === true,
+      ...(itemFile ? { onItemsChanged: () => itemFile.save() } : {}),
     }),
     ...assetFolderRoutes({ state, uploadDir }),
     ...bulkSubscriptionRoutes({ state, uploadDir, deferred }),

@@ -2,7 +2,9 @@
  * Who is calling. Deployed, API Gateway checks the SigV4 signature (IAM authorisation) and puts the
  * caller's identity into `requestContext.authorizer.iam`; the handler refuses any event without it, so
  * a route added without authorisation by mistake still cannot be used anonymously. The local stack
- * has no IAM: there the caller sends `Authorization: Bearer <API_TOKEN>`, compared in constant time.
+ * has no IAM: there the caller sends `Authorization: Bearer <API_TOKEN>`, compared in constant time,
+ * or signs with SigV4, which the local stand-in for API Gateway verifies with the local credentials
+ * and turns into the bearer token (packages/local/src/gateway/sigv4.ts).
  *
  * The identity scopes Idempotency-Keys: two callers choosing the same key never share a record.
  */
@@ -83,6 +85,12 @@ export function authenticate(event: APIGatewayProxyEventV2, settings: AuthSettin
     throw new Error('API_AUTH_MODE=bearer needs API_TOKEN; the configuration should have refused to start');
   }
   const authorization = header(event, 'authorization');
+  if (authorization?.startsWith('AWS4-HMAC-SHA256 ')) {
+    throw new ApiProblem(
+      'unauthorized',
+      "The SigV4 signature does not verify: sign with the local stack's credentials (aws.accessKeyId and aws.secretAccessKey in .local/stack.json), its region and service execute-api; the stack's log says what differed",
+    );
+  }
   const match = authorization === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
   if (!match) {
     throw new ApiProblem(

@@ -4,6 +4,7 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | `CONFIRMATION_DEADLINE_HOURS` | 48 | hours a published item may wait for its recipient's answer before it is OVERDUE |
+ * | `CONFIRMATION_DEADLINE_SECONDS` | (unset) | the same deadline in seconds, replacing the hours: OVERDUE within minutes in the local stack or a test stage |
  * | `CONFIRMATION_RETENTION_DAYS` | 90 | days a settled entry (SYNCHRONISED, ACCEPTED) is kept after it settled; unresolved entries never expire |
  * | `DATA_POOL_GLNS` | none | comma-separated GLNs of the data pools and the Global Registry whose refusals (and relayed confirmations) the ledger believes (./channel-directory.ts) |
  *
@@ -29,6 +30,10 @@ export const CONFIRMATION_SETTINGS = {
     'hours a published item may wait for its recipient to answer before it is OVERDUE, e.g. 48',
     { min: 1, max: 24 * 90, default: DEFAULT_DEADLINE_HOURS },
   ),
+  CONFIRMATION_DEADLINE_SECONDS: setting.integer(
+    'seconds a published item may wait for its recipient to answer before it is OVERDUE, replacing CONFIRMATION_DEADLINE_HOURS when set: a deadline of minutes, to see OVERDUE in the local stack or a test stage, e.g. 120',
+    { min: 1, max: 86_400 * 90 },
+  ),
 };
 
 /** Days to milliseconds. */
@@ -36,9 +41,21 @@ export function retentionMs(days: number): number {
   return days * 86_400_000;
 }
 
-/** Hours to milliseconds. */
-export function deadlineMs(hours: number): number {
-  return hours * 3_600_000;
+/**
+ * The deadline in milliseconds: CONFIRMATION_DEADLINE_SECONDS when set, else the hours.
+ *
+ * @example
+ * ```ts
+ * deadlineMs({ CONFIRMATION_DEADLINE_HOURS: 48 }); // 172_800_000
+ * deadlineMs({ CONFIRMATION_DEADLINE_HOURS: 48, CONFIRMATION_DEADLINE_SECONDS: 120 }); // 120_000
+ * ```
+ */
+export function deadlineMs(settings: {
+  CONFIRMATION_DEADLINE_HOURS: number;
+  CONFIRMATION_DEADLINE_SECONDS?: number | undefined;
+}): number {
+  const seconds = settings.CONFIRMATION_DEADLINE_SECONDS;
+  return seconds === undefined ? settings.CONFIRMATION_DEADLINE_HOURS * 3_600_000 : seconds * 1000;
 }
 
 /** The GLNs of `DATA_POOL_GLNS` (already checked by its pattern); none when unset. */

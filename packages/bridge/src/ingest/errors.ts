@@ -121,3 +121,30 @@ export class IngestRejectedError extends BridgeError {
     this.problem = problem;
   }
 }
+
+/**
+ * The dropped file (or a member of a dropped archive) is not what the PDS imports: not well-formed
+ * JSON or CSV, not UTF-8 (./content/). Permanent: the same bytes fail again; none of its entries is
+ * imported, so nothing of a half-read file reaches the PDS's items.
+ */
+export class IngestUnreadableError extends BridgeError {
+  /** The file, or `archive.zip:member` for a member. */
+  readonly file: string;
+  readonly problem: string;
+  readonly fix: string;
+  /** The gathering the PDS keeps the upload in, unimported. */
+  readonly gatheringKey: string;
+
+  constructor(found: { file: string; problem: string; fix: string }, gatheringKey: string) {
+    super(
+      'INGEST_UNREADABLE',
+      `${found.file} cannot be imported: ${found.problem}. Fix: ${found.fix}, then upload it again. Nothing of it was imported (the PDS keeps the upload as gathering ${gatheringKey}, unimported)`,
+      { retryable: false },
+    );
+    this.name = 'IngestUnreadableError';
+    this.file = found.file;
+    this.problem = found.problem;
+    this.fix = found.fix;
+    this.gatheringKey = gatheringKey;
+  }
+}

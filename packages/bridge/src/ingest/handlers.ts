@@ -59,6 +59,7 @@ export function createIngestHandler(env: Environment): InvocationHandler<SQSEven
       buckets: options.buckets,
       leaseMs: options.leaseMs,
       importConcurrency: options.importConcurrency,
+      checkContent: options.checkContent,
       owner,
       batch,
       retry: { ...options.stepRetry, remainingMs: () => context.getRemainingTimeInMillis() },

@@ -25,7 +25,14 @@ import { type EventSink, pdsFailureCode } from '../events/index.ts';
 import type { GatheringEntry } from '../pds/index.ts';
 import { PdsError, PdsHttpError } from '../pds/index.ts';
 import type { StateStore } from '../state/index.ts';
-import { IngestInProgressError, IngestRejectedError, ObjectSourceError } from './errors.ts';
+import { checkWhileStreaming } from './content/check.ts';
+import type { ContentProblem } from './content/problem.ts';
+import {
+  IngestInProgressError,
+  IngestRejectedError,
+  IngestUnreadableError,
+  ObjectSourceError,
+} from './errors.ts';
 import { completedEvent, failedEvent } from './events.ts';
 import { DEFAULT_IMPORT_CONCURRENCY, ImportLedger } from './import-ledger.ts';
 import { countIndexes, missingIndexes } from './index-ranges.ts';
@@ -47,6 +54,8 @@ import { uploadContentType, uploadFileName } from './upload-name.ts';
 export const INGEST_TAG_KEYS = Object.freeze({
   gatheringKey: 'pds-gathering-key',
   outcome: 'pds-ingest-outcome',
+  /** On a failed ingest only: the failed event's `code` (e.g. `unreadable`). */
+  code: 'pds-ingest-code',
 });
 
 export interface IngestObjectDeps {
@@ -76,6 +85,11 @@ export interface IngestObjectDeps {
    * imports a kill can leave unrecorded. Default {@link DEFAULT_IMPORT_CONCURRENCY}.
    */
   importConcurrency?: number;
+  /**
+   * Checks CSV, JSON and ZIP members while they stream (./content/check.ts) and fails a file the
+   * PDS cannot import instead of importing it (`INGEST_CONTENT_CHECK`). Default true.
+   */
+  checkContent?: boolean;
 }
 
 /** How one delivery ended (thrown errors aside). */
@@ -255,7 +269,7 @@ async function upload(
   write: ObjectWriteEvent,
   deps: IngestObjectDeps,
 ): Promise<{ size: number; gatheringKey: string; entries: GatheringEntryRef[] }> {
-  const { size, answer } = await retryPdsStep(
+  const { size, answer, problem } = await retryPdsStep(
     'upload',
     () => uploadOnce(write, deps),
     deps.retry,
@@ -266,6 +280,8 @@ async function upload(
   if (answer.some((entry) => entry.gatheringKey !== first.gatheringKey)) {
     throw new IngestRejectedError('invalid-answer', 'its entries name more than one gatheringKey');
   }
+  // Before any import: a file the PDS cannot read is failed whole, never half imported.
+  if (problem) throw new IngestUnreadableError(problem, first.gatheringKey);
   return {
     size,
     gatheringKey: first.gatheringKey,
@@ -273,22 +289,30 @@ async function upload(
   };
 }
 
-/** One upload attempt from a freshly opened S3 stream, which is always closed afterwards. */
+/**
+ * One upload attempt from a freshly opened S3 stream, which is always closed afterwards; the content
+ * check reads the bytes on their way.
+ */
 async function uploadOnce(
   write: ObjectWriteEvent,
   deps: IngestObjectDeps,
-): Promise<{ size: number; answer: GatheringEntry[] }> {
+): Promise<{ size: number; answer: GatheringEntry[]; problem: ContentProblem | undefined }> {
   const opened = await deps.source.open(refOf(write));
+  const checked =
+    deps.checkContent === false
+      ? { stream: opened.stream, verdict: async () => undefined }
+      : checkWhileStreaming(opened.stream, write.key);
   try {
     const answer = await deps.pds.uploadGathering({
-      stream: opened.stream,
+      stream: checked.stream,
       size: opened.size,
       fileName: uploadFileName(write.key),
       contentType: uploadContentType(write.key, opened.contentType),
     });
-    return { size: opened.size, answer };
+    return { size: opened.size, answer, problem: await checked.verdict() };
   } finally {
     if (!opened.stream.destroyed) opened.stream.destroy();
+    if (!checked.stream.destroyed) checked.stream.destroy();
   }
 }
 
@@ -309,7 +333,7 @@ function observeRetry(write: ObjectWriteEvent, deps: IngestObjectDeps): (event: 
 /** Errors that trying again cannot fix: they end the ingest with a failed event. */
 function isPermanent(error: unknown): error is Error {
   if (error instanceof ObjectSourceError || error instanceof PdsError) return !error.retryable;
-  return error instanceof IngestRejectedError;
+  return error instanceof IngestRejectedError || error instanceof IngestUnreadableError;
 }
 
 async function fail(
@@ -328,8 +352,10 @@ async function fail(
   await deps.events.publish([
     failedEvent(write, { code, reason, pdsStatus, retryable: false }, deps.eventSource),
   ]);
+  const gatheringKey =
+    error instanceof IngestUnreadableError ? error.gatheringKey : claim.record.gatheringKey;
   const tag = objectStillOurs
-    ? await tagObject(write, { gatheringKey: claim.record.gatheringKey, outcome: 'failed' }, deps)
+    ? await tagObject(write, { gatheringKey, outcome: 'failed', code }, deps)
     : undefined;
   await claim.advance({
     status: 'failed',
@@ -355,6 +381,7 @@ function failureCode(error: Error): IngestFailureCode {
     return error.problem === 'unavailable' ? 'internal' : error.problem;
   }
   if (error instanceof IngestRejectedError) return error.problem;
+  if (error instanceof IngestUnreadableError) return 'unreadable';
   if (error instanceof PdsError) return pdsFailureCode(error);
   return 'internal';
 }
@@ -379,12 +406,13 @@ function failureReason(error: Error, record: Readonly<IngestProgressRecord>): st
 
 async function tagObject(
   write: ObjectWriteEvent,
-  outcome: { gatheringKey: string | undefined; outcome: 'imported' | 'failed' },
+  outcome: { gatheringKey: string | undefined; outcome: 'imported' | 'failed'; code?: IngestFailureCode },
   deps: IngestObjectDeps,
 ): Promise<TagResult | undefined> {
   if (!deps.tagger) return undefined;
   const tags: Record<string, string> = { [INGEST_TAG_KEYS.outcome]: outcome.outcome };
   if (outcome.gatheringKey) tags[INGEST_TAG_KEYS.gatheringKey] = outcome.gatheringKey;
+  if (outcome.code) tags[INGEST_TAG_KEYS.code] = outcome.code;
   let result: TagResult;
   try {
     result = await deps.tagger.tag(refOf(write), tags);

@@ -11,6 +11,7 @@
  * | `INGEST_PDS_ATTEMPTS` | `4` | attempts per PDS step (upload, each import) within one invocation after a transient answer; 1 leaves every retry to SQS |
  * | `INGEST_IMPORT_CONCURRENCY` | `8` | imports of one file in flight at once; also the most imports a kill can repeat |
  * | `INGEST_RETRY_DELAY_SECONDS` | `30` | delay before a failed record comes back, doubled per receive up to 900 s |
+ * | `INGEST_CONTENT_CHECK` | `true` | check CSV, JSON and ZIP members while they stream; a file the PDS cannot import fails (`unreadable`) instead of being imported |
  */
 import { setting } from '../config/index.ts';
 import { createIngestFilter, type FilterDecision, parseSuffixList } from './filters.ts';
@@ -53,6 +54,10 @@ export const INGEST_SETTINGS = Object.freeze({
     "seconds before a failed record comes back; doubled per receive, at most 900 (a record waiting for another delivery's claim comes back when that claim's lease ends)",
     { min: 1, max: DEFAULT_RETRY_DELAY.maxSeconds, default: DEFAULT_RETRY_DELAY.baseSeconds },
   ),
+  INGEST_CONTENT_CHECK: setting.boolean(
+    'whether CSV and JSON files (also as ZIP members) are checked while they stream: not UTF-8, not well-formed, an unclosed quote or a row whose field count differs from the header fails the file (pds.ingest.failed unreadable) before anything of it is imported; false imports every file as it is',
+    { default: true },
+  ),
 });
 
 /** The event types the ingest function emits (each needs a queue at cold start). */
@@ -71,6 +76,8 @@ export interface IngestOptions {
   importConcurrency: number;
   /** Back-off of failed records between SQS deliveries. */
   redelivery: RetryDelayPolicy;
+  /** Check files while they stream and fail those the PDS cannot import. */
+  checkContent: boolean;
 }
 
 /**
@@ -91,6 +98,7 @@ export function ingestOptionsFrom(settings: {
   INGEST_PDS_ATTEMPTS: number;
   INGEST_IMPORT_CONCURRENCY: number;
   INGEST_RETRY_DELAY_SECONDS: number;
+  INGEST_CONTENT_CHECK: boolean;
 }): IngestOptions {
   return {
     buckets: parseBucketList(settings.INGEST_BUCKETS),
@@ -103,6 +111,7 @@ export function ingestOptionsFrom(settings: {
     stepRetry: { ...DEFAULT_STEP_RETRY, maxAttempts: settings.INGEST_PDS_ATTEMPTS },
     importConcurrency: settings.INGEST_IMPORT_CONCURRENCY,
     redelivery: { ...DEFAULT_RETRY_DELAY, baseSeconds: settings.INGEST_RETRY_DELAY_SECONDS },
+    checkContent: settings.INGEST_CONTENT_CHECK,
   };
 }
 

@@ -152,7 +152,10 @@ function pollerWiring<S extends SettingSpecs>(env: Environment, settings: S, eve
   const confirmations = new ConfirmationLedger({
     store,
     sink,
-    deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS as number),
+    deadlineMs: deadlineMs({
+      CONFIRMATION_DEADLINE_HOURS: config.settings.CONFIRMATION_DEADLINE_HOURS as number,
+      CONFIRMATION_DEADLINE_SECONDS: config.settings.CONFIRMATION_DEADLINE_SECONDS as number | undefined,
+    }),
     retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS as number),
     log: logger,
     metrics,

@@ -34,7 +34,7 @@ export function createPublishWorkerHandler(env: Environment): InvocationHandler<
   const confirmations = new ConfirmationLedger({
     store,
     sink: events,
-    deadlineMs: deadlineMs(config.settings.CONFIRMATION_DEADLINE_HOURS),
+    deadlineMs: deadlineMs(config.settings),
     retentionMs: retentionMs(config.settings.CONFIRMATION_RETENTION_DAYS),
     log: logger,
     metrics,

@@ -314,6 +314,17 @@ function confirmationTable(rows: ConfirmationsAnswer['rows']): string {
   );
 }
 
+/** Why a confirmations answer lists nothing, and what to do. */
+function noConfirmationsWhy(answer: ConfirmationsAnswer): string {
+  if (answer.publicationStatus === 'not-found')
+    return 'check the id (POST /publications answered it) and the stage';
+  if (!answer.query.publicationId) return 'no entries match';
+  if (answer.publicationStatus === 'failed') {
+    return `no entries: the publication failed, so nothing was published and no recipient was asked (pds bridge why ${answer.query.publicationId} says why)`;
+  }
+  return 'no entries yet: they are created when the publication is published, one per item and communication channel (IN_PLATFORM destinations have none)';
+}
+
 /** The answer of `bridge confirmations`: a count per state, then one row per item and recipient. */
 export function confirmationsText(answer: ConfirmationsAnswer): string {
   const { query } = answer;
@@ -321,13 +332,7 @@ export function confirmationsText(answer: ConfirmationsAnswer): string {
     ? `publication ${query.publicationId}: ${answer.publicationStatus === 'not-found' ? 'not found' : (answer.publicationStatus ?? '').toUpperCase()}`
     : `confirmations${query.primaryKey ? ` of ${query.primaryKey}` : ''}${query.states ? ` in ${query.states.join(', ')}` : ''}`;
   if (answer.rows.length === 0) {
-    const why =
-      answer.publicationStatus === 'not-found'
-        ? 'check the id (POST /publications answered it) and the stage'
-        : query.publicationId
-          ? 'no entries yet: they are created when the publication is published, one per item and communication channel (IN_PLATFORM destinations have none)'
-          : 'no entries match';
-    return `${title}\n  ${why}`;
+    return `${title}\n  ${noConfirmationsWhy(answer)}`;
   }
   const summary = confirmationSummary(answer) ?? '';
   const table = confirmationTable(answer.rows);

@@ -400,6 +400,8 @@ function nextForCode(code: IngestFailureCode | undefined, record: IngestProgress
       return 'The object is in an archive storage class: restore it, then copy it onto itself (a new write) to ingest it.';
     case 'no-entries':
       return 'The PDS found nothing to import (an empty archive?): fix the file and upload it again.';
+    case 'unreadable':
+      return 'The file is not what the PDS imports (the reason names the file or ZIP member, the place and the fix); nothing of it was imported. Fix it and upload it again (a new write).';
     case 'rejected':
       return `The PDS refused the file${record.pdsStatus ? ` (HTTP ${record.pdsStatus})` : ''}: fix what the reason names and upload the file again (a new write; the failed one is never retried).`;
     case 'unauthorized':

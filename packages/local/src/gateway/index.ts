@@ -13,3 +13,10 @@ export {
   type RunningHttpAdapter,
   startHttpAdapter,
 } from './server.ts';
+export {
+  isSigV4Signed,
+  type SigV4Credentials,
+  type SigV4Verdict,
+  sigV4Authorizer,
+  verifySigV4,
+} from './sigv4.ts';

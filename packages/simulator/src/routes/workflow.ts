@@ -24,6 +24,8 @@ export interface WorkflowDeps {
   reviews: ReviewScheduler;
   /** Page the messaging-asset listing as the spec's general conventions say (default: whole list). */
   pageMessagingAssets?: boolean;
+  /** Told after an import created or updated items (the simulator's `itemsFile` keeps them). */
+  onItemsChanged?: () => Promise<void>;
 }
 
 const itemSchema = z.record(z.string(), z.unknown());
@@ -83,7 +85,7 @@ async function upload({ state, uploadDir }: WorkflowDeps, { req }: RequestContex
   );
 }
 
-async function startImport({ state }: WorkflowDeps, { req }: RequestContext): Promise<Reply> {
+async function startImport({ state, onItemsChanged }: WorkflowDeps, { req }: RequestContext): Promise<Reply> {
   const { gatheringKey, path } = parseBody(importSchema, await readJsonBody(req));
   const gathering = state.gatherings.get(gatheringKey);
   if (!gathering) {
@@ -102,6 +104,7 @@ async function startImport({ state }: WorkflowDeps, { req }: RequestContext): Pr
   const record: ImportRecord = { gatheringKey, path, at: Date.now(), itemCount: 0 };
   state.imports.push(record);
   Object.assign(record, await importEntry(state, entry));
+  if (record.itemCount > 0) await onItemsChanged?.();
   return emptyReply(202);
 }
 

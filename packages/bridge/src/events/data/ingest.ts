@@ -17,6 +17,12 @@ export const INGEST_FAILURE_CODES = [
   ...PDS_FAILURE_CODES,
   /** The S3 notification names the write with text that is not well-formed Unicode (a lone surrogate). */
   'invalid-notification',
+  /**
+   * The file (or a member of the archive) is not what the PDS imports: JSON that is not well-formed
+   * or not an array of objects, a CSV with an unclosed quote or rows whose field count differs from
+   * the header, text that is not UTF-8. Nothing of it was imported; `reason` names the place and the fix.
+   */
+  'unreadable',
 ] as const;
 export type IngestFailureCode = (typeof INGEST_FAILURE_CODES)[number];
 

@@ -1,0 +1,225 @@
+/**
+ * The content check of dropped files (packages/bridge/src/ingest/content): what the PDS cannot import
+ * is named with its place and fix, what it can import passes, and the verdict does not depend on how
+ * the bytes were cut into chunks.
+ */
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ZipFile } from 'yazl';
+import {
+  byteCheckFor,
+  checkWhileStreaming,
+  contentCheckFor,
+} from '../../packages/bridge/src/ingest/content/check.ts';
+import { holds } from '../helpers/property.ts';
+
+function verdictOf(name: string, content: string | Uint8Array, chunk = 7) {
+  const check = byteCheckFor(name);
+  if (!check) throw new Error(`no check for ${name}`);
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  for (let at = 0; at < bytes.length; at += chunk) check.push(bytes.subarray(at, at + chunk));
+  return check.finish();
+}
+
+/** A ZIP as yazl writes it: from buffers with the sizes in each header, from streams with the sizes after the data. */
+async function zipOf(
+  members: Record<string, string>,
+  options: { compress: boolean; sizesAfterData: boolean } = { compress: true, sizesAfterData: false },
+): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (const [name, content] of Object.entries(members)) {
+    if (options.sizesAfterData) zip.addReadStream(Readable.from([Buffer.from(content)]), name, options);
+    else zip.addBuffer(Buffer.from(content), name, options);
+  }
+  zip.end();
+  return Buffer.from(
+    await new Response(Readable.toWeb(zip.outputStream as Readable) as ReadableStream).arrayBuffer(),
+  );
+}
+
+async function zipVerdict(zip: Buffer, chunk = 1000) {
+  const check = contentCheckFor('drop/batch.zip');
+  for (let at = 0; at < zip.length; at += chunk) await check?.push(zip.subarray(at, at + chunk));
+  return check?.finish();
+}
+
+describe('CSV', () => {
+  it.each([
+    [
+      'quoted separators, doubled quotes and a value spanning lines',
+      'primaryKey__,name\n1,"a, ""b"""\n2,"two\nlines"\n',
+    ],
+    [
+      'semicolons, CRLF, a byte-order mark and blank lines',
+      '\ufeffprimaryKey__;name;note\r\n1;a;b\r\n\r\n2;"x;y";\r\n',
+    ],
+    ['a last row without a line end', 'primaryKey__,name\n1,a'],
+    ['a header alone', 'primaryKey__,name\n'],
+  ])('passes %s', (_what, csv) => {
+    expect(verdictOf('items.csv', csv)).toBeUndefined();
+  });
+
+  it('names the line of a quote that is never closed', () => {
+    const csv = 'primaryKey__,name\n1,Water\n2,"Juice, 1 l\n3,Milk\n';
+
+    expect(verdictOf('items.csv', csv)).toEqual({
+      problem: 'the quoted field opened on line 3 is never closed: the file ends inside it',
+      fix: expect.stringContaining('close the quote'),
+    });
+  });
+
+  it('names the row whose field count differs from the header', () => {
+    const csv = 'primaryKey__;name;price\n1;Water;1\n2;Juice\n';
+
+    expect(verdictOf('items.csv', csv)?.problem).toBe(
+      'line 3 has 2 fields, the header has 3 (separator ";")',
+    );
+  });
+
+  it('refuses a file with no header row', () => {
+    expect(verdictOf('items.csv', '\n\n')?.problem).toBe('the file has no header row (it is empty or blank)');
+  });
+
+  it('refuses text that is not UTF-8, naming the offset', () => {
+    const latin1 = Buffer.from('primaryKey__,name\n1,Müsli\n', 'latin1');
+
+    expect(verdictOf('items.csv', latin1)).toEqual({
+      problem: 'the file is not UTF-8 text: the bytes at offset 21 are no UTF-8 character',
+      fix: expect.stringContaining('save the file as UTF-8'),
+    });
+  });
+
+  it('passes multi-byte characters cut by a chunk boundary, and refuses UTF-16', () => {
+    expect(verdictOf('items.csv', 'primaryKey__,name\n1,品目 ✓ Müsli\n', 1)).toBeUndefined();
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('primaryKey__\n1\n', 'utf16le')]);
+    expect(verdictOf('items.csv', utf16)?.problem).toMatch(/UTF-16 text/);
+  });
+
+  it('gives the same verdict however the bytes are cut', async () => {
+    const csv = fc
+      .array(fc.constantFrom('a', ',', ';', '"', '\n', '\r\n', 'ü', ' '), { maxLength: 40 })
+      .map((parts) => `primaryKey__,name\n${parts.join('')}`);
+    await holds(
+      fc.property(csv, fc.integer({ min: 1, max: 9 }), (text, chunk) => {
+        expect(verdictOf('items.csv', text, chunk)).toEqual(verdictOf('items.csv', text, text.length + 1));
+      }),
+      { runs: 300 },
+    );
+  });
+});
+
+describe('JSON', () => {
+  it('passes an array of item objects with every kind of value', () => {
+    const json = `\ufeff[ {"primaryKey__":"1","n":-0.5e+3,"ok":true,"no":null,"esc":"a\\"\\u00fc\\n","list":[1,[],{}]},\n {} ]`;
+
+    expect(verdictOf('items.json', json)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a truncated file',
+      '[{"primaryKey__":"1"',
+      /the JSON text ends early, on line 1 \(an unclosed object\)/,
+    ],
+    ['a trailing comma', '[{"primaryKey__":"1"},]', /line 1 \(offset 22\): "\]" where a value should be/],
+    ['single quotes', "[{'primaryKey__':'1'}]", /where a quoted key should be/],
+    ['a top-level object', '{"items":[]}', /the top level is an object, not an array of items/],
+    [
+      'an item that is not an object',
+      '[{"primaryKey__":"1"},\n"2"]',
+      /line 2 \(offset 23\): item 2 of the top-level array is a string/,
+    ],
+    ['text after the array', '[]\n[]', /after the end of the JSON text/],
+    ['a leading zero', '[{"n":01}]', /leading zero/],
+    ['a raw line break in a string', '[{"n":"a\nb"}]', /control character/],
+    ['an empty file', '', /the file is empty/],
+  ])('refuses %s, naming where', (_what, json, problem) => {
+    expect(verdictOf('items.json', json)?.problem).toMatch(problem);
+  });
+
+  it('agrees with JSON.parse on what is well-formed, however the bytes are cut', async () => {
+    const document = fc.oneof(
+      fc.json(),
+      fc.array(fc.object(), { maxLength: 3 }).map((items) => JSON.stringify(items)),
+      fc
+        .array(fc.object(), { maxLength: 3 })
+        .chain((items) => fc.nat({ max: 40 }).map((cut) => JSON.stringify(items).slice(0, cut))),
+    );
+    await holds(
+      fc.property(document, fc.integer({ min: 1, max: 9 }), (json, chunk) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(json);
+        } catch {
+          parsed = undefined;
+        }
+        const items =
+          Array.isArray(parsed) &&
+          parsed.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+        expect(verdictOf('items.json', json, chunk) === undefined).toBe(items);
+      }),
+      { runs: 300 },
+    );
+  });
+});
+
+describe('ZIP members', () => {
+  it.each([
+    ['deflated, sizes in the headers', { compress: true, sizesAfterData: false }],
+    ['deflated, sizes after the data (as Java writes them)', { compress: true, sizesAfterData: true }],
+    ['stored', { compress: false, sizesAfterData: false }],
+  ])('names the broken member of an archive %s', async (_what, options) => {
+    const zip = await zipOf(
+      {
+        'a.csv': 'primaryKey__,name\n1,A\n',
+        'notes.txt': 'anything "goes',
+        'sub/b.json': `[{"primaryKey__":"2"}, ${'{"x":"y"},'.repeat(5000)}`,
+        'c.csv': 'primaryKey__,name\n3,"C\n',
+      },
+      options,
+    );
+
+    expect(await zipVerdict(zip)).toEqual({
+      file: 'batch.zip:sub/b.json',
+      problem: expect.stringMatching(/ends early/),
+      fix: expect.any(String),
+    });
+  });
+
+  it('passes an archive whose members are all readable, whatever the chunk size', async () => {
+    const zip = await zipOf({
+      'a.csv': 'primaryKey__,name\n1,A\n',
+      'b.json': '[{"primaryKey__":"2"}]',
+      'big.csv': `primaryKey__,n\n${'4006381333931,x\n'.repeat(20_000)}`,
+    });
+
+    for (const chunk of [1, 13, 4096, zip.length]) expect(await zipVerdict(zip, chunk)).toBeUndefined();
+  });
+
+  it('leaves the rest to the PDS from a stored member whose size follows its data (its end cannot be found)', async () => {
+    const zip = await zipOf({ 'a.csv': 'primaryKey__\n"open\n' }, { compress: false, sizesAfterData: true });
+
+    expect(await zipVerdict(zip)).toBeUndefined();
+  });
+});
+
+describe('checkWhileStreaming', () => {
+  it('passes the bytes through unchanged and gives the verdict after the end', async () => {
+    const csv = 'primaryKey__,name\n1,"open\n';
+    const checked = checkWhileStreaming(Readable.from([Buffer.from(csv)]), 'incoming/items.csv');
+
+    expect(await text(checked.stream)).toBe(csv);
+    expect(await checked.verdict()).toMatchObject({
+      file: 'items.csv',
+      problem: expect.stringMatching(/never closed/),
+    });
+  });
+
+  it('leaves files of other kinds unchecked', async () => {
+    const source = Readable.from([Buffer.from('%PDF')]);
+
+    expect(checkWhileStreaming(source, 'sheet.pdf').stream).toBe(source);
+  });
+});
