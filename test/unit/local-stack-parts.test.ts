@@ -209,7 +209,7 @@ describe('stack file', () => {
 
     // act
     await writeStackFile(path, facts);
-    const read = await readStackFile(path, () => true);
+    const read = await readStackFile(path, { isRunning: () => true });
 
     // assess
     expect(read).toEqual(facts);
@@ -231,7 +231,9 @@ describe('stack file', () => {
     await expect(readStackFile(join(dir, 'missing.json'))).rejects.toThrow(
       /No local stack is running.*npm start/,
     );
-    await expect(readStackFile(path, () => false)).rejects.toThrow(/process 999999\) is no longer running/);
+    await expect(readStackFile(path, { isRunning: () => false })).rejects.toThrow(
+      /process 999999\) is no longer running/,
+    );
   });
 
   it('refuses a damaged file with the fix', async () => {

@@ -10,7 +10,12 @@ import type { ParseArgsConfig } from 'node:util';
 import { setting } from '@pds-bridge/bridge/config';
 import { UsageError } from '@pds-bridge/bridge/core';
 import { type LineIo, parsedOrExitCode, parseFlags, processLineIo } from '@pds-bridge/cli/command-line.ts';
-import { DEFAULT_STACK_FILE, removeStackFile, writeStackFile } from '@pds-bridge/cli/stack-file.ts';
+import {
+  DEFAULT_STACK_FILE,
+  refuseIfRunning,
+  removeStackFile,
+  writeStackFile,
+} from '@pds-bridge/cli/stack-file.ts';
 import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
@@ -235,16 +240,28 @@ export async function runLocalStackCli(
   const signals = interruptions(io);
   try {
     const log = (line: string) => io.out(`${new Date().toISOString().slice(11, 19)}Z ${line}`);
+    const { stackFile } = command;
     let stack: RunningLocalStack;
     try {
+      // One stack per stack file: a second one is refused before it binds a port, and never takes
+      // (or later deletes) the running one's file.
+      if (stackFile !== undefined) await refuseIfRunning(stackFile);
       stack = await startLocalStack({ ...command.options, log });
     } catch (error) {
       io.err(`local-stack: could not start: ${(error as Error).message}`);
       return 1;
     }
+    let wrote = false;
     try {
-      const { stackFile } = command;
-      if (stackFile !== undefined) await writeStackFile(stackFile, stackFactsOf(stack));
+      if (stackFile !== undefined) {
+        // Another stack may have written the file while this one started: then this one stops.
+        const written = await writeStackFile(stackFile, stackFactsOf(stack)).then(
+          () => true,
+          (error: Error) => io.err(`local-stack: could not start: ${error.message}`),
+        );
+        if (written !== true) return 1;
+        wrote = true;
+      }
       const banner = bannerLines(stack, { demo: command.demo, ...(stackFile ? { stackFile } : {}) });
       for (const line of banner) io.out(line);
       if (signals.received()) return 0;
@@ -254,7 +271,7 @@ export async function runLocalStackCli(
     } finally {
       io.out('Stopping the local stack…');
       await stack.stop();
-      if (command.stackFile !== undefined) await removeStackFile(command.stackFile);
+      if (wrote && stackFile !== undefined) await removeStackFile(stackFile);
       io.out('Stopped.');
     }
   } finally {
