@@ -20,6 +20,7 @@ import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
 import { eventBridgeRequested, LOCAL_EVENTBRIDGE_FIX } from './eventbridge.ts';
+import { showHandlerLogsAsLines } from './handler-logs.ts';
 import {
   LOCAL_STACK_DEFAULTS,
   type LocalStackOptions,
@@ -238,6 +239,10 @@ export async function runLocalStackCli(
   if (typeof command === 'number') return command;
 
   const signals = interruptions(io);
+  // Handler records as one line each on the terminal (JSON, whole, with --verbose).
+  const restoreStreams = command.options.verbose
+    ? []
+    : [process.stdout, process.stderr].map(showHandlerLogsAsLines);
   try {
     const log = (line: string) => io.out(`${new Date().toISOString().slice(11, 19)}Z ${line}`);
     const { stackFile } = command;
@@ -276,6 +281,7 @@ export async function runLocalStackCli(
     }
   } finally {
     signals.dispose();
+    for (const restore of restoreStreams) restore();
   }
 }
 
