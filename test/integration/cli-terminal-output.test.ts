@@ -11,7 +11,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
 import { zipOf } from '../../packages/local/src/demo-files.ts';
 import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
 import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
+import { capturingIo } from '../helpers/cli-io.ts';
 
 /** A window-title change with a bell, a colour change, a C1 CSI clear-screen and a bidi override. */
 const HOSTILE = '\u001b]0;owned\u0007\u001b[31mRED\u009b2J\u202eevil';
@@ -37,26 +37,9 @@ let endpointId = '';
 
 /** Runs `pds ARGS --stack-file …` in-process; a terminal's text unless `json`. */
 async function pds(args: string[], json = false) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli([...args, '--stack-file', stackFile], {
-    stdout,
-    stderr,
-    stdin: new PassThrough(),
-    env: {},
-    stdoutIsTTY: !json,
-    stderrIsTTY: false,
-    stderrColumns: 80,
-  });
-  return { code, stdout: out, stderr: err };
+  const run = capturingIo({ tty: !json });
+  const code = await runCli([...args, '--stack-file', stackFile], run.io);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 beforeAll(async () => {

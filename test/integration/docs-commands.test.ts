@@ -11,7 +11,6 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/cli/src/main.ts';
 import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
@@ -19,6 +18,7 @@ import { zipOf } from '../../packages/local/src/demo-files.ts';
 import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
 import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
 import { skipOf } from '../docs/command-skips.ts';
+import { capturingIo } from '../helpers/cli-io.ts';
 import { allDocCommands, type DocCommand } from '../helpers/doc-commands.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -87,22 +87,9 @@ async function wordsOf(text: string): Promise<string[]> {
 }
 
 async function runPds(argv: string[]): Promise<{ code: number; output: string }> {
-  let output = '';
-  const sink = new PassThrough();
-  sink.on('data', (chunk) => {
-    output = `${output}${chunk}`.slice(-2000);
-  });
-  const code = await runCli(argv, {
-    stdout: sink,
-    stderr: sink,
-    stdin: Readable.from([]),
-    env,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    stderrColumns: 80,
-    cwd: dir,
-  });
-  return { code, output };
+  const run = capturingIo({ env, cwd: dir });
+  const code = await runCli(argv, run.io);
+  return { code, output: `${run.stdout()}${run.stderr()}`.slice(-2000) };
 }
 
 function runBash(script: string): Promise<{ code: number | null; output: string }> {

@@ -11,9 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../packages/cli/src/io.ts';
 import { runCli } from '../../packages/cli/src/main.ts';
 import {
   findStackFile,
@@ -22,6 +20,7 @@ import {
   writeStackFile,
 } from '../../packages/cli/src/stack-file.ts';
 import { runLocalStackCli } from '../../packages/local/src/cli.ts';
+import { capturingIo } from '../helpers/cli-io.ts';
 
 const SECRET = 'env-password-never-to-leave';
 
@@ -52,20 +51,8 @@ function facts(overrides: Partial<StackFacts['pds']> = {}): StackFacts {
 }
 
 function fakeIo(cwd: string, env: Record<string, string> = {}) {
-  const stderr = new PassThrough();
-  const err: string[] = [];
-  stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
-  const io: CliIo = {
-    stdout: new PassThrough(),
-    stderr,
-    stdin: Readable.from([]),
-    env,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    stderrColumns: 80,
-    cwd,
-  };
-  return { io, stderr: () => err.join('') };
+  const run = capturingIo({ cwd, env });
+  return { io: run.io, stderr: run.stderr };
 }
 
 async function recordRequest(request: IncomingMessage): Promise<string> {

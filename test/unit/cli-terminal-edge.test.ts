@@ -5,14 +5,13 @@
  * runCli as a command's result; the live commands with their own data (deliveries, why's ZIP member
  * names) are in test/integration/cli-terminal-output.test.ts. And `pds bridge webhooks --help` works.
  */
-import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Command } from '../../packages/cli/src/command.ts';
 import { confirmationsText, explanationText } from '../../packages/cli/src/commands/bridge-text.ts';
 import { COMMANDS } from '../../packages/cli/src/commands/index.ts';
-import type { CliIo } from '../../packages/cli/src/io.ts';
 import { runCli } from '../../packages/cli/src/main.ts';
 import type { ConfirmationRow, ConfirmationsAnswer } from '../../packages/cli/src/ops/confirmations.ts';
+import { capturingIo } from '../helpers/cli-io.ts';
 
 const ESCAPES = '\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e\r';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
@@ -41,26 +40,8 @@ const ANSWER: ConfirmationsAnswer = {
 };
 
 function ttyIo() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: Readable.from([]),
-    env: {},
-    stdoutIsTTY: true,
-    stderrIsTTY: true,
-    stderrColumns: 80,
-  };
-  return { io, out: () => out, err: () => err };
+  const run = capturingIo({ tty: true });
+  return { io: run.io, out: run.stdout, err: run.stderr };
 }
 
 /** Runs `text` as the terminal view of a command's result through runCli. */
