@@ -133,6 +133,11 @@ describe('npm start', { timeout: 180_000 }, () => {
     expect(output).toMatch(/pds\.supplier-review\.received {2}item\/0614141\d{6}/);
     expect(output).toMatch(/at gdsn-pl: REFUSED_BY_DATA_POOL because GDSN\.1091: GTIN \d{14} already exists/);
     expect(output).toMatch(/Demo passed: every step happened in [\d.]+ s\./);
+    // readable: events under their steps (a few of each type, the rest counted), the confirmations once
+    expect(output.trim().split('\n').length).toBeLessThan(90);
+    expect(output.match(/SYNCHRONISED":6/g)).toHaveLength(2);
+    expect(output).toMatch(/the same 18 entries and states as the API/);
+    expect(output).toMatch(/ {4}… and \d+ more pds\.[a-z.-]+/);
   });
 
   it('stops cleanly on SIGINT (exit 0) and keeps objects and events in --data-dir across a restart', async () => {

@@ -77,6 +77,8 @@ beforeAll(async () => {
   outside = path.join(root, 'elsewhere');
   await mkdir(subdirectory, { recursive: true });
   await mkdir(outside, { recursive: true });
+  // the checkout's root: discovery stops there
+  await mkdir(path.join(checkout, '.git'));
   await writeStackFile(path.join(checkout, '.local', 'stack.json'), FACTS);
 });
 

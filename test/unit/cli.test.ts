@@ -13,6 +13,7 @@ import type { CliIo } from '../../packages/cli/src/io.ts';
 import { runCli } from '../../packages/cli/src/main.ts';
 import { formatBytes, formatRate, formatTable, MAX_CELL_WIDTH } from '../../packages/cli/src/output.ts';
 import { renderProgressBar, TransferProgress } from '../../packages/cli/src/progress.ts';
+import { shownJson, shownText } from '../../packages/cli/src/terminal.ts';
 
 /** A fake terminal or pipe; `stdout()` and `stderr()` return what was written. */
 function fakeIo({ tty = false, env = {} }: { tty?: boolean; env?: Record<string, string> } = {}) {
@@ -382,17 +383,33 @@ describe('formatTable', () => {
     expect(lines[4]).toBe('two lines');
   });
 
-  it('shows control characters from outside data as escapes, never raw (a title change, a spoofed row)', () => {
-    // prepare: an OSC window-title change with a bell, a NUL, a carriage return that would overwrite the row, DEL, a bidi override
-    const hostile = 'k\u001b]0;owned\u0007\u0000\rGTIN  OK\u007f\u202e';
+  it('shows control characters from outside data as escapes at the output edge, never raw (a title change, a spoofed row)', () => {
+    // prepare: an OSC window-title change with a bell, a NUL, a carriage return that would overwrite the row, DEL, C1 CSI, a bidi override
+    const hostile = 'k\u001b]0;owned\u0007\u0000\rGTIN  OK\u007f\u009b2J\u202e';
 
     // act
-    const table = formatTable(['KEY'], [[hostile]]);
+    const row = shownText(formatTable(['KEY'], [[hostile]])).split('\n')[2] ?? '';
+    const text = shownText(`a\tb\r\nc\rd\n${hostile}`);
+
+    // assess: a cell is one line; every control is an escape; tabs, line feeds and CRLF stay as they are
+    expect(row).toBe('k\\u001b]0;owned\\u0007\\u0000 GTIN OK\\u007f\\u009b2J\\u202e');
+    expect(text.startsWith('a\tb\r\nc\\rd\n')).toBe(true);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/;
+    expect([...text].filter((char) => raw.test(char))).toEqual(['\r']);
+  });
+
+  it('JSON output escapes DEL, C1 and bidi overrides too, and still parses to the same value', () => {
+    // prepare
+    const value = { state: 'A\u009b31m\u007f\u202eB\u001b' };
+
+    // act
+    const json = shownJson(value);
 
     // assess
-    const row = table.split('\n')[2] ?? '';
-    expect(row).toBe('k\\x1b]0;owned\\x07\\x00 GTIN OK\\x7f\\u202e');
-    expect([...row].filter((char) => char < ' ' || char === '\u007f' || char === '\u202e')).toEqual([]);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+    expect(json).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(JSON.parse(json)).toEqual(value);
   });
 
   it('formats bytes and rates for people', () => {

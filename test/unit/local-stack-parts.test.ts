@@ -209,7 +209,7 @@ describe('stack file', () => {
 
     // act
     await writeStackFile(path, facts);
-    const read = await readStackFile(path, () => true);
+    const read = await readStackFile(path, { isRunning: () => true });
 
     // assess
     expect(read).toEqual(facts);
@@ -231,7 +231,9 @@ describe('stack file', () => {
     await expect(readStackFile(join(dir, 'missing.json'))).rejects.toThrow(
       /No local stack is running.*npm start/,
     );
-    await expect(readStackFile(path, () => false)).rejects.toThrow(/process 999999\) is no longer running/);
+    await expect(readStackFile(path, { isRunning: () => false })).rejects.toThrow(
+      /process 999999\) is no longer running/,
+    );
   });
 
   it('refuses a damaged file with the fix', async () => {
@@ -259,6 +261,23 @@ describe('stack file', () => {
 });
 
 describe('bannerLines', () => {
+  it('names the webhooks and the EventBridge backend, or that there is none and how to add one', () => {
+    // act
+    const without = bannerLines(fakeStack()).join('\n');
+    const withBus = bannerLines(fakeStack({ eventBridgeEndpoint: 'http://127.0.0.1:5000' })).join('\n');
+
+    // assess
+    expect(without).toContain(
+      'Webhooks        signed POSTs to the endpoints you register (npx pds bridge webhooks create URL)',
+    );
+    expect(without).toContain(
+      'EventBridge     none (--eventbridge http://127.0.0.1:5000 with moto_server adds a bus)',
+    );
+    expect(withBus).toContain(
+      "EventBridge     http://127.0.0.1:5000: every event also goes to the stack's bus there",
+    );
+  });
+
   it('tells where to drop files, how to call the API with the token and how to read events', () => {
     const text = bannerLines(fakeStack(), { stackFile: '.local/stack.json' }).join('\n');
 

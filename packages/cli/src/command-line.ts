@@ -4,6 +4,7 @@
  * on the process streams. The `pds` command has its own richer parser in packages/cli/src.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { shownText } from './terminal.ts';
 
 /** Where a command writes whole lines; replaced in tests. */
 export interface LineIo {
@@ -20,8 +21,9 @@ export interface LineIo {
  * ```
  */
 export const processLineIo: LineIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  // The output edge of the local commands: outside bytes are shown escaped (terminal.ts).
+  out: (line) => process.stdout.write(`${shownText(line)}\n`),
+  err: (line) => process.stderr.write(`${shownText(line)}\n`),
 };
 
 /** Flag values and positionals as the commands read them (a `multiple` option comes back as a string array). */

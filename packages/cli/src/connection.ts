@@ -2,7 +2,8 @@
  * Connection settings of `pds`: the same environment variables as the bridge's functions
  * (`PDS_BASE_URL`, `PDS_USERNAME`, `PDS_PASSWORD`, `PDS_CREDENTIALS_SECRET_ID`), overridden by flags
  * (`--base-url`, `--username`, `--password` or `--password-stdin`). Without an address, the PDS of the
- * running local stack (packages/cli/src/local-stack.ts), with the simulator's demo credentials.
+ * running local stack (packages/cli/src/local-stack.ts), with the simulator's demo credentials from its
+ * stack file or ones typed on the command line, never the environment's.
  */
 import type { Readable } from 'node:stream';
 import { UsageError } from '@pds-bridge/bridge/core';
@@ -11,7 +12,7 @@ import { resolveCredentials } from '@pds-bridge/bridge/pds';
 import { createFullPdsClient, type FullPdsClient } from '@pds-bridge/bridge/pds/resources';
 import { booleanFlag, type FlagValues, stringFlag } from './args.ts';
 import type { CliIo } from './io.ts';
-import { findLocalStack, LOCAL_STACK_HINT } from './local-stack.ts';
+import { type FoundStack, findLocalStack, LOCAL_STACK_HINT } from './local-stack.ts';
 
 /** Longest password read from standard input. */
 const MAX_STDIN_PASSWORD_BYTES = 64 * 1024;
@@ -37,13 +38,44 @@ export async function connect(flags: FlagValues, io: CliIo, command: string): Pr
       command,
     );
   }
+  return createFullPdsClient({
+    baseUrl: stack.facts.pds.url,
+    credentials: await stackCredentials(stack, flags, io, command),
+  });
+}
+
+/**
+ * The credentials sent to the address a stack file names: the ones in the file (the simulator's demo
+ * credentials) or ones typed for this command (`--username`, `--password`, `--password-stdin`). Those
+ * of the environment or Secrets Manager go only to an address the user named (`--base-url`,
+ * `PDS_BASE_URL`): a stack file is not where a user's real credentials should be sent on its word.
+ */
+async function stackCredentials(
+  stack: FoundStack,
+  flags: FlagValues,
+  io: CliIo,
+  command: string,
+): Promise<PdsCredentials> {
   const { pds } = stack.facts;
-  const named = stringFlag(flags, 'username') !== undefined || stringFlag(flags, 'password') !== undefined;
-  const credentials =
-    pds.password !== undefined && !named && !booleanFlag(flags, 'password-stdin')
-      ? { username: pds.username, password: pds.password }
-      : await credentialsOf(flags, { ...io, env: { PDS_USERNAME: pds.username, ...io.env } }, command);
-  return createFullPdsClient({ baseUrl: pds.url, credentials });
+  const typed =
+    stringFlag(flags, 'username') !== undefined ||
+    stringFlag(flags, 'password') !== undefined ||
+    booleanFlag(flags, 'password-stdin');
+  if (!typed && pds.password !== undefined) return { username: pds.username, password: pds.password };
+  if (!typed) {
+    throw new UsageError(
+      `the local stack (${stack.path}) uses the PDS at ${pds.url}, and credentials from the environment or Secrets Manager are sent only to an address you name: pass --base-url ${pds.url} (or set PDS_BASE_URL), or type them with --username and --password-stdin`,
+      command,
+    );
+  }
+  if (stringFlag(flags, 'password') === undefined && !booleanFlag(flags, 'password-stdin')) {
+    throw new UsageError(
+      `--username needs --password-stdin (or --password) for the local stack's PDS at ${pds.url}; PDS_PASSWORD is sent only to an address you name with --base-url or PDS_BASE_URL`,
+      command,
+    );
+  }
+  // Typed for this command: the environment fills nothing in (only the user name the file names).
+  return credentialsOf(flags, { ...io, env: { PDS_USERNAME: pds.username } }, command);
 }
 
 async function credentialsOf(flags: FlagValues, io: CliIo, command: string): Promise<PdsCredentials> {

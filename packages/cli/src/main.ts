@@ -23,6 +23,7 @@ import { CliInputError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
 import { type CliIo, processIo, writeLine } from './io.ts';
 import { TransferProgress } from './progress.ts';
+import { shownJson, shownText } from './terminal.ts';
 
 /** Exit codes of `pds`. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -84,7 +85,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       }),
     });
     if (result !== undefined) {
-      writeLine(io.stdout, json || !result.text ? JSON.stringify(result.data, null, 2) : result.text());
+      // The output edge: the one place a result becomes text, escaped once whatever formatter made it.
+      writeLine(io.stdout, json || !result.text ? shownJson(result.data) : shownText(result.text()));
     }
     return EXIT.ok;
   } catch (error) {
@@ -148,26 +150,36 @@ function locate(argv: readonly string[]): Located {
   if (pair) return { kind: 'command', command: pair, rest: withoutWords(2) };
   const single = COMMANDS.find((command) => command.name === first.word);
   if (single) return { kind: 'command', command: single, rest: withoutWords(1) };
-  if (first.word in GROUPS) {
-    if (help && !second) return { kind: 'group', group: first.word, explicit: true };
-    const names = COMMANDS.filter((command) => command.name.startsWith(`${first.word} `))
-      .map((command) => command.name.slice(first.word.length + 1))
-      .join(', ');
-    const subcommands = names.split(', ');
-    const guess = second ? closestName(second.word, subcommands) : undefined;
-    const problem = second
-      ? `unknown subcommand 'pds ${first.word} ${second.word}'${guess ? `; did you mean 'pds ${first.word} ${guess}'?` : ''}`
-      : `'pds ${first.word}' needs a subcommand`;
-    throw new UsageError(`${problem}; use one of ${names}`, first.word);
-  }
+  // A group of two words (`pds bridge webhooks`) before one of one word (`pds bridge`).
+  const pairGroup = second ? `${first.word} ${second.word}` : undefined;
+  if (pairGroup !== undefined && pairGroup in GROUPS) return inGroup(pairGroup, third?.word, help);
+  if (first.word in GROUPS) return inGroup(first.word, second?.word, help);
   const guess = closestName(first.word, topLevelWords());
   throw new UsageError(`unknown command '${first.word}'${guess ? `; did you mean 'pds ${guess}'?` : ''}`);
+}
+
+/** A group's help when asked for, else the usage error for a missing or unknown subcommand. */
+function inGroup(group: string, word: string | undefined, help: boolean): Located {
+  if (help && word === undefined) return { kind: 'group', group, explicit: true };
+  const names = COMMANDS.filter((command) => command.name.startsWith(`${group} `))
+    .map((command) => command.name.slice(group.length + 1))
+    .join(', ');
+  const guess = word !== undefined ? closestName(word, names.split(', ')) : undefined;
+  const problem =
+    word !== undefined
+      ? `unknown subcommand 'pds ${group} ${word}'${guess ? `; did you mean 'pds ${group} ${guess}'?` : ''}`
+      : `'pds ${group}' needs a subcommand`;
+  throw new UsageError(`${problem}; use one of ${names}`, group);
 }
 
 /** The first words of every command and group, e.g. `channels`, `folders`, `bridge`. */
 function topLevelWords(): string[] {
   return [
-    ...new Set([...COMMANDS.map((command) => command.name.split(' ')[0] as string), ...Object.keys(GROUPS)]),
+    ...new Set(
+      [...COMMANDS, ...Object.keys(GROUPS).map((name) => ({ name }))].map(
+        (command) => command.name.split(' ')[0] as string,
+      ),
+    ),
   ];
 }
 
@@ -214,8 +226,9 @@ function report(error: unknown, io: CliIo, debug: boolean): number {
         ? ` (${REGION_HINT})`
         : '';
   const line = `${known ? '' : 'unexpected error: '}${text}${hint}`.replace(/\s*[\r\n]+\s*/g, ' ');
-  writeLine(io.stderr, `pds: ${line}`);
-  if (debug) writeLine(io.stderr, stackOf(error));
+  // Messages quote outside input (a PDS answer, a file name): escaped like every other text.
+  writeLine(io.stderr, shownText(`pds: ${line}`));
+  if (debug) writeLine(io.stderr, shownText(stackOf(error)));
   return usage ? EXIT.usage : EXIT.failed;
 }
 

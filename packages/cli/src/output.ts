@@ -2,8 +2,6 @@
  * How `pds` shows results: JSON when stdout is not a terminal (or with `--json`), readable tables on a
  * terminal. A tiny table formatter, byte and rate formatting; no dependency.
  */
-import { terminalText } from '@pds-bridge/bridge/core';
-
 /** Longest cell shown in a table; longer text is cut with '…' (JSON output is never cut). */
 export const MAX_CELL_WIDTH = 72;
 
@@ -17,10 +15,7 @@ export const MAX_CELL_WIDTH = 72;
  * ```
  */
 export function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<unknown>>): string {
-  const cells = [
-    headers.map((header) => terminalText(header)),
-    ...rows.map((row) => headers.map((_, index) => cellText(row[index]))),
-  ];
+  const cells = [[...headers], ...rows.map((row) => headers.map((_, index) => cellText(row[index])))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: readonly string[]) =>
     row
@@ -50,8 +45,8 @@ export function formatRecord(record: Record<string, unknown>): string {
 function cellText(value: unknown): string {
   const text =
     value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  // Controls from outside data are shown as escapes, never acted on by the terminal.
-  const flat = terminalText(text.replace(/[ \t\n\r\f\v]+/g, ' '));
+  // One line per row; other controls are escaped at the output edge (terminal.ts), not here.
+  const flat = text.replace(/[ \t\n\r\f\v]+/g, ' ');
   return flat.length > MAX_CELL_WIDTH ? `${flat.slice(0, MAX_CELL_WIDTH - 1)}…` : flat;
 }
 

@@ -4,6 +4,7 @@
  */
 import { Transform } from 'node:stream';
 import { formatBytes, formatDuration, formatRate } from './output.ts';
+import { shownText } from './terminal.ts';
 
 /** How often the bar is redrawn at most. */
 const REDRAW_INTERVAL_MS = 100;
@@ -91,7 +92,10 @@ export class TransferProgress {
   }
 
   /** Starts reporting a transfer of `total` bytes named `name`. */
-  start(name: string, total: number): FileProgress {
+  start(fileName: string, total: number): FileProgress {
+    // The output edge's escaping (terminal.ts) for what comes from outside; the bar's own \r and
+    // erase-line are the only controls written.
+    const name = shownText(fileName);
     const started = this.#now();
     let sent = 0;
     let lastShown = Number.NEGATIVE_INFINITY;
@@ -120,10 +124,10 @@ export class TransferProgress {
       finished = true;
       if (this.#interactive) {
         draw();
-        this.#stream.write(`  ${outcome}\n`);
+        this.#stream.write(`  ${shownText(outcome)}\n`);
         return;
       }
-      this.#stream.write(`${name}: ${outcome}\n`);
+      this.#stream.write(`${name}: ${shownText(outcome)}\n`);
     };
     return {
       counter,

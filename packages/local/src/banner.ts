@@ -38,6 +38,10 @@ export function bannerLines(stack: RunningLocalStack, options: BannerOptions = {
     `  HTTP API        ${api.url}   Authorization: Bearer ${api.token}`,
     `  Pollers         messaging assets every ${seconds(stack.rates.messagingAssetsMs)}, supplier reviews every ${seconds(stack.rates.supplierReviewsMs)}`,
     `  Buckets         drop ${stack.buckets.drop}, state ${stack.buckets.state}`,
+    `  Webhooks        signed POSTs to the endpoints you register (npx pds bridge webhooks create URL), from ${stack.queues.webhooks.name}`,
+    stack.eventBridgeEndpoint
+      ? `  EventBridge     ${stack.eventBridgeEndpoint}: every event also goes to the stack's bus there`
+      : '  EventBridge     none (--eventbridge http://127.0.0.1:5000 with moto_server adds a bus)',
     ...(options.consoleUrl
       ? [`  Console         ${options.consoleUrl}   open it in a browser on this machine`]
       : []),

@@ -14,6 +14,7 @@ import { startConsoleOn } from '@pds-bridge/cli/console/start.ts';
 import {
   DEFAULT_STACK_FILE,
   emulatorClientConfig,
+  refuseIfRunning,
   removeStackFile,
   writeStackFile,
 } from '@pds-bridge/cli/stack-file.ts';
@@ -21,6 +22,7 @@ import { bannerLines } from './banner.ts';
 import { runDemo } from './demo.ts';
 import type { PdsConnection } from './environment.ts';
 import { eventBridgeRequested, LOCAL_EVENTBRIDGE_FIX } from './eventbridge.ts';
+import { showHandlerLogsAsLines } from './handler-logs.ts';
 import {
   LOCAL_STACK_DEFAULTS,
   type LocalStackOptions,
@@ -239,10 +241,18 @@ export async function runLocalStackCli(
   if (typeof command === 'number') return command;
 
   const signals = interruptions(io);
+  // Handler records as one line each on the terminal (JSON, whole, with --verbose).
+  const restoreStreams = command.options.verbose
+    ? []
+    : [process.stdout, process.stderr].map(showHandlerLogsAsLines);
   try {
     const log = (line: string) => io.out(`${new Date().toISOString().slice(11, 19)}Z ${line}`);
+    const { stackFile } = command;
     let stack: RunningLocalStack;
     try {
+      // One stack per stack file: a second one is refused before it binds a port, and never takes
+      // (or later deletes) the running one's file.
+      if (stackFile !== undefined) await refuseIfRunning(stackFile);
       stack = await startLocalStack({ ...command.options, log });
     } catch (error) {
       io.err(`local-stack: could not start: ${(error as Error).message}`);
@@ -255,9 +265,17 @@ export async function runLocalStackCli(
           { stage: 'local', stateBucket: stack.buckets.state, emulator: emulatorClientConfig(stack.aws) },
           { log: (line) => io.err(line) },
         );
+    let wrote = false;
     try {
-      const { stackFile } = command;
-      if (stackFile !== undefined) await writeStackFile(stackFile, stackFactsOf(stack));
+      if (stackFile !== undefined) {
+        // Another stack may have written the file while this one started: then this one stops.
+        const written = await writeStackFile(stackFile, stackFactsOf(stack)).then(
+          () => true,
+          (error: Error) => io.err(`local-stack: could not start: ${error.message}`),
+        );
+        if (written !== true) return 1;
+        wrote = true;
+      }
       const banner = bannerLines(stack, {
         demo: command.demo,
         ...(stackFile ? { stackFile } : {}),
@@ -272,11 +290,12 @@ export async function runLocalStackCli(
       io.out('Stopping the local stack…');
       await operatorConsole?.close();
       await stack.stop();
-      if (command.stackFile !== undefined) await removeStackFile(command.stackFile);
+      if (wrote && stackFile !== undefined) await removeStackFile(stackFile);
       io.out('Stopped.');
     }
   } finally {
     signals.dispose();
+    for (const restore of restoreStreams) restore();
   }
 }
 

@@ -143,6 +143,8 @@ interface DemoSession {
   pds: ClosablePdsClient;
   /** Every event received so far, in the order received. */
   events: ReceivedEvent[];
+  /** The events received since the last step's line, shown under the next one. */
+  unshown: ReceivedEvent[];
   authorization: { authorization: string };
   stopReading: AbortController;
   reading: Promise<void>;
@@ -189,6 +191,7 @@ function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSessio
     retry: { maxAttempts: 2 },
   });
   const events: ReceivedEvent[] = [];
+  const unshown: ReceivedEvent[] = [];
   const stopReading = new AbortController();
   const reading = readEvents({
     sqs,
@@ -198,7 +201,7 @@ function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSessio
     waitTimeSeconds: 1,
     onEvent: (received) => {
       events.push(received);
-      out(`    ${formatEventLine(received)}`);
+      unshown.push(received);
     },
     onError: (error, queue) => out(`    (receiving from ${queue.name} failed: ${(error as Error).message})`),
   });
@@ -211,6 +214,7 @@ function openSession(stack: RunningLocalStack, options: DemoOptions): DemoSessio
     sqs,
     pds,
     events,
+    unshown,
     authorization: { authorization: `Bearer ${stack.api.token}` },
     stopReading,
     reading,
@@ -229,7 +233,7 @@ async function closeSession(session: DemoSession): Promise<void> {
 
 /** Runs one step within its time limit and prints its line. */
 async function step<T>(
-  demo: Pick<DemoSession, 'out'>,
+  demo: Pick<DemoSession, 'out' | 'unshown'>,
   name: string,
   timeoutMs: number,
   run: (signal: AbortSignal) => Promise<T>,
@@ -239,13 +243,34 @@ async function step<T>(
   try {
     const value = await run(signal);
     demo.out(`✓ ${name} (${seconds(Date.now() - stepStarted)})`);
+    showEvents(demo);
     return value;
   } catch (error) {
     const reason = signal.aborted
       ? `timed out after ${seconds(timeoutMs)}: ${(error as Error).message}`
       : (error as Error).message;
     demo.out(`✗ ${name}: ${reason}`);
+    showEvents(demo);
     throw new DemoStepError(name, reason);
+  }
+}
+
+/** Event lines shown per type under a step; the rest are counted. */
+const EVENT_LINES_PER_TYPE = 2;
+
+/**
+ * The events that arrived during a step, under its line: a few of each type, the rest counted, so the
+ * output reads step by step instead of interleaving every event with the steps.
+ */
+function showEvents(demo: Pick<DemoSession, 'out' | 'unshown'>): void {
+  const byType = Map.groupBy(
+    demo.unshown.splice(0),
+    (received) => received.event?.type ?? 'unreadable message',
+  );
+  for (const [type, received] of byType) {
+    for (const each of received.slice(0, EVENT_LINES_PER_TYPE)) demo.out(`    ${formatEventLine(each)}`);
+    const more = received.length - EVENT_LINES_PER_TYPE;
+    if (more > 0) demo.out(`    … and ${more} more ${type}`);
   }
 }
 
@@ -599,13 +624,16 @@ async function apiConfirmations(demo: Demo, publication: Publication): Promise<v
           `GET /publications/${publicationId}/confirmations does not show ${JSON.stringify(expected)} for every item yet`,
       );
       demo.out(`    summary: ${JSON.stringify(answer.summary)}`);
-      for (const entry of answer.entries) {
-        const actions = entry.correctiveActions.map(
+      // One line per channel and state (every item of a channel answers alike), with the first reason.
+      const groups = Map.groupBy(answer.entries, (entry) => `${entry.channelId} ${entry.state}`);
+      for (const [first, ...others] of groups.values()) {
+        if (!first) continue;
+        const actions = first.correctiveActions.map(
           (action) => `${action.code}: ${action.description ?? ''}`,
         );
-        const reason = entry.reason ? ` because ${entry.reason.code ?? ''}: ${entry.reason.text}` : '';
+        const reason = first.reason ? ` because ${first.reason.code ?? ''}: ${first.reason.text}` : '';
         demo.out(
-          `    ${entry.primaryKey} at ${entry.channelId}: ${entry.state}${reason}${actions.length && !reason ? ` (${actions.join('; ')})` : ''}`,
+          `    ${others.length + 1} items at ${first.channelId}: ${first.state}${reason}${actions.length && !reason ? ` (${actions.join('; ')})` : ''}`,
         );
       }
     },
@@ -638,12 +666,8 @@ async function cliConfirmationsMatch(demo: Demo, publication: Publication): Prom
     ) {
       throw new Error(`pds bridge confirmations ${publicationId} answered ${JSON.stringify(answer.summary)}`);
     }
-    demo.out(`    ${JSON.stringify(answer.summary)}`);
-    for (const row of rows) {
-      demo.out(
-        `    ${row.primaryKey} at ${row.channelId}: ${row.state} ${row.reason ?? row.correctiveActions.join('; ')}`.trimEnd(),
-      );
-    }
+    // The same entries the API step printed: said once, not listed again.
+    demo.out(`    the same ${rows.length} entries and states as the API: ${JSON.stringify(answer.summary)}`);
   });
 }
 

@@ -2,20 +2,41 @@
 
 import { BridgeError } from '@pds-bridge/bridge/core';
 
-/** A port the stack was asked to listen on is taken. */
+/** A port the stack was asked to listen on, what it is for and the flag that chooses it. */
+export interface StackPort {
+  readonly what: string;
+  readonly port: number;
+  readonly flag: string;
+}
+
+/**
+ * A port the stack was asked to listen on is taken; `alsoTaken` names the other requested ports that
+ * are taken too, so one start reports every clash at once.
+ */
 export class PortInUseError extends BridgeError {
   readonly port: number;
   readonly flag: string;
+  /** Every taken port, this one first. */
+  readonly taken: readonly StackPort[];
 
-  constructor(what: string, port: number, flag: string, options?: ErrorOptions) {
+  constructor(
+    what: string,
+    port: number,
+    flag: string,
+    options?: ErrorOptions & { alsoTaken?: readonly StackPort[] },
+  ) {
+    const taken = [{ what, port, flag }, ...(options?.alsoTaken ?? [])];
     super(
       'PORT_IN_USE',
-      `port ${port} for ${what} is already in use; stop whatever listens there or choose another port with ${flag} (0 picks a free one)`,
+      taken.length === 1
+        ? `port ${port} for ${what} is already in use; stop whatever listens there or choose another port with ${flag} (0 picks a free one)`
+        : `ports already in use: ${taken.map((each) => `${each.port} for ${each.what} (${each.flag})`).join(', ')}; stop whatever listens there or choose other ports with those flags (0 picks a free one)`,
       options,
     );
     this.name = 'PortInUseError';
     this.port = port;
     this.flag = flag;
+    this.taken = taken;
   }
 }
 

@@ -18,6 +18,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -33,7 +34,7 @@ import {
   LOCAL_AWS_CREDENTIALS,
   type PdsConnection,
 } from './environment.ts';
-import { isAddressInUse, LocalStackStartedError, PortInUseError } from './errors.ts';
+import { isAddressInUse, LocalStackStartedError, PortInUseError, type StackPort } from './errors.ts';
 import { ensureLocalEventBus } from './eventbridge.ts';
 import {
   localLambdaContext,
@@ -110,6 +111,8 @@ export interface RunningLocalStack {
   rates: { messagingAssetsMs: number; supplierReviewsMs: number };
   /** The ingest's key filters, from INGEST_PREFIX and INGEST_SUFFIXES as the stack was started with. */
   ingest: { prefix: string; suffixes: string[] };
+  /** The EventBridge backend the events also go to (--eventbridge), if any. */
+  eventBridgeEndpoint?: string;
   /** Absolute; only when state is kept on disk. */
   dataDir?: string;
   /** Stops everything, waiting for invocations in progress; safe to call more than once. */
@@ -159,6 +162,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const log = settings.log ?? (() => undefined);
   const cleanups: Cleanups = [];
   try {
+    await refuseTakenPorts(settings);
     const pds = await startPds(settings, cleanups);
     const emulator = await startAwsEmulator(settings, cleanups);
     const resources = createLocalResources(emulator.server, emulator.endpoint);
@@ -189,6 +193,32 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await cleanUp(cleanups);
     throw error;
   }
+}
+
+/**
+ * Every requested port that is taken, in one error before anything starts (each part would otherwise
+ * report only its own, one start at a time). A port taken between this look and the start is still
+ * reported by the part that cannot listen.
+ */
+async function refuseTakenPorts(settings: LocalStackSettings): Promise<void> {
+  const requested: StackPort[] = [
+    ...(settings.pds ? [] : [{ what: 'the PDS simulator', port: settings.pdsPort, flag: '--pds-port' }]),
+    { what: 'the S3+SQS emulator', port: settings.awsPort, flag: '--aws-port' },
+    { what: 'the HTTP API', port: settings.apiPort, flag: '--api-port' },
+  ];
+  const taken: StackPort[] = [];
+  for (const port of requested) if (port.port !== 0 && (await portTaken(port.port))) taken.push(port);
+  const [first, ...more] = taken;
+  if (first) throw new PortInUseError(first.what, first.port, first.flag, { alsoTaken: more });
+}
+
+/** True when something listens on 127.0.0.1:port (a listen there fails with EADDRINUSE). */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error) => resolve(isAddressInUse(error)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
 }
 
 /** Runs every cleanup, last first; one that fails does not keep the others from running. */
@@ -486,6 +516,7 @@ function runningStack(
     },
     ingest: ingestFiltersOf(process.env),
     ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
+    ...(settings.eventBridgeEndpoint ? { eventBridgeEndpoint: settings.eventBridgeEndpoint } : {}),
     stop() {
       stopped ??= cleanUp(cleanups);
       return stopped;

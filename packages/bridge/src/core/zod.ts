@@ -1,7 +1,7 @@
 /**
  * zod for the code the Lambda functions bundle: `zod/mini`, the functional API of the same library
  * (same core, issues and `toJSONSchema`) that a bundler can tree-shake, where classic zod's methods
- * carry the whole library into every bundle (docs/benchmarks.md, "Issue 24, zod/mini").
+ * carry the whole library into every bundle (docs/benchmarks.md, "The bundle slimming work, zod/mini").
  *
  * Import it as `import * as z from '../zod.ts'`. Classic zod loads its English messages when
  * imported; zod/mini loads none, so this module does, and the issues keep the same wording.

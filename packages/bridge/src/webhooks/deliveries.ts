@@ -93,7 +93,23 @@ export async function getDelivery(
   return (await store.get<DeliveryRecord>(deliveryKey(endpointId, eventId)))?.value;
 }
 
-/** The delivery log of one endpoint, optionally only one status; at most `limit` records. */
+/**
+ * Whether a record answers a status filter. `failed` takes, beside the deliveries given up after the
+ * last attempt, those still retrying after a failed attempt (`pending`, their latest attempt not a
+ * 2xx): an operator asking for an endpoint's failures sees them while they happen, not days later.
+ */
+function hasStatus(record: DeliveryRecord, status: DeliveryStatus): boolean {
+  if (record.status === status) return true;
+  const latest = record.attempts.at(-1);
+  const latestFailed =
+    latest !== undefined && !(latest.status !== undefined && latest.status >= 200 && latest.status < 300);
+  return status === 'failed' && record.status === 'pending' && latestFailed;
+}
+
+/**
+ * The delivery log of one endpoint, optionally only one status (`failed`: see {@link hasStatus});
+ * at most `limit` records.
+ */
 export async function listDeliveries(
   store: StateStore,
   endpointId: string,
@@ -103,7 +119,7 @@ export async function listDeliveries(
   const records: DeliveryRecord[] = [];
   for await (const key of store.list(endpointDeliveriesPrefix(endpointId))) {
     const record = (await store.get<DeliveryRecord>(key))?.value;
-    if (!record || (options.status && record.status !== options.status)) continue;
+    if (!record || (options.status && !hasStatus(record, options.status))) continue;
     records.push(record);
     if (records.length >= limit) break;
   }

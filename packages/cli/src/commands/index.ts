@@ -35,4 +35,6 @@ export const GROUPS: Readonly<Record<string, string>> = {
   watch: 'the supplier-review watch list of the bridge (in its state bucket)',
   bridge:
     'the bridge itself: why a file, publication or message went as it did, status, redrive, replay, webhooks and their deliveries, the console in a browser',
+  'bridge webhooks':
+    'webhook endpoints of the bridge: create, list, change, rotate, delete, replay (docs/webhooks.md)',
 };

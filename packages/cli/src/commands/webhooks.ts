@@ -20,6 +20,7 @@ import {
 } from '@pds-bridge/bridge/webhooks';
 import { booleanFlag, integerFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command, CommandContext } from '../command.ts';
+import type { OperatorConnection } from '../ops/connect.ts';
 import { parseTimeFlag, targetOptions, withConnection } from './bridge.ts';
 
 const webhookOptions = {
@@ -87,12 +88,13 @@ export function webhookUrlPolicy(
 /** Runs `fn` with the stage's webhook delivery; a refused URL or unknown endpoint is a usage error. */
 async function withWebhooks<T>(
   context: CommandContext,
-  fn: (webhooks: WebhookDelivery) => Promise<T>,
+  fn: (webhooks: WebhookDelivery, connection: OperatorConnection) => Promise<T>,
 ): Promise<T> {
   try {
     return await withConnection(context, async (connection) => {
       const queueUrl = stringFlag(context.flags, 'queue-url');
-      return fn(await connection.webhooks({ policy: policyOf(context), ...(queueUrl ? { queueUrl } : {}) }));
+      const policy = policyOf(context);
+      return fn(await connection.webhooks({ policy, ...(queueUrl ? { queueUrl } : {}) }), connection);
     });
   } catch (error) {
     if (error instanceof WebhookError) throw new UsageError(error.message, context.command);
@@ -352,8 +354,12 @@ const deliveries: Command = {
   minArgs: 1,
   maxArgs: 1,
   options: {
-    ...targetOptions,
-    status: { type: 'string', value: 'STATUS', description: `only ${STATUSES.join(', ')}` },
+    ...webhookOptions,
+    status: {
+      type: 'string',
+      value: 'STATUS',
+      description: `only ${STATUSES.join(', ')} (failed: given up, or retrying after a failed attempt)`,
+    },
     limit: { type: 'string', value: 'N', description: 'at most N records (default 100)' },
   },
   examples: ['pds bridge deliveries ep_5f0c3a9e1b2d4c6a8e9f0a1b --status failed --stage prod'],
@@ -364,12 +370,15 @@ const deliveries: Command = {
       throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`, command);
     }
     const limit = integerFlag(flags, 'limit', command, { min: 1, max: 10_000 }) ?? 100;
-    const records = await withConnection(context, (connection) =>
-      listDeliveries(connection.store, context.args[0] as string, {
+    const id = context.args[0] as string;
+    const records = await withWebhooks(context, async (webhooks, connection) => {
+      // An unknown endpoint is an error, as for `webhooks show`, not an empty log.
+      await webhooks.registry.require(id);
+      return listDeliveries(connection.store, id, {
         limit,
         ...(status ? { status: status as DeliveryStatus } : {}),
-      }),
-    );
+      });
+    });
     return {
       data: records,
       text: () =>

@@ -9,6 +9,7 @@ import { booleanFlag, listFlag, stringFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { CliInputError } from '../errors.ts';
 import { formatTable, formatTime } from '../output.ts';
+import { shownText } from '../terminal.ts';
 import { plural, readJsonFile, tableResult, uploadEach } from './shared.ts';
 
 /** An uploaded gathering entry with the file it came from and whether it was imported. */
@@ -249,7 +250,9 @@ const messagesGet: Command = {
     const id = Number(text);
     const xml = await (await pds()).getMessagingAsset(id);
     if (!booleanFlag(flags, 'json')) {
-      io.stdout.write(xml.endsWith('\n') ? xml : `${xml}\n`);
+      const text = xml.endsWith('\n') ? xml : `${xml}\n`;
+      // As received when piped (a file's bytes); on a terminal through the output edge's escaping.
+      io.stdout.write(io.stdoutIsTTY ? shownText(text) : text);
       return undefined;
     }
     const parsed = parseMessagingAssetSafely(xml);
