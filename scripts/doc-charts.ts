@@ -60,28 +60,28 @@ function requestsBySize(
 export const DOC_CHARTS: readonly DocChart[] = [
   requestsBySize(
     'ledger-exception-list-requests',
-    'scale: the confirmation ledger (issue 28)',
+    'scale: the confirmation ledger',
     'Exception list: S3 requests per page of 50, by ledger size',
     'entries',
     'ledger entries',
   ),
   requestsBySize(
     'status-replay-requests',
-    'scale: status and replay (issue 28)',
+    'scale: status and replay',
     'Status and replay: S3 requests, by records kept',
     'records',
     'ingest records',
   ),
   requestsBySize(
     'exceptions-and-recipients-requests',
-    "scale: exception list after the last hour's transitions, and the recipients page (issue 40)",
+    "scale: exception list after the last hour's transitions, and the recipients page",
     "Exception list and recipients page: S3 requests after the last hour's transitions",
     'entries',
     'ledger entries',
   ),
   requestsBySize(
     'status-by-window-requests',
-    'scale: status by window (issue 40)',
+    'scale: status by window',
     'Status by window and replay: S3 requests, by records kept',
     'records',
     'ingest records',
@@ -89,7 +89,7 @@ export const DOC_CHARTS: readonly DocChart[] = [
   {
     name: 'messaging-assets-peak-rss',
     file: 'docs/benchmarks.md',
-    section: 'scale: messaging assets (issue 20)',
+    section: 'scale: messaging assets',
     title: 'Messaging-asset poller: peak memory, by assets listed',
     kind: 'line',
     x: 'listed',

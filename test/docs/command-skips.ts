@@ -16,7 +16,8 @@ export const DOC_COMMAND_SKIPS: readonly SkipRule[] = [
     reason: 'a placeholder (<…>, …, ...) stands for a value of your own',
   },
   {
-    match: /--stage (?!local\b)|-prod\b|--region |execute-api/,
+    // A SigV4 call to the local API (127.0.0.1 on the same line) runs: the local stack verifies it.
+    match: /--stage (?!local\b)|-prod\b|--region |execute-api(?![^\n]*127\.0\.0\.1)/,
     reason: 'needs a deployed stage in AWS',
   },
   {
@@ -30,7 +31,10 @@ export const DOC_COMMAND_SKIPS: readonly SkipRule[] = [
   { match: /^rm /, reason: 'deletes the file the step before created for a deployment' },
   { match: /^npm (ci|install)\b/, reason: 'installs the dependencies: CI does it before the tests' },
   { match: /^npm test\b/, reason: 'runs the whole suite, this test included' },
-  { match: /^npm start\b/, reason: 'long-running (until Ctrl-C); this test starts a stack of its own' },
+  {
+    match: /^([A-Z_]+=\S* )*npm start\b/,
+    reason: 'long-running (until Ctrl-C); this test starts a stack of its own',
+  },
   {
     match: /^npm run demo\b/,
     reason: 'starts a stack of its own for a minute: test/integration/local-stack-cli.test.ts runs the demo',

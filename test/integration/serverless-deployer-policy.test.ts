@@ -49,6 +49,12 @@ const ACTIONS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
     'events:DeleteArchive',
   ],
   'AWS::Events::EventBus': ['events:CreateEventBus', 'events:DescribeEventBus', 'events:DeleteEventBus'],
+  // The bus's resource policy (only the bridge's roles may put its source).
+  'AWS::Events::EventBusPolicy': [
+    'events:PutPermission',
+    'events:RemovePermission',
+    'events:DescribeEventBus',
+  ],
   'AWS::Events::Rule': [
     'events:PutRule',
     'events:DescribeRule',

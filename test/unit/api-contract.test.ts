@@ -60,7 +60,7 @@ function failingStore(error: () => Error): StateStore {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (property === 'list') {
+      if (property === 'list' || property === 'listEntries') {
         return () => ({
           [Symbol.asyncIterator]: () => ({
             next: () => Promise.reject(error()),

@@ -30,23 +30,22 @@ export function createRecipientSchemas(registry: z.core.$ZodRegistry<z.core.JSON
         'What the ledger recorded for one recipient over a day or a range of days: transitions into each state; entries published (AWAITING an answer) and publications a business confirmation (CIC) answered; `unansweredShare`, the share of the publications not answered by a CIC (1 − answered / published, at least 0; null when nothing was published); and the time from publication to SYNCHRONISED as a histogram of fixed buckets (`buckets[i]` counts times up to `bucketBoundsMs[i]`, the last one everything longer) with p50/p95 as the bound of the bucket that reaches them (times in ms; null when nothing was synchronised).',
     });
 
-  const recipient = z
-    .object({
-      channelId: z.string(),
-      recipient: z.string(),
-      recipientGlns: z.array(z.string()),
-      firstDay: day,
-      lastDay: day,
-    })
-    .register(registry, {
-      id: 'Recipient',
-      description:
-        "A recipient of a communication channel the ledger counted: `recipient` is `_` (the channel's first recipient: the entries a publication creates, named by whoever answers first; with one recipient per channel, that recipient) or the GLN of a further recipient; `recipientGlns` the GLNs its confirmations named; the first and last day with a transition.",
-    });
+  // The fields naming a recipient, shared by the list and the series (not a schema of its own: no
+  // answer is only these). `recipient` is `_` (the channel's first recipient: the entries a
+  // publication creates, named by whoever answers first; with one recipient per channel, that
+  // recipient) or the GLN of a further recipient; `recipientGlns` the GLNs its confirmations named.
+  const recipient = z.object({
+    channelId: z.string(),
+    recipient: z.string(),
+    recipientGlns: z.array(z.string()),
+    firstDay: day,
+    lastDay: day,
+  });
 
   const recipientSummary = z.object({ ...recipient.shape, totals: recipientFigures }).register(registry, {
     id: 'RecipientSummary',
-    description: 'A recipient and its figures over the window.',
+    description:
+      "A recipient and its figures over the window: `recipient` is `_` (the channel's first recipient: the entries a publication creates, named by whoever answers first) or the GLN of a further recipient; `recipientGlns` the GLNs its confirmations named; the first and last day with a transition.",
   });
 
   const recipientList = z
