@@ -20,11 +20,12 @@ import { connectOperator } from '../../packages/cli/src/ops/connect.ts';
 import { bridgeStatus } from '../../packages/cli/src/ops/status.ts';
 import { emulatorClientConfig } from '../../packages/cli/src/stack-file.ts';
 import { runDemo } from '../../packages/local/src/demo.ts';
-import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
 import { DEMO_CHANNEL_IDS } from '../../packages/simulator/src/demo-data.ts';
 import { axeViolations, launchChromium, SCREENSHOT_DIR, watchProblems } from '../helpers/browser.ts';
 import { cic, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
 import { RecordingSink } from '../helpers/event-sink.ts';
+import { startTestStack } from '../helpers/test-stack.ts';
 
 /** Markup, an escape sequence, a bell and a right-to-left override: what a partner might write. */
 const HOSTILE = '<img src=x onerror=alert(1)><b>bold</b>\u001b[31mred\u0007 \u202Eevil';
@@ -118,14 +119,7 @@ async function until<T>(what: string, read: () => Promise<T | undefined>, ms = 2
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    awsPort: 0,
-    pdsPort: 0,
-    apiPort: 0,
-    messagingAssetsRateMs: 1000,
-    supplierReviewsRateMs: 1000,
-    logLevel: 'ERROR',
-  });
+  stack = await startTestStack();
   const created = await api<{ endpoint: { id: string } }>('/webhooks/endpoints', {
     method: 'POST',
     body: JSON.stringify({

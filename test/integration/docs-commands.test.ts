@@ -15,11 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/cli/src/main.ts';
 import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
 import { zipOf } from '../../packages/local/src/demo-files.ts';
-import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
 import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
 import { skipOf } from '../docs/command-skips.ts';
 import { capturingIo } from '../helpers/cli-io.ts';
 import { allDocCommands, type DocCommand } from '../helpers/doc-commands.ts';
+import { startTestStack } from '../helpers/test-stack.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -112,16 +113,8 @@ function runBash(script: string): Promise<{ code: number | null; output: string 
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    awsPort: 0,
-    pdsPort: 0,
-    apiPort: 0,
-    messagingAssetsRateMs: 1000,
-    supplierReviewsRateMs: 1000,
-    // A publication's reviews and their messages at once, for the examples that read them.
-    reviewDelayMs: 1,
-    logLevel: 'ERROR',
-  });
+  // A publication's reviews and their messages at once, for the examples that read them.
+  stack = await startTestStack({ reviewDelayMs: 1 });
   // Inside the checkout (git-ignored .local/), so `npx pds` finds the checkout's own bin.
   await mkdir(join(ROOT, '.local'), { recursive: true });
   dir = await mkdtemp(join(ROOT, '.local', 'docs-commands-'));

@@ -20,9 +20,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/cli/src/main.ts';
 import { writeStackFile } from '../../packages/cli/src/stack-file.ts';
-import { type RunningLocalStack, startLocalStack } from '../../packages/local/src/stack.ts';
+import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
 import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
 import { s3Event, s3Record, s3TestEvent } from '../helpers/s3-events.ts';
+import { startTestStack } from '../helpers/test-stack.ts';
 
 interface Event {
   id: string;
@@ -42,14 +43,7 @@ let stackFile: string;
 const received: Event[] = [];
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    awsPort: 0,
-    pdsPort: 0,
-    apiPort: 0,
-    messagingAssetsRateMs: 1000,
-    supplierReviewsRateMs: 1000,
-    logLevel: 'ERROR',
-  });
+  stack = await startTestStack();
   const config = {
     endpoint: stack.aws.endpoint,
     region: stack.aws.region,
