@@ -37,6 +37,7 @@ import { dropEvent } from './../helpers/webhook-events.ts';
 type Json = Record<string, unknown>;
 
 interface Operation {
+  parameters?: Array<{ name: string; schema: Json }>;
   responses: Record<
     string,
     {
@@ -999,6 +1000,22 @@ describe('the OpenAPI document against the api handler', () => {
       type: 'string',
       enum: ['true'],
     });
+  });
+
+  it('documents the recipients page size the route takes (1 to 100), and refuses 101', async () => {
+    // prepare: the limit parameter the document gives GET /confirmations/recipients
+    const { operation } = operationOf('GET /confirmations/recipients');
+    const limit = operation.parameters?.find((parameter) => parameter.name === 'limit');
+
+    // act
+    const atMost = await call({ path: '/confirmations/recipients?limit=100' });
+    const beyond = await call({ path: '/confirmations/recipients?limit=101' });
+
+    // assess
+    expect(limit?.schema).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(atMost.statusCode).toBe(200);
+    expect(beyond.statusCode).toBe(400);
+    expect(beyond.body).toContain('from 1 to 100');
   });
 
   it("documents every answer API Gateway gives by itself in the gateway's own shape", () => {

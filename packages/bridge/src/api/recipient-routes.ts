@@ -17,17 +17,16 @@ import {
   recipientOver,
 } from '../confirmations/recipient-stats.ts';
 import { mapAll } from '../core/index.ts';
-import { decodeCursor, encodeCursor, pageParameters, type Query, queryValue } from './paging.ts';
+import { decodeCursor, encodeCursor, type Query, queryValue } from './paging.ts';
 import { ApiProblem } from './problem.ts';
-import { DEFAULT_WINDOW_DAYS } from './recipient-schemas.ts';
+import {
+  DEFAULT_RECIPIENTS_PER_PAGE,
+  DEFAULT_WINDOW_DAYS,
+  MAX_RECIPIENTS_PER_PAGE,
+} from './recipient-schemas.ts';
 import type { ApiRoute } from './route.ts';
 import type { RouteContext } from './route-context.ts';
 import { BAD_PATH, STATE_UNAVAILABLE } from './route-problems.ts';
-
-/** Recipients per page when the request gives no `limit`: each costs one read per day of the window. */
-const DEFAULT_RECIPIENTS_PER_PAGE = 20;
-/** Recipients per page at most (each is `days` reads). */
-const MAX_RECIPIENTS_PER_PAGE = 100;
 
 /** GET /confirmations/recipients and GET /confirmations/recipients/{channelId}/{recipient}, in this order. */
 export function recipientRoutes(context: RouteContext): ApiRoute[] {
@@ -53,7 +52,8 @@ function listRecipientsRoute(context: RouteContext): ApiRoute {
     description: `One page of the recipients the ledger counted (by channel, then recipient), each with its figures over the last \`days\` UTC days: transitions by state, publications and how many a CIC answered, publication → SYNCHRONISED p50/p95. Read from per-recipient daily aggregates: a page costs one listing and \`days\` reads per recipient, whatever the ledger's size. \`limit\` defaults to ${DEFAULT_RECIPIENTS_PER_PAGE} here, at most ${MAX_RECIPIENTS_PER_PAGE}.`,
     parameters: [
       { name: 'days', in: 'query', schema: schemas.recipients.windowDays },
-      ...pageParameters(parameters),
+      { name: 'limit', in: 'query', schema: schemas.recipients.pageLimit },
+      { name: 'cursor', in: 'query', schema: parameters.pageCursor },
     ],
     responses: {
       200: { description: 'One page of recipients.', schema: schemas.recipients.recipientList },
@@ -69,14 +69,12 @@ function listRecipientsRoute(context: RouteContext): ApiRoute {
       const query = request.event.queryStringParameters ?? {};
       const days = windowOf(query, context, request.now);
       const limit =
-        queryValue(query, 'limit', parameters.pageLimit, 'must be an integer from 1 to 1000') ??
-        DEFAULT_RECIPIENTS_PER_PAGE;
-      if (limit > MAX_RECIPIENTS_PER_PAGE) {
-        throw new ApiProblem(
-          'invalid-query',
-          `limit must be at most ${MAX_RECIPIENTS_PER_PAGE} for recipients`,
-        );
-      }
+        queryValue(
+          query,
+          'limit',
+          schemas.recipients.pageLimit,
+          `must be an integer from 1 to ${MAX_RECIPIENTS_PER_PAGE}`,
+        ) ?? DEFAULT_RECIPIENTS_PER_PAGE;
       const after =
         query.cursor === undefined
           ? undefined

@@ -79,9 +79,28 @@ export function createRecipientSchemas(registry: z.core.$ZodRegistry<z.core.JSON
       description: `Days of the window, ending today (UTC), 1 to ${MAX_WINDOW_DAYS}; default ${DEFAULT_WINDOW_DAYS}.`,
     });
 
-  return { recipientFigures, recipient, recipientSummary, recipientList, recipientSeries, windowDays };
+  const pageLimit = z.coerce
+    .number()
+    .check(z.int(), z.gte(1), z.lte(MAX_RECIPIENTS_PER_PAGE))
+    .register(registry, {
+      description: `Recipients per page, 1 to ${MAX_RECIPIENTS_PER_PAGE} (each costs one read per day of the window); default ${DEFAULT_RECIPIENTS_PER_PAGE}.`,
+    });
+
+  return {
+    recipientFigures,
+    recipient,
+    recipientSummary,
+    recipientList,
+    recipientSeries,
+    windowDays,
+    pageLimit,
+  };
 }
 
 /** Days a recipients window covers when `days` is not given, and at most. */
 export const DEFAULT_WINDOW_DAYS = 7;
 export const MAX_WINDOW_DAYS = 90;
+
+/** Recipients per page when the request gives no `limit`, and at most (each is `days` reads). */
+export const DEFAULT_RECIPIENTS_PER_PAGE = 20;
+export const MAX_RECIPIENTS_PER_PAGE = 100;
