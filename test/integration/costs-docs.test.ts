@@ -1,10 +1,14 @@
 /**
  * docs/costs.md's fixed-cost table is what bench/costs.ts counts in the packaged template (default
  * parameters): the alarms, dashboards and secrets, each with its price. A change that adds an alarm
- * fails here until the table (`node bench/costs.ts` prints it) is regenerated.
+ * fails here until the table (`node bench/costs.ts` prints it) is regenerated. Its ledger tables are
+ * what bench/costs/confirmations.ts counts today, so a change that adds requests to the ledger fails
+ * here until they are regenerated.
  */
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FixedCostRow, fixedCosts } from '../../bench/costs/model.ts';
 import { packageService } from '../helpers/serverless.ts';
@@ -51,5 +55,16 @@ describe('docs/costs.md', () => {
   it('rounds the same fixed total in its summary', () => {
     const fixed = expected.reduce((sum, row) => sum + row.count * row.price, 0);
     expect(docs).toContain(`and $${Math.round(fixed)} of fixed costs`);
+  });
+
+  it("shows the confirmation ledger's requests and month as bench/costs/confirmations.ts counts them", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/costs/confirmations.ts'], {
+      cwd: root,
+      timeout: 60_000,
+    });
+    const printed = stdout.split('\n').filter((line) => line.startsWith('|'));
+    expect(printed.length).toBeGreaterThan(10);
+    const documented = new Set(docs.split('\n'));
+    expect(printed.filter((line) => !documented.has(line))).toEqual([]);
   });
 });
