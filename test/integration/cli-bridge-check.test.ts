@@ -7,6 +7,9 @@
  * a missing queue) and the ✗ line, its fix and the exit code are asserted.
  */
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import {
@@ -118,22 +121,7 @@ describeOnMoto('pds bridge check', () => {
     });
 
     // the stack (its alarm topic) with the outputs osls writes
-    const cloudformation = new CloudFormationClient(client);
-    await cloudformation.send(
-      new CreateStackCommand({
-        StackName: `pds-bridge-${STAGE}`,
-        TemplateBody: JSON.stringify({
-          Resources: {
-            AlarmTopic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: `pds-bridge-${STAGE}-alarms` } },
-          },
-          Outputs: {
-            ApiUrl: { Value: api.url },
-            StateBucketName: { Value: `pds-bridge-state-123456789012-us-east-1-${STAGE}` },
-          },
-        }),
-      }),
-    );
-    cloudformation.destroy();
+    await createStack(STAGE, api.url);
 
     // alarms notifying the stage's topic, and one of stage qa-eu, whose name starts alike, in ALARM
     const alarm = async (name: string, topicStage: string) =>
@@ -187,6 +175,30 @@ describeOnMoto('pds bridge check', () => {
     await sim?.close();
     await aws?.close();
   });
+
+  /** The stage's stack as osls names it: its alarm topic, and the outputs the check reads. */
+  async function createStack(stage: string, apiUrl: string) {
+    const cloudformation = new CloudFormationClient({
+      endpoint: aws.endpoint,
+      region: aws.region,
+      credentials: FAKE_CREDENTIALS,
+    });
+    await cloudformation.send(
+      new CreateStackCommand({
+        StackName: `pds-bridge-${stage}`,
+        TemplateBody: JSON.stringify({
+          Resources: {
+            AlarmTopic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: `pds-bridge-${stage}-alarms` } },
+          },
+          Outputs: {
+            ApiUrl: { Value: apiUrl },
+            StateBucketName: { Value: `pds-bridge-state-123456789012-us-east-1-${stage}` },
+          },
+        }),
+      }),
+    );
+    cloudformation.destroy();
+  }
 
   /** `pds bridge check` in this process, as on a terminal. */
   async function check(args: string[] = ['--stage', STAGE]) {
@@ -324,6 +336,29 @@ describeOnMoto('pds bridge check', () => {
     expect(out).toContain('✗ queue publications: there is no queue pds-bridge-qa-publications');
     expect(out).toContain('→ deploy the stage again (npx osls deploy --stage qa)');
     expect(code).toBe(1);
+  }, 30_000);
+
+  it('ends within its deadline when the API accepts connections and never answers', async () => {
+    // prepare: stage qb, whose API hangs
+    const hanging = createServer(() => undefined);
+    hanging.listen(0, '127.0.0.1');
+    await once(hanging, 'listening');
+    const { port } = hanging.address() as AddressInfo;
+    await createStack('qb', `http://127.0.0.1:${port}`);
+    try {
+      // act
+      const started = Date.now();
+      const { code, out } = await check(['--stage', 'qb', '--timeout', '1']);
+
+      // assess
+      expect(out).toContain('✗ api: could not check: TimeoutError');
+      expect(out).toContain('✗ pds: could not check: TimeoutError');
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(code).toBe(1);
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+    }
   }, 30_000);
 
   it('refuses to run without a deployed stage (exit code 2)', async () => {
