@@ -30,6 +30,7 @@ import { createApi } from '../../packages/bridge/src/api/index.ts';
 import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/memory.ts';
 import { runCli } from '../../packages/cli/src/main.ts';
+import { QUEUE_ROLES, SCHEDULE_NAMES } from '../../packages/cli/src/ops/target.ts';
 import {
   type RunningHttpAdapter,
   sigV4Authorizer,
@@ -45,17 +46,6 @@ import { TEST_API_SETTINGS } from '../helpers/publications-api.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 const STAGE = 'qa';
-const ROLES = [
-  'ingest',
-  'publications',
-  'review-poll',
-  'events',
-  'messaging-asset-events',
-  'supplier-review-events',
-  'webhooks',
-  'webhooks-slow',
-];
-const SCHEDULES = ['poll-messaging-assets', 'audit-messaging-assets', 'poll-supplier-reviews'];
 const TOKEN = 'local-token';
 
 describeOnMoto('pds bridge check', () => {
@@ -83,7 +73,7 @@ describeOnMoto('pds bridge check', () => {
     // prepare: the stage's queues, as deploy/*.yml name them
     aws = await startMoto({
       queues: [
-        ...ROLES.map((role) => ({
+        ...QUEUE_ROLES.map((role) => ({
           name: `pds-bridge-${STAGE}-${role}`,
           dlq: { name: `pds-bridge-${STAGE}-${role}-dlq`, maxReceiveCount: 5 },
         })),
@@ -148,7 +138,8 @@ describeOnMoto('pds bridge check', () => {
         StateReason: 'another stage',
       }),
     );
-    for (const name of SCHEDULES) await scheduler.send(new CreateScheduleCommand(schedule(name, 'ENABLED')));
+    for (const name of SCHEDULE_NAMES)
+      await scheduler.send(new CreateScheduleCommand(schedule(name, 'ENABLED')));
     // the age SQS publishes of the ingest queue's oldest message
     await cloudwatch.send(
       new PutMetricDataCommand({
@@ -230,11 +221,11 @@ describeOnMoto('pds bridge check', () => {
       'stack',
       'api',
       'pds',
-      ...ROLES.map((role) => `queue ${role}`),
+      ...QUEUE_ROLES.map((role) => `queue ${role}`),
       'queue poller-schedule',
       'queue poller-failed-runs',
       'alarms',
-      ...SCHEDULES.map((name) => `schedule ${name}`),
+      ...SCHEDULE_NAMES.map((name) => `schedule ${name}`),
     ]);
     const detail = (name: string) => report.lines.find((line) => line.check === name)?.detail;
     expect(detail('stack')).toBe('pds-bridge-qa is CREATE_COMPLETE; outputs ApiUrl, StateBucketName found');
