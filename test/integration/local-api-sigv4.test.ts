@@ -5,13 +5,13 @@
  * the API's real authentication, in the local stack's mode (bearer).
  */
 import { execFile } from 'node:child_process';
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../packages/bridge/src/api/auth.ts';
 import { ApiProblem } from '../../packages/bridge/src/api/problem.ts';
+import { Sha256 } from '../../packages/cli/src/ops/aws/sha256.ts';
 import {
   type RunningHttpAdapter,
   sigV4Authorizer,
@@ -22,27 +22,6 @@ const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 const REGION = 'us-east-1';
 const refusals: string[] = [];
 let api: RunningHttpAdapter;
-
-/** node:crypto behind the hash interface the SDK's signer takes (what @smithy/hash-node does). */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData) =>
-  typeof data === 'string'
-    ? data
-    : ArrayBuffer.isView(data)
-      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-      : Buffer.from(data);
-class Sha256 {
-  readonly #hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-}
 
 beforeAll(async () => {
   api = await startHttpAdapter({

@@ -73,6 +73,7 @@ describe('serverless template: api and publish worker', () => {
 
     expect(routes).toEqual({
       'GET /health': 'NONE',
+      'GET /health/pds': 'AWS_IAM',
       'POST /publications': 'AWS_IAM',
       'GET /publications/{publicationId}': 'AWS_IAM',
       'GET /communication-channels': 'AWS_IAM',

@@ -680,6 +680,28 @@ const CASES: Case[] = [
     answer: () => call({ path: '/openapi.json', iam: false }),
   },
   { name: '200', operation: 'GET /health', answer: () => call({ path: '/health', iam: false }) },
+  // GET /health/pds: the PDS is asked every time (no cache), with the function's own client
+  { name: '200', operation: 'GET /health/pds', answer: () => call({ path: '/health/pds' }) },
+  {
+    name: '401 unauthorized',
+    operation: 'GET /health/pds',
+    answer: () => call({ path: '/health/pds', iam: false }),
+  },
+  {
+    name: '500 internal-error',
+    operation: 'GET /health/pds',
+    answer: () => call({ path: '/health/pds' }, { pds: async () => pdsBroken() }),
+  },
+  {
+    name: '502 pds-error',
+    operation: 'GET /health/pds',
+    answer: () => call({ path: '/health/pds' }, { pds: async () => pdsRefusing() }),
+  },
+  {
+    name: '503 pds-unavailable',
+    operation: 'GET /health/pds',
+    answer: () => call({ path: '/health/pds' }, { pds: async () => pdsDown() }),
+  },
   ...webhookCases(),
 ];
 

@@ -28,6 +28,8 @@ export interface CommandContext {
 export interface CommandResult {
   data: unknown;
   text?: () => string;
+  /** True when the answer itself is a failure (a check that did not pass): printed, then exit code 1. */
+  failed?: boolean;
 }
 
 /** One subcommand. */

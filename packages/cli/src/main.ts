@@ -2,7 +2,7 @@
  * The `pds` command line: finds the subcommand in the command table, parses its options with
  * `node:util` `parseArgs`, connects lazily, prints the result (JSON when stdout is not a terminal or with
  * `--json`, a table otherwise) and turns every failure into one line on stderr and an exit code:
- * 0 done, 1 the PDS or an input file refused it, 2 wrong usage or configuration.
+ * 0 done, 1 the PDS or an input file refused it (or a check failed), 2 wrong usage or configuration.
  *
  * @example
  * ```ts
@@ -88,7 +88,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // The output edge: the one place a result becomes text, escaped once whatever formatter made it.
       writeLine(io.stdout, json || !result.text ? shownJson(result.data) : shownText(result.text()));
     }
-    return EXIT.ok;
+    return result?.failed ? EXIT.failed : EXIT.ok;
   } catch (error) {
     return report(error, io, debug);
   } finally {

@@ -14,6 +14,7 @@
  * | `/webhooks/endpoints…`, `GET /webhooks/public-key` | webhook endpoints, deliveries, replay (./webhook-routes.ts) |
  * | `GET /openapi.json` | the OpenAPI 3.1 document, generated from the same schemas |
  * | `GET /health` | no authentication; ok and the version |
+ * | `GET /health/pds` | signed; the function lists the PDS's channels with its own credentials (`pds bridge check`) |
  *
  * Each group of routes has its file: ./publication-routes.ts, ./channel-routes.ts,
  * ./validation-routes.ts, ./watch-routes.ts, ./confirmation-routes.ts, ./recipient-routes.ts,

@@ -11,6 +11,20 @@ export function serviceSchemas(registry: SchemaRegistry) {
     .object({ status: z.literal('ok'), service: z.string(), version: z.string() })
     .register(registry, { id: 'Health', description: 'The API answers; no dependency is checked.' });
 
+  const pdsHealth = z
+    .object({
+      status: z.literal('ok'),
+      pds: z.object({
+        latencyMs: z.number().check(z.int()),
+        communicationChannels: z.number().check(z.int()),
+      }),
+    })
+    .register(registry, {
+      id: 'PdsHealth',
+      description:
+        "The function reached the PDS with the bridge's own credentials: how long the PDS took to list its communication channels, and how many it listed.",
+    });
+
   const fieldError = z.object({ pointer: z.string(), detail: z.string() }).register(registry, {
     id: 'FieldError',
     description: 'One invalid field: a JSON Pointer into the request body and what is wrong there.',
@@ -54,5 +68,5 @@ export function serviceSchemas(registry: SchemaRegistry) {
       description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0): this one.',
     });
 
-  return { health, problem, fieldError, gatewayMessage, openApiDocument };
+  return { health, pdsHealth, problem, fieldError, gatewayMessage, openApiDocument };
 }

@@ -3,6 +3,7 @@
  */
 
 import type { AuditReport } from '@pds-bridge/bridge/polling/messaging-assets';
+import type { CheckReport } from '../ops/check.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
 import type { MoveResult } from '../ops/ports.ts';
 import type { RecipientFigures, RecipientSeriesAnswer, RecipientsAnswer } from '../ops/recipients.ts';
@@ -398,4 +399,18 @@ export function recipientSeriesText(answer: RecipientSeriesAnswer): string {
   const glns =
     answer.record.recipientGlns.length > 0 ? ` (GLN ${answer.record.recipientGlns.join(', ')})` : '';
   return `${title}${glns}\n\n${table}`;
+}
+
+/** The answer of `bridge check`: a line per check, the fix under each failed one, a verdict. */
+export function checkText(report: CheckReport): string {
+  const lines = report.lines.flatMap((line) => [
+    `${line.ok ? '✓' : '✗'} ${line.check}: ${line.detail}`,
+    ...(line.fix ? [`    → ${line.fix}`] : []),
+  ]);
+  const failedCount = report.lines.filter((line) => !line.ok).length;
+  const verdict =
+    failedCount === 0
+      ? `stage ${report.stage} (${report.region}): all ${report.lines.length} checks passed`
+      : `stage ${report.stage} (${report.region}): ${failedCount} of ${report.lines.length} checks failed`;
+  return [...lines, verdict].join('\n');
 }

@@ -3,6 +3,7 @@
  */
 import type { Command } from '../command.ts';
 import { bridgeCommands } from './bridge.ts';
+import { bridgeCheckCommands } from './bridge-check.ts';
 import { consoleCommands } from './console.ts';
 import { dataModelCommands } from './datamodel.ts';
 import { folderCommands } from './folders.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   ...tagCommands,
   ...watchCommands,
   ...bridgeCommands,
+  ...bridgeCheckCommands,
   ...webhookCommands,
   ...consoleCommands,
 ];
@@ -34,7 +36,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   tags: 'custom tags of items',
   watch: 'the supplier-review watch list of the bridge (in its state bucket)',
   bridge:
-    'the bridge itself: why a file, publication or message went as it did, status, redrive, replay, webhooks and their deliveries, the console in a browser',
+    'the bridge itself: why a file, publication or message went as it did, status, the check after a deploy, redrive, replay, webhooks and their deliveries, the console in a browser',
   'bridge webhooks':
     'webhook endpoints of the bridge: create, list, change, rotate, delete, replay (docs/webhooks.md)',
 };

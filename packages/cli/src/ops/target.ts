@@ -28,6 +28,29 @@ export const SCHEDULE_DLQ_ROLE = 'poller-schedule';
  */
 export const FAILED_RUNS_ROLE = 'poller-failed-runs';
 
+/**
+ * The EventBridge Scheduler schedules deploy/pollers.yml creates (`pds-bridge-<stage>-<name>`, default
+ * group): the two pollers and the messaging assets' daily audit.
+ */
+export const SCHEDULE_NAMES = [
+  'poll-messaging-assets',
+  'audit-messaging-assets',
+  'poll-supplier-reviews',
+] as const;
+
+/** The CloudFormation stack osls deploys a stage as (`<service>-<stage>`). */
+export function stackName(stage: string): string {
+  return `pds-bridge-${stage}`;
+}
+
+/**
+ * The name of a resource of the stage that follows the `pds-bridge-<stage>-<name>` pattern: a schedule,
+ * an alarm, the alarm topic (`alarms`).
+ */
+export function stageResourceName(stage: string, name: string): string {
+  return `pds-bridge-${stage}-${name}`;
+}
+
 /** The stage of the local stack (`npm start`), whose queue names follow the deployed ones. */
 export const LOCAL_STAGE = 'local';
 
@@ -67,7 +90,7 @@ export function isStageName(text: string): boolean {
  * ```
  */
 export function queueName(stage: string, role: string, options: { deadLetter?: boolean } = {}): string {
-  return `pds-bridge-${stage}-${role}${options.deadLetter ? '-dlq' : ''}`;
+  return stageResourceName(stage, `${role}${options.deadLetter ? '-dlq' : ''}`);
 }
 
 /** The state bucket as deploy/core.yml names it. */

@@ -1,0 +1,220 @@
+/**
+ * The AWS adapter of {@link DeploymentProbe}: CloudFormation DescribeStacks, CloudWatch DescribeAlarms and
+ * GetMetricData, EventBridge Scheduler GetSchedule, and GET requests to the stage's HTTP API (signed with
+ * SigV4 for `execute-api` where asked). Every call has a deadline: the SDK clients a connect and a
+ * request timeout and two attempts, an HTTP request one timeout from connect to last byte. Only the
+ * operators' command line loads this file; no Lambda bundle does.
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudWatchClient,
+  DescribeAlarmsCommand,
+  GetMetricDataCommand,
+  type MetricDataQuery,
+} from '@aws-sdk/client-cloudwatch';
+import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AlarmFacts, DeploymentProbe, HttpAnswerFacts, StackFacts } from '../deployment.ts';
+import { OperatorTargetError } from '../errors.ts';
+import { Sha256 } from './sha256.ts';
+
+/** Default deadline of one call (AWS or HTTP), ms. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** Fail fast on an unreachable endpoint. */
+const CONNECTION_TIMEOUT_MS = 5_000;
+/** The queue-age metric is read over this window (SQS publishes it every minute while a queue is active). */
+const AGE_WINDOW_MS = 10 * 60_000;
+/** GetMetricData takes at most 500 queries per call. */
+const MAX_QUERIES = 500;
+/** Bytes of an HTTP answer kept: enough for a problem's detail. */
+const MAX_BODY_CHARS = 4_096;
+
+const MISSING_STACK = /does not exist/i;
+const MISSING_SCHEDULE = /ResourceNotFound/;
+
+export interface AwsDeploymentProbeOptions {
+  /** Deadline of each call, ms (default {@link DEFAULT_CALL_TIMEOUT_MS}). */
+  timeoutMs?: number;
+}
+
+/** The probe, the region it looks in, and `close()` for its clients' sockets. */
+export interface AwsDeployment {
+  readonly probe: DeploymentProbe;
+  readonly region: string;
+  close(): void;
+}
+
+/**
+ * Builds the probe on the usual credential chain and region (AWS_PROFILE, AWS_REGION, …; the SDK's
+ * AWS_ENDPOINT_URL* reach an emulator). Throws an {@link OperatorTargetError} when no credentials can be
+ * found, so the command stops with one line naming the fix instead of failing every check.
+ *
+ * @example
+ * ```ts
+ * const { probe, close } = await connectAwsDeployment();
+ * try { console.log(await probe.stack('pds-bridge-prod')); } finally { close(); }
+ * ```
+ */
+export async function connectAwsDeployment(options: AwsDeploymentProbeOptions = {}): Promise<AwsDeployment> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const settings = {
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: timeoutMs },
+  };
+  const cloudformation = new CloudFormationClient(settings);
+  const cloudwatch = new CloudWatchClient(settings);
+  const scheduler = new SchedulerClient(settings);
+  const close = () => {
+    cloudformation.destroy();
+    cloudwatch.destroy();
+    scheduler.destroy();
+  };
+  try {
+    const region = await cloudformation.config.region();
+    await cloudformation.config.credentials().catch((error: unknown) => {
+      throw new OperatorTargetError(
+        `No AWS credentials found (${(error as Error).message}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`,
+      );
+    });
+    const signer = new SignatureV4({
+      credentials: cloudformation.config.credentials,
+      region,
+      service: 'execute-api',
+      sha256: Sha256,
+    });
+    const probe: DeploymentProbe = {
+      stack: (name) => describeStack(cloudformation, name),
+      alarms: (prefix) => describeAlarms(cloudwatch, prefix),
+      scheduleState: (name) => scheduleState(scheduler, name),
+      oldestMessageAges: (names) => oldestMessageAges(cloudwatch, names),
+      get: (url, { signed }) => httpGet(url, signed ? signer : undefined, timeoutMs),
+    };
+    return { probe, region, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+async function describeStack(client: CloudFormationClient, name: string): Promise<StackFacts | undefined> {
+  try {
+    const { Stacks: stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: name }));
+    const stack = stacks[0];
+    if (!stack) return undefined;
+    const outputs: Record<string, string> = {};
+    for (const output of stack.Outputs ?? []) {
+      if (output.OutputKey && output.OutputValue !== undefined)
+        outputs[output.OutputKey] = output.OutputValue;
+    }
+    return {
+      status: stack.StackStatus ?? 'UNKNOWN',
+      ...(stack.StackStatusReason ? { statusReason: stack.StackStatusReason } : {}),
+      outputs,
+    };
+  } catch (error) {
+    if (MISSING_STACK.test((error as Error).message)) return undefined;
+    throw error;
+  }
+}
+
+async function describeAlarms(client: CloudWatchClient, prefix: string): Promise<AlarmFacts[]> {
+  const alarms: AlarmFacts[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new DescribeAlarmsCommand({
+        AlarmNamePrefix: prefix,
+        AlarmTypes: ['MetricAlarm', 'CompositeAlarm'],
+        ...(token ? { NextToken: token } : {}),
+      }),
+    );
+    for (const alarm of [...(page.MetricAlarms ?? []), ...(page.CompositeAlarms ?? [])]) {
+      alarms.push({
+        name: alarm.AlarmName ?? '',
+        state: alarm.StateValue ?? 'UNKNOWN',
+        ...(alarm.StateReason ? { reason: alarm.StateReason } : {}),
+        actions: alarm.AlarmActions ?? [],
+      });
+    }
+    token = page.NextToken;
+  } while (token);
+  return alarms;
+}
+
+async function scheduleState(client: SchedulerClient, name: string): Promise<string | undefined> {
+  try {
+    return (await client.send(new GetScheduleCommand({ Name: name }))).State ?? 'UNKNOWN';
+  } catch (error) {
+    if (MISSING_SCHEDULE.test((error as Error).name) || MISSING_SCHEDULE.test((error as Error).message)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function oldestMessageAges(
+  client: CloudWatchClient,
+  names: readonly string[],
+): Promise<Map<string, number>> {
+  const ages = new Map<string, number>();
+  const end = new Date();
+  const start = new Date(end.getTime() - AGE_WINDOW_MS);
+  for (let first = 0; first < names.length; first += MAX_QUERIES) {
+    const chunk = names.slice(first, first + MAX_QUERIES);
+    const queries: MetricDataQuery[] = chunk.map((name, index) => ({
+      Id: `q${index}`,
+      MetricStat: {
+        Metric: {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: [{ Name: 'QueueName', Value: name }],
+        },
+        Period: 60,
+        Stat: 'Maximum',
+      },
+    }));
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new GetMetricDataCommand({
+          MetricDataQueries: queries,
+          StartTime: start,
+          EndTime: end,
+          ScanBy: 'TimestampDescending',
+          ...(token ? { NextToken: token } : {}),
+        }),
+      );
+      for (const result of page.MetricDataResults ?? []) {
+        const name = chunk[Number(result.Id?.slice(1))];
+        const latest = result.Values?.[0];
+        if (name !== undefined && latest !== undefined && !ages.has(name)) ages.set(name, latest);
+      }
+      token = page.NextToken;
+    } while (token);
+  }
+  return ages;
+}
+
+async function httpGet(
+  target: string,
+  signer: SignatureV4 | undefined,
+  timeoutMs: number,
+): Promise<HttpAnswerFacts> {
+  const url = new URL(target);
+  let headers: Record<string, string> = {};
+  if (signer) {
+    const signed = await signer.sign({
+      method: 'GET',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: { host: url.host },
+    });
+    headers = signed.headers;
+  }
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  const body = await response.text();
+  return { status: response.status, body: body.slice(0, MAX_BODY_CHARS) };
+}
