@@ -22,8 +22,9 @@ import type { Agent, AgentOptions, ClientRequest, IncomingMessage } from 'node:h
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { AnswerBody } from './answer-body.ts';
 import { type PdsError, PdsInvalidRequestError, type PdsRequestLine, PdsTimeoutError } from './errors.ts';
 
 /** The limits of one exchange, in ms; 0 means no limit. */
@@ -50,11 +51,11 @@ export interface ExchangeRequest {
   signal: AbortSignal | undefined;
 }
 
-/** The answer's head, and its body: a stream whose errors are `PdsError`s. */
+/** The answer's head, and its body (read whole, drained, or streamed; failures named as `PdsError`s). */
 export interface ExchangeAnswer {
   status: number;
   headers: Record<string, string | string[]>;
-  body: Readable;
+  body: AnswerBody;
 }
 
 /**
@@ -148,7 +149,7 @@ export function exchange(
       resolve({
         status: res.statusCode ?? 0,
         headers: headersOf(res),
-        body: answerBody(res, target.timeouts.body, line, toPdsError),
+        body: new AnswerBody(res, target.timeouts.body, line, toPdsError),
       });
     });
     void sendBody(req, body, request.headers, line, clock);
@@ -336,41 +337,4 @@ class ExchangeClock {
     this.stop();
     this.#req.destroy(error);
   }
-}
-
-/**
- * The answer's body as a stream with the body timeout, its errors named by `toPdsError`. Destroying it
- * before the end destroys the connection, which frees its place in the agent.
- */
-function answerBody(
-  res: IncomingMessage,
-  timeoutMs: number,
-  line: PdsRequestLine,
-  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
-): Readable {
-  const out = new PassThrough();
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => clearTimeout(timer);
-  res.on('error', (error) => {
-    stop();
-    out.destroy(toPdsError(error, line));
-  });
-  out.on('close', () => {
-    stop();
-    if (!res.destroyed) res.destroy();
-  });
-  res.pipe(out);
-  if (timeoutMs > 0) {
-    const fire = () => {
-      // Paused means the reader holds back (`out` is full): the PDS is not the one being slow.
-      if (res.isPaused()) timer?.refresh();
-      else res.destroy(new PdsTimeoutError('body', timeoutMs, line));
-    };
-    timer = setTimeout(fire, timeoutMs);
-    res.on('data', () => timer?.refresh());
-    res.on('resume', () => timer?.refresh());
-    res.once('end', stop);
-    res.once('close', stop);
-  }
-  return out;
 }
