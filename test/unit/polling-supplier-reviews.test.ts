@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { listEntries } from '../../packages/bridge/src/confirmations/read.ts';
 import { eventId } from '../../packages/bridge/src/events/index.ts';
-import { reviewProgressKey } from '../../packages/bridge/src/polling/keys.ts';
 import { reviewFingerprint } from '../../packages/bridge/src/polling/supplier-reviews/fingerprint.ts';
 import {
   pollReviewKeys,
@@ -378,45 +376,6 @@ describe('pollSupplierReviews: state requests', () => {
     expect(count('get review-progress/')).toBeLessThanOrEqual(2 ** BASE_LEVEL + 1);
     expect(count('create review-progress/') + count('update review-progress/')).toBe(0);
     expect(count('update watch/') + count('create watch/')).toBe(0);
-  });
-
-  it("starts a shard's keys as soon as that shard is read, while another shard's read is still slow", async () => {
-    // prepare: two keys in different shards; the read of the second one's shard waits until the first
-    // key's reviews were listed (at most 300 ms, so a poller that waits for every shard still ends)
-    const fast = 'K000';
-    const slow = keys.find((key) => progressShardOf(key) !== progressShardOf(fast)) as string;
-    const slowShard = reviewProgressKey(progressShardOf(slow));
-    const order: string[] = [];
-    const fastListed = Promise.withResolvers<void>();
-    const store = new MemoryStateStore({
-      beforeOperation: async ({ kind, key }) => {
-        if (kind !== 'get' || key !== slowShard) return;
-        await Promise.race([fastListed.promise, delay(300)]);
-        order.push('slow shard read');
-      },
-    });
-    await watch(store, [fast, slow], { ttlMs: 30 * DAY, source: 'test' });
-    const fake = new FakePds();
-    for (const key of [fast, slow]) fake.addReview(key, REVIEW_XML);
-    const pds = new Proxy(fake, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property !== 'listSupplierReviews')
-          return typeof value === 'function' ? value.bind(target) : value;
-        return (primaryKey: string) => {
-          order.push(`listed ${primaryKey}`);
-          if (primaryKey === fast) fastListed.resolve();
-          return target.listSupplierReviews(primaryKey);
-        };
-      },
-    });
-
-    // act
-    const report = await pollSupplierReviews({ pds, store, sink: new RecordingSink() }, { runId: 'first' });
-
-    // assess
-    expect(report).toMatchObject({ keysPolled: 2, reviewsEmitted: 2, keysFailed: 0 });
-    expect(order).toEqual([`listed ${fast}`, 'slow shard read', `listed ${slow}`]);
   });
 
   it('writes the progress only of the shards whose keys got new reviews', async () => {
