@@ -5,9 +5,9 @@
  * the transport's `toPdsError`.
  *
  * The three reads listen on the answer itself: most answers are read whole, and a stream in between
- * (a `PassThrough`, its pipe and its async iterator) cost each request about a fifth of the client's
- * CPU (docs/benchmarks.md, "The reviews' first poll and the client's CPU per request"). Only
- * {@link AnswerBody.stream} builds one, for a caller that reads at its own pace.
+ * (a `PassThrough`, its pipe and its async iterator) cost the bench's bare GET loop a fifth to a third
+ * of its CPU per request (docs/benchmarks.md, "The reviews' first poll and the client's CPU per
+ * request"). Only {@link AnswerBody.stream} builds one, for a caller that reads at its own pace.
  */
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
