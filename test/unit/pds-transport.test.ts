@@ -939,6 +939,26 @@ describe('PdsTransport request bodies and answers', () => {
     // Assess
     expect(response.headers.link).toEqual(['<a>; rel="next"', '<b>; rel="last"']);
   });
+
+  it('names every header in lower case, however the PDS spelled it, and keeps each spelling of a repeated one', async () => {
+    // Prepare: raw header pairs, as a server that spells names its own way sends them
+    const server = await serve((_req, res) => {
+      res.writeHead(200, ['Content-Type', 'application/json', 'Link', '<a>', 'LINK', '<b>', 'X-Trace', 't1']);
+      res.end('{}');
+    });
+    const { t } = transport(server.url);
+
+    // Act
+    const response = await t.request({ method: 'GET', path: '/x', expect: 'json' });
+
+    // Assess
+    expect(response.headers).toMatchObject({
+      'content-type': 'application/json',
+      link: ['<a>', '<b>'],
+      'x-trace': 't1',
+    });
+    expect(Object.keys(response.headers).filter((name) => name !== name.toLowerCase())).toEqual([]);
+  });
 });
 
 describe('PdsTransport under X-Ray tracing', () => {

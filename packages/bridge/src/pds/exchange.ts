@@ -1,7 +1,7 @@
 /**
  * One HTTP/1.1 exchange with the PDS over Node's own `node:http` / `node:https`: the request sent with
- * its body, the answer's head awaited, and the answer's body handed back as a stream, each phase under
- * its own timeout. The transport (transport.ts) decides what to send and how failures are named; this
+ * its body, the answer's head awaited, and the answer's body handed back to be read whole or streamed
+ * (answer-body.ts), each phase under its own timeout. The transport (transport.ts) decides what to send and how failures are named; this
  * module only moves bytes and says which phase stalled.
  *
  * Node's client has no connect, headers or body-idle timeout of its own (a socket timeout only emits an
@@ -11,7 +11,7 @@
  * - headers: from the moment the whole request is handed to the socket until the answer's head arrives,
  *   and, during an upload, while the socket takes no more bytes (a slow source is not the PDS's delay);
  * - body: silence between two chunks of the answer while its reader is waiting for more (a reader that
- *   holds back, so that the answer is paused, is not the PDS's delay).
+ *   holds back, so that the answer is paused, is not the PDS's delay); answer-body.ts runs this one.
  *
  * The request function is called through the module object (`https.request`), never a named import:
  * X-Ray's `captureHTTPsGlobal` (Powertools Tracer, packages/bridge/src/lambda/tracing.ts) replaces that property to trace
@@ -22,8 +22,9 @@ import type { Agent, AgentOptions, ClientRequest, IncomingMessage } from 'node:h
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { AnswerBody } from './answer-body.ts';
 import { type PdsError, PdsInvalidRequestError, type PdsRequestLine, PdsTimeoutError } from './errors.ts';
 
 /** The limits of one exchange, in ms; 0 means no limit. */
@@ -50,11 +51,11 @@ export interface ExchangeRequest {
   signal: AbortSignal | undefined;
 }
 
-/** The answer's head, and its body: a stream whose errors are `PdsError`s. */
+/** The answer's head, and its body (read whole, drained, or streamed; failures named as `PdsError`s). */
 export interface ExchangeAnswer {
   status: number;
   headers: Record<string, string | string[]>;
-  body: Readable;
+  body: AnswerBody;
 }
 
 /**
@@ -144,11 +145,12 @@ export function exchange(
     req.once('response', (res: IncomingMessage) => {
       decided = true;
       clock.stop();
-      rememberKeepAlive(res);
+      const headers = headersOf(res.rawHeaders);
+      rememberKeepAlive(res, headers['keep-alive']);
       resolve({
         status: res.statusCode ?? 0,
-        headers: headersOf(res),
-        body: answerBody(res, target.timeouts.body, line, toPdsError),
+        headers,
+        body: new AnswerBody(res, target.timeouts.body, line, toPdsError),
       });
     });
     void sendBody(req, body, request.headers, line, clock);
@@ -176,16 +178,26 @@ function framing(
 }
 
 /** Notes the keep-alive time the server announced (`Keep-Alive: timeout=N`, seconds) on its socket. */
-function rememberKeepAlive(res: IncomingMessage): void {
-  const seconds = /\btimeout=(\d+)/i.exec(String(res.headers['keep-alive'] ?? ''))?.[1];
+function rememberKeepAlive(res: IncomingMessage, keepAlive: string | string[] | undefined): void {
+  if (keepAlive === undefined) return;
+  const seconds = /\btimeout=(\d+)/i.exec(String(keepAlive))?.[1];
   if (seconds !== undefined && res.socket) announcedKeepAlive.set(res.socket, Number(seconds) * 1000);
 }
 
-/** The answer's headers, names lower case; a header sent more than once as an array of its values. */
-function headersOf(res: IncomingMessage): Record<string, string | string[]> {
+/**
+ * The answer's headers, names lower case; a header sent more than once as an array of its values.
+ * Read from the raw pairs in one pass: Node's `headers` and `headersDistinct` are each an object of
+ * their own, built on first use.
+ */
+function headersOf(raw: readonly string[]): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  for (const [name, values] of Object.entries(res.headersDistinct)) {
-    if (values !== undefined) headers[name] = values.length === 1 ? (values[0] as string) : values;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = (raw[index] as string).toLowerCase();
+    const value = raw[index + 1] as string;
+    const earlier = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    if (earlier === undefined) headers[name] = value;
+    else if (Array.isArray(earlier)) earlier.push(value);
+    else headers[name] = [earlier, value];
   }
   return headers;
 }
@@ -336,41 +348,4 @@ class ExchangeClock {
     this.stop();
     this.#req.destroy(error);
   }
-}
-
-/**
- * The answer's body as a stream with the body timeout, its errors named by `toPdsError`. Destroying it
- * before the end destroys the connection, which frees its place in the agent.
- */
-function answerBody(
-  res: IncomingMessage,
-  timeoutMs: number,
-  line: PdsRequestLine,
-  toPdsError: (error: unknown, line: PdsRequestLine) => PdsError,
-): Readable {
-  const out = new PassThrough();
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => clearTimeout(timer);
-  res.on('error', (error) => {
-    stop();
-    out.destroy(toPdsError(error, line));
-  });
-  out.on('close', () => {
-    stop();
-    if (!res.destroyed) res.destroy();
-  });
-  res.pipe(out);
-  if (timeoutMs > 0) {
-    const fire = () => {
-      // Paused means the reader holds back (`out` is full): the PDS is not the one being slow.
-      if (res.isPaused()) timer?.refresh();
-      else res.destroy(new PdsTimeoutError('body', timeoutMs, line));
-    };
-    timer = setTimeout(fire, timeoutMs);
-    res.on('data', () => timer?.refresh());
-    res.on('resume', () => timer?.refresh());
-    res.once('end', stop);
-    res.once('close', stop);
-  }
-  return out;
 }

@@ -13,7 +13,6 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError, parseJson, type RetryPolicy, type RetryRun, retry } from '../core/index.ts';
-import { drain, readAnswer, readExcerpt } from './answer-body.ts';
 import {
   findRequestBodyError,
   httpErrorFor,
@@ -300,11 +299,11 @@ export class PdsTransport {
     const answer = (value: unknown) =>
       ({ request: line, status, headers: responseHeaders, body: value }) as PdsResponse<PdsResponseBody<E>>;
     if (status === 304 && request.acceptNotModified) {
-      await drain(response.body);
+      await response.body.drain();
       return answer(undefined);
     }
     if (status < 200 || status > 299) {
-      const text = await readExcerpt(response.body, ERROR_BODY_READ_LIMIT);
+      const text = await response.body.excerpt(ERROR_BODY_READ_LIMIT);
       const retryAfterMs =
         status === 429 || status === 503 ? parseRetryAfter(responseHeaders['retry-after']) : undefined;
       const error = httpErrorFor(status, line, this.#redactor.redact(text), retryAfterMs);
@@ -314,20 +313,16 @@ export class PdsTransport {
 
     switch (expect) {
       case 'stream':
-        // Its errors are PdsErrors already, and destroying it releases the connection (exchange.ts).
-        return answer(response.body);
+        // Its errors are PdsErrors already, and destroying it releases the connection (answer-body.ts).
+        return answer(response.body.stream());
       case 'none':
         // The status is the answer. A body that breaks now must not turn an accepted import or
         // publication into a failure the caller would repeat.
-        await drain(response.body);
+        await response.body.drain();
         return answer(undefined);
       default: {
-        let text: string | undefined;
-        try {
-          text = await readAnswer(response.body, MAX_ANSWER_BYTES);
-        } catch (error) {
-          throw this.#toPdsError(error, line);
-        }
+        // Its failures are PdsErrors already (answer-body.ts).
+        const text = await response.body.text(MAX_ANSWER_BYTES);
         if (text === undefined) {
           throw new PdsInvalidResponseError(
             `an answer of more than ${MAX_ANSWER_BYTES} bytes, more than the bridge reads into memory`,
