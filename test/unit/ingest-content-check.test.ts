@@ -6,13 +6,14 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
 import {
   byteCheckFor,
   checkWhileStreaming,
   contentCheckFor,
 } from '../../packages/bridge/src/ingest/content/check.ts';
+import { CsvBlocks } from '../../packages/bridge/src/ingest/content/csv-blocks.ts';
 import { CsvCheck } from '../../packages/bridge/src/ingest/content/csv-check.ts';
 import { holds } from '../helpers/property.ts';
 
@@ -220,6 +221,38 @@ describe('CSV read 64 bytes at a time (WebAssembly SIMD) against byte by byte', 
       'line 2002 has 2 fields, the header has 3 (separator ",")',
     );
     expect(csvVerdict(unclosed, [65536], true)).toEqual(csvVerdict(unclosed, [unclosed.length], false));
+  });
+
+  it('takes every block of a well-quoted product file itself, and hands back only a block with a quote inside a value', () => {
+    const rows = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `${4006381333931 + i},"Still water ${i}","Natural, still; at source ""Quelle ${i % 97}""",0.5 l\n`,
+    ).join('');
+    const scan = CsvBlocks.prototype.scan;
+    const handedBack: number[] = [];
+    const spy = vi.spyOn(CsvBlocks.prototype, 'scan').mockImplementation(function (this: CsvBlocks, ...args) {
+      const [bytes, from, at, separator, headerFields, byBytes] = args;
+      return scan.call(this, bytes, from, at, separator, headerFields, (start) => {
+        handedBack.push(start);
+        return byBytes(start);
+      });
+    });
+    const blocksHandedBack = (csv: string) => {
+      handedBack.length = 0;
+      expect(
+        csvVerdict(Buffer.from(`primaryKey__,name,description,size\n${csv}`), [65536], true),
+      ).toBeUndefined();
+      return handedBack.length;
+    };
+
+    try {
+      expect(blocksHandedBack(rows)).toBe(0);
+      // A quote inside an unquoted value (5" tv) is a literal quote to the PDS: that block is read byte by byte.
+      expect(blocksHandedBack(rows.replace('0.5 l\n', '5" tv\n'))).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('names the line an unclosed field opened on, not a later line with "" inside it', () => {
