@@ -63,11 +63,13 @@ const [HEADER, FIELDS, NONBLANK, LINE, ROW_LINE, QUOTE_LINE, ENTRY_OK, QIQ, INSI
 const [QUOTES, SEPARATORS, LFS, CRS, IN_QUOTES, CLOSING, OPENING, OUT_SEPARATORS, ROW_ENDS, NONBLANK_BYTES] =
   [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
 const [REST, CONSUMED, END, TEMP] = [22, 23, 24, 25];
-const [V_QUOTE, V_SEPARATOR, V_LF, V_CR] = [26, 27, 28, 29];
-const VECTORS = [30, 31, 32, 33];
+/** The row's counts as the block began (restored when the block is handed back), and atFieldStart. */
+const [FIELDS_BEFORE, NONBLANK_BEFORE, AT_FIELD_START] = [26, 27, 28];
+const [V_QUOTE, V_SEPARATOR, V_LF, V_CR] = [29, 30, 31, 32];
+const VECTORS = [33, 34, 35, 36];
 const LOCALS: ValueType[] = [
   I32,
-  ...Array.from({ length: 23 }, (): ValueType => I64),
+  ...Array.from({ length: 26 }, (): ValueType => I64),
   ...Array.from({ length: 8 }, (): ValueType => V128),
 ];
 
@@ -104,7 +106,8 @@ function loadState(): Code[] {
     // Inside quotes (all ones) when quoted and no closing quote waits for its next byte.
     [...op.i64(0), ...op.i32(0), ...op.load32(Word.quoted), ...op.get(QIQ), ...op.i64(1), ...op.i64Xor],
     [...op.i64And, ...op.i64Sub, ...op.set(INSIDE)],
-    [...op.i32(0), ...op.load32(Word.atFieldStart), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
+    loadWord(Word.atFieldStart, AT_FIELD_START),
+    [...op.get(AT_FIELD_START), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
     loadWord(Word.fields, FIELDS),
     loadWord(Word.rowBytes, NONBLANK),
     loadWord(Word.line, LINE),
@@ -182,7 +185,7 @@ function rows(): Code[] {
   ];
 }
 
-/** The line numbers and the position after the block, stored for the caller. */
+/** The line numbers and the position after the block. */
 function commit(): Code[] {
   // LINE plus the block's line feeds below the lowest set bit of `bit`.
   const linesBelow = (bit: Code): Code => [
@@ -214,11 +217,17 @@ function commit(): Code[] {
     [...op.get(CLOSING), ...op.i64(63), ...op.i64ShrU, ...op.set(QIQ)],
     [...op.i64(0), ...op.get(IN_QUOTES), ...op.i64(63), ...op.i64ShrU, ...op.i64Sub, ...op.set(INSIDE)],
     [...op.get(OUT_SEPARATORS), ...op.get(ROW_ENDS), ...op.i64Or, ...op.i64(63), ...op.i64ShrU],
-    op.set(TEMP),
-    [...op.get(TEMP), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
+    op.set(AT_FIELD_START),
+    [...op.get(AT_FIELD_START), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
+  ];
+}
+
+/** The position the caller reads back: after the last block taken. */
+function storeState(): Code[] {
+  return [
     storeWord(Word.quoted, [...op.get(INSIDE), ...op.i64(1), ...op.i64And, ...op.get(QIQ), ...op.i64Or]),
     storeWord(Word.quoteInQuoted, op.get(QIQ)),
-    storeWord(Word.atFieldStart, op.get(TEMP)),
+    storeWord(Word.atFieldStart, op.get(AT_FIELD_START)),
     storeWord(Word.fields, op.get(FIELDS)),
     storeWord(Word.rowBytes, [...nonZero(op.get(NONBLANK)), ...op.i64ExtendI32U]),
     storeWord(Word.line, op.get(LINE)),
@@ -231,9 +240,11 @@ function commit(): Code[] {
 function scannerModule(): Uint8Array<ArrayBuffer> {
   const body: Code[] = [
     ...loadState(),
-    op.block,
+    op.block, // taken: every block
+    op.block, // handed back: the block at PTR
     op.loop,
-    [...op.get(DONE_BLOCKS), ...op.get(BLOCKS), ...op.i32GeU, ...op.brIf(1)],
+    [...op.get(DONE_BLOCKS), ...op.get(BLOCKS), ...op.i32GeU, ...op.brIf(2)],
+    [...op.get(FIELDS), ...op.set(FIELDS_BEFORE), ...op.get(NONBLANK), ...op.set(NONBLANK_BEFORE)],
     ...classify(),
     ...rows(),
     ...commit(),
@@ -242,6 +253,10 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
     op.br(0),
     op.end,
     op.end,
+    // Only the rows' counts change before a block can be handed back: as they were before it.
+    [...op.get(FIELDS_BEFORE), ...op.set(FIELDS), ...op.get(NONBLANK_BEFORE), ...op.set(NONBLANK)],
+    op.end,
+    ...storeState(),
     op.get(DONE_BLOCKS),
   ];
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
