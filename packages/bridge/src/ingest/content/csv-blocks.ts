@@ -73,41 +73,37 @@ const LOCALS: ValueType[] = [
   ...Array.from({ length: 8 }, (): ValueType => V128),
 ];
 
-const not = (local: number): Code => [...op.get(local), ...op.i64(-1), ...op.i64Xor];
-const nonZero = (code: Code): Code => [...code, ...op.i64(0), ...op.i64Ne];
-const storeWord = (offset: number, value: Code): Code => [...op.i32(0), ...value, ...op.store32(offset)];
-const loadWord = (offset: number, local: number): Code => [
-  ...op.i32(0),
-  ...op.load32(offset),
-  ...op.set(local),
-];
+const not = (local: number): Code => [op.get(local), op.i64(-1), op.i64Xor];
+const nonZero = (code: Code): Code => [code, op.i64(0), op.i64Ne];
+const storeWord = (offset: number, value: Code): Code => [op.i32(0), value, op.store32(offset)];
+const loadWord = (offset: number, local: number): Code => [op.i32(0), op.load32(offset), op.set(local)];
 
 /** The bitmask of the block's bytes equal to the byte in `vector` (bit i: byte i). */
 function maskOf(vector: number): Code {
   return VECTORS.flatMap((data, k) => [
-    ...op.get(data),
-    ...op.get(vector),
-    ...op.i8x16Eq,
-    ...op.i8x16Bitmask,
-    ...op.i64ExtendI32U,
-    ...(k === 0 ? [] : [...op.i64(16 * k), ...op.i64Shl, ...op.i64Or]),
+    op.get(data),
+    op.get(vector),
+    op.i8x16Eq,
+    op.i8x16Bitmask,
+    op.i64ExtendI32U,
+    k === 0 ? [] : [op.i64(16 * k), op.i64Shl, op.i64Or],
   ]);
 }
 
 function loadState(): Code[] {
-  const splat = (byte: Code, local: number) => [...byte, ...op.i8x16Splat, ...op.set(local)];
+  const splat = (byte: Code, local: number) => [byte, op.i8x16Splat, op.set(local)];
   return [
     splat(op.i32(0x22), V_QUOTE),
-    splat([...op.i32(0), ...op.i32Load(Word.separator)], V_SEPARATOR),
+    splat([op.i32(0), op.i32Load(Word.separator)], V_SEPARATOR),
     splat(op.i32(0x0a), V_LF),
     splat(op.i32(0x0d), V_CR),
     loadWord(Word.headerFields, HEADER),
     loadWord(Word.quoteInQuoted, QIQ),
     // Inside quotes (all ones) when quoted and no closing quote waits for its next byte.
-    [...op.i64(0), ...op.i32(0), ...op.load32(Word.quoted), ...op.get(QIQ), ...op.i64(1), ...op.i64Xor],
-    [...op.i64And, ...op.i64Sub, ...op.set(INSIDE)],
+    [op.i64(0), op.i32(0), op.load32(Word.quoted), op.get(QIQ), op.i64(1), op.i64Xor],
+    [op.i64And, op.i64Sub, op.set(INSIDE)],
     loadWord(Word.atFieldStart, AT_FIELD_START),
-    [...op.get(AT_FIELD_START), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
+    [op.get(AT_FIELD_START), op.get(QIQ), op.i64Or, op.set(ENTRY_OK)],
     loadWord(Word.fields, FIELDS),
     loadWord(Word.rowBytes, NONBLANK),
     loadWord(Word.line, LINE),
@@ -119,68 +115,68 @@ function loadState(): Code[] {
 /** The block's masks, which bytes are inside quotes, and the two ways out (branch depth 1: give up). */
 function classify(): Code[] {
   const prefixXor = [1, 2, 4, 8, 16, 32].flatMap((shift) => [
-    ...op.get(TEMP),
-    ...op.get(TEMP),
-    ...op.i64(shift),
-    ...op.i64Shl,
-    ...op.i64Xor,
-    ...op.set(TEMP),
+    op.get(TEMP),
+    op.get(TEMP),
+    op.i64(shift),
+    op.i64Shl,
+    op.i64Xor,
+    op.set(TEMP),
   ]);
   return [
-    ...VECTORS.map((data, k) => [...op.get(PTR), ...op.v128Load(16 * k), ...op.set(data)]),
-    [...maskOf(V_QUOTE), ...op.tee(QUOTES), ...op.set(TEMP)],
-    [...maskOf(V_SEPARATOR), ...op.set(SEPARATORS)],
-    [...maskOf(V_LF), ...op.set(LFS)],
-    [...maskOf(V_CR), ...op.set(CRS)],
-    [...prefixXor, ...op.get(TEMP), ...op.get(INSIDE), ...op.i64Xor, ...op.set(IN_QUOTES)],
-    [...op.get(QUOTES), ...not(IN_QUOTES), ...op.i64And, ...op.set(CLOSING)],
-    [...op.get(QUOTES), ...op.get(IN_QUOTES), ...op.i64And, ...op.set(OPENING)],
-    [...op.get(SEPARATORS), ...not(IN_QUOTES), ...op.i64And, ...op.set(OUT_SEPARATORS)],
-    [...op.get(LFS), ...not(IN_QUOTES), ...op.i64And, ...op.set(ROW_ENDS)],
+    ...VECTORS.map((data, k) => [op.get(PTR), op.v128Load(16 * k), op.set(data)]),
+    [maskOf(V_QUOTE), op.tee(QUOTES), op.set(TEMP)],
+    [maskOf(V_SEPARATOR), op.set(SEPARATORS)],
+    [maskOf(V_LF), op.set(LFS)],
+    [maskOf(V_CR), op.set(CRS)],
+    [prefixXor, op.get(TEMP), op.get(INSIDE), op.i64Xor, op.set(IN_QUOTES)],
+    [op.get(QUOTES), not(IN_QUOTES), op.i64And, op.set(CLOSING)],
+    [op.get(QUOTES), op.get(IN_QUOTES), op.i64And, op.set(OPENING)],
+    [op.get(SEPARATORS), not(IN_QUOTES), op.i64And, op.set(OUT_SEPARATORS)],
+    [op.get(LFS), not(IN_QUOTES), op.i64And, op.set(ROW_ENDS)],
     // A quote opens a field only after a separator, a line end or a closing quote (`""`).
-    [...op.get(OUT_SEPARATORS), ...op.get(ROW_ENDS), ...op.i64Or, ...op.get(CLOSING), ...op.i64Or],
-    [...op.i64(1), ...op.i64Shl, ...op.get(ENTRY_OK), ...op.i64Or, ...op.i64(-1), ...op.i64Xor],
-    [...nonZero([...op.get(OPENING), ...op.i64And]), ...op.brIf(1)],
+    [op.get(OUT_SEPARATORS), op.get(ROW_ENDS), op.i64Or, op.get(CLOSING), op.i64Or],
+    [op.i64(1), op.i64Shl, op.get(ENTRY_OK), op.i64Or, op.i64(-1), op.i64Xor],
+    [nonZero([op.get(OPENING), op.i64And]), op.brIf(1)],
     // A carriage return outside quotes as the last byte: whether a field starts after it is the
     // byte before it's to say, which the next block does not see.
-    [...nonZero([...op.get(CRS), ...not(IN_QUOTES), ...op.i64And, ...op.i64(63), ...op.i64ShrU])],
+    [nonZero([op.get(CRS), not(IN_QUOTES), op.i64And, op.i64(63), op.i64ShrU])],
     op.brIf(1),
     // Bytes that make a row not blank: outside quotes (the opening quote too), not CR or LF.
-    [...op.get(IN_QUOTES), ...op.get(QUOTES), ...op.i64Xor, ...op.get(CRS), ...op.i64Or, ...op.get(LFS)],
-    [...op.i64Or, ...op.i64(-1), ...op.i64Xor, ...op.set(NONBLANK_BYTES)],
+    [op.get(IN_QUOTES), op.get(QUOTES), op.i64Xor, op.get(CRS), op.i64Or, op.get(LFS)],
+    [op.i64Or, op.i64(-1), op.i64Xor, op.set(NONBLANK_BYTES)],
   ];
 }
 
 /** Adds the separators and not-blank bytes under `mask` (in TEMP) to the current row. */
 const addToRow: Code[] = [
-  [...op.get(FIELDS), ...op.get(OUT_SEPARATORS), ...op.get(TEMP), ...op.i64And, ...op.i64Popcnt],
-  [...op.i64Add, ...op.set(FIELDS)],
-  [...op.get(NONBLANK), ...op.get(NONBLANK_BYTES), ...op.get(TEMP), ...op.i64And, ...op.i64Or],
+  [op.get(FIELDS), op.get(OUT_SEPARATORS), op.get(TEMP), op.i64And, op.i64Popcnt],
+  [op.i64Add, op.set(FIELDS)],
+  [op.get(NONBLANK), op.get(NONBLANK_BYTES), op.get(TEMP), op.i64And, op.i64Or],
   op.set(NONBLANK),
 ];
 
 /** Each row that ends in the block: its field count against the header's (branch depth 3: give up). */
 function rows(): Code[] {
   return [
-    [...op.i64(0), ...op.set(CONSUMED), ...op.get(ROW_ENDS), ...op.set(REST)],
+    [op.i64(0), op.set(CONSUMED), op.get(ROW_ENDS), op.set(REST)],
     op.block,
     op.loop,
-    [...op.get(REST), ...op.i64Eqz, ...op.brIf(1)],
-    [...op.get(REST), ...op.i64Ctz, ...op.set(END)],
+    [op.get(REST), op.i64Eqz, op.brIf(1)],
+    [op.get(REST), op.i64Ctz, op.set(END)],
     // The row's bytes in this block: below its line end, after what earlier rows took.
-    [...op.i64(1), ...op.get(END), ...op.i64Shl, ...op.i64(1), ...op.i64Sub, ...not(CONSUMED), ...op.i64And],
+    [op.i64(1), op.get(END), op.i64Shl, op.i64(1), op.i64Sub, not(CONSUMED), op.i64And],
     op.set(TEMP),
     ...addToRow,
-    [...nonZero(op.get(NONBLANK)), ...op.get(FIELDS), ...op.get(HEADER), ...op.i64Ne, ...op.i32And],
+    [nonZero(op.get(NONBLANK)), op.get(FIELDS), op.get(HEADER), op.i64Ne, op.i32And],
     op.brIf(3),
-    [...op.i64(1), ...op.set(FIELDS), ...op.i64(0), ...op.set(NONBLANK)],
-    [...op.i64(2), ...op.get(END), ...op.i64Shl, ...op.i64(1), ...op.i64Sub, ...op.set(CONSUMED)],
-    [...op.get(REST), ...op.get(REST), ...op.i64(1), ...op.i64Sub, ...op.i64And, ...op.set(REST)],
+    [op.i64(1), op.set(FIELDS), op.i64(0), op.set(NONBLANK)],
+    [op.i64(2), op.get(END), op.i64Shl, op.i64(1), op.i64Sub, op.set(CONSUMED)],
+    [op.get(REST), op.get(REST), op.i64(1), op.i64Sub, op.i64And, op.set(REST)],
     op.br(0),
     op.end,
     op.end,
     // What follows the last line end belongs to the next row.
-    [...not(CONSUMED), ...op.set(TEMP)],
+    [not(CONSUMED), op.set(TEMP)],
     ...addToRow,
   ];
 }
@@ -189,47 +185,47 @@ function rows(): Code[] {
 function commit(): Code[] {
   // LINE plus the block's line feeds below the lowest set bit of `bit`.
   const linesBelow = (bit: Code): Code => [
-    ...op.get(LINE),
-    ...op.get(LFS),
-    ...bit,
-    ...op.i64(1),
-    ...op.i64Sub,
-    ...op.i64And,
-    ...op.i64Popcnt,
-    ...op.i64Add,
+    op.get(LINE),
+    op.get(LFS),
+    bit,
+    op.i64(1),
+    op.i64Sub,
+    op.i64And,
+    op.i64Popcnt,
+    op.i64Add,
   ];
   return [
     // The row after the block's last line end starts on the line after it (CONSUMED + 1 is the bit
     // after that line end; when it was bit 63, CONSUMED + 1 wraps to 0 and every bit is below).
     [
-      ...linesBelow([...op.get(CONSUMED), ...op.i64(1), ...op.i64Add]),
-      ...op.get(ROW_LINE),
-      ...nonZero(op.get(ROW_ENDS)),
-      ...op.select,
+      linesBelow([op.get(CONSUMED), op.i64(1), op.i64Add]),
+      op.get(ROW_LINE),
+      nonZero(op.get(ROW_ENDS)),
+      op.select,
     ],
     op.set(ROW_LINE),
     // A quote that opens a field (not the second of `""`): its line is the open field's.
-    [...op.get(OPENING), ...op.get(CLOSING), ...op.i64(1), ...op.i64Shl, ...op.get(QIQ), ...op.i64Or],
-    [...op.i64(-1), ...op.i64Xor, ...op.i64And, ...op.set(TEMP)],
-    linesBelow([...op.i64(1), ...op.i64(63), ...op.get(TEMP), ...op.i64Clz, ...op.i64Sub, ...op.i64Shl]),
-    [...op.get(QUOTE_LINE), ...nonZero(op.get(TEMP)), ...op.select, ...op.set(QUOTE_LINE)],
-    [...op.get(LINE), ...op.get(LFS), ...op.i64Popcnt, ...op.i64Add, ...op.set(LINE)],
-    [...op.get(CLOSING), ...op.i64(63), ...op.i64ShrU, ...op.set(QIQ)],
-    [...op.i64(0), ...op.get(IN_QUOTES), ...op.i64(63), ...op.i64ShrU, ...op.i64Sub, ...op.set(INSIDE)],
-    [...op.get(OUT_SEPARATORS), ...op.get(ROW_ENDS), ...op.i64Or, ...op.i64(63), ...op.i64ShrU],
+    [op.get(OPENING), op.get(CLOSING), op.i64(1), op.i64Shl, op.get(QIQ), op.i64Or],
+    [op.i64(-1), op.i64Xor, op.i64And, op.set(TEMP)],
+    linesBelow([op.i64(1), op.i64(63), op.get(TEMP), op.i64Clz, op.i64Sub, op.i64Shl]),
+    [op.get(QUOTE_LINE), nonZero(op.get(TEMP)), op.select, op.set(QUOTE_LINE)],
+    [op.get(LINE), op.get(LFS), op.i64Popcnt, op.i64Add, op.set(LINE)],
+    [op.get(CLOSING), op.i64(63), op.i64ShrU, op.set(QIQ)],
+    [op.i64(0), op.get(IN_QUOTES), op.i64(63), op.i64ShrU, op.i64Sub, op.set(INSIDE)],
+    [op.get(OUT_SEPARATORS), op.get(ROW_ENDS), op.i64Or, op.i64(63), op.i64ShrU],
     op.set(AT_FIELD_START),
-    [...op.get(AT_FIELD_START), ...op.get(QIQ), ...op.i64Or, ...op.set(ENTRY_OK)],
+    [op.get(AT_FIELD_START), op.get(QIQ), op.i64Or, op.set(ENTRY_OK)],
   ];
 }
 
 /** The position the caller reads back: after the last block taken. */
 function storeState(): Code[] {
   return [
-    storeWord(Word.quoted, [...op.get(INSIDE), ...op.i64(1), ...op.i64And, ...op.get(QIQ), ...op.i64Or]),
+    storeWord(Word.quoted, [op.get(INSIDE), op.i64(1), op.i64And, op.get(QIQ), op.i64Or]),
     storeWord(Word.quoteInQuoted, op.get(QIQ)),
     storeWord(Word.atFieldStart, op.get(AT_FIELD_START)),
     storeWord(Word.fields, op.get(FIELDS)),
-    storeWord(Word.rowBytes, [...nonZero(op.get(NONBLANK)), ...op.i64ExtendI32U]),
+    storeWord(Word.rowBytes, [nonZero(op.get(NONBLANK)), op.i64ExtendI32U]),
     storeWord(Word.line, op.get(LINE)),
     storeWord(Word.rowLine, op.get(ROW_LINE)),
     storeWord(Word.quoteLine, op.get(QUOTE_LINE)),
@@ -243,18 +239,18 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
     op.block, // taken: every block
     op.block, // handed back: the block at PTR
     op.loop,
-    [...op.get(DONE_BLOCKS), ...op.get(BLOCKS), ...op.i32GeU, ...op.brIf(2)],
-    [...op.get(FIELDS), ...op.set(FIELDS_BEFORE), ...op.get(NONBLANK), ...op.set(NONBLANK_BEFORE)],
+    [op.get(DONE_BLOCKS), op.get(BLOCKS), op.i32GeU, op.brIf(2)],
+    [op.get(FIELDS), op.set(FIELDS_BEFORE), op.get(NONBLANK), op.set(NONBLANK_BEFORE)],
     ...classify(),
     ...rows(),
     ...commit(),
-    [...op.get(PTR), ...op.i32(BLOCK_BYTES), ...op.i32Add, ...op.set(PTR)],
-    [...op.get(DONE_BLOCKS), ...op.i32(1), ...op.i32Add, ...op.set(DONE_BLOCKS)],
+    [op.get(PTR), op.i32(BLOCK_BYTES), op.i32Add, op.set(PTR)],
+    [op.get(DONE_BLOCKS), op.i32(1), op.i32Add, op.set(DONE_BLOCKS)],
     op.br(0),
     op.end,
     op.end,
     // Only the rows' counts change before a block can be handed back: as they were before it.
-    [...op.get(FIELDS_BEFORE), ...op.set(FIELDS), ...op.get(NONBLANK_BEFORE), ...op.set(NONBLANK)],
+    [op.get(FIELDS_BEFORE), op.set(FIELDS), op.get(NONBLANK_BEFORE), op.set(NONBLANK)],
     op.end,
     ...storeState(),
     op.get(DONE_BLOCKS),

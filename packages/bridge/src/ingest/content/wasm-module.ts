@@ -11,8 +11,11 @@ export const I64 = 0x7e;
 export const V128 = 0x7b;
 export type ValueType = typeof I32 | typeof I64 | typeof V128;
 
-/** One instruction (or several) as bytes. */
-export type Code = readonly number[];
+/**
+ * One instruction or several, as bytes nested as they were written: flattened once when the module
+ * is assembled (spreading every list into its parent costs milliseconds before the JIT).
+ */
+export type Code = readonly (number | Code)[];
 
 function unsignedLeb(value: number): number[] {
   const out: number[] = [];
@@ -40,6 +43,13 @@ function signedLeb(value: number): number[] {
 const vector = (items: number[][]): number[] => [...unsignedLeb(items.length), ...items.flat()];
 const section = (id: number, body: number[]): number[] => [id, ...unsignedLeb(body.length), ...body];
 const name = (text: string): number[] => vector([...Buffer.from(text)].map((byte) => [byte]));
+
+function flattenInto(out: number[], code: Code): void {
+  for (const item of code) {
+    if (typeof item === 'number') out.push(item);
+    else flattenInto(out, item);
+  }
+}
 
 /** The instructions the scanners use, by their text-format names. */
 export const op = {
@@ -120,7 +130,9 @@ export interface FunctionSpec {
 export function assemble(fn: FunctionSpec, pages: number): Uint8Array<ArrayBuffer> {
   const type = [0x60, ...vector(fn.params.map((t) => [t])), ...vector(fn.results.map((t) => [t]))];
   const locals = vector(fn.locals.map((t) => [1, t]));
-  const code = [...locals, ...fn.body.flat(), ...op.end];
+  const code = [...locals];
+  flattenInto(code, fn.body);
+  code.push(...op.end);
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vector([type])),
