@@ -9,7 +9,7 @@
  */
 import { byteCheckFor } from '../packages/bridge/src/ingest/content/check.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { MiB, median, printTable } from './support.ts';
+import { MiB, median, PRODUCT_CSV_HEADER, printTable, productCsvRow } from './support.ts';
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -20,9 +20,9 @@ interface Reader {
 
 /** The rows of the upload benchmark's product CSV (bench/upload.ts), about `bytes` of them. */
 function productCsv(bytes: number): Buffer {
-  const rows = ['primaryKey__,name,description,netContent,price\n'];
+  const rows = [PRODUCT_CSV_HEADER];
   for (let i = 0, written = 0; written < bytes; i++) {
-    const row = `${4006381333931 + i},"Still water ${i}","Natural mineral water, still; bottled at source ""Quelle ${i % 97}""",0.5 l,${(i % 300) / 100}\n`;
+    const row = productCsvRow(i);
     written += row.length;
     rows.push(row);
   }

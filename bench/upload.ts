@@ -24,7 +24,9 @@ import {
   bundleForNode,
   MiB,
   median,
+  PRODUCT_CSV_HEADER,
   printTable,
+  productCsvRow,
   removeQuietly,
   runCommand,
   startSimulatorProcess,
@@ -165,12 +167,12 @@ async function main(): Promise<void> {
 /** A product CSV of about `bytes`: every row with quoted text, separators and doubled quotes inside. */
 async function writeProductCsv(file: string, bytes: number): Promise<void> {
   async function* blocks() {
-    yield 'primaryKey__,name,description,netContent,price\n';
+    yield PRODUCT_CSV_HEADER;
     let written = 0;
     for (let row = 0; written < bytes; row += 1000) {
       let block = '';
       for (let i = row; i < row + 1000; i++) {
-        block += `${4006381333931 + i},"Still water ${i}","Natural mineral water, still; bottled at source ""Quelle ${i % 97}""",0.5 l,${(i % 300) / 100}\n`;
+        block += productCsvRow(i);
       }
       written += Buffer.byteLength(block);
       yield block;
