@@ -1,9 +1,13 @@
 /**
- * What a CSV import needs, checked byte by byte as the file streams (docs/spec-gaps.md, "Import
- * content"): a header row, `,` or `;` as separator (whichever the header uses more outside quotes),
- * every quoted field closed, and every row with as many fields as the header. Quotes follow the
- * PDS's reading: a `"` opens a quoted field only at a field's start, `""` inside one is a quote, and
- * a quoted field may span lines. Blank lines are skipped.
+ * What a CSV import needs, checked as the file streams (docs/spec-gaps.md, "Import content"): a
+ * header row, `,` or `;` as separator (whichever the header uses more outside quotes), every quoted
+ * field closed, and every row with as many fields as the header. Quotes follow the PDS's reading: a
+ * `"` opens a quoted field only at a field's start, `""` inside one is a quote, and a quoted field
+ * may span lines. Blank lines are skipped.
+ *
+ * The rows after the header are read 64 bytes at a time by csv-blocks.ts (WebAssembly SIMD) where it
+ * can vouch for a block; the header, each chunk's last bytes and every block it hands back are read
+ * here byte by byte, and only this reading words a problem.
  */
 import { BLOCK_BYTES, CsvBlocks, type CsvPosition } from './csv-blocks.ts';
 import type { ByteCheck } from './problem.ts';
