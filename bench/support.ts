@@ -50,6 +50,12 @@ export async function startSimulatorProcess(args: string[] = []): Promise<ChildS
   };
 }
 
+/** The content-check benchmarks' product CSV: its header, and row `i` (quoted text with a separator and doubled quotes inside). */
+export const PRODUCT_CSV_HEADER = 'primaryKey__,name,description,netContent,price\n';
+export function productCsvRow(i: number): string {
+  return `${4006381333931 + i},"Still water ${i}","Natural mineral water, still; bottled at source ""Quelle ${i % 97}""",0.5 l,${(i % 300) / 100}\n`;
+}
+
 /** Writes `bytes` of a repeating, non-compressible-looking pattern to `file`. */
 export async function writePatternFile(file: string, bytes: number): Promise<void> {
   const block = Buffer.alloc(MiB);

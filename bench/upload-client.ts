@@ -1,6 +1,6 @@
 /**
- * One streamed upload from a file, in a process of its own: prints the time taken and this
- * process's peak RSS as one JSON line. Spawned (bundled) by bench/upload.ts.
+ * One streamed upload from a file, in a process of its own: prints the time taken, the CPU time this
+ * process spent on it and its peak RSS as one JSON line. Spawned (bundled) by bench/upload.ts.
  *
  *   node upload-client.mjs URL FILE [--check on|off]
  *
@@ -43,6 +43,7 @@ if (
 
 const client = createPdsClient({ baseUrl: url, credentials: { username: 'demo', password: 'demo' } });
 const started = process.hrtime.bigint();
+const cpuBefore = process.cpuUsage();
 let problem: unknown;
 let entries: unknown[];
 if (values.check === undefined) {
@@ -58,7 +59,11 @@ if (values.check === undefined) {
   problem = await checked.verdict();
 }
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const cpu = process.cpuUsage(cpuBefore);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 await client.close();
 if (entries.length !== 1) throw new Error(`expected one gathering entry, got ${entries.length}`);
 if (problem) throw new Error(`the content check refused the benchmark's file: ${JSON.stringify(problem)}`);
-process.stdout.write(`${JSON.stringify({ seconds, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ seconds, cpuSeconds, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
+);

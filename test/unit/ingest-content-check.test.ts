@@ -6,13 +6,15 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
 import {
   byteCheckFor,
   checkWhileStreaming,
   contentCheckFor,
 } from '../../packages/bridge/src/ingest/content/check.ts';
+import { CsvBlocks } from '../../packages/bridge/src/ingest/content/csv-blocks.ts';
+import { CsvCheck } from '../../packages/bridge/src/ingest/content/csv-check.ts';
 import { holds } from '../helpers/property.ts';
 
 function verdictOf(name: string, content: string | Uint8Array, chunk = 7) {
@@ -106,6 +108,160 @@ describe('CSV', () => {
         expect(verdictOf('items.csv', text, chunk)).toEqual(verdictOf('items.csv', text, text.length + 1));
       }),
       { runs: 300 },
+    );
+  });
+});
+
+/** The CSV check's verdict on `bytes` cut into the given chunk sizes (cycled), by the SIMD path or byte by byte. */
+function csvVerdict(bytes: Uint8Array, chunks: number[], simd: boolean) {
+  const check = new CsvCheck({ simd });
+  for (let at = 0, k = 0; at < bytes.length; k += 1) {
+    const size = chunks[k % chunks.length] as number;
+    check.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return check.finish();
+}
+
+describe('CSV read 64 bytes at a time (WebAssembly SIMD) against byte by byte', () => {
+  // Pieces long enough that rows cross 64-byte blocks, with every byte the reading turns on: quotes
+  // at and inside fields, both separators, CRLF, lone CR, blank lines, multi-byte characters.
+  const piece = fc.constantFrom(
+    'a',
+    'Still water',
+    'x'.repeat(70),
+    ',',
+    ';',
+    '"',
+    '""',
+    '"q, "" \n"',
+    '5" x',
+    '\n',
+    '\r\n',
+    '\r',
+    '\n\n',
+    'ü',
+    '品目',
+    ' ',
+  );
+  const header = fc.constantFrom(
+    'primaryKey__,name,note\n',
+    'primaryKey__;name\r\n',
+    '"primaryKey__","a, b"\n',
+  );
+  const chunks = fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 5 });
+
+  it('gives the same verdict, word for word, on any text cut anywhere', async () => {
+    const csv = fc
+      .tuple(header, fc.array(piece, { maxLength: 120 }))
+      .map(([head, parts]) => Buffer.from(head + parts.join('')));
+    await holds(
+      fc.property(csv, chunks, (bytes, cuts) => {
+        expect(csvVerdict(bytes, cuts, true)).toEqual(csvVerdict(bytes, [bytes.length + 1], false));
+      }),
+      { runs: 400 },
+    );
+  });
+
+  /** A field as a writer that quotes correctly writes it, some after a stray carriage return. */
+  const field = fc
+    .tuple(
+      fc.constantFrom('', '', '', '\r'),
+      fc.oneof(
+        fc.stringMatching(/^[a-z0-9 .ü]{0,30}$/),
+        fc
+          .array(fc.constantFrom('a', ',', ';', '"', '\n', '\r\n', 'ü', 'long text '.repeat(4)), {
+            maxLength: 12,
+          })
+          .map((parts) => `"${parts.join('').replaceAll('"', '""')}"`),
+      ),
+    )
+    .map(([before, value]) => before + value);
+  /** Rows of one width, some followed by blank lines (empty, or a lone carriage return). */
+  const table = fc
+    .integer({ min: 1, max: 6 })
+    .chain((columns) =>
+      fc.array(
+        fc.tuple(
+          fc.array(field, { minLength: columns, maxLength: columns }),
+          fc.constantFrom('', '', '', '\n', '\r\n', '\r\r\n'),
+        ),
+        { minLength: 1, maxLength: 40 },
+      ),
+    );
+
+  it('passes every well-quoted table; cut short or with a byte missing, it names the same place', async () => {
+    await holds(
+      fc.property(table, fc.constantFrom('\n', '\r\n'), chunks, fc.nat(), (rows, eol, cuts, at) => {
+        const columns = rows[0]?.[0].length ?? 1;
+        const header = ['primaryKey__', ...Array.from({ length: columns - 1 }, (_, k) => `c${k}`)].join(',');
+        const text = header + eol + rows.map(([row, blank]) => `${row.join(',')}${eol}${blank}`).join('');
+        const bytes = Buffer.from(text);
+        const cut = at % bytes.length;
+        const damaged = [
+          bytes.subarray(0, cut),
+          Buffer.concat([bytes.subarray(0, cut), bytes.subarray(cut + 1)]),
+        ];
+
+        expect(csvVerdict(bytes, cuts, true)).toBeUndefined();
+        for (const file of damaged) {
+          expect(csvVerdict(file, cuts, true)).toEqual(csvVerdict(file, [file.length + 1], false));
+        }
+      }),
+      { runs: 400 },
+    );
+  });
+
+  it('names a short row and an unclosed quote deep in a large file as byte by byte does', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => `${i},"Water ${i}, still ""${i % 7}""",0.5 l\n`);
+    const shortRow = Buffer.from(`primaryKey__,name,size\n${rows.join('')}2000,"no size"\n${rows.join('')}`);
+    const unclosed = Buffer.from(
+      `primaryKey__,name,size\n${rows.join('')}2000,"open, 1 l\n${rows.slice(0, 3).join('')}`,
+    );
+
+    expect(csvVerdict(shortRow, [65536], true)?.problem).toBe(
+      'line 2002 has 2 fields, the header has 3 (separator ",")',
+    );
+    expect(csvVerdict(unclosed, [65536], true)).toEqual(csvVerdict(unclosed, [unclosed.length], false));
+  });
+
+  it('takes every block of a well-quoted product file itself, and hands back only a block with a quote inside a value', () => {
+    const rows = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `${4006381333931 + i},"Still water ${i}","Natural, still; at source ""Quelle ${i % 97}""",0.5 l\n`,
+    ).join('');
+    const scan = CsvBlocks.prototype.scan;
+    const handedBack: number[] = [];
+    const spy = vi.spyOn(CsvBlocks.prototype, 'scan').mockImplementation(function (this: CsvBlocks, ...args) {
+      const [bytes, from, at, separator, headerFields, byBytes] = args;
+      return scan.call(this, bytes, from, at, separator, headerFields, (start) => {
+        handedBack.push(start);
+        return byBytes(start);
+      });
+    });
+    const blocksHandedBack = (csv: string) => {
+      handedBack.length = 0;
+      expect(
+        csvVerdict(Buffer.from(`primaryKey__,name,description,size\n${csv}`), [65536], true),
+      ).toBeUndefined();
+      return handedBack.length;
+    };
+
+    try {
+      expect(blocksHandedBack(rows)).toBe(0);
+      // A quote inside an unquoted value (5" tv) is a literal quote to the PDS: that block is read byte by byte.
+      expect(blocksHandedBack(rows.replace('0.5 l\n', '5" tv\n'))).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('names the line an unclosed field opened on, not a later line with "" inside it', () => {
+    const csv = `primaryKey__,name\n${'x'.repeat(40)},"open\nsays ""hi""\n${'y'.repeat(100)}`;
+
+    expect(csvVerdict(Buffer.from(csv), [csv.length], true)?.problem).toBe(
+      'the quoted field opened on line 2 is never closed: the file ends inside it',
     );
   });
 });

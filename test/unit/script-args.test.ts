@@ -22,6 +22,7 @@ const SCRIPTS = [
   'bench/chaos/webhooks.ts',
   'bench/cold-start.ts',
   'bench/compare.ts',
+  'bench/content-check.ts',
   'bench/costs.ts',
   'bench/ingest.ts',
   'bench/package.ts',

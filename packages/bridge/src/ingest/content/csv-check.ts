@@ -1,10 +1,15 @@
 /**
- * What a CSV import needs, checked byte by byte as the file streams (docs/spec-gaps.md, "Import
- * content"): a header row, `,` or `;` as separator (whichever the header uses more outside quotes),
- * every quoted field closed, and every row with as many fields as the header. Quotes follow the
- * PDS's reading: a `"` opens a quoted field only at a field's start, `""` inside one is a quote, and
- * a quoted field may span lines. Blank lines are skipped.
+ * What a CSV import needs, checked as the file streams (docs/spec-gaps.md, "Import content"): a
+ * header row, `,` or `;` as separator (whichever the header uses more outside quotes), every quoted
+ * field closed, and every row with as many fields as the header. Quotes follow the PDS's reading: a
+ * `"` opens a quoted field only at a field's start, `""` inside one is a quote, and a quoted field
+ * may span lines. Blank lines are skipped.
+ *
+ * The rows after the header are read 64 bytes at a time by csv-blocks.ts (WebAssembly SIMD) where it
+ * can vouch for a block; the header, each chunk's last bytes and every block it hands back are read
+ * here byte by byte, and only this reading words a problem.
  */
+import { BLOCK_BYTES, CsvBlocks, type CsvPosition } from './csv-blocks.ts';
 import type { ByteCheck } from './problem.ts';
 
 // Bytes that never occur inside a multi-byte UTF-8 sequence, so the bytes can be read undecoded.
@@ -19,25 +24,17 @@ const UNCLOSED_FIX =
 const FIELDS_FIX =
   'give every row as many fields as the header: quote values that contain the separator, and add empty fields for missing values';
 
-/** Where the reading is between two chunks. */
-interface CsvPosition {
-  /** Inside a quoted field. */
-  quoted: boolean;
-  /** A `"` inside a quoted field that may be the first of `""` (decided by the next byte). */
-  quoteInQuoted: boolean;
-  atFieldStart: boolean;
-  /** Fields of the current row so far. */
-  fields: number;
-  /** Bytes of the current row outside line ends: 0 on a blank line. */
-  rowBytes: number;
-  line: number;
-  /** Line the current row started on. */
-  rowLine: number;
-  /** Line the open quoted field started on. */
-  quoteLine: number;
+export interface CsvCheckOptions {
+  /**
+   * Read whole 64-byte blocks with WebAssembly SIMD where the runtime has it (csv-blocks.ts), the
+   * rest byte by byte; false reads every byte in JavaScript. Same verdict either way. Default true.
+   */
+  simd?: boolean;
 }
 
 export class CsvCheck implements ByteCheck {
+  /** The fast path, or undefined to read every byte here. */
+  readonly #blocks: CsvBlocks | undefined;
   /** Fields of the header, known once the header row has ended. */
   #headerFields: number | undefined;
   /** While the header streams: separators seen outside quotes. */
@@ -56,6 +53,10 @@ export class CsvCheck implements ByteCheck {
   };
   #started = false;
   #problem: { problem: string; fix: string } | undefined;
+
+  constructor(options: CsvCheckOptions = {}) {
+    this.#blocks = options.simd === false ? undefined : CsvBlocks.create();
+  }
 
   push(bytes: Uint8Array): void {
     let i = 0;
@@ -132,15 +133,26 @@ export class CsvCheck implements ByteCheck {
     this.#at.fields = 1;
   }
 
-  /**
-   * The rows after the header: the hot loop. Ordinary bytes are passed over in local variables, and
-   * inside a quoted field only its closing quote is looked for.
-   */
+  /** The rows after the header: whole blocks by the fast path where there is one, the rest byte by byte. */
   #rows(bytes: Uint8Array, from: number): void {
+    const headerFields = this.#headerFields as number;
+    const rest = this.#blocks
+      ? this.#blocks.scan(bytes, from, this.#at, this.#separator, headerFields, (start) =>
+          this.#rowsByBytes(bytes, start, start + BLOCK_BYTES),
+        )
+      : from;
+    if (this.#problem === undefined) this.#rowsByBytes(bytes, rest, bytes.length);
+  }
+
+  /**
+   * The rows in `bytes[from..to)`, byte by byte: false once a problem is found. Ordinary bytes are
+   * passed over in local variables, and inside a quoted field only its closing quote is looked for.
+   */
+  #rowsByBytes(bytes: Uint8Array, from: number, to: number): boolean {
     const separator = this.#separator;
     const at = this.#at;
     let { quoted, quoteInQuoted, atFieldStart, fields, rowBytes, line } = at;
-    const length = bytes.length;
+    const length = to;
     let i = from;
     while (i < length) {
       if (quoteInQuoted) {
@@ -172,7 +184,7 @@ export class CsvCheck implements ByteCheck {
         if (rowBytes > 0) {
           at.fields = fields;
           at.line = line;
-          if (fields !== this.#headerFields && !this.#checkRow(at)) return;
+          if (fields !== this.#headerFields && !this.#checkRow(at)) return false;
         }
         fields = 1;
         rowBytes = 0;
@@ -190,7 +202,13 @@ export class CsvCheck implements ByteCheck {
       }
       i += 1;
     }
-    Object.assign(at, { quoted, quoteInQuoted, atFieldStart, fields, rowBytes, line });
+    at.quoted = quoted;
+    at.quoteInQuoted = quoteInQuoted;
+    at.atFieldStart = atFieldStart;
+    at.fields = fields;
+    at.rowBytes = rowBytes;
+    at.line = line;
+    return true;
   }
 
   /** Whether the row that just ended has the header's field count; records the problem if not. */

@@ -1,0 +1,150 @@
+/**
+ * Just enough of the WebAssembly binary format (core spec 2.0, with the fixed-width SIMD
+ * instructions) to assemble one module of one exported function and one exported memory, written
+ * in TypeScript as instruction lists. Why not a `.wasm` file: the Lambda bundles are single files
+ * built by esbuild, and a module assembled from readable instructions needs no second toolchain
+ * and no generated blob to keep in step with its source.
+ */
+
+export const I32 = 0x7f;
+export const I64 = 0x7e;
+export const V128 = 0x7b;
+export type ValueType = typeof I32 | typeof I64 | typeof V128;
+
+/**
+ * One instruction or several, as bytes nested as they were written: flattened once when the module
+ * is assembled (spreading every list into its parent costs milliseconds before the JIT).
+ */
+export type Code = readonly (number | Code)[];
+
+function unsignedLeb(value: number): number[] {
+  const out: number[] = [];
+  let rest = value;
+  do {
+    const byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+    out.push(rest === 0 ? byte : byte | 0x80);
+  } while (rest !== 0);
+  return out;
+}
+
+function signedLeb(value: number): number[] {
+  const out: number[] = [];
+  let rest = value;
+  for (;;) {
+    const byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+    const done = (rest === 0 && (byte & 0x40) === 0) || (rest === -1 && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
+const vector = (items: number[][]): number[] => [...unsignedLeb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...unsignedLeb(body.length), ...body];
+const name = (text: string): number[] => vector([...Buffer.from(text)].map((byte) => [byte]));
+
+function flattenInto(out: number[], code: Code): void {
+  for (const item of code) {
+    if (typeof item === 'number') out.push(item);
+    else flattenInto(out, item);
+  }
+}
+
+/** The instructions the scanners use, by their text-format names. */
+export const op = {
+  block: [0x02, 0x40],
+  loop: [0x03, 0x40],
+  end: [0x0b],
+  br: (depth: number): Code => [0x0c, ...unsignedLeb(depth)],
+  brIf: (depth: number): Code => [0x0d, ...unsignedLeb(depth)],
+  select: [0x1b],
+  get: (local: number): Code => [0x20, ...unsignedLeb(local)],
+  set: (local: number): Code => [0x21, ...unsignedLeb(local)],
+  tee: (local: number): Code => [0x22, ...unsignedLeb(local)],
+  i32Load: (offset: number): Code => [0x28, 2, ...unsignedLeb(offset)],
+  /** i64.load32_u / i64.store32: the shared state is 32-bit words read as i64. */
+  load32: (offset: number): Code => [0x35, 2, ...unsignedLeb(offset)],
+  store32: (offset: number): Code => [0x3e, 2, ...unsignedLeb(offset)],
+  i32: (value: number): Code => [0x41, ...signedLeb(value)],
+  i64: (value: number): Code => [0x42, ...signedLeb(value)],
+  i32GeU: [0x4f],
+  i32And: [0x71],
+  i32Or: [0x72],
+  i32Add: [0x6a],
+  i64Eqz: [0x50],
+  i64Ne: [0x52],
+  i64Clz: [0x79],
+  i64Ctz: [0x7a],
+  i64Popcnt: [0x7b],
+  i64Add: [0x7c],
+  i64Sub: [0x7d],
+  i64And: [0x83],
+  i64Or: [0x84],
+  i64Xor: [0x85],
+  i64Shl: [0x86],
+  i64ShrU: [0x88],
+  i64ExtendI32U: [0xad],
+  v128Load: (offset: number): Code => [0xfd, 0x00, 4, ...unsignedLeb(offset)],
+  i8x16Splat: [0xfd, 0x0f],
+  i8x16Eq: [0xfd, 0x23],
+  i8x16Bitmask: [0xfd, 0x64],
+} as const;
+
+/** The part of the WebAssembly JavaScript API used here (the project's TypeScript libraries have no DOM). */
+interface WebAssemblyApi {
+  validate(bytes: Uint8Array<ArrayBuffer>): boolean;
+  Module: new (bytes: Uint8Array<ArrayBuffer>) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+
+/**
+ * The exports of an instance of `bytes`, or undefined where the runtime cannot compile them (no
+ * WebAssembly, or one without the instructions they use).
+ */
+export function instantiate(bytes: Uint8Array<ArrayBuffer>): Record<string, unknown> | undefined {
+  const api = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+  if (!api?.validate(bytes)) return undefined;
+  return new api.Instance(new api.Module(bytes)).exports;
+}
+
+export interface FunctionSpec {
+  /** Exported under this name. */
+  name: string;
+  params: ValueType[];
+  results: ValueType[];
+  /** Local variables after the parameters, in order. */
+  locals: ValueType[];
+  body: Code[];
+}
+
+/**
+ * The bytes of a module exporting `fn` and a memory of `pages` 64 KiB pages (as `memory`).
+ *
+ * @example
+ * ```ts
+ * const bytes = assemble({ name: 'one', params: [], results: [I32], locals: [], body: [op.i32(1)] }, 1);
+ * instantiate(bytes)?.one(); // 1
+ * ```
+ */
+export function assemble(fn: FunctionSpec, pages: number): Uint8Array<ArrayBuffer> {
+  const type = [0x60, ...vector(fn.params.map((t) => [t])), ...vector(fn.results.map((t) => [t]))];
+  const locals = vector(fn.locals.map((t) => [1, t]));
+  const code = [...locals];
+  flattenInto(code, fn.body);
+  code.push(...op.end);
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, vector([type])),
+    ...section(3, vector([[0]])),
+    ...section(5, vector([[0x00, ...unsignedLeb(pages)]])),
+    ...section(
+      7,
+      vector([
+        [...name(fn.name), 0x00, 0],
+        [...name('memory'), 0x02, 0],
+      ]),
+    ),
+    ...section(10, vector([[...unsignedLeb(code.length), ...code]])),
+  ]);
+}
