@@ -18,12 +18,15 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { terminalText } from '@pds-bridge/bridge/core';
 import { createS3Client, createSqsClient, resetAwsClients } from '@pds-bridge/bridge/lambda/aws-clients.ts';
+import { localSecretsDirectory } from '@pds-bridge/bridge/webhooks/files/store.ts';
 import { type RunningSimulator, startSimulator } from '@pds-bridge/simulator';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { type RunningDropNotifications, startDropNotifications } from './drop-notifications.ts';
@@ -115,6 +118,8 @@ export interface RunningLocalStack {
   eventBridgeEndpoint?: string;
   /** Absolute; only when state is kept on disk. */
   dataDir?: string;
+  /** The folder of the webhook secrets: in the data folder, or a temporary one removed at stop. */
+  webhookSecretsDir: string;
   /** Stops everything, waiting for invocations in progress; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -283,6 +288,7 @@ async function handlersOnEmulator(
   cleanups: Cleanups,
 ): Promise<LocalHandlers> {
   const { settings, emulator, pds } = parts;
+  const webhookSecretsDir = await localWebhookSecretsDir(settings, cleanups);
   // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
   await invocationStore();
   const eventBridge = settings.eventBridgeEndpoint
@@ -300,6 +306,7 @@ async function handlersOnEmulator(
       pds,
       apiToken: parts.apiToken,
       pollFirstRun: pds.simulated ? 'backlog' : 'now',
+      webhookSecretsDir,
       ...(settings.logLevel ? { logLevel: settings.logLevel } : {}),
     }),
   );
@@ -312,6 +319,17 @@ async function handlersOnEmulator(
   const { createLocalHandlers } = await import('./handlers.ts');
   // Each invocation logs with its own function name and request id, as deployed functions do.
   return createLocalHandlers(process.env);
+}
+
+/**
+ * Where the local stack keeps the webhook secrets: beside the emulator's state with --data-dir (they
+ * survive a restart as the endpoints do), else a temporary folder removed when the stack stops.
+ */
+async function localWebhookSecretsDir(settings: LocalStackSettings, cleanups: Cleanups): Promise<string> {
+  if (settings.dataDir !== undefined) return localSecretsDirectory(resolve(settings.dataDir));
+  const directory = await mkdtemp(join(tmpdir(), 'pds-webhook-secrets-'));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return directory;
 }
 
 /** The stack's own S3 and SQS clients (event sources, drop notifications). */
@@ -516,6 +534,7 @@ function runningStack(
     },
     ingest: ingestFiltersOf(process.env),
     ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
+    webhookSecretsDir: process.env.WEBHOOK_SECRETS_DIR ?? '',
     ...(settings.eventBridgeEndpoint ? { eventBridgeEndpoint: settings.eventBridgeEndpoint } : {}),
     stop() {
       stopped ??= cleanUp(cleanups);

@@ -12,7 +12,6 @@ import {
   type EndpointRecord,
   endpointView,
   listDeliveries,
-  signingKeyOf,
   URL_POLICIES,
   type UrlPolicy,
   type WebhookDelivery,
@@ -329,8 +328,8 @@ const publicKey: Command = {
   options: targetOptions,
   examples: ['pds bridge webhooks public-key --stage prod'],
   async run(context) {
-    const key = await withConnection(context, (connection) => signingKeyOf(connection.store));
-    return { data: { publicKey: key.publicKey, algorithm: 'ed25519' }, text: () => key.publicKey };
+    const key = await withWebhooks(context, (webhooks) => webhooks.secrets.publicKey());
+    return { data: { publicKey: key, algorithm: 'ed25519' }, text: () => key };
   },
 };
 
