@@ -5,7 +5,7 @@
  * written before the secret store moved into it without a receiver noticing.
  */
 import { describe, expect, it } from 'vitest';
-import type { MemoryStateStore, StateStore } from '../../packages/bridge/src/state/index.ts';
+import { MemoryStateStore, type StateStore } from '../../packages/bridge/src/state/index.ts';
 import {
   type DeliveryTask,
   deleteEndpoint,
@@ -124,6 +124,33 @@ describe('webhook secrets', () => {
     // assess
     expect(secrets.names().filter((name) => name.includes(endpoint.id))).toEqual([]);
     expect(await h.store.get(endpointKey(endpoint.id))).toBeUndefined();
+  });
+
+  it('leaves no secret behind when the record of a registration or a header change cannot be written', async () => {
+    // prepare: a state store whose endpoint writes fail once armed
+    const secrets = new MemorySecretStore();
+    let failing = false;
+    const store = new MemoryStateStore({
+      beforeOperation: ({ kind, key }) => {
+        if (failing && kind !== 'get' && key.startsWith('webhooks/endpoints/')) throw new Error('S3 is down');
+      },
+    });
+    const h = memoryDelivery({ store, secrets });
+    const { endpoint } = await h.delivery.registry.create({ url: 'http://127.0.0.1:9/hook' });
+    const before = secrets.names();
+    failing = true;
+
+    // act
+    const registering = h.delivery.registry.create({
+      url: 'http://127.0.0.1:9/other',
+      headers: { 'x-a': '1' },
+    });
+    const changing = h.delivery.registry.update(endpoint.id, { headers: { 'x-a': '2' } });
+
+    // assess
+    await expect(registering).rejects.toThrow('S3 is down');
+    await expect(changing).rejects.toThrow('S3 is down');
+    expect(secrets.names()).toEqual(before);
   });
 
   it('registers, changes, rotates and deletes endpoints and answers the public key without reading a secret', async () => {

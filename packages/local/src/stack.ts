@@ -172,7 +172,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const emulator = await startAwsEmulator(settings, cleanups);
     const resources = createLocalResources(emulator.server, emulator.endpoint);
     const apiToken = settings.apiToken ?? randomBytes(24).toString('base64url');
-    const handlers = await handlersOnEmulator({ settings, emulator, resources, pds, apiToken }, cleanups);
+    const webhookSecretsDir = await localWebhookSecretsDir(settings, cleanups);
+    const handlers = await handlersOnEmulator(
+      { settings, emulator, resources, pds, apiToken, webhookSecretsDir },
+      cleanups,
+    );
     const clients = emulatorClients(emulator.endpoint, settings.region, cleanups);
     const api = await startApi(
       handlers.api,
@@ -191,7 +195,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     startScheduledFunctions(wiring, settings, handlers, cleanups);
     startDropNotificationsToIngest(wiring, { emulator, resources, simulated: pds.simulated }, cleanups);
     return runningStack(
-      { settings, emulator, resources, pds, api: { url: api.url, token: apiToken } },
+      { settings, emulator, resources, pds, api: { url: api.url, token: apiToken }, webhookSecretsDir },
       cleanups,
     );
   } catch (error) {
@@ -284,11 +288,11 @@ async function handlersOnEmulator(
     resources: LocalResources;
     pds: PdsOfStack;
     apiToken: string;
+    webhookSecretsDir: string;
   },
   cleanups: Cleanups,
 ): Promise<LocalHandlers> {
-  const { settings, emulator, pds } = parts;
-  const webhookSecretsDir = await localWebhookSecretsDir(settings, cleanups);
+  const { settings, emulator, pds, webhookSecretsDir } = parts;
   // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
   await invocationStore();
   const eventBridge = settings.eventBridgeEndpoint
@@ -511,6 +515,7 @@ function runningStack(
     resources: LocalResources;
     pds: PdsOfStack;
     api: { url: string; token: string };
+    webhookSecretsDir: string;
   },
   cleanups: Cleanups,
 ): RunningLocalStack {
@@ -534,7 +539,7 @@ function runningStack(
     },
     ingest: ingestFiltersOf(process.env),
     ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
-    webhookSecretsDir: process.env.WEBHOOK_SECRETS_DIR ?? '',
+    webhookSecretsDir: parts.webhookSecretsDir,
     ...(settings.eventBridgeEndpoint ? { eventBridgeEndpoint: settings.eventBridgeEndpoint } : {}),
     stop() {
       stopped ??= cleanUp(cleanups);

@@ -192,9 +192,24 @@ export class EndpointRegistry {
       updatedAt: now.toISOString(),
       failures: 0,
     };
-    const created = await this.#store.create(endpointKey(endpoint.id), endpoint);
-    if (!created.created) throw new Error(`Endpoint id ${endpoint.id} collided; try again`);
+    await this.#withSecretsOf(id, this.secretIdsOf(endpoint), async () => {
+      const created = await this.#store.create(endpointKey(endpoint.id), endpoint);
+      if (!created.created) throw new Error(`Endpoint id ${endpoint.id} collided; try again`);
+    });
     return { endpoint, secret };
+  }
+
+  /**
+   * Runs `write`, the record write that references secrets just created; when it fails they are
+   * deleted again (best effort), so no secret outlives a registration or change that did not happen.
+   */
+  async #withSecretsOf<T>(id: string, created: readonly string[], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.#options.secrets.remove(id, created).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The record fields of custom headers stored now (none for none). */
@@ -277,18 +292,21 @@ export class EndpointRegistry {
     const now = this.#now().toISOString();
     const headerFields = headers === undefined ? undefined : await this.#storedHeaders(id, headers);
     let replaced: string | undefined;
-    const changed = await this.change(id, (record) => {
-      const { headerNames: _names, headersRef, ...rest } = record;
-      replaced = headerFields === undefined ? undefined : headersRef;
-      return {
-        ...(headerFields === undefined ? record : { ...rest, ...headerFields }),
-        url,
-        eventTypes: checked.eventTypes,
-        ...(input.subject !== undefined ? { subject: input.subject } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        updatedAt: now,
-      };
-    });
+    const created = headerFields?.headersRef ? [headerFields.headersRef] : [];
+    const changed = await this.#withSecretsOf(id, created, () =>
+      this.change(id, (record) => {
+        const { headerNames: _names, headersRef, ...rest } = record;
+        replaced = headerFields === undefined ? undefined : headersRef;
+        return {
+          ...(headerFields === undefined ? record : { ...rest, ...headerFields }),
+          url,
+          eventTypes: checked.eventTypes,
+          ...(input.subject !== undefined ? { subject: input.subject } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          updatedAt: now,
+        };
+      }),
+    );
     // Headers replaced are deleted at once: an old API key is not kept anywhere.
     if (replaced !== undefined) await this.#options.secrets.remove(id, [replaced]);
     return changed;
@@ -328,18 +346,20 @@ export class EndpointRegistry {
     const now = this.#now();
     const { ref, secret } = await this.#options.secrets.createSecret(id, now);
     const expiresAt = new Date(now.getTime() + overlapMs).toISOString();
-    const endpoint = await this.change(id, (record) => ({
-      ...record,
-      secretRefs: [
-        ...record.secretRefs.map((each) =>
-          each.expiresAt === undefined || Date.parse(each.expiresAt) > Date.parse(expiresAt)
-            ? { ...each, expiresAt }
-            : each,
-        ),
-        ref,
-      ],
-      updatedAt: now.toISOString(),
-    }));
+    const endpoint = await this.#withSecretsOf(id, [ref.id], () =>
+      this.change(id, (record) => ({
+        ...record,
+        secretRefs: [
+          ...record.secretRefs.map((each) =>
+            each.expiresAt === undefined || Date.parse(each.expiresAt) > Date.parse(expiresAt)
+              ? { ...each, expiresAt }
+              : each,
+          ),
+          ref,
+        ],
+        updatedAt: now.toISOString(),
+      })),
+    );
     return { endpoint: await this.dropExpiredSecrets(endpoint), secret };
   }
 
