@@ -138,7 +138,7 @@ export class WebhookSecrets {
       return candidate;
     }
     const winner = await this.#readPair();
-    if (!winner) throw this.#unavailable('was created by another instance but cannot be read');
+    if (!winner) throw this.#unavailable('signing key was created by another instance but cannot be read');
     return winner;
   }
 
@@ -160,12 +160,14 @@ export class WebhookSecrets {
       const now = await this.#state.get<{ publicKey: string }>(PUBLIC_KEY_KEY);
       if (now) return now.value.publicKey;
     }
-    throw this.#unavailable('exists but its public key is not published yet; try again in a minute');
+    throw this.#unavailable(
+      'signing key exists but its public key is not published yet (webhook-delivery publishes it when it first signs); try again shortly',
+    );
   }
 
   async #createOnce(name: string, value: string): Promise<void> {
     if (!(await this.#secrets.create(name, value))) {
-      throw this.#unavailable(`${name} already exists (random ids collided); try again`);
+      throw this.#unavailable(`secret ${name} already exists (random ids collided); try again`);
     }
     this.#keep(name, value);
   }
@@ -214,7 +216,7 @@ export class WebhookSecrets {
   }
 
   #unavailable(what: string): WebhookError {
-    return new WebhookError('WEBHOOK_SECRET_UNAVAILABLE', `The webhook secret ${what}`, {
+    return new WebhookError('WEBHOOK_SECRET_UNAVAILABLE', `The webhook ${what}`, {
       retryable: true,
     });
   }
