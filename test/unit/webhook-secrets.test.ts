@@ -12,6 +12,7 @@ import {
   keepEvent,
   MemorySecretStore,
   type SecretStore,
+  SIGNING_KEY_SECRET,
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { endpointKey, PUBLIC_KEY_KEY, SIGNING_KEY_KEY } from '../../packages/bridge/src/webhooks/keys.ts';
 import { generateSecret, generateSigningKey, signV1 } from '../../packages/bridge/src/webhooks/signing.ts';
@@ -201,6 +202,24 @@ describe('webhook secrets', () => {
     expect((await h.store.get<{ secretRefs: unknown[] }>(endpointKey(id)))?.value.secretRefs).toHaveLength(1);
     const moved = secrets.names().filter((name) => name.startsWith(`webhooks/${id}/`));
     expect(await Promise.all(moved.map((name) => secrets.read(name)))).toEqual([legacySecret]);
+  });
+
+  it('answers the public key another instance is publishing, and a retryable error when none comes', async () => {
+    // prepare: the key pair created by another instance (a signer) that has not published it yet
+    const secrets = new MemorySecretStore();
+    const pair = generateSigningKey();
+    await secrets.create(SIGNING_KEY_SECRET, JSON.stringify(pair));
+    const publishing = recordingDelivery(secrets);
+    const never = recordingDelivery(secrets);
+
+    // act
+    setTimeout(() => void publishing.store.create(PUBLIC_KEY_KEY, { publicKey: pair.publicKey }), 150);
+    const answered = await publishing.delivery.secrets.publicKey();
+    const refused = await never.delivery.secrets.publicKey().catch((error: unknown) => error);
+
+    // assess
+    expect(answered).toBe(pair.publicKey);
+    expect(refused).toMatchObject({ code: 'WEBHOOK_SECRET_UNAVAILABLE', retryable: true });
   });
 
   it('moves the signing key the state bucket held, so receivers that pinned its public key keep verifying', async () => {

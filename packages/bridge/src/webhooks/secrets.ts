@@ -11,7 +11,7 @@
  * - `webhooks/signing-key`: the bridge's key pair, as JSON `{privateKey, publicKey}`
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type RetryPolicy, retry } from '../core/index.ts';
 import type { StateStore } from '../state/index.ts';
 import { WebhookError } from './errors.ts';
 import { PUBLIC_KEY_KEY, SIGNING_KEY_KEY } from './keys.ts';
@@ -42,8 +42,11 @@ export function isLive(ref: Pick<SecretRef, 'expiresAt'>, now: Date): boolean {
 /** Values read and kept per instance: a secret is written once, so a kept value is never stale. */
 const MAX_KEPT_VALUES = 1_000;
 
-/** How long {@link WebhookSecrets.publicKey} waits for another writer to publish the key it created. */
-const PUBLISH_WAITS_MS = [100, 200, 400, 800];
+/**
+ * How {@link WebhookSecrets.publicKey} waits for the instance that created the key to publish it: a
+ * few reads, about 1.5 s in all.
+ */
+const AWAIT_PUBLISHED: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 800, jitter: 'none' };
 
 /**
  * The secret material of the webhooks.
@@ -132,11 +135,8 @@ export class WebhookSecrets {
       if (!this.#published) await this.#publish(stored.publicKey, { ifAbsent: true });
       return stored;
     }
-    const candidate = await this.#candidatePair();
-    if (await this.#secrets.create(SIGNING_KEY_SECRET, JSON.stringify(candidate))) {
-      await this.#settle(candidate);
-      return candidate;
-    }
+    const created = await this.#createPair();
+    if (created) return created;
     const winner = await this.#readPair();
     if (!winner) throw this.#unavailable('signing key was created by another instance but cannot be read');
     return winner;
@@ -149,20 +149,27 @@ export class WebhookSecrets {
   async publicKey(): Promise<string> {
     const published = await this.#state.get<{ publicKey: string }>(PUBLIC_KEY_KEY);
     if (published) return published.value.publicKey;
-    const candidate = await this.#candidatePair();
-    if (await this.#secrets.create(SIGNING_KEY_SECRET, JSON.stringify(candidate))) {
-      await this.#settle(candidate);
-      return candidate.publicKey;
-    }
+    const created = await this.#createPair();
+    if (created) return created.publicKey;
     // Another instance created it and publishes its public key right after.
-    for (const waitMs of PUBLISH_WAITS_MS) {
-      await sleep(waitMs);
+    return retry(async () => {
       const now = await this.#state.get<{ publicKey: string }>(PUBLIC_KEY_KEY);
       if (now) return now.value.publicKey;
-    }
-    throw this.#unavailable(
-      'signing key exists but its public key is not published yet (webhook-delivery publishes it when it first signs); try again shortly',
-    );
+      throw this.#unavailable(
+        'signing key exists but its public key is not published yet (webhook-delivery publishes it when it first signs); try again shortly',
+      );
+    }, AWAIT_PUBLISHED);
+  }
+
+  /**
+   * Creates the key pair (the state bucket's earlier one, else a new one) unless another instance
+   * did; the creator publishes its public key. Undefined when another instance's create won.
+   */
+  async #createPair(): Promise<SigningKeyPair | undefined> {
+    const candidate = await this.#candidatePair();
+    if (!(await this.#secrets.create(SIGNING_KEY_SECRET, JSON.stringify(candidate)))) return undefined;
+    await this.#settle(candidate);
+    return candidate;
   }
 
   async #createOnce(name: string, value: string): Promise<void> {
