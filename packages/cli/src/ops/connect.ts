@@ -117,9 +117,13 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
 function operatorSecretStore(target: BridgeTarget): SecretStore {
   if (target.webhookSecretsDir) return new FileSecretStore(target.webhookSecretsDir);
   if (target.emulator) {
-    throw new OperatorTargetError(
-      'The local stack file names no folder of webhook secrets: restart the local stack (npm start) with this version',
-    );
+    // Reading endpoints and deliveries needs no secret: only what creates or deletes one fails.
+    const unknown = async (): Promise<never> => {
+      throw new OperatorTargetError(
+        'The local stack file names no folder of webhook secrets: restart the local stack (npm start) with this version',
+      );
+    };
+    return { read: unknown, create: unknown, delete: unknown };
   }
   return new SecretsManagerSecretStore({
     client: secretsManagerClient(),
