@@ -16,6 +16,8 @@
  * request counts (a drop is read with one streamed GetObject), only the Lambda time.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -289,6 +291,7 @@ async function main(): Promise<void> {
       pds: { baseUrl: sim.url, username: sim.username, password: sim.password },
       apiToken: 'cost-model-bench-token',
       pollFirstRun: 'backlog',
+      webhookSecretsDir: await mkdtemp(path.join(tmpdir(), 'pds-costs-secrets-')),
       logLevel: 'ERROR',
     }),
   );

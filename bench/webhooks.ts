@@ -31,8 +31,8 @@ import {
   generateSigningKey,
   keepEvent,
   MemoryDeliveryQueue,
+  MemorySecretStore,
   postWebhook,
-  signingKeyOf,
   WebhookDelivery,
   webhookHeaders,
 } from '../packages/bridge/src/webhooks/index.ts';
@@ -151,11 +151,17 @@ async function throughput(): Promise<void> {
   for (const count of [EVENTS / 4, EVENTS / 2, EVENTS].map(Math.round)) {
     const store = new MemoryStateStore();
     const queue = new MemoryDeliveryQueue();
-    const delivery = new WebhookDelivery({ store, queue, policy: 'any', knownTypes: EVENT_TYPES });
+    const delivery = new WebhookDelivery({
+      store,
+      secrets: new MemorySecretStore(),
+      queue,
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+    });
     const { endpoint, secret } = await delivery.registry.create({ url: `${url}/hook` });
     // The reference signs what the flow signs for this endpoint: v1 with its secret and v1a with
     // the bridge's ed25519 key (the flow's default, asymmetric: true).
-    const { privateKey } = await signingKeyOf(store);
+    const { privateKey } = await delivery.secrets.signingKey();
     const bare = (each: CloudEvent) => {
       const body = JSON.stringify(each);
       const headers = webhookHeaders(

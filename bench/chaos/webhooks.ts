@@ -36,8 +36,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import {
   CreateQueueCommand,
@@ -257,7 +260,10 @@ function event(n: number): CloudEvent {
 
 // --- the stack: emulator, bucket, queue, environment ---------------------------------------------
 const emulator = await startEmulator({ port: 0, region: 'us-east-1' });
+// The webhook secrets in files, as the local stack keeps them (no Secrets Manager here).
+const secretsDir = await mkdtemp(path.join(tmpdir(), 'chaos-webhook-secrets-'));
 Object.assign(process.env, {
+  WEBHOOK_SECRETS_DIR: secretsDir,
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'test',
   AWS_SECRET_ACCESS_KEY: 'test',
@@ -680,4 +686,5 @@ console.log(
 for (const socket of sockets) socket.destroy();
 await Promise.all(receivers.map((each) => new Promise((resolve) => each.server.close(resolve))));
 await emulator.stop();
+await rm(secretsDir, { recursive: true, force: true });
 process.exitCode = failedTargets === 0 ? 0 : 1;

@@ -176,6 +176,16 @@ export function resolveResource(
     case 'queue':
     case 'secret':
       return required(variableTarget(fn, resource.variable), resource.variable);
+    case 'secret-names': {
+      // Granted by name: the ARN of the secrets below the prefix the function's variable holds.
+      const prefix = dig(fn.properties, 'Environment', 'Variables', resource.variable);
+      if (typeof prefix !== 'string') {
+        throw new Error(
+          `${fn.name}: the table names secrets below ${resource.variable}, which the template does not give it`,
+        );
+      }
+      return `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${prefix}${resource.pattern}`;
+    }
     case 'event-queue': {
       const override = eventQueueOverrideFor(resource.eventType);
       const routed = override === undefined ? undefined : variableTarget(fn, override);
@@ -298,6 +308,8 @@ export const COMMAND_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   ChangeMessageVisibilityBatchCommand: ['sqs:ChangeMessageVisibility'],
   GetQueueUrlCommand: ['sqs:GetQueueUrl'],
   GetSecretValueCommand: ['secretsmanager:GetSecretValue'],
+  CreateSecretCommand: ['secretsmanager:CreateSecret'],
+  DeleteSecretCommand: ['secretsmanager:DeleteSecret'],
 };
 
 /**

@@ -7,6 +7,7 @@ import { type CloudEvent, EVENT_TYPES } from '../../packages/bridge/src/events/i
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import {
   MemoryDeliveryQueue,
+  MemorySecretStore,
   WebhookDelivery,
   type WebhookDeliveryOptions,
 } from '../../packages/bridge/src/webhooks/index.ts';
@@ -33,13 +34,15 @@ export function memoryDelivery(options: Partial<WebhookDeliveryOptions> = {}) {
   const store = new MemoryStateStore();
   const queue = new MemoryDeliveryQueue();
   const slowQueue = new MemoryDeliveryQueue();
+  const secrets = new MemorySecretStore();
   const delivery = new WebhookDelivery({
     store,
+    secrets,
     queue,
     slowQueue,
     policy: 'any',
     knownTypes: EVENT_TYPES,
     ...options,
   });
-  return { store, queue, slowQueue, delivery };
+  return { store, secrets, queue, slowQueue, delivery };
 }

@@ -5,13 +5,19 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import {
+  GetSecretValueCommand,
+  ListSecretsCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { watch } from '../../packages/bridge/src/state/watch-list.ts';
 import { keepEvent, recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
 import { compileCacheEnv } from '../helpers/env.ts';
-import { type AwsEmulator, startAwsEmulator } from '../helpers/fauxqs.ts';
+import { type AwsEmulator, FAKE_CREDENTIALS, startAwsEmulator } from '../helpers/fauxqs.ts';
+import { type MotoServer, startMoto } from '../helpers/moto.ts';
 import { dropEvent } from '../helpers/webhook-events.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
@@ -19,6 +25,8 @@ const BIN = path.resolve(import.meta.dirname, '../../packages/cli/bin/pds.mjs');
 const STATE_BUCKET = 'pds-bridge-state-000000000000-us-east-1-qa';
 
 let aws: AwsEmulator;
+/** Secrets Manager for the webhook commands, started by the test that needs it. */
+let secretsBackend: MotoServer | undefined;
 
 function pds(
   args: string[],
@@ -66,6 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await aws?.close();
+  await secretsBackend?.close();
 });
 
 describe('pds bridge --stage', () => {
@@ -223,24 +232,35 @@ describe('pds bridge --stage', () => {
     expect(refused.code).toBe(2);
   });
 
-  it("checks webhook URLs as the deployed stage does whatever the shell says, and answers a replay's bounds and skipped events", async () => {
+  it("checks webhook URLs as the deployed stage does whatever the shell says, keeps the secret in the stage's Secrets Manager, and answers a replay's bounds and skipped events", async () => {
     // prepare: an endpoint the flag lets in (as an operator testing against a local receiver would)
-    // that takes publication events only, and a kept ingest event
+    // that takes publication events only, and a kept ingest event; Secrets Manager on moto (the
+    // emulator has none)
     const store = new S3StateStore({ client: aws.s3, bucket: STATE_BUCKET });
     await keepEvent(store, dropEvent(1, { time: new Date().toISOString() }));
-    const created = await pds([
-      'bridge',
-      'webhooks',
-      'create',
-      'http://127.0.0.1:9/hook',
-      '--url-policy',
-      'any',
-      '--event-type',
-      'pds.publication.completed',
-      '--stage',
-      'qa',
-    ]);
-    const endpointId = (JSON.parse(created.stdout) as { endpoint: { id: string } }).endpoint.id;
+    secretsBackend = await startMoto();
+    const secretsManager = new SecretsManagerClient({
+      endpoint: secretsBackend.endpoint,
+      region: secretsBackend.region,
+      credentials: FAKE_CREDENTIALS,
+    });
+    const created = await pds(
+      [
+        'bridge',
+        'webhooks',
+        'create',
+        'http://127.0.0.1:9/hook',
+        '--url-policy',
+        'any',
+        '--event-type',
+        'pds.publication.completed',
+        '--stage',
+        'qa',
+      ],
+      { AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsBackend.endpoint },
+    );
+    const { endpoint, secret } = JSON.parse(created.stdout) as { endpoint: { id: string }; secret: string };
+    const endpointId = endpoint.id;
 
     // act
     const refused = await pds(['bridge', 'webhooks', 'create', 'http://127.0.0.1:9/other', '--stage', 'qa'], {
@@ -260,6 +280,12 @@ describe('pds bridge --stage', () => {
 
     // assess
     expect(created.code, created.stderr).toBe(0);
+    const listed = await secretsManager.send(new ListSecretsCommand({}));
+    const names = (listed.SecretList ?? []).map((each) => each.Name);
+    expect(names).toEqual([expect.stringMatching(new RegExp(`^pds-bridge/qa/webhooks/${endpointId}/s_`))]);
+    const stored = await secretsManager.send(new GetSecretValueCommand({ SecretId: names[0] }));
+    expect(stored.SecretString).toBe(secret);
+    secretsManager.destroy();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('is not https; a deployed bridge delivers only over https');
     expect(tooOld.code).toBe(2);

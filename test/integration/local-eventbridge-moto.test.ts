@@ -72,6 +72,7 @@ describeOnMoto('local stack: EventBridge output on moto', () => {
       pds: { baseUrl: 'http://127.0.0.1:9', username: 'u', password: 'p' },
       apiToken: 't',
       pollFirstRun: 'now',
+      webhookSecretsDir: '/tmp/pds-webhook-secrets-unused',
       eventBridge: { endpoint: aws.endpoint, busName },
     });
     const restore = applyEnvironment(environment);

@@ -18,7 +18,7 @@ import {
   getDelivery,
   listDeliveries,
   MemoryDeliveryQueue,
-  signingKeyOf,
+  MemorySecretStore,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { explain, type PublicationExplanation } from '../../packages/cli/src/ops/why.ts';
@@ -34,6 +34,7 @@ function event(n: number, type = 'pds.ingest.completed', subject = `s3://drop/fi
 
 interface Harness {
   store: MemoryStateStore;
+  secrets: MemorySecretStore;
   queue: MemoryDeliveryQueue;
   delivery: WebhookDelivery;
   clock: { now: Date };
@@ -45,10 +46,12 @@ interface Harness {
 function harness(options: { disableAfterMs?: number } = {}): Harness {
   const store = new MemoryStateStore();
   const queue = new MemoryDeliveryQueue();
+  const secrets = new MemorySecretStore();
   const clock = { now: new Date() };
   const disabled: EndpointDisabled[] = [];
   const delivery = new WebhookDelivery({
     store,
+    secrets,
     queue,
     policy: 'any',
     knownTypes: EVENT_TYPES,
@@ -62,6 +65,7 @@ function harness(options: { disableAfterMs?: number } = {}): Harness {
   });
   return {
     store,
+    secrets,
     queue,
     delivery,
     clock,
@@ -123,7 +127,7 @@ describe('webhook delivery', () => {
     receiver = await startTestReceiver();
     const h = harness();
     await h.delivery.registry.create({ url: receiver.url });
-    const { publicKey } = await signingKeyOf(h.store);
+    const publicKey = await h.delivery.secrets.publicKey();
 
     // act
     await h.delivery.dispatch([event(2)]);
@@ -176,7 +180,7 @@ describe('webhook delivery', () => {
     receiver = await startTestReceiver();
     const h = harness();
     const { secret } = await h.delivery.registry.create({ url: receiver.url });
-    const { publicKey } = await signingKeyOf(h.store);
+    const publicKey = await h.delivery.secrets.publicKey();
     await h.delivery.dispatch([event(8)]);
     await h.drain();
     const request = receiver.received[0] as ReceivedRequest;
@@ -577,6 +581,7 @@ describe('webhook delivery', () => {
     const { endpoint } = await h.delivery.registry.create({ url: receiver.url });
     const deployed = new WebhookDelivery({
       store: h.store,
+      secrets: h.secrets,
       queue: h.queue,
       policy: 'public',
       knownTypes: EVENT_TYPES,
@@ -599,6 +604,7 @@ describe('webhook delivery', () => {
     const store = new MemoryStateStore();
     const deployed = new WebhookDelivery({
       store,
+      secrets: new MemorySecretStore(),
       queue: new MemoryDeliveryQueue(),
       policy: 'public',
       knownTypes: EVENT_TYPES,

@@ -13,7 +13,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../packages/bridge/src/events/index.ts';
 import { MemoryStateStore } from '../../packages/bridge/src/state/index.ts';
 import { laneOf } from '../../packages/bridge/src/webhooks/handlers.ts';
-import { MemoryDeliveryQueue, WebhookDelivery } from '../../packages/bridge/src/webhooks/index.ts';
+import {
+  MemoryDeliveryQueue,
+  MemorySecretStore,
+  WebhookDelivery,
+} from '../../packages/bridge/src/webhooks/index.ts';
 import { dropEvent } from './../helpers/webhook-events.ts';
 
 const event = (n: number) => dropEvent(n, { time: new Date().toISOString() });
@@ -84,6 +88,7 @@ describe('webhook delivery: the slow lane', () => {
     const slow = new MemoryDeliveryQueue();
     const delivery = new WebhookDelivery({
       store,
+      secrets: new MemorySecretStore(),
       queue: main,
       slowQueue: slow,
       policy: 'any',
@@ -180,6 +185,7 @@ describe('webhook delivery: the slow lane', () => {
     const slow = new MemoryDeliveryQueue();
     const delivery = new WebhookDelivery({
       store: new MemoryStateStore(),
+      secrets: new MemorySecretStore(),
       queue: main,
       slowQueue: slow,
       policy: 'any',

@@ -24,6 +24,7 @@ import type { StateStore } from '../../packages/bridge/src/state/store.ts';
 import {
   keepEvent,
   MemoryDeliveryQueue,
+  MemorySecretStore,
   WebhookDelivery,
   WebhookError,
 } from '../../packages/bridge/src/webhooks/index.ts';
@@ -709,6 +710,7 @@ const CASES: Case[] = [
 function webhooksOn(store: StateStore = new MemoryStateStore()): Partial<ApiDependencies> {
   const webhooks = new WebhookDelivery({
     store,
+    secrets: new MemorySecretStore(),
     queue: new MemoryDeliveryQueue(),
     policy: 'any',
     knownTypes: EVENT_TYPES,
@@ -995,7 +997,13 @@ describe('the OpenAPI document against the api handler', () => {
         });
       },
     };
-    const webhooks = new WebhookDelivery({ store, queue: refusing, policy: 'any', knownTypes: EVENT_TYPES });
+    const webhooks = new WebhookDelivery({
+      store,
+      secrets: new MemorySecretStore(),
+      queue: refusing,
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+    });
     const { endpoint } = await webhooks.registry.create({ url: 'http://127.0.0.1:9/hook' });
     await keepEvent(store, dropEvent(1));
 

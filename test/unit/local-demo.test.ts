@@ -27,6 +27,7 @@ function unreachableStack(): RunningLocalStack {
     pds: { url: endpoint, username: 'demo', password: 'demo', simulated: true },
     rates: { messagingAssetsMs: 1000, supplierReviewsMs: 1000 },
     ingest: { prefix: '', suffixes: [] },
+    webhookSecretsDir: '/tmp/pds-webhook-secrets-test',
     stop: async () => undefined,
   };
 }

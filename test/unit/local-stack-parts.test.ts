@@ -58,6 +58,7 @@ function fakeStack(overrides: Partial<RunningLocalStack> = {}): RunningLocalStac
     pds: { url: 'http://127.0.0.1:4010', username: 'demo', password: 'demo', simulated: true },
     rates: { messagingAssetsMs: 10_000, supplierReviewsMs: 15_000 },
     ingest: { prefix: '', suffixes: [] },
+    webhookSecretsDir: '/tmp/pds-webhook-secrets-test',
     stop: async () => undefined,
     ...overrides,
   };
@@ -123,6 +124,7 @@ describe('handlerEnvironment', () => {
     pds: { baseUrl: 'http://127.0.0.1:4010', username: 'demo', password: 'demo' },
     apiToken: 'token-0123456789abcdef',
     pollFirstRun: 'backlog' as const,
+    webhookSecretsDir: '/tmp/pds-webhook-secrets-test',
   };
 
   it('gives every handler a configuration its cold start accepts', () => {

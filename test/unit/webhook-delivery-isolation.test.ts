@@ -12,6 +12,7 @@ import {
   type DeliveryTask,
   keepEvent,
   MemoryDeliveryQueue,
+  MemorySecretStore,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { dropEvent } from './../helpers/webhook-events.ts';
@@ -38,6 +39,7 @@ async function setup() {
   const requests: string[] = [];
   const delivery = new WebhookDelivery({
     store,
+    secrets: new MemorySecretStore(),
     queue,
     policy: 'any',
     knownTypes: EVENT_TYPES,
@@ -160,6 +162,7 @@ describe('webhook delivery: a failing endpoint does not take the others’ batch
     });
     const delivery = new WebhookDelivery({
       store,
+      secrets: new MemorySecretStore(),
       queue: new MemoryDeliveryQueue(),
       policy: 'any',
       knownTypes: EVENT_TYPES,

@@ -13,6 +13,7 @@ import {
   getDelivery,
   keepEvent,
   MemoryDeliveryQueue,
+  MemorySecretStore,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { dropEvent } from './../helpers/webhook-events.ts';
@@ -30,6 +31,7 @@ async function setup() {
   const posted: string[] = [];
   const delivery = new WebhookDelivery({
     store,
+    secrets: new MemorySecretStore(),
     queue: new MemoryDeliveryQueue(),
     policy: 'any',
     knownTypes: EVENT_TYPES,

@@ -38,6 +38,8 @@ const stackFactsSchema = z.object({
   }),
   /** The ingest's key filters (absent in files of older stacks: no filters). */
   ingest: z.object({ prefix: z.string(), suffixes: z.array(z.string()) }).optional(),
+  /** The folder of the webhook secrets (absent in files of older stacks). */
+  webhookSecretsDir: z.string().optional(),
 });
 
 /** What the file holds. */

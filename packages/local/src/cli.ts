@@ -43,7 +43,7 @@ Options:
   --pds-port <n>                  PDS simulator port (default 4010)
   --api-port <n>                  HTTP API port (default 3000)
                                   (with --demo every port defaults to 0, a free one)
-  --data-dir <dir>                keep the emulator's state (objects, queues, checkpoints, watch list)
+  --data-dir <dir>                keep the emulator's state (objects, queues, checkpoints, watch list) and the webhook secrets
                                   in <dir> across restarts (default: in memory)
   --messaging-assets-rate <time>  how often poll-messaging-assets runs (default 10s; 2s with --demo)
   --supplier-reviews-rate <time>  how often poll-supplier-reviews runs (default 15s; 2s with --demo)

@@ -30,6 +30,8 @@ export interface HandlerEnvironmentInput {
   logLevel?: string;
   /** An EventBridge backend (moto_server) and the bus made there (./eventbridge.ts); none: no EventBridge output. */
   eventBridge?: { endpoint: string; busName: string };
+  /** The folder of the webhook secrets (WEBHOOK_SECRETS_DIR): no Secrets Manager locally. */
+  webhookSecretsDir: string;
 }
 
 /** Variables to set; `undefined` means remove. */
@@ -79,6 +81,9 @@ export function handlerEnvironment(input: HandlerEnvironmentInput): {
     WEBHOOK_SLOW_QUEUE_URL: queues.webhooksSlow.url,
     // Local receivers listen on 127.0.0.1 over http (docs/webhooks.md, URL policy).
     WEBHOOK_URL_POLICY: 'any',
+    // The webhook secrets in files of mode 0600 (packages/bridge/src/webhooks/files/store.ts).
+    WEBHOOK_SECRETS_DIR: input.webhookSecretsDir,
+    WEBHOOK_SECRETS_PREFIX: undefined,
     REVIEW_POLL_QUEUE_URL: queues.reviewPoll.url,
     PDS_BASE_URL: input.pds.baseUrl,
     PDS_USERNAME: input.pds.username,

@@ -35,5 +35,6 @@ export function stackFactsOf(stack: RunningLocalStack, pid = process.pid, now = 
       simulated: stack.pds.simulated,
     },
     ingest: { prefix: stack.ingest.prefix, suffixes: [...stack.ingest.suffixes] },
+    webhookSecretsDir: stack.webhookSecretsDir,
   };
 }

@@ -18,12 +18,15 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { terminalText } from '@pds-bridge/bridge/core';
 import { createS3Client, createSqsClient, resetAwsClients } from '@pds-bridge/bridge/lambda/aws-clients.ts';
+import { localSecretsDirectory } from '@pds-bridge/bridge/webhooks/files/store.ts';
 import { type RunningSimulator, startSimulator } from '@pds-bridge/simulator';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { type RunningDropNotifications, startDropNotifications } from './drop-notifications.ts';
@@ -115,6 +118,8 @@ export interface RunningLocalStack {
   eventBridgeEndpoint?: string;
   /** Absolute; only when state is kept on disk. */
   dataDir?: string;
+  /** The folder of the webhook secrets: in the data folder, or a temporary one removed at stop. */
+  webhookSecretsDir: string;
   /** Stops everything, waiting for invocations in progress; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -167,7 +172,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const emulator = await startAwsEmulator(settings, cleanups);
     const resources = createLocalResources(emulator.server, emulator.endpoint);
     const apiToken = settings.apiToken ?? randomBytes(24).toString('base64url');
-    const handlers = await handlersOnEmulator({ settings, emulator, resources, pds, apiToken }, cleanups);
+    const webhookSecretsDir = await localWebhookSecretsDir(settings, cleanups);
+    const handlers = await handlersOnEmulator(
+      { settings, emulator, resources, pds, apiToken, webhookSecretsDir },
+      cleanups,
+    );
     const clients = emulatorClients(emulator.endpoint, settings.region, cleanups);
     const api = await startApi(
       handlers.api,
@@ -186,7 +195,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     startScheduledFunctions(wiring, settings, handlers, cleanups);
     startDropNotificationsToIngest(wiring, { emulator, resources, simulated: pds.simulated }, cleanups);
     return runningStack(
-      { settings, emulator, resources, pds, api: { url: api.url, token: apiToken } },
+      { settings, emulator, resources, pds, api: { url: api.url, token: apiToken }, webhookSecretsDir },
       cleanups,
     );
   } catch (error) {
@@ -279,10 +288,11 @@ async function handlersOnEmulator(
     resources: LocalResources;
     pds: PdsOfStack;
     apiToken: string;
+    webhookSecretsDir: string;
   },
   cleanups: Cleanups,
 ): Promise<LocalHandlers> {
-  const { settings, emulator, pds } = parts;
+  const { settings, emulator, pds, webhookSecretsDir } = parts;
   // Before AWS_LAMBDA_MAX_CONCURRENCY is in the environment (./invocation-scope.ts).
   await invocationStore();
   const eventBridge = settings.eventBridgeEndpoint
@@ -300,6 +310,7 @@ async function handlersOnEmulator(
       pds,
       apiToken: parts.apiToken,
       pollFirstRun: pds.simulated ? 'backlog' : 'now',
+      webhookSecretsDir,
       ...(settings.logLevel ? { logLevel: settings.logLevel } : {}),
     }),
   );
@@ -312,6 +323,17 @@ async function handlersOnEmulator(
   const { createLocalHandlers } = await import('./handlers.ts');
   // Each invocation logs with its own function name and request id, as deployed functions do.
   return createLocalHandlers(process.env);
+}
+
+/**
+ * Where the local stack keeps the webhook secrets: beside the emulator's state with --data-dir (they
+ * survive a restart as the endpoints do), else a temporary folder removed when the stack stops.
+ */
+async function localWebhookSecretsDir(settings: LocalStackSettings, cleanups: Cleanups): Promise<string> {
+  if (settings.dataDir !== undefined) return localSecretsDirectory(resolve(settings.dataDir));
+  const directory = await mkdtemp(join(tmpdir(), 'pds-webhook-secrets-'));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return directory;
 }
 
 /** The stack's own S3 and SQS clients (event sources, drop notifications). */
@@ -493,6 +515,7 @@ function runningStack(
     resources: LocalResources;
     pds: PdsOfStack;
     api: { url: string; token: string };
+    webhookSecretsDir: string;
   },
   cleanups: Cleanups,
 ): RunningLocalStack {
@@ -516,6 +539,7 @@ function runningStack(
     },
     ingest: ingestFiltersOf(process.env),
     ...(emulator.dataDir ? { dataDir: emulator.dataDir } : {}),
+    webhookSecretsDir: parts.webhookSecretsDir,
     ...(settings.eventBridgeEndpoint ? { eventBridgeEndpoint: settings.eventBridgeEndpoint } : {}),
     stop() {
       stopped ??= cleanUp(cleanups);

@@ -63,7 +63,10 @@ export function problemOf(error: unknown): ApiProblem | undefined {
       },
     );
   }
-  if (error instanceof WebhookError && error.code === 'WEBHOOK_QUEUE_FAILED') {
+  if (
+    error instanceof WebhookError &&
+    (error.code === 'WEBHOOK_QUEUE_FAILED' || error.code === 'WEBHOOK_SECRET_UNAVAILABLE')
+  ) {
     return new ApiProblem('service-unavailable', error.message, {
       headers: { 'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS) },
     });

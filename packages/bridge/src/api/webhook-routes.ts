@@ -17,7 +17,6 @@ import {
   deleteEndpoint,
   endpointView,
   listDeliveries,
-  signingKeyOf,
   type WebhookDelivery,
   WebhookError,
 } from '../webhooks/index.ts';
@@ -313,8 +312,7 @@ function publicKeyRoute(context: RouteContext): ApiRoute {
     responses: { 200: { description: 'The whpk_ key.', schema: context.schemas.webhooks.publicKey } },
     problems: { 503: STATE_UNAVAILABLE },
     handle: async () => {
-      webhooksOf(context);
-      const { publicKey } = await signingKeyOf(context.store);
+      const publicKey = await webhooksOf(context).secrets.publicKey();
       return { status: 200, body: { publicKey, algorithm: 'ed25519' } };
     },
   };

@@ -10,6 +10,11 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
   const eventTypes = z.array(z.string().check(z.minLength(1))).check(z.maxLength(50));
   const subject = z.string().check(z.minLength(1), z.maxLength(1024));
   const description = z.string().check(z.maxLength(500));
+  const headers = z.record(z.string(), z.string()).register(registry, {
+    id: 'WebhookCustomHeaders',
+    description:
+      'Headers sent on every attempt, such as an API key the receiver requires: at most 10, 4096 bytes in all, values of visible ASCII without line breaks. Kept in the secret store and never shown again (views show the names only). Refused: webhook-*, content-type, content-length, content-encoding, host, transfer-encoding, connection, keep-alive, upgrade, te, trailer, expect, user-agent, proxy-authorization, proxy-connection.',
+  });
 
   const endpointInput = z
     .strictObject({
@@ -17,11 +22,12 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       eventTypes: z.optional(eventTypes),
       subject: z.optional(subject),
       description: z.optional(description),
+      headers: z.optional(headers),
     })
     .register(registry, {
       id: 'WebhookEndpointInput',
       description:
-        'A webhook endpoint: its URL (https on a public address when deployed), the event types it takes (empty or left out: every type), a subject filter (exact, or a prefix when it ends with *) and a description.',
+        'A webhook endpoint: its URL (https on a public address when deployed), the event types it takes (empty or left out: every type), a subject filter (exact, or a prefix when it ends with *), a description and custom headers.',
     });
 
   const endpointUpdate = z
@@ -30,10 +36,12 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       eventTypes: z.optional(eventTypes),
       subject: z.optional(subject),
       description: z.optional(description),
+      headers: z.optional(headers),
     })
     .register(registry, {
       id: 'WebhookEndpointUpdate',
-      description: 'The fields to change; the others stay.',
+      description:
+        'The fields to change; the others stay. `headers` replaces every custom header ({} removes them).',
     });
 
   const endpoint = z
@@ -47,6 +55,10 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       disabledReason: z.optional(z.string()),
       disabledAt: z.optional(timestamp),
       secretCount: z.number().check(z.int(), z.gte(0)),
+      headerNames: z.described(
+        z.array(z.string()),
+        'The names of its custom headers (their values are never shown).',
+      ),
       createdAt: timestamp,
       updatedAt: timestamp,
       failures: z.number().check(z.int(), z.gte(0)),

@@ -43,6 +43,11 @@ export type Resource =
   | { readonly kind: 'trigger-queue' }
   /** The Secrets Manager secret a configuration variable names (`PDS_CREDENTIALS_SECRET_ID`). */
   | { readonly kind: 'secret'; readonly variable: string }
+  /**
+   * Secrets Manager secrets by name: `pattern` (`webhooks/ep_*`) after the prefix a configuration
+   * variable holds (`WEBHOOK_SECRETS_PREFIX`, deployed `pds-bridge/<stage>/`).
+   */
+  | { readonly kind: 'secret-names'; readonly variable: string; readonly pattern: string }
   /** The EventBridge bus a configuration variable names (`EVENT_BUS_NAME`; deploy/eventbridge.yml). */
   | { readonly kind: 'event-bus'; readonly variable: string };
 
@@ -121,6 +126,11 @@ export function secretNamedBy(variable: string): Resource {
   return { kind: 'secret', variable };
 }
 
+/** The secrets named `pattern` below the prefix in `variable`. */
+export function secretsNamed(variable: string, pattern: string): Resource {
+  return { kind: 'secret-names', variable, pattern };
+}
+
 /** The actions of several adapters on one resource, once each, sorted. */
 export function actions(...lists: ReadonlyArray<readonly string[]>): readonly string[] {
   return [...new Set(lists.flat())].sort();
@@ -185,6 +195,8 @@ export function describeResource(resource: Resource): string {
       return 'its trigger queue';
     case 'secret':
       return `secret in \`${resource.variable}\``;
+    case 'secret-names':
+      return `secrets \`<${resource.variable}>${resource.pattern}\``;
     case 'event-bus':
       return `bus in \`${resource.variable}\``;
   }

@@ -4,6 +4,7 @@ import type { StateStore } from '../state/index.ts';
 import type { EndpointRecord } from './endpoints.ts';
 import type { postWebhook } from './post.ts';
 import type { DeliveryQueue } from './queue.ts';
+import type { SecretStore } from './secret-store.ts';
 import type { UrlPolicy } from './url-policy.ts';
 
 /** Why an endpoint was disabled, as reported to {@link WebhookDeliveryOptions.onDisabled}. */
@@ -15,6 +16,11 @@ export interface EndpointDisabled {
 
 export interface WebhookDeliveryOptions {
   readonly store: StateStore;
+  /**
+   * Where the endpoints' secrets, their custom headers and the signing key are kept (./secrets.ts):
+   * never the state store, which the delivery views are read from.
+   */
+  readonly secrets: SecretStore;
   /** The main lane: events offered, and the tasks of healthy endpoints (replays are queued here too). */
   readonly queue: DeliveryQueue;
   /**

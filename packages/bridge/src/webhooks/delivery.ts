@@ -25,24 +25,21 @@ import { silentLog } from '../core/index.ts';
 import type { CloudEvent } from '../events/index.ts';
 import { getDelivery, keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
 import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
-import {
-  type EndpointRecord,
-  EndpointRegistry,
-  endpointMatches,
-  liveSecrets,
-  signingKeyOf,
-} from './endpoints.ts';
+import { type EndpointRecord, EndpointRegistry, endpointMatches, liveSecrets } from './endpoints.ts';
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
 import { type ReplayRequest, type ReplayResult, replayEvents } from './replay.ts';
 import { BREAKER_THRESHOLD, breakerOpenMs, parseRetryAfter, retryDelayMs } from './schedule.ts';
+import { isLive, WebhookSecrets } from './secrets.ts';
 import { webhookHeaders } from './signing.ts';
 
 export type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 
 export class WebhookDelivery {
   readonly registry: EndpointRegistry;
+  /** The endpoints' secret material and the signing key (./secrets.ts). */
+  readonly secrets: WebhookSecrets;
   readonly #o: WebhookDeliveryOptions;
   readonly #now: () => Date;
   readonly #log: Log;
@@ -52,8 +49,10 @@ export class WebhookDelivery {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
     this.#log = options.log ?? silentLog;
+    this.secrets = new WebhookSecrets(options.secrets, options.store);
     this.registry = new EndpointRegistry(options.store, {
       policy: options.policy,
+      secrets: this.secrets,
       knownTypes: options.knownTypes,
       now: this.#now,
     });
@@ -353,7 +352,7 @@ export class WebhookDelivery {
   #privateKey(): Promise<string | undefined> {
     if (this.#o.asymmetric === false) return Promise.resolve(undefined);
     if (!this.#signingKey) {
-      const reading = signingKeyOf(this.#o.store).then((pair) => pair.privateKey);
+      const reading = this.secrets.signingKey().then((pair) => pair.privateKey);
       // A failed read is not kept: the next delivery reads again.
       reading.catch(() => {
         if (this.#signingKey === reading) this.#signingKey = undefined;
@@ -371,12 +370,31 @@ export class WebhookDelivery {
     timeoutMs: number,
   ): Promise<PostResult> {
     const body = JSON.stringify(event);
-    const headers = webhookHeaders(
+    const [secrets, custom] = await Promise.all([
+      this.secrets.values(endpoint.id, liveSecrets(endpoint, now)),
+      endpoint.headersRef ? this.secrets.headers(endpoint.id, endpoint.headersRef) : {},
+      this.#dropExpired(endpoint, now),
+    ]);
+    const signed = webhookHeaders(
       { id: event.id, timestampSeconds: Math.floor(now.getTime() / 1000), body },
-      { secrets: liveSecrets(endpoint, now), privateKey },
+      { secrets, privateKey },
     );
     const post = this.#o.post ?? postWebhook;
-    return post(new URL(endpoint.url), body, headers, { policy: this.#o.policy, timeoutMs });
+    // The endpoint's own headers first: the bridge's (signatures, content-type) are set after them.
+    return post(new URL(endpoint.url), body, { ...custom, ...signed }, { policy: this.#o.policy, timeoutMs });
+  }
+
+  /** Deletes secrets whose rotation overlap has passed (best effort: the next attempt tries again). */
+  async #dropExpired(endpoint: EndpointRecord, now: Date): Promise<void> {
+    if (endpoint.secretRefs.every((ref) => isLive(ref, now))) return;
+    try {
+      await this.registry.dropExpiredSecrets(endpoint);
+    } catch (error) {
+      this.#log.warn('Could not delete the expired secrets of a webhook endpoint', {
+        endpointId: endpoint.id,
+        error: (error as Error).message,
+      });
+    }
   }
 
   async #recovered(id: string): Promise<void> {

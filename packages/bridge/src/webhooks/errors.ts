@@ -11,6 +11,7 @@ export const WEBHOOK_ERROR_CODES = Object.freeze([
   'WEBHOOK_SIGNATURE_INVALID',
   'WEBHOOK_REPLAY_INVALID',
   'WEBHOOK_QUEUE_FAILED',
+  'WEBHOOK_SECRET_UNAVAILABLE',
 ] as const);
 
 export type WebhookErrorCode = (typeof WEBHOOK_ERROR_CODES)[number];

@@ -12,14 +12,18 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type BaseSettings, type Config, type Environment, loadConfig } from '../config/index.ts';
+import { ConfigError } from '../core/index.ts';
 import { type CloudEvent, createEvent, EVENT_TYPES, type EventSink } from '../events/index.ts';
 import { resolveEventBody } from '../events/sqs/index.ts';
 import { eventSinkFor, logger, metrics, stateStoreFor } from '../lambda/adapters.ts';
 import { s3Client, sqsClient } from '../lambda/aws-clients.ts';
 import type { InvocationHandler } from '../lambda/handler.ts';
 import { type BatchBounds, type EndpointDisabled, WebhookDelivery } from './delivery.ts';
+import { FileSecretStore } from './files/store.ts';
 import type { DeliveryLane } from './lanes.ts';
 import type { DeliveryTask } from './queue.ts';
+import type { SecretStore } from './secret-store.ts';
+import { SecretsManagerSecretStore, secretsManagerClient } from './secretsmanager/store.ts';
 import { WEBHOOK_SETTINGS, type WebhookSettingValues } from './settings.ts';
 import { SqsDeliveryQueue } from './sqs/queue.ts';
 
@@ -65,6 +69,7 @@ export function webhookDeliveryFor(
   const slowQueueUrl = settings.WEBHOOK_SLOW_QUEUE_URL;
   return new WebhookDelivery({
     store: stateStoreFor(config),
+    secrets: webhookSecretStoreFor(settings),
     queue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl }),
     ...(slowQueueUrl
       ? { slowQueue: new SqsDeliveryQueue({ sqs: sqsClient(), queueUrl: slowQueueUrl }) }
@@ -80,6 +85,27 @@ export function webhookDeliveryFor(
     log: logger,
     metrics,
   });
+}
+
+/**
+ * Where the webhook secrets are kept: a local folder (WEBHOOK_SECRETS_DIR, the local stack) or AWS
+ * Secrets Manager under WEBHOOK_SECRETS_PREFIX (deployed).
+ *
+ * @throws ConfigError when neither is set
+ */
+export function webhookSecretStoreFor(
+  settings: Pick<WebhookSettingValues, 'WEBHOOK_SECRETS_DIR' | 'WEBHOOK_SECRETS_PREFIX'>,
+): SecretStore {
+  if (settings.WEBHOOK_SECRETS_DIR) return new FileSecretStore(settings.WEBHOOK_SECRETS_DIR);
+  if (settings.WEBHOOK_SECRETS_PREFIX) {
+    return new SecretsManagerSecretStore({
+      client: secretsManagerClient(),
+      prefix: settings.WEBHOOK_SECRETS_PREFIX,
+    });
+  }
+  throw new ConfigError(
+    'The webhook secrets have no store: set WEBHOOK_SECRETS_PREFIX (AWS Secrets Manager, deployed: pds-bridge/<stage>/) or WEBHOOK_SECRETS_DIR (a local folder)',
+  );
 }
 
 /** The configuration of a function that delivers or manages webhooks. */

@@ -1,8 +1,17 @@
 /**
  * Webhooks per Standard Webhooks 1.0: signing (`v1` HMAC-SHA256, `v1a` ed25519), verification, the
  * endpoint registry, the URL policy, the retry schedule, the delivery log and the delivery flow with
- * replay. Nothing here loads the AWS SDK; the SQS queue adapter is ./sqs/queue.ts. docs/webhooks.md.
+ * replay, the secret material (./secrets.ts on the SecretStore port). Nothing here loads the AWS SDK;
+ * the adapters are ./sqs/queue.ts (the delivery queue), ./secretsmanager/store.ts and ./files/store.ts
+ * (the secret store). docs/webhooks.md.
  */
+
+export {
+  checkCustomHeaders,
+  MAX_CUSTOM_HEADER_BYTES,
+  MAX_CUSTOM_HEADERS,
+  RESERVED_HEADER_NAMES,
+} from './custom-headers.ts';
 export {
   type DeliveryAttempt,
   type DeliveryRecord,
@@ -29,7 +38,6 @@ export {
   endpointMatches,
   endpointView,
   liveSecrets,
-  signingKeyOf,
 } from './endpoints.ts';
 export { WEBHOOK_ERROR_CODES, WebhookError, type WebhookErrorCode } from './errors.ts';
 export { ENDPOINTS_PREFIX, WEBHOOKS_PREFIX } from './keys.ts';
@@ -46,6 +54,13 @@ export {
   RETRY_SCHEDULE_SECONDS,
   retryDelayMs,
 } from './schedule.ts';
+export { MemorySecretStore, type SecretStore } from './secret-store.ts';
+export {
+  endpointSecretName,
+  type SecretRef,
+  SIGNING_KEY_SECRET,
+  WebhookSecrets,
+} from './secrets.ts';
 export {
   generateSecret,
   generateSigningKey,

@@ -12,22 +12,42 @@ import {
   type PermissionTable,
   pdsCredentialsGrant,
   queueNamedBy,
+  secretsNamed,
   sendsEvent,
   stateObjects,
   withStateListing,
 } from '../lambda/permissions.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { WEBHOOKS_PREFIX } from './keys.ts';
+import { SIGNING_KEY_SECRET } from './secrets.ts';
+import { SECRET_STORE_ACTIONS } from './secretsmanager/store.ts';
 import { DELIVERY_QUEUE_ACTIONS } from './sqs/queue.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
+
+/** The variable holding the secret names' prefix (deployed `pds-bridge/<stage>/`). */
+const PREFIX_VARIABLE = 'WEBHOOK_SECRETS_PREFIX';
+/** Every endpoint's secrets and custom headers (`webhooks/<endpoint id>/…`; ids start `ep_`). */
+const ENDPOINT_SECRETS = secretsNamed(PREFIX_VARIABLE, 'webhooks/ep_*');
+/** The signing key; `-??????` is the random suffix Secrets Manager adds to every secret's ARN. */
+const SIGNING_KEY = secretsNamed(PREFIX_VARIABLE, `${SIGNING_KEY_SECRET}-??????`);
 
 /** The api's /webhooks routes: the registry, the delivery log and the key; replays queued. */
 export const WEBHOOK_API_GRANTS: readonly Grant[] = [
   {
     resource: stateObjects(WEBHOOKS_PREFIX),
     actions: actions(read, write, remove),
-    why: 'registers, changes and removes webhook endpoints; reads the delivery log and the signing key',
+    why: 'registers, changes and removes webhook endpoints; reads the delivery log and the public key',
+  },
+  {
+    resource: ENDPOINT_SECRETS,
+    actions: actions(SECRET_STORE_ACTIONS.create, SECRET_STORE_ACTIONS.delete),
+    why: "creates an endpoint's secrets and custom headers, deletes them (rotated out, replaced, the endpoint deleted); never reads them",
+  },
+  {
+    resource: SIGNING_KEY,
+    actions: actions(SECRET_STORE_ACTIONS.create),
+    why: 'creates the signing key when the public key is asked for first; never reads it',
   },
   {
     resource: queueNamedBy('WEBHOOK_QUEUE_URL'),
@@ -43,7 +63,17 @@ export const WEBHOOK_PERMISSIONS: PermissionTable = {
       {
         resource: stateObjects(WEBHOOKS_PREFIX),
         actions: actions(read, write),
-        why: 'reads endpoints and the signing key, keeps events for replay, records every attempt',
+        why: 'reads endpoints and the public key, keeps events for replay, records every attempt',
+      },
+      {
+        resource: ENDPOINT_SECRETS,
+        actions: actions(SECRET_STORE_ACTIONS.read, SECRET_STORE_ACTIONS.create, SECRET_STORE_ACTIONS.delete),
+        why: 'reads the secrets it signs with and the custom headers it sends; moves secrets of records written before the secret store; deletes rotated-out ones after the overlap',
+      },
+      {
+        resource: SIGNING_KEY,
+        actions: actions(SECRET_STORE_ACTIONS.read, SECRET_STORE_ACTIONS.create),
+        why: 'reads the signing key (v1a); creates it on first use',
       },
       {
         resource: stateObjects(CLAIM_CHECK_PREFIX),

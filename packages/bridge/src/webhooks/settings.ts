@@ -29,6 +29,16 @@ export const WEBHOOK_SETTINGS = Object.freeze({
     'days the events offered to webhooks and the delivery log are kept (the state bucket lifecycle, --param webhookRetentionDays): the oldest a replay may start',
     { min: 1, max: 3650, default: 30 },
   ),
+  WEBHOOK_SECRETS_PREFIX: setting.string(
+    'AWS Secrets Manager name prefix of the webhook secrets (endpoint secrets, custom headers, the signing key); deployed pds-bridge/<stage>/. One of it and WEBHOOK_SECRETS_DIR is required by webhook-delivery and the api',
+    {
+      pattern: /^[A-Za-z0-9/_+=.@-]{1,200}\/$/,
+      hint: 'a Secrets Manager name prefix ending in / (pds-bridge/prod/)',
+    },
+  ),
+  WEBHOOK_SECRETS_DIR: setting.string(
+    'a local folder for the webhook secrets instead of Secrets Manager (files of mode 0600; the local stack sets it)',
+  ),
   WEBHOOK_ROTATION_OVERLAP_HOURS: setting.integer(
     'hours a rotated-out secret keeps signing beside the new one',
     { min: 0, max: 720, default: 24 },

@@ -124,6 +124,7 @@ async function targetOf({ flags, io, command }: CommandContext): Promise<BridgeT
     emulator: emulatorClientConfig(facts.aws),
     stackFile: path,
     ...(facts.ingest ? { ingestFilters: facts.ingest } : {}),
+    ...(facts.webhookSecretsDir ? { webhookSecretsDir: facts.webhookSecretsDir } : {}),
   };
 }
 

@@ -12,7 +12,6 @@ import {
   type EndpointRecord,
   endpointView,
   listDeliveries,
-  signingKeyOf,
   URL_POLICIES,
   type UrlPolicy,
   type WebhookDelivery,
@@ -51,7 +50,29 @@ const filterOptions = {
     description: 'deliver only events with this subject (a prefix when it ends with *)',
   },
   description: { type: 'string', value: 'TEXT', description: 'what the endpoint is for' },
+  header: {
+    type: 'string',
+    multiple: true,
+    value: "'NAME: VALUE'",
+    description:
+      'a custom header sent on every attempt (an API key the receiver requires); kept in the secret store, never shown again (repeat for more; on update, replaces them all)',
+  },
 } as const;
+
+/** The `--header 'Name: value'` flags as a header map; undefined when none is given. */
+function headersOf(context: CommandContext): Record<string, string> | undefined {
+  const given = context.flags.header;
+  if (given === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const each of (Array.isArray(given) ? given : [given]).map(String)) {
+    const colon = each.indexOf(':');
+    if (colon <= 0) {
+      throw new UsageError(`--header must be 'NAME: VALUE', got '${each.split(':')[0]}…'`, context.command);
+    }
+    headers[each.slice(0, colon).trim()] = each.slice(colon + 1).trim();
+  }
+  return headers;
+}
 
 function policyOf({ flags, io, command }: CommandContext): UrlPolicy {
   return webhookUrlPolicy(
@@ -108,17 +129,21 @@ function endpointLine(endpoint: EndpointRecord): string {
   const failing =
     endpoint.failures > 0 ? ` · ${endpoint.failures} failed attempts since ${endpoint.failingSince}` : '';
   const disabled = endpoint.status === 'disabled' ? ` (${endpoint.disabledReason ?? 'disabled'})` : '';
-  return `${endpoint.id}  ${endpoint.status}${disabled}  ${endpoint.url}  ${types}${subject}${failing}`;
+  // Header names only: their values are secrets.
+  const headers = endpoint.headerNames?.length ? ` · headers ${endpoint.headerNames.join(', ')}` : '';
+  return `${endpoint.id}  ${endpoint.status}${disabled}  ${endpoint.url}  ${types}${subject}${headers}${failing}`;
 }
 
 function filtersOf(context: CommandContext) {
   const eventTypes = listFlag(context.flags, 'event-type');
   const subject = stringFlag(context.flags, 'subject');
   const description = stringFlag(context.flags, 'description');
+  const headers = headersOf(context);
   return {
     ...(eventTypes ? { eventTypes } : {}),
     ...(subject !== undefined ? { subject } : {}),
     ...(description !== undefined ? { description } : {}),
+    ...(headers !== undefined ? { headers } : {}),
   };
 }
 
@@ -133,6 +158,7 @@ const create: Command = {
   examples: [
     'pds bridge webhooks create https://erp.example.com/pds-hooks --event-type pds.publication.completed --stage prod',
     'pds bridge webhooks create http://127.0.0.1:8080/hook',
+    "pds bridge webhooks create https://erp.example.com/pds-hooks --header 'X-Api-Key: k-123' --stage prod",
   ],
   async run(context) {
     const { endpoint, secret } = await withWebhooks(context, (webhooks) =>
@@ -191,16 +217,25 @@ function onEndpoint(
 const show = onEndpoint('show', 'one webhook endpoint', (webhooks, id) => webhooks.registry.require(id));
 const update = onEndpoint(
   'update',
-  'change the URL (--url), event types, subject filter or description of an endpoint',
+  'change the URL (--url), event types, subject filter, description or custom headers (--header; --clear-headers removes them) of an endpoint',
   (webhooks, id, context) => {
     const url = stringFlag(context.flags, 'url');
-    return webhooks.registry.update(id, { ...filtersOf(context), ...(url ? { url } : {}) });
+    const clear = booleanFlag(context.flags, 'clear-headers');
+    if (clear && context.flags.header !== undefined) {
+      throw new UsageError('give --header or --clear-headers, not both', context.command);
+    }
+    return webhooks.registry.update(id, {
+      ...filtersOf(context),
+      ...(url ? { url } : {}),
+      ...(clear ? { headers: {} } : {}),
+    });
   },
   {
     options: {
       ...webhookOptions,
       ...filterOptions,
       url: { type: 'string', value: 'URL', description: 'the new URL' },
+      'clear-headers': { type: 'boolean', description: 'remove every custom header' },
     },
     examples: ['pds bridge webhooks update ep_5f0c3a9e1b2d4c6a8e9f0a1b --event-type pds.ingest.failed'],
   },
@@ -329,8 +364,8 @@ const publicKey: Command = {
   options: targetOptions,
   examples: ['pds bridge webhooks public-key --stage prod'],
   async run(context) {
-    const key = await withConnection(context, (connection) => signingKeyOf(connection.store));
-    return { data: { publicKey: key.publicKey, algorithm: 'ed25519' }, text: () => key.publicKey };
+    const key = await withWebhooks(context, (webhooks) => webhooks.secrets.publicKey());
+    return { data: { publicKey: key, algorithm: 'ed25519' }, text: () => key };
   },
 };
 

@@ -9,7 +9,12 @@ import { SqsEventPublisher } from '@pds-bridge/bridge/events/sqs';
 import { createS3Client, createSqsClient } from '@pds-bridge/bridge/lambda/aws-clients.ts';
 import type { StateStore } from '@pds-bridge/bridge/state';
 import { S3StateStore } from '@pds-bridge/bridge/state/s3';
-import { type UrlPolicy, WebhookDelivery } from '@pds-bridge/bridge/webhooks';
+import { type SecretStore, type UrlPolicy, WebhookDelivery } from '@pds-bridge/bridge/webhooks';
+import { FileSecretStore } from '@pds-bridge/bridge/webhooks/files/store.ts';
+import {
+  SecretsManagerSecretStore,
+  secretsManagerClient,
+} from '@pds-bridge/bridge/webhooks/secretsmanager/store.ts';
 import { SqsDeliveryQueue } from '@pds-bridge/bridge/webhooks/sqs/queue.ts';
 import { OperatorTargetError } from './errors.ts';
 import { SqsOperatorQueues } from './sqs/queues.ts';
@@ -78,6 +83,7 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
         }
         return new WebhookDelivery({
           store,
+          secrets: operatorSecretStore(target),
           queue: new SqsDeliveryQueue({ sqs, queueUrl: url }),
           policy,
           knownTypes: EVENT_TYPES,
@@ -101,4 +107,26 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
     close();
     throw error;
   }
+}
+
+/**
+ * The webhook secrets of the target: the local stack's folder, or the deployed stage's secrets in
+ * Secrets Manager (`pds-bridge/<stage>/`, as deploy/webhooks.yml names them), with the operator's
+ * credentials.
+ */
+function operatorSecretStore(target: BridgeTarget): SecretStore {
+  if (target.webhookSecretsDir) return new FileSecretStore(target.webhookSecretsDir);
+  if (target.emulator) {
+    // Reading endpoints and deliveries needs no secret: only what creates or deletes one fails.
+    const unknown = async (): Promise<never> => {
+      throw new OperatorTargetError(
+        'The local stack file names no folder of webhook secrets: restart the local stack (npm start) with this version',
+      );
+    };
+    return { read: unknown, create: unknown, delete: unknown };
+  }
+  return new SecretsManagerSecretStore({
+    client: secretsManagerClient(),
+    prefix: `pds-bridge/${target.stage}/`,
+  });
 }

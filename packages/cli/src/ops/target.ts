@@ -68,6 +68,8 @@ export interface BridgeTarget {
   };
   /** Where the local stack's facts came from, for messages. */
   readonly stackFile?: string;
+  /** The local stack's folder of webhook secrets; a deployed stage's are in Secrets Manager. */
+  readonly webhookSecretsDir?: string;
   /** The ingest's INGEST_PREFIX / INGEST_SUFFIXES, when known (the local stack's file; else the environment). */
   readonly ingestFilters?: { prefix?: string; suffixes?: string[] };
 }

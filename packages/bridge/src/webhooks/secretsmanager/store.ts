@@ -1,0 +1,93 @@
+/**
+ * The secret store on AWS Secrets Manager (deployed): one secret per name under a stage prefix
+ * (`pds-bridge/<stage>/webhooks/…`, WEBHOOK_SECRETS_PREFIX), created once, never updated, deleted
+ * with no recovery window. The IAM actions of its calls are {@link SECRET_STORE_ACTIONS}.
+ */
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  GetSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { SecretStore } from '../secret-store.ts';
+
+/** The IAM action of each primitive (packages/bridge/src/webhooks/permissions.ts grants them per role). */
+export const SECRET_STORE_ACTIONS = Object.freeze({
+  read: ['secretsmanager:GetSecretValue'],
+  create: ['secretsmanager:CreateSecret'],
+  delete: ['secretsmanager:DeleteSecret'],
+} as const);
+
+export interface SecretsManagerSecretStoreOptions {
+  readonly client: SecretsManagerClient;
+  /** Put before every name: `pds-bridge/<stage>/` (the stage's prefix its roles are granted on). */
+  readonly prefix: string;
+}
+
+/**
+ * @example
+ * ```ts
+ * const secrets = new SecretsManagerSecretStore({ client: new SecretsManagerClient({}), prefix: 'pds-bridge/prod/' });
+ * await secrets.create('webhooks/signing-key', '{"privateKey":"whsk_…","publicKey":"whpk_…"}');
+ * ```
+ */
+export class SecretsManagerSecretStore implements SecretStore {
+  readonly #client: SecretsManagerClient;
+  readonly #prefix: string;
+
+  constructor(options: SecretsManagerSecretStoreOptions) {
+    this.#client = options.client;
+    this.#prefix = options.prefix;
+  }
+
+  async read(name: string): Promise<string | undefined> {
+    try {
+      const answer = await this.#client.send(new GetSecretValueCommand({ SecretId: this.#prefix + name }));
+      return answer.SecretString;
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
+  }
+
+  async create(name: string, value: string): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new CreateSecretCommand({
+          Name: this.#prefix + name,
+          SecretString: value,
+          Description: 'pds-bridge webhooks (docs/webhooks.md, "What is stored where"); written once',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (errorName(error) === 'ResourceExistsException') return false;
+      throw error;
+    }
+  }
+
+  async delete(name: string): Promise<void> {
+    try {
+      await this.#client.send(
+        new DeleteSecretCommand({ SecretId: this.#prefix + name, ForceDeleteWithoutRecovery: true }),
+      );
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw error;
+    }
+  }
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+let cachedClient: SecretsManagerClient | undefined;
+
+/**
+ * The process-wide Secrets Manager client (AWS_ENDPOINT_URL_SECRETS_MANAGER or AWS_ENDPOINT_URL reach
+ * an emulator), created on first use.
+ */
+export function secretsManagerClient(): SecretsManagerClient {
+  cachedClient ??= new SecretsManagerClient({ requestHandler: { connectionTimeout: 5_000 } });
+  return cachedClient;
+}
