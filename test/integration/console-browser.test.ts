@@ -13,6 +13,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
 import { createS3Client, createSqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import {
+  auditMessagingAssets,
+  recordedAudit,
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import type { RunningConsole } from '../../packages/cli/src/console/server.ts';
 import { startConsoleOn } from '../../packages/cli/src/console/start.ts';
@@ -104,6 +109,22 @@ async function recordHostileReview(): Promise<void> {
     });
     await ledger.recordReviews([reviewReceived('00614141777772', channel, 9001, [review])]);
   } finally {
+    s3.destroy();
+  }
+}
+
+/** Runs the messaging-asset audit against the stack's PDS and records it, as the deployed daily schedule does. */
+async function recordAudit(): Promise<void> {
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  const pds = createPdsClient({
+    baseUrl: stack.pds.url,
+    credentials: { username: stack.pds.username, password: stack.pds.password },
+  });
+  try {
+    const store = new S3StateStore({ client: s3, bucket: stack.buckets.state });
+    await recordedAudit(store, () => auditMessagingAssets({ pds, store, sink: new RecordingSink() }));
+  } finally {
+    pds.close();
     s3.destroy();
   }
 }
@@ -296,12 +317,17 @@ describe('the console in a browser', () => {
   });
 
   it('Pipeline shows the queues and dead-letter counts `pds bridge status` gives', async () => {
+    // The local stack schedules no audit: the page says it never ran; ages are labelled unavailable, not invented.
+    await open('/pipeline');
+    expect(await page.locator('main').innerText()).toContain('The scheduled audit never ran');
+    await recordAudit();
     await open('/pipeline', 'pipeline');
     const connection = await connectOperator(target());
     try {
       const status = await bridgeStatus(connection.store, connection.queues, {
         stage: 'local',
         stateBucket: stack.buckets.state,
+        queueAges: connection.queueAges,
       });
       expect(await cells('Each queue and its dead-letter queue', 0)).toEqual(
         status.queues.map((queue) => queue.name),
@@ -316,6 +342,20 @@ describe('the console in a browser', () => {
       expect(await page.locator('main').innerText()).toContain(
         `${status.ingests.window.finished} finished between`,
       );
+      // Ages: where they come from is said beside them; the emulator has none.
+      expect(status.queueAges.available).toBe(false);
+      expect(await page.locator('main').innerText()).toContain('age: not available locally');
+      const existing = status.queues.filter((queue) => queue.exists).length;
+      expect(
+        (await cells('Each queue and its dead-letter queue', 4)).filter((cell) => cell === 'n/a'),
+      ).toHaveLength(existing);
+      // The audit's last report, as the state bucket holds it.
+      const report = status.audit?.lastReport;
+      if (!report) throw new Error('the audit recorded no report');
+      const caption = `What the audit that completed ${report.at} found`;
+      expect(await cells(caption, 0)).toEqual([String(report.listed)]);
+      expect(await cells(caption, 2)).toEqual([String(report.gaps)]);
+      expect(await page.locator('main').innerText()).toMatch(/Last run .* ago\): ok\./);
     } finally {
       connection.close();
     }

@@ -20,6 +20,7 @@ import { claimCheckKey } from '../../packages/bridge/src/events/sqs/index.ts';
 import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
 import {
   checkpointKey,
+  MESSAGING_ASSETS_AUDIT_KEY,
   PROGRESS_LAYOUT_KEY,
   reviewProgressKey,
 } from '../../packages/bridge/src/polling/keys.ts';
@@ -119,6 +120,7 @@ describe('the keys each module builds', () => {
       'ingest/drops/c4126144f479c4267fe81f55df2004a2641a9d4a2acc07fad1e392f4b50f69e8/v-L4kq!2EtJ!5Fl.json',
     ],
     ['packages/bridge/src/polling', checkpointKey('messaging-assets'), 'checkpoints/messaging-assets.json'],
+    ['packages/bridge/src/polling', MESSAGING_ASSETS_AUDIT_KEY, 'audits/messaging-assets.json'],
     ['packages/bridge/src/polling', reviewProgressKey(7), 'review-progress/07.json'],
     ['packages/bridge/src/polling', reviewProgressKey(3, 9), 'review-progress/L9/3.json'],
     ['packages/bridge/src/polling', PROGRESS_LAYOUT_KEY, 'review-progress/layout.json'],

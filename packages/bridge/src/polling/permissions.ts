@@ -25,7 +25,7 @@ import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
+import { MESSAGING_ASSETS_AUDIT_KEY, MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
 import { REVIEW_KEY_QUEUE_ACTIONS } from './supplier-reviews/sqs/review-queue.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
@@ -58,6 +58,11 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       resource: stateObjects(MESSAGING_ASSETS_CHECKPOINT),
       actions: actions(read, write),
       why: 'reads and moves the checkpoint',
+    },
+    {
+      resource: stateObjects(MESSAGING_ASSETS_AUDIT_KEY),
+      actions: actions(read, write),
+      why: "records the scheduled audit's last report",
     },
     ...CONFIRMATION_GRANTS.answers,
     {

@@ -14,7 +14,11 @@ import {
 } from '@pds-bridge/bridge/ingest/progress.ts';
 import { parseCheckpoint } from '@pds-bridge/bridge/polling/checkpoint.ts';
 import { POLLER_LEASES } from '@pds-bridge/bridge/polling/exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '@pds-bridge/bridge/polling/messaging-assets';
+import {
+  type AuditRecord,
+  MESSAGING_ASSETS_CHECKPOINT,
+  readAuditRecord,
+} from '@pds-bridge/bridge/polling/messaging-assets';
 import { deleteIfUnchanged, leaseKey, type StateStore, WATCH_PREFIX } from '@pds-bridge/bridge/state';
 import {
   ACTIVITY_MARKER_GRACE_MS,
@@ -25,7 +29,7 @@ import {
   recordKeyOfMarker,
 } from '@pds-bridge/bridge/state/activity-index.ts';
 import type { LeaseRecord, LeaseRunOutcome } from '@pds-bridge/bridge/state/lease.ts';
-import type { OperatorQueues } from './ports.ts';
+import type { OperatorQueues, QueueAge, QueueAgeSource } from './ports.ts';
 import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
 
 export interface PollerStatus {
@@ -47,7 +51,18 @@ export interface QueueStatus {
   visible?: number;
   inFlight?: number;
   delayed?: number;
-  deadLetter?: { name: string; exists: boolean; visible?: number };
+  /** The age of its oldest message, when the stage's age source has a recent figure (`queueAges` says where from). */
+  age?: QueueAge;
+  deadLetter?: { name: string; exists: boolean; visible?: number; age?: QueueAge };
+}
+
+/** Where the queues' ages came from, or why there are none. */
+export interface QueueAgesStatus {
+  /** The source's label, shown beside the figures (e.g. "age: not available locally …"). */
+  source: string;
+  available: boolean;
+  /** Why the source could not be read (e.g. no `cloudwatch:GetMetricData`); the depths are still exact. */
+  error?: string;
 }
 
 export interface InFlightIngest {
@@ -107,6 +122,12 @@ export interface BridgeStatus {
   watchList: { keys: number };
   ingests: { window: IngestWindow; inFlight: InFlightIngest[] };
   queues: QueueStatus[];
+  queueAges: QueueAgesStatus;
+  /**
+   * The scheduled messaging-asset audit's last record (packages/bridge/src/polling/messaging-assets/audit-record.ts):
+   * when it last ran, how it ended, what the last completed one found; `null` when no audit recorded one.
+   */
+  audit: AuditRecord | null;
 }
 
 export interface StatusOptions {
@@ -124,7 +145,16 @@ export interface StatusOptions {
    * written before the index and not reindexed yet (`pds bridge reindex`).
    */
   read?: 'index' | 'full';
+  /** Where the queues' ages come from (the connection's `queueAges`). Default: none read. */
+  queueAges?: QueueAgeSource;
 }
+
+/** The age source of a status that was given none. */
+const AGES_NOT_READ: QueueAgeSource = {
+  label: 'age: not read',
+  available: false,
+  ages: async () => new Map(),
+};
 
 /** Failed ingests listed in a status, at most (the count says how many more). */
 export const MAX_FAILED_SHOWN = 50;
@@ -150,7 +180,7 @@ export async function bridgeStatus(
   options: StatusOptions,
 ): Promise<BridgeStatus> {
   const now = options.now ?? Date.now();
-  const [checkpoint, pollers, watchKeys, ingests, queueStates] = await Promise.all([
+  const [checkpoint, pollers, watchKeys, ingests, queueStates, audit] = await Promise.all([
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, WATCH_PREFIX),
@@ -160,7 +190,9 @@ export async function bridgeStatus(
       windowMs: options.windowMs ?? DEFAULT_STATUS_WINDOW_MS,
     }),
     queueStatuses(queues, options.stage),
+    readAuditRecord(store),
   ]);
+  const queueAges = await withAges(queueStates, options.queueAges ?? AGES_NOT_READ);
   const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
   return {
     at: new Date(now).toISOString(),
@@ -184,7 +216,32 @@ export async function bridgeStatus(
     watchList: { keys: watchKeys },
     ingests,
     queues: queueStates,
+    queueAges,
+    audit: audit ?? null,
   };
+}
+
+/** Adds each queue's age, and its DLQ's, from `source` (one read for all); a source that fails leaves ages out and says why. */
+async function withAges(queues: QueueStatus[], source: QueueAgeSource): Promise<QueueAgesStatus> {
+  const status: QueueAgesStatus = { source: source.label, available: source.available };
+  if (!source.available) return status;
+  const names = queues.flatMap((queue) => [
+    ...(queue.exists ? [queue.name] : []),
+    ...(queue.deadLetter?.exists ? [queue.deadLetter.name] : []),
+  ]);
+  let ages: ReadonlyMap<string, QueueAge>;
+  try {
+    ages = await source.ages(names);
+  } catch (error) {
+    return { ...status, error: (error as Error).message };
+  }
+  for (const queue of queues) {
+    const age = ages.get(queue.name);
+    if (age && queue.exists) queue.age = age;
+    const deadLetterAge = queue.deadLetter && ages.get(queue.deadLetter.name);
+    if (queue.deadLetter && deadLetterAge) queue.deadLetter.age = deadLetterAge;
+  }
+  return status;
 }
 
 async function pollerStatus(store: StateStore, name: string, now: number): Promise<PollerStatus> {
