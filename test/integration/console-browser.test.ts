@@ -19,6 +19,7 @@ import {
   recordedAudit,
 } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
 import type { RunningConsole } from '../../packages/cli/src/console/server.ts';
 import { startConsoleOn } from '../../packages/cli/src/console/start.ts';
 import { connectOperator } from '../../packages/cli/src/ops/connect.ts';
@@ -417,7 +418,85 @@ describe('who may talk to the console', () => {
   });
 });
 
+interface DeliveryView {
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: Array<{ attempt: number; replay?: boolean }>;
+}
+
+/**
+ * One delivery of the failing endpoint turned `failed` as the delivery worker records it after its
+ * last scheduled attempt (the schedule takes days; its next retry here is minutes away, after the test).
+ */
+async function failOneDelivery(): Promise<DeliveryView> {
+  const retried = await until('a delivery of the failing endpoint tried twice', async () => {
+    const { items } = await api<{ items: DeliveryView[] }>(
+      `/webhooks/endpoints/${failingEndpointId}/deliveries`,
+    );
+    return items.find((item) => item.status === 'pending' && item.attempts.length >= 2);
+  });
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  try {
+    await recordDelivery(
+      new S3StateStore({ client: s3, bucket: stack.buckets.state }),
+      { endpointId: failingEndpointId, eventId: retried.eventId, eventType: retried.eventType },
+      { status: 'failed', reason: 'no success in 2 attempts', now: new Date() },
+    );
+  } finally {
+    s3.destroy();
+  }
+  return retried;
+}
+
+async function deliveryOf(eventId: string): Promise<DeliveryView | undefined> {
+  const { items } = await api<{ items: DeliveryView[] }>(
+    `/webhooks/endpoints/${failingEndpointId}/deliveries`,
+  );
+  return items.find((item) => item.eventId === eventId);
+}
+
 describe('an action, with actions allowed', () => {
+  it('replays a failed delivery only when confirmed: Cancel changes nothing, the confirmed replay sends it again', async () => {
+    // prepare
+    const failed = await failOneDelivery();
+    const actions = await startConsoleOn(target(), { actions: true });
+    try {
+      await page.goto(actions.url);
+      await page.goto(new URL(`/deliveries/endpoint?id=${failingEndpointId}`, actions.url).href);
+      await page.getByRole('link', { name: 'Replay its failed deliveries…' }).click();
+      const listed = await cells('Failed deliveries', 0);
+      expect(listed).toContain(failed.eventId);
+
+      // act: cancel
+      await page.getByRole('link', { name: 'Cancel' }).click();
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // what a replay would have queued has had time to run
+      const afterCancel = await deliveryOf(failed.eventId);
+
+      // assess: back on the endpoint's page, the delivery as it was
+      expect(new URL(page.url()).pathname).toBe('/deliveries/endpoint');
+      expect(afterCancel?.status).toBe('failed');
+      expect(afterCancel?.attempts).toEqual(failed.attempts);
+
+      // act: confirm
+      await page.goto(new URL(`/deliveries/replay?id=${failingEndpointId}`, actions.url).href);
+      await page.getByRole('button', { name: `Replay ${listed.length} failed deliveries` }).click();
+
+      // assess: said, and done (the endpoint answers 500 again, to a replay attempt)
+      expect(await page.locator('main .notice').innerText()).toBe(
+        `${listed.length} deliveries queued again for endpoint ${failingEndpointId}.`,
+      );
+      const replayed = await until('the replayed attempt', async () => {
+        const delivery = await deliveryOf(failed.eventId);
+        return delivery?.attempts.some((attempt) => attempt.replay) ? delivery : undefined;
+      });
+      expect(replayed.attempts.filter((attempt) => attempt.replay)).toHaveLength(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await actions.close();
+    }
+  });
+
   it('redrives a dead-letter queue only after its page showed why and the operator confirmed', async () => {
     const dlq = 'pds-bridge-local-events-dlq';
     const sqs = createSqsClient(emulatorClientConfig(stack.aws));
