@@ -12,6 +12,12 @@ import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import {
+  createEvent,
+  FailureRecordingSink,
+  recentPublishFailures,
+} from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
 import { createS3Client, createSqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
 import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
 import {
@@ -127,6 +133,40 @@ async function recordAudit(): Promise<void> {
   } finally {
     pds.close();
     s3.destroy();
+  }
+}
+
+function connectionStore(): { store: S3StateStore; close(): void } {
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  return { store: new S3StateStore({ client: s3, bucket: stack.buckets.state }), close: () => s3.destroy() };
+}
+
+/** Two events published, as a function's event sink does, to a queue the emulator does not have: a real failing destination. */
+async function publishToMissingQueue(): Promise<void> {
+  const sqs = createSqsClient(emulatorClientConfig(stack.aws));
+  const { store, close } = connectionStore();
+  try {
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'pds-bridge-local-events' }));
+    const missing = (QueueUrl as string).replace(/pds-bridge-local-events$/, 'no-such-queue');
+    const sink = new FailureRecordingSink(
+      new SqsEventPublisher({ sqs, queueUrl: () => missing, maxAttempts: 1 }),
+      {
+        store,
+        destinationOf: () => 'sqs:no-such-queue',
+      },
+    );
+    const events = ['a', 'b'].map((key) =>
+      createEvent({
+        type: 'pds.ingest.failed',
+        subject: `s3://drop/${key}`,
+        idParts: ['console-test', key],
+        data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', retryable: false },
+      }),
+    );
+    await expect(sink.publish(events)).rejects.toThrow();
+  } finally {
+    close();
+    sqs.destroy();
   }
 }
 
@@ -297,7 +337,22 @@ describe('the console in a browser', () => {
   });
 
   it("Deliveries shows every endpoint the API lists, and a failing endpoint's answers as text", async () => {
+    await publishToMissingQueue();
     await open('/deliveries', 'deliveries');
+    // What the SQS destination did not accept, as the state bucket records it.
+    const store = connectionStore();
+    const recorded = await recentPublishFailures(store.store, Date.now() - 24 * 3_600_000, Date.now());
+    store.close();
+    const failures = recorded['sqs:no-such-queue'];
+    expect(failures?.failedEvents).toBe(2);
+    const caption = 'Destinations that did not accept events in the last 24 hours';
+    expect(await cells(caption, 0)).toEqual(['sqs:no-such-queue']);
+    expect(await cells(caption, 1)).toEqual(['2']);
+    expect(
+      (await cells('Their latest failures, newest first', 3)).every((code) =>
+        /NonExistentQueue|QueueDoesNotExist/.test(code),
+      ),
+    ).toBe(true);
     const { items } = await api<{ items: Array<{ url: string }> }>('/webhooks/endpoints');
     expect(
       (await cells(/* caption starts */ 'Endpoints, each over its 50 most recent deliveries', 0)).length,

@@ -16,6 +16,7 @@ import {
   confirmationKey,
   deadlineOfConfirmationDeadlineKey,
 } from '../../packages/bridge/src/confirmations/keys.ts';
+import { publishFailuresKey } from '../../packages/bridge/src/events/publish-failures.ts';
 import { claimCheckKey } from '../../packages/bridge/src/events/sqs/index.ts';
 import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
 import {
@@ -140,6 +141,11 @@ describe('the keys each module builds', () => {
       'idempotency/86c9269006019bef38fc238a61067d92a331c832cc5c848afc1c326b45f3e0b4.json',
     ],
     ['packages/bridge/src/events', claimCheckKey('evt/1'), 'claim-check/evt!2F1.json'],
+    [
+      'packages/bridge/src/events',
+      publishFailuresKey(new Date('2026-12-07T06:59:59.999Z')),
+      'publish-failures/2026-12-07T06.json',
+    ],
     [
       'packages/bridge/src/confirmations',
       confirmationKey('4000000000001', 'gdsn-de'),

@@ -14,6 +14,7 @@ import {
   type Grant,
   type PermissionTable,
   pdsCredentialsGrant,
+  publishFailureGrant,
   queueNamedBy,
   sendsEvent,
   stateObjects,
@@ -34,7 +35,14 @@ const BUCKET_WHY = 'tells a missing record (404) from a forbidden one';
 
 /** What every poller does: claim-check large events, send its events, read the PDS credentials. */
 function shared(eventType: string): Grant[] {
-  return [claimCheckGrant, webhookOfferGrant, eventBusGrant, sendsEvent(eventType), pdsCredentialsGrant];
+  return [
+    claimCheckGrant,
+    publishFailureGrant,
+    webhookOfferGrant,
+    eventBusGrant,
+    sendsEvent(eventType),
+    pdsCredentialsGrant,
+  ];
 }
 
 /** The review pollers' state: the watch entries they read and purge, and their own progress. */

@@ -203,6 +203,31 @@ export function statusText(status: BridgeStatus): string {
     '',
     queues,
     ages,
+    '',
+    publishFailuresText(status),
+  ].join('\n');
+}
+
+/** The event destinations that did not accept events in the window, each with its latest reason. */
+function publishFailuresText(status: BridgeStatus): string {
+  const { since, destinations } = status.publishFailures;
+  const rows = Object.entries(destinations).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (rows.length === 0) return `event destinations: every publish since ${formatTime(since)} was accepted`;
+  return [
+    `event destinations that did not accept events since ${formatTime(since)}:`,
+    formatTable(
+      ['DESTINATION', 'FAILED EVENTS', 'FAILED PUBLISHES', 'LAST', 'LAST REASON'],
+      rows.map(([destination, failures]) => {
+        const last = failures.recent.at(-1);
+        return [
+          destination,
+          failures.failedEvents,
+          failures.failedPublishes,
+          formatTime(failures.lastAt),
+          last ? `${last.code}: ${last.reason}` : '',
+        ];
+      }),
+    ),
   ].join('\n');
 }
 

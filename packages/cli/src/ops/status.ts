@@ -2,10 +2,13 @@
  * `status`: how the bridge is doing, from its own records and its queues. Poller checkpoint and
  * lease records (last run, last successful run: packages/bridge/src/state/lease.ts), watch-list size, ingests in
  * flight (progress records not finished), the ingests that finished in a recent window (how many,
- * and the failed ones), queue and dead-letter-queue depths. What it reads of the ingests follows the
+ * and the failed ones), queue and dead-letter-queue depths with the age of their oldest message (from
+ * the connection's age source), what the event destinations did not accept in the window, and the
+ * scheduled audit's last report. What it reads of the ingests follows the
  * window and what is in flight, never every record ever written (the activity index).
  */
 import { mapAll } from '@pds-bridge/bridge/core';
+import { type DestinationFailures, recentPublishFailures } from '@pds-bridge/bridge/events';
 import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '@pds-bridge/bridge/ingest/keys.ts';
 import {
   INGEST_ACTIVITY,
@@ -124,6 +127,12 @@ export interface BridgeStatus {
   queues: QueueStatus[];
   queueAges: QueueAgesStatus;
   /**
+   * What the event destinations (SQS queues, the EventBridge bus) did not accept in the window, per
+   * destination (`sqs:<queue>`, `eventbridge:<bus>`), as the functions recorded it by the hour
+   * (packages/bridge/src/events/publish-failures.ts); empty when every publish was accepted.
+   */
+  publishFailures: { since: string; until: string; destinations: Record<string, DestinationFailures> };
+  /**
    * The scheduled messaging-asset audit's last record (packages/bridge/src/polling/messaging-assets/audit-record.ts):
    * when it last ran, how it ended, what the last completed one found; `null` when no audit recorded one.
    */
@@ -180,17 +189,19 @@ export async function bridgeStatus(
   options: StatusOptions,
 ): Promise<BridgeStatus> {
   const now = options.now ?? Date.now();
-  const [checkpoint, pollers, watchKeys, ingests, queueStates, audit] = await Promise.all([
+  const windowMs = options.windowMs ?? DEFAULT_STATUS_WINDOW_MS;
+  const [checkpoint, pollers, watchKeys, ingests, queueStates, audit, publishFailures] = await Promise.all([
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, WATCH_PREFIX),
     ingestStatus(store, now, {
       concurrency: options.concurrency ?? 16,
       read: options.read ?? 'index',
-      windowMs: options.windowMs ?? DEFAULT_STATUS_WINDOW_MS,
+      windowMs,
     }),
     queueStatuses(queues, options.stage),
     readAuditRecord(store),
+    recentPublishFailures(store, now - windowMs, now),
   ]);
   const queueAges = await withAges(queueStates, options.queueAges ?? AGES_NOT_READ);
   const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
@@ -217,6 +228,11 @@ export async function bridgeStatus(
     ingests,
     queues: queueStates,
     queueAges,
+    publishFailures: {
+      since: new Date(now - windowMs).toISOString(),
+      until: new Date(now).toISOString(),
+      destinations: publishFailures,
+    },
     audit: audit ?? null,
   };
 }
