@@ -7,38 +7,15 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../packages/bridge/src/config/index.ts';
-import {
-  type CloudEvent,
-  createEvent,
-  recentPublishFailures,
-} from '../../packages/bridge/src/events/index.ts';
+import { recentPublishFailures } from '../../packages/bridge/src/events/index.ts';
 import { PUBLISH_FAILURES_PREFIX } from '../../packages/bridge/src/events/publish-failures.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { statusText } from '../../packages/cli/src/commands/bridge-text.ts';
 import type { OperatorQueues } from '../../packages/cli/src/ops/ports.ts';
 import { bridgeStatus } from '../../packages/cli/src/ops/status.ts';
 import { setEnv } from '../helpers/env.ts';
+import { ingestFailed, publicationFailed } from '../helpers/failed-events.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
-
-function ingestFailed(key: string): CloudEvent {
-  return createEvent({
-    type: 'pds.ingest.failed',
-    subject: `s3://drop/${key}`,
-    idParts: ['drop', key],
-    time: '2026-11-20T09:15:00Z',
-    data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', pdsStatus: 400, retryable: false },
-  });
-}
-
-function publicationFailed(id: string): CloudEvent {
-  return createEvent({
-    type: 'pds.publication.failed',
-    subject: `publication/${id}`,
-    idParts: [id],
-    time: '2026-11-20T09:15:00Z',
-    data: { publicationId: id, code: 'rejected', reason: 'refused', retryable: false } as never,
-  });
-}
 
 /** A stage without queues: this test is about the state bucket's records. */
 const NO_QUEUES: OperatorQueues = {
