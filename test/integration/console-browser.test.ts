@@ -12,8 +12,20 @@ import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmationLedger } from '../../packages/bridge/src/confirmations/ledger.ts';
+import {
+  createEvent,
+  FailureRecordingSink,
+  recentPublishFailures,
+} from '../../packages/bridge/src/events/index.ts';
+import { SqsEventPublisher } from '../../packages/bridge/src/events/sqs/index.ts';
 import { createS3Client, createSqsClient } from '../../packages/bridge/src/lambda/aws-clients.ts';
+import { createPdsClient } from '../../packages/bridge/src/pds/index.ts';
+import {
+  auditMessagingAssets,
+  recordedAudit,
+} from '../../packages/bridge/src/polling/messaging-assets/index.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
+import { recordDelivery } from '../../packages/bridge/src/webhooks/deliveries.ts';
 import type { RunningConsole } from '../../packages/cli/src/console/server.ts';
 import { startConsoleOn } from '../../packages/cli/src/console/start.ts';
 import { connectOperator } from '../../packages/cli/src/ops/connect.ts';
@@ -105,6 +117,56 @@ async function recordHostileReview(): Promise<void> {
     await ledger.recordReviews([reviewReceived('00614141777772', channel, 9001, [review])]);
   } finally {
     s3.destroy();
+  }
+}
+
+/** Runs the messaging-asset audit against the stack's PDS and records it, as the deployed daily schedule does. */
+async function recordAudit(): Promise<void> {
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  const pds = createPdsClient({
+    baseUrl: stack.pds.url,
+    credentials: { username: stack.pds.username, password: stack.pds.password },
+  });
+  try {
+    const store = new S3StateStore({ client: s3, bucket: stack.buckets.state });
+    await recordedAudit(store, () => auditMessagingAssets({ pds, store, sink: new RecordingSink() }));
+  } finally {
+    pds.close();
+    s3.destroy();
+  }
+}
+
+function connectionStore(): { store: S3StateStore; close(): void } {
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  return { store: new S3StateStore({ client: s3, bucket: stack.buckets.state }), close: () => s3.destroy() };
+}
+
+/** Two events published, as a function's event sink does, to a queue the emulator does not have: a real failing destination. */
+async function publishToMissingQueue(): Promise<void> {
+  const sqs = createSqsClient(emulatorClientConfig(stack.aws));
+  const { store, close } = connectionStore();
+  try {
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'pds-bridge-local-events' }));
+    const missing = (QueueUrl as string).replace(/pds-bridge-local-events$/, 'no-such-queue');
+    const sink = new FailureRecordingSink(
+      new SqsEventPublisher({ sqs, queueUrl: () => missing, maxAttempts: 1 }),
+      {
+        store,
+        destinationOf: () => 'sqs:no-such-queue',
+      },
+    );
+    const events = ['a', 'b'].map((key) =>
+      createEvent({
+        type: 'pds.ingest.failed',
+        subject: `s3://drop/${key}`,
+        idParts: ['console-test', key],
+        data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', retryable: false },
+      }),
+    );
+    await expect(sink.publish(events)).rejects.toThrow();
+  } finally {
+    close();
+    sqs.destroy();
   }
 }
 
@@ -275,7 +337,22 @@ describe('the console in a browser', () => {
   });
 
   it("Deliveries shows every endpoint the API lists, and a failing endpoint's answers as text", async () => {
+    await publishToMissingQueue();
     await open('/deliveries', 'deliveries');
+    // What the SQS destination did not accept, as the state bucket records it.
+    const store = connectionStore();
+    const recorded = await recentPublishFailures(store.store, Date.now() - 24 * 3_600_000, Date.now());
+    store.close();
+    const failures = recorded['sqs:no-such-queue'];
+    expect(failures?.failedEvents).toBe(2);
+    const caption = 'Destinations that did not accept events in the last 24 hours';
+    expect(await cells(caption, 0)).toEqual(['sqs:no-such-queue']);
+    expect(await cells(caption, 1)).toEqual(['2']);
+    expect(
+      (await cells('Their latest failures, newest first', 3)).every((code) =>
+        /NonExistentQueue|QueueDoesNotExist/.test(code),
+      ),
+    ).toBe(true);
     const { items } = await api<{ items: Array<{ url: string }> }>('/webhooks/endpoints');
     expect(
       (await cells(/* caption starts */ 'Endpoints, each over its 50 most recent deliveries', 0)).length,
@@ -296,12 +373,17 @@ describe('the console in a browser', () => {
   });
 
   it('Pipeline shows the queues and dead-letter counts `pds bridge status` gives', async () => {
+    // The local stack schedules no audit: the page says it never ran; ages are labelled unavailable, not invented.
+    await open('/pipeline');
+    expect(await page.locator('main').innerText()).toContain('The scheduled audit never ran');
+    await recordAudit();
     await open('/pipeline', 'pipeline');
     const connection = await connectOperator(target());
     try {
       const status = await bridgeStatus(connection.store, connection.queues, {
         stage: 'local',
         stateBucket: stack.buckets.state,
+        queueAges: connection.queueAges,
       });
       expect(await cells('Each queue and its dead-letter queue', 0)).toEqual(
         status.queues.map((queue) => queue.name),
@@ -316,6 +398,20 @@ describe('the console in a browser', () => {
       expect(await page.locator('main').innerText()).toContain(
         `${status.ingests.window.finished} finished between`,
       );
+      // Ages: where they come from is said beside them; the emulator has none.
+      expect(status.queueAges.available).toBe(false);
+      expect(await page.locator('main').innerText()).toContain('age: not available locally');
+      const existing = status.queues.filter((queue) => queue.exists).length;
+      expect(
+        (await cells('Each queue and its dead-letter queue', 4)).filter((cell) => cell === 'n/a'),
+      ).toHaveLength(existing);
+      // The audit's last report, as the state bucket holds it.
+      const report = status.audit?.lastReport;
+      if (!report) throw new Error('the audit recorded no report');
+      const caption = `What the audit that completed ${report.at} found`;
+      expect(await cells(caption, 0)).toEqual([String(report.listed)]);
+      expect(await cells(caption, 2)).toEqual([String(report.gaps)]);
+      expect(await page.locator('main').innerText()).toMatch(/Last run .* ago\): ok\./);
     } finally {
       connection.close();
     }
@@ -377,7 +473,85 @@ describe('who may talk to the console', () => {
   });
 });
 
+interface DeliveryView {
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: Array<{ attempt: number; replay?: boolean }>;
+}
+
+/**
+ * One delivery of the failing endpoint turned `failed` as the delivery worker records it after its
+ * last scheduled attempt (the schedule takes days; its next retry here is minutes away, after the test).
+ */
+async function failOneDelivery(): Promise<DeliveryView> {
+  const retried = await until('a delivery of the failing endpoint tried twice', async () => {
+    const { items } = await api<{ items: DeliveryView[] }>(
+      `/webhooks/endpoints/${failingEndpointId}/deliveries`,
+    );
+    return items.find((item) => item.status === 'pending' && item.attempts.length >= 2);
+  });
+  const s3 = createS3Client({ ...emulatorClientConfig(stack.aws), forcePathStyle: true });
+  try {
+    await recordDelivery(
+      new S3StateStore({ client: s3, bucket: stack.buckets.state }),
+      { endpointId: failingEndpointId, eventId: retried.eventId, eventType: retried.eventType },
+      { status: 'failed', reason: 'no success in 2 attempts', now: new Date() },
+    );
+  } finally {
+    s3.destroy();
+  }
+  return retried;
+}
+
+async function deliveryOf(eventId: string): Promise<DeliveryView | undefined> {
+  const { items } = await api<{ items: DeliveryView[] }>(
+    `/webhooks/endpoints/${failingEndpointId}/deliveries`,
+  );
+  return items.find((item) => item.eventId === eventId);
+}
+
 describe('an action, with actions allowed', () => {
+  it('replays a failed delivery only when confirmed: Cancel changes nothing, the confirmed replay sends it again', async () => {
+    // prepare
+    const failed = await failOneDelivery();
+    const actions = await startConsoleOn(target(), { actions: true });
+    try {
+      await page.goto(actions.url);
+      await page.goto(new URL(`/deliveries/endpoint?id=${failingEndpointId}`, actions.url).href);
+      await page.getByRole('link', { name: 'Replay its failed deliveries…' }).click();
+      const listed = await cells('Failed deliveries', 0);
+      expect(listed).toContain(failed.eventId);
+
+      // act: cancel
+      await page.getByRole('link', { name: 'Cancel' }).click();
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // what a replay would have queued has had time to run
+      const afterCancel = await deliveryOf(failed.eventId);
+
+      // assess: back on the endpoint's page, the delivery as it was
+      expect(new URL(page.url()).pathname).toBe('/deliveries/endpoint');
+      expect(afterCancel?.status).toBe('failed');
+      expect(afterCancel?.attempts).toEqual(failed.attempts);
+
+      // act: confirm
+      await page.goto(new URL(`/deliveries/replay?id=${failingEndpointId}`, actions.url).href);
+      await page.getByRole('button', { name: `Replay ${listed.length} failed deliveries` }).click();
+
+      // assess: said, and done (the endpoint answers 500 again, to a replay attempt)
+      expect(await page.locator('main .notice').innerText()).toBe(
+        `${listed.length} deliveries queued again for endpoint ${failingEndpointId}.`,
+      );
+      const replayed = await until('the replayed attempt', async () => {
+        const delivery = await deliveryOf(failed.eventId);
+        return delivery?.attempts.some((attempt) => attempt.replay) ? delivery : undefined;
+      });
+      expect(replayed.attempts.filter((attempt) => attempt.replay)).toHaveLength(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await actions.close();
+    }
+  });
+
   it('redrives a dead-letter queue only after its page showed why and the operator confirmed', async () => {
     const dlq = 'pds-bridge-local-events-dlq';
     const sqs = createSqsClient(emulatorClientConfig(stack.aws));

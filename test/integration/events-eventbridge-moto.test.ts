@@ -17,6 +17,7 @@ import { ConfigError } from '../../packages/bridge/src/core/index.ts';
 import { EventBridgeEventPublisher } from '../../packages/bridge/src/events/eventbridge/index.ts';
 import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
 import { createEventReader, s3PayloadFetcher } from '../../packages/consumer/src/index.ts';
+import { ingestFailed } from '../helpers/failed-events.ts';
 import { FAKE_CREDENTIALS } from '../helpers/fauxqs.ts';
 import { describeOnMoto, type MotoServer, startMoto } from '../helpers/moto.ts';
 
@@ -29,16 +30,6 @@ function assetEvent(id: number, rawXml = '<broken'): CloudEvent {
     idParts: [id],
     time: '2026-11-20T09:15:00Z',
     data: { messagingAssetId: id, parseError: { name: 'XmlParseError', message: 'broken' }, rawXml },
-  });
-}
-
-function ingestFailed(key: string): CloudEvent {
-  return createEvent({
-    type: 'pds.ingest.failed',
-    subject: `s3://drop/${key}`,
-    idParts: ['drop', key],
-    time: '2026-11-20T09:15:00Z',
-    data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', pdsStatus: 400, retryable: false },
   });
 }
 

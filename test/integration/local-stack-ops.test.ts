@@ -325,6 +325,8 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
         deadLetter?: { name: string; exists: boolean };
       }>;
       watchList: { keys: number };
+      queueAges: { source: string; available: boolean };
+      audit: unknown;
     };
     do {
       status = await pdsJson(['bridge', 'status']);
@@ -361,6 +363,14 @@ describe('pds bridge against the local stack', { timeout: 120_000 }, () => {
     expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-schedule-dlq\s+deployed stacks only/);
     expect(onTerminal.stdout).toMatch(/pds-bridge-local-poller-failed-runs\s+deployed stacks only/);
     expect(onTerminal.stdout).not.toContain('missing');
+    // The emulator measures no queue ages and the local stack schedules no audit: both said, none invented.
+    expect(status.queueAges).toEqual({
+      source: 'age: not available locally (the local emulator keeps no CloudWatch metrics)',
+      available: false,
+    });
+    expect(status.audit).toBeNull();
+    expect(onTerminal.stdout).toContain('age: not available locally');
+    expect(onTerminal.stdout).toContain('audit: never ran');
   });
 
   it('redrive: the dry run counts and explains the DLQ and moves nothing; --apply moves it back and the ingest handles it', async () => {

@@ -10,6 +10,7 @@ import { type CloudEvent, eventId } from '../../packages/bridge/src/events/index
 import { resolveEventBody } from '../../packages/bridge/src/events/sqs/index.ts';
 import { parseCheckpoint, storedCheckpoint } from '../../packages/bridge/src/polling/checkpoint.ts';
 import { checkpointKey } from '../../packages/bridge/src/polling/keys.ts';
+import { readAuditRecord } from '../../packages/bridge/src/polling/messaging-assets/index.ts';
 import { acquireLease, releaseLease } from '../../packages/bridge/src/state/lease.ts';
 import { S3StateStore } from '../../packages/bridge/src/state/s3/store.ts';
 import { watch } from '../../packages/bridge/src/state/watch-list.ts';
@@ -129,9 +130,37 @@ describe('poll-messaging-assets audit mode', () => {
       expect(report).toMatchObject({ compared: true, gaps: 1, gapIds: [2], applied: true, gapsEmitted: 1 });
       expect(recorded.mock.calls).toContainEqual(['AuditGapsFound', 'Count', 1]);
       expect(events.map((event) => event.id)).toEqual([eventId('pds.messaging-asset.received', [2])]);
+      // The audit's last report is in the state bucket, for `pds bridge status` and the console.
+      const audit = await readAuditRecord(store);
+      expect(audit?.lastRun.ok).toBe(true);
+      expect(audit?.lastReport).toMatchObject({ compared: true, gaps: 1, gapIds: [2], gapsEmitted: 1 });
+      expect(audit?.lastReport?.at).toBe(audit?.lastRun.endedAt);
     } finally {
       recorded.mockRestore();
     }
+  });
+
+  it("records an audit that failed, keeping the last completed audit's findings", async () => {
+    // prepare: the previous test's audit completed; the PDS refuses the next listing
+    const before = await readAuditRecord(store);
+    sim.failNext(1, {
+      kind: 'status',
+      status: 500,
+      method: 'GET',
+      pathPrefix: '/api/v1/messaging/messagingassets',
+    });
+
+    // act
+    const failed = await pollMessagingAssets({ mode: 'audit' }, lambdaContext(60_000, 'run-audit-2')).catch(
+      (error: unknown) => error,
+    );
+    const audit = await readAuditRecord(store);
+
+    // assess
+    expect(failed).toBeInstanceOf(Error);
+    expect(audit?.lastRun).toMatchObject({ ok: false, error: expect.stringContaining('500') });
+    expect((audit?.lastRun.startedAt ?? '') >= (before?.lastRun.endedAt ?? '~')).toBe(true);
+    expect(audit?.lastReport).toEqual(before?.lastReport);
   });
 });
 

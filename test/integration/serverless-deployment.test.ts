@@ -727,6 +727,10 @@ describe('serverless template: the whole stack', () => {
     expect(rules).toContainEqual(
       expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
     );
+    // The destinations' failures by the hour: kept past the longest status window (30 days), then gone.
+    expect(rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'publish-failures/', ExpirationInDays: 31, Status: 'Enabled' }),
+    );
   });
 
   it('takes stage and region from the osls options, with dev in eu-central-1 by default', () => {

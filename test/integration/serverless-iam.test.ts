@@ -191,18 +191,20 @@ describe('the permission checks', () => {
       const listing = statements.find((statement) => statement.Sid === 'ListStateRecords');
       if (listing)
         listing.Condition = {
-          StringLike: { 's3:prefix': ['ingest/*', 'activity-index/ingest/*', 'watch/*'] },
+          StringLike: {
+            's3:prefix': ['ingest/*', 'activity-index/ingest/*', 'publish-failures/*', 'watch/*'],
+          },
         };
     });
 
     // act / assess
     expect(ingestDifferences(unconditioned)).toEqual([
       '+ s3:ListBucket on StateBucket',
-      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*',
+      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*,publish-failures/*',
     ]);
     expect(ingestDifferences(widened)).toEqual([
-      '+ s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*,watch/*',
-      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*',
+      '+ s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*,publish-failures/*,watch/*',
+      '- s3:ListBucket on StateBucket?s3:prefix=activity-index/ingest/*,ingest/*,publish-failures/*',
     ]);
   });
 

@@ -13,6 +13,7 @@ import {
   SqsEventPublisher,
   type SqsEventPublisherOptions,
 } from '../../packages/bridge/src/events/sqs/index.ts';
+import { ingestFailed } from '../helpers/failed-events.ts';
 
 const sqsMock = mockClient(SQSClient);
 const s3Mock = mockClient(S3Client);
@@ -33,16 +34,6 @@ function assetEvent(id: number, rawXml = '<broken'): CloudEvent<'pds.messaging-a
     idParts: [id],
     time: '2026-11-20T09:15:00Z',
     data: { messagingAssetId: id, parseError: { name: 'XmlParseError', message: 'broken' }, rawXml },
-  });
-}
-
-function ingestEvent(key: string): CloudEvent<'pds.ingest.failed'> {
-  return createEvent({
-    type: 'pds.ingest.failed',
-    subject: `s3://drop/${key}`,
-    idParts: ['drop', key],
-    time: '2026-11-20T09:15:00Z',
-    data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', pdsStatus: 400, retryable: false },
   });
 }
 
@@ -259,7 +250,7 @@ describe('SqsEventPublisher', () => {
     const resolver = (type: string) => (type.startsWith('pds.ingest.') ? `${QUEUE}-ingest` : QUEUE);
 
     // act
-    await publisher({ queueUrl: resolver }).publish([assetEvent(1), ingestEvent('a.csv'), assetEvent(2)]);
+    await publisher({ queueUrl: resolver }).publish([assetEvent(1), ingestFailed('a.csv'), assetEvent(2)]);
 
     // assess
     const byQueue = Object.fromEntries(
@@ -274,7 +265,7 @@ describe('SqsEventPublisher', () => {
     // prepare
     acceptAll();
     const fifo = `${QUEUE}.fifo`;
-    const odd = ingestEvent('folder with spaces/ä.csv');
+    const odd = ingestFailed('folder with spaces/ä.csv');
 
     // act
     await publisher({ queueUrl: () => fifo }).publish([assetEvent(1), odd]);

@@ -7,8 +7,8 @@ import {
   parseEventDestinations,
 } from '../../packages/bridge/src/config/event-destinations.ts';
 import { ConfigError, loadConfig } from '../../packages/bridge/src/config/index.ts';
-import { type CloudEvent, createEvent } from '../../packages/bridge/src/events/index.ts';
 import { eventSinkFor } from '../../packages/bridge/src/lambda/adapters.ts';
+import { ingestFailed, publicationFailed } from '../helpers/failed-events.ts';
 
 const BASE = {
   PDS_BASE_URL: 'https://pds.example.com',
@@ -37,26 +37,6 @@ afterEach(() => {
   sqsMock.reset();
   ebMock.reset();
 });
-
-function ingestFailed(key: string): CloudEvent {
-  return createEvent({
-    type: 'pds.ingest.failed',
-    subject: `s3://drop/${key}`,
-    idParts: ['drop', key],
-    time: '2026-11-20T09:15:00Z',
-    data: { bucket: 'drop', key, code: 'rejected', reason: 'refused', pdsStatus: 400, retryable: false },
-  });
-}
-
-function publicationFailed(id: string): CloudEvent {
-  return createEvent({
-    type: 'pds.publication.failed',
-    subject: `publication/${id}`,
-    idParts: [id],
-    time: '2026-11-20T09:15:00Z',
-    data: { publicationId: id, code: 'rejected', reason: 'refused', retryable: false } as never,
-  });
-}
 
 const queuedTypes = (): string[] =>
   sqsMock

@@ -16,10 +16,12 @@ import {
   confirmationKey,
   deadlineOfConfirmationDeadlineKey,
 } from '../../packages/bridge/src/confirmations/keys.ts';
+import { publishFailuresKey } from '../../packages/bridge/src/events/publish-failures.ts';
 import { claimCheckKey } from '../../packages/bridge/src/events/sqs/index.ts';
 import { ingestProgressKey } from '../../packages/bridge/src/ingest/keys.ts';
 import {
   checkpointKey,
+  MESSAGING_ASSETS_AUDIT_KEY,
   PROGRESS_LAYOUT_KEY,
   reviewProgressKey,
 } from '../../packages/bridge/src/polling/keys.ts';
@@ -119,6 +121,7 @@ describe('the keys each module builds', () => {
       'ingest/drops/c4126144f479c4267fe81f55df2004a2641a9d4a2acc07fad1e392f4b50f69e8/v-L4kq!2EtJ!5Fl.json',
     ],
     ['packages/bridge/src/polling', checkpointKey('messaging-assets'), 'checkpoints/messaging-assets.json'],
+    ['packages/bridge/src/polling', MESSAGING_ASSETS_AUDIT_KEY, 'audits/messaging-assets.json'],
     ['packages/bridge/src/polling', reviewProgressKey(7), 'review-progress/07.json'],
     ['packages/bridge/src/polling', reviewProgressKey(3, 9), 'review-progress/L9/3.json'],
     ['packages/bridge/src/polling', PROGRESS_LAYOUT_KEY, 'review-progress/layout.json'],
@@ -138,6 +141,11 @@ describe('the keys each module builds', () => {
       'idempotency/86c9269006019bef38fc238a61067d92a331c832cc5c848afc1c326b45f3e0b4.json',
     ],
     ['packages/bridge/src/events', claimCheckKey('evt/1'), 'claim-check/evt!2F1.json'],
+    [
+      'packages/bridge/src/events',
+      publishFailuresKey(new Date('2026-12-07T06:59:59.999Z')),
+      'publish-failures/2026-12-07T06.json',
+    ],
     [
       'packages/bridge/src/confirmations',
       confirmationKey('4000000000001', 'gdsn-de'),

@@ -29,5 +29,11 @@ export {
 export { httpRefusalCode, pdsFailureCode } from './failure-codes.ts';
 export { FanOutSink } from './fan-out-sink.ts';
 export { FilteredSink } from './filtered-sink.ts';
+export {
+  type DestinationFailures,
+  FailureRecordingSink,
+  PUBLISH_FAILURES_PREFIX,
+  recentPublishFailures,
+} from './publish-failures.ts';
 export type { EventSink } from './sink.ts';
 export { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventDataMap, type EventType, isEventType } from './types.ts';

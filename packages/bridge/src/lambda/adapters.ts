@@ -16,10 +16,10 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { goesToBus, goesToQueue } from '../config/event-destinations.ts';
 import { eventQueueUrlFor } from '../config/event-routing.ts';
 import { type BaseSettings, type Config, requireSetting } from '../config/index.ts';
-import { ConfigError } from '../core/index.ts';
+import { ConfigError, errorFields } from '../core/index.ts';
 import { EventBridgeEventPublisher } from '../events/eventbridge/index.ts';
 import type { EventSink } from '../events/index.ts';
-import { FanOutSink, FilteredSink } from '../events/index.ts';
+import { FailureRecordingSink, FanOutSink, FilteredSink } from '../events/index.ts';
 import { SqsEventPublisher } from '../events/sqs/index.ts';
 import {
   type ClosablePdsClient,
@@ -104,13 +104,29 @@ export function stateStoreFor(config: Config<Partial<BaseSettings>>): StateStore
 export function eventSinkFor(config: Config<Partial<BaseSettings>>): EventSink {
   const stateBucket = config.settings.STATE_BUCKET;
   const claimCheck = stateBucket ? { claimCheck: { s3: s3Client(), bucket: stateBucket } } : {};
+  // What a destination did not accept is recorded by the hour for operators (events/publish-failures.ts).
+  const failureStore = stateBucket
+    ? new S3StateStore({ client: s3Client(), bucket: stateBucket })
+    : undefined;
+  const recorded = (sink: EventSink, destinationOf: (type: string) => string): EventSink =>
+    failureStore
+      ? new FailureRecordingSink(sink, {
+          store: failureStore,
+          destinationOf,
+          onRecordError: (error) =>
+            logger.warn('Could not record a publish failure', { ...errorFields(error) }),
+        })
+      : sink;
   const destinations = config.settings.EVENT_DESTINATIONS;
   const sinks: EventSink[] = [];
-  const queues = new SqsEventPublisher({
-    sqs: sqsClient(),
-    queueUrl: (type) => eventQueueUrlFor(config, type),
-    ...claimCheck,
-  });
+  const queues = recorded(
+    new SqsEventPublisher({
+      sqs: sqsClient(),
+      queueUrl: (type) => eventQueueUrlFor(config, type),
+      ...claimCheck,
+    }),
+    (type) => sqsDestination(eventQueueUrlFor(config, type)),
+  );
   // Without EVENT_DESTINATIONS every event goes to its queue, exactly as before the bus existed.
   sinks.push(
     destinations === undefined
@@ -129,12 +145,25 @@ export function eventSinkFor(config: Config<Partial<BaseSettings>>): EventSink {
     );
   }
   if (anyToBus && busName) {
-    const bus = new EventBridgeEventPublisher({ eventBridge: eventBridgeClient(), busName, ...claimCheck });
+    const bus = recorded(
+      new EventBridgeEventPublisher({ eventBridge: eventBridgeClient(), busName, ...claimCheck }),
+      () => `eventbridge:${busName}`,
+    );
     sinks.push(new FilteredSink(bus, (event) => goesToBus(destinations, event.type)));
   }
   const webhookQueueUrl = config.settings.WEBHOOK_QUEUE_URL;
   if (webhookQueueUrl) {
-    sinks.push(new SqsEventPublisher({ sqs: sqsClient(), queueUrl: () => webhookQueueUrl, ...claimCheck }));
+    sinks.push(
+      recorded(
+        new SqsEventPublisher({ sqs: sqsClient(), queueUrl: () => webhookQueueUrl, ...claimCheck }),
+        () => sqsDestination(webhookQueueUrl),
+      ),
+    );
   }
   return sinks.length === 1 ? (sinks[0] as EventSink) : new FanOutSink(sinks);
+}
+
+/** `sqs:<queue name>` for a queue URL, as publish-failure records name SQS destinations. */
+function sqsDestination(queueUrl: string | undefined): string {
+  return `sqs:${queueUrl?.split('/').at(-1) || 'unknown-queue'}`;
 }

@@ -15,6 +15,7 @@
  * claim-check, event queues) are written here once.
  */
 import { EVENTBRIDGE_PUBLISHER_ACTIONS } from '../events/eventbridge/index.ts';
+import { PUBLISH_FAILURES_PREFIX } from '../events/index.ts';
 import { CLAIM_CHECK_ACTIONS, CLAIM_CHECK_PREFIX, EVENT_PUBLISHER_ACTIONS } from '../events/sqs/index.ts';
 import { SECRET_CREDENTIALS_ACTIONS } from '../pds/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
@@ -148,6 +149,13 @@ export const claimCheckGrant: Grant = Object.freeze({
   resource: stateObjects(CLAIM_CHECK_PREFIX),
   actions: actions(CLAIM_CHECK_ACTIONS.store),
   why: 'stores event bodies too large for SQS',
+});
+
+/** Every function that emits events: records what a destination did not accept, by the hour (events/publish-failures.ts). */
+export const publishFailureGrant: Grant = Object.freeze({
+  resource: stateObjects(PUBLISH_FAILURES_PREFIX),
+  actions: actions(STATE_STORE_ACTIONS.read, STATE_STORE_ACTIONS.write),
+  why: 'records the events a destination did not accept, by the hour',
 });
 
 /** Every function that emits events: offers them to webhooks through WEBHOOK_QUEUE_URL (packages/bridge/src/lambda/adapters.ts). */

@@ -25,6 +25,7 @@ import {
   auditMessagingAssets,
   type MessagingAssetPollReport,
   pollMessagingAssets,
+  recordedAudit,
 } from './messaging-assets/index.ts';
 import {
   recordAuditMetrics,
@@ -230,8 +231,11 @@ export function createMessagingAssetPollHandler(
         },
         deadline,
       };
+      // The scheduled audit keeps its last report for operators (`pds bridge status`, the console).
       return isAuditRequest(event)
-        ? auditMessagingAssets(deps, { ...options, apply: settings.POLL_AUDIT_APPLY })
+        ? recordedAudit(deps.store, () =>
+            auditMessagingAssets(deps, { ...options, apply: settings.POLL_AUDIT_APPLY }),
+          )
         : pollMessagingAssets(deps, options);
     },
     record: (metrics, report) =>

@@ -28,3 +28,9 @@ export function reviewProgressKey(shard: number, level: number = PROGRESS_BASE_L
 
 /** The messaging-asset poller's checkpoint: `checkpoints/messaging-assets.json`. */
 export const MESSAGING_ASSETS_CHECKPOINT = /* @__PURE__ */ checkpointKey('messaging-assets');
+
+/** `audits/`: the last report of each scheduled audit (./messaging-assets/audit-record.ts). */
+export const AUDITS_PREFIX = statePrefix('audits', 'packages/bridge/src/polling');
+
+/** The messaging-asset audit's last report: `audits/messaging-assets.json`. */
+export const MESSAGING_ASSETS_AUDIT_KEY = `${AUDITS_PREFIX}messaging-assets.json`;

@@ -14,6 +14,7 @@ import {
   type Grant,
   type PermissionTable,
   pdsCredentialsGrant,
+  publishFailureGrant,
   queueNamedBy,
   sendsEvent,
   stateObjects,
@@ -25,7 +26,7 @@ import { PUBLICATION_QUEUE_ACTIONS } from '../publications/sqs/queue.ts';
 import { leaseKey, WATCH_PREFIX } from '../state/index.ts';
 import { STATE_STORE_ACTIONS } from '../state/s3/index.ts';
 import { POLLER_LEASES } from './exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
+import { MESSAGING_ASSETS_AUDIT_KEY, MESSAGING_ASSETS_CHECKPOINT, REVIEW_PROGRESS_PREFIX } from './keys.ts';
 import { REVIEW_KEY_QUEUE_ACTIONS } from './supplier-reviews/sqs/review-queue.ts';
 
 const { read, write, delete: remove } = STATE_STORE_ACTIONS;
@@ -34,7 +35,14 @@ const BUCKET_WHY = 'tells a missing record (404) from a forbidden one';
 
 /** What every poller does: claim-check large events, send its events, read the PDS credentials. */
 function shared(eventType: string): Grant[] {
-  return [claimCheckGrant, webhookOfferGrant, eventBusGrant, sendsEvent(eventType), pdsCredentialsGrant];
+  return [
+    claimCheckGrant,
+    publishFailureGrant,
+    webhookOfferGrant,
+    eventBusGrant,
+    sendsEvent(eventType),
+    pdsCredentialsGrant,
+  ];
 }
 
 /** The review pollers' state: the watch entries they read and purge, and their own progress. */
@@ -58,6 +66,11 @@ export const POLLING_PERMISSIONS: PermissionTable = {
       resource: stateObjects(MESSAGING_ASSETS_CHECKPOINT),
       actions: actions(read, write),
       why: 'reads and moves the checkpoint',
+    },
+    {
+      resource: stateObjects(MESSAGING_ASSETS_AUDIT_KEY),
+      actions: actions(read, write),
+      why: "records the scheduled audit's last report",
     },
     ...CONFIRMATION_GRANTS.answers,
     {

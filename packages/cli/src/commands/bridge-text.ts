@@ -5,7 +5,7 @@
 import type { AuditReport } from '@pds-bridge/bridge/polling/messaging-assets';
 import type { CheckReport } from '../ops/check.ts';
 import type { ConfirmationsAnswer } from '../ops/confirmations.ts';
-import type { MoveResult } from '../ops/ports.ts';
+import type { MoveResult, QueueAge } from '../ops/ports.ts';
 import type { RecipientFigures, RecipientSeriesAnswer, RecipientsAnswer } from '../ops/recipients.ts';
 import type { RedrivePlan } from '../ops/redrive.ts';
 import type { ReplayPlan } from '../ops/replay.ts';
@@ -136,16 +136,24 @@ export function statusText(status: BridgeStatus): string {
   // absent by design there, not missing.
   const absent = (role: string) =>
     status.stage === LOCAL_STAGE && sourceless(role) ? 'deployed stacks only' : 'missing';
+  // An age the source has no recent figure for is '-'; where no source can tell ages, the column stays empty.
+  const oldest = (exists: boolean | undefined, age: QueueAge | undefined) =>
+    !exists || !status.queueAges.available ? '' : age ? formatDuration(age.seconds * 1000) : '-';
   const queues = formatTable(
-    ['QUEUE', 'VISIBLE', 'IN FLIGHT', 'DEAD-LETTER QUEUE', 'DLQ MESSAGES'],
+    ['QUEUE', 'VISIBLE', 'IN FLIGHT', 'OLDEST', 'DEAD-LETTER QUEUE', 'DLQ MESSAGES', 'DLQ OLDEST'],
     status.queues.map((queue) => [
       sourceless(queue.role) ? '' : queue.name,
       queue.exists ? queue.visible : sourceless(queue.role) ? '' : 'missing',
       queue.exists ? queue.inFlight : '',
+      oldest(queue.exists, queue.age),
       queue.deadLetter?.name,
       queue.deadLetter ? (queue.deadLetter.exists ? queue.deadLetter.visible : absent(queue.role)) : '',
+      oldest(queue.deadLetter?.exists, queue.deadLetter?.age),
     ]),
   );
+  const ages = status.queueAges.error
+    ? `${status.queueAges.source}: could not be read (${status.queueAges.error})`
+    : status.queueAges.source;
   const inFlight =
     status.ingests.inFlight.length === 0
       ? 'ingests in flight: none'
@@ -186,6 +194,7 @@ export function statusText(status: BridgeStatus): string {
   return [
     `stage ${status.stage}, state bucket ${status.stateBucket}, at ${formatTime(status.at)}`,
     checkpoint,
+    auditLine(status),
     '',
     pollers,
     '',
@@ -194,7 +203,51 @@ export function statusText(status: BridgeStatus): string {
     failed,
     '',
     queues,
+    ages,
+    '',
+    publishFailuresText(status),
   ].join('\n');
+}
+
+/** The event destinations that did not accept events in the window, each with its latest reason. */
+function publishFailuresText(status: BridgeStatus): string {
+  const { since, destinations } = status.publishFailures;
+  const rows = Object.entries(destinations).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (rows.length === 0) return `event destinations: every publish since ${formatTime(since)} was accepted`;
+  return [
+    `event destinations that did not accept events since ${formatTime(since)}:`,
+    formatTable(
+      ['DESTINATION', 'FAILED EVENTS', 'FAILED PUBLISHES', 'LAST', 'LAST REASON'],
+      rows.map(([destination, failures]) => {
+        const last = failures.recent.at(-1);
+        return [
+          destination,
+          failures.failedEvents,
+          failures.failedPublishes,
+          formatTime(failures.lastAt),
+          last ? `${last.code}: ${last.reason}` : '',
+        ];
+      }),
+    ),
+  ].join('\n');
+}
+
+/** The scheduled audit's last run and the findings of the last one that completed, or that it never ran. */
+function auditLine(status: BridgeStatus): string {
+  const audit = status.audit;
+  if (!audit) return 'audit: never ran (no scheduled audit has recorded a report)';
+  const since = (at: string) =>
+    ` (${formatDuration(Math.max(0, Date.parse(status.at) - Date.parse(at)))} ago)`;
+  const run = `audit: last run ${audit.lastRun.ok ? 'ok' : 'FAILED'} ${formatTime(audit.lastRun.endedAt)}${since(audit.lastRun.endedAt)}${audit.lastRun.error ? `: ${audit.lastRun.error}` : ''}`;
+  const report = audit.lastReport;
+  if (!report) return `${run}; no audit has completed yet`;
+  if (!report.compared) return `${run}; it found no checkpoint to compare with`;
+  const gaps = `${report.gaps} gap(s)${report.gaps > 0 ? ` (${report.gapIds.join(', ')}${report.gaps > report.gapIds.length ? ', …' : ''})` : ''}`;
+  const emitted = report.applied ? `, ${report.gapsEmitted} emitted` : '';
+  const found = `${gaps}${emitted}, ${report.pending} pending, ${report.strays} stray(s) of ${report.listed} listed`;
+  return report.at === audit.lastRun.endedAt
+    ? `${run}: ${found}`
+    : `${run}; the last completed ${formatTime(report.at)} found ${found}`;
 }
 
 /** The queues that hold failures without a source queue: the schedule's DLQ and the failed-runs destination. */

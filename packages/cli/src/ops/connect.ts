@@ -16,7 +16,9 @@ import {
   secretsManagerClient,
 } from '@pds-bridge/bridge/webhooks/secretsmanager/store.ts';
 import { SqsDeliveryQueue } from '@pds-bridge/bridge/webhooks/sqs/queue.ts';
+import { cloudWatchQueueAges } from './cloudwatch/queue-ages.ts';
 import { OperatorTargetError } from './errors.ts';
+import { NO_QUEUE_AGES, type QueueAgeSource } from './ports.ts';
 import { SqsOperatorQueues } from './sqs/queues.ts';
 import { accountOfQueueUrl, type BridgeTarget, deployedStateBucket, queueName } from './target.ts';
 
@@ -25,6 +27,8 @@ export interface OperatorConnection {
   readonly stateBucket: string;
   readonly store: StateStore;
   readonly queues: SqsOperatorQueues;
+  /** The ages of the queues' oldest messages: CloudWatch for a deployed stage, none for the local stack. */
+  readonly queueAges: QueueAgeSource;
   /** Sends events to `queueUrl`, or to the stage's `events` queue (where ingest and publication events go). */
   eventSink(queueUrl?: string): Promise<{ sink: EventSink; queueUrl: string }>;
   /**
@@ -50,9 +54,12 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
   const sqs = createSqsClient(target.emulator ? { ...target.emulator } : {});
   const s3 = createS3Client(target.emulator ? { ...target.emulator, forcePathStyle: true } : {});
   const queues = new SqsOperatorQueues({ sqs });
+  // The local emulator keeps no CloudWatch metrics: its ages are said to be unavailable, never guessed.
+  const ages = target.emulator ? undefined : cloudWatchQueueAges();
   const close = () => {
     sqs.destroy();
     s3.destroy();
+    ages?.close();
   };
   try {
     let stateBucket = target.stateBucket;
@@ -74,6 +81,7 @@ export async function connectOperator(target: BridgeTarget): Promise<OperatorCon
       stateBucket: bucket,
       store,
       queues,
+      queueAges: ages?.source ?? NO_QUEUE_AGES,
       async webhooks({ policy, queueUrl }) {
         const url = queueUrl ?? (await queues.url(queueName(target.stage, 'webhooks')));
         if (!url) {

@@ -53,3 +53,33 @@ export interface OperatorQueues {
   /** Moves the messages of `from` back to `to` at most `perSecond` a second. */
   move(from: string, to: string, options: MoveOptions): Promise<MoveResult>;
 }
+
+/** The age of a queue's oldest message as a source measured it. */
+export interface QueueAge {
+  /** Seconds. */
+  readonly seconds: number;
+  /** When the figure was measured (ISO 8601). */
+  readonly at: string;
+}
+
+/**
+ * Where the ages of the queues' oldest messages come from. SQS has no queue attribute for it and a
+ * receive would disturb the messages (receive counts, visibility), so a source reads a measurement
+ * taken elsewhere: CloudWatch's `ApproximateAgeOfOldestMessage` for a deployed stage (./cloudwatch/),
+ * nothing for the local emulator, which keeps no such figure ({@link NO_QUEUE_AGES}).
+ */
+export interface QueueAgeSource {
+  /** Where the figures come from, shown beside them; or why there are none. */
+  readonly label: string;
+  /** False when the source can tell no age at all. */
+  readonly available: boolean;
+  /** The latest age of each named queue that has a recent figure; a queue without one is left out. */
+  ages(names: readonly string[]): Promise<ReadonlyMap<string, QueueAge>>;
+}
+
+/** The local stack's source: its emulator measures no ages, and none is invented. */
+export const NO_QUEUE_AGES: QueueAgeSource = {
+  label: 'age: not available locally (the local emulator keeps no CloudWatch metrics)',
+  available: false,
+  ages: async () => new Map(),
+};

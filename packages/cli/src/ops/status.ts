@@ -2,10 +2,13 @@
  * `status`: how the bridge is doing, from its own records and its queues. Poller checkpoint and
  * lease records (last run, last successful run: packages/bridge/src/state/lease.ts), watch-list size, ingests in
  * flight (progress records not finished), the ingests that finished in a recent window (how many,
- * and the failed ones), queue and dead-letter-queue depths. What it reads of the ingests follows the
+ * and the failed ones), queue and dead-letter-queue depths with the age of their oldest message (from
+ * the connection's age source), what the event destinations did not accept in the window, and the
+ * scheduled audit's last report. What it reads of the ingests follows the
  * window and what is in flight, never every record ever written (the activity index).
  */
 import { mapAll } from '@pds-bridge/bridge/core';
+import { type DestinationFailures, recentPublishFailures } from '@pds-bridge/bridge/events';
 import { INGEST_PROGRESS_PREFIX, isIngestProgressKey } from '@pds-bridge/bridge/ingest/keys.ts';
 import {
   INGEST_ACTIVITY,
@@ -14,7 +17,11 @@ import {
 } from '@pds-bridge/bridge/ingest/progress.ts';
 import { parseCheckpoint } from '@pds-bridge/bridge/polling/checkpoint.ts';
 import { POLLER_LEASES } from '@pds-bridge/bridge/polling/exclusive.ts';
-import { MESSAGING_ASSETS_CHECKPOINT } from '@pds-bridge/bridge/polling/messaging-assets';
+import {
+  type AuditRecord,
+  MESSAGING_ASSETS_CHECKPOINT,
+  readAuditRecord,
+} from '@pds-bridge/bridge/polling/messaging-assets';
 import { deleteIfUnchanged, leaseKey, type StateStore, WATCH_PREFIX } from '@pds-bridge/bridge/state';
 import {
   ACTIVITY_MARKER_GRACE_MS,
@@ -25,7 +32,7 @@ import {
   recordKeyOfMarker,
 } from '@pds-bridge/bridge/state/activity-index.ts';
 import type { LeaseRecord, LeaseRunOutcome } from '@pds-bridge/bridge/state/lease.ts';
-import type { OperatorQueues } from './ports.ts';
+import type { OperatorQueues, QueueAge, QueueAgeSource } from './ports.ts';
 import { FAILED_RUNS_ROLE, QUEUE_ROLES, queueName, SCHEDULE_DLQ_ROLE } from './target.ts';
 
 export interface PollerStatus {
@@ -47,7 +54,18 @@ export interface QueueStatus {
   visible?: number;
   inFlight?: number;
   delayed?: number;
-  deadLetter?: { name: string; exists: boolean; visible?: number };
+  /** The age of its oldest message, when the stage's age source has a recent figure (`queueAges` says where from). */
+  age?: QueueAge;
+  deadLetter?: { name: string; exists: boolean; visible?: number; age?: QueueAge };
+}
+
+/** Where the queues' ages came from, or why there are none. */
+export interface QueueAgesStatus {
+  /** The source's label, shown beside the figures (e.g. "age: not available locally …"). */
+  source: string;
+  available: boolean;
+  /** Why the source could not be read (e.g. no `cloudwatch:GetMetricData`); the depths are still exact. */
+  error?: string;
 }
 
 export interface InFlightIngest {
@@ -107,6 +125,18 @@ export interface BridgeStatus {
   watchList: { keys: number };
   ingests: { window: IngestWindow; inFlight: InFlightIngest[] };
   queues: QueueStatus[];
+  queueAges: QueueAgesStatus;
+  /**
+   * What the event destinations (SQS queues, the EventBridge bus) did not accept in the window, per
+   * destination (`sqs:<queue>`, `eventbridge:<bus>`), as the functions recorded it by the hour
+   * (packages/bridge/src/events/publish-failures.ts); empty when every publish was accepted.
+   */
+  publishFailures: { since: string; until: string; destinations: Record<string, DestinationFailures> };
+  /**
+   * The scheduled messaging-asset audit's last record (packages/bridge/src/polling/messaging-assets/audit-record.ts):
+   * when it last ran, how it ended, what the last completed one found; `null` when no audit recorded one.
+   */
+  audit: AuditRecord | null;
 }
 
 export interface StatusOptions {
@@ -124,7 +154,16 @@ export interface StatusOptions {
    * written before the index and not reindexed yet (`pds bridge reindex`).
    */
   read?: 'index' | 'full';
+  /** Where the queues' ages come from (the connection's `queueAges`). Default: none read. */
+  queueAges?: QueueAgeSource;
 }
+
+/** The age source of a status that was given none. */
+const AGES_NOT_READ: QueueAgeSource = {
+  label: 'age: not read',
+  available: false,
+  ages: async () => new Map(),
+};
 
 /** Failed ingests listed in a status, at most (the count says how many more). */
 export const MAX_FAILED_SHOWN = 50;
@@ -150,17 +189,21 @@ export async function bridgeStatus(
   options: StatusOptions,
 ): Promise<BridgeStatus> {
   const now = options.now ?? Date.now();
-  const [checkpoint, pollers, watchKeys, ingests, queueStates] = await Promise.all([
+  const windowMs = options.windowMs ?? DEFAULT_STATUS_WINDOW_MS;
+  const [checkpoint, pollers, watchKeys, ingests, queueStates, audit, publishFailures] = await Promise.all([
     store.get<unknown>(MESSAGING_ASSETS_CHECKPOINT),
     Promise.all(Object.values(POLLER_LEASES).map((name) => pollerStatus(store, name, now))),
     countKeys(store, WATCH_PREFIX),
     ingestStatus(store, now, {
       concurrency: options.concurrency ?? 16,
       read: options.read ?? 'index',
-      windowMs: options.windowMs ?? DEFAULT_STATUS_WINDOW_MS,
+      windowMs,
     }),
     queueStatuses(queues, options.stage),
+    readAuditRecord(store),
+    recentPublishFailures(store, now - windowMs, now),
   ]);
+  const queueAges = await withAges(queueStates, options.queueAges ?? AGES_NOT_READ);
   const parsed = checkpoint ? parseCheckpoint(checkpoint.value, MESSAGING_ASSETS_CHECKPOINT) : undefined;
   return {
     at: new Date(now).toISOString(),
@@ -184,7 +227,37 @@ export async function bridgeStatus(
     watchList: { keys: watchKeys },
     ingests,
     queues: queueStates,
+    queueAges,
+    publishFailures: {
+      since: new Date(now - windowMs).toISOString(),
+      until: new Date(now).toISOString(),
+      destinations: publishFailures,
+    },
+    audit: audit ?? null,
   };
+}
+
+/** Adds each queue's age, and its DLQ's, from `source` (one read for all); a source that fails leaves ages out and says why. */
+async function withAges(queues: QueueStatus[], source: QueueAgeSource): Promise<QueueAgesStatus> {
+  const status: QueueAgesStatus = { source: source.label, available: source.available };
+  if (!source.available) return status;
+  const names = queues.flatMap((queue) => [
+    ...(queue.exists ? [queue.name] : []),
+    ...(queue.deadLetter?.exists ? [queue.deadLetter.name] : []),
+  ]);
+  let ages: ReadonlyMap<string, QueueAge>;
+  try {
+    ages = await source.ages(names);
+  } catch (error) {
+    return { ...status, error: (error as Error).message };
+  }
+  for (const queue of queues) {
+    const age = ages.get(queue.name);
+    if (age && queue.exists) queue.age = age;
+    const deadLetterAge = queue.deadLetter && ages.get(queue.deadLetter.name);
+    if (queue.deadLetter && deadLetterAge) queue.deadLetter.age = deadLetterAge;
+  }
+  return status;
 }
 
 async function pollerStatus(store: StateStore, name: string, now: number): Promise<PollerStatus> {

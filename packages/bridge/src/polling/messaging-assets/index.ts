@@ -5,8 +5,14 @@
  * both pollers share (checkpoint, lease, run window, poison rule, listing, metrics) is ../.
  */
 
-export { MESSAGING_ASSETS_CHECKPOINT } from '../keys.ts';
+export { MESSAGING_ASSETS_AUDIT_KEY, MESSAGING_ASSETS_CHECKPOINT } from '../keys.ts';
 export { AUDIT_IDS_NAMED, type AuditOptions, type AuditReport, auditMessagingAssets } from './audit.ts';
+export {
+  type AuditFindings,
+  type AuditRecord,
+  readAuditRecord,
+  recordedAudit,
+} from './audit-record.ts';
 export { emptyMessagingAssetReport } from './report.ts';
 export { pollMessagingAssets } from './run.ts';
 export type { MessagingAssetPollDeps, MessagingAssetPollOptions, MessagingAssetPollReport } from './types.ts';

@@ -24,11 +24,13 @@ function pairOf(context: PageContext, queue: string | null) {
   return pair;
 }
 
+/** The confirmation: a button that posts the action, and a Cancel link back to `cancel` that changes nothing. */
 function confirmForm(
   context: PageContext,
   action: string,
   fields: Record<string, string>,
   label: string,
+  cancel: string,
 ): Html {
   if (!context.actions) {
     return html`<p class="notice">This console is read-only. To do it, run the command below, or start the console with <code>--allow-actions</code>.</p>`;
@@ -36,7 +38,7 @@ function confirmForm(
   return html`<form method="post" action="${action}">
 ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <input type="hidden" name="form-token" value="${context.formToken}">
-<button type="submit" class="danger">${label}</button> <a href="/pipeline">Cancel</a>
+<button type="submit" class="danger">${label}</button> <a href="${cancel}">Cancel</a>
 </form>`;
 }
 
@@ -57,7 +59,7 @@ ${table(
 ${
   plan.source && plan.count > 0
     ? html`<h2>Move them back</h2><p>Moves every message of <code>${plan.deadLetter}</code> back to <code>${plan.source}</code>, at most ${REDRIVE_RATE} a second. Fix the cause first, or they come back.</p>
-${confirmForm(context, '/pipeline/redrive', { queue: pair.role }, `Move ${plan.count} messages back to ${plan.source}`)}`
+${confirmForm(context, '/pipeline/redrive', { queue: pair.role }, `Move ${plan.count} messages back to ${plan.source}`, '/pipeline')}`
     : ''
 }
 <p><code>pds bridge redrive ${pair.role}${context.stageFlag}${plan.source ? ' --apply' : ''}</code> does the same.</p>`;
@@ -97,7 +99,7 @@ ${table(
   ]),
   'Nothing to replay.',
 )}
-${failed.length > 0 ? confirmForm(context, '/deliveries/replay', { id }, `Replay ${failed.length} failed deliveries`) : ''}
+${failed.length > 0 ? confirmForm(context, '/deliveries/replay', { id }, `Replay ${failed.length} failed deliveries`, `/deliveries/endpoint${query({ id })}`) : ''}
 <p><a href="/deliveries/endpoint${query({ id })}">Back to the endpoint</a></p>`;
 }
 

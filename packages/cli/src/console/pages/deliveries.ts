@@ -2,9 +2,13 @@
  * Deliveries: which event destinations are failing? Webhook endpoints with their health, breaker,
  * lane, last success, failure rate and lag, from the endpoint registry and the delivery log
  * (packages/bridge/src/webhooks, as `pds bridge webhooks` and `pds bridge deliveries` read them); one
- * endpoint's attempts with the answers it gave (escaped: they are whatever the endpoint sent); the
- * event queues' dead-letter queues.
+ * endpoint's attempts with the answers it gave (escaped: they are whatever the endpoint sent); what the
+ * EventBridge bus and the SQS event queues did not accept in the last day, as the functions recorded it
+ * (packages/bridge/src/events/publish-failures.ts, as `pds bridge status` reads it); the event queues'
+ * dead-letter queues.
  */
+
+import { recentPublishFailures } from '@pds-bridge/bridge/events';
 import {
   type DeliveryRecord,
   type EndpointRecord,
@@ -121,8 +125,51 @@ ${table(
   ]),
   'No webhook endpoint is registered (pds bridge webhooks add URL).',
 )}
+<h2>EventBridge and SQS destinations</h2>
+${await destinationFailures(context)}
 <h2>Event queues</h2>
 ${await eventQueues(context)}`;
+}
+
+/** Hours of destination failures the page shows. */
+const FAILURE_WINDOW_HOURS = 24;
+
+/** What each event destination did not accept in the window: counts, and its latest failures with their reasons (escaped). */
+async function destinationFailures(context: PageContext): Promise<Html> {
+  const since = context.now - FAILURE_WINDOW_HOURS * 3_600_000;
+  const destinations = Object.entries(
+    await recentPublishFailures(context.connection.store, since, context.now),
+  ).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (destinations.length === 0) {
+    return html`<p class="empty">Every event published in the last ${FAILURE_WINDOW_HOURS} hours was accepted by its queue or bus.</p>`;
+  }
+  return html`${table(
+    `Destinations that did not accept events in the last ${FAILURE_WINDOW_HOURS} hours`,
+    ['destination', 'failed events', 'failed publishes', 'last failure'],
+    destinations.map(([destination, failures]) => [
+      html`<code>${destination}</code>`,
+      html`<span class="bad">${failures.failedEvents}</span>`,
+      html`${failures.failedPublishes}`,
+      html`${ago(failures.lastAt, context.now)}`,
+    ]),
+    '',
+  )}
+${table(
+  'Their latest failures, newest first',
+  ['at', 'destination', 'event', 'code', 'reason'],
+  destinations
+    .flatMap(([destination, failures]) => failures.recent.map((failure) => ({ destination, failure })))
+    .sort((a, b) => b.failure.at.localeCompare(a.failure.at))
+    .map(({ destination, failure }) => [
+      html`${failure.at}`,
+      html`<code>${destination}</code>`,
+      html`${failure.type}<br><code>${failure.eventId}</code>`,
+      html`${failure.code}`,
+      html`${failure.reason}`,
+    ]),
+  '',
+)}
+<p>A failed publish is not dropped: the function that made it sends the events again (its checkpoint or record does not move past them) or ends in its dead-letter queue. <code>pds bridge status${context.stageFlag}</code> prints the same counts.</p>`;
 }
 
 function failureFigure(healths: readonly EndpointHealth[]): Html {

@@ -1,10 +1,13 @@
 /**
  * Pipeline: is anything waiting, stuck or behind? The same facts as `pds bridge status`
- * (packages/cli/src/ops/status.ts, read the same way): each queue's depth and its dead-letter queue,
- * the pollers' last runs, the checkpoint's age, ingests in flight. A DLQ with messages offers the
+ * (packages/cli/src/ops/status.ts, read the same way): each queue's depth and the age of its oldest
+ * message, and its dead-letter queue's (the ages from the connection's source, labelled: CloudWatch
+ * for a deployed stage, "not available locally" otherwise), the pollers' last runs, the checkpoint's
+ * age, the scheduled audit's last report, ingests in flight. A DLQ with messages offers the
  * redrive dry run (packages/cli/src/ops/redrive.ts), and, when the console allows actions, the move back.
  */
 import { ConsoleInputError } from '../../errors.ts';
+import type { QueueAge } from '../../ops/ports.ts';
 import { type BridgeStatus, bridgeStatus } from '../../ops/status.ts';
 import { barChart } from '../charts.ts';
 import { type Html, html } from '../html.ts';
@@ -19,13 +22,17 @@ export async function pipelinePage(context: PageContext): Promise<Html> {
     stateBucket: connection.stateBucket,
     now: context.now,
     windowMs: hours * 3_600_000,
+    queueAges: connection.queueAges,
   });
   return html`${summary(status)}
 <h2>Queues</h2>
 ${queueFigure(status)}
 ${queueTable(status)}
+<p class="source">${status.queueAges.source}${status.queueAges.error ? html`: <span class="bad">could not be read</span> (${status.queueAges.error})` : ''}</p>
 <h2>Pollers</h2>
 ${pollerTable(status, context.now)}
+<h2>Audit of the messaging assets</h2>
+${auditSection(status, context.now)}
 <h2>Ingests in flight</h2>
 ${ingestTable(status, context.now)}
 <h2>Ingests finished in the last ${hours} hours</h2>
@@ -116,10 +123,29 @@ function queueFigure(status: BridgeStatus): Html {
   );
 }
 
+/** An age cell: the figure, "no recent figure" from a source that has none for the queue, or "n/a" where no source can tell. */
+function ageCell(status: BridgeStatus, exists: boolean | undefined, age: QueueAge | undefined): Html {
+  if (!exists) return html`—`;
+  if (!status.queueAges.available) return html`<abbr title="${status.queueAges.source}">n/a</abbr>`;
+  return age
+    ? html`${duration(age.seconds * 1000)}`
+    : html`<abbr title="no data point in the window">no recent figure</abbr>`;
+}
+
 function queueTable(status: BridgeStatus): Html {
   return table(
     'Each queue and its dead-letter queue',
-    ['queue', 'waiting', 'in flight', 'delayed', 'dead-letter queue', 'in DLQ', ''],
+    [
+      'queue',
+      'waiting',
+      'in flight',
+      'delayed',
+      'oldest message',
+      'dead-letter queue',
+      'in DLQ',
+      'oldest in DLQ',
+      '',
+    ],
     status.queues.map((queue) => {
       const dead = queue.deadLetter?.visible ?? 0;
       return [
@@ -127,8 +153,10 @@ function queueTable(status: BridgeStatus): Html {
         html`${queue.exists ? queue.visible : 'no such queue'}`,
         html`${queue.inFlight ?? ''}`,
         html`${queue.delayed ?? ''}`,
+        ageCell(status, queue.exists, queue.age),
         html`${queue.deadLetter ? html`<code>${queue.deadLetter.name}</code>` : '—'}`,
         html`<span class="${dead > 0 ? 'bad' : ''}">${queue.deadLetter?.exists ? dead : '—'}</span>`,
+        ageCell(status, queue.deadLetter?.exists, queue.deadLetter?.age),
         dead > 0
           ? html`<a href="/pipeline/redrive?queue=${encodeURIComponent(queue.role)}">why, and redrive…</a>`
           : html``,
@@ -178,4 +206,40 @@ function ingestTable(status: BridgeStatus, now: number): Html {
     ]),
     'No ingest is in flight.',
   );
+}
+
+/** The scheduled audit: when it last ran and how, what the last completed one found, or that it never ran. */
+function auditSection(status: BridgeStatus, now: number): Html {
+  const audit = status.audit;
+  if (!audit) {
+    return html`<p class="empty">The scheduled audit never ran: no report is recorded in the state bucket (a deployed stage runs it daily; the local stack does not schedule it).</p>`;
+  }
+  const run = audit.lastRun;
+  const report = audit.lastReport;
+  const found = report
+    ? table(
+        `What the audit that completed ${report.at} found`,
+        [
+          'listed',
+          'recorded as emitted',
+          'gaps (listed, never emitted)',
+          'pending',
+          'strays (no longer listed)',
+          'gaps emitted',
+        ],
+        [
+          [
+            html`${report.listed}`,
+            html`${report.recorded}`,
+            html`<span class="${report.gaps > 0 ? 'bad' : 'good'}">${report.gaps}</span>${report.gapIds.length > 0 ? html`: ${report.gapIds.join(', ')}${report.gaps > report.gapIds.length ? ', …' : ''}` : ''}`,
+            html`${report.pending}`,
+            html`${report.strays}${report.strayIds.length > 0 ? html`: ${report.strayIds.join(', ')}${report.strays > report.strayIds.length ? ', …' : ''}` : ''}`,
+            html`${report.applied ? report.gapsEmitted : 'not applied'}`,
+          ],
+        ],
+        '',
+      )
+    : html`<p class="empty">No audit has completed yet.</p>`;
+  return html`<p>Last run ${ago(run.endedAt, now)}: ${run.ok ? html`<span class="good">ok</span>` : html`<span class="bad">failed</span>: ${run.error ?? ''}`}.</p>
+${found}`;
 }

@@ -6,14 +6,10 @@
  * operators' command line loads this file; no Lambda bundle does.
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import {
-  CloudWatchClient,
-  DescribeAlarmsCommand,
-  GetMetricDataCommand,
-  type MetricDataQuery,
-} from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { CloudWatchQueueAges } from '../cloudwatch/queue-ages.ts';
 import type { AlarmFacts, DeploymentProbe, HttpAnswerFacts, StackFacts } from '../deployment.ts';
 import { OperatorTargetError } from '../errors.ts';
 import { Sha256 } from './sha256.ts';
@@ -22,10 +18,6 @@ import { Sha256 } from './sha256.ts';
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 /** Fail fast on an unreachable endpoint. */
 const CONNECTION_TIMEOUT_MS = 5_000;
-/** The queue-age metric is read over this window (SQS publishes it every minute while a queue is active). */
-const AGE_WINDOW_MS = 10 * 60_000;
-/** GetMetricData takes at most 500 queries per call. */
-const MAX_QUERIES = 500;
 /** Bytes of an HTTP answer kept: enough for a problem's detail. */
 const MAX_BODY_CHARS = 4_096;
 
@@ -82,11 +74,13 @@ export async function connectAwsDeployment(options: AwsDeploymentProbeOptions = 
       service: 'execute-api',
       sha256: Sha256,
     });
+    const queueAges = new CloudWatchQueueAges({ cloudwatch });
     const probe: DeploymentProbe = {
       stack: (name) => describeStack(cloudformation, name),
       alarms: (prefix) => describeAlarms(cloudwatch, prefix),
       scheduleState: (name) => scheduleState(scheduler, name),
-      oldestMessageAges: (names) => oldestMessageAges(cloudwatch, names),
+      oldestMessageAges: async (names) =>
+        new Map([...(await queueAges.ages(names))].map(([name, age]) => [name, age.seconds])),
       get: (url, { signed }) => httpGet(url, signed ? signer : undefined, timeoutMs),
     };
     return { probe, region, close };
@@ -150,49 +144,6 @@ async function scheduleState(client: SchedulerClient, name: string): Promise<str
     }
     throw error;
   }
-}
-
-async function oldestMessageAges(
-  client: CloudWatchClient,
-  names: readonly string[],
-): Promise<Map<string, number>> {
-  const ages = new Map<string, number>();
-  const end = new Date();
-  const start = new Date(end.getTime() - AGE_WINDOW_MS);
-  for (let first = 0; first < names.length; first += MAX_QUERIES) {
-    const chunk = names.slice(first, first + MAX_QUERIES);
-    const queries: MetricDataQuery[] = chunk.map((name, index) => ({
-      Id: `q${index}`,
-      MetricStat: {
-        Metric: {
-          Namespace: 'AWS/SQS',
-          MetricName: 'ApproximateAgeOfOldestMessage',
-          Dimensions: [{ Name: 'QueueName', Value: name }],
-        },
-        Period: 60,
-        Stat: 'Maximum',
-      },
-    }));
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new GetMetricDataCommand({
-          MetricDataQueries: queries,
-          StartTime: start,
-          EndTime: end,
-          ScanBy: 'TimestampDescending',
-          ...(token ? { NextToken: token } : {}),
-        }),
-      );
-      for (const result of page.MetricDataResults ?? []) {
-        const name = chunk[Number(result.Id?.slice(1))];
-        const latest = result.Values?.[0];
-        if (name !== undefined && latest !== undefined && !ages.has(name)) ages.set(name, latest);
-      }
-      token = page.NextToken;
-    } while (token);
-  }
-  return ages;
 }
 
 async function httpGet(
