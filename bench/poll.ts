@@ -9,8 +9,9 @@
  * second and the floor the concurrency allows: requests x latency / concurrency (x workers for the
  * fan-out), and the poller process's CPU time in all and per event, beside the CPU per event the
  * reference loop of the messaging assets took (what fetching alone costs this process; also below
- * the table). Phases: the messaging-asset backlog, one more run with nothing new, the review poll in one
- * invocation (state in fauxqs, then in memory), and the same watch list fanned out through the
+ * the table). Phases: the messaging-asset backlog (drained run after run, each taking at most
+ * POLL_MAX_ASSETS_PER_RUN new assets), one more run with nothing new, the review poll in one invocation
+ * (state in fauxqs, then in memory), and the same watch list fanned out through the
  * review-poll queue to `--workers` workers (in this process: they share its CPU and the emulator).
  *
  * The same file is the child processes: `--serve simulator` seeds and serves the simulator,
@@ -296,18 +297,30 @@ async function main(): Promise<void> {
     s3Requests.clear();
     cpu = process.cpuUsage();
 
-    // Phase 1: the messaging-asset backlog, then a run with nothing new.
+    // Phase 1: the messaging-asset backlog, drained run after run as the schedule would (a run takes at
+    // most POLL_MAX_ASSETS_PER_RUN new assets, 10,000 by default), then a run with nothing new.
     let backlog = 0;
+    let backlogRuns = 0;
     let seconds = await timed(async () => {
-      backlog = (
-        await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY })
-      ).emitted;
+      for (let remaining = 1; remaining > 0; backlogRuns++) {
+        const report = await pollMessagingAssets(
+          { pds, store, sink },
+          { firstRun: 'backlog', concurrency: CONCURRENCY },
+        );
+        backlog += report.emitted;
+        remaining = report.remaining + report.retryPending;
+      }
     });
     const rawAssetsCpuMs = (rawAssetsCpu.user + rawAssetsCpu.system) / 1e3;
     record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets, undefined, rawAssetsCpuMs);
-    seconds = await timed(() =>
-      pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY }),
-    );
+    let late = 0;
+    seconds = await timed(async () => {
+      late = (
+        await pollMessagingAssets({ pds, store, sink }, { firstRun: 'backlog', concurrency: CONCURRENCY })
+      ).emitted;
+    });
+    if (late > 0)
+      throw new Error(`the run after the backlog emitted ${late} events: the backlog was not drained`);
     record('messaging assets: nothing new', seconds, 0, CONCURRENCY);
 
     // Phase 2: every watched key in one invocation, watch list in fauxqs: the first poll after the keys
@@ -447,6 +460,9 @@ async function main(): Promise<void> {
       ).toFixed(
         2,
       )} s CPU, ${((rawAssetsCpu.user + rawAssetsCpu.system) / 1e3 / assetIds.length).toFixed(3)} ms per asset\n`,
+    );
+    process.stdout.write(
+      `the backlog took ${backlogRuns} poller run${backlogRuns === 1 ? '' : 's'} (each takes at most POLL_MAX_ASSETS_PER_RUN new assets, as a scheduled run does)\n`,
     );
     process.stdout.write(
       `\nqueued: ${await queued(assetQueue)} messaging-asset events, ${await queued(reviewQueue)} review events\n`,
