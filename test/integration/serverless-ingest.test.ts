@@ -137,11 +137,13 @@ describe('serverless template: ingest', () => {
         's3:GetObject',
         's3:GetObject',
         's3:GetObject',
+        's3:GetObject',
         's3:GetObjectTagging',
         's3:GetObjectVersion',
         's3:GetObjectVersionTagging',
         's3:ListBucket',
         's3:ListBucket',
+        's3:PutObject',
         's3:PutObject',
         's3:PutObject',
         's3:PutObject',
@@ -160,7 +162,8 @@ describe('serverless template: ingest', () => {
     expect(JSON.stringify(logs?.Resource)).toContain('log-group:/aws/lambda/pds-bridge-dev-ingest:*');
     const puts = all.filter((s) => actions(s).includes('s3:PutObject')).map((s) => s.Resource);
     expect(puts).toEqual(
-      ['ingest', 'activity-index/ingest', 'claim-check'].map((prefix) => ({
+      // publish-failures: what SQS did not accept, recorded for `pds bridge status` (events/publish-failures.ts).
+      ['ingest', 'activity-index/ingest', 'claim-check', 'publish-failures'].map((prefix) => ({
         'Fn::Sub': `\${StateBucket.Arn}/${prefix}/*`,
       })),
     );
