@@ -58,7 +58,7 @@ export interface JsonPosition {
 }
 
 export const BLOCK_BYTES = 64;
-/** The scanner holds the stack in one 64-bit word: deeper nesting is read byte by byte. */
+/** Open containers the scanner holds (one bit each of a 64-bit word): deeper nesting is read byte by byte. */
 export const MAX_BLOCK_DEPTH = 62;
 /** Bytes copied into the module's memory per call: the data starts after the state words. */
 const WINDOW_BYTES = 1024 * BLOCK_BYTES;

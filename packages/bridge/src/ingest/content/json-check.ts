@@ -92,7 +92,7 @@ export class JsonCheck implements ByteCheck {
 
   /** Whether the scanner can read on from here: between tokens or in a string, with a block left. */
   #resumable(left: number): boolean {
-    return left >= BLOCK_BYTES && this.#at.state <= State.String && this.#at.stack.length < MAX_BLOCK_DEPTH;
+    return left >= BLOCK_BYTES && this.#at.state <= State.String && this.#at.stack.length <= MAX_BLOCK_DEPTH;
   }
 
   /**
