@@ -17,7 +17,17 @@
  * back once it is between tokens again. The result is the same, byte for byte, as reading every byte
  * (test/unit/ingest-content-check.test.ts holds the two together on random documents cut anywhere).
  */
-import { assemble, type Code, I32, I64, instantiate, op, V128, type ValueType } from './wasm-module.ts';
+import {
+  assemble,
+  type Code,
+  I32,
+  I64,
+  lazyScanner,
+  op,
+  type Scanner,
+  V128,
+  type ValueType,
+} from './wasm-module.ts';
 
 /** The validator's states (numbers: the hot loops compare them). The scanner follows the first seven. */
 export const State = {
@@ -355,20 +365,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-interface Scanner {
-  scan(ptr: number, end: number): number;
-  memory: { buffer: ArrayBuffer };
-}
-
-let scanner: Scanner | null | undefined;
-
-/** The module's one instance (push is synchronous, so one is enough), or null without WebAssembly SIMD. */
-function instance(): Scanner | null {
-  if (scanner === undefined) {
-    scanner = (instantiate(scannerModule()) as Scanner | undefined) ?? null;
-  }
-  return scanner;
-}
+const instance = lazyScanner(scannerModule);
 
 /**
  * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the

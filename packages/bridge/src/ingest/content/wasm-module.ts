@@ -121,6 +121,24 @@ export function instantiate(bytes: Uint8Array<ArrayBuffer>): Record<string, unkn
   return new api.Instance(new api.Module(bytes)).exports;
 }
 
+/** What a block scanner module exports: `scan(i32, i32) -> i32` and its memory. */
+export interface Scanner {
+  scan(first: number, second: number): number;
+  memory: { buffer: ArrayBuffer };
+}
+
+/**
+ * The one instance of the scanner `build` assembles, made on first use (the checks push
+ * synchronously, so one is enough), or null where the runtime has no WebAssembly SIMD.
+ */
+export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => Scanner | null {
+  let scanner: Scanner | null | undefined;
+  return () => {
+    if (scanner === undefined) scanner = (instantiate(build()) as Scanner | undefined) ?? null;
+    return scanner;
+  };
+}
+
 export interface FunctionSpec {
   /** Exported under this name. */
   name: string;
