@@ -9,7 +9,7 @@
  */
 import { byteCheckFor } from '../packages/bridge/src/ingest/content/check.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { MiB, median, PRODUCT_CSV_HEADER, printTable, productCsvRow } from './support.ts';
+import { MiB, median, PRODUCT_CSV_HEADER, printTable, productCsvRow, productJsonItem } from './support.ts';
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -29,11 +29,11 @@ function productCsv(bytes: number): Buffer {
   return Buffer.from(rows.join(''));
 }
 
-/** The same items as a JSON array of objects. */
+/** The same items as a JSON array of objects (bench/upload.ts --format json). */
 function productJson(bytes: number): Buffer {
   const items: string[] = [];
   for (let i = 0, written = 0; written < bytes; i++) {
-    const item = `{"primaryKey__":"${4006381333931 + i}","name":"Still water ${i}","description":"Natural mineral water, still; bottled at source \\"Quelle ${i % 97}\\"","netContent":"0.5 l","price":${(i % 300) / 100}}`;
+    const item = productJsonItem(i);
     written += item.length + 2;
     items.push(item);
   }

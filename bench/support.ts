@@ -56,6 +56,14 @@ export function productCsvRow(i: number): string {
   return `${4006381333931 + i},"Still water ${i}","Natural mineral water, still; bottled at source ""Quelle ${i % 97}""",0.5 l,${(i % 300) / 100}\n`;
 }
 
+/**
+ * The same item as a JSON object (string fields, escaped quotes in one, a number): the product JSON
+ * file is `[\n` + items joined by `,\n` + `\n]\n`.
+ */
+export function productJsonItem(i: number): string {
+  return `{"primaryKey__":"${4006381333931 + i}","name":"Still water ${i}","description":"Natural mineral water, still; bottled at source \\"Quelle ${i % 97}\\"","netContent":"0.5 l","price":${(i % 300) / 100}}`;
+}
+
 /** Writes `bytes` of a repeating, non-compressible-looking pattern to `file`. */
 export async function writePatternFile(file: string, bytes: number): Promise<void> {
   const block = Buffer.alloc(MiB);

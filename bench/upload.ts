@@ -4,11 +4,11 @@
  *
  *   node bench/upload.ts [--sizes 100,1024] [--runs 3]      sizes in MiB
  *
- *   node bench/upload.ts --content-check [--sizes 16,64,256] [--runs 3]
+ *   node bench/upload.ts --content-check [--format csv|json] [--sizes 16,64,256] [--runs 3]
  *
  * Prints throughput (MiB/s) of both, their ratio (target ≥ 0.8) and the client's peak RSS
  * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
- * streamed as the ingest streams an S3 object, through the ingest's content check and without it,
+ * (with `--format json`, the same items as a JSON array of objects) streamed as the ingest streams an S3 object, through the ingest's content check and without it,
  * alternately: the check's cost in throughput (target ≤ 5 %), and in the client's CPU time per MiB
  * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core).
  */
@@ -27,6 +27,7 @@ import {
   PRODUCT_CSV_HEADER,
   printTable,
   productCsvRow,
+  productJsonItem,
   removeQuietly,
   runCommand,
   startSimulatorProcess,
@@ -123,15 +124,26 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '3', value: 'n', description: 'runs per size' },
       'content-check': {
         type: 'boolean',
-        description: "the ingest's content check on against off, on a product CSV, instead of curl",
+        description: "the ingest's content check on against off, on a product file, instead of curl",
+      },
+      format: {
+        type: 'string',
+        default: 'csv',
+        value: 'csv|json',
+        description: 'with --content-check: the product file as CSV rows or as a JSON array of item objects',
       },
     },
   });
+  const format = values.format;
+  if (format !== 'csv' && format !== 'json') {
+    process.stderr.write(`bench/upload.ts: --format must be csv or json, got ${JSON.stringify(format)}\n`);
+    process.exit(2);
+  }
   const checkMode = values['content-check'] === true;
   const sizes = (values.sizes ?? (checkMode ? '16,64,256' : '100,1024')).split(',').map(Number);
   const runs = Number(values.runs);
   if (checkMode) {
-    await compareContentCheck(sizes, runs);
+    await compareContentCheck(sizes, runs, format);
     return;
   }
   const simulator = await startSimulatorProcess();
@@ -164,33 +176,39 @@ async function main(): Promise<void> {
   printTable(['size', 'pds-bridge MiB/s', 'curl -F MiB/s', 'ratio', 'client peak RSS MiB'], rows);
 }
 
-/** A product CSV of about `bytes`: every row with quoted text, separators and doubled quotes inside. */
-async function writeProductCsv(file: string, bytes: number): Promise<void> {
+/**
+ * A product file of about `bytes`: CSV rows with quoted text, separators and doubled quotes inside,
+ * or the same items as a JSON array of objects with escaped quotes in a string.
+ */
+async function writeProductFile(file: string, bytes: number, format: 'csv' | 'json'): Promise<void> {
+  const [head, item, between, tail] =
+    format === 'csv' ? [PRODUCT_CSV_HEADER, productCsvRow, '', ''] : ['[\n', productJsonItem, ',\n', '\n]\n'];
   async function* blocks() {
-    yield PRODUCT_CSV_HEADER;
+    yield head;
     let written = 0;
     for (let row = 0; written < bytes; row += 1000) {
       let block = '';
       for (let i = row; i < row + 1000; i++) {
-        block += productCsvRow(i);
+        block += `${i === 0 ? '' : between}${item(i)}`;
       }
       written += Buffer.byteLength(block);
       yield block;
     }
+    yield tail;
   }
   await pipeline(blocks(), createWriteStream(file));
 }
 
 /** The content check's cost: the same streamed upload with the check and without, alternately. */
-async function compareContentCheck(sizes: number[], runs: number): Promise<void> {
+async function compareContentCheck(sizes: number[], runs: number, format: 'csv' | 'json'): Promise<void> {
   const simulator = await startSimulatorProcess();
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-upload-check-'));
   const clientBundle = await bundleForNode(path.join(import.meta.dirname, 'upload-client.ts'), dir);
   const rows: Array<Array<string | number>> = [];
   try {
     for (const sizeMiB of sizes) {
-      const file = path.join(dir, `products-${sizeMiB}MiB.csv`);
-      await writeProductCsv(file, sizeMiB * MiB);
+      const file = path.join(dir, `products-${sizeMiB}MiB.${format}`);
+      await writeProductFile(file, sizeMiB * MiB, format);
       const [off, on] = await alternately(sizeMiB, runs, [
         () => clientUpload(clientBundle, simulator.url, file, 'off'),
         () => clientUpload(clientBundle, simulator.url, file, 'on'),
@@ -212,7 +230,7 @@ async function compareContentCheck(sizes: number[], runs: number): Promise<void>
     await removeQuietly(dir);
   }
   process.stdout.write(
-    `\nStreamed CSV upload with the ingest's content check off and on, median of ${runs} runs each (node ${process.version})\n\n`,
+    `\nStreamed ${format.toUpperCase()} upload with the ingest's content check off and on, median of ${runs} runs each (node ${process.version})\n\n`,
   );
   printTable(
     [

@@ -15,6 +15,8 @@ import {
 } from '../../packages/bridge/src/ingest/content/check.ts';
 import { CsvBlocks } from '../../packages/bridge/src/ingest/content/csv-blocks.ts';
 import { CsvCheck } from '../../packages/bridge/src/ingest/content/csv-check.ts';
+import { JsonBlocks, MAX_BLOCK_DEPTH } from '../../packages/bridge/src/ingest/content/json-blocks.ts';
+import { JsonCheck } from '../../packages/bridge/src/ingest/content/json-check.ts';
 import { holds } from '../helpers/property.ts';
 
 function verdictOf(name: string, content: string | Uint8Array, chunk = 7) {
@@ -318,6 +320,194 @@ describe('JSON', () => {
       }),
       { runs: 300 },
     );
+  });
+});
+
+/** The JSON check's verdict on `bytes` pushed in chunks of the sizes in `cuts` (in turn). */
+function jsonVerdict(bytes: Uint8Array, cuts: number[], simd: boolean) {
+  const check = new JsonCheck({ simd });
+  for (let at = 0, k = 0; at < bytes.length; k += 1) {
+    const size = cuts[k % cuts.length] as number;
+    check.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return check.finish();
+}
+
+describe('JSON read 64 bytes at a time (WebAssembly SIMD) against byte by byte', () => {
+  // Strings with every escape (\\ and \u too), multi-byte characters and long runs; numbers of
+  // every shape; words; nested containers: values that cross 64-byte windows anywhere.
+  const text = fc
+    .array(
+      fc.constantFrom(
+        'a',
+        'Still water',
+        'x'.repeat(70),
+        '"',
+        '\\',
+        '/',
+        '\n',
+        '\t',
+        'ü',
+        '品目',
+        '\u0001',
+        ' ',
+      ),
+      { maxLength: 8 },
+    )
+    .map((parts) => parts.join(''));
+  const number = fc.oneof(
+    fc.integer({ min: -1e6, max: 1e6 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(0, -0.5, 1e21, 1.5e-7),
+  );
+  const value = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      text,
+      number,
+      fc.constantFrom(true, false, null),
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+    ),
+  })).value;
+  const items = fc.array(fc.dictionary(text, value, { maxKeys: 6 }), { maxLength: 8 });
+  const indent = fc.constantFrom(undefined, 1, 2, '\t');
+  const chunks = fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 5 });
+  /** Bytes a damaged file may have where another was: the ones the reading turns on, and others. */
+  const stray = fc.constantFrom(
+    ...[...'"\\{}[],:0-.eE+ tfn\n\r\t'].map((c) => c.charCodeAt(0)),
+    0x01,
+    0x7f,
+    0xc3,
+    0xff,
+  );
+  const damage = fc.record({
+    kind: fc.constantFrom('none', 'remove', 'change', 'truncate', 'control in a string', 'insert'),
+    at: fc.nat(),
+    byte: stray,
+  });
+
+  function damaged(bytes: Buffer, { kind, at, byte }: { kind: string; at: number; byte: number }): Buffer {
+    const k = at % (bytes.length + 1);
+    if (kind === 'remove') return Buffer.concat([bytes.subarray(0, k), bytes.subarray(k + 1)]);
+    if (kind === 'truncate') return bytes.subarray(0, k);
+    if (kind === 'change' && k < bytes.length)
+      return Buffer.concat([bytes.subarray(0, k), Buffer.of(byte), bytes.subarray(k + 1)]);
+    if (kind === 'insert') return Buffer.concat([bytes.subarray(0, k), Buffer.of(byte), bytes.subarray(k)]);
+    if (kind === 'control in a string') {
+      const quote = bytes.indexOf(0x22, k);
+      if (quote >= 0)
+        return Buffer.concat([bytes.subarray(0, quote + 1), Buffer.of(at % 0x20), bytes.subarray(quote + 1)]);
+    }
+    return bytes;
+  }
+
+  it('gives the same verdict, word for word, on any document, damaged or not, cut anywhere', async () => {
+    await holds(
+      fc.property(items, indent, damage, chunks, (list, space, harm, cuts) => {
+        const bytes = damaged(Buffer.from(JSON.stringify(list, null, space)), harm);
+
+        expect(jsonVerdict(bytes, cuts, true)).toEqual(jsonVerdict(bytes, [bytes.length + 1], false));
+      }),
+      { runs: 400 },
+    );
+  });
+
+  it('agrees with JSON.parse on what is well-formed for whole documents of any top level', async () => {
+    const topLevel = fc.oneof(items, value, fc.array(value, { maxLength: 6 }));
+    await holds(
+      fc.property(topLevel, indent, damage, (document, space, harm) => {
+        const bytes = damaged(Buffer.from(JSON.stringify(document, null, space) ?? ''), harm);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(bytes.toString());
+        } catch {
+          parsed = undefined;
+        }
+        const wellFormedItems =
+          Array.isArray(parsed) &&
+          parsed.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+        // JSON.parse reads text: bytes that are not UTF-8 are the UTF-8 check's to refuse.
+        fc.pre(bytes.toString() === new TextDecoder().decode(bytes) || !wellFormedItems);
+        expect(jsonVerdict(bytes, [bytes.length + 1], true) === undefined).toBe(wellFormedItems);
+      }),
+      { runs: 400 },
+    );
+  });
+
+  it('names the same place with an escape or a multi-byte character cut at every byte', () => {
+    const item = `{"primaryKey__":"1","name":"a \\"b\\" \\\\ \\u00fc ü 品目 \\/","n":-12.5e3,"t":[true,false,null]}`;
+    const bytes = Buffer.from(`[${`${item},`.repeat(6)}${item}]`);
+    const broken = Buffer.from(bytes.toString().replace('\\u00fc', '\\u00g'));
+
+    for (let cut = 1; cut < bytes.length; cut += 1) {
+      expect(jsonVerdict(bytes, [cut, bytes.length], true)).toBeUndefined();
+      expect(jsonVerdict(broken, [cut, bytes.length], true)).toEqual(
+        jsonVerdict(broken, [broken.length], false),
+      );
+    }
+  });
+
+  it('follows nesting past what the scanner holds, and names a string item or a top-level object as byte by byte does', () => {
+    const deep = (levels: number) =>
+      Buffer.from(
+        `[{"a":${'['.repeat(levels)}${'"x", '.repeat(20)}1${']'.repeat(levels)}}, ${'{"b":"y"},'.repeat(10)}{}]`,
+      );
+    const cases = [
+      deep(MAX_BLOCK_DEPTH - 3),
+      deep(MAX_BLOCK_DEPTH + 5),
+      deep(MAX_BLOCK_DEPTH + 5).subarray(0, -1),
+      Buffer.from(`[${'{"a":"b"}, '.repeat(10)}"item"]`),
+      Buffer.from(`${' '.repeat(70)}{"items":[]}`),
+    ];
+
+    expect(jsonVerdict(cases[0] as Buffer, [64], true)).toBeUndefined();
+    expect(jsonVerdict(cases[1] as Buffer, [64], true)).toBeUndefined();
+    for (const bytes of cases) {
+      for (const cut of [1, 64, 100, bytes.length]) {
+        expect(jsonVerdict(bytes, [cut], true)).toEqual(jsonVerdict(bytes, [bytes.length], false));
+      }
+    }
+    expect(jsonVerdict(cases[3] as Buffer, [200], true)?.problem).toBe(
+      'line 1 (offset 111): item 11 of the top-level array is a string, not an object',
+    );
+  });
+
+  it('reads a product file itself, escapes, numbers and words included, and hands back only what it cannot vouch for', () => {
+    const items = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `{"primaryKey__":"${4006381333931 + i}","name":"Still water ${i}","description":"Natural mineral water, still; \\"Quelle ${i % 97}\\"","netContent":"0.5 l","price":${(i % 300) / 100},"organic":${i % 2 === 0}}`,
+    );
+    const scan = JsonBlocks.prototype.scan;
+    const handedBack: string[] = [];
+    const spy = vi.spyOn(JsonBlocks.prototype, 'scan').mockImplementation(function (
+      this: JsonBlocks,
+      ...args
+    ) {
+      const [bytes, from, at, byBytes] = args;
+      return scan.call(this, bytes, from, at, (start) => {
+        handedBack.push(Buffer.from(bytes.subarray(start, start + 6)).toString());
+        return byBytes(start);
+      });
+    });
+    const handBacks = (json: string) => {
+      handedBack.length = 0;
+      expect(jsonVerdict(Buffer.from(json), [65536], true)).toBeUndefined();
+      return [...handedBack];
+    };
+
+    try {
+      expect(handBacks(`[\n${items.join(',\n')}\n]\n`)).toEqual([]);
+      // A \u escape and a number with an exponent are read byte by byte.
+      expect(handBacks(`[{"name":"\\u00fc","n":1e3},${items.slice(0, 20).join(',')}]`)).toEqual([
+        '\\u00fc',
+        '1e3},{',
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

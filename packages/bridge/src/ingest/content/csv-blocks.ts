@@ -14,7 +14,17 @@
  * for byte, as reading every byte (test/unit/ingest-content-check.test.ts holds the two together
  * on random files cut at random places).
  */
-import { assemble, type Code, I32, I64, instantiate, op, V128, type ValueType } from './wasm-module.ts';
+import {
+  assemble,
+  type Code,
+  I32,
+  I64,
+  lazyScanner,
+  op,
+  type Scanner,
+  V128,
+  type ValueType,
+} from './wasm-module.ts';
 
 /** Where the CSV reading is between two bytes: csv-check.ts's position, shared with the scanner. */
 export interface CsvPosition {
@@ -258,20 +268,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-interface Scanner {
-  scan(ptr: number, blocks: number): number;
-  memory: { buffer: ArrayBuffer };
-}
-
-let scanner: Scanner | null | undefined;
-
-/** The module's one instance (push is synchronous, so one is enough), or null without WebAssembly SIMD. */
-function instance(): Scanner | null {
-  if (scanner === undefined) {
-    scanner = (instantiate(scannerModule()) as Scanner | undefined) ?? null;
-  }
-  return scanner;
-}
+const instance = lazyScanner(scannerModule);
 
 /**
  * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not

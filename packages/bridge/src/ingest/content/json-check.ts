@@ -5,7 +5,21 @@
  * A validator of its own rather than @streamparser/json: that library's tokenizer leaves the grammar
  * to its parser, which builds every value; checking needs neither the values nor the strings, only a
  * state and the stack of open containers, so memory stays flat however large the file or its strings.
+ *
+ * Most of the file is read 64 bytes at a time by json-blocks.ts (WebAssembly SIMD): strings skipped
+ * by bitmask, the grammar followed on the bytes between them. Where it stops (a number, a word, an
+ * escape it does not take, anything wrong) the bytes are read here one by one until the reading is
+ * between tokens again, and only this reading words a problem.
  */
+import {
+  ARRAY,
+  BLOCK_BYTES,
+  JsonBlocks,
+  type JsonPosition,
+  MAX_BLOCK_DEPTH,
+  OBJECT,
+  State,
+} from './json-blocks.ts';
 import type { ByteCheck } from './problem.ts';
 
 const LF = 0x0a;
@@ -22,52 +36,34 @@ export const MAX_JSON_DEPTH = 10_000;
 const FIX =
   'make the file one JSON array of item objects, e.g. [{"primaryKey__":"4006381333931","name":"Water"}] (check it with: node -e "JSON.parse(require(\'fs\').readFileSync(process.argv[1]))" FILE)';
 
-/** The validator's states (numbers: the hot loop compares them). */
-const State = {
-  Value: 0,
-  ArrayValueOrEnd: 1,
-  ObjectKeyOrEnd: 2,
-  ObjectKey: 3,
-  Colon: 4,
-  AfterValue: 5,
-  String: 6,
-  Escape: 7,
-  Unicode: 8,
-  Literal: 9,
-  Minus: 10,
-  Zero: 11,
-  Integer: 12,
-  Dot: 13,
-  Fraction: 14,
-  Exponent: 15,
-  ExponentSign: 16,
-  ExponentDigits: 17,
-} as const;
-type State = (typeof State)[keyof typeof State];
-
-const ARRAY = 1;
-const OBJECT = 2;
 const LITERALS: Record<number, Uint8Array> = {
   116: new TextEncoder().encode('true'),
   102: new TextEncoder().encode('false'),
   110: new TextEncoder().encode('null'),
 };
 
+export interface JsonCheckOptions {
+  /**
+   * Read with WebAssembly SIMD where the runtime has it (json-blocks.ts), the rest byte by byte;
+   * false reads every byte in JavaScript. Same verdict either way. Default true.
+   */
+  simd?: boolean;
+}
+
 export class JsonCheck implements ByteCheck {
-  #state: State = State.Value;
-  /** Open containers, outermost first. */
-  readonly #stack: number[] = [];
-  /** Whether the string being read is an object key (a value follows it after `:`). */
-  #stringIsKey = false;
+  /** The fast path, or undefined to read every byte here. */
+  readonly #blocks: JsonBlocks | undefined;
+  readonly #at: JsonPosition = { state: State.Value, stack: [], stringIsKey: false, items: 0, line: 1 };
   #unicodeLeft = 0;
   #literal: Uint8Array | undefined;
   #literalAt = 0;
-  #line = 1;
   #offset = 0;
-  /** Elements of the top-level array started so far. */
-  #items = 0;
   #started = false;
   #problem: string | undefined;
+
+  constructor(options: JsonCheckOptions = {}) {
+    this.#blocks = options.simd === false ? undefined : JsonBlocks.create();
+  }
 
   push(bytes: Uint8Array): void {
     let i = 0;
@@ -75,9 +71,40 @@ export class JsonCheck implements ByteCheck {
       this.#started = true;
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
     }
+    const blocks = this.#blocks;
+    if (blocks === undefined) this.#readBytes(bytes, i, false);
+    else {
+      const byBytes = (start: number) => {
+        const next = this.#readBytes(bytes, start, true);
+        return this.#problem === undefined ? next : undefined;
+      };
+      while (i < bytes.length && this.#problem === undefined) {
+        if (this.#resumable(bytes.length - i)) {
+          const next = blocks.scan(bytes, i, this.#at, byBytes);
+          if (next === undefined) break;
+          i = next;
+        }
+        if (i < bytes.length) i = this.#readBytes(bytes, i, true);
+      }
+    }
+    this.#offset += bytes.length;
+  }
+
+  /** Whether the scanner can read on from here: between tokens or in a string, with a block left. */
+  #resumable(left: number): boolean {
+    return left >= BLOCK_BYTES && this.#at.state <= State.String && this.#at.stack.length <= MAX_BLOCK_DEPTH;
+  }
+
+  /**
+   * Reads `bytes` from `from` one by one; returns where it stopped: at the end, at a problem or, with
+   * `handBack`, after at least one byte, where the scanner can read on.
+   */
+  #readBytes(bytes: Uint8Array, from: number, handBack: boolean): number {
     const length = bytes.length;
+    let i = from;
     for (; i < length && this.#problem === undefined; i += 1) {
-      if (this.#state === State.String) {
+      if (handBack && i > from && this.#resumable(length - i)) return i;
+      if (this.#at.state === State.String) {
         // The hot loop: most bytes of a JSON file are inside strings.
         let byte = bytes[i] as number;
         while (byte !== QUOTE && byte !== BACKSLASH && byte >= SPACE && i < length - 1) {
@@ -85,34 +112,37 @@ export class JsonCheck implements ByteCheck {
           byte = bytes[i] as number;
         }
         if (byte === QUOTE) this.#endString();
-        else if (byte === BACKSLASH) this.#state = State.Escape;
+        else if (byte === BACKSLASH) this.#at.state = State.Escape;
         else if (byte < SPACE)
           this.#fail(i, 'a control character (a raw line break or tab?) inside a string');
         continue;
       }
       const byte = bytes[i] as number;
       if (byte === SPACE || byte === LF || byte === CR || byte === TAB) {
-        if (byte === LF) this.#line += 1;
+        if (byte === LF) this.#at.line += 1;
         // Between tokens white space changes nothing; it ends a number or a word (below).
-        if (this.#state <= State.AfterValue) continue;
+        if (this.#at.state <= State.AfterValue) continue;
       }
       this.#step(byte, i);
     }
-    this.#offset += length;
+    return i;
   }
 
   finish(): { problem: string; fix: string } | undefined {
-    if (this.#problem === undefined && this.#isNumberEnd()) this.#state = State.AfterValue;
-    if (this.#problem === undefined && !(this.#state === State.AfterValue && this.#stack.length === 0)) {
+    if (this.#problem === undefined && this.#isNumberEnd()) this.#at.state = State.AfterValue;
+    if (
+      this.#problem === undefined &&
+      !(this.#at.state === State.AfterValue && this.#at.stack.length === 0)
+    ) {
       this.#problem = this.#started
-        ? `the JSON text ends early, on line ${this.#line} (an unclosed ${this.#stack.at(-1) === OBJECT ? 'object' : this.#stack.length > 0 ? 'array' : 'value'})`
+        ? `the JSON text ends early, on line ${this.#at.line} (an unclosed ${this.#at.stack.at(-1) === OBJECT ? 'object' : this.#at.stack.length > 0 ? 'array' : 'value'})`
         : 'the file is empty';
     }
     return this.#problem === undefined ? undefined : { problem: this.#problem, fix: FIX };
   }
 
   #step(byte: number, at: number): void {
-    switch (this.#state) {
+    switch (this.#at.state) {
       case State.Value:
         this.#value(byte, at);
         return;
@@ -138,7 +168,7 @@ export class JsonCheck implements ByteCheck {
         return;
       case State.Colon:
         if (isSpace(byte)) return;
-        if (byte === 0x3a) this.#state = State.Value;
+        if (byte === 0x3a) this.#at.state = State.Value;
         else this.#fail(at, `${describe(byte)} where a ":" should follow the key`);
         return;
       case State.AfterValue:
@@ -146,9 +176,9 @@ export class JsonCheck implements ByteCheck {
         return;
       case State.Escape:
         if (byte === 0x75) {
-          this.#state = State.Unicode;
+          this.#at.state = State.Unicode;
           this.#unicodeLeft = 4;
-        } else if ('"\\/bfnrt'.includes(String.fromCharCode(byte))) this.#state = State.String;
+        } else if ('"\\/bfnrt'.includes(String.fromCharCode(byte))) this.#at.state = State.String;
         else this.#fail(at, `an invalid escape \\${String.fromCharCode(byte)} in a string`);
         return;
       case State.Unicode:
@@ -157,7 +187,7 @@ export class JsonCheck implements ByteCheck {
           return;
         }
         this.#unicodeLeft -= 1;
-        if (this.#unicodeLeft === 0) this.#state = State.String;
+        if (this.#unicodeLeft === 0) this.#at.state = State.String;
         return;
       case State.Literal:
         this.#literalByte(byte, at);
@@ -170,33 +200,33 @@ export class JsonCheck implements ByteCheck {
 
   #value(byte: number, at: number): void {
     if (isSpace(byte)) return;
-    const depth = this.#stack.length;
+    const depth = this.#at.stack.length;
     if (depth === 0 && byte !== 0x5b) {
       this.#fail(at, `the top level is ${kindOf(byte)}, not an array of items`);
       return;
     }
     if (depth === 1 && byte !== 0x7b && startsValue(byte)) {
-      this.#fail(at, `item ${this.#items + 1} of the top-level array is ${kindOf(byte)}, not an object`);
+      this.#fail(at, `item ${this.#at.items + 1} of the top-level array is ${kindOf(byte)}, not an object`);
       return;
     }
-    if (depth === 1) this.#items += 1;
+    if (depth === 1) this.#at.items += 1;
     if (byte === 0x5b || byte === 0x7b) {
       if (depth >= MAX_JSON_DEPTH) {
         this.#fail(at, `values nested more than ${MAX_JSON_DEPTH} deep`);
         return;
       }
-      this.#stack.push(byte === 0x5b ? ARRAY : OBJECT);
-      this.#state = byte === 0x5b ? State.ArrayValueOrEnd : State.ObjectKeyOrEnd;
+      this.#at.stack.push(byte === 0x5b ? ARRAY : OBJECT);
+      this.#at.state = byte === 0x5b ? State.ArrayValueOrEnd : State.ObjectKeyOrEnd;
     } else if (byte === QUOTE) {
-      this.#stringIsKey = false;
-      this.#state = State.String;
+      this.#at.stringIsKey = false;
+      this.#at.state = State.String;
     } else if (LITERALS[byte]) {
       this.#literal = LITERALS[byte];
       this.#literalAt = 1;
-      this.#state = State.Literal;
-    } else if (byte === 0x2d) this.#state = State.Minus;
-    else if (byte === 0x30) this.#state = State.Zero;
-    else if (byte >= 0x31 && byte <= 0x39) this.#state = State.Integer;
+      this.#at.state = State.Literal;
+    } else if (byte === 0x2d) this.#at.state = State.Minus;
+    else if (byte === 0x30) this.#at.state = State.Zero;
+    else if (byte >= 0x31 && byte <= 0x39) this.#at.state = State.Integer;
     else this.#fail(at, `${describe(byte)} where a value should be`);
   }
 
@@ -205,23 +235,23 @@ export class JsonCheck implements ByteCheck {
       this.#fail(at, `${describe(byte)} where a quoted key should be`);
       return;
     }
-    this.#stringIsKey = true;
-    this.#state = State.String;
+    this.#at.stringIsKey = true;
+    this.#at.state = State.String;
   }
 
   #endString(): void {
-    this.#state = this.#stringIsKey ? State.Colon : State.AfterValue;
+    this.#at.state = this.#at.stringIsKey ? State.Colon : State.AfterValue;
   }
 
   #afterValue(byte: number, at: number): void {
     if (isSpace(byte)) return;
-    const open = this.#stack.at(-1);
+    const open = this.#at.stack.at(-1);
     if (open === undefined) {
       this.#fail(at, `${describe(byte)} after the end of the JSON text`);
       return;
     }
     if (byte === COMMA) {
-      this.#state = open === ARRAY ? State.Value : State.ObjectKey;
+      this.#at.state = open === ARRAY ? State.Value : State.ObjectKey;
     } else if (byte === 0x5d || byte === 0x7d) {
       this.#close(byte === 0x5d ? ARRAY : OBJECT, at);
     } else {
@@ -233,15 +263,15 @@ export class JsonCheck implements ByteCheck {
   }
 
   #close(kind: number, at: number): void {
-    if (this.#stack.at(-1) !== kind) {
+    if (this.#at.stack.at(-1) !== kind) {
       this.#fail(
         at,
         `a "${kind === ARRAY ? ']' : '}'}" that closes no ${kind === ARRAY ? 'array' : 'object'}`,
       );
       return;
     }
-    this.#stack.pop();
-    this.#state = State.AfterValue;
+    this.#at.stack.pop();
+    this.#at.state = State.AfterValue;
   }
 
   #literalByte(byte: number, at: number): void {
@@ -251,34 +281,34 @@ export class JsonCheck implements ByteCheck {
       return;
     }
     this.#literalAt += 1;
-    if (this.#literalAt === literal.length) this.#state = State.AfterValue;
+    if (this.#literalAt === literal.length) this.#at.state = State.AfterValue;
   }
 
   #number(byte: number, at: number): void {
     const digit = byte >= 0x30 && byte <= 0x39;
-    switch (this.#state) {
+    switch (this.#at.state) {
       case State.Minus:
-        if (byte === 0x30) this.#state = State.Zero;
-        else if (digit) this.#state = State.Integer;
+        if (byte === 0x30) this.#at.state = State.Zero;
+        else if (digit) this.#at.state = State.Integer;
         else this.#fail(at, 'a "-" without digits');
         return;
       case State.Integer:
         if (digit) return;
         break;
       case State.Dot:
-        if (digit) this.#state = State.Fraction;
+        if (digit) this.#at.state = State.Fraction;
         else this.#fail(at, 'a number with no digits after its "."');
         return;
       case State.Fraction:
         if (digit) return;
         break;
       case State.Exponent:
-        if (byte === 0x2b || byte === 0x2d) this.#state = State.ExponentSign;
-        else if (digit) this.#state = State.ExponentDigits;
+        if (byte === 0x2b || byte === 0x2d) this.#at.state = State.ExponentSign;
+        else if (digit) this.#at.state = State.ExponentDigits;
         else this.#fail(at, 'a number with no digits in its exponent');
         return;
       case State.ExponentSign:
-        if (digit) this.#state = State.ExponentDigits;
+        if (digit) this.#at.state = State.ExponentDigits;
         else this.#fail(at, 'a number with no digits in its exponent');
         return;
       case State.ExponentDigits:
@@ -287,28 +317,28 @@ export class JsonCheck implements ByteCheck {
         return;
     }
     // Zero, Integer or Fraction, and the byte is no digit of theirs.
-    if (byte === 0x2e && this.#state !== State.Fraction) this.#state = State.Dot;
-    else if (byte === 0x65 || byte === 0x45) this.#state = State.Exponent;
+    if (byte === 0x2e && this.#at.state !== State.Fraction) this.#at.state = State.Dot;
+    else if (byte === 0x65 || byte === 0x45) this.#at.state = State.Exponent;
     else if (digit) this.#fail(at, 'a number with a leading zero');
     else this.#endNumber(byte, at);
   }
 
   #endNumber(byte: number, at: number): void {
-    this.#state = State.AfterValue;
+    this.#at.state = State.AfterValue;
     this.#afterValue(byte, at);
   }
 
   #isNumberEnd(): boolean {
     return (
-      this.#state === State.Zero ||
-      this.#state === State.Integer ||
-      this.#state === State.Fraction ||
-      this.#state === State.ExponentDigits
+      this.#at.state === State.Zero ||
+      this.#at.state === State.Integer ||
+      this.#at.state === State.Fraction ||
+      this.#at.state === State.ExponentDigits
     );
   }
 
   #fail(at: number, what: string): void {
-    this.#problem = `line ${this.#line} (offset ${this.#offset + at}): ${what}`;
+    this.#problem = `line ${this.#at.line} (offset ${this.#offset + at}): ${what}`;
   }
 }
 

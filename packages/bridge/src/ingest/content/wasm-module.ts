@@ -56,6 +56,8 @@ export const op = {
   block: [0x02, 0x40],
   loop: [0x03, 0x40],
   end: [0x0b],
+  /** `if` without results: runs its body when the i32 on the stack is not 0. */
+  if: [0x04, 0x40],
   br: (depth: number): Code => [0x0c, ...unsignedLeb(depth)],
   brIf: (depth: number): Code => [0x0d, ...unsignedLeb(depth)],
   select: [0x1b],
@@ -63,17 +65,25 @@ export const op = {
   set: (local: number): Code => [0x21, ...unsignedLeb(local)],
   tee: (local: number): Code => [0x22, ...unsignedLeb(local)],
   i32Load: (offset: number): Code => [0x28, 2, ...unsignedLeb(offset)],
+  i64Load: (offset: number): Code => [0x29, 3, ...unsignedLeb(offset)],
+  i64Load8U: (offset: number): Code => [0x31, 0, ...unsignedLeb(offset)],
   /** i64.load32_u / i64.store32: the shared state is 32-bit words read as i64. */
   load32: (offset: number): Code => [0x35, 2, ...unsignedLeb(offset)],
   store32: (offset: number): Code => [0x3e, 2, ...unsignedLeb(offset)],
+  i64Store: (offset: number): Code => [0x37, 3, ...unsignedLeb(offset)],
   i32: (value: number): Code => [0x41, ...signedLeb(value)],
   i64: (value: number): Code => [0x42, ...signedLeb(value)],
+  i32Eqz: [0x45],
+  i32Sub: [0x6b],
   i32GeU: [0x4f],
   i32And: [0x71],
   i32Or: [0x72],
   i32Add: [0x6a],
   i64Eqz: [0x50],
+  i64Eq: [0x51],
   i64Ne: [0x52],
+  i64LtU: [0x54],
+  i64GeU: [0x5a],
   i64Clz: [0x79],
   i64Ctz: [0x7a],
   i64Popcnt: [0x7b],
@@ -84,10 +94,13 @@ export const op = {
   i64Xor: [0x85],
   i64Shl: [0x86],
   i64ShrU: [0x88],
+  i32WrapI64: [0xa7],
   i64ExtendI32U: [0xad],
   v128Load: (offset: number): Code => [0xfd, 0x00, 4, ...unsignedLeb(offset)],
   i8x16Splat: [0xfd, 0x0f],
   i8x16Eq: [0xfd, 0x23],
+  i8x16LtU: [0xfd, 0x26],
+  v128Or: [0xfd, 0x50],
   i8x16Bitmask: [0xfd, 0x64],
 } as const;
 
@@ -106,6 +119,24 @@ export function instantiate(bytes: Uint8Array<ArrayBuffer>): Record<string, unkn
   const api = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
   if (!api?.validate(bytes)) return undefined;
   return new api.Instance(new api.Module(bytes)).exports;
+}
+
+/** What a block scanner module exports: `scan(i32, i32) -> i32` and its memory. */
+export interface Scanner {
+  scan(first: number, second: number): number;
+  memory: { buffer: ArrayBuffer };
+}
+
+/**
+ * The one instance of the scanner `build` assembles, made on first use (the checks push
+ * synchronously, so one is enough), or null where the runtime has no WebAssembly SIMD.
+ */
+export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => Scanner | null {
+  let scanner: Scanner | null | undefined;
+  return () => {
+    if (scanner === undefined) scanner = (instantiate(build()) as Scanner | undefined) ?? null;
+    return scanner;
+  };
 }
 
 export interface FunctionSpec {

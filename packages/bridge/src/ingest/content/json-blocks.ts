@@ -1,0 +1,458 @@
+/**
+ * The JSON check's fast path: 64 bytes at a time in WebAssembly SIMD, so a dropped JSON file costs a
+ * few per cent of an upload instead of a fifth (docs/benchmarks.md, "Content check").
+ *
+ * How a window of 64 bytes is read: bitmasks of its quotes, backslashes, control bytes (< 0x20) and
+ * white space (one bit per byte). A backslash escapes the byte after it; the quotes it does not escape
+ * are the real ones, and the prefix XOR of their mask gives the bytes inside strings, which are then
+ * skipped whole. The grammar (json-check.ts's states and its stack of open containers, held as one
+ * bit per level) is followed only on the bytes left: real quotes and every byte outside strings that
+ * is not white space.
+ *
+ * The scanner stops before the first byte it cannot vouch for, with the position as it stood there:
+ * a control byte inside a string, an escape other than \" \/ \b \f \n \r \t (\\ and \u included), a
+ * backslash as the window's last byte, a number or a word (true, false, null), anything the grammar
+ * does not allow, nesting deeper than it holds, or a top level that is not an array of objects. The
+ * byte-by-byte reading (json-check.ts) reads from there, so it alone words every problem, and hands
+ * back once it is between tokens again. The result is the same, byte for byte, as reading every byte
+ * (test/unit/ingest-content-check.test.ts holds the two together on random documents cut anywhere).
+ */
+import {
+  assemble,
+  type Code,
+  I32,
+  I64,
+  lazyScanner,
+  op,
+  type Scanner,
+  V128,
+  type ValueType,
+} from './wasm-module.ts';
+
+/** The validator's states (numbers: the hot loops compare them). The scanner follows the first seven. */
+export const State = {
+  Value: 0,
+  ArrayValueOrEnd: 1,
+  ObjectKeyOrEnd: 2,
+  ObjectKey: 3,
+  Colon: 4,
+  AfterValue: 5,
+  String: 6,
+  Escape: 7,
+  Unicode: 8,
+  Literal: 9,
+  Minus: 10,
+  Zero: 11,
+  Integer: 12,
+  Dot: 13,
+  Fraction: 14,
+  Exponent: 15,
+  ExponentSign: 16,
+  ExponentDigits: 17,
+} as const;
+export type State = (typeof State)[keyof typeof State];
+
+export const ARRAY = 1;
+export const OBJECT = 2;
+
+/** Where the JSON reading is between two bytes: json-check.ts's position, shared with the scanner. */
+export interface JsonPosition {
+  state: State;
+  /** Open containers (ARRAY or OBJECT), outermost first. */
+  stack: number[];
+  /** Whether the string being read is an object key (a value follows it after `:`). */
+  stringIsKey: boolean;
+  /** Elements of the top-level array started so far. */
+  items: number;
+  line: number;
+}
+
+export const BLOCK_BYTES = 64;
+/** Open containers the scanner holds (one bit each of a 64-bit word): deeper nesting is read byte by byte. */
+export const MAX_BLOCK_DEPTH = 62;
+/** Bytes copied into the module's memory per call: the data starts after the state words. */
+const WINDOW_BYTES = 1024 * BLOCK_BYTES;
+const DATA_AT = 64;
+
+/** The state words in memory (32-bit each, the stack's bits 64-bit), by byte offset. */
+const Word = { state: 0, isKey: 4, depth: 8, items: 12, line: 16, bits: 24 } as const;
+
+// The function's parameters and locals, by index.
+const [PTR, END] = [0, 1];
+const [STATE, IS_KEY, DEPTH, BITS, ITEMS, LINE] = [2, 3, 4, 5, 6, 7];
+const [QUOTES, BACKSLASHES, CONTROLS, SPACES, LFS, ESCAPED, INSIDE, STOPS, REST, POS, BYTE, TEMP] = [
+  8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+];
+/** A number or word's end (the byte after it) and that byte. */
+const [AT, AT_BYTE] = [20, 21];
+/** 1 where a stop is only the window's end: the scanner goes on with a window from there. */
+const RESTART = 22;
+const VECTORS = [23, 24, 25, 26];
+const [V_QUOTE, V_BACKSLASH, V_SPACE, V_TAB, V_LF, V_CR] = [27, 28, 29, 30, 31, 32];
+/** The bytes a backslash may escape here (u is left to the byte-by-byte reading, and so is \\). */
+const ESCAPABLE = '"/bfnrt';
+const V_ESCAPABLE = [33, 34, 35, 36, 37, 38, 39];
+const LOCALS: ValueType[] = [
+  ...Array.from({ length: 21 }, (): ValueType => I64),
+  ...Array.from({ length: 17 }, (): ValueType => V128),
+];
+
+const ch = (text: string): number => text.charCodeAt(0);
+const not = (local: number): Code => [op.get(local), op.i64(-1), op.i64Xor];
+const nonZero = (code: Code): Code => [code, op.i64(0), op.i64Ne];
+const is = (local: number, value: number): Code => [op.get(local), op.i64(value), op.i64Eq];
+const set = (local: number, value: number): Code => [op.i64(value), op.set(local)];
+const anyOf = (...conditions: Code[]): Code => [conditions, conditions.slice(1).map(() => op.i32Or)];
+const allOf = (...conditions: Code[]): Code => [conditions, conditions.slice(1).map(() => op.i32And)];
+
+/** The bitmask of the window's bytes for which `test` (a v128 of 0x00/0xff lanes from one vector) holds. */
+function maskOf(test: (data: number) => Code): Code {
+  return VECTORS.flatMap((data, k) => [
+    test(data),
+    op.i8x16Bitmask,
+    op.i64ExtendI32U,
+    k === 0 ? [] : [op.i64(16 * k), op.i64Shl, op.i64Or],
+  ]);
+}
+const equal = (splat: number) => (data: number) => [op.get(data), op.get(splat), op.i8x16Eq];
+const equalAny = (splats: number[]) => (data: number) => [
+  splats.map((splat) => equal(splat)(data)),
+  splats.slice(1).map(() => op.v128Or),
+];
+
+function loadState(): Code[] {
+  const splat = (byte: number, local: number) => [op.i32(byte), op.i8x16Splat, op.set(local)];
+  const word = (offset: number, local: number) => [op.i32(0), op.load32(offset), op.set(local)];
+  return [
+    splat(ch('"'), V_QUOTE),
+    splat(ch('\\'), V_BACKSLASH),
+    splat(0x20, V_SPACE),
+    splat(0x09, V_TAB),
+    splat(0x0a, V_LF),
+    splat(0x0d, V_CR),
+    [...ESCAPABLE].map((byte, k) => splat(ch(byte), V_ESCAPABLE[k] as number)),
+    word(Word.state, STATE),
+    word(Word.isKey, IS_KEY),
+    word(Word.depth, DEPTH),
+    word(Word.items, ITEMS),
+    word(Word.line, LINE),
+    [op.i32(0), op.i64Load(Word.bits), op.set(BITS)],
+  ];
+}
+
+/**
+ * The window's masks, the bytes inside strings, the places it must stop (STOPS) and the bytes the
+ * grammar reads (REST: real quotes and bytes outside strings that are not white space, below the
+ * first stop).
+ */
+function classify(): Code[] {
+  const prefixXor = [1, 2, 4, 8, 16, 32].flatMap((shift) => [
+    op.get(TEMP),
+    op.get(TEMP),
+    op.i64(shift),
+    op.i64Shl,
+    op.i64Xor,
+    op.set(TEMP),
+  ]);
+  return [
+    ...VECTORS.map((data, k) => [op.get(PTR), op.v128Load(16 * k), op.set(data)]),
+    [maskOf(equal(V_QUOTE)), op.set(QUOTES)],
+    [maskOf(equal(V_BACKSLASH)), op.set(BACKSLASHES)],
+    [maskOf((data) => [op.get(data), op.get(V_SPACE), op.i8x16LtU]), op.set(CONTROLS)],
+    [maskOf(equal(V_LF)), op.set(LFS)],
+    [maskOf(equalAny([V_SPACE, V_TAB, V_LF, V_CR])), op.set(SPACES)],
+    // A backslash as the last byte: what it escapes is in the next window.
+    [op.get(BACKSLASHES), op.i64(63), op.i64ShrU, op.i64(63), op.i64Shl, op.set(STOPS)],
+    [op.get(BACKSLASHES), op.i64(1), op.i64Shl, op.tee(ESCAPED)],
+    [op.i64(0), op.i64Ne, op.if],
+    // An escape of a byte not in ESCAPABLE: stop at its backslash.
+    [maskOf(equalAny(V_ESCAPABLE)), op.get(ESCAPED), op.i64Xor, op.get(ESCAPED), op.i64And],
+    [op.i64(1), op.i64ShrU, op.get(STOPS), op.i64Or, op.set(STOPS)],
+    op.end,
+    [op.get(QUOTES), not(ESCAPED), op.i64And, op.set(QUOTES)],
+    // Inside a string (the opening quote too): an odd number of real quotes up to the byte, or an
+    // even number when the window starts inside one.
+    [op.get(QUOTES), op.set(TEMP), prefixXor],
+    [op.get(TEMP), op.i64(0), op.get(STATE), op.i64(State.String), op.i64Eq, op.i64ExtendI32U, op.i64Sub],
+    [op.i64Xor, op.set(INSIDE)],
+    // A control byte inside a string.
+    [op.get(CONTROLS), op.get(INSIDE), op.i64And, op.get(STOPS), op.i64Or, op.set(STOPS)],
+    [op.get(INSIDE), op.get(SPACES), op.i64Or, op.i64(-1), op.i64Xor, op.get(QUOTES), op.i64Or],
+    // ... below the first stop (every bit when there is none).
+    [op.get(STOPS), op.i64(1), op.i64Sub, not(STOPS), op.i64And, op.i64And, op.set(REST)],
+  ];
+}
+
+/** The byte at PTR + AT into AT_BYTE. */
+const loadAt: Code = [op.get(PTR), op.get(AT), op.i32WrapI64, op.i32Add, op.i64Load8U(0), op.set(AT_BYTE)];
+const isDigit = (local: number): Code => [op.get(local), op.i64(0x30), op.i64Sub, op.i64(10), op.i64LtU];
+/** Moves AT past the digits from AT on (not past the window's end). */
+const digits: Code = [
+  op.block,
+  op.loop,
+  [op.get(AT), op.i64(BLOCK_BYTES), op.i64GeU, op.brIf(1)],
+  [loadAt, isDigit(AT_BYTE), op.i32Eqz, op.brIf(1)],
+  [op.get(AT), op.i64(1), op.i64Add, op.set(AT), op.br(0)],
+  op.end,
+  op.end,
+];
+/**
+ * Inside a `block` (depth 0) within the case's `if` (depth 1): a value ended at AT, before the
+ * window's end and before a byte that may follow a value (else out of the block: stop). The bytes
+ * up to AT are taken, and the byte-by-byte reading's number or word states never show.
+ */
+const valueEndsAt: Code = [
+  [op.get(AT), op.i64(BLOCK_BYTES), op.i64GeU, op.i64ExtendI32U, op.set(RESTART)],
+  [nonZero(op.get(RESTART)), op.brIf(0)],
+  loadAt,
+  anyOf(...[',', '}', ']', ' ', '\t', '\n', '\r'].map((byte) => is(AT_BYTE, ch(byte)))),
+  [op.i32Eqz, op.brIf(0)],
+  [op.get(REST), op.i64(-1), op.get(AT), op.i64Shl, op.i64And, op.set(REST)],
+  set(STATE, State.AfterValue),
+  op.br(2),
+];
+/** A number without an exponent (-?(0|[1-9][0-9]*)(.[0-9]+)?): others are read byte by byte. */
+const number: Code = [
+  op.block,
+  [op.get(POS), is(BYTE, ch('-')), op.i64ExtendI32U, op.i64Add, op.set(AT), loadAt],
+  [isDigit(AT_BYTE), op.i32Eqz, op.brIf(0)],
+  [op.get(AT), op.i64(1), op.i64Add, op.set(AT)],
+  [is(AT_BYTE, ch('0')), op.i32Eqz, op.if, digits, op.end],
+  [loadAt, is(AT_BYTE, ch('.')), op.if],
+  [op.get(AT), op.i64(1), op.i64Add, op.set(AT), loadAt, isDigit(AT_BYTE), op.i32Eqz, op.brIf(1)],
+  [digits, op.end],
+  valueEndsAt,
+  op.end,
+];
+/** true, null or false. */
+const word: Code = [
+  op.block,
+  [op.get(PTR), op.get(POS), op.i32WrapI64, op.i32Add, op.i32Load(0), op.i64ExtendI32U, op.set(AT_BYTE)],
+  [op.get(POS), op.i64(4), op.i64Add, op.set(AT)],
+  [anyOf(is(AT_BYTE, 0x65757274), is(AT_BYTE, 0x6c6c756e)), op.i32Eqz, op.if],
+  [is(AT_BYTE, 0x736c6166), op.i32Eqz, op.brIf(1)],
+  [loadAt, is(AT_BYTE, ch('e')), op.i32Eqz, op.brIf(1)],
+  [op.get(AT), op.i64(1), op.i64Add, op.set(AT)],
+  op.end,
+  valueEndsAt,
+  op.end,
+];
+
+/**
+ * One byte the grammar reads (BYTE, at POS): each case ends with `br` to the next byte (the loop at
+ * depth 0 outside the case's `if`); a byte no case takes falls through (the caller stops there).
+ */
+function grammar(): Code[] {
+  const next = op.br(1);
+  const valuePlace = anyOf(is(STATE, State.Value), is(STATE, State.ArrayValueOrEnd));
+  const depthAtLeast = (n: number): Code => [op.get(DEPTH), op.i64(n), op.i64GeU];
+  // The open container's kind: 1 for an object (only read where DEPTH > 0).
+  const top = [op.get(BITS), op.get(DEPTH), op.i64(1), op.i64Sub, op.i64ShrU, op.i64(1), op.i64And];
+  const closes = (byte: string, kind: number, orEmpty: number): Code => [
+    allOf(is(BYTE, ch(byte)), anyOf(is(STATE, State.AfterValue), is(STATE, orEmpty)), depthAtLeast(1), [
+      top,
+      op.i64(kind),
+      op.i64Eq,
+    ]),
+    op.if,
+    [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue), next],
+    op.end,
+  ];
+  return [
+    // The quote that ends the string: whether a value or a ":" follows depends on what it was.
+    [is(STATE, State.String), op.if],
+    [op.i64(State.Colon), op.i64(State.AfterValue), op.get(IS_KEY), op.i32WrapI64, op.select],
+    [op.set(STATE), next, op.end],
+    [allOf(is(BYTE, ch('"')), anyOf(is(STATE, State.ObjectKeyOrEnd), is(STATE, State.ObjectKey))), op.if],
+    [set(IS_KEY, 1), set(STATE, State.String), next, op.end],
+    // A string value: not at the top level, nor as an item (items are objects).
+    [allOf(is(BYTE, ch('"')), valuePlace, depthAtLeast(2)), op.if],
+    [set(IS_KEY, 0), set(STATE, State.String), next, op.end],
+    [allOf(is(BYTE, ch(':')), is(STATE, State.Colon)), op.if],
+    [set(STATE, State.Value), next, op.end],
+    [allOf(is(BYTE, ch(',')), is(STATE, State.AfterValue), depthAtLeast(1)), op.if],
+    [op.i64(State.ObjectKey), op.i64(State.Value), top, op.i32WrapI64, op.select, op.set(STATE), next],
+    op.end,
+    // An object: an item (counted) or deeper; the top level is an array.
+    [
+      allOf(is(BYTE, ch('{')), valuePlace, depthAtLeast(1), [
+        op.get(DEPTH),
+        op.i64(MAX_BLOCK_DEPTH),
+        op.i64LtU,
+      ]),
+    ],
+    op.if,
+    [op.get(ITEMS), is(DEPTH, 1), op.i64ExtendI32U, op.i64Add, op.set(ITEMS)],
+    [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64Or, op.set(BITS)],
+    [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ObjectKeyOrEnd), next],
+    op.end,
+    // An array: the top level, or deeper than the items.
+    [
+      allOf(
+        is(BYTE, ch('[')),
+        valuePlace,
+        [is(DEPTH, 1), op.i32Eqz],
+        [op.get(DEPTH), op.i64(MAX_BLOCK_DEPTH), op.i64LtU],
+      ),
+    ],
+    op.if,
+    [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64(-1), op.i64Xor, op.i64And, op.set(BITS)],
+    [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ArrayValueOrEnd), next],
+    op.end,
+    closes('}', 1, State.ObjectKeyOrEnd),
+    closes(']', 0, State.ArrayValueOrEnd),
+    // A number or a word inside an item.
+    [allOf(valuePlace, depthAtLeast(2), anyOf(is(BYTE, ch('-')), isDigit(BYTE))), op.if, number, op.end],
+    [allOf(valuePlace, depthAtLeast(2)), op.if, word, op.end],
+  ];
+}
+
+/**
+ * `scan(ptr, end)`: reads windows of 64 bytes from `ptr` while one fits before `end`; returns where
+ * it stopped, the position there in memory.
+ */
+function scannerModule(): Uint8Array<ArrayBuffer> {
+  const linesBelow = (stop: Code): Code => [
+    op.get(LINE),
+    op.get(LFS),
+    op.i64(1),
+    stop,
+    op.i64Shl,
+    op.i64(1),
+    op.i64Sub,
+    op.i64And,
+    op.i64Popcnt,
+    op.i64Add,
+    op.set(LINE),
+  ];
+  const body: Code[] = [
+    ...loadState(),
+    op.block, // out: no whole window left, or stopped for the byte-by-byte reading
+    op.loop, // windows
+    [op.get(END), op.get(PTR), op.i32Sub, op.i32(BLOCK_BYTES), op.i32GeU, op.i32Eqz, op.brIf(1)],
+    op.block, // stopped: before the byte at PTR + POS
+    ...classify(),
+    op.block,
+    op.loop,
+    [op.get(REST), op.i64Eqz, op.brIf(1)],
+    [op.get(REST), op.i64Ctz, op.set(POS), set(RESTART, 0)],
+    [op.get(REST), op.get(REST), op.i64(1), op.i64Sub, op.i64And, op.set(REST)],
+    [op.get(PTR), op.get(POS), op.i32WrapI64, op.i32Add, op.i64Load8U(0), op.set(BYTE)],
+    ...grammar(),
+    // No case took the byte: stop before it.
+    op.br(2),
+    op.end,
+    op.end,
+    [op.get(STOPS), op.i64Ctz, op.set(POS), set(RESTART, 1), nonZero(op.get(STOPS)), op.brIf(0)],
+    [op.get(LINE), op.get(LFS), op.i64Popcnt, op.i64Add, op.set(LINE)],
+    [op.get(PTR), op.i32(BLOCK_BYTES), op.i32Add, op.set(PTR), op.br(1)],
+    op.end,
+    linesBelow(op.get(POS)),
+    [op.get(PTR), op.get(POS), op.i32WrapI64, op.i32Add, op.set(PTR)],
+    // A value running past the window's end, or a backslash as its last byte: a window from there
+    // reads it whole (unless it starts there: then it is longer than a window).
+    [op.get(RESTART), op.i32WrapI64, nonZero(op.get(POS)), op.i32And, op.brIf(0)],
+    op.end,
+    op.end,
+    [op.i32(0), op.get(STATE), op.store32(Word.state)],
+    [op.i32(0), op.get(IS_KEY), op.store32(Word.isKey)],
+    [op.i32(0), op.get(DEPTH), op.store32(Word.depth)],
+    [op.i32(0), op.get(ITEMS), op.store32(Word.items)],
+    [op.i32(0), op.get(LINE), op.store32(Word.line)],
+    [op.i32(0), op.get(BITS), op.i64Store(Word.bits)],
+    op.get(PTR),
+  ];
+  return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
+}
+
+const instance = lazyScanner(scannerModule);
+
+/**
+ * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the
+ * byte-by-byte reading from there: it returns where the scanner may go on, or undefined once it
+ * found a problem).
+ *
+ * @example
+ * ```ts
+ * const blocks = JsonBlocks.create(); // undefined where WebAssembly SIMD is missing
+ * const next = blocks?.scan(bytes, from, position, (start) => readBytes(start));
+ * // position now says where the reading is at `next`; fewer than 64 bytes follow it
+ * ```
+ */
+export class JsonBlocks {
+  readonly #scanner: Scanner;
+  readonly #words: Uint32Array;
+  readonly #bytes: Uint8Array;
+
+  private constructor(scanner: Scanner) {
+    this.#scanner = scanner;
+    this.#words = new Uint32Array(scanner.memory.buffer, 0, DATA_AT / 4);
+    this.#bytes = new Uint8Array(scanner.memory.buffer, DATA_AT, WINDOW_BYTES);
+  }
+
+  static create(): JsonBlocks | undefined {
+    const found = instance();
+    return found ? new JsonBlocks(found) : undefined;
+  }
+
+  /** Reads from `from` on (the position must be between tokens or in a string, the stack not too deep). */
+  scan(
+    bytes: Uint8Array,
+    from: number,
+    at: JsonPosition,
+    byBytes: (start: number) => number | undefined,
+  ): number | undefined {
+    let i = from;
+    while (bytes.length - i >= BLOCK_BYTES) {
+      const start = i;
+      const length = Math.min(WINDOW_BYTES, bytes.length - i);
+      this.#bytes.set(bytes.subarray(start, start + length));
+      while (start + length - i >= BLOCK_BYTES) {
+        this.#write(at);
+        i = start + this.#scanner.scan(DATA_AT + i - start, DATA_AT + length) - DATA_AT;
+        this.#read(at);
+        if (start + length - i < BLOCK_BYTES) break;
+        const next = byBytes(i);
+        if (next === undefined) return undefined;
+        i = next;
+      }
+    }
+    return i;
+  }
+
+  #write(at: JsonPosition): void {
+    const words = this.#words;
+    let low = 0;
+    let high = 0;
+    const { stack } = at;
+    for (let level = 0; level < stack.length; level += 1) {
+      if (stack[level] !== OBJECT) continue;
+      if (level < 32) low |= 1 << level;
+      else high |= 1 << (level - 32);
+    }
+    words[Word.state / 4] = at.state;
+    words[Word.isKey / 4] = at.stringIsKey ? 1 : 0;
+    words[Word.depth / 4] = stack.length;
+    words[Word.items / 4] = at.items;
+    words[Word.line / 4] = at.line;
+    words[Word.bits / 4] = low;
+    words[Word.bits / 4 + 1] = high;
+  }
+
+  #read(at: JsonPosition): void {
+    const words = this.#words;
+    at.state = words[Word.state / 4] as State;
+    at.stringIsKey = words[Word.isKey / 4] === 1;
+    at.items = words[Word.items / 4] as number;
+    at.line = words[Word.line / 4] as number;
+    const depth = words[Word.depth / 4] as number;
+    const low = words[Word.bits / 4] as number;
+    const high = words[Word.bits / 4 + 1] as number;
+    const { stack } = at;
+    stack.length = depth;
+    for (let level = 0; level < depth; level += 1) {
+      const bit = level < 32 ? (low >>> level) & 1 : (high >>> (level - 32)) & 1;
+      stack[level] = bit === 1 ? OBJECT : ARRAY;
+    }
+  }
+}
