@@ -28,6 +28,7 @@ import {
   WebhookDelivery,
   WebhookError,
 } from '../../packages/bridge/src/webhooks/index.ts';
+import { SecretsManagerSecretStore } from '../../packages/bridge/src/webhooks/secretsmanager/store.ts';
 import { startHttpAdapter } from '../../packages/local/src/gateway/index.ts';
 import { type ApiEventOptions, apiEvent, postPublicationEvent, publicationBody } from '../helpers/apigw.ts';
 import { cic, publishedWithConfirmations, reviewReceived } from '../helpers/confirmation-ledger-suite.ts';
@@ -1020,6 +1021,45 @@ describe('the OpenAPI document against the api handler', () => {
     expect(JSON.parse(answer.body ?? '{}')).toMatchObject({
       type: expect.stringContaining('service-unavailable'),
     });
+  });
+
+  it('answers 503 with Retry-After when Secrets Manager throttles, and 500 when it refuses', async () => {
+    // arrange: a Secrets Manager client that fails every call as the SDK reports such failures
+    // (throttling cannot be provoked on an emulator)
+    const registering = (failure: Error) =>
+      post(
+        '/webhooks/endpoints',
+        { url: 'http://127.0.0.1:9/hook' },
+        {
+          ...webhooksOn(),
+          webhooks: new WebhookDelivery({
+            store: new MemoryStateStore(),
+            secrets: new SecretsManagerSecretStore({
+              client: { send: async () => Promise.reject(failure) } as never,
+              prefix: 'pds-bridge/test/',
+            }),
+            queue: new MemoryDeliveryQueue(),
+            policy: 'any',
+            knownTypes: EVENT_TYPES,
+          }),
+        },
+      );
+    const sdkError = (name: string, status: number, retryable: boolean) =>
+      Object.assign(new Error(`${name} (simulated)`), {
+        name,
+        $metadata: { httpStatusCode: status },
+        ...(retryable ? { $retryable: { throttling: true } } : {}),
+      });
+
+    // act
+    const throttled = await registering(sdkError('ThrottlingException', 400, true));
+    const denied = await registering(sdkError('AccessDeniedException', 400, false));
+
+    // assess
+    expect(throttled.statusCode).toBe(503);
+    expect(throttled.headers?.['retry-after']).toBe('5');
+    expect(JSON.parse(throttled.body ?? '{}').detail).toContain('ThrottlingException (400)');
+    expect(denied.statusCode).toBe(500);
   });
 
   it('documents the Idempotent-Replayed header of a replay', async () => {

@@ -9,6 +9,7 @@ import {
   GetSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { WebhookError } from '../errors.ts';
 import type { SecretStore } from '../secret-store.ts';
 
 /** The IAM action of each primitive (packages/bridge/src/webhooks/permissions.ts grants them per role). */
@@ -46,7 +47,7 @@ export class SecretsManagerSecretStore implements SecretStore {
       return answer.SecretString;
     } catch (error) {
       if (errorName(error) === 'ResourceNotFoundException') return undefined;
-      throw error;
+      throw unavailableOrAsIs('read', name, error);
     }
   }
 
@@ -62,7 +63,7 @@ export class SecretsManagerSecretStore implements SecretStore {
       return true;
     } catch (error) {
       if (errorName(error) === 'ResourceExistsException') return false;
-      throw error;
+      throw unavailableOrAsIs('create', name, error);
     }
   }
 
@@ -72,13 +73,33 @@ export class SecretsManagerSecretStore implements SecretStore {
         new DeleteSecretCommand({ SecretId: this.#prefix + name, ForceDeleteWithoutRecovery: true }),
       );
     } catch (error) {
-      if (errorName(error) !== 'ResourceNotFoundException') throw error;
+      if (errorName(error) !== 'ResourceNotFoundException') throw unavailableOrAsIs('delete', name, error);
     }
   }
 }
 
 function errorName(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
+}
+
+/**
+ * A failure that passes (throttling, a 5xx, no answer) as `WEBHOOK_SECRET_UNAVAILABLE`, which the API
+ * answers 503 with Retry-After and a delivery batch leaves to SQS to try again; any other error (access
+ * denied, a bad request) as it is, so the 500 and the log name it.
+ */
+function unavailableOrAsIs(operation: string, name: string, error: unknown): unknown {
+  const sdk = (error ?? {}) as { $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  // Only the SDK's own failures: an error without its $metadata is ours, and stays a 500.
+  if (sdk.$metadata === undefined) return error;
+  const status = sdk.$metadata.httpStatusCode;
+  const passing = Boolean(sdk.$retryable) || status === undefined || status === 429 || status >= 500;
+  if (!passing) return error;
+  const why = `${errorName(error) ?? 'Error'}${status ? ` (${status})` : ''}`;
+  return new WebhookError(
+    'WEBHOOK_SECRET_UNAVAILABLE',
+    `The secret store (AWS Secrets Manager) did not answer the ${operation} of ${name}: ${why}; try again shortly`,
+    { retryable: true, cause: error },
+  );
 }
 
 let cachedClient: SecretsManagerClient | undefined;
