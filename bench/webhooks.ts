@@ -15,9 +15,10 @@
  * 3. Isolation: ten endpoints, nine answering 200 after `--latency-ms`; the tasks are handled as the
  *    function handles its batches (deliverBatch, ten at a time) on both lanes: the main lane's, and
  *    beside them the slow lane's tasks that are due. With one endpoint answering 503 to everything,
- *    and with one dripping its answer (200 at once, then a byte every 100 ms for 1.5 s, each byte well
- *    within the 500 ms attempt timeout: issue 42), the nine's p99 delay against a run without it.
- *    `--isolation-workers N` handles N main-lane batches at once (default 1, one after another: the
+ *    with one dripping its answer (200 at once, then a byte every 100 ms for 1.5 s, each byte well
+ *    within the 500 ms attempt timeout: issue 42), and with one answering 200 after 300 ms (within the
+ *    deadline, past the main lane's budget, `--main-lane-ms`, default 100), the nine's p99 delay
+ *    (when their receivers answered) against a run without it. `--isolation-workers N` handles N main-lane batches at once (default 1, one after another: the
  *    worst case; deployed, the lane takes up to 10). `--isolation-only` runs this part alone.
  */
 
@@ -61,6 +62,13 @@ const { values } = parseScriptArgs({
       default: '20,40,80',
       value: 'n,n,n',
       description: 'events per endpoint of the isolation runs',
+    },
+    'main-lane-ms': {
+      type: 'string',
+      default: '100',
+      value: 'ms',
+      description:
+        "the main lane's budget per attempt in the isolation runs (WEBHOOK_MAIN_LANE_MS); 500, the attempt deadline, for none",
     },
     'isolation-workers': {
       type: 'string',
@@ -125,9 +133,16 @@ const DRIP_EVERY_MS = 100;
 const DRIP_BYTES = 15;
 /** The attempt timeout of the isolation part: longer than a drip's pause, far shorter than the drip. */
 const ISOLATION_TIMEOUT_MS = 500;
+/**
+ * The main lane's budget of the isolation part (WEBHOOK_MAIN_LANE_MS; `--main-lane-ms`): an attempt
+ * past it is handed to the slow lane. Five times the healthy receivers' latency by default.
+ */
+const ISOLATION_MAIN_LANE_MS = Number(values['main-lane-ms']);
+/** The slow endpoint of the isolation part: 200 after 300 ms, within the deadline, past the budget. */
+const SLOW_ANSWER_MS = 300;
 
 async function receiver(
-  answer: (path: string) => number | 'drip',
+  answer: (path: string) => number | 'drip' | 'slow',
   answered: (path: string) => void = () => undefined,
 ): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
@@ -135,10 +150,14 @@ async function receiver(
     request.on('end', () => {
       const status = answer(request.url ?? '');
       if (status !== 'drip') {
-        setTimeout(() => {
-          response.writeHead(status).end();
-          answered(request.url ?? '');
-        }, LATENCY_MS);
+        setTimeout(
+          () => {
+            if (response.destroyed) return;
+            response.writeHead(status === 'slow' ? 200 : status).end();
+            answered(request.url ?? '');
+          },
+          status === 'slow' ? SLOW_ANSWER_MS : LATENCY_MS,
+        );
         return;
       }
       dripAnswer(response, { everyMs: DRIP_EVERY_MS, bytes: DRIP_BYTES });
@@ -244,14 +263,20 @@ function p99(values: number[]): number {
 async function isolation(): Promise<void> {
   const rows: Array<Array<string | number>> = [];
   for (const perEndpoint of String(values['isolation-sizes']).split(',').map(Number)) {
-    const delays: Record<'without' | 'with' | 'dripping', number> = { without: 0, with: 0, dripping: 0 };
-    for (const mode of ['without', 'with', 'dripping'] as const) {
+    const delays: Record<'without' | 'with' | 'dripping' | 'slow', number> = {
+      without: 0,
+      with: 0,
+      dripping: 0,
+      slow: 0,
+    };
+    for (const mode of ['without', 'with', 'dripping', 'slow'] as const) {
       // A delivery's delay is when its receiver answered, as the receiver sees it: not when the batch
       // it was in settled, which a slow batch-mate holds back though the delivery was made.
       const healthyDelays: number[] = [];
       let enqueuedAt = 0;
       const { url, server } = await receiver(
-        (path) => (path.startsWith('/failing') ? (mode === 'dripping' ? 'drip' : 503) : 200),
+        (path) =>
+          path.startsWith('/failing') ? (mode === 'dripping' ? 'drip' : mode === 'slow' ? 'slow' : 503) : 200,
         (path) => {
           if (path.startsWith('/ok-')) healthyDelays.push(performance.now() - enqueuedAt);
         },
@@ -259,6 +284,7 @@ async function isolation(): Promise<void> {
       const { queue, slowQueue, delivery } = memoryDelivery({
         asymmetric: false,
         timeoutMs: ISOLATION_TIMEOUT_MS,
+        mainLaneBudgetMs: ISOLATION_MAIN_LANE_MS,
       });
       for (let n = 0; n < 9; n++) await delivery.registry.create({ url: `${url}/ok-${n}` });
       if (mode !== 'without') await delivery.registry.create({ url: `${url}/failing` });
@@ -305,10 +331,12 @@ async function isolation(): Promise<void> {
       (delays.with / delays.without).toFixed(2),
       delays.dripping.toFixed(0),
       (delays.dripping / delays.without).toFixed(2),
+      delays.slow.toFixed(0),
+      (delays.slow / delays.without).toFixed(2),
     ]);
   }
   console.log(
-    `\nIsolation: nine endpoints answering 200 after ${LATENCY_MS} ms, ${ISOLATION_WORKERS} main-lane batch${ISOLATION_WORKERS === 1 ? '' : 'es'} at once; p99 delay (ms) of their deliveries from dispatch`,
+    `\nIsolation: nine endpoints answering 200 after ${LATENCY_MS} ms, ${ISOLATION_WORKERS} main-lane batch${ISOLATION_WORKERS === 1 ? '' : 'es'} at once, main-lane budget ${Math.min(ISOLATION_MAIN_LANE_MS, ISOLATION_TIMEOUT_MS)} ms of the ${ISOLATION_TIMEOUT_MS} ms deadline; p99 delay (ms) of their deliveries from dispatch`,
   );
   printTable(
     [
@@ -317,6 +345,8 @@ async function isolation(): Promise<void> {
       'with one answering 503',
       'ratio',
       'with one dripping its answer',
+      'ratio',
+      `with one answering after ${SLOW_ANSWER_MS} ms`,
       'ratio',
     ],
     rows,

@@ -57,6 +57,7 @@ const PARAMETERS = {
   republishOnResendRequest: 'true',
   confirmationsOverdueAlarmCount: '25',
   webhookTimeoutMs: '5000',
+  webhookMainLaneMs: '1500',
   webhookDisableAfterHours: '48',
   webhookRotationOverlapHours: '12',
   webhookRetentionDays: '7',
@@ -787,6 +788,7 @@ describe('serverless template: the whole stack', () => {
     expect(props(t, 'ConfirmationsOverdueAlarm').Threshold).toBe('25');
     expect(envOf(t, 'WebhookDeliveryLambdaFunction')).toMatchObject({
       WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_MAIN_LANE_MS: '1500',
       WEBHOOK_DISABLE_AFTER_HOURS: '48',
     });
     for (const fn of functions) expect(envOf(t, fn).WEBHOOK_ROTATION_OVERLAP_HOURS, fn).toBe('12');

@@ -207,6 +207,88 @@ describe('webhook delivery: the slow lane', () => {
   });
 });
 
+describe("webhook delivery: the main lane's budget", () => {
+  /** A receiver on 127.0.0.1 for `/fast` (204 at once) and `/late` (204 after `lateMs`, changeable). */
+  async function lateReceiver(lateMs: { value: number }) {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const wait = request.url === '/late' ? lateMs.value : 0;
+        setTimeout(() => {
+          if (!response.destroyed) response.writeHead(204).end();
+        }, wait);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('hands a task whose answer takes longer than the budget to the slow lane, delivers it there within the deadline, and keeps the endpoint there until it answers within the budget', async () => {
+    // prepare: budget 150 ms, deadline 3 s; one endpoint answering after 600 ms, one at once
+    const lateMs = { value: 600 };
+    const base = await lateReceiver(lateMs);
+    const main = new MemoryDeliveryQueue();
+    const slow = new MemoryDeliveryQueue();
+    const delivery = new WebhookDelivery({
+      store: new MemoryStateStore(),
+      secrets: new MemorySecretStore(),
+      queue: main,
+      slowQueue: slow,
+      policy: 'any',
+      knownTypes: EVENT_TYPES,
+      asymmetric: false,
+      timeoutMs: 3_000,
+      mainLaneBudgetMs: 150,
+    });
+    const late = (await delivery.registry.create({ url: `${base}/late` })).endpoint;
+    const fast = (await delivery.registry.create({ url: `${base}/fast` })).endpoint;
+    await delivery.dispatch([event(0)]);
+
+    // act: the main lane's batch
+    const outcomes = await delivery.deliverBatch(main.take(), 'main');
+
+    // assess: the late attempt was stopped at the budget (without it, it would have been delivered on
+    // the main lane after 600 ms); its task is on the slow lane, not failed
+    expect(outcomes.map((each) => (each.status === 'fulfilled' ? each.value : 'rejected')).sort()).toEqual([
+      'delivered',
+      'moved',
+    ]);
+    const handed = slow.take();
+    expect(handed.map((task) => [task.endpointId, task.attempt])).toEqual([[late.id, 1]]);
+    const marked = await delivery.registry.require(late.id);
+    expect(marked.failures).toBe(0);
+    expect(marked.slowSince).toBeDefined();
+    expect((await delivery.registry.require(fast.id)).slowSince).toBeUndefined();
+
+    // act: the slow lane delivers it with the whole deadline; still late, so the endpoint stays slow
+    expect(await delivery.deliver(handed[0] as never, 'slow')).toBe('delivered');
+    expect((await delivery.registry.require(late.id)).slowSince).toBe(marked.slowSince);
+    await delivery.dispatch([event(1)]);
+    expect(main.take().map((task) => task.endpointId)).toEqual([fast.id]);
+
+    // act: it answers within the budget again
+    lateMs.value = 0;
+    expect(await delivery.deliver(slow.take()[0] as never, 'slow')).toBe('delivered');
+    await delivery.dispatch([event(2)]);
+
+    // assess: back on the main lane
+    expect((await delivery.registry.require(late.id)).slowSince).toBeUndefined();
+    expect(
+      main
+        .take()
+        .map((task) => task.endpointId)
+        .sort(),
+    ).toEqual([fast.id, late.id].sort());
+  });
+});
+
 describe('webhook-delivery: the lane of a record', () => {
   const lanes = { main: 'pds-bridge-dev-webhooks', slow: 'pds-bridge-dev-webhooks-slow' };
   const record = (queue: string) =>

@@ -64,6 +64,7 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       failures: z.number().check(z.int(), z.gte(0)),
       failingSince: z.optional(timestamp),
       breakerOpenUntil: z.optional(timestamp),
+      slowSince: z.optional(timestamp),
       replayedAt: z.optional(timestamp),
     })
     .register(registry, {

@@ -38,6 +38,13 @@ export interface WebhookDeliveryOptions {
   readonly retentionMs?: number;
   /** Per-attempt timeout; default 10 000 ms. */
   readonly timeoutMs?: number;
+  /**
+   * What an attempt on the main lane may take (with a slow lane): past it the attempt is stopped, not
+   * counted as failed, and its task handed to the slow lane at once, where it has the whole
+   * `timeoutMs`; the endpoint stays on the slow lane until it answers within this. Default 2 000 ms;
+   * at or above `timeoutMs` there is no budget apart from the deadline.
+   */
+  readonly mainLaneBudgetMs?: number;
   /** Sign with `v1a` (ed25519) too; default true. */
   readonly asymmetric?: boolean;
   /** Called once when an endpoint is disabled (the handler emits `pds.webhook.endpoint-disabled`). */

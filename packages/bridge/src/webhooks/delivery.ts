@@ -157,7 +157,7 @@ export class WebhookDelivery {
           }
           probing.add(endpoint.id);
         }
-        return this.#deliver(task, endpoint, later, bounds);
+        return this.#deliver(task, endpoint, later, bounds, lane);
       }),
     );
     try {
@@ -221,6 +221,7 @@ export class WebhookDelivery {
     endpoint: EndpointRecord | undefined,
     later: LaterTasks,
     bounds: BatchBounds,
+    lane: DeliveryLane,
   ): Promise<TaskOutcome> {
     const now = this.#now();
     // The reads are independent: one round trip to the store instead of several in a row (the
@@ -264,7 +265,10 @@ export class WebhookDelivery {
       later.add(task, 0, unhealthy(endpoint) ? 'slow' : 'main');
       return 'waiting';
     }
-    const result = await this.#post(endpoint, event, now, privateKey, timeoutMs);
+    const budgetMs = this.#budgetMs(lane, timeoutMs);
+    const result = await this.#post(endpoint, event, now, privateKey, Math.min(budgetMs, timeoutMs));
+    if (budgetMs < timeoutMs && result.status === undefined && result.latencyMs >= budgetMs)
+      return this.#handOff(task, endpoint, now, later);
     const attempt = {
       at: now.toISOString(),
       attempt: task.attempt,
@@ -282,7 +286,7 @@ export class WebhookDelivery {
         { status: 'delivered', attempt, now },
         { likelyNew: task.attempt === 1 && !task.replay },
       );
-      if (endpoint.failures > 0) await this.#recovered(endpoint.id);
+      await this.#succeeded(endpoint, result.latencyMs, timeoutMs, now);
       this.#o.metrics?.addMetric('WebhookDelivered', 'Count', 1);
       return 'delivered';
     }
@@ -397,11 +401,50 @@ export class WebhookDelivery {
     }
   }
 
-  async #recovered(id: string): Promise<void> {
-    await this.registry.change(id, (record) => {
-      const { failingSince: _since, breakerOpenUntil: _until, ...rest } = record;
-      return { ...rest, failures: 0 };
+  /**
+   * After a success: the endpoint is not failing any more, and slow (its tasks on the slow lane) only
+   * when this answer took longer than the main lane's budget.
+   */
+  async #succeeded(endpoint: EndpointRecord, latencyMs: number, timeoutMs: number, now: Date): Promise<void> {
+    const budgetMs = this.#budgetMs('main', timeoutMs);
+    const slow = budgetMs < timeoutMs && latencyMs > budgetMs;
+    if (endpoint.failures === 0 && (endpoint.slowSince !== undefined) === slow) return;
+    const slowSince = slow ? (endpoint.slowSince ?? now.toISOString()) : undefined;
+    await this.registry.change(endpoint.id, (record) => {
+      const { failingSince: _since, breakerOpenUntil: _until, slowSince: _slow, ...rest } = record;
+      return { ...rest, failures: 0, ...(slowSince ? { slowSince } : {}) };
     });
+  }
+
+  /**
+   * No answer within the main lane's budget: the attempt was stopped, is not counted as a failure, and
+   * its task goes to the slow lane at once with the whole deadline; the endpoint is marked slow, so it
+   * holds no main-lane batch again until it answers within the budget. The receiver may have taken it
+   * already: the slow lane's attempt is then a duplicate with the same webhook-id (docs/webhooks.md).
+   */
+  async #handOff(
+    task: DeliveryTask,
+    endpoint: EndpointRecord,
+    now: Date,
+    later: LaterTasks,
+  ): Promise<'moved'> {
+    await this.registry.change(endpoint.id, (record) =>
+      record.slowSince !== undefined || record.status === 'disabled'
+        ? undefined
+        : { ...record, slowSince: now.toISOString() },
+    );
+    later.add(task, 0, 'slow');
+    this.#o.metrics?.addMetric('WebhookMovedToSlowLane', 'Count', 1);
+    return 'moved';
+  }
+
+  /**
+   * What an attempt on `lane` may take before it is handed to the slow lane: the main lane's budget
+   * where there is a slow lane to hand it to, else the whole deadline.
+   */
+  #budgetMs(lane: DeliveryLane, timeoutMs: number): number {
+    if (lane !== 'main' || this.#o.slowQueue === undefined) return timeoutMs;
+    return Math.min(this.#o.mainLaneBudgetMs ?? DEFAULT_MAIN_LANE_BUDGET_MS, timeoutMs);
   }
 
   /** Counts a failure: opens the breaker at the threshold, disables after `disableAfterMs`. */
@@ -487,6 +530,9 @@ export interface BatchBounds {
    */
   readonly attemptsEndBy?: number;
 }
+
+/** What an attempt on the main lane may take before it is handed to the slow lane (WEBHOOK_MAIN_LANE_MS). */
+export const DEFAULT_MAIN_LANE_BUDGET_MS = 2_000;
 
 /** An attempt is not begun with less time than this (it is queued again instead). */
 export const MIN_ATTEMPT_MS = 100;

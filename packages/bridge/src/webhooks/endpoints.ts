@@ -46,6 +46,12 @@ export interface EndpointRecord {
   readonly failures: number;
   readonly failingSince?: string;
   readonly breakerOpenUntil?: string;
+  /**
+   * Since when its answers take longer than the main lane's budget (WEBHOOK_MAIN_LANE_MS): its tasks
+   * take the slow lane, as a failing endpoint's do, without counting as failures; cleared by an answer
+   * within the budget.
+   */
+  readonly slowSince?: string;
   /** The last replay queued for it: tasks queued before then check the log before they are sent. */
   readonly replayedAt?: string;
 }

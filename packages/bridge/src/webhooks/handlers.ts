@@ -77,6 +77,7 @@ export function webhookDeliveryFor(
     policy: settings.WEBHOOK_URL_POLICY,
     knownTypes: EVENT_TYPES,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+    mainLaneBudgetMs: settings.WEBHOOK_MAIN_LANE_MS,
     retentionMs: settings.WEBHOOK_RETENTION_DAYS * 86_400_000,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     ...(sink

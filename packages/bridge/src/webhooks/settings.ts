@@ -21,6 +21,10 @@ export const WEBHOOK_SETTINGS = Object.freeze({
       default: 10_000,
     },
   ),
+  WEBHOOK_MAIN_LANE_MS: setting.integer(
+    'ms an attempt on the main lane may take before it is stopped (not counted as failed) and handed to the slow lane, where it has WEBHOOK_TIMEOUT_MS; the endpoint stays there until it answers within this',
+    { min: 100, max: 60_000, default: 2_000 },
+  ),
   WEBHOOK_DISABLE_AFTER_HOURS: setting.integer(
     'hours an endpoint may fail without one success before it is disabled (pds.webhook.endpoint-disabled)',
     { min: 1, max: 2400, default: 120 },

@@ -128,10 +128,11 @@ function endpointLine(endpoint: EndpointRecord): string {
   const subject = endpoint.subject ? ` · subject ${endpoint.subject}` : '';
   const failing =
     endpoint.failures > 0 ? ` · ${endpoint.failures} failed attempts since ${endpoint.failingSince}` : '';
+  const slow = endpoint.slowSince ? ` · slow since ${endpoint.slowSince} (slow lane)` : '';
   const disabled = endpoint.status === 'disabled' ? ` (${endpoint.disabledReason ?? 'disabled'})` : '';
   // Header names only: their values are secrets.
   const headers = endpoint.headerNames?.length ? ` · headers ${endpoint.headerNames.join(', ')}` : '';
-  return `${endpoint.id}  ${endpoint.status}${disabled}  ${endpoint.url}  ${types}${subject}${headers}${failing}`;
+  return `${endpoint.id}  ${endpoint.status}${disabled}  ${endpoint.url}  ${types}${subject}${headers}${failing}${slow}`;
 }
 
 function filtersOf(context: CommandContext) {

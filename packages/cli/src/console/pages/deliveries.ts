@@ -116,7 +116,9 @@ ${table(
       ? html`<span class="bad">disabled</span>: ${health.endpoint.disabledReason ?? ''}`
       : health.endpoint.failures > 0
         ? html`<span class="bad">failing</span> (${health.endpoint.failures} in a row since ${health.endpoint.failingSince ?? '?'})`
-        : html`<span class="good">healthy</span>`,
+        : health.endpoint.slowSince !== undefined
+          ? html`<span class="bad">slow</span> (answers past the main lane's budget since ${health.endpoint.slowSince})`
+          : html`<span class="good">healthy</span>`,
     html`${health.breaker}${health.endpoint.breakerOpenUntil && health.breaker === 'open' ? ` until ${health.endpoint.breakerOpenUntil}` : ''}`,
     html`${health.lane}`,
     html`${ago(health.lastSuccessAt, context.now)}`,
