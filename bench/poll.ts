@@ -309,6 +309,12 @@ async function main(): Promise<void> {
         );
         backlog += report.emitted;
         remaining = report.remaining + report.retryPending;
+        // A run that emits nothing while assets remain would loop for ever (the PDS failing every fetch).
+        if (remaining > 0 && report.emitted === 0) {
+          throw new Error(
+            `a backlog run emitted nothing with ${remaining} assets left: see the poller's log`,
+          );
+        }
       }
     });
     const rawAssetsCpuMs = (rawAssetsCpu.user + rawAssetsCpu.system) / 1e3;

@@ -6,12 +6,12 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../packages/bridge/src/api/auth.ts';
 import { ApiProblem } from '../../packages/bridge/src/api/problem.ts';
-import { Sha256 } from '../../packages/cli/src/ops/aws/sha256.ts';
 import {
   type RunningHttpAdapter,
   sigV4Authorizer,

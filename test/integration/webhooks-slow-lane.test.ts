@@ -18,7 +18,7 @@ import {
   MemorySecretStore,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
-import { dropEvent } from './../helpers/webhook-events.ts';
+import { dropEvent, memoryDelivery } from './../helpers/webhook-events.ts';
 
 const event = (n: number) => dropEvent(n, { time: new Date().toISOString() });
 
@@ -234,19 +234,11 @@ describe("webhook delivery: the main lane's budget", () => {
     // prepare: budget 150 ms, deadline 3 s; one endpoint answering after 600 ms, one at once
     const lateMs = { value: 600 };
     const base = await lateReceiver(lateMs);
-    const main = new MemoryDeliveryQueue();
-    const slow = new MemoryDeliveryQueue();
-    const delivery = new WebhookDelivery({
-      store: new MemoryStateStore(),
-      secrets: new MemorySecretStore(),
+    const {
       queue: main,
       slowQueue: slow,
-      policy: 'any',
-      knownTypes: EVENT_TYPES,
-      asymmetric: false,
-      timeoutMs: 3_000,
-      mainLaneBudgetMs: 150,
-    });
+      delivery,
+    } = memoryDelivery({ asymmetric: false, timeoutMs: 3_000, mainLaneBudgetMs: 150 });
     const late = (await delivery.registry.create({ url: `${base}/late` })).endpoint;
     const fast = (await delivery.registry.create({ url: `${base}/fast` })).endpoint;
     await delivery.dispatch([event(0)]);

@@ -9,8 +9,9 @@
  * can vouch for a block; the header, each chunk's last bytes and every block it hands back are read
  * here byte by byte, and only this reading words a problem.
  */
-import { BLOCK_BYTES, CsvBlocks, type CsvPosition } from './csv-blocks.ts';
+import { CsvBlocks, type CsvPosition } from './csv-blocks.ts';
 import type { ByteCheck } from './problem.ts';
+import { BLOCK_BYTES } from './wasm-module.ts';
 
 // Bytes that never occur inside a multi-byte UTF-8 sequence, so the bytes can be read undecoded.
 const LF = 0x0a;

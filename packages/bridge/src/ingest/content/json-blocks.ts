@@ -19,14 +19,17 @@
  */
 import {
   assemble,
+  BLOCK_BYTES,
   type Code,
   I32,
   I64,
   lazyScanner,
   op,
-  type Scanner,
+  type ScannerMemory,
   V128,
   type ValueType,
+  WINDOW_AT,
+  WINDOW_BYTES,
 } from './wasm-module.ts';
 
 /** The validator's states (numbers: the hot loops compare them). The scanner follows the first seven. */
@@ -67,12 +70,8 @@ export interface JsonPosition {
   line: number;
 }
 
-export const BLOCK_BYTES = 64;
 /** Open containers the scanner holds (one bit each of a 64-bit word): deeper nesting is read byte by byte. */
 export const MAX_BLOCK_DEPTH = 62;
-/** Bytes copied into the module's memory per call: the data starts after the state words. */
-const WINDOW_BYTES = 1024 * BLOCK_BYTES;
-const DATA_AT = 64;
 
 /** The state words in memory (32-bit each, the stack's bits 64-bit), by byte offset. */
 const Word = { state: 0, isKey: 4, depth: 8, items: 12, line: 16, bits: 24 } as const;
@@ -380,19 +379,15 @@ const instance = lazyScanner(scannerModule);
  * ```
  */
 export class JsonBlocks {
-  readonly #scanner: Scanner;
-  readonly #words: Uint32Array;
-  readonly #bytes: Uint8Array;
+  readonly #memory: ScannerMemory;
 
-  private constructor(scanner: Scanner) {
-    this.#scanner = scanner;
-    this.#words = new Uint32Array(scanner.memory.buffer, 0, DATA_AT / 4);
-    this.#bytes = new Uint8Array(scanner.memory.buffer, DATA_AT, WINDOW_BYTES);
+  private constructor(memory: ScannerMemory) {
+    this.#memory = memory;
   }
 
   static create(): JsonBlocks | undefined {
-    const found = instance();
-    return found ? new JsonBlocks(found) : undefined;
+    const memory = instance();
+    return memory ? new JsonBlocks(memory) : undefined;
   }
 
   /** Reads from `from` on (the position must be between tokens or in a string, the stack not too deep). */
@@ -406,10 +401,10 @@ export class JsonBlocks {
     while (bytes.length - i >= BLOCK_BYTES) {
       const start = i;
       const length = Math.min(WINDOW_BYTES, bytes.length - i);
-      this.#bytes.set(bytes.subarray(start, start + length));
+      this.#memory.window.set(bytes.subarray(start, start + length));
       while (start + length - i >= BLOCK_BYTES) {
         this.#write(at);
-        i = start + this.#scanner.scan(DATA_AT + i - start, DATA_AT + length) - DATA_AT;
+        i = start + this.#memory.scanner.scan(WINDOW_AT + i - start, WINDOW_AT + length) - WINDOW_AT;
         this.#read(at);
         if (start + length - i < BLOCK_BYTES) break;
         const next = byBytes(i);
@@ -421,7 +416,7 @@ export class JsonBlocks {
   }
 
   #write(at: JsonPosition): void {
-    const words = this.#words;
+    const { words } = this.#memory;
     let low = 0;
     let high = 0;
     const { stack } = at;
@@ -440,7 +435,7 @@ export class JsonBlocks {
   }
 
   #read(at: JsonPosition): void {
-    const words = this.#words;
+    const { words } = this.#memory;
     at.state = words[Word.state / 4] as State;
     at.stringIsKey = words[Word.isKey / 4] === 1;
     at.items = words[Word.items / 4] as number;

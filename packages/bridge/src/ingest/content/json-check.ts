@@ -11,16 +11,9 @@
  * escape it does not take, anything wrong) the bytes are read here one by one until the reading is
  * between tokens again, and only this reading words a problem.
  */
-import {
-  ARRAY,
-  BLOCK_BYTES,
-  JsonBlocks,
-  type JsonPosition,
-  MAX_BLOCK_DEPTH,
-  OBJECT,
-  State,
-} from './json-blocks.ts';
+import { ARRAY, JsonBlocks, type JsonPosition, MAX_BLOCK_DEPTH, OBJECT, State } from './json-blocks.ts';
 import type { ByteCheck } from './problem.ts';
+import { BLOCK_BYTES } from './wasm-module.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -127,15 +127,38 @@ export interface Scanner {
   memory: { buffer: ArrayBuffer };
 }
 
+/** Bytes a scanner reads at a time: one bit each of a 64-bit mask. */
+export const BLOCK_BYTES = 64;
+/** Where a scanner's input window starts in its memory: its state words come before it. */
+export const WINDOW_AT = 64;
+/** Input bytes copied into a scanner's memory per call. */
+export const WINDOW_BYTES = 1024 * BLOCK_BYTES;
+
+/** A scanner and its memory as its reader uses it: the state words from 0, the input window at WINDOW_AT. */
+export interface ScannerMemory {
+  readonly scanner: Scanner;
+  readonly words: Uint32Array;
+  readonly window: Uint8Array;
+}
+
 /**
  * The one instance of the scanner `build` assembles, made on first use (the checks push
  * synchronously, so one is enough), or null where the runtime has no WebAssembly SIMD.
  */
-export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => Scanner | null {
-  let scanner: Scanner | null | undefined;
+export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
+  let memory: ScannerMemory | null | undefined;
   return () => {
-    if (scanner === undefined) scanner = (instantiate(build()) as Scanner | undefined) ?? null;
-    return scanner;
+    if (memory === undefined) {
+      const scanner = instantiate(build()) as Scanner | undefined;
+      memory = scanner
+        ? {
+            scanner,
+            words: new Uint32Array(scanner.memory.buffer, 0, WINDOW_AT / 4),
+            window: new Uint8Array(scanner.memory.buffer, WINDOW_AT, WINDOW_BYTES),
+          }
+        : null;
+    }
+    return memory;
   };
 }
 

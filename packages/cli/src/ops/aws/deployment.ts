@@ -8,11 +8,11 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { CloudWatchQueueAges } from '../cloudwatch/queue-ages.ts';
 import type { AlarmFacts, DeploymentProbe, HttpAnswerFacts, StackFacts } from '../deployment.ts';
 import { OperatorTargetError } from '../errors.ts';
-import { Sha256 } from './sha256.ts';
 
 /** Default deadline of one call (AWS or HTTP), ms. */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
