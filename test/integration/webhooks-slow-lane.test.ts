@@ -18,6 +18,7 @@ import {
   MemorySecretStore,
   WebhookDelivery,
 } from '../../packages/bridge/src/webhooks/index.ts';
+import { MIN_BUDGET_MS } from '../../packages/bridge/src/webhooks/lane-budget.ts';
 import { dropEvent, memoryDelivery } from './../helpers/webhook-events.ts';
 
 const event = (n: number) => dropEvent(n, { time: new Date().toISOString() });
@@ -278,6 +279,69 @@ describe("webhook delivery: the main lane's budget", () => {
         .map((task) => task.endpointId)
         .sort(),
     ).toEqual([fast.id, late.id].sort());
+  });
+});
+
+describe("webhook delivery: the main lane's budget follows the receivers", () => {
+  /** `/fast` answers 204 at once; `/drip` answers 200 at once, then a byte every 100 ms for 30 s. */
+  async function dripReceiver() {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.url !== '/drip') {
+          response.writeHead(204).end();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const drip = setInterval(() => response.write('.'), 100);
+        const end = setTimeout(() => response.end(), 30_000);
+        response.on('close', () => {
+          clearInterval(drip);
+          clearTimeout(end);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("stops a dripping endpoint's first attempt at a few times its batch-mates' answer time, not at the configured cap", {
+    timeout: 8_000,
+  }, async () => {
+    // prepare: a new instance (no answers known), cap 10 s under a 20 s deadline; nine endpoints
+    // answering at once and one dripping, one event
+    const base = await dripReceiver();
+    const {
+      queue: main,
+      slowQueue: slow,
+      delivery,
+    } = memoryDelivery({ asymmetric: false, timeoutMs: 20_000, mainLaneBudgetMs: 10_000 });
+    const drip = (await delivery.registry.create({ url: `${base}/drip` })).endpoint;
+    for (let n = 0; n < 9; n++) await delivery.registry.create({ url: `${base}/fast?n=${n}` });
+    await delivery.dispatch([event(0)]);
+
+    // act: the main lane's first batch (before the budget followed the answers, it held the batch
+    // for the whole 10 s cap, past this test's timeout)
+    const outcomes = await delivery.deliverBatch(main.take(), 'main');
+
+    // assess: nine delivered, the dripping one handed to the slow lane, marked slow at a budget the
+    // nine's answers set (at least the floor, far under the cap), not failed
+    expect(outcomes.map((each) => (each.status === 'fulfilled' ? each.value : 'rejected')).sort()).toEqual([
+      ...Array(9).fill('delivered'),
+      'moved',
+    ]);
+    expect(slow.take().map((task) => task.endpointId)).toEqual([drip.id]);
+    const marked = await delivery.registry.require(drip.id);
+    expect(marked.failures).toBe(0);
+    expect(marked.slowAfterMs).toBeGreaterThanOrEqual(MIN_BUDGET_MS);
+    expect(marked.slowAfterMs).toBeLessThan(10_000);
   });
 });
 

@@ -65,6 +65,12 @@ export function createWebhookSchemas(registry: z.core.$ZodRegistry<z.core.JSONSc
       failingSince: z.optional(timestamp),
       breakerOpenUntil: z.optional(timestamp),
       slowSince: z.optional(timestamp),
+      slowAfterMs: z.optional(
+        z.described(
+          z.number().check(z.int(), z.gte(0)),
+          "The main lane's budget (ms) its answer missed when it became slow: its tasks take the slow lane until it answers within it.",
+        ),
+      ),
       replayedAt: z.optional(timestamp),
     })
     .register(registry, {

@@ -39,9 +39,10 @@ export interface WebhookDeliveryOptions {
   /** Per-attempt timeout; default 10 000 ms. */
   readonly timeoutMs?: number;
   /**
-   * What an attempt on the main lane may take (with a slow lane): past it the attempt is stopped, not
-   * counted as failed, and its task handed to the slow lane at once, where it has the whole
-   * `timeoutMs`; the endpoint stays on the slow lane until it answers within this. Default 2 000 ms;
+   * The most an attempt on the main lane may take (with a slow lane): the budget follows the lane's
+   * answers up to it (./lane-budget.ts); past the budget the attempt is stopped, not counted as
+   * failed, and its task handed to the slow lane at once, where it has the whole `timeoutMs`; the
+   * endpoint stays on the slow lane until it answers within the budget it missed. Default 2 000 ms;
    * at or above `timeoutMs` there is no budget apart from the deadline.
    */
   readonly mainLaneBudgetMs?: number;

@@ -26,6 +26,7 @@ import type { CloudEvent } from '../events/index.ts';
 import { getDelivery, keepEvent, keptEvent, recordDelivery } from './deliveries.ts';
 import type { EndpointDisabled, TaskOutcome, WebhookDeliveryOptions } from './delivery-options.ts';
 import { type EndpointRecord, EndpointRegistry, endpointMatches, liveSecrets } from './endpoints.ts';
+import { MainLaneBudget } from './lane-budget.ts';
 import { type DeliveryLane, LaterTasks, unhealthy } from './lanes.ts';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, type PostResult, postWebhook } from './post.ts';
 import type { DeliveryQueue, DeliveryTask } from './queue.ts';
@@ -44,12 +45,15 @@ export class WebhookDelivery {
   readonly #now: () => Date;
   readonly #log: Log;
   #signingKey: Promise<string | undefined> | undefined;
+  /** The main lane's budget, adapted to this instance's recent main-lane answers. */
+  readonly #budget: MainLaneBudget;
 
   constructor(options: WebhookDeliveryOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
     this.#log = options.log ?? silentLog;
     this.secrets = new WebhookSecrets(options.secrets, options.store);
+    this.#budget = new MainLaneBudget(options.mainLaneBudgetMs ?? DEFAULT_MAIN_LANE_BUDGET_MS);
     this.registry = new EndpointRegistry(options.store, {
       policy: options.policy,
       secrets: this.secrets,
@@ -265,10 +269,8 @@ export class WebhookDelivery {
       later.add(task, 0, unhealthy(endpoint) ? 'slow' : 'main');
       return 'waiting';
     }
-    const budgetMs = this.#budgetMs(lane, timeoutMs);
-    const result = await this.#post(endpoint, event, now, privateKey, Math.min(budgetMs, timeoutMs));
-    if (budgetMs < timeoutMs && result.status === undefined && result.latencyMs >= budgetMs)
-      return this.#handOff(task, endpoint, now, later);
+    const { result, stoppedAtMs } = await this.#attempt(endpoint, event, now, privateKey, timeoutMs, lane);
+    if (stoppedAtMs !== undefined) return this.#handOff(task, endpoint, now, later, stoppedAtMs);
     const attempt = {
       at: now.toISOString(),
       attempt: task.attempt,
@@ -286,7 +288,7 @@ export class WebhookDelivery {
         { status: 'delivered', attempt, now },
         { likelyNew: task.attempt === 1 && !task.replay },
       );
-      await this.#succeeded(endpoint, result.latencyMs, timeoutMs, now);
+      await this.#succeeded(endpoint, lane === 'slow' && this.#hasBudget(timeoutMs) && result.latencyMs, now);
       this.#o.metrics?.addMetric('WebhookDelivered', 'Count', 1);
       return 'delivered';
     }
@@ -366,12 +368,41 @@ export class WebhookDelivery {
     return this.#signingKey;
   }
 
+  /**
+   * One POST; on the main lane watched by its budget: `stoppedAtMs` is the budget it was stopped at
+   * (no answer came within it), and an answer's time goes into the budget.
+   */
+  async #attempt(
+    endpoint: EndpointRecord,
+    event: CloudEvent,
+    now: Date,
+    privateKey: string | undefined,
+    timeoutMs: number,
+    lane: DeliveryLane,
+  ): Promise<{ result: PostResult; stoppedAtMs?: number }> {
+    const budget = this.#budgetFor(lane, timeoutMs);
+    const overBudget = new AbortController();
+    let stoppedAtMs: number | undefined;
+    const unwatch = budget?.watch((budgetMs) => {
+      stoppedAtMs = budgetMs;
+      overBudget.abort(new Error(`no complete answer within the main lane's budget (${budgetMs} ms)`));
+    });
+    const result = await this.#post(endpoint, event, now, privateKey, timeoutMs, overBudget.signal);
+    unwatch?.();
+    if (result.status !== undefined) {
+      budget?.answered(result.latencyMs);
+      return { result };
+    }
+    return stoppedAtMs === undefined ? { result } : { result, stoppedAtMs };
+  }
+
   async #post(
     endpoint: EndpointRecord,
     event: CloudEvent,
     now: Date,
     privateKey: string | undefined,
     timeoutMs: number,
+    stop: AbortSignal,
   ): Promise<PostResult> {
     const body = JSON.stringify(event);
     const [secrets, custom] = await Promise.all([
@@ -385,7 +416,16 @@ export class WebhookDelivery {
     );
     const post = this.#o.post ?? postWebhook;
     // The endpoint's own headers first: the bridge's (signatures, content-type) are set after them.
-    return post(new URL(endpoint.url), body, { ...custom, ...signed }, { policy: this.#o.policy, timeoutMs });
+    return post(
+      new URL(endpoint.url),
+      body,
+      { ...custom, ...signed },
+      {
+        policy: this.#o.policy,
+        timeoutMs,
+        stop,
+      },
+    );
   }
 
   /** Deletes secrets whose rotation overlap has passed (best effort: the next attempt tries again). */
@@ -402,49 +442,62 @@ export class WebhookDelivery {
   }
 
   /**
-   * After a success: the endpoint is not failing any more, and slow (its tasks on the slow lane) only
-   * when this answer took longer than the main lane's budget.
+   * After a success: the endpoint is not failing any more. It stays slow (its tasks on the slow lane)
+   * while its answers on the slow lane, `slowLaneMs`, take longer than the budget it was handed off
+   * at; an answer on the main lane came within the budget (`false`).
    */
-  async #succeeded(endpoint: EndpointRecord, latencyMs: number, timeoutMs: number, now: Date): Promise<void> {
-    const budgetMs = this.#budgetMs('main', timeoutMs);
-    const slow = budgetMs < timeoutMs && latencyMs > budgetMs;
+  async #succeeded(endpoint: EndpointRecord, slowLaneMs: number | false, now: Date): Promise<void> {
+    const budgetMs = endpoint.slowAfterMs ?? this.#budget.currentMs();
+    const slow = slowLaneMs !== false && slowLaneMs > budgetMs;
     if (endpoint.failures === 0 && (endpoint.slowSince !== undefined) === slow) return;
-    const slowSince = slow ? (endpoint.slowSince ?? now.toISOString()) : undefined;
     await this.registry.change(endpoint.id, (record) => {
-      const { failingSince: _since, breakerOpenUntil: _until, slowSince: _slow, ...rest } = record;
-      return { ...rest, failures: 0, ...(slowSince ? { slowSince } : {}) };
+      const {
+        failingSince: _since,
+        breakerOpenUntil: _until,
+        slowSince,
+        slowAfterMs: _budget,
+        ...rest
+      } = record;
+      return {
+        ...rest,
+        failures: 0,
+        ...(slow ? { slowSince: slowSince ?? now.toISOString(), slowAfterMs: budgetMs } : {}),
+      };
     });
   }
 
   /**
    * No answer within the main lane's budget: the attempt was stopped, is not counted as a failure, and
-   * its task goes to the slow lane at once with the whole deadline; the endpoint is marked slow, so it
-   * holds no main-lane batch again until it answers within the budget. The receiver may have taken it
-   * already: the slow lane's attempt is then a duplicate with the same webhook-id (docs/webhooks.md).
+   * its task goes to the slow lane at once with the whole deadline; the endpoint is marked slow, with
+   * the budget it missed, so it holds no main-lane batch again until it answers within that budget.
+   * The receiver may have taken it already: the slow lane's attempt is then a duplicate with the same
+   * webhook-id (docs/webhooks.md).
    */
   async #handOff(
     task: DeliveryTask,
     endpoint: EndpointRecord,
     now: Date,
     later: LaterTasks,
+    budgetMs: number,
   ): Promise<'moved'> {
     await this.registry.change(endpoint.id, (record) =>
       record.slowSince !== undefined || record.status === 'disabled'
         ? undefined
-        : { ...record, slowSince: now.toISOString() },
+        : { ...record, slowSince: now.toISOString(), slowAfterMs: budgetMs },
     );
     later.add(task, 0, 'slow');
     this.#o.metrics?.addMetric('WebhookMovedToSlowLane', 'Count', 1);
     return 'moved';
   }
 
-  /**
-   * What an attempt on `lane` may take before it is handed to the slow lane: the main lane's budget
-   * where there is a slow lane to hand it to, else the whole deadline.
-   */
-  #budgetMs(lane: DeliveryLane, timeoutMs: number): number {
-    if (lane !== 'main' || this.#o.slowQueue === undefined) return timeoutMs;
-    return Math.min(this.#o.mainLaneBudgetMs ?? DEFAULT_MAIN_LANE_BUDGET_MS, timeoutMs);
+  /** Whether attempts on the main lane have a budget apart from their deadline (a slow lane to hand to). */
+  #hasBudget(timeoutMs: number): boolean {
+    return this.#o.slowQueue !== undefined && this.#budget.capMs < timeoutMs;
+  }
+
+  /** The main lane's budget where an attempt on `lane` has one (./lane-budget.ts). */
+  #budgetFor(lane: DeliveryLane, timeoutMs: number): MainLaneBudget | undefined {
+    return lane === 'main' && this.#hasBudget(timeoutMs) ? this.#budget : undefined;
   }
 
   /** Counts a failure: opens the breaker at the threshold, disables after `disableAfterMs`. */

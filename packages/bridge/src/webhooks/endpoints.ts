@@ -47,11 +47,13 @@ export interface EndpointRecord {
   readonly failingSince?: string;
   readonly breakerOpenUntil?: string;
   /**
-   * Since when its answers take longer than the main lane's budget (WEBHOOK_MAIN_LANE_MS): its tasks
+   * Since when its answers take longer than the main lane's budget (./lane-budget.ts): its tasks
    * take the slow lane, as a failing endpoint's do, without counting as failures; cleared by an answer
    * within the budget.
    */
   readonly slowSince?: string;
+  /** The main lane's budget (ms) its answer missed when it became slow: it stays slow until it answers within it. */
+  readonly slowAfterMs?: number;
   /** The last replay queued for it: tasks queued before then check the log before they are sent. */
   readonly replayedAt?: string;
 }

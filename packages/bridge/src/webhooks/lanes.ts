@@ -2,7 +2,7 @@
  * The two delivery lanes (docs/webhooks.md, "The delivery path"): the main lane attempts only
  * healthy endpoints; the slow lane takes the tasks of endpoints that are not healthy, so a slow or
  * dead endpoint's timeouts hold only slow-lane batches. On the main lane an attempt has a shorter
- * budget than its deadline (WEBHOOK_MAIN_LANE_MS): past it the attempt is stopped and its task handed
+ * budget than its deadline (./lane-budget.ts): past it the attempt is stopped and its task handed
  * to the slow lane, where it has the whole deadline. ./delivery.ts decides which lane a task takes.
  */
 import type { EndpointRecord } from './endpoints.ts';

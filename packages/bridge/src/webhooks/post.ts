@@ -43,6 +43,8 @@ export interface PostOptions {
    * Default {@link DEFAULT_ATTEMPT_TIMEOUT_MS}.
    */
   readonly timeoutMs?: number;
+  /** Stops the attempt before its deadline (the main lane's budget, ./lane-budget.ts), with its reason. */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -66,6 +68,10 @@ export async function postWebhook(
   const deadline = new AbortController();
   const missed = `no complete answer within ${timeoutMs} ms (one deadline per attempt, connect to last byte)`;
   const timer = setTimeout(() => deadline.abort(new Error(missed)), timeoutMs);
+  const stop = options.stop;
+  const stopped = () => deadline.abort(stop?.reason);
+  if (stop?.aborted) stopped();
+  else stop?.addEventListener('abort', stopped, { once: true });
   try {
     const resolved = await beforeDeadline(
       (async () => resolveEndpoint(checkEndpointUrl(url.href, options.policy), options.policy))(),
@@ -76,6 +82,7 @@ export async function postWebhook(
     return { latencyMs: elapsed(), response: (error as Error).message };
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', stopped);
   }
 }
 

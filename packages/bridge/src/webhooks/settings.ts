@@ -22,7 +22,7 @@ export const WEBHOOK_SETTINGS = Object.freeze({
     },
   ),
   WEBHOOK_MAIN_LANE_MS: setting.integer(
-    'ms an attempt on the main lane may take before it is stopped (not counted as failed) and handed to the slow lane, where it has WEBHOOK_TIMEOUT_MS; the endpoint stays there until it answers within this',
+    "the most (ms) an attempt on the main lane may take before it is stopped (not counted as failed) and handed to the slow lane, where it has WEBHOOK_TIMEOUT_MS: the budget is five times the lane's median answer, up to this; the endpoint stays on the slow lane until it answers within the budget it missed",
     { min: 100, max: 60_000, default: 2_000 },
   ),
   WEBHOOK_DISABLE_AFTER_HOURS: setting.integer(

@@ -128,7 +128,8 @@ function endpointLine(endpoint: EndpointRecord): string {
   const subject = endpoint.subject ? ` · subject ${endpoint.subject}` : '';
   const failing =
     endpoint.failures > 0 ? ` · ${endpoint.failures} failed attempts since ${endpoint.failingSince}` : '';
-  const slow = endpoint.slowSince ? ` · slow since ${endpoint.slowSince} (slow lane)` : '';
+  const budget = endpoint.slowAfterMs !== undefined ? `, answers past ${endpoint.slowAfterMs} ms` : '';
+  const slow = endpoint.slowSince ? ` · slow since ${endpoint.slowSince}${budget} (slow lane)` : '';
   const disabled = endpoint.status === 'disabled' ? ` (${endpoint.disabledReason ?? 'disabled'})` : '';
   // Header names only: their values are secrets.
   const headers = endpoint.headerNames?.length ? ` · headers ${endpoint.headerNames.join(', ')}` : '';

@@ -117,7 +117,7 @@ ${table(
       : health.endpoint.failures > 0
         ? html`<span class="bad">failing</span> (${health.endpoint.failures} in a row since ${health.endpoint.failingSince ?? '?'})`
         : health.endpoint.slowSince !== undefined
-          ? html`<span class="bad">slow</span> (answers past the main lane's budget since ${health.endpoint.slowSince})`
+          ? html`<span class="bad">slow</span> (answers past the main lane's budget${health.endpoint.slowAfterMs !== undefined ? ` of ${health.endpoint.slowAfterMs} ms` : ''} since ${health.endpoint.slowSince})`
           : html`<span class="good">healthy</span>`,
     html`${health.breaker}${health.endpoint.breakerOpenUntil && health.breaker === 'open' ? ` until ${health.endpoint.breakerOpenUntil}` : ''}`,
     html`${health.lane}`,
