@@ -4,6 +4,7 @@
  * event queues. Both servers run in child processes, so this process holds only the pollers.
  *
  *   node bench/poll.ts [--assets 10000] [--keys 5000] [--latency-ms 5] [--concurrency 8] [--workers 4]
+ *                      [--profile backlog.cpuprofile]
  *
  * Prints, per phase, the time to drain, the PDS requests made (counted at the client), events per
  * second and the floor the concurrency allows: requests x latency / concurrency (x workers for the
@@ -19,7 +20,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import {
@@ -71,6 +73,12 @@ const { values } = parseScriptArgs({
       default: '4',
       value: 'n',
       description: 'review-poll workers in the fan-out phase',
+    },
+    profile: {
+      type: 'string',
+      value: 'file',
+      description:
+        "write a CPU profile (.cpuprofile) of the messaging-asset backlog phase alone: the poller's work, not the servers' or the bench's",
     },
     serve: {
       type: 'string',
@@ -176,6 +184,22 @@ function counting(pds: PdsClient): { pds: PdsClient; count: () => number; reset:
     count: () => calls,
     reset: () => {
       calls = 0;
+    },
+  };
+}
+
+/** A CPU profile of this process from now until `stop` writes it (open it in Chrome DevTools). */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`CPU profile of the backlog phase: ${file}`);
     },
   };
 }
@@ -301,6 +325,7 @@ async function main(): Promise<void> {
     // most POLL_MAX_ASSETS_PER_RUN new assets, 10,000 by default), then a run with nothing new.
     let backlog = 0;
     let backlogRuns = 0;
+    const profile = values.profile ? await startProfile() : undefined;
     let seconds = await timed(async () => {
       for (let remaining = 1; remaining > 0; backlogRuns++) {
         const report = await pollMessagingAssets(
@@ -317,6 +342,7 @@ async function main(): Promise<void> {
         }
       }
     });
+    if (profile && values.profile) await profile.stop(values.profile);
     const rawAssetsCpuMs = (rawAssetsCpu.user + rawAssetsCpu.system) / 1e3;
     record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets, undefined, rawAssetsCpuMs);
     let late = 0;
