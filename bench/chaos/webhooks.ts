@@ -7,6 +7,7 @@
  * ("Chaos: webhooks").
  *
  *   node bench/chaos/webhooks.ts [--events 120] [--workers 3] [--fault-rate 0.3] [--kill-rate 0.1] [--seed 1] [--quick]
+ *                                [--main-lane-ms 400]
  *
  * Endpoints: four live ones whose answers fail with probability `--fault-rate` (503; 500 with
  * Retry-After: 7; no answer within the attempt timeout; the connection reset), one steady one (200
@@ -97,6 +98,12 @@ const { values } = parseScriptArgs({
       value: 'ms',
       description: 'how long faults go on (default 30000; 12000 with --quick)',
     },
+    'main-lane-ms': {
+      type: 'string',
+      value: 'ms',
+      description:
+        "WEBHOOK_MAIN_LANE_MS, the cap of the main lane's budget (default as deployed, 2000: at or over the 500 ms deadline, no budget)",
+    },
     'no-baseline': {
       type: 'boolean',
       description:
@@ -150,6 +157,7 @@ async function baselineP99(): Promise<number> {
   );
   if (QUICK) args.push('--quick');
   if (values['phase-ms'] !== undefined) args.push('--phase-ms', String(values['phase-ms']));
+  if (values['main-lane-ms'] !== undefined) args.push('--main-lane-ms', String(values['main-lane-ms']));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -271,6 +279,7 @@ Object.assign(process.env, {
   STATE_BUCKET: 'chaos-webhooks-state',
   WEBHOOK_URL_POLICY: 'any',
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+  ...(values['main-lane-ms'] !== undefined ? { WEBHOOK_MAIN_LANE_MS: values['main-lane-ms'] } : {}),
   PDS_BASE_URL: 'http://127.0.0.1:9',
   PDS_USERNAME: 'chaos',
   PDS_PASSWORD: 'chaos',

@@ -387,8 +387,12 @@ export class WebhookDelivery {
       stoppedAtMs = budgetMs;
       overBudget.abort(new Error(`no complete answer within the main lane's budget (${budgetMs} ms)`));
     });
-    const result = await this.#post(endpoint, event, now, privateKey, timeoutMs, overBudget.signal);
-    unwatch?.();
+    let result: PostResult;
+    try {
+      result = await this.#post(endpoint, event, now, privateKey, timeoutMs, overBudget.signal);
+    } finally {
+      unwatch?.();
+    }
     if (result.status !== undefined) {
       budget?.answered(result.latencyMs);
       return { result };
