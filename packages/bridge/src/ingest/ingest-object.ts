@@ -311,8 +311,8 @@ async function uploadOnce(
     });
     return { size: opened.size, answer, problem: await checked.verdict() };
   } finally {
+    // Also when the upload stopped before the end: the check's iterable is then left unread.
     if (!opened.stream.destroyed) opened.stream.destroy();
-    if (!checked.stream.destroyed) checked.stream.destroy();
   }
 }
 

@@ -15,9 +15,12 @@ import { Readable } from 'node:stream';
 import { PdsInvalidRequestError, PdsRequestBodyError, type PdsRequestLine } from './errors.ts';
 import type { PdsRequest } from './transport.ts';
 
-/** A stream of known size, e.g. an S3 object body with its ContentLength. It can be sent once. */
+/**
+ * A stream of known size, e.g. an S3 object body with its ContentLength (or any async iterable of
+ * bytes, such as a generator that looks at each chunk on its way). It can be sent once.
+ */
 export interface StreamUploadSource {
-  stream: Readable;
+  stream: Readable | AsyncIterable<Uint8Array>;
   /** Exact number of bytes the stream yields. */
   size: number;
   fileName: string;
@@ -118,7 +121,7 @@ interface ResolvedSource {
   contentType: string | undefined;
   size: number;
   replayable: boolean;
-  open(): Readable;
+  open(): Readable | AsyncIterable<Uint8Array>;
 }
 
 async function fileSource(source: FileUploadSource): Promise<ResolvedSource> {
@@ -178,11 +181,17 @@ async function* framed(
 }
 
 /** Yields the source's bytes, failing as soon as they exceed `size` or end short of it. */
-async function* checkedLength(stream: Readable, size: number, fileName: string): AsyncGenerator<Buffer> {
+async function* checkedLength(
+  stream: Readable | AsyncIterable<Uint8Array>,
+  size: number,
+  fileName: string,
+): AsyncGenerator<Buffer> {
   let seen = 0;
   try {
     for await (const chunk of stream) {
-      const buffer: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      const buffer: Buffer = Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       seen += buffer.length;
       if (seen > size) {
         throw new PdsRequestBodyError(
@@ -198,7 +207,8 @@ async function* checkedLength(stream: Readable, size: number, fileName: string):
       { cause: error, sourceFailed: true },
     );
   } finally {
-    if (!stream.destroyed) stream.destroy();
+    // An iterable is closed by the loop above; a stream is destroyed even when it was not read to its end.
+    if (stream instanceof Readable && !stream.destroyed) stream.destroy();
   }
   if (seen < size) {
     throw new PdsRequestBodyError(

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { parseJsonOr } from '@pds-bridge/bridge/core';
 import type { StreamUploadSource } from '@pds-bridge/bridge/pds';
 import { booleanFlag, type CliOptions, type FlagValues, stringFlag } from '../args.ts';
@@ -69,7 +69,7 @@ export async function readJsonFile(path: string): Promise<unknown> {
 
 /** A file to upload: its size checked, its bytes counted by the progress reporter as they are read. */
 export interface CountedUpload {
-  source: StreamUploadSource;
+  source: StreamUploadSource & { stream: Readable };
   /** Reports the outcome on the progress line. */
   done(note?: string): void;
   failed(): void;

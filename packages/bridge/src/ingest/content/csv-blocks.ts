@@ -20,7 +20,7 @@ import {
   type Code,
   I32,
   I64,
-  lazyScanner,
+  loadScanner,
   op,
   type ScannerMemory,
   V128,
@@ -266,7 +266,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const instance = lazyScanner(scannerModule);
+const instance = loadScanner(scannerModule);
 
 /**
  * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not
@@ -287,7 +287,7 @@ export class CsvBlocks {
   }
 
   static create(): CsvBlocks | undefined {
-    const memory = instance();
+    const memory = instance;
     return memory ? new CsvBlocks(memory) : undefined;
   }
 

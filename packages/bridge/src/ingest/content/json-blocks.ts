@@ -23,7 +23,7 @@ import {
   type Code,
   I32,
   I64,
-  lazyScanner,
+  loadScanner,
   op,
   type ScannerMemory,
   V128,
@@ -364,7 +364,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const instance = lazyScanner(scannerModule);
+const instance = loadScanner(scannerModule);
 
 /**
  * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the
@@ -386,7 +386,7 @@ export class JsonBlocks {
   }
 
   static create(): JsonBlocks | undefined {
-    const memory = instance();
+    const memory = instance;
     return memory ? new JsonBlocks(memory) : undefined;
   }
 
