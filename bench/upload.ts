@@ -4,13 +4,16 @@
  *
  *   node bench/upload.ts [--sizes 100,1024] [--runs 3]      sizes in MiB
  *
- *   node bench/upload.ts --content-check [--format csv|json] [--sizes 16,64,256] [--runs 3]
+ *   node bench/upload.ts --content-check [--format csv|json] [--sizes 16,64,256] [--runs 3] [--warm]
  *
  * Prints throughput (MiB/s) of both, their ratio (target ≥ 0.8) and the client's peak RSS
  * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
  * (with `--format json`, the same items as a JSON array of objects) streamed as the ingest streams an S3 object, through the ingest's content check and without it,
  * alternately: the check's cost in throughput (target ≤ 5 %), and in the client's CPU time per MiB
- * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core).
+ * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core). Each
+ * upload runs in a fresh process, so the smaller sizes carry the JIT's warm-up of the check's code;
+ * `--warm` measures each after one unmeasured upload in the same process, as a function that has
+ * handled a file before.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -48,8 +51,10 @@ async function clientUpload(
   url: string,
   file: string,
   check?: 'on' | 'off',
+  warm = false,
 ): Promise<Measurement> {
-  const child = spawn(process.execPath, [clientBundle, url, file, ...(check ? ['--check', check] : [])], {
+  const args = [clientBundle, url, file, ...(check ? ['--check', check] : []), ...(warm ? ['--warm'] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -126,6 +131,11 @@ async function main(): Promise<void> {
         type: 'boolean',
         description: "the ingest's content check on against off, on a product file, instead of curl",
       },
+      warm: {
+        type: 'boolean',
+        description:
+          'with --content-check: each client process uploads the file once unmeasured first, as a function that has handled a file before (JIT warm)',
+      },
       format: {
         type: 'string',
         default: 'csv',
@@ -143,7 +153,7 @@ async function main(): Promise<void> {
   const sizes = (values.sizes ?? (checkMode ? '16,64,256' : '100,1024')).split(',').map(Number);
   const runs = Number(values.runs);
   if (checkMode) {
-    await compareContentCheck(sizes, runs, format);
+    await compareContentCheck(sizes, runs, format, values.warm === true);
     return;
   }
   const simulator = await startSimulatorProcess();
@@ -200,7 +210,12 @@ async function writeProductFile(file: string, bytes: number, format: 'csv' | 'js
 }
 
 /** The content check's cost: the same streamed upload with the check and without, alternately. */
-async function compareContentCheck(sizes: number[], runs: number, format: 'csv' | 'json'): Promise<void> {
+async function compareContentCheck(
+  sizes: number[],
+  runs: number,
+  format: 'csv' | 'json',
+  warm: boolean,
+): Promise<void> {
   const simulator = await startSimulatorProcess();
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-upload-check-'));
   const clientBundle = await bundleForNode(path.join(import.meta.dirname, 'upload-client.ts'), dir);
@@ -210,8 +225,8 @@ async function compareContentCheck(sizes: number[], runs: number, format: 'csv' 
       const file = path.join(dir, `products-${sizeMiB}MiB.${format}`);
       await writeProductFile(file, sizeMiB * MiB, format);
       const [off, on] = await alternately(sizeMiB, runs, [
-        () => clientUpload(clientBundle, simulator.url, file, 'off'),
-        () => clientUpload(clientBundle, simulator.url, file, 'on'),
+        () => clientUpload(clientBundle, simulator.url, file, 'off', warm),
+        () => clientUpload(clientBundle, simulator.url, file, 'on', warm),
       ]);
       rows.push([
         `${sizeMiB} MiB`,
@@ -230,7 +245,7 @@ async function compareContentCheck(sizes: number[], runs: number, format: 'csv' 
     await removeQuietly(dir);
   }
   process.stdout.write(
-    `\nStreamed ${format.toUpperCase()} upload with the ingest's content check off and on, median of ${runs} runs each (node ${process.version})\n\n`,
+    `\nStreamed ${format.toUpperCase()} upload with the ingest's content check off and on, median of ${runs} runs each${warm ? ', each after one unmeasured upload in the same process' : ', each in a fresh process'} (node ${process.version})\n\n`,
   );
   printTable(
     [
