@@ -20,6 +20,7 @@ import {
 } from '../../packages/bridge/src/webhooks/index.ts';
 import { MIN_BUDGET_MS } from '../../packages/bridge/src/webhooks/lane-budget.ts';
 import { dropEvent, memoryDelivery } from './../helpers/webhook-events.ts';
+import { dripAnswer } from './../helpers/webhook-receiver.ts';
 
 const event = (n: number) => dropEvent(n, { time: new Date().toISOString() });
 
@@ -78,6 +79,23 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A receiver on 127.0.0.1 answering each request (after its body) with `answer`; closed after the test. */
+async function receiverOn(answer: (path: string, response: ServerResponse) => void): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => answer(request.url ?? '', response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 describe('webhook delivery: the slow lane', () => {
   it("completes the main lane's batch for the healthy endpoints while the failing endpoint's request hangs, and moves its tasks to the slow lane", async () => {
@@ -210,26 +228,15 @@ describe('webhook delivery: the slow lane', () => {
 
 describe("webhook delivery: the main lane's budget", () => {
   /** A receiver on 127.0.0.1 for `/fast` (204 at once) and `/late` (204 after `lateMs`, changeable). */
-  async function lateReceiver(lateMs: { value: number }) {
-    const server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        const wait = request.url === '/late' ? lateMs.value : 0;
-        setTimeout(() => {
+  const lateReceiver = (lateMs: { value: number }) =>
+    receiverOn((path, response) => {
+      setTimeout(
+        () => {
           if (!response.destroyed) response.writeHead(204).end();
-        }, wait);
-      });
+        },
+        path === '/late' ? lateMs.value : 0,
+      );
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
 
   it('hands a task whose answer takes longer than the budget to the slow lane, delivers it there within the deadline, and keeps the endpoint there until it answers within the budget', async () => {
     // prepare: budget 150 ms, deadline 3 s; one endpoint answering after 600 ms, one at once
@@ -284,33 +291,11 @@ describe("webhook delivery: the main lane's budget", () => {
 
 describe("webhook delivery: the main lane's budget follows the receivers", () => {
   /** `/fast` answers 204 at once; `/drip` answers 200 at once, then a byte every 100 ms for 30 s. */
-  async function dripReceiver() {
-    const server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        if (request.url !== '/drip') {
-          response.writeHead(204).end();
-          return;
-        }
-        response.writeHead(200, { 'content-type': 'text/plain' });
-        const drip = setInterval(() => response.write('.'), 100);
-        const end = setTimeout(() => response.end(), 30_000);
-        response.on('close', () => {
-          clearInterval(drip);
-          clearTimeout(end);
-        });
-      });
+  const dripReceiver = () =>
+    receiverOn((path, response) => {
+      if (path === '/drip') dripAnswer(response, { everyMs: 100, bytes: 300 });
+      else response.writeHead(204).end();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
 
   it("stops a dripping endpoint's first attempt at a few times its batch-mates' answer time, not at the configured cap", {
     timeout: 8_000,
