@@ -119,6 +119,28 @@ describe('createMultipartBody', () => {
     );
   });
 
+  it('sends the same file from an async iterable of byte views and from a stream of strings', async () => {
+    // prepare: the same bytes as Uint8Array views into a larger buffer, and as a UTF-8 text stream
+    const content = Buffer.from('primaryKey__,name\n1,"Müsli"\n2,Wasser\n');
+    const backing = new Uint8Array(content.length + 16);
+    backing.set(content, 8);
+    async function* views() {
+      yield backing.subarray(8, 20);
+      yield backing.subarray(20, 8 + content.length);
+    }
+    const text = Readable.from([content.toString('utf8')]);
+
+    // act
+    const fromViews = await createMultipartBody({ stream: views(), size: content.length, fileName: 'a.csv' });
+    const fromText = await createMultipartBody({ stream: text, size: content.length, fileName: 'a.csv' });
+    const viewParts = await parse(fromViews, await collect(fromViews.open()));
+    const textParts = await parse(fromText, await collect(fromText.open()));
+
+    // assess: both carry exactly the file's bytes
+    expect(viewParts[0]?.bytes.equals(content)).toBe(true);
+    expect(textParts[0]?.bytes.equals(content)).toBe(true);
+  });
+
   it('escapes quotes and line breaks as the WHATWG form encoding does', async () => {
     // Prepare
     const body = await createMultipartBody({

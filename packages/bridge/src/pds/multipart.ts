@@ -180,6 +180,12 @@ async function* framed(
   yield epilogue;
 }
 
+/** A chunk as a Buffer: a view of the same bytes (a copy only of a string, which a stream with an encoding yields). */
+function asBuffer(chunk: Uint8Array | string): Buffer {
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
 /** Yields the source's bytes, failing as soon as they exceed `size` or end short of it. */
 async function* checkedLength(
   stream: Readable | AsyncIterable<Uint8Array>,
@@ -189,9 +195,7 @@ async function* checkedLength(
   let seen = 0;
   try {
     for await (const chunk of stream) {
-      const buffer: Buffer = Buffer.isBuffer(chunk)
-        ? chunk
-        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const buffer = asBuffer(chunk as Uint8Array | string);
       seen += buffer.length;
       if (seen > size) {
         throw new PdsRequestBodyError(
