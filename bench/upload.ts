@@ -94,7 +94,8 @@ interface Rate {
 
 /**
  * Runs two uploads `runs` times each, taking turns so that drift on a shared machine affects both
- * alike: the median MiB/s of each, and its peak RSS.
+ * alike, and swapping which goes first every run (the upload just before leaves the simulator's
+ * writes to flush): the median MiB/s of each, and its peak RSS.
  */
 async function alternately(
   sizeMiB: number,
@@ -104,8 +105,13 @@ async function alternately(
   const firsts: Measurement[] = [];
   const seconds: Measurement[] = [];
   for (let run = 0; run < runs; run++) {
-    firsts.push(await first());
-    seconds.push(await second());
+    if (run % 2 === 0) {
+      firsts.push(await first());
+      seconds.push(await second());
+    } else {
+      seconds.push(await second());
+      firsts.push(await first());
+    }
   }
   const rateOf = (measured: Measurement[]): Rate => ({
     rate: sizeMiB / median(measured.map((m) => m.seconds)),
