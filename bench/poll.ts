@@ -190,14 +190,14 @@ function counting(pds: PdsClient): { pds: PdsClient; count: () => number; reset:
   };
 }
 
-/** A CPU profile of this process from now until `stop` writes it (open it in Chrome DevTools). */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+/** A CPU profile of this process from now until `stop` writes it to `file` (open it in Chrome DevTools). */
+async function startProfile(file: string): Promise<{ stop(): Promise<void> }> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
   return {
-    async stop(file) {
+    async stop() {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
@@ -331,7 +331,7 @@ async function main(): Promise<void> {
     // most POLL_MAX_ASSETS_PER_RUN new assets, 10,000 by default), then a run with nothing new.
     let backlog = 0;
     let backlogRuns = 0;
-    const profile = values.profile ? await startProfile() : undefined;
+    const profile = values.profile ? await startProfile(values.profile) : undefined;
     let seconds = await timed(async () => {
       for (let remaining = 1; remaining > 0; backlogRuns++) {
         const report = await pollMessagingAssets(
@@ -348,7 +348,7 @@ async function main(): Promise<void> {
         }
       }
     });
-    if (profile && values.profile) await profile.stop(values.profile);
+    await profile?.stop();
     const rawAssetsCpuMs = (rawAssetsCpu.user + rawAssetsCpu.system) / 1e3;
     record('messaging assets: backlog', seconds, backlog, CONCURRENCY, rawAssets, undefined, rawAssetsCpuMs);
     let late = 0;

@@ -266,7 +266,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const instance = loadScanner(scannerModule);
+const scanner = loadScanner(scannerModule);
 
 /**
  * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not
@@ -287,8 +287,7 @@ export class CsvBlocks {
   }
 
   static create(): CsvBlocks | undefined {
-    const memory = instance;
-    return memory ? new CsvBlocks(memory) : undefined;
+    return scanner ? new CsvBlocks(scanner) : undefined;
   }
 
   /** Reads blocks from `from` on; returns where the whole blocks end (or where a problem was found). */

@@ -364,7 +364,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const instance = loadScanner(scannerModule);
+const scanner = loadScanner(scannerModule);
 
 /**
  * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the
@@ -386,8 +386,7 @@ export class JsonBlocks {
   }
 
   static create(): JsonBlocks | undefined {
-    const memory = instance;
-    return memory ? new JsonBlocks(memory) : undefined;
+    return scanner ? new JsonBlocks(scanner) : undefined;
   }
 
   /** Reads from `from` on (the position must be between tokens or in a string, the stack not too deep). */
