@@ -162,3 +162,20 @@ export function errorFields(error: unknown): Record<string, unknown> {
 export function errorSummary(error: unknown): string {
   return boundedText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
+
+/**
+ * Whether a failed AWS SDK call may pass when tried again: the SDK marks it retryable, no answer
+ * came (no HTTP status), or the service throttled (429) or failed (5xx). Read from the error's own
+ * fields, so the core needs no SDK import.
+ *
+ * @example
+ * ```ts
+ * awsCallMayPass({ name: 'ThrottlingException', $metadata: { httpStatusCode: 400 }, $retryable: {} }); // true
+ * awsCallMayPass({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }); // false
+ * ```
+ */
+export function awsCallMayPass(error: unknown): boolean {
+  const sdk = (error ?? {}) as { $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  const status = sdk.$metadata?.httpStatusCode;
+  return Boolean(sdk.$retryable) || status === undefined || status === 429 || status >= 500;
+}

@@ -5,6 +5,7 @@
  */
 export { type BaseUrlCheck, type BaseUrlFault, checkBaseUrl } from './base-url.ts';
 export {
+  awsCallMayPass,
   BridgeError,
   type BridgeErrorOptions,
   ConfigError,

@@ -20,7 +20,7 @@ import {
   type Code,
   I32,
   I64,
-  loadScanner,
+  lazyScanner,
   op,
   type ScannerMemory,
   V128,
@@ -266,7 +266,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const scanner = loadScanner(scannerModule);
+const scanner = lazyScanner(scannerModule);
 
 /**
  * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not
@@ -287,7 +287,8 @@ export class CsvBlocks {
   }
 
   static create(): CsvBlocks | undefined {
-    return scanner ? new CsvBlocks(scanner) : undefined;
+    const memory = scanner();
+    return memory ? new CsvBlocks(memory) : undefined;
   }
 
   /** Reads blocks from `from` on; returns where the whole blocks end (or where a problem was found). */

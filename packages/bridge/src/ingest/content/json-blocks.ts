@@ -23,7 +23,7 @@ import {
   type Code,
   I32,
   I64,
-  loadScanner,
+  lazyScanner,
   op,
   type ScannerMemory,
   V128,
@@ -364,7 +364,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const scanner = loadScanner(scannerModule);
+const scanner = lazyScanner(scannerModule);
 
 /**
  * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the
@@ -386,7 +386,8 @@ export class JsonBlocks {
   }
 
   static create(): JsonBlocks | undefined {
-    return scanner ? new JsonBlocks(scanner) : undefined;
+    const memory = scanner();
+    return memory ? new JsonBlocks(memory) : undefined;
   }
 
   /** Reads from `from` on (the position must be between tokens or in a string, the stack not too deep). */

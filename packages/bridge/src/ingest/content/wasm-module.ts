@@ -143,20 +143,26 @@ export interface ScannerMemory {
 
 /**
  * The one instance of the scanner `build` assembles (the checks push synchronously, so one is
- * enough), or null where the runtime has no WebAssembly SIMD. The scanners' modules make theirs when
- * they load: assembling and compiling takes 7-19 ms of cold code, paid once per process (a Lambda's
- * INIT) instead of inside the first file's upload, where it was a tenth of a 16 MiB upload's time
- * (docs/benchmarks.md, "The content check without a second stream").
+ * enough), made when the first check of its kind is: or null where the runtime has no WebAssembly
+ * SIMD. Not when the module loads: compiling a scanner costs 7-19 ms and about 10 MiB of resident
+ * memory, which every process importing the checks (a function handed a ZIP, the drop command) would
+ * pay for both scanners (docs/benchmarks.md, "The content check without a second stream").
  */
-export function loadScanner(build: () => Uint8Array<ArrayBuffer>): ScannerMemory | null {
-  const scanner = instantiate(build()) as Scanner | undefined;
-  return scanner
-    ? {
-        scanner,
-        words: new Uint32Array(scanner.memory.buffer, 0, WINDOW_AT / 4),
-        window: new Uint8Array(scanner.memory.buffer, WINDOW_AT, WINDOW_BYTES),
-      }
-    : null;
+export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
+  let memory: ScannerMemory | null | undefined;
+  return () => {
+    if (memory === undefined) {
+      const scanner = instantiate(build()) as Scanner | undefined;
+      memory = scanner
+        ? {
+            scanner,
+            words: new Uint32Array(scanner.memory.buffer, 0, WINDOW_AT / 4),
+            window: new Uint8Array(scanner.memory.buffer, WINDOW_AT, WINDOW_BYTES),
+          }
+        : null;
+    }
+    return memory;
+  };
 }
 
 export interface FunctionSpec {

@@ -46,7 +46,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { retry } from '../../core/index.ts';
+import { awsCallMayPass, retry } from '../../core/index.ts';
 import { StateConflictError, StateStoreError } from '../errors.ts';
 import { BaseStateStore, type CreateResult, type ListedState, type StateListOptions } from '../store.ts';
 
@@ -81,8 +81,6 @@ interface AwsError {
   name?: string;
   Code?: string;
   $metadata?: { httpStatusCode?: number; attempts?: number };
-  $retryable?: unknown;
-  $fault?: string;
 }
 
 /** The S3 error name (or code) and HTTP status of a failed send. */
@@ -141,17 +139,15 @@ export class S3StateStore extends BaseStateStore {
   /** Wraps an unexpected S3 failure with the operation, the object and what to check. */
   #failure(operation: string, key: string, error: unknown): StateStoreError {
     const { name, status } = awsErrorOf(error);
-    const e = (error ?? {}) as AwsError;
     let hint = 'see the cause';
     if (name === 'NoSuchBucket') hint = `the bucket ${this.#bucket} does not exist; check STATE_BUCKET`;
     else if (name === 'AccessDenied' || status === 403) {
       hint = `check the function's IAM permissions on s3://${this.#bucket}/${key}`;
     } else if (status !== undefined && status >= 500) hint = 'S3 is unavailable; try again later';
-    const retryable = Boolean(e.$retryable) || status === undefined || status === 429 || status >= 500;
     return new StateStoreError(
       key,
       `${operation} on s3://${this.#bucket}/${key} failed with ${name}${status ? ` (${status})` : ''}: ${hint}`,
-      retryable,
+      awsCallMayPass(error),
       { cause: error },
     );
   }

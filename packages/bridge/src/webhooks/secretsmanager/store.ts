@@ -9,6 +9,7 @@ import {
   GetSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { awsCallMayPass } from '../../core/index.ts';
 import { WebhookError } from '../errors.ts';
 import type { SecretStore } from '../secret-store.ts';
 
@@ -88,12 +89,10 @@ function errorName(error: unknown): string | undefined {
  * denied, a bad request) as it is, so the 500 and the log name it.
  */
 function unavailableOrAsIs(operation: string, name: string, error: unknown): unknown {
-  const sdk = (error ?? {}) as { $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  const metadata = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
   // Only the SDK's own failures: an error without its $metadata is ours, and stays a 500.
-  if (sdk.$metadata === undefined) return error;
-  const status = sdk.$metadata.httpStatusCode;
-  const passing = Boolean(sdk.$retryable) || status === undefined || status === 429 || status >= 500;
-  if (!passing) return error;
+  if (metadata === undefined || !awsCallMayPass(error)) return error;
+  const status = metadata.httpStatusCode;
   const why = `${errorName(error) ?? 'Error'}${status ? ` (${status})` : ''}`;
   return new WebhookError(
     'WEBHOOK_SECRET_UNAVAILABLE',
