@@ -198,9 +198,10 @@ const digits: Code = [
 /**
  * Inside a `block` (depth 0) within the case's `if` (depth 1): a value ended at AT, before the
  * window's end and before a byte that may follow a value (else out of the block: stop). The bytes
- * up to AT are taken, and the byte-by-byte reading's number or word states never show.
+ * up to AT are taken, and the byte-by-byte reading's number or word states never show; `next` is the
+ * branch to the next byte from there.
  */
-const valueEndsAt: Code = [
+const valueEndsAt = (next: Code): Code => [
   [op.get(AT), op.i64(BLOCK_BYTES), op.i64GeU, op.i64ExtendI32U, op.set(RESTART)],
   [nonZero(op.get(RESTART)), op.brIf(0)],
   loadAt,
@@ -208,10 +209,10 @@ const valueEndsAt: Code = [
   [op.i32Eqz, op.brIf(0)],
   [op.get(REST), op.i64(-1), op.get(AT), op.i64Shl, op.i64And, op.set(REST)],
   set(STATE, State.AfterValue),
-  op.br(2),
+  next,
 ];
 /** A number without an exponent (-?(0|[1-9][0-9]*)(.[0-9]+)?): others are read byte by byte. */
-const number: Code = [
+const number = (next: Code): Code => [
   op.block,
   [op.get(POS), is(BYTE, ch('-')), op.i64ExtendI32U, op.i64Add, op.set(AT), loadAt],
   [isDigit(AT_BYTE), op.i32Eqz, op.brIf(0)],
@@ -220,11 +221,11 @@ const number: Code = [
   [loadAt, is(AT_BYTE, ch('.')), op.if],
   [op.get(AT), op.i64(1), op.i64Add, op.set(AT), loadAt, isDigit(AT_BYTE), op.i32Eqz, op.brIf(1)],
   [digits, op.end],
-  valueEndsAt,
+  valueEndsAt(next),
   op.end,
 ];
 /** true, null or false. */
-const word: Code = [
+const word = (next: Code): Code => [
   op.block,
   [op.get(PTR), op.get(POS), op.i32WrapI64, op.i32Add, op.i32Load(0), op.i64ExtendI32U, op.set(AT_BYTE)],
   [op.get(POS), op.i64(4), op.i64Add, op.set(AT)],
@@ -233,76 +234,112 @@ const word: Code = [
   [loadAt, is(AT_BYTE, ch('e')), op.i32Eqz, op.brIf(1)],
   [op.get(AT), op.i64(1), op.i64Add, op.set(AT)],
   op.end,
-  valueEndsAt,
+  valueEndsAt(next),
   op.end,
 ];
 
 /**
- * One byte the grammar reads (BYTE, at POS): each case ends with `br` to the next byte (the loop at
- * depth 0 outside the case's `if`); a byte no case takes falls through (the caller stops there).
+ * The grammar's cases, one per state, in the order of their blocks: the state picks its case with
+ * one `br_table` (testing the cases one after another cost most of the check's time), and a case
+ * that takes no byte falls into the next where that one reads on (an empty array's `]`, then any
+ * value; an empty object's `}`, then a key) or stops.
+ */
+const CASES = [
+  State.String,
+  State.ArrayValueOrEnd,
+  State.Value,
+  State.ObjectKeyOrEnd,
+  State.ObjectKey,
+  State.Colon,
+  State.AfterValue,
+] as const;
+
+/**
+ * One byte the grammar reads (BYTE, at POS), inside the byte loop: each case ends with `br` to the
+ * next byte (the loop); a byte no case takes leaves the grammar (the caller stops there).
  */
 function grammar(): Code[] {
-  const next = op.br(1);
-  const valuePlace = anyOf(is(STATE, State.Value), is(STATE, State.ArrayValueOrEnd));
-  const depthAtLeast = (n: number): Code => [op.get(DEPTH), op.i64(n), op.i64GeU];
-  // The open container's kind: 1 for an object (only read where DEPTH > 0).
-  const top = [op.get(BITS), op.get(DEPTH), op.i64(1), op.i64Sub, op.i64ShrU, op.i64(1), op.i64And];
-  const closes = (byte: string, kind: number, orEmpty: number): Code => [
-    allOf(is(BYTE, ch(byte)), anyOf(is(STATE, State.AfterValue), is(STATE, orEmpty)), depthAtLeast(1), [
-      top,
-      op.i64(kind),
-      op.i64Eq,
-    ]),
+  // From the code of case k (after its block's end): the later cases' blocks, the grammar's own
+  // block (leaving it is "stop"), then the byte loop; `inner` counts the blocks opened inside the case.
+  const stop = (k: number, inner = 0): Code => op.br(CASES.length - 1 - k + inner);
+  const next = (k: number, inner = 0): Code => op.br(CASES.length - k + inner);
+  const when = (k: number, condition: Code, then: Code[]): Code => [
+    condition,
     op.if,
-    [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue), next],
+    then,
+    next(k, 1),
     op.end,
   ];
-  return [
+  const depthAtLeast = (n: number): Code => [op.get(DEPTH), op.i64(n), op.i64GeU];
+  const notTooDeep: Code = [op.get(DEPTH), op.i64(MAX_BLOCK_DEPTH), op.i64LtU];
+  // The open container's kind: 1 for an object (only read where DEPTH > 0).
+  const top = [op.get(BITS), op.get(DEPTH), op.i64(1), op.i64Sub, op.i64ShrU, op.i64(1), op.i64And];
+  const close = (k: number, byte: string, kind: number): Code =>
+    when(k, allOf(is(BYTE, ch(byte)), depthAtLeast(1), [top, op.i64(kind), op.i64Eq]), [
+      [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue)],
+    ]);
+  const at = (state: State): number => CASES.indexOf(state as (typeof CASES)[number]);
+  const cases: Record<(typeof CASES)[number], Code> = {
     // The quote that ends the string: whether a value or a ":" follows depends on what it was.
-    [is(STATE, State.String), op.if],
-    [op.i64(State.Colon), op.i64(State.AfterValue), op.get(IS_KEY), op.i32WrapI64, op.select],
-    [op.set(STATE), next, op.end],
-    [allOf(is(BYTE, ch('"')), anyOf(is(STATE, State.ObjectKeyOrEnd), is(STATE, State.ObjectKey))), op.if],
-    [set(IS_KEY, 1), set(STATE, State.String), next, op.end],
-    // A string value: not at the top level, nor as an item (items are objects).
-    [allOf(is(BYTE, ch('"')), valuePlace, depthAtLeast(2)), op.if],
-    [set(IS_KEY, 0), set(STATE, State.String), next, op.end],
-    [allOf(is(BYTE, ch(':')), is(STATE, State.Colon)), op.if],
-    [set(STATE, State.Value), next, op.end],
-    [allOf(is(BYTE, ch(',')), is(STATE, State.AfterValue), depthAtLeast(1)), op.if],
-    [op.i64(State.ObjectKey), op.i64(State.Value), top, op.i32WrapI64, op.select, op.set(STATE), next],
-    op.end,
-    // An object: an item (counted) or deeper; the top level is an array.
-    [
-      allOf(is(BYTE, ch('{')), valuePlace, depthAtLeast(1), [
-        op.get(DEPTH),
-        op.i64(MAX_BLOCK_DEPTH),
-        op.i64LtU,
+    [State.String]: [
+      [op.i64(State.Colon), op.i64(State.AfterValue), op.get(IS_KEY), op.i32WrapI64, op.select],
+      [op.set(STATE), next(at(State.String))],
+    ],
+    [State.ArrayValueOrEnd]: close(at(State.ArrayValueOrEnd), ']', 0),
+    [State.Value]: (() => {
+      const k = at(State.Value);
+      const inItem = depthAtLeast(2);
+      return [
+        // A string value: not at the top level, nor as an item (items are objects).
+        when(k, allOf(is(BYTE, ch('"')), inItem), [set(IS_KEY, 0), set(STATE, State.String)]),
+        // A number or a word inside an item; one that does not end in this window stops here.
+        [
+          allOf(inItem, anyOf(is(BYTE, ch('-')), isDigit(BYTE))),
+          op.if,
+          number(next(k, 2)),
+          stop(k, 1),
+          op.end,
+        ],
+        // An object: an item (counted) or deeper; the top level is an array.
+        when(k, allOf(is(BYTE, ch('{')), depthAtLeast(1), notTooDeep), [
+          [op.get(ITEMS), is(DEPTH, 1), op.i64ExtendI32U, op.i64Add, op.set(ITEMS)],
+          [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64Or, op.set(BITS)],
+          [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ObjectKeyOrEnd)],
+        ]),
+        // An array: the top level, or deeper than the items.
+        when(k, allOf(is(BYTE, ch('[')), [is(DEPTH, 1), op.i32Eqz], notTooDeep), [
+          [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64(-1), op.i64Xor, op.i64And, op.set(BITS)],
+          [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ArrayValueOrEnd)],
+        ]),
+        [inItem, op.if, word(next(k, 2)), op.end],
+        stop(k),
+      ];
+    })(),
+    [State.ObjectKeyOrEnd]: close(at(State.ObjectKeyOrEnd), '}', 1),
+    [State.ObjectKey]: [
+      when(at(State.ObjectKey), is(BYTE, ch('"')), [set(IS_KEY, 1), set(STATE, State.String)]),
+      stop(at(State.ObjectKey)),
+    ],
+    [State.Colon]: [
+      when(at(State.Colon), is(BYTE, ch(':')), [set(STATE, State.Value)]),
+      stop(at(State.Colon)),
+    ],
+    [State.AfterValue]: [
+      when(at(State.AfterValue), allOf(is(BYTE, ch(',')), depthAtLeast(1)), [
+        [op.i64(State.ObjectKey), op.i64(State.Value), top, op.i32WrapI64, op.select, op.set(STATE)],
       ]),
+      close(at(State.AfterValue), '}', 1),
+      close(at(State.AfterValue), ']', 0),
     ],
-    op.if,
-    [op.get(ITEMS), is(DEPTH, 1), op.i64ExtendI32U, op.i64Add, op.set(ITEMS)],
-    [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64Or, op.set(BITS)],
-    [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ObjectKeyOrEnd), next],
+  };
+  // The label of each state's case (the scanner runs only in the states up to String).
+  const labels = Array.from({ length: State.String + 1 }, (_, state) => at(state as State));
+  return [
+    op.block,
+    CASES.map(() => op.block),
+    [op.get(STATE), op.i32WrapI64, op.brTable(labels, CASES.length)],
+    CASES.map((state) => [op.end, cases[state]]),
     op.end,
-    // An array: the top level, or deeper than the items.
-    [
-      allOf(
-        is(BYTE, ch('[')),
-        valuePlace,
-        [is(DEPTH, 1), op.i32Eqz],
-        [op.get(DEPTH), op.i64(MAX_BLOCK_DEPTH), op.i64LtU],
-      ),
-    ],
-    op.if,
-    [op.get(BITS), op.i64(1), op.get(DEPTH), op.i64Shl, op.i64(-1), op.i64Xor, op.i64And, op.set(BITS)],
-    [op.get(DEPTH), op.i64(1), op.i64Add, op.set(DEPTH), set(STATE, State.ArrayValueOrEnd), next],
-    op.end,
-    closes('}', 1, State.ObjectKeyOrEnd),
-    closes(']', 0, State.ArrayValueOrEnd),
-    // A number or a word inside an item.
-    [allOf(valuePlace, depthAtLeast(2), anyOf(is(BYTE, ch('-')), isDigit(BYTE))), op.if, number, op.end],
-    [allOf(valuePlace, depthAtLeast(2)), op.if, word, op.end],
   ];
 }
 

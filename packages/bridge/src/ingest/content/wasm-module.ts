@@ -40,16 +40,31 @@ function signedLeb(value: number): number[] {
   }
 }
 
-const vector = (items: number[][]): number[] => [...unsignedLeb(items.length), ...items.flat()];
-const section = (id: number, body: number[]): number[] => [id, ...unsignedLeb(body.length), ...body];
-const name = (text: string): number[] => vector([...Buffer.from(text)].map((byte) => [byte]));
-
+/**
+ * The bytes of a module, appended in order. Sections and vectors are written through nested code
+ * lists and one flattening pass: spreading arrays into arrays is what made assembling a 2 KB module
+ * cost 10-18 ms before the JIT warmed up (docs/benchmarks.md, "The content check's first file").
+ */
 function flattenInto(out: number[], code: Code): void {
-  for (const item of code) {
+  for (let index = 0; index < code.length; index += 1) {
+    const item = code[index] as number | Code;
     if (typeof item === 'number') out.push(item);
     else flattenInto(out, item);
   }
 }
+
+function flatten(code: Code): number[] {
+  const out: number[] = [];
+  flattenInto(out, code);
+  return out;
+}
+
+const vector = (items: Code): Code => [unsignedLeb(items.length), items];
+const section = (id: number, body: Code): Code => {
+  const bytes = flatten(body);
+  return [id, unsignedLeb(bytes.length), bytes];
+};
+const name = (text: string): Code => vector(Array.from(Buffer.from(text)));
 
 /** The instructions the scanners use, by their text-format names. */
 export const op = {
@@ -58,21 +73,27 @@ export const op = {
   end: [0x0b],
   /** `if` without results: runs its body when the i32 on the stack is not 0. */
   if: [0x04, 0x40],
-  br: (depth: number): Code => [0x0c, ...unsignedLeb(depth)],
-  brIf: (depth: number): Code => [0x0d, ...unsignedLeb(depth)],
+  br: (depth: number): Code => [0x0c, unsignedLeb(depth)],
+  brIf: (depth: number): Code => [0x0d, unsignedLeb(depth)],
+  /** `br_table`: branches to `labels[i]` for the i32 i on the stack, to `otherwise` beyond them. */
+  brTable: (labels: readonly number[], otherwise: number): Code => [
+    0x0e,
+    vector(labels.map(unsignedLeb)),
+    unsignedLeb(otherwise),
+  ],
   select: [0x1b],
-  get: (local: number): Code => [0x20, ...unsignedLeb(local)],
-  set: (local: number): Code => [0x21, ...unsignedLeb(local)],
-  tee: (local: number): Code => [0x22, ...unsignedLeb(local)],
-  i32Load: (offset: number): Code => [0x28, 2, ...unsignedLeb(offset)],
-  i64Load: (offset: number): Code => [0x29, 3, ...unsignedLeb(offset)],
-  i64Load8U: (offset: number): Code => [0x31, 0, ...unsignedLeb(offset)],
+  get: (local: number): Code => [0x20, unsignedLeb(local)],
+  set: (local: number): Code => [0x21, unsignedLeb(local)],
+  tee: (local: number): Code => [0x22, unsignedLeb(local)],
+  i32Load: (offset: number): Code => [0x28, 2, unsignedLeb(offset)],
+  i64Load: (offset: number): Code => [0x29, 3, unsignedLeb(offset)],
+  i64Load8U: (offset: number): Code => [0x31, 0, unsignedLeb(offset)],
   /** i64.load32_u / i64.store32: the shared state is 32-bit words read as i64. */
-  load32: (offset: number): Code => [0x35, 2, ...unsignedLeb(offset)],
-  store32: (offset: number): Code => [0x3e, 2, ...unsignedLeb(offset)],
-  i64Store: (offset: number): Code => [0x37, 3, ...unsignedLeb(offset)],
-  i32: (value: number): Code => [0x41, ...signedLeb(value)],
-  i64: (value: number): Code => [0x42, ...signedLeb(value)],
+  load32: (offset: number): Code => [0x35, 2, unsignedLeb(offset)],
+  store32: (offset: number): Code => [0x3e, 2, unsignedLeb(offset)],
+  i64Store: (offset: number): Code => [0x37, 3, unsignedLeb(offset)],
+  i32: (value: number): Code => [0x41, signedLeb(value)],
+  i64: (value: number): Code => [0x42, signedLeb(value)],
   i32Eqz: [0x45],
   i32Sub: [0x6b],
   i32GeU: [0x4f],
@@ -96,7 +117,7 @@ export const op = {
   i64ShrU: [0x88],
   i32WrapI64: [0xa7],
   i64ExtendI32U: [0xad],
-  v128Load: (offset: number): Code => [0xfd, 0x00, 4, ...unsignedLeb(offset)],
+  v128Load: (offset: number): Code => [0xfd, 0x00, 4, unsignedLeb(offset)],
   i8x16Splat: [0xfd, 0x0f],
   i8x16Eq: [0xfd, 0x23],
   i8x16LtU: [0xfd, 0x26],
@@ -144,9 +165,10 @@ export interface ScannerMemory {
 /**
  * The one instance of the scanner `build` assembles (the checks push synchronously, so one is
  * enough), made when the first check of its kind is: or null where the runtime has no WebAssembly
- * SIMD. Not when the module loads: compiling a scanner costs 7-19 ms and about 10 MiB of resident
- * memory, which every process importing the checks (a function handed a ZIP, the drop command) would
- * pay for both scanners (docs/benchmarks.md, "The content check without a second stream").
+ * SIMD. Not when the module loads: assembling and compiling a scanner costs 2-6 ms of cold code and
+ * about 10 MiB of resident memory, which every process importing the checks (a function handed a ZIP,
+ * the drop command) would pay for both scanners (docs/benchmarks.md, "The content check without a
+ * second stream").
  */
 export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
   let memory: ScannerMemory | null | undefined;
@@ -185,23 +207,22 @@ export interface FunctionSpec {
  * ```
  */
 export function assemble(fn: FunctionSpec, pages: number): Uint8Array<ArrayBuffer> {
-  const type = [0x60, ...vector(fn.params.map((t) => [t])), ...vector(fn.results.map((t) => [t]))];
-  const locals = vector(fn.locals.map((t) => [1, t]));
-  const code = [...locals];
-  flattenInto(code, fn.body);
-  code.push(...op.end);
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vector([type])),
-    ...section(3, vector([[0]])),
-    ...section(5, vector([[0x00, ...unsignedLeb(pages)]])),
-    ...section(
-      7,
-      vector([
-        [...name(fn.name), 0x00, 0],
-        [...name('memory'), 0x02, 0],
-      ]),
-    ),
-    ...section(10, vector([[...unsignedLeb(code.length), ...code]])),
-  ]);
+  const type = [0x60, vector(fn.params), vector(fn.results)];
+  const code = flatten([vector(fn.locals.map((t) => [1, t])), fn.body, op.end]);
+  return new Uint8Array(
+    flatten([
+      [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      section(1, vector([type])),
+      section(3, vector([[0]])),
+      section(5, vector([[0x00, unsignedLeb(pages)]])),
+      section(
+        7,
+        vector([
+          [name(fn.name), 0x00, 0],
+          [name('memory'), 0x02, 0],
+        ]),
+      ),
+      section(10, vector([[unsignedLeb(code.length), code]])),
+    ]),
+  );
 }
