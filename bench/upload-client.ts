@@ -5,12 +5,16 @@
  *   node upload-client.mjs URL FILE [--check on|off] [--warm]
  *
  * Without `--check` the client reads the file itself (`filePath`); with it, the file is streamed as
- * the ingest streams an S3 object, through the ingest's content check (`on`) or not (`off`).
+ * the ingest streams an S3 object, through the ingest's content check (`on`) or not (`off`). FILE may
+ * then be an `http://` address: its answer is streamed, as an S3 object's body is (a socket read on
+ * this thread, where a file is read by libuv's thread pool).
  */
 
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import http, { type IncomingMessage } from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { checkWhileStreaming } from '../packages/bridge/src/ingest/content/check.ts';
 import { createPdsClient } from '../packages/bridge/src/pds/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
@@ -46,14 +50,28 @@ if (
 }
 
 const client = createPdsClient({ baseUrl: url, credentials: { username: 'demo', password: 'demo' } });
-const size = (await stat(file)).size;
+const overHttp = file.startsWith('http://');
+if (overHttp && values.check === undefined) {
+  process.stderr.write('bench/upload-client.ts: an http:// FILE needs --check on or off\n');
+  process.exit(2);
+}
+
+/** The file's bytes and size: read from disk, or the answer of a GET (as an S3 object's body). */
+async function open(): Promise<{ source: Readable; size: number }> {
+  if (!overHttp) return { source: createReadStream(file as string), size: (await stat(file as string)).size };
+  const answer = await new Promise<IncomingMessage>((resolve, reject) =>
+    http.get(file as string, resolve).once('error', reject),
+  );
+  if (answer.statusCode !== 200) throw new Error(`GET ${file} answered ${answer.statusCode}`);
+  return { source: answer, size: Number(answer.headers['content-length']) };
+}
 
 /** One upload as asked: its gathering entries, and the check's problem if any. */
 async function upload(filePath: string): Promise<{ entries: unknown[]; problem: unknown }> {
   if (values.check === undefined)
     return { entries: await client.uploadGathering({ filePath }), problem: undefined };
   const fileName = path.basename(filePath);
-  const source = createReadStream(filePath);
+  const { source, size } = await open();
   const checked =
     values.check === 'on'
       ? checkWhileStreaming(source, fileName)

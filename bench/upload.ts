@@ -5,6 +5,7 @@
  *   node bench/upload.ts [--sizes 100,1024] [--runs 3]      sizes in MiB
  *
  *   node bench/upload.ts --content-check [--format csv|json] [--sizes 16,64,256] [--runs 3] [--warm]
+ *                        [--source http|file]
  *
  * Prints throughput (MiB/s) of both, their ratio (target ≥ 0.8) and the client's peak RSS
  * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
@@ -13,12 +14,17 @@
  * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core). Each
  * upload runs in a fresh process, so the smaller sizes carry the JIT's warm-up of the check's code;
  * `--warm` measures each after one unmeasured upload in the same process, as a function that has
- * handled a file before.
+ * handled a file before. The product file reaches the client as an S3 object's body does, the answer
+ * of a GET (served by this process); `--source file` has the client read it from disk instead, where
+ * libuv's thread pool writes each chunk on another thread and the check's first read of it costs
+ * about twice the check's own work (docs/benchmarks.md, "The content check's source").
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, stat } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -142,6 +148,13 @@ async function main(): Promise<void> {
         description:
           'with --content-check: each client process uploads the file once unmeasured first, as a function that has handled a file before (JIT warm)',
       },
+      source: {
+        type: 'string',
+        default: 'http',
+        value: 'http|file',
+        description:
+          "with --content-check: the product file streamed to the client as an S3 object's body is (a GET's answer), or read from disk",
+      },
       format: {
         type: 'string',
         default: 'csv',
@@ -155,11 +168,16 @@ async function main(): Promise<void> {
     process.stderr.write(`bench/upload.ts: --format must be csv or json, got ${JSON.stringify(format)}\n`);
     process.exit(2);
   }
+  const source = values.source;
+  if (source !== 'http' && source !== 'file') {
+    process.stderr.write(`bench/upload.ts: --source must be http or file, got ${JSON.stringify(source)}\n`);
+    process.exit(2);
+  }
   const checkMode = values['content-check'] === true;
   const sizes = (values.sizes ?? (checkMode ? '16,64,256' : '100,1024')).split(',').map(Number);
   const runs = Number(values.runs);
   if (checkMode) {
-    await compareContentCheck(sizes, runs, format, values.warm === true);
+    await compareContentCheck(sizes, runs, format, values.warm === true, source);
     return;
   }
   const simulator = await startSimulatorProcess();
@@ -215,24 +233,48 @@ async function writeProductFile(file: string, bytes: number, format: 'csv' | 'js
   await pipeline(blocks(), createWriteStream(file));
 }
 
+/** Serves the files of `dir` by name, as an S3 endpoint serves objects: one GET streams one whole file. */
+async function serveFiles(dir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const file = path.join(dir, path.basename(req.url ?? ''));
+    try {
+      res.writeHead(200, { 'content-length': (await stat(file)).size });
+      await pipeline(createReadStream(file), res);
+    } catch {
+      if (!res.headersSent) res.writeHead(404);
+      res.end();
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** The content check's cost: the same streamed upload with the check and without, alternately. */
 async function compareContentCheck(
   sizes: number[],
   runs: number,
   format: 'csv' | 'json',
   warm: boolean,
+  source: 'http' | 'file',
 ): Promise<void> {
   const simulator = await startSimulatorProcess();
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-upload-check-'));
+  const files = source === 'http' ? await serveFiles(dir) : undefined;
   const clientBundle = await bundleForNode(path.join(import.meta.dirname, 'upload-client.ts'), dir);
   const rows: Array<Array<string | number>> = [];
   try {
     for (const sizeMiB of sizes) {
-      const file = path.join(dir, `products-${sizeMiB}MiB.${format}`);
+      const name = `products-${sizeMiB}MiB.${format}`;
+      const file = path.join(dir, name);
       await writeProductFile(file, sizeMiB * MiB, format);
+      const from = files ? `${files.url}/${name}` : file;
       const [off, on] = await alternately(sizeMiB, runs, [
-        () => clientUpload(clientBundle, simulator.url, file, 'off', warm),
-        () => clientUpload(clientBundle, simulator.url, file, 'on', warm),
+        () => clientUpload(clientBundle, simulator.url, from, 'off', warm),
+        () => clientUpload(clientBundle, simulator.url, from, 'on', warm),
       ]);
       rows.push([
         `${sizeMiB} MiB`,
@@ -247,11 +289,12 @@ async function compareContentCheck(
       await removeQuietly(file);
     }
   } finally {
+    await files?.close();
     await simulator.stop();
     await removeQuietly(dir);
   }
   process.stdout.write(
-    `\nStreamed ${format.toUpperCase()} upload with the ingest's content check off and on, median of ${runs} runs each${warm ? ', each after one unmeasured upload in the same process' : ', each in a fresh process'} (node ${process.version})\n\n`,
+    `\nStreamed ${format.toUpperCase()} upload with the ingest's content check off and on, the file ${source === 'http' ? "streamed as a GET's answer (as an S3 object's body)" : 'read from disk'}, median of ${runs} runs each${warm ? ', each after one unmeasured upload in the same process' : ', each in a fresh process'} (node ${process.version})\n\n`,
   );
   printTable(
     [

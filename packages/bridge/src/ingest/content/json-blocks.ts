@@ -279,6 +279,27 @@ function grammar(): Code[] {
       [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue)],
     ]);
   const at = (state: State): number => CASES.indexOf(state as (typeof CASES)[number]);
+  const takeNext: Code = [op.get(REST), op.get(REST), op.i64(1), op.i64Sub, op.i64And, op.set(REST)];
+  const nextIs = (byte: string): Code => [
+    [op.get(PTR), op.get(REST), op.i64Ctz, op.i32WrapI64, op.i32Add, op.i64Load8U(0)],
+    [op.i64(ch(byte)), op.i64Eq],
+  ];
+  /**
+   * An opening quote (inside `depth` blocks of its case): the next byte the grammar reads is the
+   * closing quote, everything between is masked, so both are taken in one step, and a key's ":"
+   * after them too. A string that runs past the window is read on in the String state.
+   */
+  const string = (k: number, isKey: boolean, depth: number): Code => [
+    [op.get(REST), op.i64Eqz, op.if],
+    [set(IS_KEY, isKey ? 1 : 0), set(STATE, State.String), next(k, depth + 1), op.end],
+    takeNext,
+    isKey
+      ? [
+          [nonZero(op.get(REST)), op.if, nextIs(':'), op.if, takeNext, set(STATE, State.Value)],
+          [next(k, depth + 2), op.end, op.end, set(STATE, State.Colon)],
+        ]
+      : set(STATE, State.AfterValue),
+  ];
   const cases: Record<(typeof CASES)[number], Code> = {
     // The quote that ends the string: whether a value or a ":" follows depends on what it was.
     [State.String]: [
@@ -291,7 +312,7 @@ function grammar(): Code[] {
       const inItem = depthAtLeast(2);
       return [
         // A string value: not at the top level, nor as an item (items are objects).
-        when(k, allOf(is(BYTE, ch('"')), inItem), [set(IS_KEY, 0), set(STATE, State.String)]),
+        when(k, allOf(is(BYTE, ch('"')), inItem), [string(k, false, 1)]),
         // A number or a word inside an item; one that does not end in this window stops here.
         [
           allOf(inItem, anyOf(is(BYTE, ch('-')), isDigit(BYTE))),
@@ -317,7 +338,7 @@ function grammar(): Code[] {
     })(),
     [State.ObjectKeyOrEnd]: close(at(State.ObjectKeyOrEnd), '}', 1),
     [State.ObjectKey]: [
-      when(at(State.ObjectKey), is(BYTE, ch('"')), [set(IS_KEY, 1), set(STATE, State.String)]),
+      when(at(State.ObjectKey), is(BYTE, ch('"')), [string(at(State.ObjectKey), true, 1)]),
       stop(at(State.ObjectKey)),
     ],
     [State.Colon]: [
