@@ -1,6 +1,7 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsJson1_0Protocol, JsonCodec } from '@aws-sdk/core/protocols';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   configuredEndpoint,
   createS3Client,
@@ -46,6 +47,34 @@ describe('configuredEndpoint', () => {
         AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true',
       }),
     ).toBeUndefined();
+  });
+});
+
+describe("the clients' middleware", () => {
+  it('is resolved once per command class, and middleware attached before the first send (the tracer) runs on every request', async () => {
+    // prepare: a middleware that answers without a network, as the tracer's would wrap the request
+    const client = createS3Client({
+      region: 'eu-central-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+    let seen = 0;
+    client.middlewareStack.add(
+      () => async () => {
+        seen += 1;
+        return { output: { $metadata: {} }, response: {} };
+      },
+      { step: 'initialize', name: 'answerHere' },
+    );
+    const resolve = vi.spyOn(GetObjectCommand.prototype, 'resolveMiddleware');
+
+    // act
+    for (const Key of ['a', 'b', 'c']) await client.send(new GetObjectCommand({ Bucket: 'bucket', Key }));
+
+    // assess
+    expect(seen).toBe(3);
+    expect(resolve).toHaveBeenCalledTimes(1);
+    resolve.mockRestore();
+    client.destroy();
   });
 });
 

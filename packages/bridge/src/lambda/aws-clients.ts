@@ -18,6 +18,15 @@ import { AwsJson1_0Protocol, JsonCodec } from '@aws-sdk/core/protocols';
 /** Fail fast on an unreachable endpoint instead of waiting for the OS connect timeout. */
 const CONNECTION_TIMEOUT_MS = 5_000;
 
+/**
+ * What every client gets: the connect timeout, and its middleware resolved once per command class
+ * instead of on every request (`cacheMiddleware`; resolving it cost 8 % of an S3 request's CPU,
+ * docs/benchmarks.md, "The SDK's cost per request"). Middleware added after a command class was
+ * first sent is then not used for it: the tracer attaches to the clients at cold start, before any
+ * invocation sends (packages/bridge/src/lambda/tracing.ts).
+ */
+const COMMON = { requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS }, cacheMiddleware: true };
+
 type Env = Record<string, string | undefined>;
 
 function ignoresConfiguredEndpoints(env: Env): boolean {
@@ -50,7 +59,7 @@ export function configuredEndpoint(service: string, env: Env = process.env): str
 export function createS3Client(overrides: S3ClientConfig = {}): S3Client {
   const pathStyle = configuredEndpoint('S3') !== undefined || overrides.endpoint !== undefined;
   return new S3Client({
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...COMMON,
     ...(pathStyle ? { forcePathStyle: true } : {}),
     ...overrides,
   });
@@ -84,7 +93,7 @@ function sqsProtocol(): AwsJson1_0Protocol {
 export function createSqsClient(overrides: SQSClientConfig = {}): SQSClient {
   const overridden = configuredEndpoint('SQS') !== undefined || overrides.endpoint !== undefined;
   return new SQSClient({
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...COMMON,
     protocol: sqsProtocol(),
     // No MD5 of every message body sent and received: the request's SigV4 signature covers the body's
     // SHA-256, which SQS checks, and TLS the answer; the MD5 pass cost the poller 2.5 % of its CPU
@@ -105,7 +114,7 @@ export function createSqsClient(overrides: SQSClientConfig = {}): SQSClient {
  */
 export function createEventBridgeClient(overrides: EventBridgeClientConfig = {}): EventBridgeClient {
   return new EventBridgeClient({
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
+    ...COMMON,
     ...overrides,
   });
 }
