@@ -28,6 +28,7 @@ const SCRIPTS = [
   'bench/package.ts',
   'bench/poll.ts',
   'bench/scale.ts',
+  'bench/sdk.ts',
   'bench/upload.ts',
   'bench/upload-client.ts',
   'bench/xml.ts',

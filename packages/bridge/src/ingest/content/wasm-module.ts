@@ -41,9 +41,9 @@ function signedLeb(value: number): number[] {
 }
 
 /**
- * The bytes of a module, appended in order. Sections and vectors are written through nested code
- * lists and one flattening pass: spreading arrays into arrays is what made assembling a 2 KB module
- * cost 10-18 ms before the JIT warmed up (docs/benchmarks.md, "The content check's first file").
+ * The bytes of a module, appended in order. Sections and vectors are written as nested code lists
+ * flattened once: spreading arrays into arrays made assembling a 2 KB module cost 10-18 ms of cold
+ * code (docs/benchmarks.md, "The JSON check's grammar in one jump, and the scanners' first file").
  */
 function flattenInto(out: number[], code: Code): void {
   for (let index = 0; index < code.length; index += 1) {
