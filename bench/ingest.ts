@@ -9,7 +9,7 @@
  * Prints throughput (MiB/s) of both, their ratio (target ≥ 0.8), and the handler's peak RSS at each
  * size (target: under 200 MiB, and flat with size).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,15 @@ import {
 } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { bundleForNode, MiB, median, printTable, removeQuietly, startSimulatorProcess } from './support.ts';
+import {
+  bundleForNode,
+  MiB,
+  median,
+  printTable,
+  removeQuietly,
+  startFauxqsProcess,
+  startSimulatorProcess,
+} from './support.ts';
 
 const DROPS = 'bench-drops';
 const STATE = 'bench-state';
@@ -35,30 +43,6 @@ interface Measurement {
   seconds: number;
   baselineRssMiB: number;
   maxRssMiB: number;
-}
-
-async function startEmulatorProcess(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ingest/fauxqs-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const line = seen.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`the emulator exited with ${code} before it was ready`)));
-  });
-  return {
-    url,
-    child,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
 }
 
 /** Multipart-uploads `bytes` of a repeating pattern (the emulator refuses single PUTs above 11 MiB). */
@@ -115,7 +99,7 @@ async function main(): Promise<void> {
   });
   const sizes = [Number(values.size), Number(values.compare)].filter((s) => s > 0);
   const runs = Number(values.runs);
-  const emulator = await startEmulatorProcess();
+  const emulator = await startFauxqsProcess();
   const simulator = await startSimulatorProcess();
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-ingest-'));
   const client = { endpoint: emulator.url, region: 'us-east-1', credentials: CREDENTIALS };

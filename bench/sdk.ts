@@ -8,16 +8,13 @@
  *
  *   node bench/sdk.ts [--requests 1000] [--rounds 3] [--concurrency 8]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mapLimit } from '../packages/bridge/src/core/index.ts';
 import { createS3Client, createSqsClient } from '../packages/bridge/src/lambda/aws-clients.ts';
 import { createPdsClient } from '../packages/bridge/src/pds/index.ts';
 import { parseScriptArgs } from '../packages/cli/src/command-line.ts';
-import { median, printTable, startSimulatorProcess } from './support.ts';
+import { median, printTable, startFauxqsProcess, startSimulatorProcess } from './support.ts';
 
 const { values } = parseScriptArgs({
   command: 'node bench/sdk.ts',
@@ -36,22 +33,6 @@ const BUCKET = 'bench-sdk';
 const DOCUMENT = JSON.stringify({ version: 1, keys: { a: 'x'.repeat(2000) } });
 const EVENT = JSON.stringify({ specversion: '1.0', data: 'z'.repeat(3000) });
 const KEYS = Array.from({ length: 200 }, (_, index) => `state/${index}.json`);
-
-async function startFauxqs(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ingest/fauxqs-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const line = seen.split('\n').find((each) => each.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`fauxqs exited with ${code} before it was ready`)));
-  });
-  return { url, child };
-}
 
 /** CPU milliseconds of this process per call of `call`, `REQUESTS` calls at `CONCURRENCY`, after 200 unmeasured. */
 async function cpuPerCall(call: (index: number) => Promise<unknown>): Promise<number> {
@@ -93,7 +74,7 @@ function sdkCalls(
 }
 
 async function main(): Promise<void> {
-  const [fauxqs, simulator] = await Promise.all([startFauxqs(), startSimulatorProcess()]);
+  const [fauxqs, simulator] = await Promise.all([startFauxqsProcess(), startSimulatorProcess()]);
   const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
   const clients = (cacheMiddleware: boolean) => {
     const config = { endpoint: fauxqs.url, region: 'us-east-1', credentials, cacheMiddleware };
@@ -144,9 +125,7 @@ async function main(): Promise<void> {
       s3.destroy();
       sqs.destroy();
     }
-    await simulator.stop();
-    fauxqs.child.kill('SIGTERM');
-    await once(fauxqs.child, 'exit');
+    await Promise.all([simulator.stop(), fauxqs.stop()]);
   }
 }
 

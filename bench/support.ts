@@ -50,6 +50,31 @@ export async function startSimulatorProcess(args: string[] = []): Promise<ChildS
   };
 }
 
+/** The S3 + SQS emulator (bench/ingest/fauxqs-server.ts) in a child process, so its CPU and memory are not the measured process's. */
+export async function startFauxqsProcess(): Promise<ChildServer> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ingest/fauxqs-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`the emulator exited with ${code} before it was ready`)));
+  });
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
 /** The content-check benchmarks' product CSV: its header, and row `i` (quoted text with a separator and doubled quotes inside). */
 export const PRODUCT_CSV_HEADER = 'primaryKey__,name,description,netContent,price\n';
 export function productCsvRow(i: number): string {
