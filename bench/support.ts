@@ -20,23 +20,23 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts `pds-simulator` on a free port in its own process and waits for its address line. */
-export async function startSimulatorProcess(args: string[] = []): Promise<ChildServer> {
-  const child = spawn(
-    process.execPath,
-    [path.join(root, 'packages/simulator/bin/pds-simulator.mjs'), '--port', '0', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+/**
+ * A server in a child process, once it printed its address (`addressIn` finds it in what the child
+ * printed so far), and how to stop it.
+ */
+async function childServer(
+  child: ChildProcess,
+  name: string,
+  addressIn: (printed: string) => string | undefined,
+): Promise<ChildServer> {
   const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
+    let printed = '';
     child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
-      if (match) resolve(match[0]);
+      printed += chunk.toString();
+      const address = addressIn(printed);
+      if (address) resolve(address);
     });
-    child.once('exit', (code) => reject(new Error(`pds-simulator exited with ${code} before it was ready`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
   });
   child.stdout?.resume();
   return {
@@ -50,29 +50,30 @@ export async function startSimulatorProcess(args: string[] = []): Promise<ChildS
   };
 }
 
-/** The S3 + SQS emulator (bench/ingest/fauxqs-server.ts) in a child process, so its CPU and memory are not the measured process's. */
-export async function startFauxqsProcess(): Promise<ChildServer> {
+/** Starts `pds-simulator` on a free port in its own process and waits for its address line. */
+export function startSimulatorProcess(args: string[] = []): Promise<ChildServer> {
+  const simulator = path.join(root, 'packages/simulator/bin/pds-simulator.mjs');
+  const child = spawn(process.execPath, [simulator, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return childServer(child, 'pds-simulator', (printed) => /http:\/\/127\.0\.0\.1:\d+/.exec(printed)?.[0]);
+}
+
+/**
+ * The S3 + SQS emulator (bench/ingest/fauxqs-server.ts) in its own process, so that its CPU and memory
+ * are not the measured process's; it prints `{"url": ...}` once ready.
+ */
+export function startFauxqsProcess(): Promise<ChildServer> {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ingest/fauxqs-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const line = seen.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`the emulator exited with ${code} before it was ready`)));
+  return childServer(child, 'the emulator', (printed) => {
+    const line = printed
+      .split('\n')
+      .slice(0, -1)
+      .find((each) => each.startsWith('{'));
+    return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
   });
-  return {
-    url,
-    child,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
 }
 
 /** The content-check benchmarks' product CSV: its header, and row `i` (quoted text with a separator and doubled quotes inside). */
