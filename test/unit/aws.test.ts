@@ -24,6 +24,7 @@ let restore = () => {};
 
 afterEach(() => {
   restore();
+  restore = () => {};
   resetAwsClients();
 });
 
@@ -66,6 +67,10 @@ describe("the clients' middleware", () => {
       { step: 'initialize', name: 'answerHere' },
     );
     const resolve = vi.spyOn(GetObjectCommand.prototype, 'resolveMiddleware');
+    restore = () => {
+      resolve.mockRestore();
+      client.destroy();
+    };
 
     // act
     for (const Key of ['a', 'b', 'c']) await client.send(new GetObjectCommand({ Bucket: 'bucket', Key }));
@@ -73,8 +78,6 @@ describe("the clients' middleware", () => {
     // assess
     expect(seen).toBe(3);
     expect(resolve).toHaveBeenCalledTimes(1);
-    resolve.mockRestore();
-    client.destroy();
   });
 });
 
