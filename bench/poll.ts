@@ -407,7 +407,7 @@ async function main(): Promise<void> {
         { pds, store: memory, sink },
         {
           runId: 'bench',
-          // Fan out whatever --keys is: with the deployed 200 here, the default 200 keys were polled
+          // Fan out whatever --keys is: with 200 here (the deployed inline limit), 200 keys were polled
           // inline (0 chunks) and the row compared one invocation with a reference four times as wide.
           inlineMax: 0,
           chunkSize: 100,
