@@ -449,6 +449,20 @@ describe('JSON read 64 bytes at a time (WebAssembly SIMD) against byte by byte',
     }
   });
 
+  it('counts the lines of a chunk made only of line breaks, and of a file with more lines than a chunk has bytes', () => {
+    // 65,536 line feeds in one 64 KiB chunk: the scanner counts each window's line feeds in vector
+    // lanes, which must hold a whole chunk of them.
+    const blankLines = Buffer.from(
+      `[{"a":"b"},${'\n'.repeat(65_536)}{"a":"b"},${'\r\n'.repeat(40_000)}{"a":b}]`,
+    );
+    const expected = { problem: expect.stringMatching(/^line 105537 \(offset /), fix: expect.any(String) };
+
+    expect(jsonVerdict(blankLines, [65_536], true)).toEqual(expected);
+    expect(jsonVerdict(blankLines, [65_536], true)).toEqual(
+      jsonVerdict(blankLines, [blankLines.length], false),
+    );
+  });
+
   it('follows nesting past what the scanner holds, and names a string item or a top-level object as byte by byte does', () => {
     const deep = (levels: number) =>
       Buffer.from(

@@ -87,13 +87,32 @@ const [AT, AT_BYTE] = [20, 21];
 /** 1 where a stop is only the window's end: the scanner goes on with a window from there. */
 const RESTART = 22;
 const VECTORS = [23, 24, 25, 26];
-const [V_QUOTE, V_BACKSLASH, V_SPACE, V_TAB, V_LF, V_CR] = [27, 28, 29, 30, 31, 32];
+const [V_QUOTE, V_BACKSLASH, V_SPACE, V_LOW_NIBBLE, V_LF, V_WHITE_SPACE] = [27, 28, 29, 30, 31, 32];
+/**
+ * White space by its low nibble: the one white-space byte with each low nibble (space 0x20, tab 0x09,
+ * line feed 0x0a, carriage return 0x0d), and 0x00 for the others, which no byte with that nibble is.
+ */
+const WHITE_SPACE_BY_NIBBLE = Array.from(
+  { length: 16 },
+  (_, nibble) => [0x20, 0x09, 0x0a, 0x0d].find((byte) => (byte & 0x0f) === nibble) ?? 0,
+);
 /** The bytes a backslash may escape here (u is left to the byte-by-byte reading, and so is \\). */
 const ESCAPABLE = '"/bfnrt';
-const V_ESCAPABLE = [33, 34, 35, 36, 37, 38, 39];
+/** ESCAPABLE as a set of bits: bytes 0-63 in the first word, 64-127 in the second (each below 2^53). */
+const ESCAPABLE_BITS = [0, 1].map((word) =>
+  [...ESCAPABLE]
+    .map((byte) => byte.charCodeAt(0))
+    .filter((code) => code >> 6 === word)
+    .reduce((bits, code) => bits + 2 ** (code & 63), 0),
+);
+/**
+ * Line feeds are counted in vectors: the window's (0 to -4 per byte lane) and the sum of the whole
+ * windows taken so far (16-bit lanes, at most 1,024 windows per call: -8,192 at most).
+ */
+const [V_LF_COUNT, V_LINES] = [33, 34];
 const LOCALS: ValueType[] = [
   ...Array.from({ length: 21 }, (): ValueType => I64),
-  ...Array.from({ length: 17 }, (): ValueType => V128),
+  ...Array.from({ length: 12 }, (): ValueType => V128),
 ];
 
 const ch = (text: string): number => text.charCodeAt(0);
@@ -114,9 +133,11 @@ function maskOf(test: (data: number) => Code): Code {
   ]);
 }
 const equal = (splat: number) => (data: number) => [op.get(data), op.get(splat), op.i8x16Eq];
-const equalAny = (splats: number[]) => (data: number) => [
-  splats.map((splat) => equal(splat)(data)),
-  splats.slice(1).map(() => op.v128Or),
+
+/** A byte is white space when the table's entry for its low nibble is that byte (one lookup, not four compares). */
+const whiteSpace = (data: number): Code => [
+  [op.get(V_WHITE_SPACE), op.get(data), op.get(V_LOW_NIBBLE), op.v128And, op.i8x16Swizzle],
+  [op.get(data), op.i8x16Eq],
 ];
 
 function loadState(): Code[] {
@@ -126,10 +147,9 @@ function loadState(): Code[] {
     splat(ch('"'), V_QUOTE),
     splat(ch('\\'), V_BACKSLASH),
     splat(0x20, V_SPACE),
-    splat(0x09, V_TAB),
+    splat(0x0f, V_LOW_NIBBLE),
     splat(0x0a, V_LF),
-    splat(0x0d, V_CR),
-    [...ESCAPABLE].map((byte, k) => splat(ch(byte), V_ESCAPABLE[k] as number)),
+    [op.v128Const(WHITE_SPACE_BY_NIBBLE), op.set(V_WHITE_SPACE)],
     word(Word.state, STATE),
     word(Word.isKey, IS_KEY),
     word(Word.depth, DEPTH),
@@ -158,15 +178,13 @@ function classify(): Code[] {
     [maskOf(equal(V_QUOTE)), op.set(QUOTES)],
     [maskOf(equal(V_BACKSLASH)), op.set(BACKSLASHES)],
     [maskOf((data) => [op.get(data), op.get(V_SPACE), op.i8x16LtU]), op.set(CONTROLS)],
-    [maskOf(equal(V_LF)), op.set(LFS)],
-    [maskOf(equalAny([V_SPACE, V_TAB, V_LF, V_CR])), op.set(SPACES)],
+    [VECTORS.map((data) => equal(V_LF)(data)), op.i8x16Add, op.i8x16Add, op.i8x16Add, op.set(V_LF_COUNT)],
+    [maskOf(whiteSpace), op.set(SPACES)],
     // A backslash as the last byte: what it escapes is in the next window.
     [op.get(BACKSLASHES), op.i64(63), op.i64ShrU, op.i64(63), op.i64Shl, op.set(STOPS)],
     [op.get(BACKSLASHES), op.i64(1), op.i64Shl, op.tee(ESCAPED)],
     [op.i64(0), op.i64Ne, op.if],
-    // An escape of a byte not in ESCAPABLE: stop at its backslash.
-    [maskOf(equalAny(V_ESCAPABLE)), op.get(ESCAPED), op.i64Xor, op.get(ESCAPED), op.i64And],
-    [op.i64(1), op.i64ShrU, op.get(STOPS), op.i64Or, op.set(STOPS)],
+    unescapable,
     op.end,
     [op.get(QUOTES), not(ESCAPED), op.i64And, op.set(QUOTES)],
     // Inside a string (the opening quote too): an odd number of real quotes up to the byte, or an
@@ -184,6 +202,26 @@ function classify(): Code[] {
 
 /** The byte at PTR + AT into AT_BYTE. */
 const loadAt: Code = [op.get(PTR), op.get(AT), op.i32WrapI64, op.i32Add, op.i64Load8U(0), op.set(AT_BYTE)];
+/**
+ * An escape of a byte not in ESCAPABLE: stop at its backslash. Escapes are few, so each escaped byte
+ * is looked up in ESCAPABLE_BITS alone (comparing the window with every escapable byte cost more).
+ */
+const unescapable: Code = [
+  [op.get(ESCAPED), op.set(TEMP)],
+  op.block,
+  op.loop,
+  [op.get(TEMP), op.i64Eqz, op.brIf(1)],
+  [op.get(TEMP), op.i64Ctz, op.set(AT), loadAt],
+  [op.i64(ESCAPABLE_BITS[0] ?? 0), op.i64(ESCAPABLE_BITS[1] ?? 0)],
+  [op.get(AT_BYTE), op.i64(64), op.i64LtU, op.select, op.get(AT_BYTE), op.i64ShrU],
+  [op.i64(1), op.i64And, op.i64Eqz, op.get(AT_BYTE), op.i64(128), op.i64GeU, op.i32Or, op.if],
+  [op.i64(1), op.get(AT), op.i64(1), op.i64Sub, op.i64Shl, op.get(STOPS), op.i64Or, op.set(STOPS)],
+  op.end,
+  [op.get(TEMP), op.get(TEMP), op.i64(1), op.i64Sub, op.i64And, op.set(TEMP), op.br(0)],
+  op.end,
+  op.end,
+];
+
 const isDigit = (local: number): Code => [op.get(local), op.i64(0x30), op.i64Sub, op.i64(10), op.i64LtU];
 /** Moves AT past the digits from AT on (not past the window's end). */
 const digits: Code = [
@@ -255,51 +293,61 @@ const CASES = [
 ] as const;
 
 /**
+ * The cases' helpers. From the code of case k (after its block's end), the branch depths count the
+ * later cases' blocks, the grammar's own block (leaving it is "stop"), then the byte loop; `inner`
+ * counts the blocks opened inside the case.
+ */
+const stop = (k: number, inner = 0): Code => op.br(CASES.length - 1 - k + inner);
+const next = (k: number, inner = 0): Code => op.br(CASES.length - k + inner);
+const when = (k: number, condition: Code, then: Code[]): Code => [condition, op.if, then, next(k, 1), op.end];
+const depthAtLeast = (n: number): Code => [op.get(DEPTH), op.i64(n), op.i64GeU];
+const notTooDeep: Code = [op.get(DEPTH), op.i64(MAX_BLOCK_DEPTH), op.i64LtU];
+/** The open container's kind: 1 for an object (only read where DEPTH > 0). */
+const top = [op.get(BITS), op.get(DEPTH), op.i64(1), op.i64Sub, op.i64ShrU, op.i64(1), op.i64And];
+const at = (state: State): number => CASES.indexOf(state as (typeof CASES)[number]);
+const takeNext: Code = [op.get(REST), op.get(REST), op.i64(1), op.i64Sub, op.i64And, op.set(REST)];
+const nextIs = (byte: string): Code => [
+  [op.get(PTR), op.get(REST), op.i64Ctz, op.i32WrapI64, op.i32Add, op.i64Load8U(0)],
+  [op.i64(ch(byte)), op.i64Eq],
+];
+const close = (k: number, byte: string, kind: number): Code =>
+  when(k, allOf(is(BYTE, ch(byte)), depthAtLeast(1), [top, op.i64(kind), op.i64Eq]), [
+    [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue)],
+  ]);
+/**
+ * A string value's opening quote just taken after a key's ":" (inside `depth` blocks of case k): its
+ * closing quote, and a "," after it (an object's next member).
+ */
+const stringAfterColon = (k: number, depth: number): Code => [
+  [op.get(REST), op.i64Eqz, op.if, set(IS_KEY, 0), set(STATE, State.String), next(k, depth + 1), op.end],
+  [takeNext, set(STATE, State.AfterValue)],
+  [nonZero(op.get(REST)), op.if, nextIs(','), op.if, takeNext, set(STATE, State.ObjectKey), op.end, op.end],
+];
+/**
+ * An opening quote (inside `depth` blocks of its case): the next byte the grammar reads is the
+ * closing quote, everything between is masked, so both are taken in one step, and a key's ":"
+ * after them too, then a string value after the ":" and a "," after that (an object's member in
+ * one step: each step through the state's jump costs about as much as the work of a case). A
+ * string that runs past the window is read on in the String state.
+ */
+const openingQuote = (k: number, isKey: boolean, depth: number): Code => [
+  [op.get(REST), op.i64Eqz, op.if],
+  [set(IS_KEY, isKey ? 1 : 0), set(STATE, State.String), next(k, depth + 1), op.end],
+  takeNext,
+  isKey
+    ? [
+        [nonZero(op.get(REST)), op.if, nextIs(':'), op.if, takeNext, set(STATE, State.Value)],
+        [nonZero(op.get(REST)), op.if, nextIs('"'), op.if, takeNext, stringAfterColon(k, depth + 4)],
+        [op.end, op.end, next(k, depth + 2), op.end, op.end, set(STATE, State.Colon)],
+      ]
+    : set(STATE, State.AfterValue),
+];
+
+/**
  * One byte the grammar reads (BYTE, at POS), inside the byte loop: each case ends with `br` to the
  * next byte (the loop); a byte no case takes leaves the grammar (the caller stops there).
  */
 function grammar(): Code[] {
-  // From the code of case k (after its block's end): the later cases' blocks, the grammar's own
-  // block (leaving it is "stop"), then the byte loop; `inner` counts the blocks opened inside the case.
-  const stop = (k: number, inner = 0): Code => op.br(CASES.length - 1 - k + inner);
-  const next = (k: number, inner = 0): Code => op.br(CASES.length - k + inner);
-  const when = (k: number, condition: Code, then: Code[]): Code => [
-    condition,
-    op.if,
-    then,
-    next(k, 1),
-    op.end,
-  ];
-  const depthAtLeast = (n: number): Code => [op.get(DEPTH), op.i64(n), op.i64GeU];
-  const notTooDeep: Code = [op.get(DEPTH), op.i64(MAX_BLOCK_DEPTH), op.i64LtU];
-  // The open container's kind: 1 for an object (only read where DEPTH > 0).
-  const top = [op.get(BITS), op.get(DEPTH), op.i64(1), op.i64Sub, op.i64ShrU, op.i64(1), op.i64And];
-  const close = (k: number, byte: string, kind: number): Code =>
-    when(k, allOf(is(BYTE, ch(byte)), depthAtLeast(1), [top, op.i64(kind), op.i64Eq]), [
-      [op.get(DEPTH), op.i64(1), op.i64Sub, op.set(DEPTH), set(STATE, State.AfterValue)],
-    ]);
-  const at = (state: State): number => CASES.indexOf(state as (typeof CASES)[number]);
-  const takeNext: Code = [op.get(REST), op.get(REST), op.i64(1), op.i64Sub, op.i64And, op.set(REST)];
-  const nextIs = (byte: string): Code => [
-    [op.get(PTR), op.get(REST), op.i64Ctz, op.i32WrapI64, op.i32Add, op.i64Load8U(0)],
-    [op.i64(ch(byte)), op.i64Eq],
-  ];
-  /**
-   * An opening quote (inside `depth` blocks of its case): the next byte the grammar reads is the
-   * closing quote, everything between is masked, so both are taken in one step, and a key's ":"
-   * after them too. A string that runs past the window is read on in the String state.
-   */
-  const string = (k: number, isKey: boolean, depth: number): Code => [
-    [op.get(REST), op.i64Eqz, op.if],
-    [set(IS_KEY, isKey ? 1 : 0), set(STATE, State.String), next(k, depth + 1), op.end],
-    takeNext,
-    isKey
-      ? [
-          [nonZero(op.get(REST)), op.if, nextIs(':'), op.if, takeNext, set(STATE, State.Value)],
-          [next(k, depth + 2), op.end, op.end, set(STATE, State.Colon)],
-        ]
-      : set(STATE, State.AfterValue),
-  ];
   const cases: Record<(typeof CASES)[number], Code> = {
     // The quote that ends the string: whether a value or a ":" follows depends on what it was.
     [State.String]: [
@@ -312,7 +360,7 @@ function grammar(): Code[] {
       const inItem = depthAtLeast(2);
       return [
         // A string value: not at the top level, nor as an item (items are objects).
-        when(k, allOf(is(BYTE, ch('"')), inItem), [string(k, false, 1)]),
+        when(k, allOf(is(BYTE, ch('"')), inItem), [openingQuote(k, false, 1)]),
         // A number or a word inside an item; one that does not end in this window stops here.
         [
           allOf(inItem, anyOf(is(BYTE, ch('-')), isDigit(BYTE))),
@@ -338,7 +386,7 @@ function grammar(): Code[] {
     })(),
     [State.ObjectKeyOrEnd]: close(at(State.ObjectKeyOrEnd), '}', 1),
     [State.ObjectKey]: [
-      when(at(State.ObjectKey), is(BYTE, ch('"')), [string(at(State.ObjectKey), true, 1)]),
+      when(at(State.ObjectKey), is(BYTE, ch('"')), [openingQuote(at(State.ObjectKey), true, 1)]),
       stop(at(State.ObjectKey)),
     ],
     [State.Colon]: [
@@ -370,6 +418,7 @@ function grammar(): Code[] {
  */
 function scannerModule(): Uint8Array<ArrayBuffer> {
   const linesBelow = (stop: Code): Code => [
+    [maskOf(equal(V_LF)), op.set(LFS)],
     op.get(LINE),
     op.get(LFS),
     op.i64(1),
@@ -401,7 +450,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
     op.end,
     op.end,
     [op.get(STOPS), op.i64Ctz, op.set(POS), set(RESTART, 1), nonZero(op.get(STOPS)), op.brIf(0)],
-    [op.get(LINE), op.get(LFS), op.i64Popcnt, op.i64Add, op.set(LINE)],
+    [op.get(V_LINES), op.get(V_LF_COUNT), op.i16x8ExtaddPairwiseI8x16S, op.i16x8Add, op.set(V_LINES)],
     [op.get(PTR), op.i32(BLOCK_BYTES), op.i32Add, op.set(PTR), op.br(1)],
     op.end,
     linesBelow(op.get(POS)),
@@ -415,7 +464,12 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
     [op.i32(0), op.get(IS_KEY), op.store32(Word.isKey)],
     [op.i32(0), op.get(DEPTH), op.store32(Word.depth)],
     [op.i32(0), op.get(ITEMS), op.store32(Word.items)],
-    [op.i32(0), op.get(LINE), op.store32(Word.line)],
+    [op.get(V_LINES), op.i32x4ExtaddPairwiseI16x8S, op.set(V_LINES)],
+    [
+      op.get(LINE),
+      [0, 1, 2, 3].map((lane) => [op.get(V_LINES), op.i32x4ExtractLane(lane), op.i64ExtendI32S, op.i64Sub]),
+    ],
+    [op.set(LINE), op.i32(0), op.get(LINE), op.store32(Word.line)],
     [op.i32(0), op.get(BITS), op.i64Store(Word.bits)],
     op.get(PTR),
   ];

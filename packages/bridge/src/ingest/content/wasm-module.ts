@@ -116,8 +116,21 @@ export const op = {
   i64Shl: [0x86],
   i64ShrU: [0x88],
   i32WrapI64: [0xa7],
+  i64ExtendI32S: [0xac],
   i64ExtendI32U: [0xad],
   v128Load: (offset: number): Code => [0xfd, 0x00, 4, unsignedLeb(offset)],
+  /** A 16-byte constant, lane 0 first. */
+  v128Const: (lanes: readonly number[]): Code => [0xfd, 0x0c, lanes],
+  /** Lane i of the first operand at the index in lane i of the second (0 where that is 16 or more). */
+  i8x16Swizzle: [0xfd, 0x0e],
+  v128And: [0xfd, 0x4e],
+  i8x16Add: [0xfd, 0x6e],
+  /** Adjacent signed bytes added into 16-bit lanes. */
+  i16x8ExtaddPairwiseI8x16S: [0xfd, 0x7c],
+  /** Adjacent signed 16-bit lanes added into 32-bit lanes. */
+  i32x4ExtaddPairwiseI16x8S: [0xfd, 0x7e],
+  i16x8Add: [0xfd, 0x8e, 0x01],
+  i32x4ExtractLane: (lane: number): Code => [0xfd, 0x1b, lane],
   i8x16Splat: [0xfd, 0x0f],
   i8x16Eq: [0xfd, 0x23],
   i8x16LtU: [0xfd, 0x26],
