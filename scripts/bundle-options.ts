@@ -7,6 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import type { BuildOptions, Plugin } from 'esbuild';
+import { csvScannerModule } from '../packages/bridge/src/ingest/content/csv-blocks.ts';
+import { jsonScannerModule } from '../packages/bridge/src/ingest/content/json-blocks.ts';
 
 /**
  * Powertools' Tracer (packages/bridge/src/lambda/tracing.ts) loads the X-Ray SDK, whose AWS SDK v2 patcher (`captureAWS`,
@@ -147,6 +149,21 @@ const packageJsonFieldsRead: Plugin = {
   },
 };
 
+let scannerModules: string | undefined;
+
+/**
+ * The ingest content check's WebAssembly scanners, assembled here from their instruction lists
+ * (packages/bridge/src/ingest/content), as the bundles carry them: base64 by name. A function's first
+ * checked file then compiles their bytes instead of running the assembler's cold code.
+ */
+export function bundledScannerModules(): string {
+  scannerModules ??= JSON.stringify({
+    json: Buffer.from(jsonScannerModule()).toString('base64'),
+    csv: Buffer.from(csvScannerModule()).toString('base64'),
+  });
+  return scannerModules;
+}
+
 /**
  * Minified, tree-shaken ESM for Node 24 with a source map, from `entry` into `outfile`.
  *
@@ -167,6 +184,7 @@ export function nodeBundleOptions(entry: string, outfile: string): BuildOptions 
     // map); only the ESM build lets esbuild drop the commands and schemas a function never calls.
     mainFields: ['module', 'main'],
     plugins: [xraySdkV3Only, builtinsThroughRequire, packageJsonFieldsRead],
+    define: { PDS_BRIDGE_SCANNER_MODULES: bundledScannerModules() },
     minify: true,
     sourcemap: true,
     sourcesContent: false,

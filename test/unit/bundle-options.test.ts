@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvScannerModule } from '../../packages/bridge/src/ingest/content/csv-blocks.ts';
+import { jsonScannerModule } from '../../packages/bridge/src/ingest/content/json-blocks.ts';
 import { fieldsRead, nodeBundleOptions } from '../../scripts/bundle-options.ts';
 
 describe('fieldsRead', () => {
@@ -103,5 +105,54 @@ describe('a bundle of a module that imports a package.json', () => {
     // assess
     expect(value).toEqual(manifest);
     expect(code).toContain(manifest.description);
+  });
+});
+
+describe('a bundle of the content check', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'bundle-options-scanners-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('carries the scanners assembled, and checks with them as the source does', async () => {
+    // arrange
+    const check = path.resolve('packages/bridge/src/ingest/content/check.ts');
+    const files: Array<[string, string]> = [
+      ['items.json', '[{"primaryKey__":"1","name":"Water"},\n{"primaryKey__":"2","name":"Juice"}]'],
+      [
+        'items.json',
+        `[{"primaryKey__":"1","name":"${'x'.repeat(100)}"},\n{"primaryKey__":"2","name":Juice}]`,
+      ],
+      ['items.csv', `primaryKey__,name\n1,"Water"\n2,"${'x'.repeat(100)}"\n`],
+      ['items.csv', `primaryKey__,name\n1,"Water"\n2,"${'x'.repeat(100)}\n`],
+    ];
+    const entry = path.join(dir, 'entry.ts');
+    await writeFile(
+      entry,
+      `import { byteCheckFor } from ${JSON.stringify(check)};\n` +
+        'export const value = (name: string, text: string) => { const c = byteCheckFor(name); c?.push(Buffer.from(text)); return c?.finish(); };\n',
+    );
+    const outfile = `${entry}.mjs`;
+    const { byteCheckFor } = await import(check);
+
+    // act
+    await build({ ...nodeBundleOptions(entry, outfile), sourcemap: false, logLevel: 'silent' });
+    const { value } = (await import(outfile)) as { value: (name: string, text: string) => unknown };
+    const code = await readFile(outfile, 'utf8');
+
+    // assess
+    expect(code).toContain(Buffer.from(jsonScannerModule()).toString('base64'));
+    expect(code).toContain(Buffer.from(csvScannerModule()).toString('base64'));
+    for (const [name, text] of files) {
+      const source = byteCheckFor(name);
+      source?.push(Buffer.from(text));
+      expect(value(name, text)).toEqual(source?.finish());
+    }
+    expect(files.map(([name, text]) => value(name, text) === undefined)).toEqual([true, false, true, false]);
   });
 });

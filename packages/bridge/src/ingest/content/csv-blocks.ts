@@ -241,7 +241,7 @@ function storeState(): Code[] {
 }
 
 /** `scan(ptr, blocks)`: how many whole blocks from `ptr` it took, the position after them in memory. */
-function scannerModule(): Uint8Array<ArrayBuffer> {
+export function csvScannerModule(): Uint8Array<ArrayBuffer> {
   const body: Code[] = [
     ...loadState(),
     op.block, // taken: every block
@@ -266,7 +266,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const scanner = lazyScanner(scannerModule);
+const scanner = lazyScanner('csv', csvScannerModule);
 
 /**
  * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not

@@ -416,7 +416,7 @@ function grammar(): Code[] {
  * `scan(ptr, end)`: reads windows of 64 bytes from `ptr` while one fits before `end`; returns where
  * it stopped, the position there in memory.
  */
-function scannerModule(): Uint8Array<ArrayBuffer> {
+export function jsonScannerModule(): Uint8Array<ArrayBuffer> {
   const linesBelow = (stop: Code): Code => [
     [maskOf(equal(V_LF)), op.set(LFS)],
     op.get(LINE),
@@ -476,7 +476,7 @@ function scannerModule(): Uint8Array<ArrayBuffer> {
   return assemble({ name: 'scan', params: [I32, I32], results: [I32], locals: LOCALS, body }, 2);
 }
 
-const scanner = lazyScanner(scannerModule);
+const scanner = lazyScanner('json', jsonScannerModule);
 
 /**
  * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the

@@ -176,18 +176,34 @@ export interface ScannerMemory {
 }
 
 /**
- * The one instance of the scanner `build` assembles (the checks push synchronously, so one is
- * enough), made when the first check of its kind is: or null where the runtime has no WebAssembly
- * SIMD. Not when the module loads: assembling and compiling a scanner costs 2-6 ms of cold code and
- * about 10 MiB of resident memory, which every process importing the checks (a function handed a ZIP,
- * the drop command) would pay for both scanners (docs/benchmarks.md, "The content check without a
- * second stream").
+ * The scanners' module bytes as a bundle carries them, base64 by the scanner's name: a bundle's
+ * build (scripts/bundle-options.ts) assembles them from the same instruction lists. Undefined where
+ * the source runs as it is (tests, the local stack): there the first check assembles its scanner.
  */
-export function lazyScanner(build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
+declare const PDS_BRIDGE_SCANNER_MODULES: Readonly<Record<string, string>> | undefined;
+
+/** The bytes of scanner `name`: the bundle's, or assembled by `build` where the source runs as it is. */
+function scannerBytes(name: string, build: () => Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const bundled =
+    typeof PDS_BRIDGE_SCANNER_MODULES === 'undefined' ? undefined : PDS_BRIDGE_SCANNER_MODULES[name];
+  return bundled === undefined ? build() : new Uint8Array(Buffer.from(bundled, 'base64'));
+}
+
+/**
+ * The one instance of scanner `name` (the checks push synchronously, so one is enough), made when
+ * the first check of its kind is: or null where the runtime has no WebAssembly SIMD. Not when the
+ * module loads: making a scanner costs cold code and about 10 MiB of resident memory, which every
+ * process importing the checks (a function handed a ZIP, the drop command) would pay for both
+ * scanners (docs/benchmarks.md, "The content check without a second stream"). A bundle carries the
+ * module's bytes, so there the first check compiles them instead of assembling them: assembling cost
+ * a fresh process about 17 ms with its garbage and compiles (docs/benchmarks.md, "The JSON check's
+ * members in one step, and the first file's fixed costs").
+ */
+export function lazyScanner(name: string, build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
   let memory: ScannerMemory | null | undefined;
   return () => {
     if (memory === undefined) {
-      const scanner = instantiate(build()) as Scanner | undefined;
+      const scanner = instantiate(scannerBytes(name, build)) as Scanner | undefined;
       memory = scanner
         ? {
             scanner,
