@@ -3,7 +3,8 @@
  * instructions) to assemble one module of one exported function and one exported memory, written
  * in TypeScript as instruction lists. Why not a `.wasm` file: the Lambda bundles are single files
  * built by esbuild, and a module assembled from readable instructions needs no second toolchain
- * and no generated blob to keep in step with its source.
+ * and no generated blob to keep in step with its source. The bundles carry the bytes their build
+ * assembled (scripts/bundle-options.ts), so only the source, run as it is, assembles at run time.
  */
 
 export const I32 = 0x7f;
