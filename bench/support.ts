@@ -136,11 +136,16 @@ export async function runCommand(command: string, args: string[]): Promise<strin
 }
 
 export function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** The value below which a fraction `q` of `values` lies, between the two nearest where it falls between them. */
+export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  const at = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(at)] as number;
+  const above = sorted[Math.ceil(at)] as number;
+  return below + (above - below) * (at - Math.floor(at));
 }
 
 /** Prints rows as an aligned Markdown table, ready for docs/benchmarks.md. */

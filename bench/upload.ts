@@ -11,7 +11,7 @@
  * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
  * (with `--format json`, the same items as a JSON array of objects) streamed as the ingest streams an S3 object, through the ingest's content check and without it,
  * alternately: the check's cost in throughput (target ≤ 5 %; from the medians of each, and as the
- * median of each run's pair of uploads), and in the client's CPU time per MiB
+ * median of each run's pair of uploads, with the middle half of the runs), and in the client's CPU time per MiB
  * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core). Each
  * upload runs in a fresh process, so the smaller sizes carry the JIT's warm-up of the check's code;
  * `--warm` measures each after one unmeasured upload in the same process, as a function that has
@@ -38,6 +38,7 @@ import {
   printTable,
   productCsvRow,
   productJsonItem,
+  quantile,
   removeQuietly,
   runCommand,
   startSimulatorProcess,
@@ -102,15 +103,15 @@ interface Rate {
 /**
  * Runs two uploads `runs` times each, taking turns so that drift on a shared machine affects both
  * alike, and swapping which goes first every run (the upload just before leaves the simulator's
- * writes to flush): the median MiB/s of each, its peak RSS, and the median over the runs of the
- * second's time ÷ the first's in the same run (steadier than the medians' ratio: the two uploads of
- * one run share the machine's state of that minute).
+ * writes to flush): the median MiB/s of each, its peak RSS, and each run's second time ÷ its first
+ * (steadier than the medians' ratio: the two uploads of one run share the machine's state of that
+ * minute).
  */
 async function alternately(
   sizeMiB: number,
   runs: number,
   [first, second]: [() => Promise<Measurement>, () => Promise<Measurement>],
-): Promise<[Rate, Rate, number]> {
+): Promise<[Rate, Rate, number[]]> {
   const firsts: Measurement[] = [];
   const seconds: Measurement[] = [];
   for (let run = 0; run < runs; run++) {
@@ -127,8 +128,8 @@ async function alternately(
     cpuMsPerMiB: (1000 * median(measured.map((m) => m.cpuSeconds ?? 0))) / sizeMiB,
     peakRssMiB: Math.max(...measured.map((m) => m.maxRssMiB ?? 0)),
   });
-  const timeRatio = median(seconds.map((m, run) => m.seconds / (firsts[run] as Measurement).seconds));
-  return [rateOf(firsts), rateOf(seconds), timeRatio];
+  const timeRatios = seconds.map((m, run) => m.seconds / (firsts[run] as Measurement).seconds);
+  return [rateOf(firsts), rateOf(seconds), timeRatios];
 }
 
 async function main(): Promise<void> {
@@ -257,6 +258,15 @@ async function serveFiles(dir: string): Promise<{ url: string; close(): Promise<
   };
 }
 
+/**
+ * The cost in throughput from each run's pair of uploads (time with ÷ time without): the median, and
+ * the middle half of the runs, so that a cost within the runs' spread reads as such.
+ */
+function pairCost(timeRatios: number[]): string {
+  const cost = (q: number) => `${((1 - 1 / quantile(timeRatios, q)) * 100).toFixed(1)}`;
+  return `${cost(0.5)} % (${cost(0.25)} to ${cost(0.75)})`;
+}
+
 /** The content check's cost: the same streamed upload with the check and without, alternately. */
 async function compareContentCheck(
   sizes: number[],
@@ -276,7 +286,7 @@ async function compareContentCheck(
       const file = path.join(dir, name);
       await writeProductFile(file, sizeMiB * MiB, format);
       const from = files ? `${files.url}/${name}` : file;
-      const [off, on, timeRatio] = await alternately(sizeMiB, runs, [
+      const [off, on, timeRatios] = await alternately(sizeMiB, runs, [
         () => clientUpload(clientBundle, simulator.url, from, 'off', warm),
         () => clientUpload(clientBundle, simulator.url, from, 'on', warm),
       ]);
@@ -285,7 +295,7 @@ async function compareContentCheck(
         off.rate.toFixed(1),
         on.rate.toFixed(1),
         `${((1 - on.rate / off.rate) * 100).toFixed(1)} %`,
-        `${((1 - 1 / timeRatio) * 100).toFixed(1)} %`,
+        pairCost(timeRatios),
         off.cpuMsPerMiB.toFixed(2),
         on.cpuMsPerMiB.toFixed(2),
         `${((on.cpuMsPerMiB / off.cpuMsPerMiB - 1) * 100).toFixed(1)} %`,
@@ -307,7 +317,7 @@ async function compareContentCheck(
       'check off MiB/s',
       'check on MiB/s',
       'cost',
-      'cost, median of the runs',
+      'cost, median of the runs (middle half)',
       'client CPU ms/MiB (off)',
       'client CPU ms/MiB (on)',
       'CPU cost',
