@@ -156,7 +156,7 @@ let scannerModules: string | undefined;
  * (packages/bridge/src/ingest/content), as the bundles carry them: base64 by name. A function's first
  * checked file then compiles their bytes instead of running the assembler's cold code.
  */
-export function bundledScannerModules(): string {
+function bundledScannerModules(): string {
   scannerModules ??= JSON.stringify({
     json: Buffer.from(jsonScannerModule()).toString('base64'),
     csv: Buffer.from(csvScannerModule()).toString('base64'),

@@ -196,9 +196,9 @@ function scannerBytes(name: string, build: () => Uint8Array<ArrayBuffer>): Uint8
  * module loads: making a scanner costs cold code and about 10 MiB of resident memory, which every
  * process importing the checks (a function handed a ZIP, the drop command) would pay for both
  * scanners (docs/benchmarks.md, "The content check without a second stream"). A bundle carries the
- * module's bytes, so there the first check compiles them instead of assembling them: assembling cost
- * a fresh process about 17 ms with its garbage and compiles (docs/benchmarks.md, "The JSON check's
- * members in one step, and the first file's fixed costs").
+ * module's bytes, so there the first check compiles them instead of assembling them: 3-5 ms of CPU
+ * for the JSON scanner in a fresh bundled process instead of 13-19 (docs/benchmarks.md, "The JSON
+ * check's members in one step, and the first file's fixed costs").
  */
 export function lazyScanner(name: string, build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
   let memory: ScannerMemory | null | undefined;
