@@ -82,7 +82,7 @@ const [STATE, IS_KEY, DEPTH, BITS, ITEMS, LINE] = [2, 3, 4, 5, 6, 7];
 const [QUOTES, BACKSLASHES, CONTROLS, SPACES, LFS, ESCAPED, INSIDE, STOPS, REST, POS, BYTE, TEMP] = [
   8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 ];
-/** A number or word's end (the byte after it) and that byte. */
+/** A number or word's end (the byte after it) and that byte; in classify, each escaped byte and its value. */
 const [AT, AT_BYTE] = [20, 21];
 /** 1 where a stop is only the window's end: the scanner goes on with a window from there. */
 const RESTART = 22;
