@@ -196,10 +196,19 @@ async function runBench(tree: Tree, bench: BenchName, args: readonly string[], t
   if (code !== 0) {
     const why = signal ? `stopped by ${signal} after ${seconds.toFixed(0)} s` : `exited with ${code}`;
     return {
-      error: `${tree.label}: bench/${bench}.ts ${why}: ${err.trim().split('\n').slice(-3).join(' ')}`,
+      error: `${tree.label}: bench/${bench}.ts ${why}: ${crashReason(err)}`,
     };
   }
   return { figures: figuresOf(out), output: out, seconds };
+}
+
+/**
+ * What a failed bench printed that says why: the thrown error's own line where Node printed one (its
+ * last lines are the error's fields and Node's version), else the last three lines.
+ */
+export function crashReason(stderr: string): string {
+  const thrown = /^(?:Uncaught )?(?:[A-Z]\w*)?(?:Error|Exception)\b.*$/m.exec(stderr);
+  return thrown ? thrown[0].trim() : stderr.trim().split('\n').slice(-3).join(' ');
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;

@@ -3,7 +3,7 @@
  * what a developer reads before saying "no slower".
  */
 import { describe, expect, it } from 'vitest';
-import { type Collected, compareRows, figuresOf } from '../../bench/compare.ts';
+import { type Collected, compareRows, crashReason, figuresOf } from '../../bench/compare.ts';
 
 const output = (seconds: string, requests: string) => `
 Streamed upload, median of 1 runs each
@@ -36,5 +36,29 @@ describe('bench:compare', () => {
 
     expect(rows).toEqual([['poll', 'backlog · seconds', '4.5', '2.25', '0.50', '0.50–0.60', 'apart']]);
     expect(equal).toBe(2);
+  });
+
+  it("names a base's crash by the error Node printed, not by the error's closing fields", () => {
+    const stderr = [
+      'node:fs:483',
+      '    return binding.readFileUtf8(path, stringToFlags(options.flag));',
+      '                   ^',
+      '',
+      "Error: ENOENT: no such file or directory, open '/tmp/base/shared/fixtures/gdsn/a.xml'",
+      '    at readFileSync (node:fs:483:20)',
+      '    at file:///tmp/base/bench/poll.ts:61:3 {',
+      '  errno: -2,',
+      "  code: 'ENOENT',",
+      '}',
+      '',
+      'Node.js v24.21.0',
+    ].join('\n');
+
+    expect(crashReason(stderr)).toBe(
+      "Error: ENOENT: no such file or directory, open '/tmp/base/shared/fixtures/gdsn/a.xml'",
+    );
+    expect(crashReason('the simulator did not start\nwithin 30 s\n')).toBe(
+      'the simulator did not start within 30 s',
+    );
   });
 });
