@@ -155,9 +155,9 @@ export class PdsWorkflow implements PdsClient {
         (message) => new PdsInvalidRequestError(message, { method: 'GET', path }),
       );
     }
-    // Only the messaging-asset poller streams this listing: the JSON stream parser is loaded on first
-    // use, so the other functions neither parse nor carry it at cold start (docs/benchmarks.md).
-    const { jsonArrayElements } = await import('./json-array.ts');
+    // Only the messaging-asset poller streams this listing: its reader is loaded on first use, so the
+    // other functions do not load it at cold start (docs/benchmarks.md).
+    const { jsonArrayBatches } = await import('./json-array.ts');
     const response = await this.#transport.request({
       method: 'GET',
       path,
@@ -170,11 +170,13 @@ export class PdsWorkflow implements PdsClient {
     const fail = (message: string, cause?: unknown) =>
       new PdsInvalidResponseError(message, line, cause === undefined ? undefined : { cause });
     let index = 0;
-    for await (const element of jsonArrayElements(response.body, fail)) {
-      const problem = messagingAssetSummaryProblem(element);
-      if (problem) throw fail(`[${index}]${problem}`);
-      index += 1;
-      yield element as MessagingAssetSummary;
+    for await (const batch of jsonArrayBatches(response.body, fail)) {
+      for (const element of batch) {
+        const problem = messagingAssetSummaryProblem(element);
+        if (problem) throw fail(`[${index}]${problem}`);
+        index += 1;
+        yield element as MessagingAssetSummary;
+      }
     }
   }
 
