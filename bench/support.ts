@@ -139,6 +139,18 @@ export function median(values: number[]): number {
   return quantile(values, 0.5);
 }
 
+/**
+ * The values of `sorted` between which its median lies with about 95 % confidence: the order
+ * statistics n/2 ∓ 1.96·√n/2 (1-based ranks, rounded outwards).
+ */
+export function medianInterval(sorted: readonly number[]): [number, number] {
+  const n = sorted.length;
+  const reach = 0.98 * Math.sqrt(n);
+  const low = Math.max(1, Math.floor(n / 2 - reach));
+  const high = Math.min(n, Math.ceil(1 + n / 2 + reach));
+  return [sorted[low - 1] as number, sorted[high - 1] as number];
+}
+
 /** The value below which a fraction `q` of `values` lies, between the two nearest where it falls between them. */
 export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -11,7 +11,7 @@
  * (target: flat with size, under 150 MiB for 1 GiB). With `--content-check` it uploads a product CSV
  * (with `--format json`, the same items as a JSON array of objects) streamed as the ingest streams an S3 object, through the ingest's content check and without it,
  * alternately: the check's cost in throughput (target ≤ 5 %; from the medians of each, and as the
- * median of each run's pair of uploads, with the middle half of the runs), and in the client's CPU time per MiB
+ * median of each run's pair of uploads, with the middle half of the runs and the median's 95 % interval), and in the client's CPU time per MiB
  * (steadier than MiB/s when other work shares the cores: the upload is CPU-bound on one core). Each
  * upload runs in a fresh process, so the smaller sizes carry the JIT's warm-up of the check's code;
  * `--warm` measures each after one unmeasured upload in the same process, as a function that has
@@ -34,6 +34,7 @@ import {
   bundleForNode,
   MiB,
   median,
+  medianInterval,
   PRODUCT_CSV_HEADER,
   printTable,
   productCsvRow,
@@ -259,12 +260,17 @@ async function serveFiles(dir: string): Promise<{ url: string; close(): Promise<
 }
 
 /**
- * The cost in throughput from each run's pair of uploads (time with ÷ time without): the median, and
- * the middle half of the runs, so that a cost within the runs' spread reads as such.
+ * The cost in throughput from each run's pair of uploads (time with ÷ time without): the median, the
+ * middle half of the runs, and where the median itself lies with 95 % confidence (between two of the
+ * sorted pairs, by their ranks alone), so that a cost within the runs' spread reads as such and a
+ * cost close to a target says how many runs would tell.
  */
 function pairCost(timeRatios: number[]): string {
-  const cost = (q: number) => `${((1 - 1 / quantile(timeRatios, q)) * 100).toFixed(1)}`;
-  return `${cost(0.5)} % (${cost(0.25)} to ${cost(0.75)})`;
+  const sorted = [...timeRatios].sort((a, b) => a - b);
+  const cost = (ratio: number) => `${((1 - 1 / ratio) * 100).toFixed(1)}`;
+  const [low, high] = medianInterval(sorted);
+  const middle = `${cost(quantile(sorted, 0.25))} to ${cost(quantile(sorted, 0.75))}`;
+  return `${cost(quantile(sorted, 0.5))} % (${middle}; median ${cost(low)} to ${cost(high)})`;
 }
 
 /** The content check's cost: the same streamed upload with the check and without, alternately. */
@@ -317,7 +323,7 @@ async function compareContentCheck(
       'check off MiB/s',
       'check on MiB/s',
       'cost',
-      'cost, median of the runs (middle half)',
+      'cost, median of the runs (middle half; 95 % interval of the median)',
       'client CPU ms/MiB (off)',
       'client CPU ms/MiB (on)',
       'CPU cost',
