@@ -138,12 +138,13 @@ export async function* jsonArrayBatches(body: Readable, fail: ArrayShapeError): 
         pending = new Uint8Array(0);
         continue;
       }
+      // A copy: the open element's bytes must not depend on the stream leaving its chunk alone.
       if (lastComma === -1) {
-        pending = joined;
+        pending = joined === bytes ? bytes.slice() : joined;
       } else {
         const batch = read(joined.subarray(0, lastComma));
         elements += batch.length;
-        pending = joined.subarray(lastComma + 1);
+        pending = joined.slice(lastComma + 1);
         yield batch;
       }
     }
