@@ -263,7 +263,7 @@ async function serveFiles(dir: string): Promise<{ url: string; close(): Promise<
  * The cost in throughput from each run's pair of uploads (time with ÷ time without): the median, the
  * middle half of the runs, and where the median itself lies with 95 % confidence (between two of the
  * sorted pairs, by their ranks alone), so that a cost within the runs' spread reads as such and a
- * cost close to a target says how many runs would tell.
+ * cost near a target shows whether the runs can tell which side it is on.
  */
 function pairCost(timeRatios: number[]): string {
   const sorted = [...timeRatios].sort((a, b) => a - b);
