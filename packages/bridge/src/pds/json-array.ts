@@ -11,7 +11,7 @@
  * (docs/benchmarks.md, "The listing read per run").
  */
 import type { Readable } from 'node:stream';
-import { parseJsonOr } from '../core/json.ts';
+import { parseJsonOr } from '../core/index.ts';
 
 /** What the caller names the answer by in errors. */
 export type ArrayShapeError = (message: string, cause?: unknown) => Error;
