@@ -198,7 +198,9 @@ function scannerBytes(name: string, build: () => Uint8Array<ArrayBuffer>): Uint8
  * scanners (docs/benchmarks.md, "The content check without a second stream"). A bundle carries the
  * module's bytes, so there the first check compiles them instead of assembling them: 3-5 ms of CPU
  * for the JSON scanner in a fresh bundled process instead of 13-19 (docs/benchmarks.md, "The JSON
- * check's members in one step, and the first file's fixed costs").
+ * check's members in one step, and the first file's fixed costs"). Either way V8's optimising
+ * compile of the scanner follows on a background thread, 5-14 ms of CPU once per process
+ * (docs/benchmarks.md, "The 64 MiB row measured with 81 runs, and where a fresh process's check goes").
  */
 export function lazyScanner(name: string, build: () => Uint8Array<ArrayBuffer>): () => ScannerMemory | null {
   let memory: ScannerMemory | null | undefined;
