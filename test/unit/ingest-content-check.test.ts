@@ -17,6 +17,7 @@ import { CsvBlocks } from '../../packages/bridge/src/ingest/content/csv-blocks.t
 import { CsvCheck } from '../../packages/bridge/src/ingest/content/csv-check.ts';
 import { JsonBlocks, MAX_BLOCK_DEPTH } from '../../packages/bridge/src/ingest/content/json-blocks.ts';
 import { JsonCheck } from '../../packages/bridge/src/ingest/content/json-check.ts';
+import { BLOCK_BYTES } from '../../packages/bridge/src/ingest/content/wasm-module.ts';
 import { holds } from '../helpers/property.ts';
 
 function verdictOf(name: string, content: string | Uint8Array, chunk = 7) {
@@ -235,23 +236,31 @@ describe('CSV read 64 bytes at a time (WebAssembly SIMD) against byte by byte', 
     ).join('');
     const scan = CsvBlocks.prototype.scan;
     const handedBack: number[] = [];
+    let inBlocks = 0;
     const spy = vi.spyOn(CsvBlocks.prototype, 'scan').mockImplementation(function (this: CsvBlocks, ...args) {
-      const [bytes, from, at, separator, headerFields, byBytes] = args;
-      return scan.call(this, bytes, from, at, separator, headerFields, (start) => {
+      const [length, at, separator, headerFields, byBytes] = args;
+      const end = scan.call(this, length, at, separator, headerFields, (start) => {
         handedBack.push(start);
         return byBytes(start);
       });
+      inBlocks += end;
+      return end;
     });
-    const blocksHandedBack = (csv: string) => {
+    const header = 'primaryKey__,name,description,size\n';
+    const blocksHandedBack = (csv: string, chunk = 65536) => {
       handedBack.length = 0;
-      expect(
-        csvVerdict(Buffer.from(`primaryKey__,name,description,size\n${csv}`), [65536], true),
-      ).toBeUndefined();
+      inBlocks = 0;
+      expect(csvVerdict(Buffer.from(`${header}${csv}`), [chunk], true)).toBeUndefined();
       return handedBack.length;
     };
 
     try {
-      expect(blocksHandedBack(rows)).toBe(0);
+      // In chunks of a socket's usual sizes too: each chunk's last bytes are read with the next
+      // chunk's first ones, so only the file's last bytes, fewer than a block, are read byte by byte.
+      for (const chunk of [65536, 65529, 1000]) {
+        expect(blocksHandedBack(rows, chunk)).toBe(0);
+        expect(inBlocks).toBeGreaterThan(rows.length - BLOCK_BYTES);
+      }
       // A quote inside an unquoted value (5" tv) is a literal quote to the PDS: that block is read byte by byte.
       expect(blocksHandedBack(rows.replace('0.5 l\n', '5" tv\n'))).toBe(1);
     } finally {
@@ -496,32 +505,80 @@ describe('JSON read 64 bytes at a time (WebAssembly SIMD) against byte by byte',
     );
     const scan = JsonBlocks.prototype.scan;
     const handedBack: string[] = [];
+    let scanned = 0;
     const spy = vi.spyOn(JsonBlocks.prototype, 'scan').mockImplementation(function (
       this: JsonBlocks,
-      ...args
+      from,
+      end,
+      at,
     ) {
-      const [bytes, from, at, byBytes] = args;
-      return scan.call(this, bytes, from, at, (start) => {
-        handedBack.push(Buffer.from(bytes.subarray(start, start + 6)).toString());
-        return byBytes(start);
-      });
+      const stop = scan.call(this, from, end, at);
+      scanned += stop - from;
+      // Stopped before a byte rather than for want of a whole block.
+      if (end - stop >= BLOCK_BYTES) {
+        handedBack.push(Buffer.from(this.input.bytes.subarray(stop, stop + 6)).toString());
+      }
+      return stop;
     });
-    const handBacks = (json: string) => {
+    const handBacks = (json: string, chunk: number) => {
       handedBack.length = 0;
-      expect(jsonVerdict(Buffer.from(json), [65536], true)).toBeUndefined();
+      scanned = 0;
+      expect(jsonVerdict(Buffer.from(json), [chunk], true)).toBeUndefined();
       return [...handedBack];
     };
 
     try {
-      expect(handBacks(`[\n${items.join(',\n')}\n]\n`)).toEqual([]);
+      const file = `[\n${items.join(',\n')}\n]\n`;
+      // In chunks of a socket's usual sizes, each chunk's last bytes are read with the next chunk's
+      // first ones: only the file's last bytes, fewer than a block, are left to the byte-by-byte
+      // reading.
+      for (const chunk of [65536, 65529, 1000]) {
+        expect(handBacks(file, chunk)).toEqual([]);
+        expect(scanned).toBeGreaterThan(file.length - BLOCK_BYTES);
+      }
       // A \u escape and a number with an exponent are read byte by byte.
-      expect(handBacks(`[{"name":"\\u00fc","n":1e3},${items.slice(0, 20).join(',')}]`)).toEqual([
+      expect(handBacks(`[{"name":"\\u00fc","n":1e3},${items.slice(0, 20).join(',')}]`, 65536)).toEqual([
         '\\u00fc',
         '1e3},{',
       ]);
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('several files checked at once', () => {
+  it("keeps each check's carried bytes its own while they share one scanner", () => {
+    const items = Array.from({ length: 400 }, (_, i) => `{"primaryKey__":"${i}","name":"Water ${i}"}`);
+    const rows = Array.from({ length: 400 }, (_, i) => `${i},"Water ${i}, still"\n`);
+    const files = {
+      json: [
+        Buffer.from(`[${items.join(',')}]`),
+        Buffer.from(`[${items.join(',')},{"primaryKey__":"x","name":tru}]`),
+      ],
+      csv: [
+        Buffer.from(`primaryKey__,name\n${rows.join('')}`),
+        Buffer.from(`primaryKey__,name\n${rows.join('')}401,"open\n`),
+      ],
+    };
+    const alone = {
+      json: files.json.map((file) => jsonVerdict(file, [97], true)),
+      csv: files.csv.map((file) => csvVerdict(file, [97], true)),
+    };
+    expect(alone.json[0]).toBeUndefined();
+    expect(alone.json[1]?.problem).toContain('an unknown word');
+    expect(alone.csv[0]).toBeUndefined();
+    expect(alone.csv[1]?.problem).toContain('never closed');
+
+    // Pushed in turns, 97 bytes at a time: each chunk ends inside a block the next one completes.
+    const checks = [...files.json.map(() => new JsonCheck()), ...files.csv.map(() => new CsvCheck())];
+    const bytes = [...files.json, ...files.csv];
+    for (let at = 0; bytes.some((file) => at < file.length); at += 97) {
+      bytes.forEach((file, k) => {
+        if (at < file.length) checks[k]?.push(file.subarray(at, at + 97));
+      });
+    }
+    expect(checks.map((check) => check.finish())).toEqual([...alone.json, ...alone.csv]);
   });
 });
 

@@ -17,6 +17,7 @@
 import {
   assemble,
   BLOCK_BYTES,
+  ChunkWindow,
   type Code,
   I32,
   I64,
@@ -26,7 +27,6 @@ import {
   V128,
   type ValueType,
   WINDOW_AT,
-  WINDOW_BYTES,
 } from './wasm-module.ts';
 
 /** Where the CSV reading is between two bytes: csv-check.ts's position, shared with the scanner. */
@@ -269,21 +269,25 @@ export function csvScannerModule(): Uint8Array<ArrayBuffer> {
 const scanner = lazyScanner('csv', csvScannerModule);
 
 /**
- * Reads the whole 64-byte blocks of a chunk's rows in WebAssembly, handing each block it does not
- * take to `byBytes` (the byte-by-byte reading of that block, false once it found a problem).
+ * Reads the whole 64-byte blocks of a check's rows in WebAssembly, a window at a time (`input`: a
+ * chunk's bytes after those the window before left unread), handing each block it does not take to
+ * `byBytes` (the byte-by-byte reading of that block, false once it found a problem).
  *
  * @example
  * ```ts
  * const blocks = CsvBlocks.create(); // undefined where WebAssembly SIMD is missing
- * const next = blocks?.scan(bytes, from, position, 0x2c, 5, (start) => readBytes(start, start + 64));
- * // position now says where the reading is at `next`; the bytes from `next` on are fewer than 64
+ * blocks.input.fill(chunk, 0);
+ * const end = blocks.scan(blocks.input.length, position, 0x2c, 5, (start) => readBytes(start, start + 64));
+ * // position now says where the reading is at `end`; fewer than 64 bytes of the window follow it
  * ```
  */
 export class CsvBlocks {
   readonly #memory: ScannerMemory;
+  readonly input: ChunkWindow;
 
   private constructor(memory: ScannerMemory) {
     this.#memory = memory;
+    this.input = new ChunkWindow(memory.window);
   }
 
   static create(): CsvBlocks | undefined {
@@ -291,32 +295,25 @@ export class CsvBlocks {
     return memory ? new CsvBlocks(memory) : undefined;
   }
 
-  /** Reads blocks from `from` on; returns where the whole blocks end (or where a problem was found). */
+  /** Reads the whole blocks of the window's first `length` bytes; returns where they end (or where a problem was found). */
   scan(
-    bytes: Uint8Array,
-    from: number,
+    length: number,
     at: CsvPosition,
     separator: number,
     headerFields: number,
     byBytes: (start: number) => boolean,
   ): number {
-    let i = from;
-    while (bytes.length - i >= BLOCK_BYTES) {
-      const blocks = Math.min(WINDOW_BYTES, bytes.length - i) >>> 6;
-      this.#memory.window.set(bytes.subarray(i, i + blocks * BLOCK_BYTES));
-      let taken = 0;
-      while (taken < blocks) {
-        this.#write(at, separator, headerFields);
-        const done = this.#memory.scanner.scan(WINDOW_AT + taken * BLOCK_BYTES, blocks - taken);
-        this.#read(at);
-        taken += done;
-        if (taken === blocks) break;
-        if (!byBytes(i + taken * BLOCK_BYTES)) return i + taken * BLOCK_BYTES;
-        taken += 1;
-      }
-      i += blocks * BLOCK_BYTES;
+    const blocks = length >>> 6;
+    let taken = 0;
+    while (taken < blocks) {
+      this.#write(at, separator, headerFields);
+      taken += this.#memory.scanner.scan(WINDOW_AT + taken * BLOCK_BYTES, blocks - taken);
+      this.#read(at);
+      if (taken === blocks) break;
+      if (!byBytes(taken * BLOCK_BYTES)) return taken * BLOCK_BYTES;
+      taken += 1;
     }
-    return i;
+    return blocks * BLOCK_BYTES;
   }
 
   #write(at: CsvPosition, separator: number, headerFields: number): void {

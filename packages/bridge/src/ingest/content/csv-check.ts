@@ -6,8 +6,9 @@
  * may span lines. Blank lines are skipped.
  *
  * The rows after the header are read 64 bytes at a time by csv-blocks.ts (WebAssembly SIMD) where it
- * can vouch for a block; the header, each chunk's last bytes and every block it hands back are read
- * here byte by byte, and only this reading words a problem.
+ * can vouch for a block, a chunk's last bytes with the next chunk's first ones; the header, the
+ * file's last bytes and every block it hands back are read here byte by byte, and only this reading
+ * words a problem.
  */
 import { CsvBlocks, type CsvPosition } from './csv-blocks.ts';
 import type { ByteCheck } from './problem.ts';
@@ -72,6 +73,9 @@ export class CsvCheck implements ByteCheck {
 
   finish(): { problem: string; fix: string } | undefined {
     const at = this.#at;
+    const carried = this.#blocks?.input.carried();
+    // The last chunk's last bytes, left for a next one.
+    if (carried !== undefined && this.#problem === undefined) this.#rowsByBytes(carried, 0, carried.length);
     if (this.#problem === undefined && at.quoted && !at.quoteInQuoted) {
       this.#problem = {
         problem: `the quoted field opened on line ${at.quoteLine} is never closed: the file ends inside it`,
@@ -134,15 +138,27 @@ export class CsvCheck implements ByteCheck {
     this.#at.fields = 1;
   }
 
-  /** The rows after the header: whole blocks by the fast path where there is one, the rest byte by byte. */
+  /**
+   * The rows after the header: whole blocks by the fast path where there is one, a window at a time
+   * (the bytes after its last whole block open the next window), the rest byte by byte.
+   */
   #rows(bytes: Uint8Array, from: number): void {
+    const blocks = this.#blocks;
+    if (blocks === undefined) {
+      this.#rowsByBytes(bytes, from, bytes.length);
+      return;
+    }
     const headerFields = this.#headerFields as number;
-    const rest = this.#blocks
-      ? this.#blocks.scan(bytes, from, this.#at, this.#separator, headerFields, (start) =>
-          this.#rowsByBytes(bytes, start, start + BLOCK_BYTES),
-        )
-      : from;
-    if (this.#problem === undefined) this.#rowsByBytes(bytes, rest, bytes.length);
+    const { input } = blocks;
+    const window = input.bytes;
+    let i = from;
+    while (i < bytes.length && this.#problem === undefined) {
+      i += input.fill(bytes, i);
+      const end = blocks.scan(input.length, this.#at, this.#separator, headerFields, (start) =>
+        this.#rowsByBytes(window, start, start + BLOCK_BYTES),
+      );
+      input.carry(this.#problem === undefined ? end : input.length);
+    }
   }
 
   /**

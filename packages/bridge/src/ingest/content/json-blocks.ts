@@ -20,6 +20,7 @@
 import {
   assemble,
   BLOCK_BYTES,
+  ChunkWindow,
   type Code,
   I32,
   I64,
@@ -29,7 +30,6 @@ import {
   V128,
   type ValueType,
   WINDOW_AT,
-  WINDOW_BYTES,
 } from './wasm-module.ts';
 
 /** The validator's states (numbers: the hot loops compare them). The scanner follows the first seven. */
@@ -480,22 +480,26 @@ export function jsonScannerModule(): Uint8Array<ArrayBuffer> {
 const scanner = lazyScanner('json', jsonScannerModule);
 
 /**
- * Reads a chunk 64 bytes at a time in WebAssembly, handing each place it stops at to `byBytes` (the
- * byte-by-byte reading from there: it returns where the scanner may go on, or undefined once it
- * found a problem).
+ * Reads a check's chunks 64 bytes at a time in WebAssembly, a window at a time (`input`: a chunk's
+ * bytes after those the window before left unread), stopping where the byte-by-byte reading must
+ * take over.
  *
  * @example
  * ```ts
  * const blocks = JsonBlocks.create(); // undefined where WebAssembly SIMD is missing
- * const next = blocks?.scan(bytes, from, position, (start) => readBytes(start));
- * // position now says where the reading is at `next`; fewer than 64 bytes follow it
+ * blocks.input.fill(chunk, 0, chunkOffset);
+ * const stop = blocks.scan(0, blocks.input.length, position);
+ * // position now says where the reading is at `stop`: before a byte only the byte-by-byte reading
+ * // takes, or fewer than 64 bytes before the window's end
  * ```
  */
 export class JsonBlocks {
   readonly #memory: ScannerMemory;
+  readonly input: ChunkWindow;
 
   private constructor(memory: ScannerMemory) {
     this.#memory = memory;
+    this.input = new ChunkWindow(memory.window);
   }
 
   static create(): JsonBlocks | undefined {
@@ -503,29 +507,15 @@ export class JsonBlocks {
     return memory ? new JsonBlocks(memory) : undefined;
   }
 
-  /** Reads from `from` on (the position must be between tokens or in a string, the stack not too deep). */
-  scan(
-    bytes: Uint8Array,
-    from: number,
-    at: JsonPosition,
-    byBytes: (start: number) => number | undefined,
-  ): number | undefined {
-    let i = from;
-    while (bytes.length - i >= BLOCK_BYTES) {
-      const start = i;
-      const length = Math.min(WINDOW_BYTES, bytes.length - i);
-      this.#memory.window.set(bytes.subarray(start, start + length));
-      while (start + length - i >= BLOCK_BYTES) {
-        this.#write(at);
-        i = start + this.#memory.scanner.scan(WINDOW_AT + i - start, WINDOW_AT + length) - WINDOW_AT;
-        this.#read(at);
-        if (start + length - i < BLOCK_BYTES) break;
-        const next = byBytes(i);
-        if (next === undefined) return undefined;
-        i = next;
-      }
-    }
-    return i;
+  /**
+   * Reads the window from `from` to `end` (the position must be between tokens or in a string, the
+   * stack not too deep); returns where it stopped.
+   */
+  scan(from: number, end: number, at: JsonPosition): number {
+    this.#write(at);
+    const stop = this.#memory.scanner.scan(WINDOW_AT + from, WINDOW_AT + end) - WINDOW_AT;
+    this.#read(at);
+    return stop;
   }
 
   #write(at: JsonPosition): void {
@@ -557,10 +547,13 @@ export class JsonBlocks {
     const low = words[Word.bits / 4] as number;
     const high = words[Word.bits / 4 + 1] as number;
     const { stack } = at;
-    stack.length = depth;
+    // Shrunk and grown without holes: a holey stack would change the position's hidden class, and
+    // the next check's position would then throw the optimised reading back to the interpreter once.
+    while (stack.length > depth) stack.pop();
     for (let level = 0; level < depth; level += 1) {
       const bit = level < 32 ? (low >>> level) & 1 : (high >>> (level - 32)) & 1;
-      stack[level] = bit === 1 ? OBJECT : ARRAY;
+      if (level < stack.length) stack[level] = bit === 1 ? OBJECT : ARRAY;
+      else stack.push(bit === 1 ? OBJECT : ARRAY);
     }
   }
 }

@@ -50,7 +50,10 @@ export class JsonCheck implements ByteCheck {
   #unicodeLeft = 0;
   #literal: Uint8Array | undefined;
   #literalAt = 0;
-  #offset = 0;
+  /** Bytes pushed so far. */
+  #pushed = 0;
+  /** Offset in the file of the first byte of the bytes being read. */
+  #base = 0;
   #started = false;
   #problem: string | undefined;
 
@@ -64,43 +67,57 @@ export class JsonCheck implements ByteCheck {
       this.#started = true;
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
     }
+    const chunkOffset = this.#pushed;
+    this.#pushed += bytes.length;
     const blocks = this.#blocks;
-    if (blocks === undefined) this.#readBytes(bytes, i, false);
-    else {
-      const byBytes = (start: number) => {
-        const next = this.#readBytes(bytes, start, true);
-        return this.#problem === undefined ? next : undefined;
-      };
-      while (i < bytes.length && this.#problem === undefined) {
-        if (this.#resumable(bytes.length - i)) {
-          const next = blocks.scan(bytes, i, this.#at, byBytes);
-          if (next === undefined) break;
-          i = next;
-        }
-        if (i < bytes.length) i = this.#readBytes(bytes, i, true);
-      }
+    if (blocks === undefined) {
+      this.#base = chunkOffset;
+      this.#readBytes(bytes, i, bytes.length, false);
+      return;
     }
-    this.#offset += bytes.length;
-  }
-
-  /** Whether the scanner can read on from here: between tokens or in a string, with a block left. */
-  #resumable(left: number): boolean {
-    return left >= BLOCK_BYTES && this.#at.state <= State.String && this.#at.stack.length <= MAX_BLOCK_DEPTH;
+    const { input } = blocks;
+    while (i < bytes.length && this.#problem === undefined) {
+      i += input.fill(bytes, i, chunkOffset);
+      this.#base = input.offset;
+      input.carry(this.#readWindow(blocks, input.length));
+    }
   }
 
   /**
-   * Reads `bytes` from `from` one by one; returns where it stopped: at the end, at a problem or, with
-   * `handBack`, after at least one byte, where the scanner can read on.
+   * Reads the window's `length` bytes: by the scanner while a whole block is left, byte by byte where
+   * it stops. Returns where the bytes it leaves to the next window start: fewer than a block, when the
+   * scanner can read on there; else `length`.
    */
-  #readBytes(bytes: Uint8Array, from: number, handBack: boolean): number {
-    const length = bytes.length;
+  #readWindow(blocks: JsonBlocks, length: number): number {
+    let i = 0;
+    while (i < length && this.#problem === undefined) {
+      if (this.#scannable()) {
+        if (length - i < BLOCK_BYTES) return i;
+        i = blocks.scan(i, length, this.#at);
+        if (length - i < BLOCK_BYTES) continue;
+      }
+      i = this.#readBytes(blocks.input.bytes, i, length, true);
+    }
+    return length;
+  }
+
+  /** Whether the scanner can read on from here: between tokens or in a string, the stack not too deep. */
+  #scannable(): boolean {
+    return this.#at.state <= State.String && this.#at.stack.length <= MAX_BLOCK_DEPTH;
+  }
+
+  /**
+   * Reads `bytes` from `from` to `end` one by one; returns where it stopped: at the end, at a problem
+   * or, with `handBack`, after at least one byte, where the scanner can read on.
+   */
+  #readBytes(bytes: Uint8Array, from: number, end: number, handBack: boolean): number {
     let i = from;
-    for (; i < length && this.#problem === undefined; i += 1) {
-      if (handBack && i > from && this.#resumable(length - i)) return i;
+    for (; i < end && this.#problem === undefined; i += 1) {
+      if (handBack && i > from && this.#scannable()) return i;
       if (this.#at.state === State.String) {
         // The hot loop: most bytes of a JSON file are inside strings.
         let byte = bytes[i] as number;
-        while (byte !== QUOTE && byte !== BACKSLASH && byte >= SPACE && i < length - 1) {
+        while (byte !== QUOTE && byte !== BACKSLASH && byte >= SPACE && i < end - 1) {
           i += 1;
           byte = bytes[i] as number;
         }
@@ -122,6 +139,13 @@ export class JsonCheck implements ByteCheck {
   }
 
   finish(): { problem: string; fix: string } | undefined {
+    const input = this.#blocks?.input;
+    if (input !== undefined && this.#problem === undefined) {
+      // The last chunk's last bytes, left for a next one.
+      const carried = input.carried();
+      this.#base = input.offset;
+      this.#readBytes(carried, 0, carried.length, false);
+    }
     if (this.#problem === undefined && this.#isNumberEnd()) this.#at.state = State.AfterValue;
     if (
       this.#problem === undefined &&
@@ -331,7 +355,7 @@ export class JsonCheck implements ByteCheck {
   }
 
   #fail(at: number, what: string): void {
-    this.#problem = `line ${this.#at.line} (offset ${this.#offset + at}): ${what}`;
+    this.#problem = `line ${this.#at.line} (offset ${this.#base + at}): ${what}`;
   }
 }
 
