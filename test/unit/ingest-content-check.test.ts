@@ -17,7 +17,14 @@ import { CsvBlocks } from '../../packages/bridge/src/ingest/content/csv-blocks.t
 import { CsvCheck } from '../../packages/bridge/src/ingest/content/csv-check.ts';
 import { JsonBlocks, MAX_BLOCK_DEPTH } from '../../packages/bridge/src/ingest/content/json-blocks.ts';
 import { JsonCheck } from '../../packages/bridge/src/ingest/content/json-check.ts';
-import { BLOCK_BYTES } from '../../packages/bridge/src/ingest/content/wasm-module.ts';
+import {
+  assemble,
+  BLOCK_BYTES,
+  type FunctionSpec,
+  I32,
+  instantiate,
+  op,
+} from '../../packages/bridge/src/ingest/content/wasm-module.ts';
 import { holds } from '../helpers/property.ts';
 
 function verdictOf(name: string, content: string | Uint8Array, chunk = 7) {
@@ -544,6 +551,16 @@ describe('JSON read 64 bytes at a time (WebAssembly SIMD) against byte by byte',
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe("the scanners' module", () => {
+  it('is left out, not thrown, where the runtime cannot compile it (a WebAssembly without SIMD)', () => {
+    const one: FunctionSpec = { name: 'one', params: [], results: [I32], locals: [], body: [op.i32(1)] };
+    expect((instantiate(assemble(one, 1)) as { one(): number }).one()).toBe(1);
+    // An instruction this runtime has no opcode for, as SIMD is to a runtime without it.
+    const unknown = assemble({ ...one, body: [[0xfd, 0xff, 0x7f]] }, 1);
+    expect(instantiate(unknown)).toBeUndefined();
   });
 });
 

@@ -9,9 +9,11 @@ import type { ByteCheck } from './problem.ts';
 /** The file is not UTF-8 text: the PDS reads imports as UTF-8 (docs/spec-gaps.md). */
 const FIX = 'save the file as UTF-8 (in a spreadsheet: "CSV UTF-8"; with iconv: iconv -f LATIN1 -t UTF-8)';
 
+const NOTHING = new Uint8Array(0);
+
 export class Utf8Check implements ByteCheck {
   /** Bytes of a sequence begun at the end of the previous chunk. */
-  #carry: Uint8Array = new Uint8Array(0);
+  #carry: Uint8Array = NOTHING;
   /** Offset in the file of the next byte pushed. */
   #offset = 0;
   #problem: string | undefined;
@@ -38,15 +40,18 @@ export class Utf8Check implements ByteCheck {
         this.#fail(start - this.#carry.length);
         return;
       }
-      this.#carry = new Uint8Array(0);
+      this.#carry = NOTHING;
       from = needed;
     }
     const cut = completeLength(bytes);
-    if (cut > from && !isUtf8(bytes.subarray(from, cut))) {
-      this.#fail(start + from + firstInvalid(bytes.subarray(from, cut)));
+    // The whole chunk as it is where it can be: a view per chunk costs a fresh process its cold code.
+    const complete = from === 0 && cut === bytes.length ? bytes : bytes.subarray(from, cut);
+    if (cut > from && !isUtf8(complete)) {
+      this.#fail(start + from + firstInvalid(complete));
       return;
     }
-    this.#carry = bytes.slice(Math.max(cut, from));
+    const rest = Math.max(cut, from);
+    this.#carry = rest === bytes.length ? NOTHING : new Uint8Array(bytes.subarray(rest));
   }
 
   finish(): { problem: string; fix: string } | undefined {

@@ -141,7 +141,7 @@ export const op = {
 
 /** The part of the WebAssembly JavaScript API used here (the project's TypeScript libraries have no DOM). */
 interface WebAssemblyApi {
-  validate(bytes: Uint8Array<ArrayBuffer>): boolean;
+  CompileError: new () => Error;
   Module: new (bytes: Uint8Array<ArrayBuffer>) => object;
   Instance: new (module: object) => { exports: Record<string, unknown> };
 }
@@ -152,8 +152,16 @@ interface WebAssemblyApi {
  */
 export function instantiate(bytes: Uint8Array<ArrayBuffer>): Record<string, unknown> | undefined {
   const api = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
-  if (!api?.validate(bytes)) return undefined;
-  return new api.Instance(new api.Module(bytes)).exports;
+  if (api === undefined) return undefined;
+  let module: object;
+  try {
+    // Compiling validates: validating first as well decoded the module twice in a fresh process.
+    module = new api.Module(bytes);
+  } catch (error) {
+    if (error instanceof api.CompileError) return undefined;
+    throw error;
+  }
+  return new api.Instance(module).exports;
 }
 
 /** What a block scanner module exports: `scan(i32, i32) -> i32` and its memory. */
