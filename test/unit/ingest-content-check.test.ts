@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
+import { setImmediate } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { ZipFile } from 'yazl';
@@ -655,5 +656,59 @@ describe('checkWhileStreaming', () => {
     const source = Readable.from([Buffer.from('%PDF')]);
 
     expect(checkWhileStreaming(source, 'sheet.pdf').stream).toBe(source);
+  });
+
+  it('hands each chunk on before checking it, and checks every chunk, in order, before the end', async () => {
+    const chunks = ['[{"primaryKey__":"1"},', '{"primaryKey__":"2"},', '{"primaryKey__":"3"}]'];
+    const pushed: string[] = [];
+    const push = JsonCheck.prototype.push;
+    const spy = vi.spyOn(JsonCheck.prototype, 'push').mockImplementation(function (this: JsonCheck, bytes) {
+      pushed.push(Buffer.from(bytes).toString());
+      push.call(this, bytes);
+    });
+    try {
+      const checked = checkWhileStreaming(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), 'a.json');
+      const reader = checked.stream[Symbol.asyncIterator]();
+
+      expect(Buffer.from((await reader.next()).value).toString()).toBe(chunks[0]);
+      // The first chunk is on its way and not yet checked: its check waits for the next turn.
+      expect(pushed).toEqual([]);
+      await reader.next();
+      expect(pushed).toEqual([chunks[0]]);
+      await reader.next();
+      expect((await reader.next()).done).toBe(true);
+      expect(pushed).toEqual(chunks);
+      expect(await checked.verdict()).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('fails the stream when a check throws, and leaves no stray failure when the source fails first', async () => {
+    const spy = vi.spyOn(JsonCheck.prototype, 'push').mockImplementation(() => {
+      throw new Error('the check broke');
+    });
+    const stray: unknown[] = [];
+    const onStray = (reason: unknown) => stray.push(reason);
+    process.on('unhandledRejection', onStray);
+    try {
+      const whole = Readable.from([Buffer.from('[{"a":'), Buffer.from('"b"}]')]);
+      await expect(text(checkWhileStreaming(whole, 'a.json').stream)).rejects.toThrow('the check broke');
+
+      // The source fails while the first chunk's check waits for its turn; that check then throws too.
+      async function* failing() {
+        yield Buffer.from('[{"a":');
+        throw new Error('the source broke');
+      }
+      const checked = checkWhileStreaming(Readable.from(failing()), 'a.json');
+      await expect(text(checked.stream)).rejects.toThrow('the source broke');
+      await setImmediate();
+      await setImmediate();
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(stray).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onStray);
+      spy.mockRestore();
+    }
   });
 });
