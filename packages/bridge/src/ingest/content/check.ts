@@ -78,7 +78,8 @@ export interface CheckedStream {
 
 /**
  * Passes `source` through the check of `name` (unchanged when the kind is not checked): the check
- * sees each chunk on its way and keeps no bytes. The bytes go on as an async iterable, not through a
+ * sees each chunk just after it went on and keeps no bytes (but the last 63 at most of the chunk it
+ * read last). The bytes go on as an async iterable, not through a
  * second stream: a pass-through `Transform` alone cost the upload 6.6 % of its throughput
  * (docs/benchmarks.md, "The content check inside the upload, part by part").
  *
@@ -100,8 +101,8 @@ export function checkWhileStreaming(source: Readable, name: string): CheckedStre
  * event loop's next turn, so it runs while the upload waits on its sockets rather than in front of
  * the chunk's sending, and at the latest before the next chunk is handed on (one chunk is held for
  * it at most, and the check sees the chunks in order). Checking each chunk first cost the upload
- * about twice as much of its throughput (docs/benchmarks.md, "The check after the chunk is handed
- * on"). The source is closed when this is.
+ * about twice as much of its throughput (docs/benchmarks.md, "Each chunk checked after it is handed
+ * on, its last bytes with the next chunk"). The source is closed when this is.
  */
 async function* checkedChunks(source: Readable, check: ContentCheck): AsyncGenerator<Uint8Array> {
   let checking: Promise<void> | undefined;
