@@ -230,10 +230,13 @@ describe('CSV read 64 bytes at a time (WebAssembly SIMD) against byte by byte', 
       `primaryKey__,name,size\n${rows.join('')}2000,"open, 1 l\n${rows.slice(0, 3).join('')}`,
     );
 
-    expect(csvVerdict(shortRow, [65536], true)?.problem).toBe(
-      'line 2002 has 2 fields, the header has 3 (separator ",")',
-    );
-    expect(csvVerdict(unclosed, [65536], true)).toEqual(csvVerdict(unclosed, [unclosed.length], false));
+    // In a socket's chunks, in one chunk larger than the scanner's window, and in odd pieces.
+    for (const chunks of [[65536], [shortRow.length], [65529], [100, 7]]) {
+      expect(csvVerdict(shortRow, chunks, true)?.problem).toBe(
+        'line 2002 has 2 fields, the header has 3 (separator ",")',
+      );
+      expect(csvVerdict(unclosed, chunks, true)).toEqual(csvVerdict(unclosed, [unclosed.length], false));
+    }
   });
 
   it('takes every block of a well-quoted product file itself, and hands back only a block with a quote inside a value', () => {
@@ -503,6 +506,26 @@ describe('JSON read 64 bytes at a time (WebAssembly SIMD) against byte by byte',
     expect(jsonVerdict(cases[3] as Buffer, [200], true)?.problem).toBe(
       'line 1 (offset 111): item 11 of the top-level array is a string, not an object',
     );
+  });
+
+  it('names a problem deep in a large file as byte by byte does, in chunks of any size', () => {
+    const items = Array.from(
+      { length: 3000 },
+      (_, i) => `{"primaryKey__":"${i}","name":"Water ${i}","n":${i}}`,
+    );
+    const broken = [
+      // A missing comma, a bad escape and a control byte, each past several windows.
+      Buffer.from(`[\n${items.join(',\n')}\n{"primaryKey__":"x"}]`),
+      Buffer.from(`[\n${items.join(',\n')},\n{"name":"bad \\x escape"}]`),
+      Buffer.from(`[\n${items.join(',\n')},\n{"name":"tab\there"}]`),
+    ];
+    for (const bytes of broken) {
+      const byBytes = jsonVerdict(bytes, [bytes.length], false);
+      expect(byBytes?.problem).toMatch(/^line 300[12] \(offset \d+\)/);
+      for (const chunks of [[65536], [bytes.length], [65529], [100, 7]]) {
+        expect(jsonVerdict(bytes, chunks, true)).toEqual(byBytes);
+      }
+    }
   });
 
   it('reads a product file itself, escapes, numbers and words included, and hands back only what it cannot vouch for', () => {

@@ -78,10 +78,10 @@ export interface CheckedStream {
 
 /**
  * Passes `source` through the check of `name` (unchanged when the kind is not checked): the check
- * sees each chunk just after it went on and keeps no bytes (but the last 63 at most of the chunk it
- * read last). The bytes go on as an async iterable, not through a
- * second stream: a pass-through `Transform` alone cost the upload 6.6 % of its throughput
- * (docs/benchmarks.md, "The content check inside the upload, part by part").
+ * sees each chunk just after it went on and keeps no bytes (but at most 63 of the chunk it read
+ * last). The bytes go on as an async iterable, not through a second stream: a pass-through
+ * `Transform` alone cost the upload 6.6 % of its throughput (docs/benchmarks.md, "The content check
+ * inside the upload, part by part").
  *
  * @example
  * ```ts

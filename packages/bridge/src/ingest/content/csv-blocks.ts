@@ -295,7 +295,10 @@ export class CsvBlocks {
     return memory ? new CsvBlocks(memory) : undefined;
   }
 
-  /** Reads the whole blocks of the window's first `length` bytes; returns where they end (or where a problem was found). */
+  /**
+   * Reads the whole blocks of the window's first `length` bytes; returns where they end (or where a
+   * problem was found).
+   */
   scan(
     length: number,
     at: CsvPosition,
