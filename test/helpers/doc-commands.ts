@@ -78,3 +78,22 @@ export function docCommands(file: string, markdown: string): DocCommand[] {
 export function allDocCommands(root: string): DocCommand[] {
   return docFiles(root).flatMap((file) => docCommands(file, readFileSync(join(root, file), 'utf8')));
 }
+
+/**
+ * `command` with each documented default address (a key of `addresses`) turned into its value, all
+ * in one pass: an address put in is never rewritten again. Replaced one after another, a stack's API
+ * on port 40105 became the simulator's address with a 5 after its port (it begins with the
+ * simulator's default, 127.0.0.1:4010), and curl refused the URL.
+ *
+ * @example
+ * ```ts
+ * withAddresses('curl http://127.0.0.1:3000/health', { 'http://127.0.0.1:3000': 'http://127.0.0.1:40105' });
+ * // 'curl http://127.0.0.1:40105/health'
+ * ```
+ */
+export function withAddresses(command: string, addresses: Readonly<Record<string, string>>): string {
+  const escaped = Object.keys(addresses).map((address) => address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // Not inside a longer port: http://127.0.0.1:30001 is no 127.0.0.1:3000.
+  const pattern = new RegExp(`(?:${escaped.join('|')})(?!\\d)`, 'g');
+  return command.replace(pattern, (address) => addresses[address] ?? address);
+}

@@ -19,7 +19,7 @@ import type { RunningLocalStack } from '../../packages/local/src/stack.ts';
 import { stackFactsOf } from '../../packages/local/src/stack-facts.ts';
 import { skipOf } from '../docs/command-skips.ts';
 import { capturingIo } from '../helpers/cli-io.ts';
-import { allDocCommands, type DocCommand } from '../helpers/doc-commands.ts';
+import { allDocCommands, type DocCommand, withAddresses } from '../helpers/doc-commands.ts';
 import { startTestStack } from '../helpers/test-stack.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -62,10 +62,11 @@ const byDoc = Map.groupBy(
 
 /** The command with the documented default addresses turned into the test stack's. */
 function onTestStack(command: string): string {
-  return command
-    .replaceAll('http://127.0.0.1:3000', stack.api.url)
-    .replaceAll('http://127.0.0.1:4010', stack.pds.url)
-    .replaceAll('http://127.0.0.1:4566', stack.aws.endpoint);
+  return withAddresses(command, {
+    'http://127.0.0.1:3000': stack.api.url,
+    'http://127.0.0.1:4010': stack.pds.url,
+    'http://127.0.0.1:4566': stack.aws.endpoint,
+  });
 }
 
 /** Runs one command: a plain `pds …` in this process (a Node start per command would take most of the time), anything else with bash. */
