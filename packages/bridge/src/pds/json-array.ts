@@ -95,7 +95,8 @@ export async function* jsonArrayBatches(body: Readable, fail: ArrayShapeError): 
   let pending: Uint8Array = new Uint8Array(0);
   let opened = false;
   let closed = false;
-  let elements = 0;
+  /** Whether a batch was read before: then an array's last element is never an empty one. */
+  let readBefore = false;
   /** The elements in `bytes` (elements separated by commas), read together. */
   const read = (bytes: Uint8Array): unknown[] => {
     if (blank(bytes)) throw fail('the answer is not valid JSON: an empty element in the array');
@@ -130,10 +131,8 @@ export async function* jsonArrayBatches(body: Readable, fail: ArrayShapeError): 
           throw fail('the answer is not valid JSON: something follows the array');
         }
         const last = joined.subarray(0, close);
-        if (elements > 0 || lastComma !== -1 || !blank(last)) {
-          const batch = read(last);
-          elements += batch.length;
-          yield batch;
+        if (readBefore || lastComma !== -1 || !blank(last)) {
+          yield read(last);
         }
         pending = new Uint8Array(0);
         continue;
@@ -143,7 +142,7 @@ export async function* jsonArrayBatches(body: Readable, fail: ArrayShapeError): 
         pending = joined === bytes ? bytes.slice() : joined;
       } else {
         const batch = read(joined.subarray(0, lastComma));
-        elements += batch.length;
+        readBefore = true;
         pending = joined.slice(lastComma + 1);
         yield batch;
       }
